@@ -1,0 +1,94 @@
+//! Bodies as a user describes them.
+
+use crate::material::MaterialId;
+use crate::motion::Prescribed;
+use glam::{Quat, Vec3};
+
+pub use grains_kernels::BodyKind;
+
+/// A rigid sphere (or a disk in planar mode) as added to a world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Body {
+    /// Centre of mass (m).
+    pub position: Vec3,
+    /// Orientation (unit quaternion, body → world).
+    pub orientation: Quat,
+    /// Radius (m).
+    pub radius: f32,
+    /// Mass (kg); ignored for fixed and kinematic bodies but must still be positive.
+    pub mass: f32,
+    /// Moment of inertia about any axis through the centre (kg m²).
+    pub inertia: f32,
+    /// Linear velocity (m/s).
+    pub velocity: Vec3,
+    /// Angular velocity (rad/s).
+    pub angular_velocity: Vec3,
+    /// Surface material.
+    pub material: MaterialId,
+    /// Dynamic, fixed or kinematic.
+    pub kind: BodyKind,
+    /// The motion of a kinematic body (required for kinematic bodies, refused for the others).
+    pub prescribed: Option<Prescribed>,
+}
+
+impl Body {
+    /// A dynamic solid sphere of mass `mass`, inertia I = 2/5 m r².
+    pub fn sphere(position: Vec3, radius: f32, mass: f32) -> Self {
+        Body {
+            position,
+            orientation: Quat::IDENTITY,
+            radius,
+            mass,
+            inertia: 0.4 * mass * radius * radius,
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            material: MaterialId(0),
+            kind: BodyKind::Dynamic,
+            prescribed: None,
+        }
+    }
+
+    /// A dynamic uniform disk (for planar mode) of mass `mass`, inertia I = 1/2 m r².
+    pub fn disk(position: Vec3, radius: f32, mass: f32) -> Self {
+        Body {
+            inertia: 0.5 * mass * radius * radius,
+            ..Body::sphere(position, radius, mass)
+        }
+    }
+
+    /// This body with linear velocity `v`.
+    pub fn with_velocity(mut self, v: Vec3) -> Self {
+        self.velocity = v;
+        self
+    }
+
+    /// This body with angular velocity `w`.
+    pub fn with_angular_velocity(mut self, w: Vec3) -> Self {
+        self.angular_velocity = w;
+        self
+    }
+
+    /// This body with material `m`.
+    pub fn with_material(mut self, m: MaterialId) -> Self {
+        self.material = m;
+        self
+    }
+
+    /// This body fixed in place.
+    pub fn fixed(mut self) -> Self {
+        self.kind = BodyKind::Fixed;
+        self
+    }
+
+    /// This body kinematic, moving along `motion` from its current position.
+    pub fn kinematic(mut self, motion: Prescribed) -> Self {
+        self.kind = BodyKind::Kinematic;
+        self.prescribed = Some(motion);
+        self
+    }
+}
+
+/// Mass of a solid sphere of radius `r` (m) and density `rho` (kg/m³).
+pub fn sphere_mass(r: f32, rho: f32) -> f32 {
+    4.0 / 3.0 * std::f32::consts::PI * r * r * r * rho
+}

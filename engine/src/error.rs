@@ -1,0 +1,59 @@
+//! Typed errors for worlds that cannot be built.
+
+use thiserror::Error;
+
+/// Why a world could not be built. Every variant names the offending item and field.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum BuildError {
+    /// A body's field is out of range (index in the order bodies were added).
+    #[error("body {body}: {field} {problem}")]
+    Body {
+        /// Index of the body.
+        body: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A material's field is out of range.
+    #[error("material {material}: {field} {problem}")]
+    Material {
+        /// Index of the material.
+        material: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A wall's field is out of range.
+    #[error("wall {wall}: {field} {problem}")]
+    Wall {
+        /// Index of the wall.
+        wall: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A setting is out of range.
+    #[error("settings: {field} {problem}")]
+    Settings {
+        /// Setting name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// The worker threads could not be started.
+    #[error("could not start {threads} worker threads: {reason}")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// The system's reason.
+        reason: String,
+    },
+}
+
+/// True when every component is finite.
+pub(crate) fn finite3(v: [f32; 3]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}

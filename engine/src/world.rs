@@ -1,0 +1,433 @@
+//! The world a user builds, steps and reads.
+
+use crate::body::{Body, BodyKind};
+use crate::error::{finite3, BuildError};
+use crate::geometry::{BoxContainer, WallDesc};
+use crate::material::{Material, MaterialId, Materials};
+use crate::motion::Prescribed;
+use crate::settings::{Envelope, Settings};
+use glam::{Quat, Vec3, Vec4};
+use grains_kernels::forces::Drive;
+use grains_kernels::pipeline::{StepParams, StepStats};
+use grains_kernels::{Bodies, CpuPipeline, FrictionTable, Motion, StageTimes, Wall};
+
+/// Collects materials, bodies and walls, then checks them all in [`WorldBuilder::build`].
+#[derive(Clone, Debug, Default)]
+pub struct WorldBuilder {
+    settings: Settings,
+    materials: Materials,
+    bodies: Vec<Body>,
+    walls: Vec<WallDesc>,
+}
+
+impl WorldBuilder {
+    /// An empty world with the given settings.
+    pub fn new(settings: Settings) -> Self {
+        WorldBuilder {
+            settings,
+            ..Default::default()
+        }
+    }
+
+    /// Adds a material and returns its id (the first material is id 0, the default of bodies
+    /// and walls).
+    pub fn material(&mut self, m: Material) -> MaterialId {
+        self.materials.list.push(m);
+        MaterialId(self.materials.list.len() as u32 - 1)
+    }
+
+    /// Sets the friction coefficient of the pair (a, b), replacing the min rule for it.
+    pub fn pair_friction(&mut self, a: MaterialId, b: MaterialId, mu: f32) -> &mut Self {
+        self.materials.overrides.push((a, b, mu));
+        self
+    }
+
+    /// Adds a body and returns its index.
+    pub fn body(&mut self, b: Body) -> usize {
+        self.bodies.push(b);
+        self.bodies.len() - 1
+    }
+
+    /// Adds a wall and returns its index.
+    pub fn wall(&mut self, w: WallDesc) -> usize {
+        self.walls.push(w);
+        self.walls.len() - 1
+    }
+
+    /// Adds the five walls of an open box.
+    pub fn container(&mut self, c: &BoxContainer) -> &mut Self {
+        for w in c.walls() {
+            self.wall(w);
+        }
+        self
+    }
+
+    /// Number of bodies added so far.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Checks everything and builds the world.
+    pub fn build(&self) -> Result<World, BuildError> {
+        self.settings.check()?;
+        let mut materials = self.materials.clone();
+        if materials.list.is_empty() {
+            return Err(BuildError::Material {
+                material: 0,
+                field: "friction",
+                problem: "is undefined: the world has no material (add one before building)".into(),
+            });
+        }
+        let friction = materials.table()?;
+        materials.list.shrink_to_fit();
+        let mut bodies = Bodies::default();
+        let mut drives = Vec::new();
+        for (i, b) in self.bodies.iter().enumerate() {
+            check_body(i, b, materials.list.len())?;
+            push_body(&mut bodies, b);
+            if let Some(m) = b.prescribed {
+                drives.push((i as u32, m));
+            }
+        }
+        let walls = self
+            .walls
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let w = w.normalised(i)?;
+                if w.material.0 as usize >= materials.list.len() {
+                    return Err(BuildError::Wall {
+                        wall: i,
+                        field: "material",
+                        problem: format!(
+                            "is {} but only {} materials exist",
+                            w.material.0,
+                            materials.list.len()
+                        ),
+                    });
+                }
+                Ok(w)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let pipeline =
+            CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
+                threads: self.settings.threads,
+                reason: e.to_string(),
+            })?;
+        let r_min = bodies
+            .pos_radius
+            .iter()
+            .map(|p| p.w)
+            .fold(f32::INFINITY, f32::min);
+        let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
+            floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
+            speed_factor: 1.5,
+        });
+        Ok(World {
+            settings: self.settings,
+            envelope,
+            bodies,
+            wall_descs: walls,
+            walls: Vec::new(),
+            drives,
+            drive_buf: Vec::new(),
+            friction,
+            pipeline,
+            steps: 0,
+            last: StepStats::default(),
+        })
+    }
+}
+
+fn check_body(i: usize, b: &Body, materials: usize) -> Result<(), BuildError> {
+    let err = |field, problem: String| {
+        Err(BuildError::Body {
+            body: i,
+            field,
+            problem,
+        })
+    };
+    if !finite3(b.position.to_array()) {
+        return err("position", format!("must be finite, got {}", b.position));
+    }
+    if !(b.radius.is_finite() && b.radius > 0.0) {
+        return err(
+            "radius",
+            format!("must be positive and finite, got {}", b.radius),
+        );
+    }
+    if !(b.mass.is_finite() && b.mass > 0.0) {
+        return err(
+            "mass",
+            format!("must be positive and finite, got {}", b.mass),
+        );
+    }
+    if !(b.inertia.is_finite() && b.inertia > 0.0) {
+        return err(
+            "inertia",
+            format!("must be positive and finite, got {}", b.inertia),
+        );
+    }
+    let q = b.orientation;
+    if !(q.is_finite() && (q.length() - 1.0).abs() <= 1e-4) {
+        return err(
+            "orientation",
+            format!("must be a unit quaternion, got {q} (length {})", q.length()),
+        );
+    }
+    if !finite3(b.velocity.to_array()) {
+        return err("velocity", format!("must be finite, got {}", b.velocity));
+    }
+    if !finite3(b.angular_velocity.to_array()) {
+        return err(
+            "angular_velocity",
+            format!("must be finite, got {}", b.angular_velocity),
+        );
+    }
+    if b.material.0 as usize >= materials {
+        return err(
+            "material",
+            format!("is {} but only {materials} materials exist", b.material.0),
+        );
+    }
+    match (b.kind, &b.prescribed) {
+        (BodyKind::Kinematic, None) => err("prescribed", "is required for a kinematic body".into()),
+        (BodyKind::Kinematic, Some(m)) => match m.problem() {
+            Some(p) => err("prescribed", p),
+            None => Ok(()),
+        },
+        (_, Some(_)) => err("prescribed", "is only allowed for kinematic bodies".into()),
+        _ => Ok(()),
+    }
+}
+
+fn push_body(bodies: &mut Bodies, b: &Body) {
+    let dynamic = b.kind == BodyKind::Dynamic;
+    bodies.pos_radius.push(b.position.extend(b.radius));
+    bodies.orientation.push(b.orientation);
+    bodies.motion.push(Motion {
+        linear: if b.kind == BodyKind::Fixed {
+            [0.0; 3]
+        } else {
+            b.velocity.to_array()
+        },
+        inv_mass: if dynamic { 1.0 / b.mass } else { 0.0 },
+        angular: if b.kind == BodyKind::Fixed {
+            [0.0; 3]
+        } else {
+            b.angular_velocity.to_array()
+        },
+        inv_inertia: if dynamic { 1.0 / b.inertia } else { 0.0 },
+    });
+    bodies.material.push(b.material.0);
+    bodies.kind.push(b.kind as u32);
+}
+
+/// A world of grains stepped by the CCP scheme on the CPU backend.
+pub struct World {
+    settings: Settings,
+    envelope: Envelope,
+    bodies: Bodies,
+    wall_descs: Vec<WallDesc>,
+    walls: Vec<Wall>,
+    drives: Vec<(u32, Prescribed)>,
+    drive_buf: Vec<Drive>,
+    friction: FrictionTable,
+    pipeline: CpuPipeline,
+    steps: u64,
+    last: StepStats,
+}
+
+impl World {
+    /// Starts describing a world.
+    pub fn builder(settings: Settings) -> WorldBuilder {
+        WorldBuilder::new(settings)
+    }
+
+    /// Advances the world by one step h and returns what the step did.
+    pub fn step(&mut self) -> StepStats {
+        let t = self.time();
+        let h = self.settings.h;
+        self.place_walls(t);
+        self.drive_buf.clear();
+        for &(body, m) in &self.drives {
+            let (linear, angular) = m.step_velocity(t, h);
+            self.drive_buf.push(Drive {
+                body,
+                linear: linear.to_array(),
+                angular: angular.to_array(),
+                _pad: 0,
+            });
+        }
+        let s = &self.settings;
+        let params = StepParams {
+            h,
+            gravity: s.gravity,
+            envelope: self.envelope,
+            solver: s.solver,
+            max_iterations: s.max_iterations,
+            tolerance: s.tolerance,
+            omega: s.omega,
+            warm_start: s.warm_start,
+            planar: s.planar,
+            contact_frequency: s.contact_frequency,
+        };
+        self.last = self.pipeline.step(
+            &mut self.bodies,
+            &self.walls,
+            &self.drive_buf,
+            &self.friction,
+            &params,
+        );
+        self.steps += 1;
+        self.last
+    }
+
+    /// Advances the world by `n` steps; returns the statistics of the last one.
+    pub fn run(&mut self, n: u64) -> StepStats {
+        for _ in 0..n {
+            self.step();
+        }
+        self.last
+    }
+
+    /// Writes each wall's current face position and its velocity over [t, t + h].
+    fn place_walls(&mut self, t: f64) {
+        let h = self.settings.h;
+        self.walls.clear();
+        for d in &self.wall_descs {
+            let (offset, velocity) = match d.motion {
+                Some(m) => (m.displacement(t), m.step_velocity(t, h).0),
+                None => (Vec3::ZERO, Vec3::ZERO),
+            };
+            let v = d.normal.cross(d.u);
+            self.walls.push(Wall {
+                origin: (d.origin + offset).extend(0.0).to_array(),
+                normal: d.normal.extend(d.material.0 as f32).to_array(),
+                u: d.u.extend(d.half_u).to_array(),
+                v: v.extend(d.half_v).to_array(),
+                velocity: velocity.extend(0.0).to_array(),
+            });
+        }
+    }
+
+    /// Simulated time (s): steps taken × h.
+    pub fn time(&self) -> f64 {
+        self.steps as f64 * self.settings.h as f64
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The settings the world runs with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The ε̂ rule in force (the default resolved against the smallest radius).
+    pub fn envelope(&self) -> Envelope {
+        self.envelope
+    }
+
+    /// All body buffers (structure of arrays).
+    pub fn bodies(&self) -> &Bodies {
+        &self.bodies
+    }
+
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// True when the world has no body.
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
+    }
+
+    /// Centre of body `i` (m).
+    pub fn position(&self, i: usize) -> Vec3 {
+        self.bodies.pos_radius[i].truncate()
+    }
+
+    /// Radius of body `i` (m).
+    pub fn radius(&self, i: usize) -> f32 {
+        self.bodies.pos_radius[i].w
+    }
+
+    /// Orientation of body `i`.
+    pub fn orientation(&self, i: usize) -> Quat {
+        self.bodies.orientation[i]
+    }
+
+    /// Linear velocity of body `i` (m/s).
+    pub fn velocity(&self, i: usize) -> Vec3 {
+        self.bodies.motion[i].v()
+    }
+
+    /// Angular velocity of body `i` (rad/s).
+    pub fn angular_velocity(&self, i: usize) -> Vec3 {
+        self.bodies.motion[i].w()
+    }
+
+    /// Mass of dynamic body `i` (kg); infinite for fixed and kinematic bodies.
+    pub fn mass(&self, i: usize) -> f32 {
+        1.0 / self.bodies.motion[i].inv_mass
+    }
+
+    /// The walls as placed for the last step.
+    pub fn walls(&self) -> &[Wall] {
+        &self.walls
+    }
+
+    /// The wall descriptions at rest.
+    pub fn wall_descs(&self) -> &[WallDesc] {
+        &self.wall_descs
+    }
+
+    /// Statistics of the last step.
+    pub fn last_stats(&self) -> StepStats {
+        self.last
+    }
+
+    /// Seconds spent per stage of the step since the world was built.
+    pub fn stage_times(&self) -> StageTimes {
+        self.pipeline.times()
+    }
+
+    /// Contact rows of the last step.
+    pub fn contacts(&self) -> &grains_kernels::narrow_phase::Contacts {
+        self.pipeline.contacts()
+    }
+
+    /// Impulses (γn, γt1, γt2) of the last step's contacts (N s).
+    pub fn impulses(&self) -> &[[f32; 4]] {
+        self.pipeline.impulses()
+    }
+
+    /// Total linear momentum Σ m v of the dynamic bodies (kg m/s), summed in f64.
+    pub fn momentum(&self) -> [f64; 3] {
+        let mut p = [0.0f64; 3];
+        for (m, &k) in self.bodies.motion.iter().zip(&self.bodies.kind) {
+            if k == BodyKind::Dynamic as u32 {
+                for (pk, vk) in p.iter_mut().zip(m.linear) {
+                    *pk += vk as f64 / m.inv_mass as f64;
+                }
+            }
+        }
+        p
+    }
+
+    /// Sets the velocity of body `i` and forgets the warm start.
+    pub fn set_velocity(&mut self, i: usize, v: Vec3, w: Vec3) {
+        self.bodies.motion[i].linear = v.to_array();
+        self.bodies.motion[i].angular = w.to_array();
+        self.pipeline.reset_warm_start();
+    }
+
+    /// Centres of all bodies as (x, y, z, radius).
+    pub fn centres(&self) -> &[Vec4] {
+        &self.bodies.pos_radius
+    }
+}

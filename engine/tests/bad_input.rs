@@ -1,0 +1,169 @@
+//! Building a world from bad input gives a typed error naming the item and the field.
+
+use glam::{Quat, Vec3};
+use grains::{Body, BuildError, Material, Settings, WallDesc, World};
+
+fn world_with(body: Body, mu: f32, settings: Settings) -> Result<World, BuildError> {
+    let mut b = World::builder(settings);
+    b.material(Material::new(mu));
+    b.body(Body::sphere(Vec3::ZERO, 1.0, 1.0));
+    b.body(body);
+    b.build()
+}
+
+fn body_field(r: Result<World, BuildError>) -> (usize, &'static str) {
+    match r {
+        Err(BuildError::Body { body, field, .. }) => (body, field),
+        Err(e) => panic!("expected a body error, got {e}"),
+        Ok(_) => panic!("expected a body error, got a world"),
+    }
+}
+
+fn good() -> Body {
+    Body::sphere(Vec3::new(5.0, 0.0, 0.0), 1.0, 1.0)
+}
+
+#[test]
+fn negative_radius_names_body_and_field() {
+    let b = Body {
+        radius: -1.0,
+        ..good()
+    };
+    assert_eq!(
+        body_field(world_with(b, 0.5, Settings::default())),
+        (1, "radius")
+    );
+}
+
+#[test]
+fn zero_or_negative_mass_is_refused() {
+    for m in [0.0, -2.0] {
+        let b = Body { mass: m, ..good() };
+        assert_eq!(
+            body_field(world_with(b, 0.5, Settings::default())),
+            (1, "mass")
+        );
+    }
+}
+
+#[test]
+fn non_unit_quaternion_is_refused() {
+    let b = Body {
+        orientation: Quat::from_xyzw(0.0, 0.0, 0.0, 2.0),
+        ..good()
+    };
+    assert_eq!(
+        body_field(world_with(b, 0.5, Settings::default())),
+        (1, "orientation")
+    );
+}
+
+#[test]
+fn nan_anywhere_in_a_body_is_refused() {
+    let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+    assert_eq!(
+        body_field(world_with(
+            Body {
+                position: nan,
+                ..good()
+            },
+            0.5,
+            Settings::default()
+        )),
+        (1, "position")
+    );
+    assert_eq!(
+        body_field(world_with(
+            good().with_velocity(nan),
+            0.5,
+            Settings::default()
+        )),
+        (1, "velocity")
+    );
+    assert_eq!(
+        body_field(world_with(
+            good().with_angular_velocity(nan),
+            0.5,
+            Settings::default()
+        )),
+        (1, "angular_velocity")
+    );
+    assert_eq!(
+        body_field(world_with(
+            Body {
+                radius: f32::NAN,
+                ..good()
+            },
+            0.5,
+            Settings::default()
+        )),
+        (1, "radius")
+    );
+}
+
+#[test]
+fn negative_friction_is_refused() {
+    let r = world_with(good(), -0.1, Settings::default());
+    assert!(
+        matches!(
+            r,
+            Err(BuildError::Material {
+                material: 0,
+                field: "friction",
+                ..
+            })
+        ),
+        "{:?}",
+        r.err()
+    );
+}
+
+#[test]
+fn non_positive_or_nan_step_is_refused() {
+    for h in [0.0, -1e-3, f32::NAN, f32::INFINITY] {
+        let r = world_with(
+            good(),
+            0.5,
+            Settings {
+                h,
+                ..Settings::default()
+            },
+        );
+        assert!(
+            matches!(r, Err(BuildError::Settings { field: "h", .. })),
+            "h = {h}: {:?}",
+            r.err()
+        );
+    }
+}
+
+#[test]
+fn a_zero_wall_normal_is_refused() {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.3));
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::ZERO));
+    assert!(matches!(
+        b.build(),
+        Err(BuildError::Wall {
+            wall: 0,
+            field: "normal",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn the_message_names_body_field_and_value() {
+    let b = Body {
+        radius: -1.0,
+        ..good()
+    };
+    let msg = world_with(b, 0.5, Settings::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        msg.contains("body 1") && msg.contains("radius") && msg.contains("-1"),
+        "{msg}"
+    );
+}

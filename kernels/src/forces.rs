@@ -1,0 +1,58 @@
+//! Stage 1: non-contact forces, v* = v + h M⁻¹ f (hart-anitescu eq. 2.11's h·f term).
+
+use crate::layout::{BodyKind, Motion};
+use crate::parallel::BLOCK;
+use glam::Vec3;
+use rayon::prelude::*;
+
+/// A kinematic body's prescribed velocities over the coming step.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Drive {
+    /// Body index.
+    pub body: u32,
+    /// Prescribed linear velocity (m/s).
+    pub linear: [f32; 3],
+    /// Prescribed angular velocity (rad/s).
+    pub angular: [f32; 3],
+    /// Padding to 32 bytes.
+    pub _pad: u32,
+}
+
+/// Restricts a velocity pair to planar motion in the x–z plane: v_y = 0, ω about y only.
+#[inline(always)]
+pub fn planar_mask(m: &mut Motion) {
+    m.linear[1] = 0.0;
+    m.angular[0] = 0.0;
+    m.angular[2] = 0.0;
+}
+
+/// Applies gravity to dynamic bodies, v ← v + h g, and sets kinematic bodies to their drives.
+pub fn apply_forces(
+    motion: &mut [Motion],
+    kind: &[u32],
+    drives: &[Drive],
+    gravity: Vec3,
+    h: f32,
+    planar: bool,
+) {
+    let dv = gravity * h;
+    motion
+        .par_chunks_mut(BLOCK)
+        .zip(kind.par_chunks(BLOCK))
+        .for_each(|(ms, ks)| {
+            for (m, &k) in ms.iter_mut().zip(ks) {
+                if k == BodyKind::Dynamic as u32 {
+                    m.linear = (m.v() + dv).to_array();
+                    if planar {
+                        planar_mask(m);
+                    }
+                }
+            }
+        });
+    for d in drives {
+        let m = &mut motion[d.body as usize];
+        m.linear = d.linear;
+        m.angular = d.angular;
+    }
+}

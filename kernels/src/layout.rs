@@ -1,0 +1,197 @@
+//! Plain-old-data buffers shared by every stage (and, byte for byte, by a GPU backend).
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Quat, Vec3, Vec4};
+
+/// Body index meaning "no body": the other side of a contact with a wall.
+pub const NO_BODY: u32 = u32::MAX;
+
+/// How a body moves.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// Moved by forces and contact impulses.
+    Dynamic = 0,
+    /// Never moves (infinite mass, zero velocity).
+    Fixed = 1,
+    /// Moves with a prescribed velocity; contacts cannot push it (infinite mass).
+    Kinematic = 2,
+}
+
+impl BodyKind {
+    /// The kind stored under `code` in [`Bodies::kind`].
+    pub fn from_code(code: u32) -> BodyKind {
+        match code {
+            0 => BodyKind::Dynamic,
+            1 => BodyKind::Fixed,
+            _ => BodyKind::Kinematic,
+        }
+    }
+}
+
+/// The hot per-body state every solver sweep reads and writes: 32 bytes.
+///
+/// Velocities are of the body's centre of mass; `inv_mass` = 1/m and `inv_inertia` = 1/I for
+/// the isotropic inertia of a sphere or disk (both 0 for fixed and kinematic bodies).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Motion {
+    /// Linear velocity v (m/s).
+    pub linear: [f32; 3],
+    /// 1/m (1/kg); 0 for bodies contacts cannot move.
+    pub inv_mass: f32,
+    /// Angular velocity ω (rad/s) in world axes.
+    pub angular: [f32; 3],
+    /// 1/I (1/(kg m²)); 0 for bodies contacts cannot turn.
+    pub inv_inertia: f32,
+}
+
+impl Motion {
+    /// Linear velocity as a vector.
+    #[inline(always)]
+    pub fn v(&self) -> Vec3 {
+        Vec3::from_array(self.linear)
+    }
+    /// Angular velocity as a vector.
+    #[inline(always)]
+    pub fn w(&self) -> Vec3 {
+        Vec3::from_array(self.angular)
+    }
+}
+
+/// Structure-of-arrays storage of all bodies. Index `i` in every array is body `i`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bodies {
+    /// Centre of mass (xyz, m) and radius (w, m).
+    pub pos_radius: Vec<Vec4>,
+    /// Orientation as a unit quaternion (body → world).
+    pub orientation: Vec<Quat>,
+    /// Hot solver state: velocities and inverse mass properties.
+    pub motion: Vec<Motion>,
+    /// Material index into the friction table.
+    pub material: Vec<u32>,
+    /// [`BodyKind`] as `u32`.
+    pub kind: Vec<u32>,
+}
+
+impl Bodies {
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.pos_radius.len()
+    }
+    /// True when there are no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.pos_radius.is_empty()
+    }
+    /// Whether contact impulses change the velocity of body `i`.
+    #[inline(always)]
+    pub fn is_dynamic(&self, i: usize) -> bool {
+        self.kind[i] == BodyKind::Dynamic as u32
+    }
+}
+
+/// A flat wall: the rectangle `origin + s·u + t·v` with |s| ≤ `half_u`, |t| ≤ `half_v`, pushing
+/// spheres along `normal`. Infinite half-extents make it a half-space boundary (a plane).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Wall {
+    /// A point on the wall's face at the current time (m); w unused.
+    pub origin: [f32; 4],
+    /// Unit normal pointing into the region the grains occupy; w: friction material index.
+    pub normal: [f32; 4],
+    /// First in-face unit axis; w: half extent along it (m).
+    pub u: [f32; 4],
+    /// Second in-face unit axis; w: half extent along it (m).
+    pub v: [f32; 4],
+    /// Velocity of the wall over the current step (m/s); w unused.
+    pub velocity: [f32; 4],
+}
+
+impl Wall {
+    /// Unit normal.
+    #[inline(always)]
+    pub fn n(&self) -> Vec3 {
+        Vec4::from_array(self.normal).truncate()
+    }
+    /// Point on the face.
+    #[inline(always)]
+    pub fn o(&self) -> Vec3 {
+        Vec4::from_array(self.origin).truncate()
+    }
+    /// Material index of the wall.
+    pub fn material(&self) -> u32 {
+        self.normal[3] as u32
+    }
+}
+
+/// One ε̂-active contact's constant data for a step: the rows D = [n, t1, t2] with their arms.
+///
+/// The normal points from body b to body a; Φ is the signed gap (negative when overlapping).
+/// `bias` = (Φ/h, 0, 0) − Dᵀ v_wall, the part of the relative velocity u = Dᵀv + bias that no
+/// impulse changes. 96 bytes, 16-byte aligned rows.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ContactRow {
+    /// Unit normal n (b → a).
+    pub n: [f32; 3],
+    /// Gap Φ at the start of the step (m).
+    pub phi: f32,
+    /// First tangent t1.
+    pub t1: [f32; 3],
+    /// Friction coefficient μ of the pair.
+    pub mu: f32,
+    /// Second tangent t2 = n × t1.
+    pub t2: [f32; 3],
+    /// 1 / W_nn, the inverse of the normal diagonal entry of Dᵀ M⁻¹ D.
+    pub mass_n: f32,
+    /// Lever arm from a's centre to the contact point.
+    pub ra: [f32; 3],
+    /// 1 / W_tt, the inverse of the mean tangential diagonal entry of Dᵀ M⁻¹ D.
+    pub mass_t: f32,
+    /// Lever arm from b's centre to the contact point (zero for walls).
+    pub rb: [f32; 3],
+    /// Body a.
+    pub body_a: u32,
+    /// Velocity-level bias (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall).
+    pub bias: [f32; 3],
+    /// Body b, or [`NO_BODY`] for a wall.
+    pub body_b: u32,
+}
+
+impl ContactRow {
+    /// Normal as a vector.
+    #[inline(always)]
+    pub fn normal(&self) -> Vec3 {
+        Vec3::from_array(self.n)
+    }
+}
+
+/// Key identifying a contact across steps for the warm start: (a, b) with walls as
+/// `NO_BODY − wall`, so a body's wall contacts sort after its body contacts.
+#[inline(always)]
+pub fn pair_key(a: u32, b: u32) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+/// Key of the contact of body `a` with wall `w`.
+#[inline(always)]
+pub fn wall_key(a: u32, w: u32) -> u64 {
+    pair_key(a, NO_BODY - w)
+}
+
+/// The friction coefficients of every material pair: row-major `count × count` table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrictionTable {
+    /// Number of materials.
+    pub count: usize,
+    /// μ of the pair (i, j) at `i * count + j`.
+    pub mu: Vec<f32>,
+}
+
+impl FrictionTable {
+    /// μ of materials `i` and `j`.
+    #[inline(always)]
+    pub fn mu(&self, i: u32, j: u32) -> f32 {
+        self.mu[i as usize * self.count + j as usize]
+    }
+}

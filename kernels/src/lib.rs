@@ -1,0 +1,27 @@
+//! Data-parallel compute of the granular engine.
+//!
+//! One file per stage of the time step of `DESIGN.md`:
+//! [`forces`] → [`broad_phase`] → [`narrow_phase`] → [`warm_start`] → solve
+//! ([`jacobi`] or [`gauss_seidel`], both built on [`contact_update`]) → [`integrate`] →
+//! [`observe`]. [`pipeline`] strings them together on a private thread pool.
+//!
+//! Kernels know nothing of scene files, output formats or the command line; they work on the
+//! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
+
+pub mod broad_phase;
+pub mod colouring;
+pub mod cone;
+pub mod contact_update;
+pub mod forces;
+pub mod gauss_seidel;
+pub mod integrate;
+pub mod jacobi;
+pub mod layout;
+pub mod narrow_phase;
+pub mod observe;
+pub mod parallel;
+pub mod pipeline;
+pub mod warm_start;
+
+pub use layout::*;
+pub use pipeline::{CpuPipeline, StageTimes, StepParams, StepStats};

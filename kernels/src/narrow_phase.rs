@@ -1,0 +1,351 @@
+//! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ; pairs with Φ ≤ ε̂ become
+//! contact rows (hart-anitescu eq. 2.13's active set), sorted by body pair.
+
+use crate::broad_phase::{Envelope, Grid};
+use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
+use crate::parallel::{Disjoint, BLOCK};
+use glam::{IVec3, Vec3};
+use rayon::prelude::*;
+
+/// Settings the narrow phase needs from the step.
+#[derive(Clone, Copy, Debug)]
+pub struct NarrowParams {
+    /// Time step h (s).
+    pub h: f32,
+    /// ε̂ rule.
+    pub envelope: Envelope,
+    /// Planar mode (x–z plane): t2 is the plane normal ŷ.
+    pub planar: bool,
+    /// Contact compliance relative to the normal diagonal, ε/w_n = 1/(2π f h)² (0 = rigid).
+    pub softness_ratio: f32,
+}
+
+/// The contact rows of one step, sorted by [`pair_key`], with reusable per-block buffers.
+#[derive(Default)]
+pub struct Contacts {
+    /// Constant data of each contact.
+    pub rows: Vec<ContactRow>,
+    /// Pair key of each contact (ascending).
+    pub keys: Vec<u64>,
+    blocks: Vec<Vec<(u64, ContactRow)>>,
+    block_start: Vec<u32>,
+    order: Vec<(u64, u32)>,
+    sorted: Vec<ContactRow>,
+}
+
+impl Contacts {
+    /// Number of active contacts.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    /// True when there is no active contact.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+/// An orthonormal frame (n, t1, t2 = n × t1) from a unit normal (branchless, no singular axis).
+#[inline(always)]
+pub fn tangent_frame(n: Vec3, planar: bool) -> (Vec3, Vec3) {
+    if planar {
+        return (Vec3::Y.cross(n), Vec3::Y);
+    }
+    let sign = 1.0f32.copysign(n.z);
+    let a = -1.0 / (sign + n.z);
+    let b = n.x * n.y * a;
+    let t1 = Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x);
+    let t2 = Vec3::new(b, sign + n.y * n.y * a, -n.y);
+    (t1, t2)
+}
+
+/// Diagonal entry eᵀ(M⁻¹)e of one body for direction `e` with lever arm `r`.
+#[inline(always)]
+fn body_weight(m: &Motion, r: Vec3, e: Vec3) -> f32 {
+    m.inv_mass + m.inv_inertia * r.cross(e).length_squared()
+}
+
+/// Builds the row of a contact with normal `n` (b → a), gap `phi` and arms `ra`, `rb`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn contact_row(
+    a: u32,
+    b: u32,
+    ma: &Motion,
+    mb: Option<&Motion>,
+    n: Vec3,
+    phi: f32,
+    ra: Vec3,
+    rb: Vec3,
+    mu: f32,
+    wall_velocity: Vec3,
+    p: &NarrowParams,
+) -> ContactRow {
+    let (t1, t2) = tangent_frame(n, p.planar);
+    let w = |e: Vec3| body_weight(ma, ra, e) + mb.map_or(0.0, |mb| body_weight(mb, rb, e));
+    let wn = w(n) * (1.0 + p.softness_ratio);
+    let wt = 0.5 * (w(t1) + w(t2));
+    ContactRow {
+        n: n.to_array(),
+        phi,
+        t1: t1.to_array(),
+        mu,
+        t2: t2.to_array(),
+        mass_n: 1.0 / wn,
+        ra: ra.to_array(),
+        mass_t: 1.0 / wt,
+        rb: rb.to_array(),
+        body_a: a,
+        bias: [
+            phi / p.h - n.dot(wall_velocity),
+            -t1.dot(wall_velocity),
+            -t2.dot(wall_velocity),
+        ],
+        body_b: b,
+    }
+}
+
+/// What one pair test needs to read.
+struct Scene<'a> {
+    bodies: &'a Bodies,
+    walls: &'a [Wall],
+    friction: &'a FrictionTable,
+    params: NarrowParams,
+}
+
+impl Scene<'_> {
+    /// Sphere–sphere: Φ = ‖p_a − p_b‖ − r_a − r_b, kept when Φ ≤ ε̂ of the pair.
+    #[inline(always)]
+    fn sphere_sphere(&self, i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let (a, bb) = (i.min(j), i.max(j));
+        let (pa, pb) = (b.pos_radius[a as usize], b.pos_radius[bb as usize]);
+        let d = pa.truncate() - pb.truncate();
+        let dist2 = d.length_squared();
+        let rsum = pa.w + pb.w;
+        let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
+        if !(b.is_dynamic(a as usize) || b.is_dynamic(bb as usize)) {
+            return;
+        }
+        // Cheap reject before the square root: no pair closes faster than |v_a − v_b|.
+        let bound = rsum
+            + self
+                .params
+                .envelope
+                .pair((ma.v() - mb.v()).length(), self.params.h);
+        if dist2 > bound * bound {
+            return;
+        }
+        let dist = dist2.sqrt();
+        let n = if dist > 0.0 { d / dist } else { Vec3::Z };
+        let phi = dist - rsum;
+        let approach = -(ma.v() - mb.v()).dot(n);
+        if phi > self.params.envelope.pair(approach, self.params.h) {
+            return;
+        }
+        let mu = self
+            .friction
+            .mu(b.material[a as usize], b.material[bb as usize]);
+        let row = contact_row(
+            a,
+            bb,
+            ma,
+            Some(mb),
+            n,
+            phi,
+            -pa.w * n,
+            pb.w * n,
+            mu,
+            Vec3::ZERO,
+            &self.params,
+        );
+        out.push((pair_key(a, bb), row));
+    }
+
+    /// Sphere–wall: Φ = (p − o)·n − r inside the wall's rectangle, kept when Φ ≤ ε̂.
+    #[inline(always)]
+    fn sphere_walls(&self, i: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        if !b.is_dynamic(i as usize) {
+            return;
+        }
+        let pr = b.pos_radius[i as usize];
+        let p = pr.truncate();
+        let m = &b.motion[i as usize];
+        for (w, wall) in self.walls.iter().enumerate() {
+            let n = wall.n();
+            let rel = p - wall.o();
+            let dist = rel.dot(n);
+            let phi = dist - pr.w;
+            if dist < -pr.w {
+                continue;
+            }
+            let (u, v) = (
+                glam::Vec4::from_array(wall.u),
+                glam::Vec4::from_array(wall.v),
+            );
+            if rel.dot(u.truncate()).abs() > u.w || rel.dot(v.truncate()).abs() > v.w {
+                continue;
+            }
+            let vw = glam::Vec4::from_array(wall.velocity).truncate();
+            let approach = -(m.v() - vw).dot(n);
+            if phi > self.params.envelope.pair(approach, self.params.h) {
+                continue;
+            }
+            let mu = self.friction.mu(b.material[i as usize], wall.material());
+            let row = contact_row(
+                i,
+                NO_BODY,
+                m,
+                None,
+                n,
+                phi,
+                -pr.w * n,
+                Vec3::ZERO,
+                mu,
+                vw,
+                &self.params,
+            );
+            out.push((wall_key(i, w as u32), row));
+        }
+    }
+
+    /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
+    fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let first = out.len();
+        let c = grid.coords(self.bodies.pos_radius[i as usize].truncate());
+        let lo = (c - IVec3::ONE).max(IVec3::ZERO);
+        let hi = (c + IVec3::ONE).min(grid.dims - IVec3::ONE);
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                for x in lo.x..=hi.x {
+                    for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
+                        if j > i {
+                            self.sphere_sphere(i, j, out);
+                        }
+                    }
+                }
+            }
+        }
+        out[first..].sort_unstable_by_key(|c| c.0);
+        self.sphere_walls(i, out);
+    }
+
+    /// All contacts of large body `l`: grid bodies in the cells its box covers, larger-index
+    /// large bodies, walls.
+    fn large_body(&self, grid: &Grid, l: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let p = self.bodies.pos_radius[l as usize].truncate();
+        let r = grid.reach[l as usize] + 0.5 * grid.cell;
+        let (lo, hi) = (
+            grid.coords(p - Vec3::splat(r)),
+            grid.coords(p + Vec3::splat(r)),
+        );
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                for x in lo.x..=hi.x {
+                    for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
+                        self.sphere_sphere(l, j, out);
+                    }
+                }
+            }
+        }
+        for &m in grid.large.iter().filter(|&&m| m > l) {
+            self.sphere_sphere(l, m, out);
+        }
+        self.sphere_walls(l, out);
+    }
+}
+
+/// Finds every ε̂-active contact and writes the rows sorted by pair key into `contacts`.
+pub fn find_contacts(
+    grid: &Grid,
+    bodies: &Bodies,
+    walls: &[Wall],
+    friction: &FrictionTable,
+    params: NarrowParams,
+    contacts: &mut Contacts,
+) {
+    let scene = Scene {
+        bodies,
+        walls,
+        friction,
+        params,
+    };
+    let n = bodies.len();
+    let grid_blocks = n.div_ceil(BLOCK);
+    let blocks_needed = grid_blocks + grid.large.len();
+    if contacts.blocks.len() < blocks_needed {
+        contacts.blocks.resize_with(blocks_needed, Vec::new);
+    }
+    let (grid_part, large_part) = contacts.blocks[..blocks_needed].split_at_mut(grid_blocks);
+    grid_part.par_iter_mut().enumerate().for_each(|(b, out)| {
+        out.clear();
+        for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
+            if grid.cell_of[i] != crate::broad_phase::NOT_IN_GRID {
+                scene.grid_body(grid, i as u32, out);
+            }
+        }
+    });
+    large_part
+        .par_iter_mut()
+        .zip(grid.large.par_iter())
+        .for_each(|(out, &l)| {
+            out.clear();
+            scene.large_body(grid, l, out);
+        });
+    gather_blocks(contacts, blocks_needed, !grid.large.is_empty());
+}
+
+/// Concatenates the block buffers into the flat sorted arrays.
+fn gather_blocks(contacts: &mut Contacts, blocks: usize, needs_sort: bool) {
+    contacts.block_start.clear();
+    let mut total = 0u32;
+    for b in &contacts.blocks[..blocks] {
+        contacts.block_start.push(total);
+        total += b.len() as u32;
+    }
+    let total = total as usize;
+    contacts.rows.resize(total, ContactRow::default());
+    contacts.keys.resize(total, 0);
+    {
+        let rows = Disjoint::new(&mut contacts.rows);
+        let keys = Disjoint::new(&mut contacts.keys);
+        contacts.blocks[..blocks]
+            .par_iter()
+            .zip(contacts.block_start.par_iter())
+            .for_each(|(b, &s)| {
+                // SAFETY: block ranges [s, s + len) are disjoint by the prefix sum.
+                let (r, k) = unsafe {
+                    (
+                        rows.range(s as usize, b.len()),
+                        keys.range(s as usize, b.len()),
+                    )
+                };
+                for (idx, (key, row)) in b.iter().enumerate() {
+                    k[idx] = *key;
+                    r[idx] = *row;
+                }
+            });
+    }
+    if needs_sort {
+        contacts.order.clear();
+        contacts.order.extend(
+            contacts
+                .keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k, i as u32)),
+        );
+        contacts.order.par_sort_unstable();
+        contacts.sorted.clear();
+        contacts.sorted.extend(
+            contacts
+                .order
+                .iter()
+                .map(|&(_, i)| contacts.rows[i as usize]),
+        );
+        std::mem::swap(&mut contacts.rows, &mut contacts.sorted);
+        for (k, &(key, _)) in contacts.keys.iter_mut().zip(&contacts.order) {
+            *k = key;
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Stage 7: per-step statistics, reduced in fixed block order (bit-identical for any thread count).
+
+use crate::layout::{BodyKind, ContactRow, Motion};
+use crate::parallel::BLOCK;
+use rayon::prelude::*;
+
+/// Kinetic energy Σ ½ m v² + ½ I ω² of the dynamic bodies (J), summed in f64.
+pub fn kinetic_energy(motion: &[Motion], kind: &[u32]) -> f64 {
+    let blocks: Vec<f64> = motion
+        .par_chunks(BLOCK)
+        .zip(kind.par_chunks(BLOCK))
+        .map(|(ms, ks)| {
+            ms.iter()
+                .zip(ks)
+                .filter(|(_, &k)| k == BodyKind::Dynamic as u32)
+                .map(|(m, _)| {
+                    0.5 * m.v().length_squared() as f64 / m.inv_mass as f64
+                        + 0.5 * m.w().length_squared() as f64 / m.inv_inertia as f64
+                })
+                .sum::<f64>()
+        })
+        .collect();
+    blocks.iter().sum()
+}
+
+/// Deepest overlap −Φ among the step's contacts (m), 0 when none overlaps.
+pub fn max_penetration(rows: &[ContactRow]) -> f32 {
+    rows.par_iter()
+        .with_min_len(BLOCK)
+        .map(|r| -r.phi)
+        .reduce(|| 0.0, f32::max)
+}

@@ -1,0 +1,310 @@
+//! The CPU backend: the stages of one step in order, on a private thread pool, with every
+//! buffer kept between steps (no allocation inside a step once sizes have settled).
+
+use crate::broad_phase::{Envelope, Grid};
+use crate::colouring::Colouring;
+use crate::contact_update::SweepParams;
+use crate::forces::{apply_forces, Drive};
+use crate::gauss_seidel::solve_gauss_seidel;
+use crate::integrate::integrate_positions;
+use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
+use crate::layout::{Bodies, ContactRow, FrictionTable, Wall};
+use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
+use crate::observe::{kinetic_energy, max_penetration};
+use crate::warm_start::ImpulseCache;
+use glam::Vec3;
+use std::time::Instant;
+
+/// Which projected iteration solves the CCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverKind {
+    /// Projected Jacobi: all contacts at once, then a per-body gather.
+    Jacobi,
+    /// Projected Gauss–Seidel over the colour classes of the contact graph.
+    GaussSeidel,
+}
+
+/// Everything a step needs besides the bodies and walls.
+#[derive(Clone, Copy, Debug)]
+pub struct StepParams {
+    /// Time step h (s).
+    pub h: f32,
+    /// Gravitational acceleration (m/s²).
+    pub gravity: Vec3,
+    /// ε̂ rule for the active set.
+    pub envelope: Envelope,
+    /// Solver.
+    pub solver: SolverKind,
+    /// Most sweeps per step.
+    pub max_iterations: u32,
+    /// Stop when the max-norm residual falls to this (m/s).
+    pub tolerance: f32,
+    /// Over-relaxation ω (Jacobi needs ≤ about 0.4 on dense piles; Gauss–Seidel takes 1).
+    pub omega: f32,
+    /// Fraction of last step's impulse a persisting contact starts from (0 = cold start).
+    pub warm_start: f32,
+    /// Motion restricted to the x–z plane.
+    pub planar: bool,
+    /// Natural frequency f (Hz) of the compliant contact, Φ⁺ ≥ −F/(m_eff (2πf)²) as an implicit
+    /// spring; infinity for rigid contact.
+    pub contact_frequency: f32,
+}
+
+impl StepParams {
+    /// ε/w_n = 1/(2π f h)²: the compliance added to a contact's normal diagonal.
+    pub fn softness_ratio(&self) -> f32 {
+        let wh = std::f32::consts::TAU * self.contact_frequency * self.h;
+        1.0 / (wh * wh)
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// ε̂-active contacts.
+    pub contacts: usize,
+    /// Solver sweeps run.
+    pub iterations: u32,
+    /// Max-norm residual after the last sweep (m/s).
+    pub residual: f32,
+    /// Deepest overlap at the start of the step (m).
+    pub max_penetration: f32,
+    /// Kinetic energy after the step (J).
+    pub kinetic_energy: f64,
+}
+
+/// Seconds spent in each stage, summed over steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Forces and kinematic drives.
+    pub forces: f64,
+    /// Grid build.
+    pub broad: f64,
+    /// Contact generation.
+    pub narrow: f64,
+    /// Warm start, body index and colouring.
+    pub prepare: f64,
+    /// CCP sweeps.
+    pub solve: f64,
+    /// Position update.
+    pub integrate: f64,
+    /// Statistics and impulse cache.
+    pub observe: f64,
+}
+
+impl StageTimes {
+    /// Sum of all stages (s).
+    pub fn total(&self) -> f64 {
+        self.forces
+            + self.broad
+            + self.narrow
+            + self.prepare
+            + self.solve
+            + self.integrate
+            + self.observe
+    }
+}
+
+/// CPU backend: a private thread pool and the step's buffers.
+pub struct CpuPipeline {
+    pool: rayon::ThreadPool,
+    work: Workspace,
+}
+
+/// Every buffer of the step, kept between steps.
+#[derive(Default)]
+struct Workspace {
+    grid: Grid,
+    contacts: Contacts,
+    cache: ImpulseCache,
+    gamma: Vec<[f32; 4]>,
+    delta: Vec<[f32; 4]>,
+    index: BodyContacts,
+    colouring: Colouring,
+    coloured_rows: Vec<ContactRow>,
+    coloured_gamma: Vec<[f32; 4]>,
+    times: StageTimes,
+}
+
+impl CpuPipeline {
+    /// A pipeline running on `threads` worker threads (results do not depend on the count).
+    pub fn new(threads: usize) -> Result<Self, rayon::ThreadPoolBuildError> {
+        Ok(CpuPipeline {
+            pool: rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.max(1))
+                .build()?,
+            work: Workspace::default(),
+        })
+    }
+
+    /// Worker threads.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// Forgets the warm-start impulses (after bodies were moved by hand).
+    pub fn reset_warm_start(&mut self) {
+        self.work.cache.clear();
+    }
+
+    /// Seconds spent per stage since creation.
+    pub fn times(&self) -> StageTimes {
+        self.work.times
+    }
+
+    /// The contacts of the last step.
+    pub fn contacts(&self) -> &Contacts {
+        &self.work.contacts
+    }
+
+    /// The impulses (γn, γt1, γt2) of the last step's contacts, in the contacts' order.
+    pub fn impulses(&self) -> &[[f32; 4]] {
+        &self.work.gamma
+    }
+
+    /// Advances `bodies` by one step against `walls` (already placed for this step).
+    pub fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        walls: &[Wall],
+        drives: &[Drive],
+        friction: &FrictionTable,
+        p: &StepParams,
+    ) -> StepStats {
+        let work = &mut self.work;
+        self.pool
+            .install(|| work.step(bodies, walls, drives, friction, p))
+    }
+}
+
+impl Workspace {
+    fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        walls: &[Wall],
+        drives: &[Drive],
+        friction: &FrictionTable,
+        p: &StepParams,
+    ) -> StepStats {
+        let mut clock = Instant::now();
+        let mut lap = |slot: &mut f64| {
+            let now = Instant::now();
+            *slot += (now - clock).as_secs_f64();
+            clock = now;
+        };
+        let mut t = self.times;
+        apply_forces(
+            &mut bodies.motion,
+            &bodies.kind,
+            drives,
+            p.gravity,
+            p.h,
+            p.planar,
+        );
+        lap(&mut t.forces);
+
+        self.grid
+            .build(&bodies.pos_radius, &bodies.motion, p.envelope, p.h);
+        lap(&mut t.broad);
+
+        let narrow = NarrowParams {
+            h: p.h,
+            envelope: p.envelope,
+            planar: p.planar,
+            softness_ratio: p.softness_ratio(),
+        };
+        find_contacts(
+            &self.grid,
+            bodies,
+            walls,
+            friction,
+            narrow,
+            &mut self.contacts,
+        );
+        lap(&mut t.narrow);
+
+        let rows = &self.contacts.rows;
+        self.gamma.resize(rows.len(), [0.0; 4]);
+        self.cache
+            .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
+        self.index.build(rows, &bodies.kind);
+        body_gather(rows, &self.gamma, &mut bodies.motion, &self.index, p.planar);
+        if p.solver == SolverKind::GaussSeidel {
+            self.colouring.build(rows, &bodies.kind);
+            self.colouring.gather(
+                rows,
+                &self.gamma,
+                &mut self.coloured_rows,
+                &mut self.coloured_gamma,
+            );
+        }
+        lap(&mut t.prepare);
+
+        let sweep = SweepParams {
+            omega: p.omega,
+            planar: p.planar,
+            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+        };
+        let (iterations, residual) =
+            self.solve(bodies, p.solver, &sweep, p.max_iterations, p.tolerance);
+        lap(&mut t.solve);
+
+        integrate_positions(
+            &mut bodies.pos_radius,
+            &mut bodies.orientation,
+            &bodies.motion,
+            &bodies.kind,
+            p.h,
+        );
+        lap(&mut t.integrate);
+
+        if p.solver == SolverKind::GaussSeidel {
+            self.colouring
+                .scatter(&self.coloured_gamma, &mut self.gamma);
+        }
+        let rows = &self.contacts.rows;
+        self.cache.store(&self.contacts.keys, rows, &self.gamma);
+        let stats = StepStats {
+            contacts: rows.len(),
+            iterations,
+            residual,
+            max_penetration: max_penetration(rows),
+            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind),
+        };
+        lap(&mut t.observe);
+        self.times = t;
+        stats
+    }
+
+    fn solve(
+        &mut self,
+        bodies: &mut Bodies,
+        kind: SolverKind,
+        sweep: &SweepParams,
+        max_iter: u32,
+        tol: f32,
+    ) -> (u32, f32) {
+        let rows = &self.contacts.rows;
+        match kind {
+            SolverKind::Jacobi => solve_jacobi(
+                rows,
+                &mut self.gamma,
+                &mut self.delta,
+                &mut bodies.motion,
+                &self.index,
+                sweep,
+                max_iter,
+                tol,
+            ),
+            SolverKind::GaussSeidel => solve_gauss_seidel(
+                &self.coloured_rows,
+                &mut self.coloured_gamma,
+                &mut bodies.motion,
+                &self.colouring.start,
+                sweep,
+                max_iter,
+                tol,
+            ),
+        }
+    }
+}
