@@ -326,6 +326,17 @@ impl World {
         &self.settings
     }
 
+    /// Replaces the settings from the next step on (the thread count and ε̂ stay as built).
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
+        settings.check()?;
+        self.settings = Settings {
+            threads: self.settings.threads,
+            envelope: self.settings.envelope,
+            ..settings
+        };
+        Ok(())
+    }
+
     /// The ε̂ rule in force (the default resolved against the smallest radius).
     pub fn envelope(&self) -> Envelope {
         self.envelope

@@ -62,10 +62,10 @@ pub fn solve_gauss_seidel(
                 } else {
                     (s + (e - s) * me / team, s + (e - s) * (me + 1) / team)
                 };
-                for i in lo..hi {
+                for (i, row) in rows.iter().enumerate().take(hi).skip(lo) {
                     // SAFETY: contacts of one colour touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the colours.
-                    local = local.max(unsafe { relax_contact(&rows[i], &gamma, &motion, p, i) });
+                    local = local.max(unsafe { relax_contact(row, &gamma, &motion, p, i) });
                 }
                 barrier.wait();
             }
