@@ -23,6 +23,7 @@ pub mod material;
 pub mod motion;
 pub mod pour;
 pub mod settings;
+pub mod snapshot;
 pub mod validation;
 pub mod world;
 
@@ -32,6 +33,7 @@ pub use geometry::{BoxContainer, WallDesc};
 pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
 pub use settings::{Envelope, Settings, SolverKind};
+pub use snapshot::{Snapshot, SnapshotError};
 pub use world::{World, WorldBuilder};
 
 pub use grains_kernels::{StageTimes, StepStats};

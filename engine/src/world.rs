@@ -437,6 +437,22 @@ impl World {
         self.pipeline.reset_warm_start();
     }
 
+    pub(crate) fn pipeline(&self) -> &CpuPipeline {
+        &self.pipeline
+    }
+
+    pub(crate) fn restore_parts(
+        &mut self,
+        steps: u64,
+        bodies: &Bodies,
+        keys: &[u64],
+        impulses: &[[f32; 4]],
+    ) {
+        self.steps = steps;
+        self.bodies = bodies.clone();
+        self.pipeline.restore_warm_start(keys, impulses);
+    }
+
     /// Centres of all bodies as (x, y, z, radius).
     pub fn centres(&self) -> &[Vec4] {
         &self.bodies.pos_radius

@@ -147,6 +147,16 @@ impl CpuPipeline {
         self.work.cache.clear();
     }
 
+    /// The warm-start memory: pair keys and last step's impulse vectors.
+    pub fn warm_start_state(&self) -> (&[u64], &[[f32; 4]]) {
+        self.work.cache.state()
+    }
+
+    /// Restores the warm-start memory saved by [`Self::warm_start_state`].
+    pub fn restore_warm_start(&mut self, keys: &[u64], impulse: &[[f32; 4]]) {
+        self.work.cache.restore(keys, impulse);
+    }
+
     /// Seconds spent per stage since creation.
     pub fn times(&self) -> StageTimes {
         self.work.times

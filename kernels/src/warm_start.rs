@@ -32,6 +32,19 @@ impl ImpulseCache {
             });
     }
 
+    /// The stored pair keys (ascending) and world-space impulse vectors.
+    pub fn state(&self) -> (&[u64], &[[f32; 4]]) {
+        (&self.keys, &self.impulse)
+    }
+
+    /// Replaces the stored impulses (keys ascending, one impulse per key), as from [`Self::state`].
+    pub fn restore(&mut self, keys: &[u64], impulse: &[[f32; 4]]) {
+        self.keys.clear();
+        self.keys.extend_from_slice(keys);
+        self.impulse.clear();
+        self.impulse.extend_from_slice(impulse);
+    }
+
     /// Forgets every stored impulse.
     pub fn clear(&mut self) {
         self.keys.clear();
