@@ -8,6 +8,8 @@
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
 
+#![warn(missing_docs)]
+
 pub mod broad_phase;
 pub mod colouring;
 pub mod cone;

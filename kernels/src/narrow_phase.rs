@@ -115,26 +115,19 @@ struct Scene<'a> {
 impl Scene<'_> {
     /// Sphere–sphere: Φ = ‖p_a − p_b‖ − r_a − r_b, kept when Φ ≤ ε̂ of the pair.
     #[inline(always)]
-    fn sphere_sphere(&self, i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
+    fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
         let (a, bb) = (i.min(j), i.max(j));
         let (pa, pb) = (b.pos_radius[a as usize], b.pos_radius[bb as usize]);
         let d = pa.truncate() - pb.truncate();
         let dist2 = d.length_squared();
+        // Cheap reject before the square root: each body's reach covers its share of any ε̂.
+        let bound = reach[a as usize] + reach[bb as usize];
+        if dist2 > bound * bound || !(b.is_dynamic(a as usize) || b.is_dynamic(bb as usize)) {
+            return;
+        }
         let rsum = pa.w + pb.w;
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
-        if !(b.is_dynamic(a as usize) || b.is_dynamic(bb as usize)) {
-            return;
-        }
-        // Cheap reject before the square root: no pair closes faster than |v_a − v_b|.
-        let bound = rsum
-            + self
-                .params
-                .envelope
-                .pair((ma.v() - mb.v()).length(), self.params.h);
-        if dist2 > bound * bound {
-            return;
-        }
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
         let phi = dist - rsum;
@@ -220,7 +213,7 @@ impl Scene<'_> {
                 for x in lo.x..=hi.x {
                     for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
                         if j > i {
-                            self.sphere_sphere(i, j, out);
+                            self.sphere_sphere(&grid.reach, i, j, out);
                         }
                     }
                 }
@@ -243,13 +236,13 @@ impl Scene<'_> {
             for y in lo.y..=hi.y {
                 for x in lo.x..=hi.x {
                     for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
-                        self.sphere_sphere(l, j, out);
+                        self.sphere_sphere(&grid.reach, l, j, out);
                     }
                 }
             }
         }
         for &m in grid.large.iter().filter(|&&m| m > l) {
-            self.sphere_sphere(l, m, out);
+            self.sphere_sphere(&grid.reach, l, m, out);
         }
         self.sphere_walls(l, out);
     }
