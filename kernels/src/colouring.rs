@@ -2,8 +2,7 @@
 //! so a colour's contacts can be relaxed in parallel by Gauss–Seidel.
 
 use crate::layout::{BodyKind, ContactRow, NO_BODY};
-use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
-use rayon::prelude::*;
+use crate::parallel::exclusive_scan;
 
 /// Colours used before contacts go to the serial overflow class.
 pub const COLOURS: usize = 64;
@@ -57,39 +56,5 @@ impl Colouring {
             self.order[self.cursor[c as usize] as usize] = i as u32;
             self.cursor[c as usize] += 1;
         }
-    }
-
-    /// Copies rows and impulses into colour order (`out[k] = in[order[k]]`).
-    pub fn gather(
-        &self,
-        rows: &[ContactRow],
-        gamma: &[[f32; 4]],
-        rows_out: &mut Vec<ContactRow>,
-        gamma_out: &mut Vec<[f32; 4]>,
-    ) {
-        rows_out.resize(rows.len(), ContactRow::default());
-        gamma_out.resize(rows.len(), [0.0; 4]);
-        rows_out
-            .par_iter_mut()
-            .zip(gamma_out.par_iter_mut())
-            .zip(self.order.par_iter())
-            .with_min_len(BLOCK)
-            .for_each(|((r, g), &i)| {
-                *r = rows[i as usize];
-                *g = gamma[i as usize];
-            });
-    }
-
-    /// Copies impulses in colour order back to contact order (`gamma[order[k]] = coloured[k]`).
-    pub fn scatter(&self, coloured: &[[f32; 4]], gamma: &mut [[f32; 4]]) {
-        let out = Disjoint::new(gamma);
-        coloured
-            .par_iter()
-            .zip(self.order.par_iter())
-            .with_min_len(BLOCK)
-            .for_each(|(g, &i)| {
-                // SAFETY: `order` is a permutation, so every target is written once.
-                unsafe { *out.get(i as usize) = *g };
-            });
     }
 }

@@ -1,10 +1,12 @@
-//! The per-contact work shared by every CCP sweep: relative velocity, projected impulse update
-//! and impulse application (anitescu-2006 eq. 5.5 solved by a projected iteration).
+//! The per-contact work of every CCP sweep, four contacts at a time: relative velocity,
+//! projected impulse update and the impulse each body receives (anitescu-2006 eq. 5.5 solved by
+//! a projected iteration). Lanes are independent contacts; the arithmetic is SIMD-wide.
 
-use crate::cone::project_cone_scaled;
+use crate::cone::project_cone_scaled4;
 use crate::forces::planar_mask;
-use crate::layout::{ContactRow, Motion};
-use glam::Vec3;
+use crate::layout::{ContactRow, Motion, NO_BODY};
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec3, Vec4};
 
 /// What a sweep needs besides the rows.
 #[derive(Clone, Copy, Debug)]
@@ -17,54 +19,191 @@ pub struct SweepParams {
     pub softness: f32,
 }
 
-/// u = Dᵀ v + bias: relative velocity (normal, t1, t2) of a with respect to b at the contact.
-#[inline(always)]
-pub fn relative_velocity(row: &ContactRow, a: &Motion, b: Option<&Motion>, bias: Vec3) -> Vec3 {
-    let mut vr = a.v() + a.w().cross(Vec3::from_array(row.ra));
-    if let Some(b) = b {
-        vr -= b.v() + b.w().cross(Vec3::from_array(row.rb));
+/// A 3-vector per lane: x, y and z of four contacts.
+pub type Lanes3 = [Vec4; 3];
+
+/// Four contact rows in structure-of-arrays form (the solver's layout). A padding lane has
+/// `body_a = NO_BODY` and zero mass, so its impulse stays zero.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct RowPack {
+    /// Normals.
+    pub n: Lanes3,
+    /// First tangents.
+    pub t1: Lanes3,
+    /// Second tangents.
+    pub t2: Lanes3,
+    /// Arms from a's centre.
+    pub ra: Lanes3,
+    /// Arms from b's centre.
+    pub rb: Lanes3,
+    /// Biases (normal, t1, t2).
+    pub bias: Lanes3,
+    /// Friction coefficients.
+    pub mu: Vec4,
+    /// 1 / W_nn.
+    pub mass_n: Vec4,
+    /// 1 / W_tt.
+    pub mass_t: Vec4,
+    /// Bodies a ([`NO_BODY`] in padding lanes).
+    pub body_a: [u32; 4],
+    /// Bodies b ([`NO_BODY`] for walls and padding).
+    pub body_b: [u32; 4],
+}
+
+impl Default for RowPack {
+    fn default() -> Self {
+        RowPack {
+            mass_t: Vec4::ONE,
+            body_a: [NO_BODY; 4],
+            body_b: [NO_BODY; 4],
+            ..Zeroable::zeroed()
+        }
     }
-    Vec3::new(
-        vr.dot(Vec3::from_array(row.n)),
-        vr.dot(Vec3::from_array(row.t1)),
-        vr.dot(Vec3::from_array(row.t2)),
-    ) + bias
 }
 
-/// γ⁺ = Π_K(γ − ω W⁻¹ u) with W = diag(Dᵀ M⁻¹ D), projected in W's metric; returns γ⁺ and the
-/// fixed-point residual max(w_n |Δγn|, w_t |Δγt1|, w_t |Δγt2|) in m/s.
+impl RowPack {
+    /// Writes `row` into lane `k`.
+    pub fn set_lane(&mut self, k: usize, row: &ContactRow) {
+        let put = |l: &mut Lanes3, v: [f32; 3]| {
+            for (axis, x) in l.iter_mut().zip(v) {
+                axis[k] = x;
+            }
+        };
+        put(&mut self.n, row.n);
+        put(&mut self.t1, row.t1);
+        put(&mut self.t2, row.t2);
+        put(&mut self.ra, row.ra);
+        put(&mut self.rb, row.rb);
+        put(&mut self.bias, row.bias);
+        self.mu[k] = row.mu;
+        self.mass_n[k] = row.mass_n;
+        self.mass_t[k] = row.mass_t;
+        self.body_a[k] = row.body_a;
+        self.body_b[k] = row.body_b;
+    }
+}
+
 #[inline(always)]
-pub fn projected_update(
-    row: &ContactRow,
-    gamma: [f32; 4],
-    u: Vec3,
+fn dot(a: &Lanes3, b: &Lanes3) -> Vec4 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline(always)]
+fn cross(a: &Lanes3, b: &Lanes3) -> Lanes3 {
+    [
+        a[1] * b[2] - b[1] * a[2],
+        a[2] * b[0] - b[2] * a[0],
+        a[0] * b[1] - b[0] * a[1],
+    ]
+}
+
+#[inline(always)]
+fn add(a: &Lanes3, b: &Lanes3) -> Lanes3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+#[inline(always)]
+fn scale(a: &Lanes3, s: Vec4) -> Lanes3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+
+/// The velocities of the four lanes' bodies a and b (zero for walls and padding).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PackVelocities {
+    /// Linear velocity of a.
+    pub va: Lanes3,
+    /// Angular velocity of a.
+    pub wa: Lanes3,
+    /// Linear velocity of b.
+    pub vb: Lanes3,
+    /// Angular velocity of b.
+    pub wb: Lanes3,
+}
+
+impl PackVelocities {
+    /// Gathers the bodies of `pack` through `read` (a body index → its motion).
+    #[inline(always)]
+    pub fn gather(pack: &RowPack, read: impl Fn(usize) -> Motion) -> Self {
+        let mut out = PackVelocities::default();
+        for k in 0..4 {
+            for (body, v, w) in [
+                (pack.body_a[k], &mut out.va, &mut out.wa),
+                (pack.body_b[k], &mut out.vb, &mut out.wb),
+            ] {
+                if body != NO_BODY {
+                    let m = read(body as usize);
+                    for axis in 0..3 {
+                        v[axis][k] = m.linear[axis];
+                        w[axis][k] = m.angular[axis];
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One projected update of four contacts: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) projected in
+/// W's metric (W = diag(Dᵀ M⁻¹ D), with the compliant term ε γn when soft); returns the impulse
+/// change D Δγ acting on a (b receives its negative) and the residual
+/// max(w_n |Δγn|, w_t |Δγt1|, w_t |Δγt2|) in m/s (zero in padding lanes).
+#[inline(always)]
+pub fn update_pack(
+    pack: &RowPack,
+    gamma: &mut Lanes3,
+    vel: &PackVelocities,
     p: &SweepParams,
-) -> ([f32; 4], f32) {
-    let omega = p.omega;
+) -> (Lanes3, Vec4) {
+    let at_a = add(&vel.va, &cross(&vel.wa, &pack.ra));
+    let at_b = add(&vel.vb, &cross(&vel.wb, &pack.rb));
+    let vr = [at_a[0] - at_b[0], at_a[1] - at_b[1], at_a[2] - at_b[2]];
+    let un = dot(&vr, &pack.n) + pack.bias[0];
+    let u1 = dot(&vr, &pack.t1) + pack.bias[1];
+    let u2 = dot(&vr, &pack.t2) + pack.bias[2];
+    let omega = Vec4::splat(p.omega);
     // Compliant contact: u_n + Φ/h + ε γn ≥ 0, ε = softness / mass_n (an implicit spring).
-    let gn = gamma[0] - omega * (row.mass_n * u.x + p.softness * gamma[0]);
-    let g1 = gamma[1] - omega * row.mass_t * u.y;
-    let g2 = gamma[2] - omega * row.mass_t * u.z;
-    let [n, t1, t2] = project_cone_scaled(gn, g1, g2, row.mu, row.mass_n / row.mass_t);
-    let dn = (n - gamma[0]).abs() / row.mass_n;
-    let dt = (t1 - gamma[1]).abs().max((t2 - gamma[2]).abs()) / row.mass_t;
-    ([n, t1, t2, 0.0], dn.max(dt))
+    let gn = gamma[0] - omega * (pack.mass_n * un + Vec4::splat(p.softness) * gamma[0]);
+    let g1 = gamma[1] - omega * pack.mass_t * u1;
+    let g2 = gamma[2] - omega * pack.mass_t * u2;
+    let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.mass_n / pack.mass_t);
+    let d = [n - gamma[0], t1 - gamma[1], t2 - gamma[2]];
+    *gamma = [n, t1, t2];
+    let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t);
+    let active = glam::BVec4A::from_array(pack.body_a.map(|a| a != NO_BODY));
+    let impulse = add(
+        &add(&scale(&pack.n, d[0]), &scale(&pack.t1, d[1])),
+        &scale(&pack.t2, d[2]),
+    );
+    (impulse, Vec4::select(active, residual, Vec4::ZERO))
 }
 
-/// World-space impulse vector D Δγ (acting on a; b receives its negative).
+/// The moment arms' torques r × P of an impulse for bodies a and b of every lane.
 #[inline(always)]
-pub fn impulse_vector(row: &ContactRow, dg: [f32; 4]) -> Vec3 {
-    Vec3::from_array(row.n) * dg[0]
-        + Vec3::from_array(row.t1) * dg[1]
-        + Vec3::from_array(row.t2) * dg[2]
+pub fn impulse_moments(pack: &RowPack, impulse: &Lanes3) -> (Lanes3, Lanes3) {
+    (cross(&pack.ra, impulse), cross(&pack.rb, impulse))
 }
 
-/// v ← v + M⁻¹ (±P, ±r × P): one body's share of an impulse P applied at arm `r`.
+/// v ← v + M⁻¹ (P, L): one body's share of an impulse P with moment L about its centre.
 #[inline(always)]
-pub fn apply_to_body(m: &mut Motion, r: Vec3, p: Vec3, planar: bool) {
+pub fn apply_impulse(m: &mut Motion, p: Vec3, l: Vec3, planar: bool) {
     m.linear = (m.v() + p * m.inv_mass).to_array();
-    m.angular = (m.w() + r.cross(p) * m.inv_inertia).to_array();
+    m.angular = (m.w() + l * m.inv_inertia).to_array();
     if planar {
         planar_mask(m);
     }
+}
+
+/// Lane `k` of a lane vector.
+#[inline(always)]
+pub fn lane(v: &Lanes3, k: usize) -> Vec3 {
+    Vec3::new(v[0][k], v[1][k], v[2][k])
+}
+
+/// World-space impulse vector D γ of one contact row (acting on a).
+#[inline(always)]
+pub fn impulse_vector(row: &ContactRow, g: [f32; 4]) -> Vec3 {
+    Vec3::from_array(row.n) * g[0]
+        + Vec3::from_array(row.t1) * g[1]
+        + Vec3::from_array(row.t2) * g[2]
 }

@@ -1,39 +1,40 @@
 //! Projected Gauss–Seidel CCP sweeps made parallel by colouring: the contacts of one colour
-//! share no dynamic body, so each updates γ and both bodies' velocities at once.
+//! share no dynamic body, so each updates γ and both bodies' velocities at once, four lanes at a
+//! time.
 //!
 //! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
 //! colour, with a spin barrier between colours, so a sweep costs no task spawns.
 
-use crate::colouring::COLOURS;
 use crate::contact_update::{
-    apply_to_body, impulse_vector, projected_update, relative_velocity, SweepParams,
+    apply_impulse, impulse_moments, lane, update_pack, PackVelocities, SweepParams,
 };
-use crate::layout::{ContactRow, Motion, NO_BODY};
+use crate::layout::{Motion, NO_BODY};
+use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
-use glam::Vec3;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Colour classes smaller than this run on one worker (splitting them costs more than it saves).
-const SPLIT_MIN: usize = 128;
+/// Colour classes of fewer packs than this run on one worker (splitting costs more than it saves).
+const SPLIT_MIN: usize = 32;
 
 /// Runs coloured projected Gauss–Seidel sweeps until the max-norm residual is below `tol` or
 /// `max_iter` sweeps have run; returns (sweeps, residual in m/s).
 ///
-/// `rows` and `gamma` are in colour order: colour c is `start[c]..start[c + 1]`, the class
-/// `COLOURS` is the overflow, relaxed by one worker. Sweeps alternate the colour order.
+/// Each class of `packs` must touch every dynamic body at most once, except the last class
+/// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
+/// alternate the order of the other classes.
 pub fn solve_gauss_seidel(
-    rows: &[ContactRow],
-    gamma: &mut [[f32; 4]],
+    packs: &mut Packs,
     motion: &mut [Motion],
-    start: &[u32],
     p: &SweepParams,
     max_iter: u32,
     tol: f32,
 ) -> (u32, f32) {
-    let gamma = Disjoint::new(gamma);
+    let classes = packs.start.len() - 1;
+    let start = &packs.start;
+    let rows = &packs.rows;
+    let gamma = Disjoint::new(&mut packs.gamma);
     let motion = Disjoint::new(motion);
-    let workers = rayon::current_num_threads();
-    let barrier = SpinBarrier::new(workers);
+    let barrier = SpinBarrier::new(rayon::current_num_threads());
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let outcome = [AtomicU32::new(max_iter), AtomicU32::new(0)];
     rayon::broadcast(|ctx| {
@@ -43,17 +44,16 @@ pub fn solve_gauss_seidel(
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
             }
             let mut local = 0.0f32;
-            for k in 0..=COLOURS {
+            for k in 0..classes {
                 let c = match k {
-                    COLOURS => COLOURS,
-                    _ if it % 2 == 1 => k,
-                    _ => COLOURS - 1 - k,
+                    _ if k == classes - 1 || it % 2 == 1 => k,
+                    _ => classes - 2 - k,
                 };
                 let (s, e) = (start[c] as usize, start[c + 1] as usize);
                 if s == e {
                     continue;
                 }
-                let (lo, hi) = if c == COLOURS || e - s < SPLIT_MIN {
+                let (lo, hi) = if c == classes - 1 || e - s < SPLIT_MIN {
                     if me == 0 {
                         (s, e)
                     } else {
@@ -62,10 +62,10 @@ pub fn solve_gauss_seidel(
                 } else {
                     (s + (e - s) * me / team, s + (e - s) * (me + 1) / team)
                 };
-                for (i, row) in rows.iter().enumerate().take(hi).skip(lo) {
-                    // SAFETY: contacts of one colour touch pairwise different dynamic bodies,
-                    // each worker owns its own range, and the barrier orders the colours.
-                    local = local.max(unsafe { relax_contact(row, &gamma, &motion, p, i) });
+                for pk in lo..hi {
+                    // SAFETY: the packs of one class touch pairwise different dynamic bodies,
+                    // each worker owns its own range, and the barrier orders the classes.
+                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, &motion, p) });
                 }
                 barrier.wait();
             }
@@ -88,31 +88,43 @@ pub fn solve_gauss_seidel(
     )
 }
 
-/// One Gauss–Seidel update of contact `i`: γ⁺ = Π_K(γ − ω W⁻¹ u), velocities follow at once.
+/// One Gauss–Seidel update of the four contacts of pack `pk`; velocities follow at once.
 ///
 /// # Safety
-/// No other thread may touch contact `i` or its dynamic bodies meanwhile.
+/// No other thread may touch pack `pk` or its dynamic bodies meanwhile.
 #[inline(always)]
-unsafe fn relax_contact(
-    row: &ContactRow,
-    gamma: &Disjoint<[f32; 4]>,
+unsafe fn relax_pack(
+    pk: usize,
+    rows: &[crate::contact_update::RowPack],
+    gamma: &Disjoint<crate::contact_update::Lanes3>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
-    i: usize,
 ) -> f32 {
-    let g = gamma.get(i);
-    let (a, b) = (row.body_a as usize, row.body_b as usize);
-    let ma = motion.read(a);
-    let mb = (row.body_b != NO_BODY).then(|| motion.read(b));
-    let u = relative_velocity(row, &ma, mb.as_ref(), Vec3::from_array(row.bias));
-    let (next, res) = projected_update(row, *g, u, p);
-    let pv = impulse_vector(row, [next[0] - g[0], next[1] - g[1], next[2] - g[2], 0.0]);
-    *g = next;
-    if ma.inv_mass > 0.0 {
-        apply_to_body(motion.get(a), Vec3::from_array(row.ra), pv, p.planar);
+    let pack = &rows[pk];
+    let vel = PackVelocities::gather(pack, |i| motion.read(i));
+    let (impulse, residual) = update_pack(pack, gamma.get(pk), &vel, p);
+    let (la, lb) = impulse_moments(pack, &impulse);
+    for k in 0..4 {
+        let (a, b) = (pack.body_a[k], pack.body_b[k]);
+        if a == NO_BODY {
+            continue;
+        }
+        if motion.read(a as usize).inv_mass > 0.0 {
+            apply_impulse(
+                motion.get(a as usize),
+                lane(&impulse, k),
+                lane(&la, k),
+                p.planar,
+            );
+        }
+        if b != NO_BODY && motion.read(b as usize).inv_mass > 0.0 {
+            apply_impulse(
+                motion.get(b as usize),
+                -lane(&impulse, k),
+                -lane(&lb, k),
+                p.planar,
+            );
+        }
     }
-    if mb.is_some_and(|m| m.inv_mass > 0.0) {
-        apply_to_body(motion.get(b), Vec3::from_array(row.rb), -pv, p.planar);
-    }
-    res
+    residual.max_element()
 }

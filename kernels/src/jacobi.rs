@@ -1,11 +1,11 @@
 //! Projected Jacobi CCP sweeps (Tasora–Anitescu): every contact updates from the same velocities
 //! in parallel, then every body gathers M⁻¹ D Δγ of its own contacts (no float atomics).
 
-use crate::contact_update::{impulse_vector, projected_update, relative_velocity, SweepParams};
-use crate::forces::planar_mask;
+use crate::contact_update::{apply_impulse, lane, update_pack, PackVelocities, SweepParams};
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
+use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 /// Body → contacts index (CSR): entries of body i are `entries[start[i]..start[i + 1]]`, each
@@ -50,23 +50,24 @@ impl BodyContacts {
 }
 
 /// Runs projected Jacobi sweeps until the max-norm residual is below `tol` or `max_iter` sweeps
-/// have run; returns (sweeps, residual in m/s). `delta` is scratch of the contacts' length.
+/// have run; returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one
+/// class); `impulse` is scratch of the contacts' length.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_jacobi(
     rows: &[ContactRow],
-    gamma: &mut [[f32; 4]],
-    delta: &mut Vec<[f32; 4]>,
+    packs: &mut Packs,
+    impulse: &mut Vec<[f32; 4]>,
     motion: &mut [Motion],
     index: &BodyContacts,
     p: &SweepParams,
     max_iter: u32,
     tol: f32,
 ) -> (u32, f32) {
-    delta.resize(rows.len(), [0.0; 4]);
+    impulse.resize(packs.lanes.len(), [0.0; 4]);
     let mut residual = 0.0;
     for it in 1..=max_iter {
-        residual = contact_sweep(rows, gamma, delta, motion, p);
-        body_gather(rows, delta, motion, index, p.planar);
+        residual = contact_sweep(packs, impulse, motion, p);
+        body_gather(rows, impulse, motion, index, p.planar);
         if residual <= tol {
             return (it, residual);
         }
@@ -74,40 +75,36 @@ pub fn solve_jacobi(
     (max_iter, residual)
 }
 
-/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) from the current velocities; Δγ kept for the gather.
+/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) from the current velocities; the impulse change D Δγ
+/// is kept per contact for the gather.
 fn contact_sweep(
-    rows: &[ContactRow],
-    gamma: &mut [[f32; 4]],
-    delta: &mut [[f32; 4]],
+    packs: &mut Packs,
+    impulse: &mut [[f32; 4]],
     motion: &[Motion],
     p: &SweepParams,
 ) -> f32 {
-    rows.par_chunks(BLOCK)
-        .zip(gamma.par_chunks_mut(BLOCK).zip(delta.par_chunks_mut(BLOCK)))
-        .map(|(rs, (gs, ds))| {
-            let mut res = 0.0f32;
-            for ((row, g), d) in rs.iter().zip(gs.iter_mut()).zip(ds.iter_mut()) {
-                let mb = (row.body_b != NO_BODY).then(|| &motion[row.body_b as usize]);
-                let u = relative_velocity(
-                    row,
-                    &motion[row.body_a as usize],
-                    mb,
-                    Vec3::from_array(row.bias),
-                );
-                let (next, r) = projected_update(row, *g, u, p);
-                *d = [next[0] - g[0], next[1] - g[1], next[2] - g[2], 0.0];
-                *g = next;
-                res = res.max(r);
+    packs
+        .rows
+        .par_iter()
+        .zip(packs.gamma.par_iter_mut())
+        .zip(impulse.par_chunks_mut(4))
+        .with_min_len(BLOCK / 4)
+        .map(|((pack, g), out)| {
+            let vel = PackVelocities::gather(pack, |i| motion[i]);
+            let (dp, residual) = update_pack(pack, g, &vel, p);
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = lane(&dp, k).extend(0.0).to_array();
             }
-            res
+            residual.max_element()
         })
         .reduce(|| 0.0, f32::max)
 }
 
-/// Every dynamic body: v ← v + Σ M⁻¹ D_i Δγ_i over its contacts, in contact order.
+/// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i) over its contacts, in contact order,
+/// for the world-space impulses P_i of `impulse`.
 pub(crate) fn body_gather(
     rows: &[ContactRow],
-    delta: &[[f32; 4]],
+    impulse: &[[f32; 4]],
     motion: &mut [Motion],
     index: &BodyContacts,
     planar: bool,
@@ -124,21 +121,18 @@ pub(crate) fn body_gather(
                 }
                 let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
                 for &e in entries {
-                    let row = &rows[(e >> 1) as usize];
-                    let pv = impulse_vector(row, delta[(e >> 1) as usize]);
-                    let (sign, arm) = if e & 1 == 0 {
-                        (1.0, Vec3::from_array(row.ra))
+                    let c = (e >> 1) as usize;
+                    let row = &rows[c];
+                    let pv = Vec4::from_array(impulse[c]).truncate();
+                    let (pv, arm) = if e & 1 == 0 {
+                        (pv, Vec3::from_array(row.ra))
                     } else {
-                        (-1.0, Vec3::from_array(row.rb))
+                        (-pv, Vec3::from_array(row.rb))
                     };
-                    dp += sign * pv;
-                    dl += arm.cross(sign * pv);
+                    dp += pv;
+                    dl += arm.cross(pv);
                 }
-                m.linear = (m.v() + dp * m.inv_mass).to_array();
-                m.angular = (m.w() + dl * m.inv_inertia).to_array();
-                if planar {
-                    planar_mask(m);
-                }
+                apply_impulse(m, dp, dl, planar);
             }
         });
 }

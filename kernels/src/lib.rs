@@ -21,6 +21,7 @@ pub mod jacobi;
 pub mod layout;
 pub mod narrow_phase;
 pub mod observe;
+pub mod packing;
 pub mod parallel;
 pub mod pipeline;
 pub mod warm_start;

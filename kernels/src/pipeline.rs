@@ -2,17 +2,21 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::{Envelope, Grid};
-use crate::colouring::Colouring;
+use crate::colouring::{Colouring, COLOURS};
+use crate::contact_update::impulse_vector;
 use crate::contact_update::SweepParams;
 use crate::forces::{apply_forces, Drive};
 use crate::gauss_seidel::solve_gauss_seidel;
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
-use crate::layout::{Bodies, ContactRow, FrictionTable, Wall};
+use crate::layout::{Bodies, FrictionTable, Wall};
 use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
 use crate::observe::{kinetic_energy, max_penetration};
+use crate::packing::Packs;
+use crate::parallel::BLOCK;
 use crate::warm_start::ImpulseCache;
 use glam::Vec3;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Which projected iteration solves the CCP.
@@ -118,11 +122,10 @@ struct Workspace {
     contacts: Contacts,
     cache: ImpulseCache,
     gamma: Vec<[f32; 4]>,
-    delta: Vec<[f32; 4]>,
+    impulse: Vec<[f32; 4]>,
     index: BodyContacts,
     colouring: Colouring,
-    coloured_rows: Vec<ContactRow>,
-    coloured_gamma: Vec<[f32; 4]>,
+    packs: Packs,
     times: StageTimes,
 }
 
@@ -238,15 +241,31 @@ impl Workspace {
         self.cache
             .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
         self.index.build(rows, &bodies.kind);
-        body_gather(rows, &self.gamma, &mut bodies.motion, &self.index, p.planar);
-        if p.solver == SolverKind::GaussSeidel {
-            self.colouring.build(rows, &bodies.kind);
-            self.colouring.gather(
-                rows,
-                &self.gamma,
-                &mut self.coloured_rows,
-                &mut self.coloured_gamma,
-            );
+        self.impulse.resize(rows.len(), [0.0; 4]);
+        self.impulse
+            .par_iter_mut()
+            .zip(rows.par_iter().zip(self.gamma.par_iter()))
+            .with_min_len(BLOCK)
+            .for_each(|(out, (row, g))| *out = impulse_vector(row, *g).extend(0.0).to_array());
+        body_gather(
+            rows,
+            &self.impulse,
+            &mut bodies.motion,
+            &self.index,
+            p.planar,
+        );
+        match p.solver {
+            SolverKind::GaussSeidel => {
+                self.colouring.build(rows, &bodies.kind);
+                let classes = &self.colouring.start;
+                let order = Some(self.colouring.order.as_slice());
+                self.packs
+                    .build(rows, &self.gamma, order, classes, Some(COLOURS));
+            }
+            SolverKind::Jacobi => {
+                self.packs
+                    .build(rows, &self.gamma, None, &[0, rows.len() as u32], None);
+            }
         }
         lap(&mut t.prepare);
 
@@ -268,10 +287,7 @@ impl Workspace {
         );
         lap(&mut t.integrate);
 
-        if p.solver == SolverKind::GaussSeidel {
-            self.colouring
-                .scatter(&self.coloured_gamma, &mut self.gamma);
-        }
+        self.packs.unpack_gamma(&mut self.gamma);
         let rows = &self.contacts.rows;
         self.cache.store(&self.contacts.keys, rows, &self.gamma);
         let stats = StepStats {
@@ -298,23 +314,17 @@ impl Workspace {
         match kind {
             SolverKind::Jacobi => solve_jacobi(
                 rows,
-                &mut self.gamma,
-                &mut self.delta,
+                &mut self.packs,
+                &mut self.impulse,
                 &mut bodies.motion,
                 &self.index,
                 sweep,
                 max_iter,
                 tol,
             ),
-            SolverKind::GaussSeidel => solve_gauss_seidel(
-                &self.coloured_rows,
-                &mut self.coloured_gamma,
-                &mut bodies.motion,
-                &self.colouring.start,
-                sweep,
-                max_iter,
-                tol,
-            ),
+            SolverKind::GaussSeidel => {
+                solve_gauss_seidel(&mut self.packs, &mut bodies.motion, sweep, max_iter, tol)
+            }
         }
     }
 }

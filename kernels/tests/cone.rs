@@ -1,7 +1,8 @@
 //! The Coulomb cone projection: in the cone, idempotent, and the nearest point (checked against
 //! a brute-force search over the cone's surface and apex).
 
-use grains_kernels::cone::{project_cone, project_cone_scaled};
+use glam::Vec4;
+use grains_kernels::cone::{project_cone, project_cone_scaled4};
 
 /// A small deterministic generator for test inputs (xorshift64*).
 struct Rng(u64);
@@ -94,13 +95,22 @@ fn projection_is_the_nearest_cone_point() {
     }
 }
 
+/// The four-lane projection in the metric diag(1, s², s²), lane by lane.
+fn project_scaled(p: [f32; 3], mu: f32, s2: f32) -> [f32; 3] {
+    // Put the point in lane 2 among unrelated lanes: lanes must not interact.
+    let lanes = |x: f32| Vec4::new(1.0, -2.0, x, 0.5);
+    let [n, t1, t2] =
+        project_cone_scaled4(lanes(p[0]), lanes(p[1]), lanes(p[2]), lanes(mu), lanes(s2));
+    [n[2], t1[2], t2[2]]
+}
+
 #[test]
 fn scaled_projection_is_nearest_in_its_metric() {
     let mut rng = Rng(13);
     for _ in 0..60 {
         let (p, mu) = random_point(&mut rng);
         let s2 = (0.2 + rng.next_f64() * 4.0) as f32;
-        let q = project_cone_scaled(p[0], p[1], p[2], mu, s2);
+        let q = project_scaled(p, mu, s2);
         assert!(
             in_cone(q, mu),
             "{p:?} μ={mu} s²={s2} → {q:?} is outside the cone"
@@ -115,11 +125,25 @@ fn scaled_projection_is_nearest_in_its_metric() {
 }
 
 #[test]
+fn scaled_projection_with_unit_metric_is_the_euclidean_one() {
+    let mut rng = Rng(17);
+    for _ in 0..10_000 {
+        let (p, mu) = random_point(&mut rng);
+        let a = project_scaled(p, mu, 1.0);
+        let b = project_cone(p[0], p[1], p[2], mu);
+        for k in 0..3 {
+            assert!(
+                (a[k] - b[k]).abs() <= 1e-6 * (1.0 + b[k].abs()),
+                "{p:?} μ={mu}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn frictionless_cone_is_the_half_line() {
     assert_eq!(project_cone(2.0, 1.0, -1.0, 0.0), [2.0, 0.0, 0.0]);
     assert_eq!(project_cone(-2.0, 1.0, -1.0, 0.0), [0.0, 0.0, 0.0]);
-    assert_eq!(
-        project_cone_scaled(-1.0, 3.0, 0.0, 0.0, 2.0),
-        [0.0, 0.0, 0.0]
-    );
+    assert_eq!(project_scaled([-1.0, 3.0, 0.0], 0.0, 2.0), [0.0, 0.0, 0.0]);
+    assert_eq!(project_scaled([1.0, 3.0, 0.0], 0.0, 2.0), [1.0, 0.0, 0.0]);
 }

@@ -1,0 +1,87 @@
+//! The solver's layout: contact rows regrouped into packs of four lanes ([`RowPack`]), class by
+//! class (the colours for Gauss–Seidel, one class in contact order for Jacobi).
+
+use crate::contact_update::{Lanes3, RowPack};
+use crate::layout::ContactRow;
+use crate::parallel::BLOCK;
+use glam::Vec4;
+use rayon::prelude::*;
+
+/// Lane marker for padding.
+pub const PADDING: u32 = u32::MAX;
+
+/// Contacts in packs of four, grouped in classes: class c is packs `start[c]..start[c + 1]`.
+#[derive(Default)]
+pub struct Packs {
+    /// Row data of each pack.
+    pub rows: Vec<RowPack>,
+    /// Impulses (γn, γt1, γt2) of each pack.
+    pub gamma: Vec<Lanes3>,
+    /// Contact index of lane k of pack p at `4 p + k` ([`PADDING`] for padding lanes).
+    pub lanes: Vec<u32>,
+    /// Pack offsets of the classes.
+    pub start: Vec<u32>,
+}
+
+impl Packs {
+    /// Packs the contacts of each class. Class c holds contacts `order[class[c]..class[c + 1]]`
+    /// (`order = None`: contacts in index order); a class listed in `one_per_pack` puts each
+    /// contact in a pack of its own (its contacts may share bodies).
+    pub fn build(
+        &mut self,
+        rows: &[ContactRow],
+        gamma: &[[f32; 4]],
+        order: Option<&[u32]>,
+        class: &[u32],
+        one_per_pack: Option<usize>,
+    ) {
+        self.lanes.clear();
+        self.start.clear();
+        for c in 0..class.len() - 1 {
+            self.start.push((self.lanes.len() / 4) as u32);
+            let (s, e) = (class[c] as usize, class[c + 1] as usize);
+            for i in s..e {
+                self.lanes.push(order.map_or(i as u32, |o| o[i]));
+                if one_per_pack == Some(c) {
+                    self.lanes.extend([PADDING; 3]);
+                }
+            }
+            while !self.lanes.len().is_multiple_of(4) {
+                self.lanes.push(PADDING);
+            }
+        }
+        self.start.push((self.lanes.len() / 4) as u32);
+        let packs = self.lanes.len() / 4;
+        self.rows.resize(packs, RowPack::default());
+        self.gamma.resize(packs, [Vec4::ZERO; 3]);
+        let lanes = &self.lanes;
+        self.rows
+            .par_iter_mut()
+            .zip(self.gamma.par_iter_mut())
+            .enumerate()
+            .with_min_len(BLOCK / 4)
+            .for_each(|(p, (pack, g))| {
+                *pack = RowPack::default();
+                *g = [Vec4::ZERO; 3];
+                for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
+                    if c != PADDING {
+                        pack.set_lane(k, &rows[c as usize]);
+                        for (axis, lane) in g.iter_mut().enumerate() {
+                            lane[k] = gamma[c as usize][axis];
+                        }
+                    }
+                }
+            });
+    }
+
+    /// Copies the packed impulses back to contact order.
+    pub fn unpack_gamma(&self, gamma: &mut [[f32; 4]]) {
+        for (p, g) in self.gamma.iter().enumerate() {
+            for (k, &c) in self.lanes[4 * p..4 * p + 4].iter().enumerate() {
+                if c != PADDING {
+                    gamma[c as usize] = [g[0][k], g[1][k], g[2][k], 0.0];
+                }
+            }
+        }
+    }
+}
