@@ -4,9 +4,11 @@ use crate::layout::{BodyKind, ContactRow, Motion};
 use crate::parallel::BLOCK;
 use rayon::prelude::*;
 
-/// Kinetic energy Σ ½ m v² + ½ I ω² of the dynamic bodies (J), summed in f64.
-pub fn kinetic_energy(motion: &[Motion], kind: &[u32]) -> f64 {
-    let blocks: Vec<f64> = motion
+/// Kinetic energy Σ ½ m v² + ½ I ω² of the dynamic bodies (J), summed in f64 block by block
+/// (`blocks` is scratch).
+pub fn kinetic_energy(motion: &[Motion], kind: &[u32], blocks: &mut Vec<f64>) -> f64 {
+    blocks.clear();
+    motion
         .par_chunks(BLOCK)
         .zip(kind.par_chunks(BLOCK))
         .map(|(ms, ks)| {
@@ -19,7 +21,7 @@ pub fn kinetic_energy(motion: &[Motion], kind: &[u32]) -> f64 {
                 })
                 .sum::<f64>()
         })
-        .collect();
+        .collect_into_vec(blocks);
     blocks.iter().sum()
 }
 

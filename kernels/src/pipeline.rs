@@ -126,6 +126,7 @@ struct Workspace {
     index: BodyContacts,
     colouring: Colouring,
     packs: Packs,
+    energy_blocks: Vec<f64>,
     times: StageTimes,
 }
 
@@ -295,7 +296,7 @@ impl Workspace {
             iterations,
             residual,
             max_penetration: max_penetration(rows),
-            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind),
+            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
         };
         lap(&mut t.observe);
         self.times = t;
