@@ -197,16 +197,10 @@ fn for_each_close_pair(centres: &[Vec4], mut f: impl FnMut(usize, usize)) {
     grid.build(centres, &still, Envelope::Fixed(0.0), 1.0);
     for (i, p) in centres.iter().enumerate() {
         let c = grid.coords(p.truncate());
-        for z in (c.z - 1).max(0)..=(c.z + 1).min(grid.dims.z - 1) {
-            for y in (c.y - 1).max(0)..=(c.y + 1).min(grid.dims.y - 1) {
-                for x in (c.x - 1).max(0)..=(c.x + 1).min(grid.dims.x - 1) {
-                    for &j in grid.cell_bodies(glam::IVec3::new(x, y, z)) {
-                        if (j as usize) > i {
-                            f(i, j as usize);
-                        }
-                    }
-                }
+        grid.for_each_in_box(c - glam::IVec3::ONE, c + glam::IVec3::ONE, |j| {
+            if (j as usize) > i {
+                f(i, j as usize);
             }
-        }
+        });
     }
 }

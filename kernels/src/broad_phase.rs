@@ -92,11 +92,20 @@ impl Grid {
         (c.x + self.dims.x * (c.y + self.dims.y * c.z)) as usize
     }
 
-    /// Bodies stored in cell `c`.
+    /// Calls `f` for every grid body in the cells from `lo` to `hi` (inclusive, clamped), one
+    /// contiguous run of cells per row of x.
     #[inline(always)]
-    pub fn cell_bodies(&self, c: IVec3) -> &[u32] {
-        let i = self.index(c);
-        &self.bodies[self.start[i] as usize..self.start[i + 1] as usize]
+    pub fn for_each_in_box(&self, lo: IVec3, hi: IVec3, mut f: impl FnMut(u32)) {
+        let (lo, hi) = (lo.max(IVec3::ZERO), hi.min(self.dims - IVec3::ONE));
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                let first = self.index(IVec3::new(lo.x, y, z));
+                let last = self.index(IVec3::new(hi.x, y, z));
+                for &j in &self.bodies[self.start[first] as usize..self.start[last + 1] as usize] {
+                    f(j);
+                }
+            }
+        }
     }
 
     /// Rebuilds the grid for the bodies' current centres, radii and speeds.

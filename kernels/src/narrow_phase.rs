@@ -206,19 +206,11 @@ impl Scene<'_> {
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
         let c = grid.coords(self.bodies.pos_radius[i as usize].truncate());
-        let lo = (c - IVec3::ONE).max(IVec3::ZERO);
-        let hi = (c + IVec3::ONE).min(grid.dims - IVec3::ONE);
-        for z in lo.z..=hi.z {
-            for y in lo.y..=hi.y {
-                for x in lo.x..=hi.x {
-                    for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
-                        if j > i {
-                            self.sphere_sphere(&grid.reach, i, j, out);
-                        }
-                    }
-                }
+        grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| {
+            if j > i {
+                self.sphere_sphere(&grid.reach, i, j, out);
             }
-        }
+        });
         out[first..].sort_unstable_by_key(|c| c.0);
         self.sphere_walls(i, out);
     }
@@ -232,15 +224,7 @@ impl Scene<'_> {
             grid.coords(p - Vec3::splat(r)),
             grid.coords(p + Vec3::splat(r)),
         );
-        for z in lo.z..=hi.z {
-            for y in lo.y..=hi.y {
-                for x in lo.x..=hi.x {
-                    for &j in grid.cell_bodies(IVec3::new(x, y, z)) {
-                        self.sphere_sphere(&grid.reach, l, j, out);
-                    }
-                }
-            }
-        }
+        grid.for_each_in_box(lo, hi, |j| self.sphere_sphere(&grid.reach, l, j, out));
         for &m in grid.large.iter().filter(|&&m| m > l) {
             self.sphere_sphere(&grid.reach, l, m, out);
         }
