@@ -171,11 +171,17 @@ pub fn update_pack(
     *gamma = [n, t1, t2];
     let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t);
     let active = glam::BVec4A::from_array(pack.body_a.map(|a| a != NO_BODY));
-    let impulse = add(
-        &add(&scale(&pack.n, d[0]), &scale(&pack.t1, d[1])),
-        &scale(&pack.t2, d[2]),
-    );
+    let impulse = pack_impulse(pack, &d);
     (impulse, Vec4::select(active, residual, Vec4::ZERO))
+}
+
+/// World-space impulse vectors D γ of the four lanes for impulses `g` (acting on a).
+#[inline(always)]
+pub fn pack_impulse(pack: &RowPack, g: &Lanes3) -> Lanes3 {
+    add(
+        &add(&scale(&pack.n, g[0]), &scale(&pack.t1, g[1])),
+        &scale(&pack.t2, g[2]),
+    )
 }
 
 /// The moment arms' torques r × P of an impulse for bodies a and b of every lane.

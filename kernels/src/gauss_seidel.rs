@@ -6,11 +6,13 @@
 //! colour, with a spin barrier between colours, so a sweep costs no task spawns.
 
 use crate::contact_update::{
-    apply_impulse, impulse_moments, lane, update_pack, PackVelocities, SweepParams,
+    apply_impulse, impulse_moments, lane, pack_impulse, update_pack, Lanes3, PackVelocities,
+    RowPack, SweepParams,
 };
 use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Colour classes of fewer packs than this run on one worker (splitting costs more than it saves).
@@ -95,15 +97,30 @@ pub fn solve_gauss_seidel(
 #[inline(always)]
 unsafe fn relax_pack(
     pk: usize,
-    rows: &[crate::contact_update::RowPack],
-    gamma: &Disjoint<crate::contact_update::Lanes3>,
+    rows: &[RowPack],
+    gamma: &Disjoint<Lanes3>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) -> f32 {
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
     let (impulse, residual) = update_pack(pack, gamma.get(pk), &vel, p);
-    let (la, lb) = impulse_moments(pack, &impulse);
+    apply_pack_impulse(pack, &impulse, motion, p.planar);
+    residual.max_element()
+}
+
+/// Applies the impulses D γ of one pack to its dynamic bodies (a gets +P, b gets −P).
+///
+/// # Safety
+/// No other thread may touch the pack's dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn apply_pack_impulse(
+    pack: &RowPack,
+    impulse: &Lanes3,
+    motion: &Disjoint<Motion>,
+    planar: bool,
+) {
+    let (la, lb) = impulse_moments(pack, impulse);
     for k in 0..4 {
         let (a, b) = (pack.body_a[k], pack.body_b[k]);
         if a == NO_BODY {
@@ -112,19 +129,41 @@ unsafe fn relax_pack(
         if motion.read(a as usize).inv_mass > 0.0 {
             apply_impulse(
                 motion.get(a as usize),
-                lane(&impulse, k),
+                lane(impulse, k),
                 lane(&la, k),
-                p.planar,
+                planar,
             );
         }
         if b != NO_BODY && motion.read(b as usize).inv_mass > 0.0 {
             apply_impulse(
                 motion.get(b as usize),
-                -lane(&impulse, k),
+                -lane(impulse, k),
                 -lane(&lb, k),
-                p.planar,
+                planar,
             );
         }
     }
-    residual.max_element()
+}
+
+/// Applies the warm-start impulses v ← v + M⁻¹ D γ class by class (the classes' packs share no
+/// dynamic body, so each class runs in parallel; the last, overflow class on one thread).
+pub fn apply_warm_start(packs: &Packs, motion: &mut [Motion], planar: bool) {
+    let motion = Disjoint::new(motion);
+    let classes = packs.start.len() - 1;
+    for c in 0..classes {
+        let range = packs.start[c] as usize..packs.start[c + 1] as usize;
+        let apply = |pk: usize| {
+            let pack = &packs.rows[pk];
+            // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
+            // serially below).
+            unsafe {
+                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, planar)
+            };
+        };
+        if c == classes - 1 {
+            range.for_each(apply);
+        } else {
+            range.into_par_iter().with_min_len(64).for_each(apply);
+        }
+    }
 }

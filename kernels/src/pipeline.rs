@@ -6,7 +6,7 @@ use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::impulse_vector;
 use crate::contact_update::SweepParams;
 use crate::forces::{apply_forces, Drive};
-use crate::gauss_seidel::solve_gauss_seidel;
+use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
 use crate::layout::{Bodies, FrictionTable, Wall};
@@ -241,20 +241,6 @@ impl Workspace {
         self.gamma.resize(rows.len(), [0.0; 4]);
         self.cache
             .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
-        self.index.build(rows, &bodies.kind);
-        self.impulse.resize(rows.len(), [0.0; 4]);
-        self.impulse
-            .par_iter_mut()
-            .zip(rows.par_iter().zip(self.gamma.par_iter()))
-            .with_min_len(BLOCK)
-            .for_each(|(out, (row, g))| *out = impulse_vector(row, *g).extend(0.0).to_array());
-        body_gather(
-            rows,
-            &self.impulse,
-            &mut bodies.motion,
-            &self.index,
-            p.planar,
-        );
         match p.solver {
             SolverKind::GaussSeidel => {
                 self.colouring.build(rows, &bodies.kind);
@@ -262,8 +248,25 @@ impl Workspace {
                 let order = Some(self.colouring.order.as_slice());
                 self.packs
                     .build(rows, &self.gamma, order, classes, Some(COLOURS));
+                apply_warm_start(&self.packs, &mut bodies.motion, p.planar);
             }
             SolverKind::Jacobi => {
+                self.index.build(rows, &bodies.kind);
+                self.impulse.resize(rows.len(), [0.0; 4]);
+                self.impulse
+                    .par_iter_mut()
+                    .zip(rows.par_iter().zip(self.gamma.par_iter()))
+                    .with_min_len(BLOCK)
+                    .for_each(|(out, (row, g))| {
+                        *out = impulse_vector(row, *g).extend(0.0).to_array()
+                    });
+                body_gather(
+                    rows,
+                    &self.impulse,
+                    &mut bodies.motion,
+                    &self.index,
+                    p.planar,
+                );
                 self.packs
                     .build(rows, &self.gamma, None, &[0, rows.len() as u32], None);
             }
