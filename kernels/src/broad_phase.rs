@@ -17,12 +17,14 @@ pub const NOT_IN_GRID: u32 = u32::MAX;
 /// How far beyond touching a pair becomes an ε̂-active contact (hart-anitescu eq. 2.13).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Envelope {
-    /// ε̂ = `floor` + `speed_factor` · h · (approach speed of the pair): the papers' ε̂ ≈ v·h,
-    /// taken per pair so that one fast grain does not enlarge every pair's envelope.
+    /// ε̂ = `floor` + `speed_factor` · h · (closing speed of the pair): the papers' ε̂ ≈ v·h,
+    /// taken per pair so that one fast grain does not enlarge every pair's envelope. The
+    /// closing speed is the larger of the pair's approach speed and either body's speed, since a
+    /// partner stopped within the step lets the other close at its full speed.
     PerPair {
         /// Smallest ε̂ (m).
         floor: f32,
-        /// Multiplier on h times the approach speed.
+        /// Multiplier on h times the closing speed.
         speed_factor: f32,
     },
     /// One ε̂ (m) for every pair.
@@ -30,14 +32,14 @@ pub enum Envelope {
 }
 
 impl Envelope {
-    /// ε̂ of a pair closing at `approach` m/s over a step `h`.
+    /// ε̂ of a pair that may close at `closing` m/s over a step `h`.
     #[inline(always)]
-    pub fn pair(&self, approach: f32, h: f32) -> f32 {
+    pub fn pair(&self, closing: f32, h: f32) -> f32 {
         match *self {
             Envelope::PerPair {
                 floor,
                 speed_factor,
-            } => floor + speed_factor * h * approach.max(0.0),
+            } => floor + speed_factor * h * closing.max(0.0),
             Envelope::Fixed(e) => e,
         }
     }

@@ -58,6 +58,13 @@ pub fn tangent_frame(n: Vec3, planar: bool) -> (Vec3, Vec3) {
     (t1, t2)
 }
 
+/// The fastest a and b can close along `n` (b → a) within a step: their approach speed, or the
+/// speed of either one if the other is stopped.
+#[inline(always)]
+fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> f32 {
+    (-(va - vb).dot(n)).max(va.length()).max(vb.length())
+}
+
 /// Diagonal entry eᵀ(M⁻¹)e of one body for direction `e` with lever arm `r`.
 #[inline(always)]
 fn body_weight(m: &Motion, r: Vec3, e: Vec3) -> f32 {
@@ -131,8 +138,8 @@ impl Scene<'_> {
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
         let phi = dist - rsum;
-        let approach = -(ma.v() - mb.v()).dot(n);
-        if phi > self.params.envelope.pair(approach, self.params.h) {
+        let closing = closing_speed(ma.v(), mb.v(), n);
+        if phi > self.params.envelope.pair(closing, self.params.h) {
             return;
         }
         let mu = self
@@ -180,8 +187,12 @@ impl Scene<'_> {
                 continue;
             }
             let vw = glam::Vec4::from_array(wall.velocity).truncate();
-            let approach = -(m.v() - vw).dot(n);
-            if phi > self.params.envelope.pair(approach, self.params.h) {
+            if phi
+                > self
+                    .params
+                    .envelope
+                    .pair(closing_speed(m.v(), vw, n), self.params.h)
+            {
                 continue;
             }
             let mu = self.friction.mu(b.material[i as usize], wall.material());
