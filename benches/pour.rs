@@ -3,7 +3,8 @@
 //! end-state quality figures of POUR.md are printed.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use grains::pour::{PourQuality, PourScene};
+use grains::output::Quality;
+use grains::pour::PourScene;
 use grains::Settings;
 use std::time::{Duration, Instant};
 
@@ -33,7 +34,7 @@ fn pour(c: &mut Criterion) {
                     }
                     total += start.elapsed();
                     last = Some((
-                        PourQuality::measure(&world, &scene),
+                        Quality::measure(&world, Some(&scene.bounds())),
                         iterations as f64 / STEPS as f64,
                     ));
                 }

@@ -16,12 +16,17 @@
 //! assert!((world.position(0).z - 0.05).abs() < 1e-3);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod body;
 pub mod error;
 pub mod geometry;
 pub mod material;
 pub mod motion;
+pub mod output;
 pub mod pour;
+pub mod runner;
+pub mod scene;
 pub mod settings;
 pub mod snapshot;
 pub mod validation;

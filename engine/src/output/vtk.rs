@@ -1,0 +1,76 @@
+//! ParaView files: one VTK XML unstructured grid (`.vtu`) per frame, the grains as vertex cells
+//! with point data, and a `.pvd` collection tying frame files to simulated times.
+
+use super::writer::Frame;
+use std::fmt::Write;
+
+/// The `.vtu` text of a frame: points at the grain centres (m) with point data `radius` (m),
+/// `velocity` (m/s), `angular_velocity` (rad/s) and `id` (index of the body).
+pub fn vtu(frame: &Frame) -> String {
+    let n = frame.positions.len();
+    let mut s = String::with_capacity(n * 120 + 1024);
+    s.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n<UnstructuredGrid>\n");
+    let _ = writeln!(
+        s,
+        "<FieldData><DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">{}</DataArray></FieldData>",
+        frame.time
+    );
+    let _ = writeln!(s, "<Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">");
+    let vec3 = |s: &mut String, name: Option<&str>, data: &[[f32; 3]]| {
+        match name {
+            Some(name) => {
+                let _ = writeln!(s, "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"3\" format=\"ascii\">");
+            }
+            None => s.push_str(
+                "<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n",
+            ),
+        }
+        for p in data {
+            let _ = writeln!(s, "{} {} {}", p[0], p[1], p[2]);
+        }
+        s.push_str("</DataArray>\n");
+    };
+    s.push_str("<Points>\n");
+    vec3(&mut s, None, &frame.positions);
+    s.push_str(
+        "</Points>\n<Cells>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n",
+    );
+    for i in 0..n {
+        let _ = write!(s, "{i} ");
+    }
+    s.push_str("\n</DataArray>\n<DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+    for i in 0..n {
+        let _ = write!(s, "{} ", i + 1);
+    }
+    s.push_str("\n</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
+    for _ in 0..n {
+        s.push_str("1 ");
+    }
+    s.push_str("\n</DataArray>\n</Cells>\n<PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
+    s.push_str("<DataArray type=\"Float32\" Name=\"radius\" format=\"ascii\">\n");
+    for r in &frame.radii {
+        let _ = writeln!(s, "{r}");
+    }
+    s.push_str("</DataArray>\n");
+    vec3(&mut s, Some("velocity"), &frame.velocities);
+    vec3(&mut s, Some("angular_velocity"), &frame.angular_velocities);
+    s.push_str("<DataArray type=\"Int32\" Name=\"id\" format=\"ascii\">\n");
+    for i in 0..n {
+        let _ = writeln!(s, "{i}");
+    }
+    s.push_str("</DataArray>\n</PointData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
+    s
+}
+
+/// The `.pvd` collection of `(time in s, file name)` frames.
+pub fn pvd(frames: &[(f64, String)]) -> String {
+    let mut s = String::from("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n<Collection>\n");
+    for (t, f) in frames {
+        let _ = writeln!(
+            s,
+            "<DataSet timestep=\"{t}\" group=\"\" part=\"0\" file=\"{f}\"/>"
+        );
+    }
+    s.push_str("</Collection>\n</VTKFile>\n");
+    s
+}

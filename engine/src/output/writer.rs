@@ -1,0 +1,323 @@
+//! The writer thread: receives frames, observable samples and checkpoints over a channel in
+//! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
+
+use super::image::{plot, snapshot, View};
+use super::vtk::{pvd, vtu};
+use super::write_atomic;
+use crate::scene::{Colour, Formats};
+use crossbeam_channel::{Receiver, Sender};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+/// The state of the grains at one instant, copied off the world for writing.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    /// Steps taken.
+    pub step: u64,
+    /// Simulated time (s).
+    pub time: f64,
+    /// Centres (m).
+    pub positions: Vec<[f32; 3]>,
+    /// Radii (m).
+    pub radii: Vec<f32>,
+    /// Velocities (m/s).
+    pub velocities: Vec<[f32; 3]>,
+    /// Angular velocities (rad/s).
+    pub angular_velocities: Vec<[f32; 3]>,
+    /// Vertical displacement of the (shaken) box at this time (m), for drawing it.
+    pub box_shift: f32,
+    /// Also draw a PNG snapshot of this frame.
+    pub png: bool,
+}
+
+/// What the stepping thread sends to the writer.
+pub enum WriterMsg {
+    /// A frame to write as `.vtu` (and PNG if asked).
+    Frame(Box<Frame>),
+    /// One row of observables: step, time, then the values in the scene's order.
+    Sample(Vec<f64>),
+    /// Snapshot bytes of the world after `step` steps, written atomically to `checkpoint.bin`.
+    Checkpoint(u64, Vec<u8>),
+    /// Write the plots and stop.
+    Finish,
+}
+
+/// Fixed layout of a run's output folder.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The output folder.
+    pub dir: PathBuf,
+}
+
+impl Layout {
+    /// `frames/` with the `.vtu` files.
+    pub fn frames(&self) -> PathBuf {
+        self.dir.join("frames")
+    }
+    /// The ParaView index `grains.pvd`.
+    pub fn pvd(&self) -> PathBuf {
+        self.dir.join("grains.pvd")
+    }
+    /// `observables.csv`.
+    pub fn csv(&self) -> PathBuf {
+        self.dir.join("observables.csv")
+    }
+    /// `images/` with snapshots and plots.
+    pub fn images(&self) -> PathBuf {
+        self.dir.join("images")
+    }
+    /// `checkpoint.bin`.
+    pub fn checkpoint(&self) -> PathBuf {
+        self.dir.join("checkpoint.bin")
+    }
+    /// The copy of the scene file, `scene.toml`.
+    pub fn scene(&self) -> PathBuf {
+        self.dir.join("scene.toml")
+    }
+    /// `summary.json`.
+    pub fn summary(&self) -> PathBuf {
+        self.dir.join("summary.json")
+    }
+    /// File name of the frame after `step` steps.
+    pub fn frame_name(step: u64) -> String {
+        format!("frame_{step:09}.vtu")
+    }
+}
+
+/// Settings of the writer.
+#[derive(Clone, Debug)]
+pub struct WriterConfig {
+    /// Where.
+    pub layout: Layout,
+    /// Which files.
+    pub formats: Formats,
+    /// Snapshot colouring.
+    pub colour: Colour,
+    /// Snapshot width (px).
+    pub image_width: u32,
+    /// Region shown by snapshots.
+    pub view: View,
+    /// Box outline for snapshots: x range and floor height at rest (m).
+    pub box_outline: Option<(f32, f32, f32)>,
+    /// Snapshots show the section by the plane y = const through the largest body instead of
+    /// the whole projection.
+    pub section: bool,
+    /// Names of the observable columns.
+    pub columns: Vec<String>,
+    /// Time step (s), to turn frame numbers into times on resume.
+    pub h: f64,
+}
+
+/// The running writer thread.
+pub struct Writer {
+    tx: Sender<WriterMsg>,
+    handle: JoinHandle<io::Result<()>>,
+}
+
+impl Writer {
+    /// Starts the writer. With `resume_step`, keeps the frames and samples up to that step from
+    /// an earlier run in the same folder and removes the later ones.
+    pub fn start(cfg: WriterConfig, resume_step: Option<u64>) -> io::Result<Writer> {
+        let mut state = State::new(cfg, resume_step)?;
+        let (tx, rx): (Sender<WriterMsg>, Receiver<WriterMsg>) = crossbeam_channel::bounded(64);
+        let handle = std::thread::Builder::new()
+            .name("grains-writer".into())
+            .spawn(move || {
+                for msg in rx {
+                    match msg {
+                        WriterMsg::Frame(f) => state.frame(&f)?,
+                        WriterMsg::Sample(row) => state.sample(row)?,
+                        WriterMsg::Checkpoint(_, bytes) => {
+                            state.flush()?;
+                            write_atomic(&state.cfg.layout.checkpoint(), &bytes)?;
+                            state.plots()?;
+                        }
+                        WriterMsg::Finish => {
+                            state.flush()?;
+                            state.plots()?;
+                            break;
+                        }
+                    }
+                }
+                state.flush()
+            })?;
+        Ok(Writer { tx, handle })
+    }
+
+    /// Queues a message (fails only when the writer has stopped on an error).
+    pub fn send(&self, msg: WriterMsg) -> bool {
+        self.tx.send(msg).is_ok()
+    }
+
+    /// Stops the writer after everything queued is written; returns its first error.
+    pub fn finish(self) -> io::Result<()> {
+        let _ = self.tx.send(WriterMsg::Finish);
+        drop(self.tx);
+        match self.handle.join() {
+            Ok(r) => r,
+            Err(_) => Err(io::Error::other("the writer thread panicked")),
+        }
+    }
+}
+
+struct State {
+    cfg: WriterConfig,
+    frames: Vec<(f64, String)>,
+    rows: Vec<Vec<f64>>,
+    csv: Option<io::BufWriter<std::fs::File>>,
+}
+
+impl State {
+    fn new(cfg: WriterConfig, resume_step: Option<u64>) -> io::Result<State> {
+        let l = &cfg.layout;
+        if cfg.formats.vtu {
+            std::fs::create_dir_all(l.frames())?;
+        }
+        if cfg.formats.png {
+            std::fs::create_dir_all(l.images())?;
+        }
+        let mut frames = Vec::new();
+        let mut rows = Vec::new();
+        if let Some(last) = resume_step {
+            if cfg.formats.vtu {
+                let mut found = Vec::new();
+                for e in std::fs::read_dir(l.frames())? {
+                    let name = e?.file_name().to_string_lossy().to_string();
+                    let step = name
+                        .strip_prefix("frame_")
+                        .and_then(|s| s.strip_suffix(".vtu"))
+                        .and_then(|s| s.parse::<u64>().ok());
+                    if let Some(step) = step {
+                        if step <= last {
+                            found.push((step, name));
+                        } else {
+                            std::fs::remove_file(l.frames().join(&name))?;
+                        }
+                    }
+                }
+                found.sort();
+                frames = found
+                    .into_iter()
+                    .map(|(s, n)| (s as f64 * cfg.h, format!("frames/{n}")))
+                    .collect();
+            }
+            if let Ok(text) = std::fs::read_to_string(l.csv()) {
+                for line in text.lines().skip(1) {
+                    let row: Vec<f64> = line
+                        .split(',')
+                        .map(|x| x.trim().parse().unwrap_or(f64::NAN))
+                        .collect();
+                    // A row cut short by a kill has too few columns or an unparsable value.
+                    let complete = row.len() == cfg.columns.len() + 2
+                        && row.iter().all(|v| !v.is_nan() || line.contains("NaN"));
+                    if complete && row.first().is_some_and(|&s| s <= last as f64) {
+                        rows.push(row);
+                    }
+                }
+            }
+        }
+        let csv = if cfg.formats.csv {
+            let mut f = io::BufWriter::new(std::fs::File::create(l.csv())?);
+            write!(f, "step,time_s")?;
+            for c in &cfg.columns {
+                write!(f, ",{c}")?;
+            }
+            writeln!(f)?;
+            for r in &rows {
+                write_row(&mut f, r)?;
+            }
+            f.flush()?;
+            Some(f)
+        } else {
+            None
+        };
+        Ok(State {
+            cfg,
+            frames,
+            rows,
+            csv,
+        })
+    }
+
+    fn frame(&mut self, f: &Frame) -> io::Result<()> {
+        let l = &self.cfg.layout;
+        if self.cfg.formats.vtu {
+            let name = Layout::frame_name(f.step);
+            write_atomic(&l.frames().join(&name), vtu(f).as_bytes())?;
+            self.frames.push((f.time, format!("frames/{name}")));
+            write_atomic(&l.pvd(), pvd(&self.frames).as_bytes())?;
+        }
+        if self.cfg.formats.png && f.png {
+            let c = snapshot(
+                f,
+                self.cfg.view,
+                self.cfg.image_width,
+                self.cfg.colour,
+                self.cfg.box_outline,
+                self.cfg.section.then(|| {
+                    let big = (0..f.radii.len())
+                        .max_by(|&a, &b| f.radii[a].total_cmp(&f.radii[b]))
+                        .unwrap_or(0);
+                    f.positions.get(big).map(|p| p[1]).unwrap_or(0.0)
+                }),
+            );
+            c.save(&l.images().join(format!("snapshot_{:09}.png", f.step)))?;
+        }
+        Ok(())
+    }
+
+    fn sample(&mut self, row: Vec<f64>) -> io::Result<()> {
+        if let Some(f) = &mut self.csv {
+            write_row(f, &row)?;
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(f) = &mut self.csv {
+            f.flush()?;
+        }
+        Ok(())
+    }
+
+    fn plots(&self) -> io::Result<()> {
+        if !self.cfg.formats.png || self.rows.is_empty() {
+            return Ok(());
+        }
+        let times: Vec<f64> = self.rows.iter().map(|r| r[1]).collect();
+        for (k, name) in self.cfg.columns.iter().enumerate() {
+            let values: Vec<f64> = self
+                .rows
+                .iter()
+                .map(|r| r.get(k + 2).copied().unwrap_or(f64::NAN))
+                .collect();
+            let c = plot(&times, &values, 800, 400);
+            c.save(&self.cfg.layout.images().join(format!("plot_{name}.png")))?;
+        }
+        Ok(())
+    }
+}
+
+fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {
+    for (k, v) in row.iter().enumerate() {
+        if k > 0 {
+            write!(f, ",")?;
+        }
+        if k == 0 {
+            write!(f, "{}", *v as u64)?;
+        } else {
+            write!(f, "{v}")?;
+        }
+    }
+    writeln!(f)
+}
+
+/// True when the folder `dir` does not exist or is empty.
+pub fn is_empty_dir(dir: &Path) -> bool {
+    match std::fs::read_dir(dir) {
+        Ok(mut d) => d.next().is_none(),
+        Err(_) => true,
+    }
+}

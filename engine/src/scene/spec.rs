@@ -1,0 +1,292 @@
+//! The scene file as written: TOML tables deserialised with the position of every value, so
+//! that a bad value can be reported with its line. The meaning of every key is documented in
+//! `scenes/README.md`.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A value with its byte range in the scene file.
+pub type S<T> = Spanned<T>;
+
+/// A 3-vector as written in the file, `[x, y, z]` (m, m/s, rad/s, … by context).
+pub type V3 = [f64; 3];
+
+/// The whole scene file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneSpec {
+    /// `[scene]`: name, units, duration.
+    pub scene: MetaSpec,
+    /// `[settings]`: the time stepping and the solver.
+    pub settings: SettingsSpec,
+    /// `[[materials]]`: named surface materials (friction μ).
+    #[serde(default)]
+    pub materials: Vec<MaterialSpec>,
+    /// `[[friction_pairs]]`: μ for a given pair of materials, overriding the smaller-μ rule.
+    #[serde(default)]
+    pub friction_pairs: Vec<PairSpec>,
+    /// `[[shakers]]`: named prescribed motions shared by walls and kinematic bodies.
+    #[serde(default)]
+    pub shakers: Vec<ShakerSpec>,
+    /// `[[containers]]`: walls.
+    #[serde(default)]
+    pub containers: Vec<ContainerSpec>,
+    /// `[[bodies]]`: body generators, applied in order.
+    #[serde(default)]
+    pub bodies: Vec<BodySpec>,
+    /// `[output]`: frames, images, checkpoints.
+    #[serde(default)]
+    pub output: OutputSpec,
+    /// `[[observables]]`: time series to record.
+    #[serde(default)]
+    pub observables: Vec<ObservableSpec>,
+}
+
+/// `[scene]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetaSpec {
+    /// Short name of the scene (used in file names and summaries).
+    pub name: S<String>,
+    /// Free text: what the scene shows and where its parameters come from.
+    pub description: Option<String>,
+    /// Unit system; only `"SI"` (m, kg, s) is accepted.
+    pub units: Option<S<String>>,
+    /// Simulated time to run (s).
+    pub duration: S<f64>,
+    /// Largest overlap of two bodies at the start, as a fraction of the smaller radius.
+    pub overlap_tolerance: Option<S<f64>>,
+}
+
+/// `[settings]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsSpec {
+    /// `"rigid"` (the papers' scheme) or `"granular"` (tuned for deep beds); other keys override.
+    pub preset: S<String>,
+    /// Time step h (s).
+    pub h: S<f64>,
+    /// Gravitational acceleration vector (m/s²).
+    pub gravity: Option<S<V3>>,
+    /// Collision envelope ε̂ rule.
+    pub envelope: Option<EnvelopeSpec>,
+    /// `"gauss_seidel"` or `"jacobi"`.
+    pub solver: Option<S<String>>,
+    /// Most sweeps per step.
+    pub max_iterations: Option<S<i64>>,
+    /// Residual (m/s) at which the sweeps stop.
+    pub tolerance: Option<S<f64>>,
+    /// Relaxation ω.
+    pub omega: Option<S<f64>>,
+    /// Warm-start fraction in [0, 1].
+    pub warm_start: Option<S<f64>>,
+    /// Natural frequency (Hz) of compliant contact, or `"inf"` for rigid contact.
+    pub contact_frequency: Option<S<toml::Value>>,
+    /// Motion restricted to the x–z plane (disks).
+    pub planar: Option<bool>,
+    /// Worker threads (the command line's `--threads` wins).
+    pub threads: Option<S<i64>>,
+}
+
+/// `[settings.envelope]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvelopeSpec {
+    /// `"per_pair"` or `"fixed"`.
+    pub kind: S<String>,
+    /// Per pair: smallest ε̂ (m).
+    pub floor: Option<S<f64>>,
+    /// Per pair: ε̂ grows by this factor × h × approach speed.
+    pub speed_factor: Option<S<f64>>,
+    /// Fixed: ε̂ (m).
+    pub value: Option<S<f64>>,
+}
+
+/// `[[materials]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    /// Name other tables refer to.
+    pub name: S<String>,
+    /// Coulomb friction coefficient μ ≥ 0.
+    pub friction: S<f64>,
+}
+
+/// `[[friction_pairs]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairSpec {
+    /// First material.
+    pub a: S<String>,
+    /// Second material.
+    pub b: S<String>,
+    /// μ of the pair.
+    pub friction: S<f64>,
+}
+
+/// `[[shakers]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShakerSpec {
+    /// Name walls and bodies refer to.
+    pub name: S<String>,
+    /// `"shake"` (A sin(2πft + φ) along an axis) or `"constant"` (constant velocity).
+    pub kind: S<String>,
+    /// Shake: unit direction (default +z).
+    pub axis: Option<S<V3>>,
+    /// Shake: amplitude A (m).
+    pub amplitude: Option<S<f64>>,
+    /// Shake: frequency f (Hz).
+    pub frequency: Option<S<f64>>,
+    /// Shake: phase φ (rad).
+    pub phase: Option<S<f64>>,
+    /// Constant: linear velocity (m/s).
+    pub linear: Option<S<V3>>,
+    /// Constant: angular velocity (rad/s).
+    pub angular: Option<S<V3>>,
+}
+
+/// `[[containers]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerSpec {
+    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"` or `"rectangle"`.
+    pub kind: S<String>,
+    /// Surface material name (default: the first material).
+    pub material: Option<S<String>>,
+    /// Name of the shaker that moves it.
+    pub shaker: Option<S<String>>,
+    /// Box: centre of the floor's top face (m).
+    pub floor_centre: Option<S<V3>>,
+    /// Box: inner width along x (m).
+    pub width_x: Option<S<f64>>,
+    /// Box: inner width along y (m).
+    pub width_y: Option<S<f64>>,
+    /// Box: height of the side walls (m).
+    pub height: Option<S<f64>>,
+    /// Pour box: number of grains N of POUR.md the box is sized for.
+    pub n: Option<S<i64>>,
+    /// Floor: height of the floor (m).
+    pub z: Option<S<f64>>,
+    /// Plane: a point on it (m).
+    pub point: Option<S<V3>>,
+    /// Plane/rectangle: normal pointing towards the grains.
+    pub normal: Option<S<V3>>,
+    /// Rectangle: centre (m).
+    pub centre: Option<S<V3>>,
+    /// Rectangle: first in-face axis.
+    pub u: Option<S<V3>>,
+    /// Rectangle: half extent along u (m).
+    pub half_u: Option<S<f64>>,
+    /// Rectangle: half extent along n × u (m).
+    pub half_v: Option<S<f64>>,
+}
+
+/// `[[bodies]]`: one generator.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// `"single"`, `"list"`, `"lattice"`, `"random_fill"`, `"pour_lattice"` or `"cannonball"`.
+    pub generator: S<String>,
+    /// Name of the group (observables refer to it).
+    pub name: Option<S<String>>,
+    /// `"sphere"` or `"disk"` (default: disk in planar mode, sphere otherwise).
+    pub shape: Option<S<String>>,
+    /// Material name (default: the first material).
+    pub material: Option<S<String>>,
+    /// Radius (m).
+    pub radius: Option<S<f64>>,
+    /// Random fill: largest radius (m); radii uniform in [radius, radius_max].
+    pub radius_max: Option<S<f64>>,
+    /// Density (kg/m³, or kg/m² for disks).
+    pub density: Option<S<f64>>,
+    /// Mass (kg), instead of density.
+    pub mass: Option<S<f64>>,
+    /// `"dynamic"` (default), `"fixed"` or `"kinematic"` (then `shaker` is required).
+    pub kind: Option<S<String>>,
+    /// Kinematic bodies: the shaker that drives them.
+    pub shaker: Option<S<String>>,
+    /// Number of bodies (pour lattice: N; lattice: stop after this many; random fill: target).
+    pub count: Option<S<i64>>,
+    /// Random fill: target packing fraction (volume, or area in planar mode), instead of count.
+    pub packing_fraction: Option<S<f64>>,
+    /// Random seed (random fill, lattice jitter).
+    pub seed: Option<S<i64>>,
+    /// Single body: centre (m).
+    pub position: Option<S<V3>>,
+    /// Initial velocity (m/s).
+    pub velocity: Option<S<V3>>,
+    /// Initial angular velocity (rad/s).
+    pub angular_velocity: Option<S<V3>>,
+    /// Lattice: centre of the first site (m).
+    pub origin: Option<S<V3>>,
+    /// Lattice: distance between sites (m).
+    pub spacing: Option<S<f64>>,
+    /// Lattice: number of sites along x, y, z.
+    pub counts: Option<S<[i64; 3]>>,
+    /// Lattice: jitter of each site in x and y, as a fraction of the radius.
+    pub jitter: Option<S<f64>>,
+    /// Random fill: lower corner of the region the centres lie in (m).
+    pub region_min: Option<S<V3>>,
+    /// Random fill: upper corner (m).
+    pub region_max: Option<S<V3>>,
+    /// Cannonball: number of rows (bottom row has `rows` disks).
+    pub rows: Option<S<i64>>,
+    /// Cannonball: x of the stack's centre line (m).
+    pub centre_x: Option<S<f64>>,
+    /// List: the bodies.
+    pub list: Option<Vec<ListBodySpec>>,
+}
+
+/// One entry of a `list` generator.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListBodySpec {
+    /// Centre (m).
+    pub position: S<V3>,
+    /// Radius (m), default the generator's.
+    pub radius: Option<S<f64>>,
+    /// Initial velocity (m/s).
+    pub velocity: Option<S<V3>>,
+    /// Initial angular velocity (rad/s).
+    pub angular_velocity: Option<S<V3>>,
+}
+
+/// `[output]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Steps between frames (default: about 100 frames per run).
+    pub every: Option<S<i64>>,
+    /// Any of `"vtu"`, `"csv"`, `"png"` (default all three).
+    pub formats: Option<S<Vec<String>>>,
+    /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
+    pub png_every: Option<S<i64>>,
+    /// Colour grains by `"size"` or `"speed"`.
+    pub colour: Option<S<String>>,
+    /// Steps between checkpoints (default: 10 per run).
+    pub checkpoint_every: Option<S<i64>>,
+    /// Steps between observable samples (default: 1 per frame).
+    pub observe_every: Option<S<i64>>,
+    /// Width of PNG images in pixels.
+    pub image_width: Option<S<i64>>,
+    /// Height of the region snapshots show, above the floor (m).
+    pub view_height: Option<S<f64>>,
+    /// Snapshot style: `"section"` (the cut by the plane y = const through the largest body;
+    /// default in 3-D)
+    /// or `"side"` (every grain projected; default in planar mode).
+    pub view: Option<S<String>>,
+}
+
+/// `[[observables]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObservableSpec {
+    /// Column name (default: the kind, with the body group).
+    pub name: Option<S<String>>,
+    /// `"height"` (mean centre z of a group), `"kinetic_energy"`, `"contacts"`, `"bed_height"`
+    /// (95th percentile of centre heights), `"max_speed"`, `"rank_from_top"`.
+    pub kind: S<String>,
+    /// Body group (the `name` of a generator) for `height` and `rank_from_top`.
+    pub body: Option<S<String>>,
+}

@@ -1,0 +1,236 @@
+//! Bad scene files: each gives one clear error naming the file, the line and the key, the
+//! program exits non-zero without a panic, and nothing is left in the output folder.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const GOOD: &str = r#"[scene]
+name = "ok"
+duration = 0.05
+
+[settings]
+preset = "granular"
+h = 0.01
+
+[[materials]]
+name = "grain"
+friction = 0.5
+
+[[containers]]
+kind = "box"
+width_x = 1.0
+width_y = 1.0
+height = 1.0
+
+[[bodies]]
+generator = "single"
+name = "ball"
+radius = 0.1
+density = 1000.0
+position = [0.0, 0.0, 0.2]
+
+[[bodies]]
+generator = "single"
+name = "other"
+radius = 0.1
+density = 1000.0
+position = [0.5, 0.0, 0.2]
+"#;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-err-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `grains run` on `text`; returns (exit ok, stderr, output folder).
+fn run_cli(name: &str, text: &str) -> (bool, String, PathBuf, PathBuf) {
+    let dir = tmp(name);
+    let scene = dir.join(format!("{name}.toml"));
+    std::fs::write(&scene, text).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+        out,
+        scene,
+    )
+}
+
+/// Asserts the error names the file, `line` and `key`, and that the run left no output.
+fn expect_error(name: &str, text: &str, line: usize, key: &str) {
+    let (ok, err, out, scene) = run_cli(name, text);
+    assert!(!ok, "{name}: exited 0");
+    assert!(!err.contains("panicked"), "{name}: panicked: {err}");
+    assert_eq!(err.lines().count(), 1, "{name}: not one line: {err}");
+    let want = format!("{}:{line}: key `{key}`", scene.display());
+    assert!(err.contains(&want), "{name}: expected `{want}` in: {err}");
+    assert!(!out.exists(), "{name}: output folder was created");
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn good_scene_runs() {
+    let (ok, err, out, scene) = run_cli("good", GOOD);
+    assert!(ok, "{err}");
+    assert!(out.join("summary.json").exists());
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn syntax_error() {
+    let t = GOOD.replace("friction = 0.5", "friction = = 0.5");
+    expect_error("syntax", &t, line_of(&t, "= ="), "friction");
+}
+
+#[test]
+fn unknown_key() {
+    let t = GOOD.replace("friction = 0.5", "friction = 0.5\nfrictoin = 0.3");
+    expect_error("unknown", &t, line_of(&t, "frictoin"), "frictoin");
+}
+
+#[test]
+fn missing_required_field() {
+    let t = GOOD.replacen("radius = 0.1\n", "", 1);
+    // Reported at the generator that needs it.
+    expect_error(
+        "missing",
+        &t,
+        line_of(&t, "generator = \"single\""),
+        "radius",
+    );
+    let t = GOOD.replace("h = 0.01\n", "");
+    expect_error("missing_h", &t, line_of(&t, "[settings]"), "h");
+}
+
+#[test]
+fn wrong_type() {
+    let t = GOOD.replace("width_x = 1.0", "width_x = \"wide\"");
+    expect_error("type", &t, line_of(&t, "width_x"), "width_x");
+}
+
+#[test]
+fn negative_size() {
+    let t = GOOD.replacen("radius = 0.1", "radius = -0.1", 1);
+    expect_error("negative", &t, line_of(&t, "radius = -0.1"), "radius");
+    let t = GOOD.replace("height = 1.0", "height = -1.0");
+    expect_error("negative_box", &t, line_of(&t, "height = -1.0"), "height");
+}
+
+#[test]
+fn overlapping_bodies() {
+    let t = GOOD.replace("[0.5, 0.0, 0.2]", "[0.1, 0.0, 0.2]");
+    let line = t
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("generator = \"single\""))
+        .nth(1)
+        .unwrap()
+        .0
+        + 1;
+    expect_error("overlap", &t, line, "bodies");
+}
+
+#[test]
+fn unwritable_output_folder() {
+    let dir = tmp("unwritable");
+    let scene = dir.join("s.toml");
+    std::fs::write(&scene, GOOD).unwrap();
+    // A regular file where a folder is needed: no permission tricks, fails for root too.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let out: &Path = &blocker.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("output folder") && err.contains(out.to_str().unwrap()),
+        "{err}"
+    );
+    // A non-empty folder is refused too, and left as it was.
+    let full = dir.join("full");
+    std::fs::create_dir_all(&full).unwrap();
+    std::fs::write(full.join("keep.txt"), "mine").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            full.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn validate_unknown_case_fails_cleanly() {
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args(["validate", "V99"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown case"));
+}
+
+#[test]
+fn validate_prints_todo_not_pass_for_missing_features() {
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args(["validate", "V8", "V15", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for case in v.as_array().unwrap() {
+        assert!(case["status"]["Todo"].is_string(), "{case}");
+    }
+}
+
+#[test]
+fn validate_exits_non_zero_on_a_failing_case() {
+    // V7 without shaking: the nut stays at the bottom, so the case must FAIL.
+    let dir = tmp("validate_fail");
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/v7_brazil_nut_2d.toml"),
+    )
+    .unwrap();
+    let still = src.replace("amplitude = 1.5", "amplitude = 0.0");
+    assert_ne!(src, still);
+    std::fs::write(dir.join("v7_brazil_nut_2d.toml"), still).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args(["validate", "V7", "--scenes", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains("not at the top"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
