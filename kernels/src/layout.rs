@@ -18,17 +18,6 @@ pub enum BodyKind {
     Kinematic = 2,
 }
 
-impl BodyKind {
-    /// The kind stored under `code` in [`Bodies::kind`].
-    pub fn from_code(code: u32) -> BodyKind {
-        match code {
-            0 => BodyKind::Dynamic,
-            1 => BodyKind::Fixed,
-            _ => BodyKind::Kinematic,
-        }
-    }
-}
-
 /// The hot per-body state every solver sweep reads and writes: 32 bytes.
 ///
 /// Velocities are of the body's centre of mass; `inv_mass` = 1/m and `inv_inertia` = 1/I for
