@@ -4,12 +4,14 @@
 //! ending bit-identical to an uninterrupted run.
 
 use crate::output::image::View;
+use crate::output::quality::percentile_95;
 use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
-use crate::scene::{ObservableKind, Scene, SceneError};
+use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
 use crate::snapshot::Snapshot;
 use crate::world::World;
 use std::io::IsTerminal;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::time::Instant;
 use thiserror::Error;
@@ -119,40 +121,52 @@ fn top_times(scene: &Scene, csv: &std::path::Path) -> std::collections::BTreeMap
     out
 }
 
+/// Height of the box floor at the world's current time (0 without a box).
+pub fn floor_height(bounds: Option<&Bounds>, world: &World) -> f64 {
+    bounds.map_or(0.0, |bd| {
+        bd.floor_centre.z as f64
+            + bd.motion
+                .map(|m| m.displacement(world.time()).z as f64)
+                .unwrap_or(0.0)
+    })
+}
+
+/// Mean centre height of the bodies in `group` (m).
+fn mean_height(world: &World, group: &Range<usize>) -> f64 {
+    let b = world.bodies();
+    group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
+}
+
+/// 95th percentile of the dynamic bodies' centre heights, leaving out `skip` (m).
+fn bed_z95(world: &World, skip: Option<&Range<usize>>) -> f64 {
+    let b = world.bodies();
+    percentile_95(
+        (0..b.len())
+            .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
+            .map(|i| b.pos_radius[i].z as f64)
+            .collect(),
+    )
+}
+
+/// Height of `group` above the floor as a fraction of the other grains' z95 above the floor:
+/// 1 or more means the group has reached the top of the bed.
+pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
+    (mean_height(world, group) - floor) / (bed_z95(world, Some(group)) - floor)
+}
+
 /// Current value of every observable of `scene`.
 pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
     let b = world.bodies();
-    let floor = scene
-        .bounds
-        .map(|bd| {
-            bd.floor_centre.z as f64
-                + bd.motion
-                    .map(|m| m.displacement(world.time()).z as f64)
-                    .unwrap_or(0.0)
-        })
-        .unwrap_or(0.0);
-    let mean_z = |r: &std::ops::Range<usize>| {
-        r.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / r.len().max(1) as f64
-    };
-    let z95 = |skip: Option<&std::ops::Range<usize>>| {
-        let mut z: Vec<f64> = (0..b.len())
-            .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
-            .map(|i| b.pos_radius[i].z as f64)
-            .collect();
-        z.sort_by(f64::total_cmp);
-        z.get(((z.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0)
-    };
+    let floor = floor_height(scene.bounds.as_ref(), world);
     scene
         .observables
         .iter()
         .map(|o| match &o.kind {
-            ObservableKind::Height(r) => mean_z(r),
-            ObservableKind::RankFromTop(r) => (mean_z(r) - floor) / (z95(Some(r)) - floor),
+            ObservableKind::Height(r) => mean_height(world, r),
+            ObservableKind::RankFromTop(r) => rank_from_top(world, floor, r),
             ObservableKind::KineticEnergy => world.last_stats().kinetic_energy,
             ObservableKind::Contacts => world.last_stats().contacts as f64,
-            ObservableKind::BedHeight => z95(None),
+            ObservableKind::BedHeight => bed_z95(world, None),
             ObservableKind::MaxSpeed => b
                 .motion
                 .iter()

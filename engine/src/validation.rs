@@ -5,6 +5,7 @@
 
 use crate::motion::Prescribed;
 use crate::output::Quality;
+use crate::runner::{floor_height, rank_from_top};
 use crate::scene::{Scene, SceneError};
 use crate::settings::Envelope;
 use crate::world::World;
@@ -200,23 +201,7 @@ pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, St
         _ => return Err("the box is not shaken".into()),
     };
     let mut w = scene.world(threads).map_err(|e| e.to_string())?;
-    let b0 = bounds.floor_centre.z as f64;
-    let rank = |w: &World| {
-        let floor = b0
-            + bounds
-                .motion
-                .map(|m| m.displacement(w.time()).z as f64)
-                .unwrap_or(0.0);
-        let b = w.bodies();
-        let mut z: Vec<f64> = (0..b.len())
-            .filter(|&i| b.is_dynamic(i) && !nut.contains(&i))
-            .map(|i| b.pos_radius[i].z as f64)
-            .collect();
-        z.sort_by(f64::total_cmp);
-        let z95 = z[((z.len() as f64 * 0.95).ceil() as usize).saturating_sub(1)];
-        let zn = nut.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / nut.len() as f64;
-        (zn - floor) / (z95 - floor)
-    };
+    let rank = |w: &World| rank_from_top(w, floor_height(Some(&bounds), w), &nut);
     let rank_start = rank(&w);
     let mut rank_max = rank_start;
     let mut shakes_to_top = None;

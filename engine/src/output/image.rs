@@ -269,31 +269,8 @@ pub fn plot(times: &[f64], values: &[f64], width: u32, height: u32) -> Canvas {
     let black = [0, 0, 0];
     c.line(ml, mt, ml, mt + h, black);
     c.line(ml, mt + h, ml + w, mt + h, black);
-    let finite = |v: &&f64| v.is_finite();
-    let (t0, t1) = (
-        times
-            .iter()
-            .filter(finite)
-            .copied()
-            .fold(f64::INFINITY, f64::min),
-        times
-            .iter()
-            .filter(finite)
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (mut v0, mut v1) = (
-        values
-            .iter()
-            .filter(finite)
-            .copied()
-            .fold(f64::INFINITY, f64::min),
-        values
-            .iter()
-            .filter(finite)
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max),
-    );
+    let (t0, t1) = finite_range(times);
+    let (mut v0, mut v1) = finite_range(values);
     if !(t0.is_finite() && v0.is_finite()) {
         return c;
     }
@@ -350,4 +327,13 @@ pub fn plot(times: &[f64], values: &[f64], width: u32, height: u32) -> Canvas {
         black,
     );
     c
+}
+
+/// Smallest and largest finite value of `v` ((∞, −∞) when there is none).
+fn finite_range(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
 }

@@ -101,11 +101,7 @@ impl Quality {
             }
             z.push(p.z as f64 - floor);
         }
-        z.sort_by(f64::total_cmp);
-        let z95 = z
-            .get(((z.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0);
+        let z95 = percentile_95(z);
         Quality {
             max_pen_r: max_pen / r,
             mean_pen_r: if count > 0 {
@@ -150,4 +146,13 @@ fn for_each_close_pair(b: &Bodies, ids: &[usize], mut f: impl FnMut(usize, usize
             });
         }
     }
+}
+
+/// The 95th percentile of `values` (the value 95 % of them do not exceed); 0 when empty.
+pub fn percentile_95(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values
+        .get(((values.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
+        .copied()
+        .unwrap_or(0.0)
 }
