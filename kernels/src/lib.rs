@@ -15,6 +15,7 @@ pub mod colouring;
 pub mod cone;
 pub mod contact_update;
 pub mod forces;
+pub mod gpu;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
