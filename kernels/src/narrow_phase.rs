@@ -171,7 +171,8 @@ impl Scene<'_> {
         let pr = b.pos_radius[i as usize];
         let p = pr.truncate();
         let m = &b.motion[i as usize];
-        for (w, wall) in self.walls.iter().enumerate() {
+        // Walls in decreasing index, so their keys (NO_BODY − w) ascend after the bodies'.
+        for (w, wall) in self.walls.iter().enumerate().rev() {
             let n = wall.n();
             let rel = p - wall.o();
             let dist = rel.dot(n);

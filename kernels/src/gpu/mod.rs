@@ -3,9 +3,19 @@
 //! the device; the host copy is refreshed only when asked ([`GpuPipeline::step`] with
 //! `read_back`, or [`GpuPipeline::read_back`]).
 
+mod buffers;
+mod device;
+mod programs;
+
+use crate::broad_phase::Envelope;
 use crate::forces::Drive;
-use crate::layout::{Bodies, ContactRow, FrictionTable, Wall};
+use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
+use crate::observe::kinetic_energy;
 use crate::pipeline::{StepParams, StepStats};
+use buffers::{groups, Buffers, Params, ScanPlan, Sizes, MAX_PAIRS};
+use device::Gpu;
+use programs::Programs;
+use std::time::Instant;
 
 /// Why the GPU backend cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -54,26 +64,71 @@ pub enum GpuError {
     Device(String),
 }
 
+/// Contacts read back from the device: pair keys (ascending), rows and impulses (γn, γt1, γt2, 0).
+pub type ContactReadBack = (Vec<u64>, Vec<ContactRow>, Vec<[f32; 4]>);
+
 /// GPU backend: a wgpu device with every buffer and pipeline of the step.
 pub struct GpuPipeline {
-    adapter: String,
+    gpu: Gpu,
+    programs: Programs,
+    buffers: Option<Buffers>,
+    /// The ping-pong set the last step wrote (its keys, row offsets and impulses).
+    parity: usize,
+    upload: bool,
+    warm_valid: bool,
+    pending_warm: Option<(Vec<u64>, Vec<[f32; 4]>)>,
+    large_limit: f32,
+    last: StepStats,
+    elapsed: f64,
+    energy_blocks: Vec<f64>,
 }
+
+/// Slots of the statistics buffer (`stats` in `shaders/layout.wgsl`).
+const STAT_ROWS: usize = 0;
+const STAT_PENETRATION: usize = 1;
+const STAT_PAIRS: usize = 2;
+const STAT_RESIDUAL: usize = 3;
 
 impl GpuPipeline {
     /// Opens the first suitable adapter (high performance preferred, software devices allowed).
     pub fn new() -> Result<Self, GpuError> {
-        Err(GpuError::NoAdapter("not built yet".into()))
+        let gpu = Gpu::open()?;
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let programs = Programs::new(&gpu.device);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Device(format!(
+                "compiling the shaders on '{}': {e}",
+                gpu.adapter
+            )));
+        }
+        Ok(GpuPipeline {
+            gpu,
+            programs,
+            buffers: None,
+            parity: 0,
+            upload: true,
+            warm_valid: false,
+            pending_warm: None,
+            large_limit: f32::INFINITY,
+            last: StepStats::default(),
+            elapsed: 0.0,
+            energy_blocks: Vec::new(),
+        })
     }
 
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
     pub fn adapter_name(&self) -> &str {
-        &self.adapter
+        &self.gpu.adapter
     }
 
     /// Uploads `bodies` on the next step instead of keeping the device's copy (after the host
     /// changed them). Also forgets the warm start when `forget_warm_start`.
     pub fn invalidate(&mut self, forget_warm_start: bool) {
-        let _ = forget_warm_start;
+        self.upload = true;
+        if forget_warm_start {
+            self.warm_valid = false;
+            self.pending_warm = None;
+        }
     }
 
     /// Runs one step on the device. With `read_back`, waits for it and copies the bodies into
@@ -88,37 +143,428 @@ impl GpuPipeline {
         p: &StepParams,
         read_back: bool,
     ) -> Result<StepStats, GpuError> {
-        let _ = (bodies, walls, drives, friction, p, read_back);
-        unimplemented!()
+        let clock = Instant::now();
+        self.gpu.check()?;
+        let sizes = Sizes::for_scene(
+            bodies.len(),
+            walls.len(),
+            drives.len(),
+            friction.count,
+            large_count(bodies),
+        );
+        if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
+            self.buffers = None;
+            self.buffers = Some(Buffers::new(
+                &self.gpu.device,
+                &self.gpu.limits,
+                &self.gpu.adapter,
+                &self.programs,
+                sizes,
+            )?);
+            self.upload = true;
+            self.warm_valid = false;
+        }
+        if self.upload {
+            self.upload_bodies(bodies, friction);
+        }
+        if let Some((keys, impulse)) = self.pending_warm.take() {
+            self.upload_warm_start(bodies, &keys, &impulse);
+        }
+        let cur = 1 - self.parity;
+        self.write_step_inputs(walls, drives, friction, p);
+        self.encode_step(cur, drives.len(), p.max_iterations);
+        self.parity = cur;
+        self.warm_valid = true;
+        let out = if read_back {
+            self.read_back(bodies)
+        } else {
+            Ok(self.last)
+        };
+        self.elapsed += clock.elapsed().as_secs_f64();
+        out
     }
 
     /// Waits for the device and copies its bodies into `bodies`; returns the statistics of the
     /// last step.
     pub fn read_back(&mut self, bodies: &mut Bodies) -> Result<StepStats, GpuError> {
-        let _ = bodies;
-        unimplemented!()
+        let clock = Instant::now();
+        let Some(b) = &self.buffers else {
+            return Ok(self.last);
+        };
+        let n = bodies.len() as u64;
+        let parts = self.gpu.read(&[
+            (&b.pos_radius, n * 16),
+            (&b.orientation, n * 16),
+            (&b.motion, n * std::mem::size_of::<Motion>() as u64),
+            (&b.stats, 32),
+        ])?;
+        bodies
+            .pos_radius
+            .copy_from_slice(&bytemuck::pod_collect_to_vec(&parts[0]));
+        bodies
+            .orientation
+            .copy_from_slice(&bytemuck::pod_collect_to_vec(&parts[1]));
+        bodies
+            .motion
+            .copy_from_slice(&bytemuck::pod_collect_to_vec(&parts[2]));
+        let stats: Vec<u32> = bytemuck::pod_collect_to_vec(&parts[3]);
+        let rows = self.check_capacity(&stats)?;
+        self.last = StepStats {
+            contacts: rows as usize,
+            iterations: self.last.iterations,
+            residual: f32::from_bits(stats[STAT_RESIDUAL]),
+            max_penetration: f32::from_bits(stats[STAT_PENETRATION]),
+            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
+        };
+        self.elapsed += clock.elapsed().as_secs_f64();
+        Ok(self.last)
     }
 
     /// The last step's contacts read back from the device: pair keys (ascending), rows and
     /// impulses (γn, γt1, γt2, 0), all in key order.
-    pub fn contacts(&mut self) -> Result<(Vec<u64>, Vec<ContactRow>, Vec<[f32; 4]>), GpuError> {
-        unimplemented!()
+    pub fn contacts(&mut self) -> Result<ContactReadBack, GpuError> {
+        let Some(rows) = self.read_rows()? else {
+            return Ok(Default::default());
+        };
+        let b = self.buffers.as_ref().expect("rows were read");
+        let row_bytes = std::mem::size_of::<ContactRow>() as u64;
+        let parts = self.gpu.read(&[
+            (&b.keys[self.parity], rows * 8),
+            (&b.rows, rows * row_bytes),
+            (&b.gamma, rows * 16),
+        ])?;
+        let keys = decode_keys(&parts[0]);
+        let rows: Vec<ContactRow> = bytemuck::pod_collect_to_vec(&parts[1]);
+        let gamma: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&parts[2]);
+        let order = key_order(&keys);
+        Ok((
+            order.iter().map(|&i| keys[i]).collect(),
+            order.iter().map(|&i| rows[i]).collect(),
+            order.iter().map(|&i| gamma[i]).collect(),
+        ))
     }
 
     /// The warm-start memory: pair keys (ascending) and world-space impulse vectors, as
     /// [`crate::pipeline::CpuPipeline::warm_start_state`] gives them.
     pub fn warm_start_state(&mut self) -> Result<(Vec<u64>, Vec<[f32; 4]>), GpuError> {
-        unimplemented!()
+        if let Some(pending) = &self.pending_warm {
+            return Ok(pending.clone());
+        }
+        if !self.warm_valid {
+            return Ok(Default::default());
+        }
+        let Some(rows) = self.read_rows()? else {
+            return Ok(Default::default());
+        };
+        let b = self.buffers.as_ref().expect("rows were read");
+        let parts = self.gpu.read(&[
+            (&b.keys[self.parity], rows * 8),
+            (&b.cache[self.parity], rows * 16),
+        ])?;
+        let keys = decode_keys(&parts[0]);
+        let cache: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&parts[1]);
+        let order = key_order(&keys);
+        Ok((
+            order.iter().map(|&i| keys[i]).collect(),
+            order.iter().map(|&i| cache[i]).collect(),
+        ))
     }
 
     /// Restores the warm-start memory (keys ascending), used on the next step.
     pub fn restore_warm_start(&mut self, keys: &[u64], impulse: &[[f32; 4]]) {
-        let _ = (keys, impulse);
+        self.pending_warm = Some((keys.to_vec(), impulse.to_vec()));
     }
 
-    /// Seconds of host wall time spent in steps (submission to completion, measured at
-    /// read-backs).
+    /// Seconds of host wall time spent in steps and read-backs (the device runs ahead of the
+    /// host between read-backs, so only totals over whole synced runs are meaningful).
     pub fn elapsed(&self) -> f64 {
-        0.0
+        self.elapsed
+    }
+
+    /// Row count of the last step after checking every capacity; `None` before any step.
+    fn read_rows(&mut self) -> Result<Option<u64>, GpuError> {
+        let Some(b) = &self.buffers else {
+            return Ok(None);
+        };
+        let parts = self.gpu.read(&[(&b.stats, 32)])?;
+        let stats: Vec<u32> = bytemuck::pod_collect_to_vec(&parts[0]);
+        self.check_capacity(&stats).map(Some)
+    }
+
+    /// The rows found, or an overflow error when a fixed capacity was exceeded.
+    fn check_capacity(&self, stats: &[u32]) -> Result<u64, GpuError> {
+        let sizes = self
+            .buffers
+            .as_ref()
+            .map(|b| b.sizes)
+            .expect("buffers exist");
+        let pairs = stats[STAT_PAIRS] as u64;
+        if pairs > MAX_PAIRS {
+            return Err(GpuError::Overflow {
+                what: "partner slots of one body",
+                needed: pairs,
+                capacity: MAX_PAIRS,
+            });
+        }
+        let rows = stats[STAT_ROWS] as u64;
+        if rows > sizes.rows {
+            return Err(GpuError::Overflow {
+                what: "contact rows",
+                needed: rows,
+                capacity: sizes.rows,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// Copies the bodies, the large-body list and the friction table to the device.
+    fn upload_bodies(&mut self, bodies: &Bodies, friction: &FrictionTable) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let q = &self.gpu.queue;
+        q.write_buffer(&b.pos_radius, 0, bytemuck::cast_slice(&bodies.pos_radius));
+        q.write_buffer(&b.orientation, 0, bytemuck::cast_slice(&bodies.orientation));
+        q.write_buffer(&b.motion, 0, bytemuck::cast_slice(&bodies.motion));
+        q.write_buffer(&b.material, 0, bytemuck::cast_slice(&bodies.material));
+        q.write_buffer(&b.kind, 0, bytemuck::cast_slice(&bodies.kind));
+        q.write_buffer(&b.friction, 0, bytemuck::cast_slice(&friction.mu));
+        self.large_limit = large_limit(bodies);
+        let large: Vec<u32> = (0..bodies.len() as u32)
+            .filter(|&i| bodies.pos_radius[i as usize].w > self.large_limit)
+            .collect();
+        q.write_buffer(&b.large, 0, bytemuck::cast_slice(&large));
+        self.upload = false;
+    }
+
+    /// Writes restored warm-start impulses as the previous step's set, segmented by owner.
+    fn upload_warm_start(&mut self, bodies: &Bodies, keys: &[u64], impulse: &[[f32; 4]]) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let n = bodies.len();
+        let large = |i: u32| bodies.pos_radius[i as usize].w > self.large_limit;
+        let owner = |key: u64| {
+            let (a, bb) = ((key >> 32) as u32, key as u32);
+            if (bb as usize) < n && large(a) && !large(bb) {
+                bb
+            } else {
+                a
+            }
+        };
+        let kept = keys.len().min(b.sizes.rows as usize);
+        let mut order: Vec<(u32, u64, usize)> = keys[..kept]
+            .iter()
+            .enumerate()
+            .map(|(k, &key)| (owner(key), key, k))
+            .collect();
+        order.sort_unstable();
+        let mut start = vec![0u32; n + 1];
+        for &(o, _, _) in &order {
+            start[o as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let pairs: Vec<[u32; 2]> = order
+            .iter()
+            .map(|&(_, key, _)| [(key >> 32) as u32, key as u32])
+            .collect();
+        let cache: Vec<[f32; 4]> = order.iter().map(|&(_, _, k)| impulse[k]).collect();
+        let q = &self.gpu.queue;
+        let p = self.parity;
+        q.write_buffer(&b.row_start[p], 0, bytemuck::cast_slice(&start));
+        if !pairs.is_empty() {
+            q.write_buffer(&b.keys[p], 0, bytemuck::cast_slice(&pairs));
+            q.write_buffer(&b.cache[p], 0, bytemuck::cast_slice(&cache));
+        }
+        self.warm_valid = true;
+    }
+
+    /// Uploads the step's parameters, walls (at their current place) and drives.
+    fn write_step_inputs(
+        &self,
+        walls: &[Wall],
+        drives: &[Drive],
+        friction: &FrictionTable,
+        p: &StepParams,
+    ) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let (envelope_floor, envelope_speed) = match p.envelope {
+            Envelope::PerPair {
+                floor,
+                speed_factor,
+            } => (floor, speed_factor),
+            Envelope::Fixed(e) => (e, 0.0),
+        };
+        let ratio = p.softness_ratio();
+        let params = Params {
+            gravity: p.gravity.to_array(),
+            h: p.h,
+            envelope_floor,
+            envelope_speed,
+            omega: p.omega,
+            softness: ratio / (1.0 + ratio),
+            softness_ratio: ratio,
+            large_limit: self.large_limit,
+            warm_weight: if self.warm_valid { p.warm_start } else { 0.0 },
+            planar: p.planar as u32,
+            n_bodies: b.sizes.bodies as u32,
+            n_walls: walls.len() as u32,
+            n_drives: drives.len() as u32,
+            n_large: b.sizes.large as u32,
+            n_materials: friction.count as u32,
+            cell_capacity: b.sizes.cells as u32,
+            row_capacity: b.sizes.rows as u32,
+            pad: 0,
+        };
+        let q = &self.gpu.queue;
+        q.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
+        // Shaders may assume finite floats: an unbounded rectangle becomes the largest finite.
+        let walls: Vec<Wall> = walls
+            .iter()
+            .map(|w| {
+                let mut w = *w;
+                for axis in [&mut w.u, &mut w.v] {
+                    axis[3] = axis[3].min(f32::MAX);
+                }
+                w
+            })
+            .collect();
+        if !walls.is_empty() {
+            q.write_buffer(&b.walls, 0, bytemuck::cast_slice(&walls));
+        }
+        if !drives.is_empty() {
+            q.write_buffer(&b.drives, 0, bytemuck::cast_slice(drives));
+        }
+    }
+
+    /// Records and submits one step writing ping-pong set `cur`.
+    fn encode_step(&self, cur: usize, drives: usize, sweeps: u32) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let pr = &self.programs;
+        let n = b.sizes.bodies;
+        let step = &b.step_groups[cur];
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = Pass::new(&mut encoder, step);
+            pass.run(&pr.clear_statistics, (1, 1));
+            pass.run(&pr.apply_forces, groups(n));
+            if drives > 0 {
+                pass.run(&pr.apply_drives, groups(drives as u64));
+            }
+            pass.run(&pr.reach_and_bounds, groups(n));
+            pass.run(&pr.size_grid, (1, 1));
+            pass.run(&pr.count_cells, groups(n));
+            pass.run(&pr.take_cell_counts, groups(b.sizes.cells + 1));
+            pass.scan(pr, &b.cell_scan);
+            pass.run(&pr.scatter_cells, groups(n));
+            pass.run(&pr.sort_cells, groups(b.sizes.cells));
+            pass.run(&pr.find_pairs, groups(n + 1));
+            pass.scan(pr, &b.row_scan[cur]);
+            pass.run(&pr.build_rows, groups(n));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step);
+            pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
+            pass.run(&pr.contact_dispatch, (1, 1));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step);
+            let contacts = &b.dispatch;
+            pass.indirect(&pr.warm_start, contacts);
+            pass.indirect(&pr.count_body_contacts, contacts);
+            pass.run(&pr.take_body_counts, groups(n + 1));
+            pass.scan(pr, &b.body_scan);
+            pass.indirect(&pr.scatter_body_contacts, contacts);
+            pass.run(&pr.sort_body_contacts, groups(n));
+            pass.indirect(&pr.contact_impulse, contacts);
+            pass.run(&pr.body_gather, groups(n));
+            for _ in 0..sweeps {
+                pass.indirect(&pr.contact_sweep, contacts);
+                pass.run(&pr.body_gather, groups(n));
+            }
+            pass.run(&pr.integrate_positions, groups(n));
+            pass.indirect(&pr.store_impulses, contacts);
+            if sweeps > 0 {
+                pass.run(&pr.reduce_residual, (1, 1));
+            }
+        }
+        self.gpu.queue.submit([encoder.finish()]);
     }
 }
+
+/// A compute pass with the step's bind group restored before every stage.
+struct Pass<'a> {
+    pass: wgpu::ComputePass<'a>,
+    step: &'a wgpu::BindGroup,
+}
+
+impl<'a> Pass<'a> {
+    fn new(encoder: &'a mut wgpu::CommandEncoder, step: &'a wgpu::BindGroup) -> Self {
+        let mut pass = encoder
+            .begin_compute_pass(&Default::default())
+            .forget_lifetime();
+        pass.set_bind_group(0, step, &[]);
+        Pass { pass, step }
+    }
+
+    fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
+        self.pass.set_pipeline(pipeline);
+        self.pass.set_bind_group(0, self.step, &[]);
+        self.pass.dispatch_workgroups(x, y, 1);
+    }
+
+    fn indirect(&mut self, pipeline: &wgpu::ComputePipeline, args: &wgpu::Buffer) {
+        self.pass.set_pipeline(pipeline);
+        self.pass.set_bind_group(0, self.step, &[]);
+        self.pass.dispatch_workgroups_indirect(args, 0);
+    }
+
+    /// Exclusive prefix sum: scan every level's blocks upwards, add the offsets downwards.
+    fn scan(&mut self, programs: &Programs, plan: &ScanPlan) {
+        let dims = |blocks: u32| {
+            let x = blocks.min(65535);
+            (x, blocks.div_ceil(x))
+        };
+        self.pass.set_pipeline(&programs.scan_blocks);
+        for (group, blocks) in &plan.levels {
+            let (x, y) = dims(*blocks);
+            self.pass.set_bind_group(0, group, &[]);
+            self.pass.dispatch_workgroups(x, y, 1);
+        }
+        self.pass.set_pipeline(&programs.add_block_offsets);
+        for (group, blocks) in plan.levels.iter().rev().skip(1) {
+            let (x, y) = dims(*blocks);
+            self.pass.set_bind_group(0, group, &[]);
+            self.pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+}
+
+/// Bodies more than twice the smallest radius stay out of the grid (as the CPU grid).
+fn large_limit(bodies: &Bodies) -> f32 {
+    2.0 * bodies
+        .pos_radius
+        .iter()
+        .map(|p| p.w)
+        .fold(f32::INFINITY, f32::min)
+}
+
+fn large_count(bodies: &Bodies) -> usize {
+    let limit = large_limit(bodies);
+    bodies.pos_radius.iter().filter(|p| p.w > limit).count()
+}
+
+/// Pair keys from the device's (a, b) pairs.
+fn decode_keys(bytes: &[u8]) -> Vec<u64> {
+    bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(bytes)
+        .into_iter()
+        .map(|[a, b]| pair_key(a, b))
+        .collect()
+}
+
+/// Indices that put `keys` in ascending order.
+fn key_order(keys: &[u64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_unstable_by_key(|&i| keys[i]);
+    order
+}
+
+const _: () = assert!(std::mem::size_of::<Params>() == 80);

@@ -1,0 +1,376 @@
+//! Device buffers of the step, sized once per body count, with their bind groups.
+
+use super::programs::Programs;
+use super::GpuError;
+use crate::layout::{ContactRow, Motion, Wall};
+use bytemuck::{Pod, Zeroable};
+
+/// Partner slots per body (`MAX_PAIRS` in `shaders/narrow_phase.wgsl`).
+pub const MAX_PAIRS: u64 = 32;
+/// Contact rows reserved per body.
+pub const ROWS_PER_BODY: u64 = 8;
+/// Threads per workgroup in every stage.
+pub const WG: u64 = 256;
+/// Elements a prefix-sum workgroup scans.
+const SCAN_BLOCK: u64 = 1024;
+/// Most workgroups along one dispatch dimension.
+const MAX_GROUPS: u64 = 65535;
+
+/// The uniform parameters of a step (`Params` in `shaders/layout.wgsl`), 80 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Params {
+    pub gravity: [f32; 3],
+    pub h: f32,
+    pub envelope_floor: f32,
+    pub envelope_speed: f32,
+    pub omega: f32,
+    pub softness: f32,
+    pub softness_ratio: f32,
+    pub large_limit: f32,
+    pub warm_weight: f32,
+    pub planar: u32,
+    pub n_bodies: u32,
+    pub n_walls: u32,
+    pub n_drives: u32,
+    pub n_large: u32,
+    pub n_materials: u32,
+    pub cell_capacity: u32,
+    pub row_capacity: u32,
+    pub pad: u32,
+}
+
+/// Workgroups (x, y) covering `threads` invocations of WG threads, x at most 65535.
+pub fn groups(threads: u64) -> (u32, u32) {
+    let g = threads.div_ceil(WG).max(1);
+    let x = g.min(MAX_GROUPS);
+    (x as u32, g.div_ceil(x) as u32)
+}
+
+/// One prefix sum: per level, the bind group (data, sums) and its block count.
+pub struct ScanPlan {
+    pub levels: Vec<(wgpu::BindGroup, u32)>,
+}
+
+/// Capacities the buffers were sized for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    pub bodies: u64,
+    pub walls: u64,
+    pub drives: u64,
+    pub materials: u64,
+    pub large: u64,
+    pub cells: u64,
+    pub rows: u64,
+}
+
+impl Sizes {
+    /// Capacities for a scene: cells as the CPU grid's budget, rows per body.
+    pub fn for_scene(
+        bodies: usize,
+        walls: usize,
+        drives: usize,
+        materials: usize,
+        large: usize,
+    ) -> Self {
+        let n = bodies as u64;
+        Sizes {
+            bodies: n,
+            walls: walls as u64,
+            drives: drives as u64,
+            materials: materials as u64,
+            large: large as u64,
+            cells: (4 * n).max(4096),
+            rows: (ROWS_PER_BODY * n).max(1024),
+        }
+    }
+}
+
+/// Every buffer of the step. `row_start`, `keys` and `cache` alternate between steps.
+pub struct Buffers {
+    pub sizes: Sizes,
+    pub params: wgpu::Buffer,
+    pub pos_radius: wgpu::Buffer,
+    pub orientation: wgpu::Buffer,
+    pub motion: wgpu::Buffer,
+    pub material: wgpu::Buffer,
+    pub kind: wgpu::Buffer,
+    pub walls: wgpu::Buffer,
+    pub drives: wgpu::Buffer,
+    pub friction: wgpu::Buffer,
+    pub large: wgpu::Buffer,
+    pub rows: wgpu::Buffer,
+    pub gamma: wgpu::Buffer,
+    pub stats: wgpu::Buffer,
+    pub row_start: [wgpu::Buffer; 2],
+    pub keys: [wgpu::Buffer; 2],
+    pub cache: [wgpu::Buffer; 2],
+    pub dispatch: wgpu::Buffer,
+    /// Group 0 for a step writing set `p` and reading set `1 − p`.
+    pub step_groups: [wgpu::BindGroup; 2],
+    pub dispatch_group: wgpu::BindGroup,
+    pub cell_scan: ScanPlan,
+    pub body_scan: ScanPlan,
+    pub row_scan: [ScanPlan; 2],
+}
+
+/// Creates buffers, naming the first that does not fit the device.
+struct Allocator<'a> {
+    device: &'a wgpu::Device,
+    limits: &'a wgpu::Limits,
+    adapter: &'a str,
+    bodies: usize,
+    total: u64,
+}
+
+impl Allocator<'_> {
+    fn buffer(
+        &mut self,
+        label: &'static str,
+        bytes: u64,
+        extra: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let size = bytes.max(16).next_multiple_of(16);
+        let limit = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if size > limit {
+            return Err(GpuError::OutOfMemory {
+                adapter: self.adapter.to_string(),
+                bodies: self.bodies,
+                buffer: label,
+                needed: size,
+                limit: format!("the device's largest storage buffer is {limit} bytes"),
+            });
+        }
+        self.total += size;
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC
+                | extra,
+            mapped_at_creation: false,
+        }))
+    }
+
+    fn storage(
+        &mut self,
+        label: &'static str,
+        count: u64,
+        stride: u64,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        self.buffer(label, count * stride, wgpu::BufferUsages::empty())
+    }
+
+    /// A prefix sum over `data` of `len` elements: one sums buffer per level.
+    fn scan(
+        &mut self,
+        device: &wgpu::Device,
+        programs: &Programs,
+        data: &wgpu::Buffer,
+        len: u64,
+    ) -> Result<ScanPlan, GpuError> {
+        let mut levels = Vec::new();
+        let mut data = data.clone();
+        let mut len = len;
+        loop {
+            let blocks = len.div_ceil(SCAN_BLOCK).max(1);
+            let sums = self.storage("scan sums", blocks, 4)?;
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("scan"),
+                layout: &programs.scan_layout,
+                entries: &[entry(0, &data, len * 4), entry(1, &sums, blocks * 4)],
+            });
+            levels.push((group, blocks as u32));
+            if blocks == 1 {
+                return Ok(ScanPlan { levels });
+            }
+            data = sums;
+            len = blocks;
+        }
+    }
+}
+
+/// A binding of the first `bytes` of `buffer` (so `arrayLength` sees the logical length).
+fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset: 0,
+            size: std::num::NonZeroU64::new(bytes.max(4)),
+        }),
+    }
+}
+
+impl Buffers {
+    /// Allocates every buffer for `sizes` (bodies, walls, drives, materials, large bodies).
+    pub fn new(
+        device: &wgpu::Device,
+        limits: &wgpu::Limits,
+        adapter: &str,
+        programs: &Programs,
+        sizes: Sizes,
+    ) -> Result<Self, GpuError> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let mut a = Allocator {
+            device,
+            limits,
+            adapter,
+            bodies: sizes.bodies as usize,
+            total: 0,
+        };
+        let n = sizes.bodies;
+        let rows_cap = sizes.rows;
+        let row_groups = groups(rows_cap);
+        let residual_groups = row_groups.0 as u64 * row_groups.1 as u64;
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("params"),
+            size: std::mem::size_of::<Params>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let pos_radius = a.storage("pos_radius", n, 16)?;
+        let orientation = a.storage("orientation", n, 16)?;
+        let motion = a.storage("motion", n, std::mem::size_of::<Motion>() as u64)?;
+        let material = a.storage("material", n, 4)?;
+        let kind = a.storage("kind", n, 4)?;
+        let reach = a.storage("reach", n, 4)?;
+        let walls = a.storage("walls", sizes.walls, std::mem::size_of::<Wall>() as u64)?;
+        let drives = a.storage("drives", sizes.drives, 32)?;
+        let friction = a.storage("friction", sizes.materials * sizes.materials, 4)?;
+        let large = a.storage("large", sizes.large, 4)?;
+        let grid = a.storage("grid", 1, 32)?;
+        let bounds = a.storage("bounds", 8, 4)?;
+        let cell_of = a.storage("cell_of", n, 4)?;
+        let cell_start = a.storage("cell_start", sizes.cells + 1, 4)?;
+        let cell_fill = a.storage("cell_fill", sizes.cells, 4)?;
+        let grid_bodies = a.storage("grid_bodies", n, 4)?;
+        let partners = a.storage("partners", n * MAX_PAIRS, 4)?;
+        let rows = a.storage("rows", rows_cap, std::mem::size_of::<ContactRow>() as u64)?;
+        let gamma = a.storage("gamma", rows_cap, 16)?;
+        let impulse = a.storage("impulse", rows_cap, 16)?;
+        let body_start = a.storage("body_start", n + 1, 4)?;
+        let body_fill = a.storage("body_fill", n, 4)?;
+        let body_entries = a.storage("body_entries", 2 * rows_cap, 4)?;
+        let stats = a.storage("stats", 8, 4)?;
+        let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
+        let row_start = [
+            a.storage("row_start", n + 1, 4)?,
+            a.storage("row_start", n + 1, 4)?,
+        ];
+        let keys = [
+            a.storage("keys", rows_cap, 8)?,
+            a.storage("keys", rows_cap, 8)?,
+        ];
+        let cache = [
+            a.storage("cache", rows_cap, 16)?,
+            a.storage("cache", rows_cap, 16)?,
+        ];
+        let dispatch = a.buffer("dispatch", 16, wgpu::BufferUsages::INDIRECT)?;
+        let cell_scan = a.scan(device, programs, &cell_start, sizes.cells + 1)?;
+        let body_scan = a.scan(device, programs, &body_start, n + 1)?;
+        let row_scan = [
+            a.scan(device, programs, &row_start[0], n + 1)?,
+            a.scan(device, programs, &row_start[1], n + 1)?,
+        ];
+        fn whole(b: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
+            b.as_entire_binding()
+        }
+        let step_group = |p: usize| {
+            let q = 1 - p;
+            let list: [&wgpu::Buffer; 31] = [
+                &pos_radius,
+                &orientation,
+                &motion,
+                &material,
+                &kind,
+                &reach,
+                &walls,
+                &drives,
+                &friction,
+                &large,
+                &grid,
+                &bounds,
+                &cell_of,
+                &cell_start,
+                &cell_fill,
+                &grid_bodies,
+                &partners,
+                &rows,
+                &gamma,
+                &impulse,
+                &body_start,
+                &body_fill,
+                &body_entries,
+                &stats,
+                &residual_blocks,
+                &row_start[p],
+                &keys[p],
+                &cache[p],
+                &row_start[q],
+                &keys[q],
+                &cache[q],
+            ];
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: whole(&params),
+            }];
+            entries.extend(list.iter().enumerate().map(|(k, b)| wgpu::BindGroupEntry {
+                binding: k as u32 + 1,
+                resource: whole(b),
+            }));
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("step"),
+                layout: &programs.step_layout,
+                entries: &entries,
+            })
+        };
+        let step_groups = [step_group(0), step_group(1)];
+        let dispatch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("dispatch"),
+            layout: &programs.dispatch_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: whole(&dispatch),
+            }],
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::OutOfMemory {
+                adapter: adapter.to_string(),
+                bodies: n as usize,
+                buffer: "all buffers together",
+                needed: a.total,
+                limit: e.to_string(),
+            });
+        }
+        Ok(Buffers {
+            sizes,
+            params,
+            pos_radius,
+            orientation,
+            motion,
+            material,
+            kind,
+            walls,
+            drives,
+            friction,
+            large,
+            rows,
+            gamma,
+            stats,
+            row_start,
+            keys,
+            cache,
+            dispatch,
+            step_groups,
+            dispatch_group,
+            cell_scan,
+            body_scan,
+            row_scan,
+        })
+    }
+}

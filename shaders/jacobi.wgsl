@@ -1,0 +1,151 @@
+// Stage 5 (mirrors kernels/src/jacobi.rs): projected Jacobi CCP sweeps (Tasora–Anitescu). Every
+// contact updates from the same velocities, then every body gathers M⁻¹ D Δγ of its contacts
+// through the body → contacts index (no float atomics, a fixed summation order).
+
+/// Counts the dynamic bodies' contacts.
+@compute @workgroup_size(256)
+fn count_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                       @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    let row = rows[c];
+    if is_dynamic(row.body_a) {
+        atomicAdd(&body_fill[row.body_a], 1u);
+    }
+    if row.body_b != NO_BODY && is_dynamic(row.body_b) {
+        atomicAdd(&body_fill[row.body_b], 1u);
+    }
+}
+
+/// Moves the counts into `body_start` (to be prefix-summed) and clears the fill counters.
+@compute @workgroup_size(256)
+fn take_body_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if i > params.n_bodies {
+        return;
+    }
+    var count = 0u;
+    if i < params.n_bodies {
+        count = atomicExchange(&body_fill[i], 0u);
+    }
+    body_start[i] = count;
+}
+
+/// Writes `contact << 1 | side` into each dynamic body's range.
+@compute @workgroup_size(256)
+fn scatter_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                         @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    let row = rows[c];
+    if is_dynamic(row.body_a) {
+        body_entries[body_start[row.body_a] + atomicAdd(&body_fill[row.body_a], 1u)] = c << 1u;
+    }
+    if row.body_b != NO_BODY && is_dynamic(row.body_b) {
+        body_entries[body_start[row.body_b] + atomicAdd(&body_fill[row.body_b], 1u)] = (c << 1u) | 1u;
+    }
+}
+
+/// Sorts each body's entries by contact (the scatter's order depends on timing).
+@compute @workgroup_size(256)
+fn sort_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                      @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if i >= params.n_bodies {
+        return;
+    }
+    atomicStore(&body_fill[i], 0u);
+    let s = body_start[i];
+    let e = body_start[i + 1u];
+    for (var k = s + 1u; k < e; k = k + 1u) {
+        let x = body_entries[k];
+        var j = k;
+        while j > s && body_entries[j - 1u] > x {
+            body_entries[j] = body_entries[j - 1u];
+            j = j - 1u;
+        }
+        body_entries[j] = x;
+    }
+}
+
+/// The warm start's impulse D γ⁰ of every contact, for the gather.
+@compute @workgroup_size(256)
+fn contact_impulse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    impulse[c] = vec4<f32>(impulse_vector(rows[c], gamma[c].xyz), 0.0);
+}
+
+/// Every contact: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) in W's metric with the compliant term
+/// ε γn (anitescu-2006 eq. 5.5 by projected Jacobi); keeps D Δγ for the gather and the
+/// workgroup's max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
+@compute @workgroup_size(256)
+fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    var residual = 0.0;
+    if c < contact_count() {
+        let row = rows[c];
+        let g = gamma[c].xyz;
+        let ma = motion[row.body_a];
+        var vr = ma.linear + cross(ma.angular, row.ra);
+        if row.body_b != NO_BODY {
+            let mb = motion[row.body_b];
+            vr = vr - (mb.linear + cross(mb.angular, row.rb));
+        }
+        let u = vec3<f32>(dot(vr, row.n), dot(vr, row.t1), dot(vr, row.t2)) + row.bias;
+        let step = vec3<f32>(g.x - params.omega * (row.mass_n * u.x + params.softness * g.x),
+                             g.y - params.omega * row.mass_t * u.y,
+                             g.z - params.omega * row.mass_t * u.z);
+        let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);
+        let d = next - g;
+        gamma[c] = vec4<f32>(next, 0.0);
+        impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
+        residual = max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
+    }
+    let worst = workgroup_max(lid, bitcast<u32>(residual));
+    if lid == 0u {
+        residual_blocks[group_index(wid, nwg)] = worst;
+    }
+}
+
+/// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i) over its contacts in contact order.
+@compute @workgroup_size(256)
+fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if i >= params.n_bodies {
+        return;
+    }
+    let s = body_start[i];
+    let e = body_start[i + 1u];
+    if s == e {
+        return;
+    }
+    var dp = vec3<f32>(0.0);
+    var dl = vec3<f32>(0.0);
+    for (var k = s; k < e; k = k + 1u) {
+        let entry = body_entries[k];
+        let c = entry >> 1u;
+        var p = impulse[c].xyz;
+        var arm = rows[c].ra;
+        if (entry & 1u) != 0u {
+            p = -p;
+            arm = rows[c].rb;
+        }
+        dp = dp + p;
+        dl = dl + cross(arm, p);
+    }
+    var m = motion[i];
+    m.linear = m.linear + dp * m.inv_mass;
+    m.angular = m.angular + dl * m.inv_inertia;
+    motion[i] = planar_mask(m);
+}

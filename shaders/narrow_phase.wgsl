@@ -1,0 +1,246 @@
+// Stage 3 (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps Φ; pairs
+// with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns the rows
+// of its pairs with larger-index grid bodies, with large bodies (when it is small) and with
+// walls, in one segment sorted by pair key, so the order never depends on timing.
+
+const MAX_PAIRS: u32 = 32u;
+
+@group(1) @binding(0) var<storage, read_write> contact_groups: array<u32>;
+
+/// Fastest closing speed along n (b → a) within a step (as closing_speed).
+fn closing_speed(va: vec3<f32>, vb: vec3<f32>, n: vec3<f32>) -> f32 {
+    return max(max(-dot(va - vb, n), length(va)), length(vb));
+}
+
+/// Unit normal b → a and gap Φ = ‖p_a − p_b‖ − r_a − r_b of two spheres.
+fn sphere_gap(a: u32, b: u32) -> vec4<f32> {
+    let pa = pos_radius[a];
+    let pb = pos_radius[b];
+    let d = pa.xyz - pb.xyz;
+    let dist = sqrt(dot(d, d));
+    var n = vec3<f32>(0.0, 0.0, 1.0);
+    if dist > 0.0 {
+        n = d / dist;
+    }
+    return vec4<f32>(n, dist - (pa.w + pb.w));
+}
+
+/// Whether spheres i and j form an ε̂-active contact (as Scene::sphere_sphere).
+fn spheres_touch(i: u32, j: u32) -> bool {
+    let a = min(i, j);
+    let b = max(i, j);
+    let d = pos_radius[a].xyz - pos_radius[b].xyz;
+    let bound = reach[a] + reach[b];
+    if dot(d, d) > bound * bound || !(is_dynamic(a) || is_dynamic(b)) {
+        return false;
+    }
+    let gap = sphere_gap(a, b);
+    return gap.w <= pair_envelope(closing_speed(motion[a].linear, motion[b].linear, gap.xyz));
+}
+
+/// Φ = (p − o)·n − r of sphere i against wall w, or a huge value when i is behind the wall
+/// or beside its rectangle.
+fn wall_gap(i: u32, w: u32) -> f32 {
+    let pr = pos_radius[i];
+    let wall = walls[w];
+    let rel = pr.xyz - wall.origin.xyz;
+    let dist = dot(rel, wall.normal.xyz);
+    if dist < -pr.w || abs(dot(rel, wall.u.xyz)) > wall.u.w || abs(dot(rel, wall.v.xyz)) > wall.v.w {
+        return 3.0e38;
+    }
+    return dist - pr.w;
+}
+
+/// Whether sphere i and wall w form an ε̂-active contact (as Scene::sphere_walls).
+fn wall_touches(i: u32, w: u32) -> bool {
+    let phi = wall_gap(i, w);
+    let wall = walls[w];
+    return phi < 3.0e38
+        && phi <= pair_envelope(closing_speed(motion[i].linear, wall.velocity.xyz, wall.normal.xyz));
+}
+
+/// Pair-key order of two partners of body i.
+fn key_less(i: u32, p: u32, q: u32) -> bool {
+    let kp = pair_key(i, p);
+    let kq = pair_key(i, q);
+    return kp.x < kq.x || (kp.x == kq.x && kp.y < kq.y);
+}
+
+/// Every partner of owner i (bodies, and walls as NO_BODY − w), sorted by pair key, into its
+/// MAX_PAIRS slots; the count goes to row_start[i] for the prefix sum.
+@compute @workgroup_size(256)
+fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if i >= params.n_bodies {
+        if i == params.n_bodies {
+            row_start[i] = 0u;
+        }
+        return;
+    }
+    var list: array<u32, MAX_PAIRS>;
+    var count = 0u;
+    if !is_large(i) {
+        let c = cell_coords(pos_radius[i].xyz);
+        let lo = max(c - vec3<i32>(1), vec3<i32>(0));
+        let hi = min(c + vec3<i32>(1), grid.dims - vec3<i32>(1));
+        for (var z = lo.z; z <= hi.z; z = z + 1) {
+            for (var y = lo.y; y <= hi.y; y = y + 1) {
+                let first = cell_start[cell_index(vec3<i32>(lo.x, y, z))];
+                let last = cell_start[cell_index(vec3<i32>(hi.x, y, z)) + 1u];
+                for (var k = first; k < last; k = k + 1u) {
+                    let j = grid_bodies[k];
+                    if j > i && spheres_touch(i, j) {
+                        if count < MAX_PAIRS {
+                            list[count] = j;
+                        }
+                        count = count + 1u;
+                    }
+                }
+            }
+        }
+    }
+    for (var k = 0u; k < params.n_large; k = k + 1u) {
+        let l = large[k];
+        if (!is_large(i) || l > i) && spheres_touch(i, l) {
+            if count < MAX_PAIRS {
+                list[count] = l;
+            }
+            count = count + 1u;
+        }
+    }
+    if is_dynamic(i) {
+        for (var w = 0u; w < params.n_walls; w = w + 1u) {
+            if wall_touches(i, w) {
+                if count < MAX_PAIRS {
+                    list[count] = NO_BODY - w;
+                }
+                count = count + 1u;
+            }
+        }
+    }
+    if count > MAX_PAIRS {
+        atomicMax(&stats[STAT_PAIRS], count);
+    }
+    let kept = min(count, MAX_PAIRS);
+    for (var k = 1u; k < kept; k = k + 1u) {
+        let x = list[k];
+        var j = k;
+        while j > 0u && key_less(i, x, list[j - 1u]) {
+            list[j] = list[j - 1u];
+            j = j - 1u;
+        }
+        list[j] = x;
+    }
+    for (var k = 0u; k < kept; k = k + 1u) {
+        partners[i * MAX_PAIRS + k] = list[k];
+    }
+    row_start[i] = kept;
+}
+
+/// eᵀ M⁻¹ e of one body for direction e with lever arm r.
+fn body_weight(m: Motion, r: vec3<f32>, e: vec3<f32>) -> f32 {
+    let c = cross(r, e);
+    return m.inv_mass + m.inv_inertia * dot(c, c);
+}
+
+/// An orthonormal frame (t1, t2 = n × t1) for unit n, branch-free (as tangent_frame).
+fn tangent_frame(n: vec3<f32>) -> array<vec3<f32>, 2> {
+    if params.planar != 0u {
+        return array<vec3<f32>, 2>(cross(vec3<f32>(0.0, 1.0, 0.0), n), vec3<f32>(0.0, 1.0, 0.0));
+    }
+    let sign = select(1.0, -1.0, (bitcast<u32>(n.z) & 0x80000000u) != 0u);
+    let a = -1.0 / (sign + n.z);
+    let b = n.x * n.y * a;
+    return array<vec3<f32>, 2>(vec3<f32>(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x),
+                               vec3<f32>(b, sign + n.y * n.y * a, -n.y));
+}
+
+/// The rows D = [n t1 t2] of a contact, their inverse diagonal masses and the bias
+/// (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall) (as contact_row).
+fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f32>, mu: f32,
+               wall_velocity: vec3<f32>) -> ContactRow {
+    let frame = tangent_frame(n);
+    let t1 = frame[0];
+    let t2 = frame[1];
+    let ma = motion[a];
+    var wn = body_weight(ma, ra, n);
+    var w1 = body_weight(ma, ra, t1);
+    var w2 = body_weight(ma, ra, t2);
+    if b != NO_BODY {
+        let mb = motion[b];
+        wn = wn + body_weight(mb, rb, n);
+        w1 = w1 + body_weight(mb, rb, t1);
+        w2 = w2 + body_weight(mb, rb, t2);
+    }
+    var row: ContactRow;
+    row.n = n;
+    row.phi = phi;
+    row.t1 = t1;
+    row.mu = mu;
+    row.t2 = t2;
+    row.mass_n = 1.0 / (wn * (1.0 + params.softness_ratio));
+    row.ra = ra;
+    row.mass_t = 1.0 / (0.5 * (w1 + w2));
+    row.rb = rb;
+    row.body_a = a;
+    row.bias = vec3<f32>(phi / params.h - dot(n, wall_velocity), -dot(t1, wall_velocity),
+                         -dot(t2, wall_velocity));
+    row.body_b = b;
+    return row;
+}
+
+/// The row of owner i's contact with `partner` (a body, or NO_BODY − wall).
+fn partner_row(i: u32, partner: u32) -> ContactRow {
+    if partner >= params.n_bodies {
+        let w = NO_BODY - partner;
+        let wall = walls[w];
+        let n = wall.normal.xyz;
+        let r = pos_radius[i].w;
+        let mu = friction[material[i] * params.n_materials + u32(wall.normal.w)];
+        return contact_row(i, NO_BODY, n, wall_gap(i, w), -r * n, vec3<f32>(0.0), mu, wall.velocity.xyz);
+    }
+    let a = min(i, partner);
+    let b = max(i, partner);
+    let gap = sphere_gap(a, b);
+    let mu = friction[material[a] * params.n_materials + material[b]];
+    return contact_row(a, b, gap.xyz, gap.w, -pos_radius[a].w * gap.xyz, pos_radius[b].w * gap.xyz, mu,
+                       vec3<f32>(0.0));
+}
+
+/// Writes owner i's rows and keys into its segment [row_start[i], row_start[i + 1]) and
+/// records the deepest overlap.
+@compute @workgroup_size(256)
+fn build_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    var deepest = 0.0;
+    if i < params.n_bodies {
+        let first = row_start[i];
+        let end = min(row_start[i + 1u], params.row_capacity);
+        for (var s = first; s < end; s = s + 1u) {
+            let partner = partners[i * MAX_PAIRS + (s - first)];
+            let row = partner_row(i, partner);
+            rows[s] = row;
+            keys[s] = pair_key(i, partner);
+            deepest = max(deepest, -row.phi);
+        }
+    }
+    let all = workgroup_max(lid, bitcast<u32>(deepest));
+    if lid == 0u {
+        atomicMax(&stats[STAT_PENETRATION], all);
+    }
+}
+
+/// Records the row count and sizes the contact dispatches (x × y workgroups).
+@compute @workgroup_size(1)
+fn contact_dispatch() {
+    atomicStore(&stats[STAT_ROWS], row_start[params.n_bodies]);
+    let groups = (contact_count() + WG - 1u) / WG;
+    let x = min(groups, 65535u);
+    let y = select(1u, (groups + x - 1u) / x, x > 0u);
+    atomicStore(&stats[STAT_GROUPS], x * y);
+    contact_groups[0] = x;
+    contact_groups[1] = y;
+    contact_groups[2] = 1u;
+}

@@ -1,0 +1,24 @@
+// Stage 7 (mirrors kernels/src/observe.rs): per-step statistics kept on the device and read
+// back only every few steps.
+
+/// Resets the step's counters and the grid bounds.
+@compute @workgroup_size(8)
+fn clear_statistics(@builtin(local_invocation_index) lid: u32) {
+    atomicStore(&stats[lid], 0u);
+    // Min slots start at the largest ordered value, max slots at the smallest.
+    atomicStore(&bounds[lid], select(0u, 0xffffffffu, lid < B_MAX));
+}
+
+/// The last sweep's max-norm residual: the largest of the contact workgroups' residuals.
+@compute @workgroup_size(256)
+fn reduce_residual(@builtin(local_invocation_index) lid: u32) {
+    let groups = atomicLoad(&stats[STAT_GROUPS]);
+    var r = 0u;
+    for (var g = lid; g < groups; g = g + WG) {
+        r = max(r, residual_blocks[g]);
+    }
+    let all = workgroup_max(lid, r);
+    if lid == 0u {
+        atomicStore(&stats[STAT_RESIDUAL], all);
+    }
+}

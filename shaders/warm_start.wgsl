@@ -1,0 +1,38 @@
+// Stage 4 (mirrors kernels/src/warm_start.rs): contacts that persist from the last step (same
+// body pair) start from last step's impulse, re-expressed in this step's frame.
+
+/// γ⁰ = Π_K(w · P_last · [n t1 t2]) for a persisting contact, 0 for a new one.
+@compute @workgroup_size(256)
+fn warm_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    var g = vec3<f32>(0.0);
+    if params.warm_weight > 0.0 {
+        let key = keys[c];
+        let owner = key_owner(key);
+        let end = min(prev_row_start[owner + 1u], params.row_capacity);
+        for (var j = prev_row_start[owner]; j < end; j = j + 1u) {
+            if all(prev_keys[j] == key) {
+                let p = prev_cache[j].xyz * params.warm_weight;
+                let row = rows[c];
+                g = project_cone(vec3<f32>(dot(p, row.n), dot(p, row.t1), dot(p, row.t2)), row.mu);
+                break;
+            }
+        }
+    }
+    gamma[c] = vec4<f32>(g, 0.0);
+}
+
+/// Remembers this step's impulses as world vectors D γ under their keys (already in `keys`).
+@compute @workgroup_size(256)
+fn store_impulses(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    cache[c] = vec4<f32>(impulse_vector(rows[c], gamma[c].xyz), 0.0);
+}
