@@ -222,3 +222,30 @@ fn free_runs_stay_together() {
     free_run(300, false, 100);
     free_run(300, true, 100);
 }
+
+#[test]
+fn gpu_runs_repeat_bit_for_bit() {
+    let run = || {
+        let mut gpu = gpu()?;
+        let s = scene(300, true);
+        let mut bodies = s.bodies.clone();
+        for step in 1..=60 {
+            gpu.step(
+                &mut bodies,
+                &s.walls,
+                &[],
+                &s.friction,
+                &s.params,
+                step % 30 == 0,
+            )
+            .unwrap();
+        }
+        Some((bodies, gpu.contacts().unwrap().2))
+    };
+    let (Some(a), Some(b)) = (run(), run()) else {
+        return;
+    };
+    assert_eq!(a.0, b.0, "bodies differ between two runs");
+    assert_eq!(a.1, b.1, "impulses differ between two runs");
+    assert!(!a.1.is_empty());
+}
