@@ -34,7 +34,7 @@ fn take_body_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
     body_start[i] = count;
 }
 
-/// Writes `contact << 1 | side` into each dynamic body's range.
+/// Writes each dynamic body's lever arm and `contact << 1 | side` into its range.
 @compute @workgroup_size(256)
 fn scatter_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                          @builtin(local_invocation_index) lid: u32) {
@@ -44,10 +44,12 @@ fn scatter_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
     }
     let row = rows[c];
     if is_dynamic(row.body_a) {
-        body_entries[body_start[row.body_a] + atomicAdd(&body_fill[row.body_a], 1u)] = c << 1u;
+        body_entries[body_start[row.body_a] + atomicAdd(&body_fill[row.body_a], 1u)] =
+            BodyEntry(row.ra, c << 1u);
     }
     if row.body_b != NO_BODY && is_dynamic(row.body_b) {
-        body_entries[body_start[row.body_b] + atomicAdd(&body_fill[row.body_b], 1u)] = (c << 1u) | 1u;
+        body_entries[body_start[row.body_b] + atomicAdd(&body_fill[row.body_b], 1u)] =
+            BodyEntry(row.rb, (c << 1u) | 1u);
     }
 }
 
@@ -65,7 +67,7 @@ fn sort_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
     for (var k = s + 1u; k < e; k = k + 1u) {
         let x = body_entries[k];
         var j = k;
-        while j > s && body_entries[j - 1u] > x {
+        while j > s && body_entries[j - 1u].tag > x.tag {
             body_entries[j] = body_entries[j - 1u];
             j = j - 1u;
         }
@@ -134,15 +136,12 @@ fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     var dl = vec3<f32>(0.0);
     for (var k = s; k < e; k = k + 1u) {
         let entry = body_entries[k];
-        let c = entry >> 1u;
-        var p = impulse[c].xyz;
-        var arm = rows[c].ra;
-        if (entry & 1u) != 0u {
+        var p = impulse[entry.tag >> 1u].xyz;
+        if (entry.tag & 1u) != 0u {
             p = -p;
-            arm = rows[c].rb;
         }
         dp = dp + p;
-        dl = dl + cross(arm, p);
+        dl = dl + cross(entry.arm, p);
     }
     var m = motion[i];
     m.linear = m.linear + dp * m.inv_mass;

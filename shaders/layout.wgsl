@@ -55,6 +55,12 @@ struct ContactRow {
     body_b: u32,
 }
 
+/// One contact of a body: its lever arm and `contact << 1 | side` (side 1: the body is b).
+struct BodyEntry {
+    arm: vec3<f32>,
+    tag: u32,
+}
+
 struct Params {
     gravity: vec3<f32>,
     h: f32,
@@ -106,7 +112,7 @@ struct GridInfo {
 @group(0) @binding(20) var<storage, read_write> impulse: array<vec4<f32>>;
 @group(0) @binding(21) var<storage, read_write> body_start: array<u32>;
 @group(0) @binding(22) var<storage, read_write> body_fill: array<atomic<u32>>;
-@group(0) @binding(23) var<storage, read_write> body_entries: array<u32>;
+@group(0) @binding(23) var<storage, read_write> body_entries: array<BodyEntry>;
 @group(0) @binding(24) var<storage, read_write> stats: array<atomic<u32>>;
 @group(0) @binding(25) var<storage, read_write> residual_blocks: array<u32>;
 // Ping-pong between steps: this step's and last step's contact keys, row offsets and impulses.

@@ -255,7 +255,7 @@ impl Buffers {
         let impulse = a.storage("impulse", rows_cap, 16)?;
         let body_start = a.storage("body_start", n + 1, 4)?;
         let body_fill = a.storage("body_fill", n, 4)?;
-        let body_entries = a.storage("body_entries", 2 * rows_cap, 4)?;
+        let body_entries = a.storage("body_entries", 2 * rows_cap, 16)?;
         let stats = a.storage("stats", 8, 4)?;
         let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
         let row_start = [
