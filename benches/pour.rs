@@ -30,7 +30,10 @@ fn pour(c: &mut Criterion) {
                     let start = Instant::now();
                     let mut iterations = 0u64;
                     for _ in 0..STEPS {
-                        iterations += world.step().iterations as u64;
+                        iterations += world
+                            .step()
+                            .expect("the CPU backend cannot fail")
+                            .iterations as u64;
                     }
                     total += start.elapsed();
                     last = Some((

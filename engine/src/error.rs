@@ -1,5 +1,6 @@
 //! Typed errors for worlds that cannot be built.
 
+use grains_kernels::gpu::GpuError;
 use thiserror::Error;
 
 /// Why a world could not be built. Every variant names the offending item and field.
@@ -51,6 +52,22 @@ pub enum BuildError {
         /// The system's reason.
         reason: String,
     },
+    /// The GPU backend was asked for but no GPU adapter (nor software device) exists.
+    #[error("{0}")]
+    NoGpuAdapter(String),
+    /// The GPU backend could not start on the adapter it found (a missing device limit, too
+    /// little memory, a device failure); the message names the adapter and what is missing.
+    #[error("{0}")]
+    Gpu(String),
+}
+
+impl From<GpuError> for BuildError {
+    fn from(e: GpuError) -> Self {
+        match e {
+            GpuError::NoAdapter(_) => BuildError::NoGpuAdapter(e.to_string()),
+            _ => BuildError::Gpu(e.to_string()),
+        }
+    }
 }
 
 /// True when every component is finite.

@@ -12,7 +12,7 @@
 //! b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
 //! b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.1), 0.05, 1.0));
 //! let mut world = b.build().unwrap();
-//! world.run(1000);
+//! world.run(1000).unwrap(); // only the GPU backend can fail (device lost, …)
 //! assert!((world.position(0).z - 0.05).abs() < 1e-3);
 //! ```
 
@@ -37,8 +37,9 @@ pub use error::BuildError;
 pub use geometry::{BoxContainer, WallDesc};
 pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
-pub use settings::{Envelope, Settings, SolverKind};
+pub use settings::{Backend, Envelope, Settings, SolverKind};
 pub use snapshot::{Snapshot, SnapshotError};
 pub use world::{World, WorldBuilder};
 
+pub use grains_kernels::gpu::GpuError;
 pub use grains_kernels::{StageTimes, StepStats};

@@ -6,6 +6,7 @@ use grains::output::Quality;
 use grains::runner::{run, RunOptions};
 use grains::scene::Scene;
 use grains::validation::{run_case, scenes_dir, Status, IDS};
+use grains::{Settings, SolverKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -27,6 +28,18 @@ struct Cli {
 enum Backend {
     /// CPU threads (rayon); results are bit-identical for any thread count.
     Cpu,
+    /// A GPU, or Mesa's software Vulkan device, through wgpu: always projected Jacobi with the
+    /// scene's ω and exactly max_iterations sweeps per step (the solver and tolerance are not used).
+    Gpu,
+}
+
+impl From<Backend> for grains::Backend {
+    fn from(b: Backend) -> Self {
+        match b {
+            Backend::Cpu => grains::Backend::Cpu,
+            Backend::Gpu => grains::Backend::Gpu,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -42,9 +55,9 @@ enum Command {
         /// Worker threads (overrides the scene's `threads`).
         #[arg(long)]
         threads: Option<usize>,
-        /// Computing backend.
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: Backend,
+        /// Computing backend [default: the scene's `backend`, else cpu].
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
         /// Continue a cut-short run from the checkpoint in this folder (written by an earlier
         /// `grains run` of the same scene file); the result is bit-identical to an uninterrupted run.
         #[arg(long, conflicts_with = "out")]
@@ -68,10 +81,13 @@ enum Command {
         /// Worker threads.
         #[arg(long)]
         threads: Option<usize>,
+        /// Computing backend [default: each scene's `backend`, else cpu].
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
     },
-    /// Steps a scene without writing output and prints bodies, steps, seconds, body-steps/s,
-    /// mean contacts, mean iterations, the end-state quality figures of POUR.md and the time
-    /// spent in each stage of the step.
+    /// Steps a scene without writing output and prints the backend (and GPU adapter), bodies,
+    /// steps, seconds, ms/step, body-steps/s, mean contacts, mean iterations, the end-state
+    /// quality figures of POUR.md and (CPU) the time spent in each stage of the step.
     Bench {
         /// The scene file.
         scene: PathBuf,
@@ -81,10 +97,18 @@ enum Command {
         /// Worker threads [default: the scene's].
         #[arg(long)]
         threads: Option<usize>,
-        /// Computing backend.
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: Backend,
-        /// Print one JSON object with the keys of POUR.md "Machine-readable output".
+        /// Computing backend [default: the scene's `backend`, else cpu].
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
+        /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
+        /// exactly this many).
+        #[arg(long)]
+        iterations: Option<u32>,
+        /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
+        #[arg(long)]
+        sync_every: Option<u32>,
+        /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
+        /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
         #[arg(long)]
         json: bool,
     },
@@ -96,55 +120,104 @@ fn main() -> ExitCode {
             scene,
             out,
             threads,
-            backend: Backend::Cpu,
+            backend,
             resume,
             stop_after,
-        } => cmd_run(scene, out, threads, resume, stop_after),
+        } => cmd_run(scene, out, threads, backend, resume, stop_after),
         Command::Validate {
             ids,
             json,
             scenes,
             threads,
-        } => cmd_validate(ids, json, scenes.unwrap_or_else(scenes_dir), threads),
+            backend,
+        } => cmd_validate(
+            ids,
+            json,
+            scenes.unwrap_or_else(scenes_dir),
+            threads,
+            backend,
+        ),
         Command::Bench {
             scene,
             steps,
             threads,
-            backend: Backend::Cpu,
+            backend,
+            iterations,
+            sync_every,
             json,
-        } => cmd_bench(scene, steps, threads, json),
+        } => {
+            let opts = BenchOptions {
+                steps,
+                threads,
+                backend,
+                iterations,
+                sync_every,
+                json,
+            };
+            cmd_bench(scene, opts)
+        }
     }
+}
+
+/// The line that says how the GPU backend solves, for the settings `s`.
+fn gpu_note(s: &Settings) -> String {
+    let asked = if s.solver == SolverKind::GaussSeidel {
+        " (the scene's Gauss–Seidel is not available on the GPU)"
+    } else {
+        ""
+    };
+    let caution = if s.omega > 0.4 {
+        "; ω above about 0.4 can make Jacobi diverge on dense piles: set `omega` in [settings]"
+    } else {
+        ""
+    };
+    format!(
+        "GPU backend: projected Jacobi{asked}, ω = {}, exactly {} sweeps per step (no tolerance check), state read back every {} steps and whenever output needs it{caution}",
+        s.omega, s.max_iterations, s.sync_every
+    )
 }
 
 fn cmd_run(
     path: PathBuf,
     out: Option<PathBuf>,
     threads: Option<usize>,
+    backend: Option<Backend>,
     resume: Option<PathBuf>,
     stop_after: Option<u64>,
 ) -> ExitCode {
-    let scene = match Scene::load(&path) {
+    let mut scene = match Scene::load(&path) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    if let Some(b) = backend {
+        scene.settings.backend = b.into();
+    }
+    if scene.settings.backend == grains::Backend::Gpu {
+        println!("{}", gpu_note(&scene.settings));
+    }
     let opts = RunOptions {
         out: resume
             .clone()
             .or(out)
             .unwrap_or_else(|| PathBuf::from("results").join(&scene.name)),
         threads,
+        backend: None,
         resume: resume.is_some(),
         progress: true,
         stop_after,
     };
     match run(&scene, &opts) {
         Ok(s) => {
+            let on = match &s.adapter {
+                Some(a) => format!("GPU adapter {a}"),
+                None => format!("CPU, {} threads", s.threads),
+            };
             println!(
-                "{}: {} bodies, {} steps ({:.3} s simulated) in {:.1} s wall ({:.0} steps/s, {:.3e} body-steps/s, {} threads)",
-                s.scene, s.bodies, s.steps, s.simulated_time_s, s.wall_seconds, s.steps_per_s, s.body_steps_per_s, s.threads
+                "{}: {} bodies, {} steps ({:.3} s simulated) in {:.1} s wall ({:.0} steps/s, {:.3e} body-steps/s, {on})",
+                s.scene, s.bodies, s.steps, s.simulated_time_s, s.wall_seconds, s.steps_per_s, s.body_steps_per_s
             );
             println!(
                 "  mean contacts {:.1}, mean sweeps {:.1}; end state: max overlap {:.4} r, bed z95 {:.2} r, {} escaped, {} non-finite",
@@ -183,15 +256,24 @@ fn cmd_run(
     }
 }
 
-fn cmd_validate(ids: Vec<String>, json: bool, dir: PathBuf, threads: Option<usize>) -> ExitCode {
+fn cmd_validate(
+    ids: Vec<String>,
+    json: bool,
+    dir: PathBuf,
+    threads: Option<usize>,
+    backend: Option<Backend>,
+) -> ExitCode {
     let ids: Vec<String> = if ids.is_empty() {
         IDS.iter().map(|s| s.to_string()).collect()
     } else {
         ids
     };
+    if matches!(backend, Some(Backend::Gpu)) {
+        eprintln!("GPU backend: projected Jacobi with each scene's ω and max_iterations (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
+    }
     let mut results = Vec::new();
     for id in &ids {
-        match run_case(id, &dir, threads) {
+        match run_case(id, &dir, threads, backend.map(Into::into)) {
             Some(r) => {
                 if !json {
                     let status = match &r.status {
@@ -225,46 +307,106 @@ fn cmd_validate(ids: Vec<String>, json: bool, dir: PathBuf, threads: Option<usiz
     }
 }
 
-fn cmd_bench(path: PathBuf, steps: Option<u64>, threads: Option<usize>, json: bool) -> ExitCode {
-    let scene = match Scene::load(&path) {
+/// Options of `grains bench`.
+struct BenchOptions {
+    steps: Option<u64>,
+    threads: Option<usize>,
+    backend: Option<Backend>,
+    iterations: Option<u32>,
+    sync_every: Option<u32>,
+    json: bool,
+}
+
+fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
+    let mut scene = match Scene::load(&path) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut world = match scene.world(threads) {
+    let st = &mut scene.settings;
+    if let Some(b) = opts.backend {
+        st.backend = b.into();
+    }
+    if let Some(n) = opts.iterations {
+        st.max_iterations = n;
+    }
+    if let Some(n) = opts.sync_every {
+        st.sync_every = n;
+    }
+    let mut world = match scene.world(opts.threads) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let steps = steps.unwrap_or_else(|| scene.total_steps());
-    let (mut iters, mut contacts) = (0u64, 0u64);
+    let steps = opts.steps.unwrap_or_else(|| scene.total_steps());
+    // Statistics are summed over the steps whose figures are fresh: every step on the CPU, the
+    // steps read back on the GPU.
+    let (mut iters, mut contacts, mut counted) = (0u64, 0u64, 0u64);
     let start = Instant::now();
     for _ in 0..steps {
-        let s = world.step();
+        match world.step() {
+            Ok(s) if world.synced_at() == world.steps() => {
+                iters += s.iterations as u64;
+                contacts += s.contacts as u64;
+                counted += 1;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    // The time includes reading the end state back (GPU), so that every step has completed;
+    // that read-back gives the last step's figures too.
+    let last_counted = world.synced_at() == world.steps();
+    if let Err(e) = world.sync() {
+        eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
+        return ExitCode::FAILURE;
+    }
+    if !last_counted {
+        let s = world.last_stats();
         iters += s.iterations as u64;
         contacts += s.contacts as u64;
+        counted += 1;
     }
     let seconds = start.elapsed().as_secs_f64();
     let q = Quality::measure(&world, scene.bounds.as_ref());
-    let t = world.stage_times();
     let n = world.len();
+    let settings = *world.settings();
+    let (backend, solver) = match settings.backend {
+        grains::Backend::Cpu => ("cpu", settings.solver),
+        grains::Backend::Gpu => ("gpu", SolverKind::Jacobi),
+    };
+    let solver = match solver {
+        SolverKind::Jacobi => "jacobi",
+        SolverKind::GaussSeidel => "gauss_seidel",
+    };
+    let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
+    let stages = world.stage_times();
     let v = serde_json::json!({
         "engine": "grains",
-        "backend": "cpu",
+        "backend": backend,
+        "adapter": world.adapter_name(),
         "scene": scene.name,
-        "threads": world.settings().threads,
+        "threads": settings.threads,
         "N": n,
         "steps": steps,
         // h is f32: print it as written (0.002), not as its f64 widening.
         "dt": scene.settings.h.to_string().parse::<f64>().unwrap_or(scene.settings.h as f64),
+        "solver": solver,
+        "max_iterations": settings.max_iterations,
+        "sync_every": (backend == "gpu").then_some(settings.sync_every),
         "seconds": seconds,
+        "ms_per_step": ms_per_step,
         "body_steps_per_s": n as f64 * steps as f64 / seconds,
-        "iterations_mean": iters as f64 / steps.max(1) as f64,
-        "contacts_mean": contacts as f64 / steps.max(1) as f64,
+        "iterations_mean": iters as f64 / counted.max(1) as f64,
+        "contacts_mean": contacts as f64 / counted.max(1) as f64,
+        "stats_steps": counted,
         "max_pen_r": q.max_pen_r,
         "mean_pen_r": q.mean_pen_r,
         "wall_max_pen_r": q.wall_max_pen_r,
@@ -272,32 +414,45 @@ fn cmd_bench(path: PathBuf, steps: Option<u64>, threads: Option<usize>, json: bo
         "ke_mean_J": q.ke_mean_j,
         "escaped": q.escaped,
         "non_finite": q.non_finite,
-        "stage_seconds": {
+        "stage_seconds": stages.map(|t| serde_json::json!({
             "forces": t.forces, "broad": t.broad, "narrow": t.narrow, "prepare": t.prepare,
             "solve": t.solve, "integrate": t.integrate, "observe": t.observe,
-        },
+        })),
     });
-    if json {
+    if opts.json {
         println!("{v}");
     } else {
+        match world.adapter_name() {
+            Some(a) => {
+                println!(
+                    "scene {} ({}), backend gpu, adapter {a}",
+                    scene.name,
+                    path.display()
+                );
+                println!("  {}", gpu_note(&settings));
+            }
+            None => println!(
+                "scene {} ({}), backend cpu, {} threads",
+                scene.name,
+                path.display(),
+                settings.threads
+            ),
+        }
         println!(
-            "scene {} ({}), backend cpu, {} threads",
-            scene.name,
-            path.display(),
-            world.settings().threads
-        );
-        println!(
-            "  bodies {n}, steps {steps} (h = {} s), {seconds:.3} s, {:.4e} body-steps/s",
+            "  bodies {n}, steps {steps} (h = {} s), {seconds:.3} s, {ms_per_step:.3} ms/step, {:.4e} body-steps/s",
             scene.settings.h,
             n as f64 * steps as f64 / seconds
         );
         println!(
-            "  mean active contacts {:.1}, mean sweeps {:.2}",
-            contacts as f64 / steps.max(1) as f64,
-            iters as f64 / steps.max(1) as f64
+            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps)",
+            contacts as f64 / counted.max(1) as f64,
+            iters as f64 / counted.max(1) as f64
         );
         println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.non_finite);
-        println!("  stage seconds: forces {:.3}, broad {:.3}, narrow {:.3}, prepare {:.3}, solve {:.3}, integrate {:.3}, observe {:.3}", t.forces, t.broad, t.narrow, t.prepare, t.solve, t.integrate, t.observe);
+        match stages {
+            Some(t) => println!("  stage seconds: forces {:.3}, broad {:.3}, narrow {:.3}, prepare {:.3}, solve {:.3}, integrate {:.3}, observe {:.3}", t.forces, t.broad, t.narrow, t.prepare, t.solve, t.integrate, t.observe),
+            None => println!("  device seconds (submission to completion, all stages): {:.3}", world.step_seconds()),
+        }
     }
     ExitCode::SUCCESS
 }

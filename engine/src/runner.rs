@@ -8,8 +8,10 @@ use crate::output::quality::percentile_95;
 use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
+use crate::settings::Backend;
 use crate::snapshot::Snapshot;
 use crate::world::World;
+use grains_kernels::gpu::GpuError;
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -38,6 +40,15 @@ pub enum RunError {
         /// What is wrong.
         problem: String,
     },
+    /// The GPU failed while stepping or reading back; the results written so far end at the
+    /// last checkpoint before `step`.
+    #[error("GPU backend failed at step {step}: {source}; the output folder holds the results up to the last checkpoint (continue with --resume, or use --backend cpu)")]
+    Gpu {
+        /// Steps taken when the failure was found.
+        step: u64,
+        /// The device's error.
+        source: GpuError,
+    },
 }
 
 /// How to run.
@@ -47,6 +58,8 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Worker threads (None: the scene's).
     pub threads: Option<usize>,
+    /// Backend (None: the scene's).
+    pub backend: Option<Backend>,
     /// Continue the run in `out` from its checkpoint.
     pub resume: bool,
     /// Show a progress bar (only drawn when stdout is a terminal).
@@ -62,8 +75,12 @@ pub struct RunSummary {
     pub scene: String,
     /// Bodies in the world.
     pub bodies: usize,
-    /// Worker threads.
+    /// Worker threads (CPU backend).
     pub threads: usize,
+    /// `"cpu"` or `"gpu"`.
+    pub backend: &'static str,
+    /// GPU adapter name; `None` on the CPU backend.
+    pub adapter: Option<String>,
     /// Time step h (s).
     pub dt: f64,
     /// Steps taken in total.
@@ -78,9 +95,9 @@ pub struct RunSummary {
     pub steps_per_s: f64,
     /// Bodies × steps per wall-clock second.
     pub body_steps_per_s: f64,
-    /// Mean solver sweeps per step.
+    /// Mean solver sweeps per step (GPU: over the steps read back).
     pub iterations_mean: f64,
-    /// Mean ε̂-active contacts per step.
+    /// Mean ε̂-active contacts per step (GPU: over the steps read back).
     pub contacts_mean: f64,
     /// Frames written (all sessions).
     pub frames: u64,
@@ -268,7 +285,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             reason: e.to_string(),
         })
     })?;
-    let mut world = scene.world(opts.threads)?;
+    let mut world = scene.world_with(opts.threads, opts.backend)?;
+    let gpu_err = |world: &World, source| RunError::Gpu {
+        step: world.steps(),
+        source,
+    };
     let mut resume_step = None;
     if opts.resume {
         let res_err = |problem: String| RunError::Resume {
@@ -329,14 +350,20 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     } else {
         0
     };
-    let emit = |world: &World, frames_written: &mut u64, writer: &Writer| {
+    // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU).
+    let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
         let s = world.steps();
-        if o.formats.csv && s.is_multiple_of(o.observe_every) {
+        let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
+        let frame_due = s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png);
+        if csv || frame_due {
+            world.sync()?;
+        }
+        if csv {
             let mut row = vec![s as f64, world.time()];
             row.extend(sample(scene, world));
             writer.send(WriterMsg::Sample(row));
         }
-        if s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png) {
+        if frame_due {
             let k = s / o.every;
             writer.send(WriterMsg::Frame(Box::new(frame(
                 scene,
@@ -345,9 +372,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             ))));
             *frames_written += 1;
         }
+        Ok(())
     };
     if !opts.resume {
-        emit(&world, &mut frames_written, &writer);
+        // Step 0 (or the restored checkpoint) is on the host: nothing to read back, no failure.
+        emit(&mut world, &mut frames_written, &writer).map_err(|e| gpu_err(&world, e))?;
     }
 
     let bar = if opts.progress && std::io::stdout().is_terminal() {
@@ -364,46 +393,66 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         indicatif::ProgressBar::hidden()
     };
 
-    let (mut iters, mut contacts, mut taken) = (0u64, 0u64, 0u64);
+    // Statistics are summed over the steps whose figures are fresh (every step on the CPU, the
+    // read-back steps on the GPU).
+    let (mut iters, mut contacts, mut taken, mut counted) = (0u64, 0u64, 0u64, 0u64);
     let clock = Instant::now();
     let mut last_draw = Instant::now();
     let mut stopped_early = false;
-    let mut last_checkpoint = start_step;
-    while world.steps() < total {
-        if opts.stop_after.is_some_and(|s| world.steps() >= s) {
-            stopped_early = true;
-            break;
+    // A GPU failure ends the loop; what was queued is still written before it is reported.
+    let stepped: Result<(), GpuError> = 'steps: {
+        while world.steps() < total {
+            if opts.stop_after.is_some_and(|s| world.steps() >= s) {
+                stopped_early = true;
+                break;
+            }
+            let st = match world.step() {
+                Ok(st) => st,
+                Err(e) => break 'steps Err(e),
+            };
+            taken += 1;
+            if world.synced_at() == world.steps() {
+                iters += st.iterations as u64;
+                contacts += st.contacts as u64;
+                counted += 1;
+            }
+            if let Err(e) = emit(&mut world, &mut frames_written, &writer) {
+                break 'steps Err(e);
+            }
+            let s = world.steps();
+            if s.is_multiple_of(o.checkpoint_every) && s < total {
+                match world.snapshot() {
+                    Ok(snap) => writer.send(WriterMsg::Checkpoint(s, snap.to_bytes())),
+                    Err(e) => break 'steps Err(e),
+                };
+            }
+            if last_draw.elapsed().as_secs_f64() > 0.2 {
+                last_draw = Instant::now();
+                let rate = taken as f64 / clock.elapsed().as_secs_f64();
+                bar.set_position(s);
+                bar.set_message(format!("t = {:.3} s, {:.0} steps/s", world.time(), rate));
+            }
         }
-        let st = world.step();
-        iters += st.iterations as u64;
-        contacts += st.contacts as u64;
-        taken += 1;
-        emit(&world, &mut frames_written, &writer);
-        let s = world.steps();
-        if s.is_multiple_of(o.checkpoint_every) && s < total {
-            writer.send(WriterMsg::Checkpoint(s, world.snapshot().to_bytes()));
-            last_checkpoint = s;
+        // The end state on the host (GPU), for the summary; and, unless stopped early, the final
+        // checkpoint, so that resuming a finished run does nothing.
+        if let Err(e) = world.sync() {
+            break 'steps Err(e);
         }
-        if last_draw.elapsed().as_secs_f64() > 0.2 {
-            last_draw = Instant::now();
-            let rate = taken as f64 / clock.elapsed().as_secs_f64();
-            bar.set_position(s);
-            bar.set_message(format!("t = {:.3} s, {:.0} steps/s", world.time(), rate));
+        if !stopped_early {
+            match world.snapshot() {
+                Ok(snap) => writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes())),
+                Err(e) => break 'steps Err(e),
+            };
         }
-    }
+        Ok(())
+    };
     let wall = clock.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let _ = last_checkpoint;
-    if !stopped_early {
-        // The final state, so that resuming a finished run does nothing.
-        writer.send(WriterMsg::Checkpoint(
-            world.steps(),
-            world.snapshot().to_bytes(),
-        ));
-    }
-    writer
+    let written = writer
         .finish()
-        .map_err(|e| out_err(format!("writing results failed: {e}")))?;
+        .map_err(|e| out_err(format!("writing results failed: {e}")));
+    stepped.map_err(|e| gpu_err(&world, e))?;
+    written?;
 
     let values = sample(scene, &world);
     let top_reached_s = top_times(scene, &layout.csv());
@@ -422,6 +471,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         scene: scene.name.clone(),
         bodies: world.len(),
         threads: world.settings().threads,
+        backend: match world.backend() {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        },
+        adapter: world.adapter_name().map(str::to_string),
         dt: scene
             .settings
             .h
@@ -434,8 +488,8 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         wall_seconds: wall,
         steps_per_s: taken as f64 / wall.max(1e-12),
         body_steps_per_s: (taken * world.len() as u64) as f64 / wall.max(1e-12),
-        iterations_mean: iters as f64 / taken.max(1) as f64,
-        contacts_mean: contacts as f64 / taken.max(1) as f64,
+        iterations_mean: iters as f64 / counted.max(1) as f64,
+        contacts_mean: contacts as f64 / counted.max(1) as f64,
         frames: frames_written,
         quality: Quality::measure(&world, scene.bounds.as_ref()),
         observables_final: scene

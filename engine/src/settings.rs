@@ -6,6 +6,18 @@ use glam::Vec3;
 pub use grains_kernels::broad_phase::Envelope;
 pub use grains_kernels::pipeline::SolverKind;
 
+/// Where the step runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// CPU worker threads (rayon); results are bit-identical for any thread count.
+    #[default]
+    Cpu,
+    /// A GPU (or Mesa's software Vulkan device) through wgpu. It always solves with projected
+    /// Jacobi: `solver` is ignored, every step runs exactly `max_iterations` sweeps with relaxation
+    /// `omega`, and `tolerance` is not used (checking it would need a read-back each sweep).
+    Gpu,
+}
+
 /// How the step is taken. `Settings::default()` is the plain scheme of the papers with a
 /// Gauss–Seidel solver; [`Settings::granular`] is the tuning for deep granular beds.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +45,13 @@ pub struct Settings {
     pub planar: bool,
     /// Worker threads of the CPU backend (results are bit-identical for any count).
     pub threads: usize,
+    /// Where the step runs. On [`Backend::Gpu`] the solver is always projected Jacobi with
+    /// `omega` and exactly `max_iterations` sweeps (`solver` and `tolerance` are not used), so
+    /// set `omega` for Jacobi (at most about 0.4 on dense piles).
+    pub backend: Backend,
+    /// GPU backend: steps between read-backs of the bodies, statistics and contacts to the host
+    /// (at least 1). Between read-backs the host copy is stale. Not used on the CPU.
+    pub sync_every: u32,
 }
 
 impl Default for Settings {
@@ -49,6 +68,8 @@ impl Default for Settings {
             contact_frequency: f32::INFINITY,
             planar: false,
             threads: 1,
+            backend: Backend::Cpu,
+            sync_every: 50,
         }
     }
 }
@@ -122,6 +143,9 @@ impl Settings {
         }
         if self.threads == 0 {
             return err("threads", "must be at least 1".into());
+        }
+        if self.sync_every == 0 {
+            return err("sync_every", "must be at least 1".into());
         }
         Ok(())
     }

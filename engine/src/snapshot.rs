@@ -3,6 +3,7 @@
 use crate::world::World;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
+use grains_kernels::gpu::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 
@@ -105,18 +106,21 @@ fn take<T: Pod>(bytes: &mut &[u8], n: usize) -> Result<Vec<T>, SnapshotError> {
 }
 
 impl World {
-    /// The evolving state of the world (see [`Snapshot`]).
-    pub fn snapshot(&self) -> Snapshot {
-        let (keys, impulses) = self.pipeline().warm_start_state();
-        Snapshot {
+    /// The evolving state of the world (see [`Snapshot`]). On the GPU backend the state is read
+    /// back from the device first.
+    pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
+        self.sync()?;
+        let (warm_keys, warm_impulses) = self.warm_start_state()?;
+        Ok(Snapshot {
             steps: self.steps(),
             bodies: self.bodies().clone(),
-            warm_keys: keys.to_vec(),
-            warm_impulses: impulses.to_vec(),
-        }
+            warm_keys,
+            warm_impulses,
+        })
     }
 
-    /// Continues from `snap`, taken from a world built from the same description.
+    /// Continues from `snap`, taken from a world built from the same description (on either
+    /// backend; the GPU uploads it at the next step).
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
         if snap.bodies.len() != self.len() {
             return Err(SnapshotError::BodyCount {

@@ -7,8 +7,9 @@ use crate::motion::Prescribed;
 use crate::output::Quality;
 use crate::runner::{floor_height, rank_from_top};
 use crate::scene::{Scene, SceneError};
-use crate::settings::Envelope;
+use crate::settings::{Backend, Envelope};
 use crate::world::World;
+use grains_kernels::gpu::GpuError;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -64,27 +65,46 @@ pub struct SlideToRoll {
     pub off_axis: f32,
 }
 
+/// Rolling starts at t* = 2 v₀ / (7 μ g) for v₀ = 2, μ = 0.2 (s).
+pub const V9_T_STAR: f64 = 2.0 * 2.0 / (7.0 * 0.2 * G as f64);
+/// Rolling speed v = ω r = 5 v₀ / 7 for v₀ = 2 (m/s).
+pub const V9_V_ROLL: f32 = 5.0 * 2.0 / 7.0;
+
+impl SlideToRoll {
+    /// The V9 verdict at step `h`: rolling from the step that contains t*, v and ω r at 5v₀/7 to
+    /// 2e-6 m/s, no motion off the x–z plane.
+    pub fn passes(&self, h: f32) -> bool {
+        self.t_roll >= V9_T_STAR - 1e-6
+            && self.t_roll <= V9_T_STAR + h as f64 + 1e-6
+            && (self.v_end - V9_V_ROLL).abs() <= 2e-6
+            && (self.omega_r_end - V9_V_ROLL).abs() <= 2e-6
+            && self.off_axis == 0.0
+    }
+}
+
 /// V9 (trinkle §4.1.3), world from `scenes/v9_slide_to_roll.toml`: unit sphere, m = 1,
 /// I = 0.4, on a plane, v_x = 2, ω = 0, μ = 0.2; run for 1 s. Expected: rolling from
-/// t* = 2v₀/(7μg) = 0.291 s with v = ω r = 5v₀/7.
-pub fn v9(mut w: World) -> SlideToRoll {
+/// t* = 2v₀/(7μg) = 0.291 s with v = ω r = 5v₀/7. The state is read every step (on the GPU
+/// backend: read back every step).
+pub fn v9(mut w: World) -> Result<SlideToRoll, GpuError> {
     let r = w.radius(0);
     let mut t_roll = f64::INFINITY;
     let mut off_axis = 0.0f32;
     while w.time() < 1.0 {
-        w.step();
+        w.step()?;
+        w.sync()?;
         let (v, om) = (w.velocity(0), w.angular_velocity(0));
         off_axis = off_axis.max(v.y.abs()).max(om.x.abs()).max(om.z.abs());
         if t_roll.is_infinite() && (v.x - om.y * r).abs() < 1e-4 {
             t_roll = w.time();
         }
     }
-    SlideToRoll {
+    Ok(SlideToRoll {
         t_roll,
         v_end: w.velocity(0).x,
         omega_r_end: w.angular_velocity(0).y * r,
         off_axis,
-    }
+    })
 }
 
 /// What V11 measured: a disk rolling on a line.
@@ -98,8 +118,8 @@ pub struct RollingDisk {
 
 /// V11 (chakraborty ex. 1), world from `scenes/v11_rolling_disk.toml`: disk r = 1, m = 1
 /// (I = ½ m r²) rolling without slip on a line; runs `steps` steps and tracks the kinetic
-/// energy ½ m v² + ½ I ω².
-pub fn v11(mut w: World, steps: u64) -> RollingDisk {
+/// energy ½ m v² + ½ I ω² (read back every step on the GPU backend).
+pub fn v11(mut w: World, steps: u64) -> Result<RollingDisk, GpuError> {
     let (m, r) = (w.mass(0) as f64, w.radius(0) as f64);
     let inertia = 0.5 * m * r * r;
     let ke = |w: &World| {
@@ -109,13 +129,14 @@ pub fn v11(mut w: World, steps: u64) -> RollingDisk {
     let ke_start = ke(&w);
     let mut max_relative_drift: f64 = 0.0;
     for _ in 0..steps {
-        w.step();
+        w.step()?;
+        w.sync()?;
         max_relative_drift = max_relative_drift.max((ke(&w) - ke_start).abs() / ke_start);
     }
-    RollingDisk {
+    Ok(RollingDisk {
         ke_start,
         max_relative_drift,
-    }
+    })
 }
 
 /// What V5 (and each V6 run) measured at the end of a cannonball collapse.
@@ -140,9 +161,9 @@ pub struct Cannonball {
 /// V5 (hart-anitescu §3), world from `scenes/v5_cannonball.toml` (a cannonball stack on a
 /// tabletop z = 0 between two slanted walls): runs `steps` steps and measures the separation of
 /// the disks and their distance to the tabletop.
-pub fn cannonball(mut w: World, steps: u64) -> Cannonball {
+pub fn cannonball(mut w: World, steps: u64) -> Result<Cannonball, GpuError> {
     let clock = Instant::now();
-    w.run(steps);
+    w.run(steps)?;
     let seconds = clock.elapsed().as_secs_f64();
     let n = w.len();
     let mut min_gap = f32::INFINITY;
@@ -160,7 +181,7 @@ pub fn cannonball(mut w: World, steps: u64) -> Cannonball {
     let non_finite = (0..n)
         .filter(|&i| !(w.position(i).is_finite() && w.velocity(i).is_finite()))
         .count();
-    Cannonball {
+    Ok(Cannonball {
         min_gap,
         max_lift: lift.iter().copied().fold(f32::MIN, f32::max),
         on_table: lift.iter().filter(|&&l| l.abs() <= touch).count(),
@@ -168,7 +189,7 @@ pub fn cannonball(mut w: World, steps: u64) -> Cannonball {
         touch,
         non_finite,
         seconds,
-    }
+    })
 }
 
 /// What V7 / the 3-D Brazil nut measured.
@@ -188,9 +209,20 @@ pub struct BrazilNut {
     pub quality: Quality,
 }
 
-/// Runs a Brazil-nut scene to its end: the nut is the group named `nut`; the box's shaker gives
-/// the frequency. "At the top" means the nut's centre is at least as high as the 95th percentile
-/// of the other grains' centres (rank ≥ 1).
+impl BrazilNut {
+    /// The V7 verdict: the nut reached the top within 50 shakes, no grain escaped and every
+    /// state stayed finite.
+    pub fn passes_v7(&self) -> bool {
+        self.shakes_to_top.is_some_and(|k| k <= 50.0)
+            && self.quality.escaped == 0
+            && self.quality.non_finite == 0
+    }
+}
+
+/// Runs a Brazil-nut scene to its end on the scene's backend: the nut is the group named `nut`;
+/// the box's shaker gives the frequency. "At the top" means the nut's centre is at least as high
+/// as the 95th percentile of the other grains' centres (rank ≥ 1); it is checked every step (on
+/// the GPU backend the state is read back every step).
 pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, String> {
     let nut = scene
         .group("nut")
@@ -208,7 +240,8 @@ pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, St
     let total = scene.total_steps();
     let clock = Instant::now();
     while w.steps() < total {
-        w.step();
+        w.step().map_err(|e| e.to_string())?;
+        w.sync().map_err(|e| e.to_string())?;
         let r = rank(&w);
         rank_max = rank_max.max(r);
         if shakes_to_top.is_none() && r >= 1.0 {
@@ -271,9 +304,21 @@ fn verdict(ok: bool) -> Status {
     }
 }
 
-/// Runs case `id` with the scene files in `dir` (None for an unknown id).
-pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResult> {
+/// Runs case `id` with the scene files in `dir` (None for an unknown id), on `backend` (None:
+/// each scene's own).
+pub fn run_case(
+    id: &str,
+    dir: &Path,
+    threads: Option<usize>,
+    backend: Option<Backend>,
+) -> Option<CaseResult> {
     let id = id.to_ascii_uppercase();
+    let on = |mut s: Scene| {
+        if let Some(b) = backend {
+            s.settings.backend = b;
+        }
+        s
+    };
     let fail = |expected: &str, e: String| CaseResult {
         id: id.clone(),
         expected: expected.into(),
@@ -329,24 +374,23 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
         ),
         "V5" => {
             let exp = "all 21 disks separated and on the table";
-            match load(dir, "v5_cannonball") {
+            match load(dir, "v5_cannonball").map(on) {
                 Err(e) => fail(exp, e.to_string()),
-                Ok(s) => match s.world(threads) {
-                    Err(e) => fail(exp, e.to_string()),
-                    Ok(w) => {
-                        let r = cannonball(w, s.total_steps());
-                        CaseResult {
-                            id: id.clone(),
-                            expected: exp.into(),
-                            measured: format!(
-                                "{}/{} on table (max lift {:.2e}), min gap {:.4}",
-                                r.on_table, r.disks, r.max_lift, r.min_gap
-                            ),
-                            status: verdict(
-                                r.on_table == r.disks && r.disks == 21 && r.min_gap > 0.0,
-                            ),
-                        }
-                    }
+                Ok(s) => match s
+                    .world(threads)
+                    .map_err(|e| e.to_string())
+                    .and_then(|w| cannonball(w, s.total_steps()).map_err(|e| e.to_string()))
+                {
+                    Err(e) => fail(exp, e),
+                    Ok(r) => CaseResult {
+                        id: id.clone(),
+                        expected: exp.into(),
+                        measured: format!(
+                            "{}/{} on table (max lift {:.2e}), min gap {:.4}",
+                            r.on_table, r.disks, r.max_lift, r.min_gap
+                        ),
+                        status: verdict(r.on_table == r.disks && r.disks == 21 && r.min_gap > 0.0),
+                    },
                 },
             }
         }
@@ -367,10 +411,12 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
                                 g.insert("friction".into(), toml::Value::Float(mu));
                             }
                         }
+                    })
+                    .map(on);
+                    let r = scene.map_err(|e| e.to_string()).and_then(|s| {
+                        let w = s.world(threads).map_err(|e| e.to_string())?;
+                        cannonball(w, s.total_steps()).map_err(|e| e.to_string())
                     });
-                    let r = scene
-                        .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
-                        .map(|(w, n)| cannonball(w, n));
                     match r {
                         Ok(r) => {
                             let done = r.non_finite == 0;
@@ -382,7 +428,7 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
                                 if done { "" } else { "(NaN)" }
                             ));
                         }
-                        Err(e) => return Some(fail(exp, e.to_string())),
+                        Err(e) => return Some(fail(exp, e)),
                     }
                 }
             }
@@ -396,6 +442,7 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
         "V7" => {
             let exp = "nut at the top of the bed within 30–50 shakes";
             match load(dir, "v7_brazil_nut_2d")
+                .map(on)
                 .map_err(|e| e.to_string())
                 .and_then(|s| brazil_nut(&s, threads))
             {
@@ -420,35 +467,29 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
                         r.quality.max_pen_r,
                         r.seconds
                     ),
-                    status: verdict(
-                        r.shakes_to_top.is_some_and(|k| k <= 50.0)
-                            && r.quality.escaped == 0
-                            && r.quality.non_finite == 0,
-                    ),
+                    status: verdict(r.passes_v7()),
                 },
             }
         }
         "V9" => {
-            let t_star = 2.0 * 2.0 / (7.0 * 0.2 * G as f64);
-            let v_roll = 5.0 * 2.0 / 7.0f32;
-            let exp =
-                format!("rolling from t* = {t_star:.3} s (within one step), v = ω r = {v_roll:.4}");
+            let exp = format!(
+                "rolling from t* = {V9_T_STAR:.3} s (within one step), v = ω r = {V9_V_ROLL:.4}"
+            );
             let mut parts = Vec::new();
             let mut ok = true;
             for h in [0.12f32, 0.012] {
-                let r = load(dir, "v9_slide_to_roll").and_then(|mut s| {
+                let r = load(dir, "v9_slide_to_roll").map(on).and_then(|mut s| {
                     s.settings.h = h;
                     s.world(threads)
                 });
                 match r {
                     Err(e) => return Some(fail(&exp, e.to_string())),
                     Ok(w) => {
-                        let r = v9(w);
-                        ok &= r.t_roll >= t_star - 1e-6
-                            && r.t_roll <= t_star + h as f64 + 1e-6
-                            && (r.v_end - v_roll).abs() <= 2e-6
-                            && (r.omega_r_end - v_roll).abs() <= 2e-6
-                            && r.off_axis == 0.0;
+                        let r = match v9(w) {
+                            Ok(r) => r,
+                            Err(e) => return Some(fail(&exp, e.to_string())),
+                        };
+                        ok &= r.passes(h);
                         parts.push(format!(
                             "h={h}: t_roll {:.3} s, v {:.7}, ωr {:.7}",
                             r.t_roll, r.v_end, r.omega_r_end
@@ -466,12 +507,13 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
         "V11" => {
             let exp = "kinetic energy constant to 1e-5 relative over 10 s";
             match load(dir, "v11_rolling_disk")
+                .map(on)
                 .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
             {
                 Err(e) => fail(exp, e.to_string()),
-                Ok((w, n)) => {
-                    let r = v11(w, n);
-                    CaseResult {
+                Ok((w, n)) => match v11(w, n) {
+                    Err(e) => fail(exp, e.to_string()),
+                    Ok(r) => CaseResult {
                         id: id.clone(),
                         expected: exp.into(),
                         measured: format!(
@@ -479,8 +521,8 @@ pub fn run_case(id: &str, dir: &Path, threads: Option<usize>) -> Option<CaseResu
                             r.ke_start, r.max_relative_drift
                         ),
                         status: verdict(r.max_relative_drift <= 1e-5),
-                    }
-                }
+                    },
+                },
             }
         }
         _ => return None,

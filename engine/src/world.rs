@@ -5,9 +5,11 @@ use crate::error::{finite3, BuildError};
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::motion::Prescribed;
-use crate::settings::{Envelope, Settings};
+use crate::settings::{Backend, Envelope, Settings, SolverKind};
 use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::Drive;
+use grains_kernels::gpu::{GpuError, GpuPipeline};
+use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::pipeline::{StepParams, StepStats};
 use grains_kernels::{Bodies, CpuPipeline, FrictionTable, Motion, StageTimes, Wall};
 
@@ -109,11 +111,22 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let pipeline =
-            CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
-                threads: self.settings.threads,
-                reason: e.to_string(),
-            })?;
+        let pipeline = match self.settings.backend {
+            Backend::Cpu => {
+                let cpu =
+                    CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
+                        threads: self.settings.threads,
+                        reason: e.to_string(),
+                    })?;
+                Pipeline::Cpu(Box::new(cpu))
+            }
+            Backend::Gpu => Pipeline::Gpu(Box::new(GpuState {
+                device: GpuPipeline::new()?,
+                contacts: Contacts::default(),
+                impulses: Vec::new(),
+                synced_at: 0,
+            })),
+        };
         let r_min = bodies
             .pos_radius
             .iter()
@@ -223,7 +236,46 @@ fn push_body(bodies: &mut Bodies, b: &Body) {
     bodies.kind.push(b.kind as u32);
 }
 
-/// A world of grains stepped by the CCP scheme on the CPU backend.
+/// The backend a world steps on.
+enum Pipeline {
+    /// CPU threads; the host buffers are the state.
+    Cpu(Box<CpuPipeline>),
+    /// The device holds the state; the host keeps a copy as of the last read-back.
+    Gpu(Box<GpuState>),
+}
+
+/// The GPU pipeline and the host copies of what it last read back.
+struct GpuState {
+    device: GpuPipeline,
+    /// Contacts of the step read back last (keys and rows; the private buffers stay empty).
+    contacts: Contacts,
+    /// Their impulses (γn, γt1, γt2, 0), in key order.
+    impulses: Vec<[f32; 4]>,
+    /// Step whose state the host copy holds.
+    synced_at: u64,
+}
+
+impl GpuState {
+    /// Copies the last step's contacts and impulses from the device; the host copy now holds
+    /// step `steps`.
+    fn fetch_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
+        let (keys, rows, impulses) = self.device.contacts()?;
+        self.contacts.keys = keys;
+        self.contacts.rows = rows;
+        self.impulses = impulses;
+        self.synced_at = steps;
+        Ok(())
+    }
+}
+
+/// A world of grains stepped by the CCP scheme, on CPU threads or on a GPU
+/// ([`Settings::backend`]).
+///
+/// On the GPU backend the body state lives on the device. The host copy that the accessors
+/// ([`World::bodies`], [`World::position`], [`World::contacts`], [`World::last_stats`], …) read
+/// is refreshed every [`Settings::sync_every`] steps, at the end of [`World::run`] and by
+/// [`World::sync`]; in between it holds the state of step [`World::synced_at`]. On the CPU
+/// backend the host copy is always current.
 pub struct World {
     settings: Settings,
     envelope: Envelope,
@@ -233,7 +285,7 @@ pub struct World {
     drives: Vec<(u32, Prescribed)>,
     drive_buf: Vec<Drive>,
     friction: FrictionTable,
-    pipeline: CpuPipeline,
+    pipeline: Pipeline,
     steps: u64,
     last: StepStats,
 }
@@ -245,7 +297,13 @@ impl World {
     }
 
     /// Advances the world by one step h and returns what the step did.
-    pub fn step(&mut self) -> StepStats {
+    ///
+    /// On the GPU backend the step is queued on the device; the bodies and statistics are read
+    /// back only when the step count reaches a multiple of [`Settings::sync_every`]; otherwise
+    /// the statistics returned are those of the last read-back. The CPU backend never fails.
+    /// A GPU error (device lost, a buffer overflow found at a read-back) leaves the world's
+    /// state unspecified: build it again or [`World::restore`] a snapshot.
+    pub fn step(&mut self) -> Result<StepStats, GpuError> {
         let t = self.time();
         let h = self.settings.h;
         self.place_walls(t);
@@ -260,7 +318,7 @@ impl World {
             });
         }
         let s = &self.settings;
-        let params = StepParams {
+        let mut params = StepParams {
             h,
             gravity: s.gravity,
             envelope: self.envelope,
@@ -272,23 +330,67 @@ impl World {
             planar: s.planar,
             contact_frequency: s.contact_frequency,
         };
-        self.last = self.pipeline.step(
-            &mut self.bodies,
-            &self.walls,
-            &self.drive_buf,
-            &self.friction,
-            &params,
-        );
-        self.steps += 1;
-        self.last
+        match &mut self.pipeline {
+            Pipeline::Cpu(cpu) => {
+                self.last = cpu.step(
+                    &mut self.bodies,
+                    &self.walls,
+                    &self.drive_buf,
+                    &self.friction,
+                    &params,
+                );
+                self.steps += 1;
+            }
+            Pipeline::Gpu(gpu) => {
+                params.solver = SolverKind::Jacobi;
+                let read_back = (self.steps + 1).is_multiple_of(s.sync_every as u64);
+                self.last = gpu.device.step(
+                    &mut self.bodies,
+                    &self.walls,
+                    &self.drive_buf,
+                    &self.friction,
+                    &params,
+                    read_back,
+                )?;
+                self.steps += 1;
+                if read_back {
+                    gpu.fetch_contacts(self.steps)?;
+                }
+            }
+        }
+        Ok(self.last)
     }
 
-    /// Advances the world by `n` steps; returns the statistics of the last one.
-    pub fn run(&mut self, n: u64) -> StepStats {
+    /// Advances the world by `n` steps and (on the GPU) reads the state back at the end; returns
+    /// the statistics of the last step.
+    pub fn run(&mut self, n: u64) -> Result<StepStats, GpuError> {
         for _ in 0..n {
-            self.step();
+            self.step()?;
         }
-        self.last
+        self.sync()?;
+        Ok(self.last)
+    }
+
+    /// GPU backend: waits for the device and copies the bodies, the last step's statistics and
+    /// its contacts into the host copy, unless it already holds the current step. Does nothing
+    /// on the CPU backend.
+    pub fn sync(&mut self) -> Result<(), GpuError> {
+        if let Pipeline::Gpu(gpu) = &mut self.pipeline {
+            if gpu.synced_at != self.steps {
+                self.last = gpu.device.read_back(&mut self.bodies)?;
+                gpu.fetch_contacts(self.steps)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The step whose state the host copy (bodies, statistics, contacts) holds: [`World::steps`]
+    /// on the CPU backend and right after a read-back on the GPU.
+    pub fn synced_at(&self) -> u64 {
+        match &self.pipeline {
+            Pipeline::Cpu(_) => self.steps,
+            Pipeline::Gpu(gpu) => gpu.synced_at,
+        }
     }
 
     /// Writes each wall's current face position and its velocity over [t, t + h].
@@ -326,12 +428,15 @@ impl World {
         &self.settings
     }
 
-    /// Replaces the settings from the next step on (the thread count and ε̂ stay as built).
+    /// Replaces the settings from the next step on (the thread count, the backend and ε̂ stay as
+    /// built). Every setting is passed to the backend at each step, so nothing cached on the GPU
+    /// goes stale.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
         settings.check()?;
         self.settings = Settings {
             threads: self.settings.threads,
             envelope: self.settings.envelope,
+            backend: self.settings.backend,
             ..settings
         };
         Ok(())
@@ -342,7 +447,20 @@ impl World {
         self.envelope
     }
 
-    /// All body buffers (structure of arrays).
+    /// The backend the world steps on.
+    pub fn backend(&self) -> Backend {
+        self.settings.backend
+    }
+
+    /// Name of the GPU adapter (e.g. "NVIDIA H100" or "llvmpipe"); `None` on the CPU backend.
+    pub fn adapter_name(&self) -> Option<&str> {
+        match &self.pipeline {
+            Pipeline::Cpu(_) => None,
+            Pipeline::Gpu(gpu) => Some(gpu.device.adapter_name()),
+        }
+    }
+
+    /// All body buffers (structure of arrays), as of step [`World::synced_at`].
     pub fn bodies(&self) -> &Bodies {
         &self.bodies
     }
@@ -357,7 +475,7 @@ impl World {
         self.bodies.is_empty()
     }
 
-    /// Centre of body `i` (m).
+    /// Centre of body `i` (m), as of step [`World::synced_at`].
     pub fn position(&self, i: usize) -> Vec3 {
         self.bodies.pos_radius[i].truncate()
     }
@@ -367,17 +485,17 @@ impl World {
         self.bodies.pos_radius[i].w
     }
 
-    /// Orientation of body `i`.
+    /// Orientation of body `i`, as of step [`World::synced_at`].
     pub fn orientation(&self, i: usize) -> Quat {
         self.bodies.orientation[i]
     }
 
-    /// Linear velocity of body `i` (m/s).
+    /// Linear velocity of body `i` (m/s), as of step [`World::synced_at`].
     pub fn velocity(&self, i: usize) -> Vec3 {
         self.bodies.motion[i].v()
     }
 
-    /// Angular velocity of body `i` (rad/s).
+    /// Angular velocity of body `i` (rad/s), as of step [`World::synced_at`].
     pub fn angular_velocity(&self, i: usize) -> Vec3 {
         self.bodies.motion[i].w()
     }
@@ -397,27 +515,49 @@ impl World {
         &self.wall_descs
     }
 
-    /// Statistics of the last step.
+    /// Statistics of the last step (GPU: of step [`World::synced_at`]).
     pub fn last_stats(&self) -> StepStats {
         self.last
     }
 
-    /// Seconds spent per stage of the step since the world was built.
-    pub fn stage_times(&self) -> StageTimes {
-        self.pipeline.times()
+    /// Seconds spent per stage of the step since the world was built, on the CPU backend;
+    /// `None` on the GPU, whose stages are not timed one by one (see [`World::step_seconds`]).
+    pub fn stage_times(&self) -> Option<StageTimes> {
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => Some(cpu.times()),
+            Pipeline::Gpu(_) => None,
+        }
     }
 
-    /// Contact rows of the last step.
-    pub fn contacts(&self) -> &grains_kernels::narrow_phase::Contacts {
-        self.pipeline.contacts()
+    /// Seconds spent stepping since the world was built: the sum of the stage times on the
+    /// CPU; on the GPU the host wall time from submission to completion, as measured at the
+    /// read-backs (so it includes the steps up to step [`World::synced_at`]).
+    pub fn step_seconds(&self) -> f64 {
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.times().total(),
+            Pipeline::Gpu(gpu) => gpu.device.elapsed(),
+        }
     }
 
-    /// Impulses (γn, γt1, γt2) of the last step's contacts (N s).
+    /// Contact rows of the last step (GPU: keys and rows of step [`World::synced_at`]).
+    pub fn contacts(&self) -> &Contacts {
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.contacts(),
+            Pipeline::Gpu(gpu) => &gpu.contacts,
+        }
+    }
+
+    /// Impulses (γn, γt1, γt2) of the last step's contacts (N s), in the contacts' order (GPU:
+    /// of step [`World::synced_at`]).
     pub fn impulses(&self) -> &[[f32; 4]] {
-        self.pipeline.impulses()
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.impulses(),
+            Pipeline::Gpu(gpu) => &gpu.impulses,
+        }
     }
 
-    /// Total linear momentum Σ m v of the dynamic bodies (kg m/s), summed in f64.
+    /// Total linear momentum Σ m v of the dynamic bodies (kg m/s), summed in f64, as of step
+    /// [`World::synced_at`].
     pub fn momentum(&self) -> [f64; 3] {
         let mut p = [0.0f64; 3];
         for (m, &k) in self.bodies.motion.iter().zip(&self.bodies.kind) {
@@ -430,17 +570,33 @@ impl World {
         p
     }
 
-    /// Sets the velocity of body `i` and forgets the warm start.
-    pub fn set_velocity(&mut self, i: usize, v: Vec3, w: Vec3) {
+    /// Sets the velocity of body `i` and forgets the warm start. On the GPU the current state
+    /// is read back first and the edited bodies are uploaded at the next step.
+    pub fn set_velocity(&mut self, i: usize, v: Vec3, w: Vec3) -> Result<(), GpuError> {
+        self.sync()?;
         self.bodies.motion[i].linear = v.to_array();
         self.bodies.motion[i].angular = w.to_array();
-        self.pipeline.reset_warm_start();
+        match &mut self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.reset_warm_start(),
+            Pipeline::Gpu(gpu) => gpu.device.invalidate(true),
+        }
+        Ok(())
     }
 
-    pub(crate) fn pipeline(&self) -> &CpuPipeline {
-        &self.pipeline
+    /// The warm-start memory (pair keys ascending, impulse vectors), read from the device on
+    /// the GPU.
+    pub(crate) fn warm_start_state(&mut self) -> Result<(Vec<u64>, Vec<[f32; 4]>), GpuError> {
+        match &mut self.pipeline {
+            Pipeline::Cpu(cpu) => {
+                let (keys, impulses) = cpu.warm_start_state();
+                Ok((keys.to_vec(), impulses.to_vec()))
+            }
+            Pipeline::Gpu(gpu) => gpu.device.warm_start_state(),
+        }
     }
 
+    /// Replaces the evolving state: step count, bodies and warm-start memory (the GPU uploads
+    /// them at the next step).
     pub(crate) fn restore_parts(
         &mut self,
         steps: u64,
@@ -450,10 +606,19 @@ impl World {
     ) {
         self.steps = steps;
         self.bodies = bodies.clone();
-        self.pipeline.restore_warm_start(keys, impulses);
+        match &mut self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.restore_warm_start(keys, impulses),
+            Pipeline::Gpu(gpu) => {
+                gpu.device.invalidate(false);
+                gpu.device.restore_warm_start(keys, impulses);
+                gpu.contacts = Contacts::default();
+                gpu.impulses.clear();
+                gpu.synced_at = steps;
+            }
+        }
     }
 
-    /// Centres of all bodies as (x, y, z, radius).
+    /// Centres of all bodies as (x, y, z, radius), as of step [`World::synced_at`].
     pub fn centres(&self) -> &[Vec4] {
         &self.bodies.pos_radius
     }

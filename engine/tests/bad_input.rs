@@ -167,3 +167,25 @@ fn the_message_names_body_field_and_value() {
         "{msg}"
     );
 }
+
+#[test]
+fn zero_sync_every_is_refused() {
+    let r = world_with(
+        good(),
+        0.5,
+        Settings {
+            sync_every: 0,
+            ..Settings::default()
+        },
+    );
+    match r {
+        Err(
+            e @ BuildError::Settings {
+                field: "sync_every",
+                ..
+            },
+        ) => assert!(e.to_string().contains("sync_every"), "{e}"),
+        Err(e) => panic!("expected a sync_every error, got {e}"),
+        Ok(_) => panic!("sync_every = 0 was accepted"),
+    }
+}

@@ -49,7 +49,7 @@ fn grid_finds_every_pair_with_a_brazil_nut_present() {
     for nut in [0.1f32, 0.4, 0.6] {
         let mut w = scene(nut);
         let expected = brute_force_pairs(&w, 0.02);
-        w.step();
+        w.step().unwrap();
         let found = w.contacts().keys.clone();
         assert!(
             expected.len() > 1000,

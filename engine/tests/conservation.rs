@@ -40,7 +40,7 @@ fn free_flight_keeps_every_velocity_and_the_momentum_exactly() {
     let v0: Vec<Vec3> = (0..w.len()).map(|i| w.velocity(i)).collect();
     let p0 = w.momentum();
     for _ in 0..100 {
-        let s = w.step();
+        let s = w.step().unwrap();
         assert_eq!(s.contacts, 0, "the cloud is sparse: no contact expected");
     }
     assert_eq!(w.momentum(), p0);
@@ -55,7 +55,7 @@ fn collisions_conserve_momentum_to_rounding() {
     let p0 = w.momentum();
     let mut contacts = 0;
     for _ in 0..300 {
-        contacts += w.step().contacts;
+        contacts += w.step().unwrap().contacts;
     }
     assert!(
         contacts > 100,
@@ -84,7 +84,7 @@ fn pour_state(threads: usize, solver: SolverKind) -> Vec<u8> {
         settings.omega = 0.3;
     }
     let mut w = scene.world(settings).unwrap();
-    w.run(200);
+    w.run(200).unwrap();
     let b = w.bodies();
     let mut bytes = Vec::new();
     bytes.extend_from_slice(bytemuck::cast_slice(&b.pos_radius));
@@ -131,15 +131,15 @@ fn a_restored_snapshot_continues_bit_identically() {
         ..Settings::granular(2e-3)
     };
     let mut straight = scene.world(settings).unwrap();
-    straight.run(150);
+    straight.run(150).unwrap();
     let mut first = scene.world(settings).unwrap();
-    first.run(60);
-    let bytes = first.snapshot().to_bytes();
+    first.run(60).unwrap();
+    let bytes = first.snapshot().unwrap().to_bytes();
     let mut resumed = scene.world(settings).unwrap();
     resumed
         .restore(&grains::Snapshot::from_bytes(&bytes).unwrap())
         .unwrap();
-    resumed.run(90);
+    resumed.run(90).unwrap();
     assert_eq!(resumed.steps(), 150);
     assert_eq!(
         resumed.bodies(),

@@ -19,7 +19,7 @@ fn a_conveyor_floor_drags_a_sphere_to_two_sevenths_of_its_speed() {
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z).moving(belt));
     b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.1), 0.1, 2.0));
     let mut w = b.build().unwrap();
-    w.run(1000);
+    w.run(1000).unwrap();
     let (v, om) = (w.velocity(0), w.angular_velocity(0));
     assert!((v.x - 2.0 / 7.0).abs() < 1e-5, "v_x = {}", v.x);
     assert!(
@@ -51,7 +51,7 @@ fn shaken_sphere(frequency: f32) -> f32 {
     let mut w = b.build().unwrap();
     let mut max_gap: f32 = 0.0;
     for _ in 0..4000 {
-        w.step();
+        w.step().unwrap();
         let floor = Prescribed::vertical_shake(0.01, frequency)
             .displacement(w.time())
             .z;
@@ -90,7 +90,7 @@ fn a_kinematic_pusher_drives_a_sphere_ahead_of_it() {
     b.body(Body::sphere(Vec3::ZERO, 0.1, 1.0).kinematic(push));
     b.body(Body::sphere(Vec3::new(0.25, 0.0, 0.0), 0.1, 1.0));
     let mut w = b.build().unwrap();
-    w.run(500);
+    w.run(500).unwrap();
     assert_eq!(
         w.velocity(0),
         Vec3::new(0.5, 0.0, 0.0),

@@ -42,9 +42,9 @@ fn a_settled_step_allocates_nothing() {
             ..Settings::granular(2e-3)
         };
         let mut w = PourScene::new(1000).world(settings).unwrap();
-        w.run(400);
+        w.run(400).unwrap();
         let before = ALLOCATIONS.load(Ordering::Relaxed);
-        w.run(20);
+        w.run(20).unwrap();
         let during = ALLOCATIONS.load(Ordering::Relaxed) - before;
         let allowed = if solver == grains::SolverKind::Jacobi {
             0

@@ -13,7 +13,7 @@ fn settled_pile() -> (World, PourScene) {
         ..Settings::granular(2e-3)
     };
     let mut w = scene.world(settings).unwrap();
-    w.run(1000);
+    w.run(1000).unwrap();
     (w, scene)
 }
 
@@ -33,13 +33,13 @@ fn settled_pile_stays_at_rest_for_2000_steps() {
     };
     w.set_settings(settings).unwrap();
     // Let the compliant contacts take the converged solve's compression before measuring.
-    w.run(100);
+    w.run(100).unwrap();
     let start: Vec<Vec3> = (0..w.len()).map(|i| w.position(i)).collect();
     let z0 = mean_height(&w);
     let mut max_pen: f64 = 0.0;
     let mut sweeps = 0u64;
     for k in 0..2000 {
-        sweeps += w.step().iterations as u64;
+        sweeps += w.step().unwrap().iterations as u64;
         if k % 50 == 0 {
             max_pen = max_pen.max(Quality::measure(&w, Some(&scene.bounds())).max_pen_r);
         }
@@ -92,7 +92,7 @@ fn jacobi_and_gauss_seidel_converge_on_the_pile() {
             ..base
         })
         .unwrap();
-        let s = w.step();
+        let s = w.step().unwrap();
         println!(
             "{solver:?} (ω = {omega}): {} sweeps to residual {:.2e} m/s on {} contacts",
             s.iterations, s.residual, s.contacts

@@ -84,6 +84,7 @@ fn opts(out: &Path) -> RunOptions {
     RunOptions {
         out: out.to_path_buf(),
         threads: Some(2),
+        backend: None,
         resume: false,
         progress: false,
         stop_after: None,

@@ -132,6 +132,14 @@ fn negative_size() {
 }
 
 #[test]
+fn bad_backend_or_sync_every() {
+    let t = GOOD.replace("h = 0.01", "h = 0.01\nsync_every = 0");
+    expect_error("sync_every", &t, line_of(&t, "sync_every"), "sync_every");
+    let t = GOOD.replace("h = 0.01", "h = 0.01\nbackend = \"tpu\"");
+    expect_error("backend", &t, line_of(&t, "backend"), "backend");
+}
+
+#[test]
 fn overlapping_bodies() {
     let t = GOOD.replace("[0.5, 0.0, 0.2]", "[0.1, 0.0, 0.2]");
     let line = t

@@ -23,7 +23,7 @@ fn v9_sphere_starts_rolling_at_t_star_and_rolls_at_five_sevenths() {
     for h in [0.12f32, 0.012] {
         let mut s = scene("v9_slide_to_roll");
         s.settings.h = h;
-        let r = v9(s.world(None).unwrap());
+        let r = v9(s.world(None).unwrap()).unwrap();
         // Rolling is reached in the step that contains t* (the slip is removed within a step).
         assert!(
             r.t_roll >= T_STAR - 1e-6 && r.t_roll <= T_STAR + h as f64 + 1e-6,
@@ -50,7 +50,7 @@ fn v9_sphere_starts_rolling_at_t_star_and_rolls_at_five_sevenths() {
 fn v11_rolling_disk_keeps_its_energy_to_1e_5() {
     let s = scene("v11_rolling_disk");
     assert_eq!(s.total_steps(), 1000, "10 s at h = 0.01");
-    let r = v11(s.world(None).unwrap(), s.total_steps());
+    let r = v11(s.world(None).unwrap(), s.total_steps()).unwrap();
     assert_eq!(r.ke_start, 6.75);
     assert!(
         r.max_relative_drift <= 1e-5,
@@ -63,7 +63,7 @@ fn v11_rolling_disk_keeps_its_energy_to_1e_5() {
 fn v5_cannonball_collapses_into_separated_disks_on_the_table() {
     let s = scene("v5_cannonball");
     assert_eq!(s.total_steps(), 400, "20 s at h = 0.05");
-    let r = cannonball(s.world(None).unwrap(), s.total_steps());
+    let r = cannonball(s.world(None).unwrap(), s.total_steps()).unwrap();
     assert_eq!(r.disks, 21);
     assert_eq!(
         r.on_table, 21,

@@ -10,7 +10,7 @@ use crate::geometry::{BoxContainer, WallDesc};
 use crate::material::{Material, MaterialId};
 use crate::motion::Prescribed;
 use crate::pour::{PourScene, SplitMix64};
-use crate::settings::{Envelope, Settings, SolverKind};
+use crate::settings::{Backend, Envelope, Settings, SolverKind};
 use crate::world::World;
 use glam::Vec3;
 use spec::*;
@@ -271,9 +271,21 @@ impl Scene {
 
     /// Builds the world with `threads` worker threads (None: as the file says).
     pub fn world(&self, threads: Option<usize>) -> Result<World, SceneError> {
+        self.world_with(threads, None)
+    }
+
+    /// Builds the world with `threads` worker threads and on `backend` (None: as the file says).
+    pub fn world_with(
+        &self,
+        threads: Option<usize>,
+        backend: Option<Backend>,
+    ) -> Result<World, SceneError> {
         let mut settings = self.settings;
         if let Some(t) = threads {
             settings.threads = t;
+        }
+        if let Some(b) = backend {
+            settings.backend = b;
         }
         let mut b = World::builder(settings);
         for (_, m) in &self.materials {
@@ -520,6 +532,22 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     }
     if let Some(v) = &s.threads {
         settings.threads = count(cx, v, "threads", 1)? as usize;
+    }
+    if let Some(v) = &s.backend {
+        settings.backend = match v.get_ref().as_str() {
+            "cpu" => Backend::Cpu,
+            "gpu" => Backend::Gpu,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "backend",
+                    format!("must be \"cpu\" or \"gpu\", got \"{other}\""),
+                ))
+            }
+        };
+    }
+    if let Some(v) = &s.sync_every {
+        settings.sync_every = count(cx, v, "sync_every", 1)?.min(u32::MAX as u64) as u32;
     }
     settings.check().map_err(|e| {
         let field = match &e {
@@ -1343,8 +1371,10 @@ fn random_fill(
     planar: bool,
     existing: &[Body],
 ) -> Vec<(Vec3, f32)> {
-    let rmax = existing.iter().map(|b| b.radius).fold(r1, f32::max);
-    let cell = 2.0 * rmax;
+    // Cells of 2 r1 hold every body no larger than the new ones, so a new body can only touch
+    // those in the 27 cells around it; the few larger bodies (a Brazil nut) are checked one by
+    // one rather than making every cell as large as they are.
+    let cell = 2.0 * r1;
     let mut grid: HashMap<(i32, i32, i32), Vec<(Vec3, f32)>> = HashMap::new();
     let key = |p: Vec3| {
         (
@@ -1353,10 +1383,15 @@ fn random_fill(
             (p.z / cell).floor() as i32,
         )
     };
+    let mut large = Vec::new();
     for b in existing {
-        grid.entry(key(b.position))
-            .or_default()
-            .push((b.position, b.radius));
+        if b.radius > r1 {
+            large.push((b.position, b.radius));
+        } else {
+            grid.entry(key(b.position))
+                .or_default()
+                .push((b.position, b.radius));
+        }
     }
     let mut placed = Vec::with_capacity(target);
     let mut failures = 0usize;
@@ -1370,7 +1405,7 @@ fn random_fill(
             u(rng, lo.z, hi.z),
         );
         let k = key(p);
-        let mut free = true;
+        let mut free = large.iter().all(|(q, rq)| (p - *q).length() >= r + rq);
         'scan: for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {

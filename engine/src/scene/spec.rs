@@ -86,6 +86,10 @@ pub struct SettingsSpec {
     pub planar: Option<bool>,
     /// Worker threads (the command line's `--threads` wins).
     pub threads: Option<S<i64>>,
+    /// `"cpu"` or `"gpu"` (the command line's `--backend` wins).
+    pub backend: Option<S<String>>,
+    /// GPU: steps between read-backs of the state to the host.
+    pub sync_every: Option<S<i64>>,
 }
 
 /// `[settings.envelope]`.

@@ -173,6 +173,7 @@ impl GpuPipeline {
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);
         self.encode_step(cur, drives.len(), p.max_iterations);
+        self.last.iterations = p.max_iterations;
         self.parity = cur;
         self.warm_valid = true;
         let out = if read_back {
