@@ -271,6 +271,7 @@ impl World {
             warm_start: s.warm_start,
             planar: s.planar,
             contact_frequency: s.contact_frequency,
+            coulomb_correction: s.coulomb_correction,
         };
         self.last = self.pipeline.step(
             &mut self.bodies,

@@ -6,9 +6,11 @@
 use grains::reference::FrictionModel;
 use grains::scene::Scene;
 use grains::validation::{
-    cannonball, load, v11, v1_passes, v1_row, v2_passes, v2_run, v9, G, PAPER_PARTICLE, V1_PAPER,
-    V1_START,
+    cannonball, coulomb_correction_contraction, load, v11, v1_passes, v1_row, v2_correction,
+    v2_correction_passes, v2_passes, v2_run, v9, G, PAPER_PARTICLE, V1_PAPER, V1_START,
+    V2_CORRECTION_PASSES,
 };
+use grains::SolverKind;
 use std::path::{Path, PathBuf};
 
 fn scenes() -> PathBuf {
@@ -175,4 +177,35 @@ fn v2_ccp_hops_off_the_line_by_a_height_that_does_not_vanish_with_h() {
         assert!(r.apex > 0.03, "{r:?}");
     }
     assert!(v2_passes(&runs), "{runs:#?}");
+}
+
+/// The Coulomb correction on V2's sliding particle, with either solver: one pass cuts the
+/// relaxation's hop by the model's 1/r² (r = μ²/(1 + μ²), 147× at μ = 0.3; at least 100×
+/// asserted), and every pass brings the path closer to the exact-Coulomb LCP's.
+#[test]
+fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
+    let r = coulomb_correction_contraction(PAPER_PARTICLE.mu);
+    for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
+        let runs = v2_correction(1e-3, solver, &V2_CORRECTION_PASSES).unwrap();
+        for c in &runs {
+            println!("{solver:?}: {c:?}");
+        }
+        let (plain, one) = (&runs[0], &runs[1]);
+        assert!(
+            plain.lift > 0.03,
+            "{solver:?}: the plain CCP should hop: {plain:?}"
+        );
+        assert!(
+            one.lift <= plain.lift / 100.0,
+            "{solver:?}: one pass leaves a lift of {} m vs {} m without (model ×{:.4})",
+            one.lift,
+            plain.lift,
+            r * r
+        );
+        assert!(
+            runs[3].l2_difference <= plain.l2_difference / 100.0,
+            "{solver:?}: the corrected path does not approach the LCP's: {runs:?}"
+        );
+        assert!(v2_correction_passes(&runs), "{solver:?}: {runs:#?}");
+    }
 }
