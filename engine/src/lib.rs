@@ -25,6 +25,7 @@ pub mod material;
 pub mod motion;
 pub mod output;
 pub mod pour;
+pub mod reference;
 pub mod runner;
 pub mod scene;
 pub mod settings;

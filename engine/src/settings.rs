@@ -41,6 +41,11 @@ pub struct Settings {
     /// Natural frequency f (Hz) of a compliant contact (an implicit spring in the CCP's normal
     /// rows, ε = 1/(m_eff (2πf h)²)); infinity for the rigid contact of the papers.
     pub contact_frequency: f32,
+    /// Coulomb-correction passes per solve (0 = off: the papers' cone relaxation, which lets a
+    /// sliding contact separate at μ‖v_T‖). Each pass adds μ‖u_T‖ of the last iterate to the
+    /// normal rows' bias and solves again from the last impulses; the passes converge to
+    /// Coulomb's u_n ≥ 0 (at a single sliding contact the lift shrinks by μ²/(1 + μ²) per pass).
+    pub coulomb_correction: u32,
     /// Restrict motion to the x–z plane (disks): v_y = 0, rotation about y only.
     pub planar: bool,
     /// Worker threads of the CPU backend (results are bit-identical for any count).
@@ -66,6 +71,7 @@ impl Default for Settings {
             omega: 1.0,
             warm_start: 1.0,
             contact_frequency: f32::INFINITY,
+            coulomb_correction: 0,
             planar: false,
             threads: 1,
             backend: Backend::Cpu,
@@ -143,6 +149,15 @@ impl Settings {
         }
         if self.threads == 0 {
             return err("threads", "must be at least 1".into());
+        }
+        if self.backend == Backend::Gpu && self.coulomb_correction > 0 {
+            return err(
+                "coulomb_correction",
+                format!(
+                    "is {} but the GPU backend has no Coulomb correction yet; use 0 or the CPU backend",
+                    self.coulomb_correction
+                ),
+            );
         }
         if self.sync_every == 0 {
             return err("sync_every", "must be at least 1".into());

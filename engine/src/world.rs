@@ -329,6 +329,7 @@ impl World {
             warm_start: s.warm_start,
             planar: s.planar,
             contact_frequency: s.contact_frequency,
+            coulomb_correction: s.coulomb_correction,
         };
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {

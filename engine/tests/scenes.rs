@@ -213,6 +213,7 @@ tolerance = 1e-5
 omega = 0.3
 warm_start = 0.5
 contact_frequency = "inf"
+coulomb_correction = 2
 threads = 3
 
 [[materials]]
@@ -286,6 +287,7 @@ region_max = [0.5, 0.5, 0.8]
         (77, 1e-5, 0.3, 0.5)
     );
     assert!(st.contact_frequency.is_infinite());
+    assert_eq!(st.coulomb_correction, 2);
     assert_eq!(st.threads, 3);
     assert_eq!(s.materials.len(), 2);
     assert_eq!(s.pairs.len(), 1);

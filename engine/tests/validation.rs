@@ -1,9 +1,16 @@
 //! Seed cases of VALIDATION.md: V9 (sliding → rolling sphere), V11 (rolling disk keeps its
 //! energy) and V5 (21-disk cannonball collapse), each measured on the world of its scene file in
-//! `scenes/`, the same files `grains validate` runs.
+//! `scenes/`, the same files `grains validate` runs; V1 and V2 (point particle, CCP against the
+//! exact-Coulomb LCP) through the same evaluation as `grains validate`.
 
+use grains::reference::FrictionModel;
 use grains::scene::Scene;
-use grains::validation::{cannonball, load, v11, v9, G};
+use grains::validation::{
+    cannonball, coulomb_correction_contraction, load, v11, v1_passes, v1_row, v2_correction,
+    v2_correction_passes, v2_passes, v2_run, v9, G, PAPER_PARTICLE, V1_PAPER, V1_START,
+    V2_CORRECTION_PASSES,
+};
+use grains::SolverKind;
 use std::path::{Path, PathBuf};
 
 fn scenes() -> PathBuf {
@@ -103,4 +110,102 @@ fn brazil_nut_3d_nut_rises_to_the_top() {
     assert!(k <= 150.0, "top reached after {k} shakes");
     assert_eq!(r.quality.escaped, 0);
     assert_eq!(r.quality.non_finite, 0);
+}
+
+#[test]
+fn v1_ccp_and_lcp_heights_converge_as_h_falls_and_the_engine_follows_the_ccp() {
+    let rows: Vec<_> = (0..V1_PAPER.len() as u32)
+        .map(|k| v1_row(k).unwrap())
+        .collect();
+    for r in &rows {
+        println!(
+            "k = {}: {:.3e} (paper {:.3e}); engine vs exact CCP {:.1e} relative",
+            r.k, r.difference, V1_PAPER[r.k as usize], r.engine.relative_error
+        );
+        assert!(r.difference > 0.0, "k = {}: the schemes should differ", r.k);
+        assert!(
+            r.engine.relative_error <= 1e-4,
+            "k = {}: engine off the exact CCP by {:e}",
+            r.k,
+            r.engine.relative_error
+        );
+    }
+    assert!(rows[7].difference < 1e-4, "{:?}", rows[7]);
+    assert!(v1_passes(&rows), "{rows:#?}");
+}
+
+/// Past k = 7 the V1 difference falls at the model's rate 2^{3/2} ≈ 2.83 per halving (the
+/// reference alone, 1.3 s: the particle is at rest on the line by 1.1 s).
+#[test]
+fn v1_difference_falls_at_the_relaxation_rate_two_to_the_three_halves() {
+    let difference = |k: u32| {
+        let h = 0.1 / f64::from(1u32 << k);
+        let steps = (1.3 / h).round() as usize;
+        let y = |model| {
+            PAPER_PARTICLE
+                .trajectory(model, V1_START, h, steps)
+                .unwrap()
+                .into_iter()
+                .map(|s| s.y)
+        };
+        y(FrictionModel::ConeRelaxation)
+            .zip(y(FrictionModel::Coulomb))
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+            .sqrt()
+            / f64::from(1u32 << k)
+    };
+    let d: Vec<f64> = (8..=10).map(difference).collect();
+    for w in d.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!(
+            (ratio - 2f64.powf(1.5)).abs() < 0.1,
+            "halving ratio {ratio} (differences {d:?})"
+        );
+    }
+}
+
+#[test]
+fn v2_ccp_hops_off_the_line_by_a_height_that_does_not_vanish_with_h() {
+    let runs: Vec<_> = [1e-3, 5e-4]
+        .into_iter()
+        .map(|h| v2_run(h).unwrap())
+        .collect();
+    for r in &runs {
+        println!("{r:?}");
+        assert!(r.lcp_max_height < 1e-9, "{r:?}");
+        assert!(r.apex > 0.03, "{r:?}");
+    }
+    assert!(v2_passes(&runs), "{runs:#?}");
+}
+
+/// The Coulomb correction on V2's sliding particle, with either solver: one pass cuts the
+/// relaxation's hop by the model's 1/r² (r = μ²/(1 + μ²), 147× at μ = 0.3; at least 100×
+/// asserted), and every pass brings the path closer to the exact-Coulomb LCP's.
+#[test]
+fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
+    let r = coulomb_correction_contraction(PAPER_PARTICLE.mu);
+    for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
+        let runs = v2_correction(1e-3, solver, &V2_CORRECTION_PASSES).unwrap();
+        for c in &runs {
+            println!("{solver:?}: {c:?}");
+        }
+        let (plain, one) = (&runs[0], &runs[1]);
+        assert!(
+            plain.lift > 0.03,
+            "{solver:?}: the plain CCP should hop: {plain:?}"
+        );
+        assert!(
+            one.lift <= plain.lift / 100.0,
+            "{solver:?}: one pass leaves a lift of {} m vs {} m without (model ×{:.4})",
+            one.lift,
+            plain.lift,
+            r * r
+        );
+        assert!(
+            runs[3].l2_difference <= plain.l2_difference / 100.0,
+            "{solver:?}: the corrected path does not approach the LCP's: {runs:?}"
+        );
+        assert!(v2_correction_passes(&runs), "{solver:?}: {runs:#?}");
+    }
 }

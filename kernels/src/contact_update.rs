@@ -144,6 +144,20 @@ impl PackVelocities {
     }
 }
 
+/// The four lanes' relative velocities u = Dᵀv + bias = (u_n, u_t1, u_t2) (anitescu-2006 eq.
+/// 5.5's constraint argument, with the row's Φ/h and wall terms in the bias).
+#[inline(always)]
+pub fn relative_velocity(pack: &RowPack, vel: &PackVelocities) -> Lanes3 {
+    let at_a = add(&vel.va, &cross(&vel.wa, &pack.ra));
+    let at_b = add(&vel.vb, &cross(&vel.wb, &pack.rb));
+    let vr = [at_a[0] - at_b[0], at_a[1] - at_b[1], at_a[2] - at_b[2]];
+    [
+        dot(&vr, &pack.n) + pack.bias[0],
+        dot(&vr, &pack.t1) + pack.bias[1],
+        dot(&vr, &pack.t2) + pack.bias[2],
+    ]
+}
+
 /// One projected update of four contacts: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) projected in
 /// W's metric (W = diag(Dᵀ M⁻¹ D), with the compliant term ε γn when soft); returns the impulse
 /// change D Δγ acting on a (b receives its negative) and the residual
@@ -155,12 +169,7 @@ pub fn update_pack(
     vel: &PackVelocities,
     p: &SweepParams,
 ) -> (Lanes3, Vec4) {
-    let at_a = add(&vel.va, &cross(&vel.wa, &pack.ra));
-    let at_b = add(&vel.vb, &cross(&vel.wb, &pack.rb));
-    let vr = [at_a[0] - at_b[0], at_a[1] - at_b[1], at_a[2] - at_b[2]];
-    let un = dot(&vr, &pack.n) + pack.bias[0];
-    let u1 = dot(&vr, &pack.t1) + pack.bias[1];
-    let u2 = dot(&vr, &pack.t2) + pack.bias[2];
+    let [un, u1, u2] = relative_velocity(pack, vel);
     let omega = Vec4::splat(p.omega);
     // Compliant contact: u_n + Φ/h + ε γn ≥ 0, ε = softness / mass_n (an implicit spring).
     let gn = gamma[0] - omega * (pack.mass_n * un + Vec4::splat(p.softness) * gamma[0]);

@@ -14,6 +14,7 @@ pub mod broad_phase;
 pub mod colouring;
 pub mod cone;
 pub mod contact_update;
+pub mod coulomb_correction;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod gpu;

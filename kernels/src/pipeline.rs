@@ -3,13 +3,13 @@
 
 use crate::broad_phase::{Envelope, Grid};
 use crate::colouring::{Colouring, COLOURS};
-use crate::contact_update::impulse_vector;
-use crate::contact_update::SweepParams;
+use crate::contact_update::{impulse_vector, SweepParams};
+use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, Drive};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
-use crate::layout::{Bodies, FrictionTable, Wall};
+use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
@@ -52,6 +52,9 @@ pub struct StepParams {
     /// Natural frequency f (Hz) of the compliant contact, Φ⁺ ≥ −F/(m_eff (2πf)²) as an implicit
     /// spring; infinity for rigid contact.
     pub contact_frequency: f32,
+    /// Coulomb-correction passes after each solve (0 = the plain cone relaxation): each moves
+    /// μ‖u_T‖ of the last iterate into the normal rows' bias and solves again from the last γ.
+    pub coulomb_correction: u32,
 }
 
 impl StepParams {
@@ -122,12 +125,19 @@ struct Workspace {
     contacts: Contacts,
     cache: ImpulseCache,
     gamma: Vec<[f32; 4]>,
+    solver: SolverLayout,
+    energy_blocks: Vec<f64>,
+    times: StageTimes,
+}
+
+/// The solver's view of a set of contact rows: colouring and packs (Gauss–Seidel) or body index
+/// and packs (Jacobi), with the Jacobi impulse scratch.
+#[derive(Default)]
+struct SolverLayout {
     impulse: Vec<[f32; 4]>,
     index: BodyContacts,
     colouring: Colouring,
     packs: Packs,
-    energy_blocks: Vec<f64>,
-    times: StageTimes,
 }
 
 impl CpuPipeline {
@@ -241,45 +251,11 @@ impl Workspace {
         self.gamma.resize(rows.len(), [0.0; 4]);
         self.cache
             .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
-        match p.solver {
-            SolverKind::GaussSeidel => {
-                self.colouring.build(rows, &bodies.kind);
-                let classes = &self.colouring.start;
-                let order = Some(self.colouring.order.as_slice());
-                self.packs
-                    .build(rows, &self.gamma, order, classes, Some(COLOURS));
-                apply_warm_start(&self.packs, &mut bodies.motion, p.planar);
-            }
-            SolverKind::Jacobi => {
-                self.index.build(rows, &bodies.kind);
-                self.impulse.resize(rows.len(), [0.0; 4]);
-                self.impulse
-                    .par_iter_mut()
-                    .zip(rows.par_iter().zip(self.gamma.par_iter()))
-                    .with_min_len(BLOCK)
-                    .for_each(|(out, (row, g))| {
-                        *out = impulse_vector(row, *g).extend(0.0).to_array()
-                    });
-                body_gather(
-                    rows,
-                    &self.impulse,
-                    &mut bodies.motion,
-                    &self.index,
-                    p.planar,
-                );
-                self.packs
-                    .build(rows, &self.gamma, None, &[0, rows.len() as u32], None);
-            }
-        }
+        self.solver
+            .load(rows, &self.gamma, &bodies.kind, &mut bodies.motion, p);
         lap(&mut t.prepare);
 
-        let sweep = SweepParams {
-            omega: p.omega,
-            planar: p.planar,
-            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
-        };
-        let (iterations, residual) =
-            self.solve(bodies, p.solver, &sweep, p.max_iterations, p.tolerance);
+        let (iterations, residual) = self.solver.solve_corrected(rows, &mut bodies.motion, p);
         lap(&mut t.solve);
 
         integrate_positions(
@@ -291,7 +267,7 @@ impl Workspace {
         );
         lap(&mut t.integrate);
 
-        self.packs.unpack_gamma(&mut self.gamma);
+        self.solver.packs.unpack_gamma(&mut self.gamma);
         let rows = &self.contacts.rows;
         self.cache.store(&self.contacts.keys, rows, &self.gamma);
         let stats = StepStats {
@@ -305,30 +281,93 @@ impl Workspace {
         self.times = t;
         stats
     }
+}
+
+impl SolverLayout {
+    /// Lays out `rows` for `p.solver` with the starting impulses `gamma` and applies them,
+    /// v ← v + M⁻¹ D γ.
+    fn load(
+        &mut self,
+        rows: &[ContactRow],
+        gamma: &[[f32; 4]],
+        kind: &[u32],
+        motion: &mut [Motion],
+        p: &StepParams,
+    ) {
+        match p.solver {
+            SolverKind::GaussSeidel => {
+                self.colouring.build(rows, kind);
+                let classes = &self.colouring.start;
+                let order = Some(self.colouring.order.as_slice());
+                self.packs.build(rows, gamma, order, classes, Some(COLOURS));
+                apply_warm_start(&self.packs, motion, p.planar);
+            }
+            SolverKind::Jacobi => {
+                self.index.build(rows, kind);
+                self.impulse.resize(rows.len(), [0.0; 4]);
+                self.impulse
+                    .par_iter_mut()
+                    .zip(rows.par_iter().zip(gamma.par_iter()))
+                    .with_min_len(BLOCK)
+                    .for_each(|(out, (row, g))| {
+                        *out = impulse_vector(row, *g).extend(0.0).to_array()
+                    });
+                body_gather(rows, &self.impulse, motion, &self.index, p.planar);
+                self.packs
+                    .build(rows, gamma, None, &[0, rows.len() as u32], None);
+            }
+        }
+    }
+
+    /// Solves the CCP of the loaded `rows` from the packed γ, then runs `p.coulomb_correction`
+    /// passes of [`correct_normal_bias`], each followed by a solve from the last γ; returns the
+    /// sweeps of all solves and the last residual (m/s).
+    fn solve_corrected(
+        &mut self,
+        rows: &[ContactRow],
+        motion: &mut [Motion],
+        p: &StepParams,
+    ) -> (u32, f32) {
+        let sweep = SweepParams {
+            omega: p.omega,
+            planar: p.planar,
+            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+        };
+        let (mut sweeps, mut residual) = self.solve(rows, motion, &sweep, p);
+        for _ in 0..p.coulomb_correction {
+            correct_normal_bias(&mut self.packs, rows, motion);
+            let (more, last) = self.solve(rows, motion, &sweep, p);
+            sweeps += more;
+            residual = last;
+        }
+        (sweeps, residual)
+    }
 
     fn solve(
         &mut self,
-        bodies: &mut Bodies,
-        kind: SolverKind,
+        rows: &[ContactRow],
+        motion: &mut [Motion],
         sweep: &SweepParams,
-        max_iter: u32,
-        tol: f32,
+        p: &StepParams,
     ) -> (u32, f32) {
-        let rows = &self.contacts.rows;
-        match kind {
+        match p.solver {
             SolverKind::Jacobi => solve_jacobi(
                 rows,
                 &mut self.packs,
                 &mut self.impulse,
-                &mut bodies.motion,
+                motion,
                 &self.index,
                 sweep,
-                max_iter,
-                tol,
+                p.max_iterations,
+                p.tolerance,
             ),
-            SolverKind::GaussSeidel => {
-                solve_gauss_seidel(&mut self.packs, &mut bodies.motion, sweep, max_iter, tol)
-            }
+            SolverKind::GaussSeidel => solve_gauss_seidel(
+                &mut self.packs,
+                motion,
+                sweep,
+                p.max_iterations,
+                p.tolerance,
+            ),
         }
     }
 }

@@ -99,6 +99,7 @@ fn params(h: f32) -> StepParams {
         warm_start: 1.0,
         planar: false,
         contact_frequency: 1.2 / h,
+        coulomb_correction: 0,
     }
 }
 

@@ -351,6 +351,17 @@ fn count(cx: &Ctx, v: &S<i64>, key: &str, min: i64) -> Result<u64, SceneError> {
     }
 }
 
+/// A count that must fit a `u32` (sweeps, passes).
+fn count_u32(cx: &Ctx, v: &S<i64>, key: &str, min: i64) -> Result<u32, SceneError> {
+    u32::try_from(count(cx, v, key, min)?).map_err(|_| {
+        cx.err(
+            v.span(),
+            key,
+            format!("must be at most {}, got {}", u32::MAX, v.get_ref()),
+        )
+    })
+}
+
 fn finite3(cx: &Ctx, v: &S<V3>, key: &str) -> Result<Vec3, SceneError> {
     let x = v.get_ref();
     if x.iter().all(|c| c.is_finite()) {
@@ -502,7 +513,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         };
     }
     if let Some(v) = &s.max_iterations {
-        settings.max_iterations = count(cx, v, "max_iterations", 1)? as u32;
+        settings.max_iterations = count_u32(cx, v, "max_iterations", 1)?;
     }
     if let Some(v) = &s.tolerance {
         settings.tolerance = non_negative(cx, v, "tolerance")?;
@@ -526,6 +537,9 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
                 ))
             }
         };
+    }
+    if let Some(v) = &s.coulomb_correction {
+        settings.coulomb_correction = count_u32(cx, v, "coulomb_correction", 0)?;
     }
     if let Some(p) = s.planar {
         settings.planar = p;

@@ -82,6 +82,8 @@ pub struct SettingsSpec {
     pub warm_start: Option<S<f64>>,
     /// Natural frequency (Hz) of compliant contact, or `"inf"` for rigid contact.
     pub contact_frequency: Option<S<toml::Value>>,
+    /// Coulomb-correction passes per solve (0 = off).
+    pub coulomb_correction: Option<S<i64>>,
     /// Motion restricted to the x–z plane (disks).
     pub planar: Option<bool>,
     /// Worker threads (the command line's `--threads` wins).

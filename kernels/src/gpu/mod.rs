@@ -59,6 +59,9 @@ pub enum GpuError {
         /// Entries available.
         capacity: u64,
     },
+    /// A setting the GPU backend does not implement yet.
+    #[error("the GPU backend does not support {0} yet; use the CPU backend")]
+    Unsupported(&'static str),
     /// Any other device failure.
     #[error("GPU device error: {0}")]
     Device(String),
@@ -145,6 +148,11 @@ impl GpuPipeline {
     ) -> Result<StepStats, GpuError> {
         let clock = Instant::now();
         self.gpu.check()?;
+        if p.coulomb_correction > 0 {
+            return Err(GpuError::Unsupported(
+                "the Coulomb correction (coulomb_correction > 0)",
+            ));
+        }
         let sizes = Sizes::for_scene(
             bodies.len(),
             walls.len(),

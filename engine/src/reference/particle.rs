@@ -1,0 +1,318 @@
+//! A point particle of mass m in the vertical plane above the line y = 0, under gravity, with
+//! Coulomb friction μ at the line (anitescu-2006 §10.1, examples 1 and 2), stepped with a fixed h
+//! by two velocity-level schemes that differ only in their friction model. With n = (0, 1),
+//! t = (1, 0), gap Φ = y and v* = v + h (0, −g), each step solves one LCP for the impulses and
+//! sets v⁺ = v* + M⁻¹ Σ impulse · direction, q⁺ = q + h v⁺:
+//!
+//! * **Coulomb** (Stewart–Trinkle / Anitescu–Potra; the slides' "Matrix Form of the Integration
+//!   Step", with the Φ/h term of anitescu-2006 eq. 5.1): impulses c_n along n and β₊, β₋ along
+//!   ±t, and the multiplier λ, the sliding speed:
+//!   `0 ≤ nᵀv⁺ + Φ/h ⊥ c_n ≥ 0`, `0 ≤ λ ± tᵀv⁺ ⊥ β± ≥ 0`, `0 ≤ μ c_n − β₊ − β₋ ⊥ λ ≥ 0`.
+//!   In 2-D the two directions ±t make this the exact Coulomb cone.
+//! * **Cone relaxation** (the CCP, anitescu-2006 eq. 5.1 with the generators n ± μt, which in
+//!   2-D is the circular cone of eq. 5.5): `0 ≤ (n ± μt)ᵀv⁺ + Φ/h ⊥ β± ≥ 0`,
+//!   c_n = β₊ + β₋. While sliding it gives the particle the normal velocity μ‖v_T‖.
+//!
+//! Both LCPs are solved exactly by Lemke's method. The contact is in the active set at every
+//! step (an unbounded envelope ε̂): with the Φ/h term a contact at a positive gap only acts when
+//! the step would otherwise cross the line, so this is what any envelope gives that catches the
+//! contact a step before the particle reaches it.
+
+use super::lemke::solve_lcp;
+use super::ReferenceError;
+
+/// Most pivots Lemke's method may make on one step's LCP (4 unknowns at most).
+const MAX_PIVOTS: usize = 64;
+
+/// Unit normal of the line (towards the particle).
+const NORMAL: [f64; 2] = [0.0, 1.0];
+/// Unit tangent of the line.
+const TANGENT: [f64; 2] = [1.0, 0.0];
+
+/// Position (m) and velocity (m/s) of the particle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParticleState {
+    /// Horizontal position.
+    pub x: f64,
+    /// Height above the line (the gap Φ).
+    pub y: f64,
+    /// Horizontal velocity.
+    pub vx: f64,
+    /// Vertical velocity.
+    pub vy: f64,
+}
+
+/// Which friction model a step uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrictionModel {
+    /// Exact Coulomb friction: the Stewart–Trinkle / Anitescu–Potra LCP.
+    Coulomb,
+    /// Anitescu's convex relaxation (the CCP) of anitescu-2006 eq. 5.1 / 5.5.
+    ConeRelaxation,
+}
+
+/// The particle and its line: mass, gravity and friction coefficient.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParticleOnLine {
+    /// Mass m (kg).
+    pub mass: f64,
+    /// Gravitational acceleration g (m/s², pointing to −y).
+    pub gravity: f64,
+    /// Coulomb friction coefficient μ.
+    pub mu: f64,
+}
+
+fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+fn combine(a: [f64; 2], s: f64, b: [f64; 2]) -> [f64; 2] {
+    [a[0] + s * b[0], a[1] + s * b[1]]
+}
+
+impl ParticleOnLine {
+    /// Checks the parameters, a step h and a state.
+    fn check(&self, h: f64, s: &ParticleState) -> Result<(), ReferenceError> {
+        let bad = |name, problem: String| Err(ReferenceError::Parameter { name, problem });
+        if !(self.mass.is_finite() && self.mass > 0.0) {
+            return bad(
+                "mass",
+                format!("must be positive and finite, got {}", self.mass),
+            );
+        }
+        if !self.gravity.is_finite() {
+            return bad("gravity", format!("must be finite, got {}", self.gravity));
+        }
+        if !(self.mu.is_finite() && self.mu >= 0.0) {
+            return bad("mu", format!("must be finite and ≥ 0, got {}", self.mu));
+        }
+        if !(h.is_finite() && h > 0.0) {
+            return bad("h", format!("must be positive and finite, got {h}"));
+        }
+        if ![s.x, s.y, s.vx, s.vy].iter().all(|x| x.is_finite()) {
+            return bad("state", format!("must be finite, got {s:?}"));
+        }
+        Ok(())
+    }
+
+    /// The impulse directions of a step and the LCP (M, q) in their impulses plus, for the
+    /// Coulomb model, the sliding speed λ: M = Gᵀ M⁻¹ G (+ the λ coupling), q = Gᵀv* + Φ/h.
+    fn step_lcp(&self, model: FrictionModel, v_free: [f64; 2], phi_over_h: f64) -> StepLcp {
+        let directions = match model {
+            FrictionModel::Coulomb => vec![NORMAL, TANGENT, combine([0.0; 2], -1.0, TANGENT)],
+            FrictionModel::ConeRelaxation => vec![
+                combine(NORMAL, self.mu, TANGENT),
+                combine(NORMAL, -self.mu, TANGENT),
+            ],
+        };
+        let k = directions.len();
+        let n = if model == FrictionModel::Coulomb {
+            k + 1
+        } else {
+            k
+        };
+        let mut m = vec![0.0; n * n];
+        let mut q = vec![0.0; n];
+        for (i, gi) in directions.iter().enumerate() {
+            for (j, gj) in directions.iter().enumerate() {
+                m[i * n + j] = dot(*gi, *gj) / self.mass;
+            }
+            q[i] = dot(*gi, v_free);
+        }
+        match model {
+            FrictionModel::Coulomb => {
+                // Non-penetration row: nᵀv⁺ + Φ/h; friction rows: λ ± tᵀv⁺; the cone row:
+                // μ c_n − β₊ − β₋.
+                q[0] += phi_over_h;
+                for i in 1..k {
+                    m[i * n + k] = 1.0;
+                    m[k * n + i] = -1.0;
+                }
+                m[k * n] = self.mu;
+            }
+            FrictionModel::ConeRelaxation => {
+                for qi in &mut q {
+                    *qi += phi_over_h;
+                }
+            }
+        }
+        StepLcp { directions, m, q }
+    }
+
+    /// One step h from `s` with `model`: v⁺ = v* + M⁻¹ G z with z from the step's LCP
+    /// (Stewart–Trinkle LCP or anitescu-2006 eq. 5.1), then q⁺ = q + h v⁺. `index` names the
+    /// step in errors.
+    fn step(
+        &self,
+        model: FrictionModel,
+        s: &ParticleState,
+        h: f64,
+        index: usize,
+    ) -> Result<ParticleState, ReferenceError> {
+        let v_free = [s.vx, s.vy - h * self.gravity];
+        let lcp = self.step_lcp(model, v_free, s.y / h);
+        let solution =
+            solve_lcp(&lcp.m, &lcp.q, MAX_PIVOTS).map_err(|source| ReferenceError::Lcp {
+                step: index,
+                source,
+            })?;
+        let v = lcp
+            .directions
+            .iter()
+            .zip(&solution.z)
+            .fold(v_free, |v, (g, z)| combine(v, z / self.mass, *g));
+        Ok(ParticleState {
+            x: s.x + h * v[0],
+            y: s.y + h * v[1],
+            vx: v[0],
+            vy: v[1],
+        })
+    }
+
+    /// The states after each of `steps` steps of length h from `start` with `model`
+    /// (the Coulomb LCP or the CCP of anitescu-2006 eq. 5.1).
+    pub fn trajectory(
+        &self,
+        model: FrictionModel,
+        start: ParticleState,
+        h: f64,
+        steps: usize,
+    ) -> Result<Vec<ParticleState>, ReferenceError> {
+        self.check(h, &start)?;
+        let mut out = Vec::with_capacity(steps);
+        let mut s = start;
+        for index in 0..steps {
+            s = self.step(model, &s, h, index)?;
+            out.push(s);
+        }
+        Ok(out)
+    }
+}
+
+/// One step's LCP: the impulse directions G (columns) and w = M z + q.
+struct StepLcp {
+    directions: Vec<[f64; 2]>,
+    m: Vec<f64>,
+    q: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAPER: ParticleOnLine = ParticleOnLine {
+        mass: 1.0,
+        gravity: 9.81,
+        mu: 0.3,
+    };
+
+    fn state(y: f64, vx: f64, vy: f64) -> ParticleState {
+        ParticleState { x: 0.0, y, vx, vy }
+    }
+
+    /// The Coulomb step by hand: stop the normal velocity at −Φ/h, then friction μ c_n against
+    /// the tangential velocity, or stick.
+    fn coulomb_by_hand(p: &ParticleOnLine, s: &ParticleState, h: f64) -> [f64; 2] {
+        let (vx, vy) = (s.vx, s.vy - h * p.gravity);
+        let floor = -s.y / h;
+        if vy >= floor {
+            return [vx, vy];
+        }
+        let cn = p.mass * (floor - vy);
+        let slip = vx.abs() - p.mu * cn / p.mass;
+        [vx.signum() * slip.max(0.0), floor]
+    }
+
+    /// The CCP step by hand: project v* + (0, Φ/h) onto {w_y ≥ μ|w_x|} (unit mass metric).
+    fn relaxation_by_hand(p: &ParticleOnLine, s: &ParticleState, h: f64) -> [f64; 2] {
+        let shift = s.y / h;
+        let (wx, wy) = (s.vx, s.vy - h * p.gravity + shift);
+        let mu = p.mu;
+        let w = if wy >= mu * wx.abs() {
+            [wx, wy]
+        } else if wx.abs() <= -mu * wy {
+            [0.0, 0.0]
+        } else {
+            let t = (wx.abs() + mu * wy) / (1.0 + mu * mu);
+            [wx.signum() * t, mu * t]
+        };
+        [w[0], w[1] - shift]
+    }
+
+    #[test]
+    fn steps_match_the_hand_solutions_in_flight_landing_sliding_and_sticking() {
+        let h = 0.01;
+        let cases = [
+            state(3.0, 3.0, 0.0),    // free flight
+            state(0.02, 3.0, -5.0),  // landing, then sliding
+            state(0.0, 2.0, 0.0),    // sliding on the line
+            state(0.0, -2.0, 0.3),   // sliding backwards, moving up
+            state(0.01, 0.05, -2.0), // landing and sticking
+            state(0.0, 0.0, 0.0),    // at rest
+        ];
+        for s in cases {
+            for (model, by_hand) in [
+                (FrictionModel::Coulomb, coulomb_by_hand(&PAPER, &s, h)),
+                (
+                    FrictionModel::ConeRelaxation,
+                    relaxation_by_hand(&PAPER, &s, h),
+                ),
+            ] {
+                let next = PAPER.trajectory(model, s, h, 1).unwrap()[0];
+                for (got, want) in [(next.vx, by_hand[0]), (next.vy, by_hand[1])] {
+                    assert!(
+                        (got - want).abs() <= 1e-12 * (1.0 + want.abs()),
+                        "{model:?} from {s:?}: got {next:?}, by hand {by_hand:?}"
+                    );
+                }
+                assert!((next.y - (s.y + h * next.vy)).abs() <= 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn coulomb_slides_on_the_line_and_the_relaxation_lifts_off() {
+        let h = 1e-3;
+        let start = state(0.0, 3.0, 0.0);
+        let lcp = PAPER
+            .trajectory(FrictionModel::Coulomb, start, h, 100)
+            .unwrap();
+        assert!(lcp.iter().all(|s| s.y.abs() < 1e-12));
+        // Coulomb deceleration μ g while sliding.
+        let decel = (start.vx - lcp[99].vx) / (100.0 * h);
+        assert!((decel - PAPER.mu * PAPER.gravity).abs() < 1e-9, "{decel}");
+        let ccp = PAPER
+            .trajectory(FrictionModel::ConeRelaxation, start, h, 1)
+            .unwrap();
+        // First step: the normal velocity μ‖v_T‖ of the relaxation.
+        assert!((ccp[0].vy - PAPER.mu * ccp[0].vx).abs() < 1e-12);
+        assert!(ccp[0].vy > 0.5);
+    }
+
+    #[test]
+    fn bad_parameters_are_typed_errors() {
+        let s = state(1.0, 0.0, 0.0);
+        let bad = |p: ParticleOnLine, h: f64, s: ParticleState, name: &str| match p.trajectory(
+            FrictionModel::Coulomb,
+            s,
+            h,
+            3,
+        ) {
+            Err(ReferenceError::Parameter { name: n, .. }) => assert_eq!(n, name),
+            other => panic!("expected a {name} error, got {other:?}"),
+        };
+        bad(ParticleOnLine { mass: 0.0, ..PAPER }, 0.1, s, "mass");
+        bad(ParticleOnLine { mu: -0.1, ..PAPER }, 0.1, s, "mu");
+        bad(
+            ParticleOnLine {
+                gravity: f64::NAN,
+                ..PAPER
+            },
+            0.1,
+            s,
+            "gravity",
+        );
+        bad(PAPER, 0.0, s, "h");
+        bad(PAPER, 0.1, state(f64::INFINITY, 0.0, 0.0), "state");
+    }
+}
