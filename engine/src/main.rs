@@ -23,6 +23,15 @@ struct Cli {
     command: Command,
 }
 
+/// The projected iteration of the CPU backend.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Solver {
+    /// Coloured projected Gauss–Seidel.
+    GaussSeidel,
+    /// Projected Jacobi.
+    Jacobi,
+}
+
 /// The computing backend.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Backend {
@@ -107,6 +116,12 @@ enum Command {
         /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
         #[arg(long)]
         sync_every: Option<u32>,
+        /// Solver (overrides the scene's `solver`; the GPU always runs Jacobi).
+        #[arg(long, value_enum)]
+        solver: Option<Solver>,
+        /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
+        #[arg(long)]
+        omega: Option<f32>,
         /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
         /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
         #[arg(long)]
@@ -144,6 +159,8 @@ fn main() -> ExitCode {
             backend,
             iterations,
             sync_every,
+            solver,
+            omega,
             json,
         } => {
             let opts = BenchOptions {
@@ -152,6 +169,8 @@ fn main() -> ExitCode {
                 backend,
                 iterations,
                 sync_every,
+                solver,
+                omega,
                 json,
             };
             cmd_bench(scene, opts)
@@ -314,6 +333,8 @@ struct BenchOptions {
     backend: Option<Backend>,
     iterations: Option<u32>,
     sync_every: Option<u32>,
+    solver: Option<Solver>,
+    omega: Option<f32>,
     json: bool,
 }
 
@@ -334,6 +355,15 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     }
     if let Some(n) = opts.sync_every {
         st.sync_every = n;
+    }
+    if let Some(s) = opts.solver {
+        st.solver = match s {
+            Solver::GaussSeidel => grains::SolverKind::GaussSeidel,
+            Solver::Jacobi => grains::SolverKind::Jacobi,
+        };
+    }
+    if let Some(w) = opts.omega {
+        st.omega = w;
     }
     let mut world = match scene.world(opts.threads) {
         Ok(w) => w,
