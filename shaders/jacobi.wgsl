@@ -86,6 +86,9 @@ fn contact_impulse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     impulse[c] = vec4<f32>(impulse_vector(rows[c], gamma[c].xyz), 0.0);
 }
 
+/// Whether this sweep reports its residual (only the last sweep of a step needs it).
+override report_residual: bool = true;
+
 /// Every contact: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) in W's metric with the compliant term
 /// ε γn (anitescu-2006 eq. 5.5 by projected Jacobi); keeps D Δγ for the gather and the
 /// workgroup's max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
@@ -113,9 +116,11 @@ fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
         residual = max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
     }
-    let worst = workgroup_max(lid, bitcast<u32>(residual));
-    if lid == 0u {
-        residual_blocks[group_index(wid, nwg)] = worst;
+    if report_residual {
+        let worst = workgroup_max(lid, bitcast<u32>(residual));
+        if lid == 0u {
+            residual_blocks[group_index(wid, nwg)] = worst;
+        }
     }
 }
 

@@ -235,8 +235,10 @@ fn build_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 /// Records the row count and sizes the contact dispatches (x × y workgroups).
 @compute @workgroup_size(1)
 fn contact_dispatch() {
-    atomicStore(&stats[STAT_ROWS], row_start[params.n_bodies]);
-    let groups = (contact_count() + WG - 1u) / WG;
+    let found = row_start[params.n_bodies];
+    atomicStore(&stats[STAT_ROWS], found);
+    grid.rows = min(found, params.row_capacity);
+    let groups = (grid.rows + WG - 1u) / WG;
     let x = min(groups, 65535u);
     let y = select(1u, (groups + x - 1u) / x, x > 0u);
     atomicStore(&stats[STAT_GROUPS], x * y);

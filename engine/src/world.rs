@@ -521,12 +521,13 @@ impl World {
         self.last
     }
 
-    /// Seconds spent per stage of the step since the world was built, on the CPU backend;
-    /// `None` on the GPU, whose stages are not timed one by one (see [`World::step_seconds`]).
+    /// Seconds spent per stage of the step since the world was built. On the GPU they are the
+    /// device's timestamps of the steps read back, scaled to all steps; `None` where the adapter
+    /// has no timestamps or nothing was read back yet.
     pub fn stage_times(&self) -> Option<StageTimes> {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => Some(cpu.times()),
-            Pipeline::Gpu(_) => None,
+            Pipeline::Gpu(gpu) => gpu.device.stage_times(),
         }
     }
 

@@ -243,7 +243,7 @@ impl Buffers {
         let drives = a.storage("drives", sizes.drives, 32)?;
         let friction = a.storage("friction", sizes.materials * sizes.materials, 4)?;
         let large = a.storage("large", sizes.large, 4)?;
-        let grid = a.storage("grid", 1, 32)?;
+        let grid = a.storage("grid", 1, 48)?;
         let bounds = a.storage("bounds", 8, 4)?;
         let cell_of = a.storage("cell_of", n, 4)?;
         let cell_start = a.storage("cell_start", sizes.cells + 1, 4)?;

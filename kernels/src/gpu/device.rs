@@ -16,6 +16,8 @@ pub struct Gpu {
     pub adapter: String,
     /// The limits the device was opened with.
     pub limits: wgpu::Limits,
+    /// Whether passes can record GPU timestamps (per-stage times).
+    pub timestamps: bool,
     error: Arc<Mutex<Option<String>>>,
 }
 
@@ -68,8 +70,14 @@ impl Gpu {
                 });
             }
         }
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("grains"),
+            required_features: if timestamps {
+                wgpu::Features::TIMESTAMP_QUERY
+            } else {
+                wgpu::Features::empty()
+            },
             required_limits: limits.clone(),
             memory_hints: wgpu::MemoryHints::Performance,
             ..Default::default()
@@ -91,6 +99,7 @@ impl Gpu {
             queue,
             adapter: name,
             limits,
+            timestamps,
             error,
         })
     }

@@ -40,6 +40,8 @@ pub struct Programs {
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
     pub(super) contact_sweep: wgpu::ComputePipeline,
+    /// The same sweep without the residual reduction, for every sweep but the last.
+    pub(super) contact_sweep_quiet: wgpu::ComputePipeline,
     pub(super) body_gather: wgpu::ComputePipeline,
     pub(super) integrate_positions: wgpu::ComputePipeline,
     pub(super) store_impulses: wgpu::ComputePipeline,
@@ -113,15 +115,25 @@ impl Programs {
         let integrate = module("integrate", &[LAYOUT, INTEGRATE]);
         let observe = module("observe", &[LAYOUT, OBSERVE]);
         let parallel = module("parallel", &[PARALLEL]);
-        let make = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str| {
+        let make_with = |layout: &wgpu::PipelineLayout,
+                         module: &wgpu::ShaderModule,
+                         entry: &str,
+                         constants: &[(&str, f64)]| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(layout),
                 module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                // Every stage writes its workgroup memory before reading it.
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    zero_initialize_workgroup_memory: false,
+                },
                 cache: None,
             })
+        };
+        let make = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str| {
+            make_with(layout, module, entry, &[])
         };
         Programs {
             clear_statistics: make(&step, &observe, "clear_statistics"),
@@ -144,6 +156,12 @@ impl Programs {
             sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
             contact_impulse: make(&step, &jacobi, "contact_impulse"),
             contact_sweep: make(&step, &jacobi, "contact_sweep"),
+            contact_sweep_quiet: make_with(
+                &step,
+                &jacobi,
+                "contact_sweep",
+                &[("report_residual", 0.0)],
+            ),
             body_gather: make(&step, &jacobi, "body_gather"),
             integrate_positions: make(&step, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
