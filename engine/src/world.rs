@@ -125,6 +125,7 @@ impl WorldBuilder {
                 contacts: Contacts::default(),
                 impulses: Vec::new(),
                 synced_at: 0,
+                contacts_at: 0,
             })),
         };
         let r_min = bodies
@@ -251,19 +252,21 @@ struct GpuState {
     contacts: Contacts,
     /// Their impulses (γn, γt1, γt2, 0), in key order.
     impulses: Vec<[f32; 4]>,
-    /// Step whose state the host copy holds.
+    /// Step whose bodies and statistics the host copy holds.
     synced_at: u64,
+    /// Step whose contacts the host copy holds.
+    contacts_at: u64,
 }
 
 impl GpuState {
     /// Copies the last step's contacts and impulses from the device; the host copy now holds
-    /// step `steps`.
+    /// those of step `steps`.
     fn fetch_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
         let (keys, rows, impulses) = self.device.contacts()?;
         self.contacts.keys = keys;
         self.contacts.rows = rows;
         self.impulses = impulses;
-        self.synced_at = steps;
+        self.contacts_at = steps;
         Ok(())
     }
 }
@@ -272,10 +275,10 @@ impl GpuState {
 /// ([`Settings::backend`]).
 ///
 /// On the GPU backend the body state lives on the device. The host copy that the accessors
-/// ([`World::bodies`], [`World::position`], [`World::contacts`], [`World::last_stats`], …) read
-/// is refreshed every [`Settings::sync_every`] steps, at the end of [`World::run`] and by
-/// [`World::sync`]; in between it holds the state of step [`World::synced_at`]. On the CPU
-/// backend the host copy is always current.
+/// ([`World::bodies`], [`World::position`], [`World::last_stats`], …) read is refreshed every
+/// [`Settings::sync_every`] steps, at the end of [`World::run`] and by [`World::sync`]; in
+/// between it holds the state of step [`World::synced_at`]. Contacts are copied only by
+/// [`World::sync_contacts`]. On the CPU backend the host copy is always current.
 pub struct World {
     settings: Settings,
     envelope: Envelope,
@@ -355,7 +358,7 @@ impl World {
                 )?;
                 self.steps += 1;
                 if read_back {
-                    gpu.fetch_contacts(self.steps)?;
+                    gpu.synced_at = self.steps;
                 }
             }
         }
@@ -372,13 +375,26 @@ impl World {
         Ok(self.last)
     }
 
-    /// GPU backend: waits for the device and copies the bodies, the last step's statistics and
-    /// its contacts into the host copy, unless it already holds the current step. Does nothing
-    /// on the CPU backend.
+    /// GPU backend: waits for the device and copies the bodies and the last step's statistics
+    /// into the host copy, unless it already holds the current step. Does nothing on the CPU
+    /// backend.
     pub fn sync(&mut self) -> Result<(), GpuError> {
         if let Pipeline::Gpu(gpu) = &mut self.pipeline {
             if gpu.synced_at != self.steps {
                 self.last = gpu.device.read_back(&mut self.bodies)?;
+                gpu.synced_at = self.steps;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`World::sync`], and on the GPU also copies the last step's contact rows and impulses
+    /// (for [`World::contacts`] and [`World::impulses`]; a large transfer, so not done by the
+    /// periodic read-backs).
+    pub fn sync_contacts(&mut self) -> Result<(), GpuError> {
+        self.sync()?;
+        if let Pipeline::Gpu(gpu) = &mut self.pipeline {
+            if gpu.contacts_at != self.steps {
                 gpu.fetch_contacts(self.steps)?;
             }
         }
@@ -541,7 +557,7 @@ impl World {
         }
     }
 
-    /// Contact rows of the last step (GPU: keys and rows of step [`World::synced_at`]).
+    /// Contact rows of the last step (GPU: as of the last [`World::sync_contacts`]).
     pub fn contacts(&self) -> &Contacts {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.contacts(),
@@ -550,7 +566,7 @@ impl World {
     }
 
     /// Impulses (γn, γt1, γt2) of the last step's contacts (N s), in the contacts' order (GPU:
-    /// of step [`World::synced_at`]).
+    /// as of the last [`World::sync_contacts`]).
     pub fn impulses(&self) -> &[[f32; 4]] {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.impulses(),
@@ -616,6 +632,7 @@ impl World {
                 gpu.contacts = Contacts::default();
                 gpu.impulses.clear();
                 gpu.synced_at = steps;
+                gpu.contacts_at = steps;
             }
         }
     }

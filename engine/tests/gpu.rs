@@ -114,6 +114,7 @@ fn compare_100_steps(scene: Scene, what: &str) {
             "sync_every = 1 reads back every step"
         );
         let d = max_position_difference(&cpu, &gpu);
+        gpu.sync_contacts().unwrap();
         assert_same_contacts(&cpu, &gpu, &format!("{what}, step {step}"));
         if d > worst.0 {
             worst = (d, step);

@@ -200,24 +200,33 @@ impl GpuPipeline {
                 "the Coulomb correction (coulomb_correction > 0)",
             ));
         }
-        let sizes = Sizes::for_scene(
-            bodies.len(),
-            walls.len(),
-            drives.len(),
-            friction.count,
-            large_count(bodies),
-        );
-        if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
-            self.buffers = None;
-            self.buffers = Some(Buffers::new(
-                &self.gpu.device,
-                &self.gpu.limits,
-                &self.gpu.adapter,
-                &self.programs,
-                sizes,
-            )?);
-            self.upload = true;
-            self.warm_valid = false;
+        // The large-body count needs a pass over the radii: only when something may have changed.
+        let shape = |s: &Sizes| {
+            s.bodies == bodies.len() as u64
+                && s.walls == walls.len() as u64
+                && s.drives == drives.len() as u64
+                && s.materials == friction.count as u64
+        };
+        if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
+            let sizes = Sizes::for_scene(
+                bodies.len(),
+                walls.len(),
+                drives.len(),
+                friction.count,
+                large_count(bodies),
+            );
+            if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
+                self.buffers = None;
+                self.buffers = Some(Buffers::new(
+                    &self.gpu.device,
+                    &self.gpu.limits,
+                    &self.gpu.adapter,
+                    &self.programs,
+                    sizes,
+                )?);
+                self.upload = true;
+                self.warm_valid = false;
+            }
         }
         if self.upload {
             self.upload_bodies(bodies, friction);
