@@ -162,6 +162,7 @@ threads = 3
 [[materials]]
 name = "a"
 friction = 0.3
+restitution = 0.6
 
 [[materials]]
 name = "b"
@@ -233,6 +234,8 @@ region_max = [0.5, 0.5, 0.8]
     assert_eq!(st.coulomb_correction, 2);
     assert_eq!(st.threads, 3);
     assert_eq!(s.materials.len(), 2);
+    assert_eq!(s.materials[0].1.restitution, 0.6);
+    assert_eq!(s.materials[1].1.restitution, 0.0);
     assert_eq!(s.pairs.len(), 1);
     assert_eq!(s.walls.len(), 1);
     assert_eq!(s.group("pair"), Some(0..2));

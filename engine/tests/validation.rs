@@ -6,9 +6,9 @@
 use grains::reference::FrictionModel;
 use grains::scene::Scene;
 use grains::validation::{
-    cannonball, coulomb_correction_contraction, load, v11, v1_passes, v1_row, v2_correction,
-    v2_correction_passes, v2_passes, v2_run, v9, G, PAPER_PARTICLE, V1_PAPER, V1_START,
-    V2_CORRECTION_PASSES,
+    cannonball, coulomb_correction_contraction, load, v11, v15, v15_passes, v15_world, v1_passes,
+    v1_row, v2_correction, v2_correction_passes, v2_passes, v2_run, v9, G, PAPER_PARTICLE,
+    V15_RESTITUTION, V1_PAPER, V1_START, V2_CORRECTION_PASSES,
 };
 use grains::SolverKind;
 use std::path::{Path, PathBuf};
@@ -208,4 +208,33 @@ fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
         );
         assert!(v2_correction_passes(&runs), "{solver:?}: {runs:#?}");
     }
+}
+
+/// V15: Poisson restitution. A sphere dropped from H rebounds to e²H within 1 % (e = 0.5, 0.9)
+/// and not at all with e = 0; Jacobi gives the same rebound.
+#[test]
+fn v15_sphere_rebounds_to_e_squared_h() {
+    let runs: Vec<_> = V15_RESTITUTION
+        .iter()
+        .map(|&e| {
+            let (w, n) = v15_world(&scenes(), e, None).unwrap();
+            v15(w, e, n)
+        })
+        .collect();
+    for r in &runs {
+        println!("{r:?}: ratio {}", r.ratio());
+        assert!(r.impact_time.is_finite(), "never hit the plane: {r:?}");
+        if r.restitution > 0.0 {
+            assert!((r.ratio() - 1.0).abs() <= 0.01, "{r:?}: {} e²H", r.ratio());
+        } else {
+            assert!(r.rebound_height.abs() <= 1e-6, "e = 0 rebounds: {r:?}");
+        }
+    }
+    assert!(v15_passes(&runs));
+    let (mut w, n) = v15_world(&scenes(), 0.9, None).unwrap();
+    let mut s = *w.settings();
+    s.solver = SolverKind::Jacobi;
+    w.set_settings(s).unwrap();
+    let jacobi = v15(w, 0.9, n);
+    assert!((jacobi.ratio() - 1.0).abs() <= 0.01, "Jacobi: {jacobi:?}");
 }
