@@ -203,6 +203,9 @@ fn cmd_validate(ids: Vec<String>, json: bool, dir: PathBuf, threads: Option<usiz
                         "{:<4} expected: {} | measured: {} | {status}",
                         r.id, r.expected, r.measured
                     );
+                    for line in &r.details {
+                        println!("     {line}");
+                    }
                 }
                 results.push(r);
             }

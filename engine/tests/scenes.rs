@@ -4,7 +4,6 @@
 use grains::output::Quality;
 use grains::pour::PourScene;
 use grains::scene::Scene;
-use grains::validation::{cannonball, load_variant};
 use std::path::{Path, PathBuf};
 
 fn scenes() -> PathBuf {
@@ -114,27 +113,6 @@ fn quality_overlaps_match_a_brute_force_search() {
         q.mean_pen_r,
         sum / count as f64
     );
-}
-
-#[test]
-fn v6_largest_stack_completes_at_every_friction() {
-    for mu in [0.0, 0.2, 0.8] {
-        let s = load_variant(&scenes(), "v6_cannonball", |t| {
-            let m = t["materials"].as_array_mut().unwrap()[0]
-                .as_table_mut()
-                .unwrap();
-            m.insert("friction".into(), toml::Value::Float(mu));
-        })
-        .unwrap();
-        let r = cannonball(s.world(Some(2)).unwrap(), s.total_steps());
-        assert_eq!(r.disks, 210);
-        assert_eq!(r.non_finite, 0, "μ = {mu}: NaN in the 210-disk stack");
-        assert!(
-            r.max_lift < 200.0,
-            "μ = {mu}: a disk flew off (lift {})",
-            r.max_lift
-        );
-    }
 }
 
 #[test]
