@@ -279,7 +279,9 @@ impl Workspace {
             .load(rows, &self.gamma, &bodies.kind, &mut bodies.motion, p);
         lap(&mut t.prepare);
 
-        let (iterations, residual) = self.solver.solve_corrected(rows, &mut bodies.motion, p);
+        let (iterations, residual) = self
+            .solver
+            .solve_corrected(rows, &mut bodies.motion, p, true);
         lap(&mut t.solve);
 
         integrate_positions(
@@ -314,13 +316,13 @@ impl Workspace {
         let v = &mut self.pre_force;
         self.solver
             .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
-        let (compression, _) = self.solver.solve_corrected(&impacts.rows, v, p);
+        let (compression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
         self.solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         self.solver
             .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
         self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
-        let (decompression, _) = self.solver.solve_corrected(&impacts.rows, v, p);
+        let (decompression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
         bodies.motion.copy_from_slice(v);
         apply_forces(
             &mut bodies.motion,
@@ -372,17 +374,25 @@ impl SolverLayout {
 
     /// Solves the CCP of the loaded `rows` from the packed γ, then runs `p.coulomb_correction`
     /// passes of [`correct_normal_bias`], each followed by a solve from the last γ; returns the
-    /// sweeps of all solves and the last residual (m/s).
+    /// sweeps of all solves and the last residual (m/s). `compliant`: the normal rows carry the
+    /// step's implicit spring (a step's CCP); otherwise they are rigid (an impact, which takes
+    /// no time).
     fn solve_corrected(
         &mut self,
         rows: &[ContactRow],
         motion: &mut [Motion],
         p: &StepParams,
+        compliant: bool,
     ) -> (u32, f32) {
+        let softness = if compliant {
+            p.softness_ratio() / (1.0 + p.softness_ratio())
+        } else {
+            0.0
+        };
         let sweep = SweepParams {
             omega: p.omega,
             planar: p.planar,
-            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+            softness,
         };
         let (mut sweeps, mut residual) = self.solve(rows, motion, &sweep, p);
         for _ in 0..p.coulomb_correction {
