@@ -304,6 +304,9 @@ fn cmd_validate(
                         "{:<4} expected: {} | measured: {} | {status}",
                         r.id, r.expected, r.measured
                     );
+                    for line in &r.details {
+                        println!("     {line}");
+                    }
                 }
                 results.push(r);
             }

@@ -12,17 +12,33 @@ pub struct MaterialId(pub u32);
 pub struct Material {
     /// Coulomb friction coefficient μ (dimensionless, ≥ 0).
     pub friction: f32,
+    /// Poisson restitution coefficient e ∈ [0, 1]: the share of a collision's normal
+    /// compression impulse given back in decompression (0: perfectly plastic, the papers'
+    /// scheme; 1: elastic).
+    pub restitution: f32,
 }
 
 impl Material {
-    /// A material with Coulomb friction coefficient `friction`.
+    /// A perfectly plastic material (e = 0) with Coulomb friction coefficient `friction`.
     pub fn new(friction: f32) -> Self {
-        Material { friction }
+        Material {
+            friction,
+            restitution: 0.0,
+        }
+    }
+
+    /// The same material with restitution coefficient `e`.
+    pub fn with_restitution(self, e: f32) -> Self {
+        Material {
+            restitution: e,
+            ..self
+        }
     }
 }
 
-/// Materials and per-pair overrides. Combine rule: a pair's μ is the smaller of the two
-/// materials' μ (the smoother surface governs), unless an override names the pair.
+/// Materials and per-pair overrides. Combine rules: a pair's μ is the smaller of the two
+/// materials' μ (the smoother surface governs), unless an override names the pair; a pair's e
+/// is the smaller of the two materials' e (the more dissipative surface governs).
 #[derive(Clone, Debug, Default)]
 pub struct Materials {
     /// The materials, indexed by [`MaterialId`].
@@ -43,12 +59,21 @@ impl Materials {
             if !(m.friction.is_finite() && m.friction >= 0.0) {
                 return Err(bad(i, m.friction));
             }
+            if !(0.0..=1.0).contains(&m.restitution) {
+                return Err(BuildError::Material {
+                    material: i,
+                    field: "restitution",
+                    problem: format!("must lie in [0, 1], got {}", m.restitution),
+                });
+            }
         }
         let count = self.list.len().max(1);
         let mut mu = vec![0.0; count * count];
-        for i in 0..self.list.len() {
-            for j in 0..self.list.len() {
-                mu[i * count + j] = self.list[i].friction.min(self.list[j].friction);
+        let mut restitution = vec![0.0; count * count];
+        for (i, a) in self.list.iter().enumerate() {
+            for (j, b) in self.list.iter().enumerate() {
+                mu[i * count + j] = a.friction.min(b.friction);
+                restitution[i * count + j] = a.restitution.min(b.restitution);
             }
         }
         for &(a, b, m) in &self.overrides {
@@ -70,6 +95,10 @@ impl Materials {
             mu[a.0 as usize * count + b.0 as usize] = m;
             mu[b.0 as usize * count + a.0 as usize] = m;
         }
-        Ok(FrictionTable { count, mu })
+        Ok(FrictionTable {
+            count,
+            mu,
+            restitution,
+        })
     }
 }

@@ -54,8 +54,9 @@ pub struct Settings {
     /// `omega` and exactly `max_iterations` sweeps (`solver` and `tolerance` are not used), so
     /// set `omega` for Jacobi (at most about 0.4 on dense piles).
     pub backend: Backend,
-    /// GPU backend: steps between read-backs of the bodies, statistics and contacts to the host
-    /// (at least 1). Between read-backs the host copy is stale. Not used on the CPU.
+    /// GPU backend: steps between read-backs of the bodies and statistics to the host (at least
+    /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.
+    /// Not used on the CPU.
     pub sync_every: u32,
 }
 

@@ -81,6 +81,9 @@ impl WorldBuilder {
             });
         }
         let friction = materials.table()?;
+        if self.settings.backend == Backend::Gpu && friction.any_restitution() {
+            return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
+        }
         materials.list.shrink_to_fit();
         let mut bodies = Bodies::default();
         let mut drives = Vec::new();

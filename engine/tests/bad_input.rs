@@ -119,6 +119,25 @@ fn negative_friction_is_refused() {
 }
 
 #[test]
+fn restitution_outside_zero_one_is_refused() {
+    for e in [-0.1, 1.5, f32::NAN] {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.material(Material::new(0.5).with_restitution(e));
+        b.body(good());
+        let r = b.build();
+        match r {
+            Err(BuildError::Material {
+                material: 1,
+                field: "restitution",
+                ref problem,
+            }) => assert!(problem.contains(&e.to_string()), "e = {e}: {problem}"),
+            _ => panic!("e = {e}: expected a restitution error, got {:?}", r.err()),
+        }
+    }
+}
+
+#[test]
 fn non_positive_or_nan_step_is_refused() {
     for h in [0.0, -1e-3, f32::NAN, f32::INFINITY] {
         let r = world_with(

@@ -140,6 +140,23 @@ fn bad_backend_or_sync_every() {
 }
 
 #[test]
+fn restitution_out_of_range() {
+    let t = GOOD.replace("friction = 0.5", "friction = 0.5\nrestitution = 1.5");
+    expect_error("restitution", &t, line_of(&t, "restitution"), "restitution");
+}
+
+#[test]
+fn negative_coulomb_correction() {
+    let t = GOOD.replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
+    expect_error(
+        "coulomb_correction",
+        &t,
+        line_of(&t, "coulomb_correction"),
+        "coulomb_correction",
+    );
+}
+
+#[test]
 fn overlapping_bodies() {
     let t = GOOD.replace("[0.5, 0.0, 0.2]", "[0.1, 0.0, 0.2]");
     let line = t
@@ -209,7 +226,7 @@ fn validate_unknown_case_fails_cleanly() {
 #[test]
 fn validate_prints_todo_not_pass_for_missing_features() {
     let o = Command::new(env!("CARGO_BIN_EXE_grains"))
-        .args(["validate", "V8", "V15", "--json"])
+        .args(["validate", "V8", "V14", "--json"])
         .output()
         .unwrap();
     assert!(o.status.success());

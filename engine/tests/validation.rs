@@ -1,14 +1,15 @@
 //! Seed cases of VALIDATION.md: V9 (sliding → rolling sphere), V11 (rolling disk keeps its
-//! energy) and V5 (21-disk cannonball collapse), each measured on the world of its scene file in
-//! `scenes/`, the same files `grains validate` runs; V1 and V2 (point particle, CCP against the
-//! exact-Coulomb LCP) through the same evaluation as `grains validate`.
+//! energy), V5 and V6 (cannonball collapses) and V15 (restitution), each measured on the world of
+//! its scene file in `scenes/`, the same files `grains validate` runs; V1 and V2 (point particle,
+//! CCP against the exact-Coulomb LCP, and the Coulomb correction) through the same evaluation as
+//! `grains validate`.
 
 use grains::reference::FrictionModel;
 use grains::scene::Scene;
 use grains::validation::{
-    cannonball, coulomb_correction_contraction, load, v11, v1_passes, v1_row, v2_correction,
-    v2_correction_passes, v2_passes, v2_run, v9, G, PAPER_PARTICLE, V1_PAPER, V1_START,
-    V2_CORRECTION_PASSES,
+    cannonball, coulomb_correction_contraction, load, v11, v15, v15_passes, v15_world, v1_passes,
+    v1_row, v2_correction, v2_correction_passes, v2_passes, v2_run, v6_passes, v6_table, v9, G,
+    PAPER_PARTICLE, V15_RESTITUTION, V1_PAPER, V1_START, V2_CORRECTION_PASSES, V6_PAPER,
 };
 use grains::SolverKind;
 use std::path::{Path, PathBuf};
@@ -208,4 +209,56 @@ fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
         );
         assert!(v2_correction_passes(&runs), "{solver:?}: {runs:#?}");
     }
+}
+
+/// V15: Poisson restitution. A sphere dropped from H rebounds to e²H within 1 % (e = 0.5, 0.9)
+/// and not at all with e = 0; Jacobi gives the same rebound.
+#[test]
+fn v15_sphere_rebounds_to_e_squared_h() {
+    let runs: Vec<_> = V15_RESTITUTION
+        .iter()
+        .map(|&e| {
+            let (w, n) = v15_world(&scenes(), e, None).unwrap();
+            v15(w, e, n).unwrap()
+        })
+        .collect();
+    for r in &runs {
+        println!("{r:?}: ratio {}", r.ratio());
+        assert!(r.impact_time.is_finite(), "never hit the plane: {r:?}");
+        if r.restitution > 0.0 {
+            assert!((r.ratio() - 1.0).abs() <= 0.01, "{r:?}: {} e²H", r.ratio());
+        } else {
+            assert!(r.rebound_height.abs() <= 1e-6, "e = 0 rebounds: {r:?}");
+        }
+    }
+    assert!(v15_passes(&runs));
+    let (mut w, n) = v15_world(&scenes(), 0.9, None).unwrap();
+    let mut s = *w.settings();
+    s.solver = SolverKind::Jacobi;
+    w.set_settings(s).unwrap();
+    let jacobi = v15(w, 0.9, n).unwrap();
+    assert!((jacobi.ratio() - 1.0).abs() <= 0.01, "Jacobi: {jacobi:?}");
+}
+
+/// V6: the slides' cannonball table (and μ = 0 for the smaller stacks): every run completes,
+/// each of the slides' 11 problems is run once, and the first step's contacts are the stack's
+/// 3n(n − 1)/2 touching pairs plus its n disks on the table.
+#[test]
+fn v6_every_cannonball_stack_completes_at_every_friction() {
+    let runs = v6_table(&scenes(), Some(2)).unwrap();
+    for r in &runs {
+        println!("{r:?}");
+        let n = ((8 * r.result.disks + 1) as f64).sqrt() as usize / 2;
+        assert_eq!(
+            r.result.contacts_start,
+            3 * n * (n - 1) / 2 + n,
+            "{} disks: contacts at the start",
+            r.result.disks
+        );
+    }
+    for (i, p) in V6_PAPER.iter().enumerate() {
+        let matched = runs.iter().filter(|r| r.paper == Some(*p)).count();
+        assert_eq!(matched, 1, "problem {}: {p:?} run {matched} times", i + 1);
+    }
+    assert!(v6_passes(&runs), "{runs:#?}");
 }

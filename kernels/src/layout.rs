@@ -168,13 +168,16 @@ pub fn wall_key(a: u32, w: u32) -> u64 {
     pair_key(a, NO_BODY - w)
 }
 
-/// The friction coefficients of every material pair: row-major `count × count` table.
+/// The contact coefficients of every material pair, friction μ and restitution e: row-major
+/// `count × count` tables.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrictionTable {
     /// Number of materials.
     pub count: usize,
     /// μ of the pair (i, j) at `i * count + j`.
     pub mu: Vec<f32>,
+    /// Poisson restitution coefficient e ∈ [0, 1] of the pair (i, j) at `i * count + j`.
+    pub restitution: Vec<f32>,
 }
 
 impl FrictionTable {
@@ -182,5 +185,16 @@ impl FrictionTable {
     #[inline(always)]
     pub fn mu(&self, i: u32, j: u32) -> f32 {
         self.mu[i as usize * self.count + j as usize]
+    }
+
+    /// e of materials `i` and `j`.
+    #[inline(always)]
+    pub fn restitution(&self, i: u32, j: u32) -> f32 {
+        self.restitution[i as usize * self.count + j as usize]
+    }
+
+    /// True when some pair restitutes (e > 0), so steps need the impact phase.
+    pub fn any_restitution(&self) -> bool {
+        self.restitution.iter().any(|&e| e > 0.0)
     }
 }

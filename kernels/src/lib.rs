@@ -1,9 +1,9 @@
 //! Data-parallel compute of the granular engine.
 //!
 //! One file per stage of the time step of `DESIGN.md`:
-//! [`forces`] → [`broad_phase`] → [`narrow_phase`] → [`warm_start`] → solve
-//! ([`jacobi`] or [`gauss_seidel`], both built on [`contact_update`]) → [`integrate`] →
-//! [`observe`]. [`pipeline`] strings them together on a private thread pool.
+//! [`forces`] → [`broad_phase`] → [`narrow_phase`] → ([`restitution`]: Poisson impacts) →
+//! [`warm_start`] → solve ([`jacobi`] or [`gauss_seidel`], both built on [`contact_update`],
+//! with the optional [`coulomb_correction`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them together on a private thread pool.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
@@ -26,6 +26,7 @@ pub mod observe;
 pub mod packing;
 pub mod parallel;
 pub mod pipeline;
+pub mod restitution;
 pub mod warm_start;
 
 pub use layout::*;

@@ -14,8 +14,9 @@ use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
 use crate::parallel::BLOCK;
+use crate::restitution::Impacts;
 use crate::warm_start::ImpulseCache;
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -70,7 +71,7 @@ impl StepParams {
 pub struct StepStats {
     /// ε̂-active contacts.
     pub contacts: usize,
-    /// Solver sweeps run.
+    /// Solver sweeps run, over every solve of the step (impact, Coulomb-correction passes).
     pub iterations: u32,
     /// Max-norm residual after the last sweep (m/s).
     pub residual: f32,
@@ -126,6 +127,9 @@ struct Workspace {
     cache: ImpulseCache,
     gamma: Vec<[f32; 4]>,
     solver: SolverLayout,
+    impacts: Impacts,
+    /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
+    pre_force: Vec<Motion>,
     energy_blocks: Vec<f64>,
     times: StageTimes,
 }
@@ -217,6 +221,18 @@ impl Workspace {
             clock = now;
         };
         let mut t = self.times;
+        let restitutes = friction.any_restitution();
+        if restitutes {
+            self.pre_force.clone_from(&bodies.motion);
+            apply_forces(
+                &mut self.pre_force,
+                &bodies.kind,
+                drives,
+                Vec3::ZERO,
+                p.h,
+                p.planar,
+            );
+        }
         apply_forces(
             &mut bodies.motion,
             &bodies.kind,
@@ -247,6 +263,14 @@ impl Workspace {
         );
         lap(&mut t.narrow);
 
+        let impact_sweeps =
+            if restitutes && self.impacts.select(&self.contacts, bodies, walls, friction) {
+                self.impact(bodies, drives, p)
+            } else {
+                0
+            };
+        lap(&mut t.solve);
+
         let rows = &self.contacts.rows;
         self.gamma.resize(rows.len(), [0.0; 4]);
         self.cache
@@ -255,7 +279,9 @@ impl Workspace {
             .load(rows, &self.gamma, &bodies.kind, &mut bodies.motion, p);
         lap(&mut t.prepare);
 
-        let (iterations, residual) = self.solver.solve_corrected(rows, &mut bodies.motion, p);
+        let (iterations, residual) = self
+            .solver
+            .solve_corrected(rows, &mut bodies.motion, p, true);
         lap(&mut t.solve);
 
         integrate_positions(
@@ -272,7 +298,7 @@ impl Workspace {
         self.cache.store(&self.contacts.keys, rows, &self.gamma);
         let stats = StepStats {
             contacts: rows.len(),
-            iterations,
+            iterations: impact_sweeps + iterations,
             residual,
             max_penetration: max_penetration(rows),
             kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
@@ -280,6 +306,33 @@ impl Workspace {
         lap(&mut t.observe);
         self.times = t;
         stats
+    }
+
+    /// The Poisson impact of [`crate::restitution`] on the colliding contacts selected into
+    /// `self.impacts`: compression and decompression from the pre-force velocities, then
+    /// v ← v⁺ + h M⁻¹ f for the step's CCP. Returns the sweeps of both solves.
+    fn impact(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) -> u32 {
+        let impacts = &mut self.impacts;
+        let v = &mut self.pre_force;
+        self.solver
+            .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
+        let (compression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
+        self.solver.packs.unpack_gamma(&mut impacts.gamma);
+        impacts.restitute();
+        self.solver
+            .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
+        self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
+        let (decompression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
+        bodies.motion.copy_from_slice(v);
+        apply_forces(
+            &mut bodies.motion,
+            &bodies.kind,
+            drives,
+            p.gravity,
+            p.h,
+            p.planar,
+        );
+        compression + decompression
     }
 }
 
@@ -321,17 +374,25 @@ impl SolverLayout {
 
     /// Solves the CCP of the loaded `rows` from the packed γ, then runs `p.coulomb_correction`
     /// passes of [`correct_normal_bias`], each followed by a solve from the last γ; returns the
-    /// sweeps of all solves and the last residual (m/s).
+    /// sweeps of all solves and the last residual (m/s). `compliant`: the normal rows carry the
+    /// step's implicit spring (a step's CCP); otherwise they are rigid (an impact, which takes
+    /// no time).
     fn solve_corrected(
         &mut self,
         rows: &[ContactRow],
         motion: &mut [Motion],
         p: &StepParams,
+        compliant: bool,
     ) -> (u32, f32) {
+        let softness = if compliant {
+            p.softness_ratio() / (1.0 + p.softness_ratio())
+        } else {
+            0.0
+        };
         let sweep = SweepParams {
             omega: p.omega,
             planar: p.planar,
-            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+            softness,
         };
         let (mut sweeps, mut residual) = self.solve(rows, motion, &sweep, p);
         for _ in 0..p.coulomb_correction {

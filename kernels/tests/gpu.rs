@@ -131,6 +131,7 @@ fn scene(n: usize, with_large: bool) -> Scene {
         friction: FrictionTable {
             count: 1,
             mu: vec![0.5],
+            restitution: vec![0.0],
         },
         params: params(2e-3),
         bodies: spheres(n, with_large),

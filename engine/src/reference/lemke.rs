@@ -50,7 +50,7 @@ pub enum LcpError {
     Ray {
         /// Pivots made before the ray.
         pivots: usize,
-        /// The entering variable, e.g. "z[3]" or "w[0]".
+        /// The entering variable, e.g. `z[3]` or `w[0]`.
         entering: String,
     },
     /// The method did not finish within the allowed pivots.

@@ -577,10 +577,18 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         if materials.iter().any(|(n, _)| n == m.name.get_ref()) {
             return Err(cx.err(m.name.span(), "name", "material defined twice"));
         }
-        materials.push((
-            m.name.get_ref().clone(),
-            Material::new(non_negative(cx, &m.friction, "friction")?),
-        ));
+        let mut material = Material::new(non_negative(cx, &m.friction, "friction")?);
+        if let Some(e) = &m.restitution {
+            if !(0.0..=1.0).contains(e.get_ref()) {
+                return Err(cx.err(
+                    e.span(),
+                    "restitution",
+                    format!("must lie in [0, 1], got {}", e.get_ref()),
+                ));
+            }
+            material = material.with_restitution(*e.get_ref() as f32);
+        }
+        materials.push((m.name.get_ref().clone(), material));
     }
     if materials.is_empty() {
         materials.push(("default".to_string(), Material::new(0.5)));

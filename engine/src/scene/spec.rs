@@ -116,6 +116,8 @@ pub struct MaterialSpec {
     pub name: S<String>,
     /// Coulomb friction coefficient μ ≥ 0.
     pub friction: S<f64>,
+    /// Poisson restitution coefficient e ∈ [0, 1] (default 0).
+    pub restitution: Option<S<f64>>,
 }
 
 /// `[[friction_pairs]]`.
