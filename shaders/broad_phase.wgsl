@@ -93,21 +93,6 @@ fn count_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     atomicAdd(&cell_fill[c], 1u);
 }
 
-/// Moves the counts into `cell_start` (to be prefix-summed) and clears the fill counters.
-@compute @workgroup_size(256)
-fn take_cell_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                    @builtin(local_invocation_index) lid: u32) {
-    let c = thread_index(wid, nwg, lid);
-    if c > params.cell_capacity {
-        return;
-    }
-    var count = 0u;
-    if c < params.cell_capacity {
-        count = atomicExchange(&cell_fill[c], 0u);
-    }
-    cell_start[c] = count;
-}
-
 /// Writes each grid body into its cell's range.
 @compute @workgroup_size(256)
 fn scatter_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

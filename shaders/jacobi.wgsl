@@ -19,21 +19,6 @@ fn count_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     }
 }
 
-/// Moves the counts into `body_start` (to be prefix-summed) and clears the fill counters.
-@compute @workgroup_size(256)
-fn take_body_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                    @builtin(local_invocation_index) lid: u32) {
-    let i = thread_index(wid, nwg, lid);
-    if i > params.n_bodies {
-        return;
-    }
-    var count = 0u;
-    if i < params.n_bodies {
-        count = atomicExchange(&body_fill[i], 0u);
-    }
-    body_start[i] = count;
-}
-
 /// Writes each dynamic body's lever arm and `contact << 1 | side` into its range.
 @compute @workgroup_size(256)
 fn scatter_body_contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -1,6 +1,7 @@
 // Prefix sums (mirrors kernels/src/parallel.rs's exclusive_scan): blocks of 1024 are scanned in
 // place and their totals written to `sums`; the sums are scanned the same way (a level up) and
-// added back. A standalone module with its own bindings.
+// added back. `take_counts` first moves atomic counts into the array to scan. A standalone module
+// with its own bindings.
 
 const THREADS: u32 = 256u;
 const PER_THREAD: u32 = 4u;
@@ -8,11 +9,29 @@ const BLOCK: u32 = 1024u;
 
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
 @group(0) @binding(1) var<storage, read_write> sums: array<u32>;
+// The counters `take_counts` empties into `data` (one fewer than `data`: the last entry of
+// `data` becomes the total).
+@group(0) @binding(2) var<storage, read_write> fill: array<atomic<u32>>;
 
 var<workgroup> totals: array<u32, THREADS>;
 
 fn block_of(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wid.y * nwg.x + wid.x;
+}
+
+/// data[i] = fill[i] and fill[i] = 0 (the counters are ready for the scatter), data[last] = 0.
+@compute @workgroup_size(256)
+fn take_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    let i = block_of(wid, nwg) * THREADS + lid;
+    if i >= arrayLength(&data) {
+        return;
+    }
+    var count = 0u;
+    if i < arrayLength(&fill) {
+        count = atomicExchange(&fill[i], 0u);
+    }
+    data[i] = count;
 }
 
 /// Exclusive prefix sum of each block of 1024 in place; the block's total goes to `sums`.

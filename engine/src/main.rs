@@ -96,36 +96,13 @@ enum Command {
     },
     /// Steps a scene without writing output and prints the backend (and GPU adapter), bodies,
     /// steps, seconds, ms/step, body-steps/s, mean contacts, mean iterations, the end-state
-    /// quality figures of POUR.md and (CPU) the time spent in each stage of the step.
+    /// quality figures of POUR.md and the time spent in each stage of the step (GPU: from its
+    /// timestamps, where the adapter has them).
     Bench {
         /// The scene file.
         scene: PathBuf,
-        /// Steps to take [default: the scene's duration / h].
-        #[arg(long)]
-        steps: Option<u64>,
-        /// Worker threads [default: the scene's].
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Computing backend [default: the scene's `backend`, else cpu].
-        #[arg(long, value_enum)]
-        backend: Option<Backend>,
-        /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
-        /// exactly this many).
-        #[arg(long)]
-        iterations: Option<u32>,
-        /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
-        #[arg(long)]
-        sync_every: Option<u32>,
-        /// Solver (overrides the scene's `solver`; the GPU always runs Jacobi).
-        #[arg(long, value_enum)]
-        solver: Option<Solver>,
-        /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
-        #[arg(long)]
-        omega: Option<f32>,
-        /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
-        /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        opts: BenchOptions,
     },
 }
 
@@ -152,29 +129,7 @@ fn main() -> ExitCode {
             threads,
             backend,
         ),
-        Command::Bench {
-            scene,
-            steps,
-            threads,
-            backend,
-            iterations,
-            sync_every,
-            solver,
-            omega,
-            json,
-        } => {
-            let opts = BenchOptions {
-                steps,
-                threads,
-                backend,
-                iterations,
-                sync_every,
-                solver,
-                omega,
-                json,
-            };
-            cmd_bench(scene, opts)
-        }
+        Command::Bench { scene, opts } => cmd_bench(scene, opts),
     }
 }
 
@@ -330,14 +285,33 @@ fn cmd_validate(
 }
 
 /// Options of `grains bench`.
+#[derive(clap::Args)]
 struct BenchOptions {
+    /// Steps to take [default: the scene's duration / h].
+    #[arg(long)]
     steps: Option<u64>,
+    /// Worker threads [default: the scene's].
+    #[arg(long)]
     threads: Option<usize>,
+    /// Computing backend [default: the scene's `backend`, else cpu].
+    #[arg(long, value_enum)]
     backend: Option<Backend>,
+    /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
+    /// exactly this many).
+    #[arg(long)]
     iterations: Option<u32>,
+    /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
+    #[arg(long)]
     sync_every: Option<u32>,
+    /// Solver (overrides the scene's `solver`; the GPU always runs Jacobi).
+    #[arg(long, value_enum)]
     solver: Option<Solver>,
+    /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
+    #[arg(long)]
     omega: Option<f32>,
+    /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
+    /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
+    #[arg(long)]
     json: bool,
 }
 

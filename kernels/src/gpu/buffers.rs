@@ -47,7 +47,8 @@ pub fn groups(threads: u64) -> (u32, u32) {
     (x as u32, g.div_ceil(x) as u32)
 }
 
-/// One prefix sum: per level, the bind group (data, sums) and its block count.
+/// One prefix sum: per level, the bind group (data, sums, counters) and its block count; level
+/// 0's counters are those `take_counts` empties into the data (a stand-in elsewhere).
 pub struct ScanPlan {
     pub levels: Vec<(wgpu::BindGroup, u32)>,
 }
@@ -165,24 +166,36 @@ impl Allocator<'_> {
         self.buffer(label, count * stride, wgpu::BufferUsages::empty())
     }
 
-    /// A prefix sum over `data` of `len` elements: one sums buffer per level.
+    /// A prefix sum over `data` of `len` elements (one sums buffer per level), whose first
+    /// `len − 1` elements are counted in `fill` when given.
     fn scan(
         &mut self,
         device: &wgpu::Device,
         programs: &Programs,
         data: &wgpu::Buffer,
         len: u64,
+        fill: Option<&wgpu::Buffer>,
     ) -> Result<ScanPlan, GpuError> {
         let mut levels = Vec::new();
         let mut data = data.clone();
         let mut len = len;
+        let stand_in = self.storage("no counters", 1, 4)?;
+        let mut fill = fill.cloned();
         loop {
             let blocks = len.div_ceil(SCAN_BLOCK).max(1);
             let sums = self.storage("scan sums", blocks, 4)?;
+            let (counters, counted) = match fill.take() {
+                Some(f) => (f, (len - 1) * 4),
+                None => (stand_in.clone(), 4),
+            };
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("scan"),
                 layout: &programs.scan_layout,
-                entries: &[entry(0, &data, len * 4), entry(1, &sums, blocks * 4)],
+                entries: &[
+                    entry(0, &data, len * 4),
+                    entry(1, &sums, blocks * 4),
+                    entry(2, &counters, counted),
+                ],
             });
             levels.push((group, blocks as u32));
             if blocks == 1 {
@@ -271,11 +284,17 @@ impl Buffers {
             a.storage("cache", rows_cap, 16)?,
         ];
         let dispatch = a.buffer("dispatch", 16, wgpu::BufferUsages::INDIRECT)?;
-        let cell_scan = a.scan(device, programs, &cell_start, sizes.cells + 1)?;
-        let body_scan = a.scan(device, programs, &body_start, n + 1)?;
+        let cell_scan = a.scan(
+            device,
+            programs,
+            &cell_start,
+            sizes.cells + 1,
+            Some(&cell_fill),
+        )?;
+        let body_scan = a.scan(device, programs, &body_start, n + 1, Some(&body_fill))?;
         let row_scan = [
-            a.scan(device, programs, &row_start[0], n + 1)?,
-            a.scan(device, programs, &row_start[1], n + 1)?,
+            a.scan(device, programs, &row_start[0], n + 1, None)?,
+            a.scan(device, programs, &row_start[1], n + 1, None)?,
         ];
         fn whole(b: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
             b.as_entire_binding()

@@ -553,7 +553,7 @@ impl GpuPipeline {
             pass.run(&pr.reach_and_bounds, groups(n));
             pass.run(&pr.size_grid, (1, 1));
             pass.run(&pr.count_cells, groups(n));
-            pass.run(&pr.take_cell_counts, groups(b.sizes.cells + 1));
+            pass.take_counts(pr, &b.cell_scan, b.sizes.cells + 1);
             pass.scan(pr, &b.cell_scan);
             pass.run(&pr.scatter_cells, groups(n));
             pass.run(&pr.sort_cells, groups(b.sizes.cells));
@@ -573,7 +573,7 @@ impl GpuPipeline {
             let mut pass = Pass::new(&mut encoder, step, queries, Stage::Prepare);
             pass.indirect(&pr.warm_start, contacts);
             pass.indirect(&pr.count_body_contacts, contacts);
-            pass.run(&pr.take_body_counts, groups(n + 1));
+            pass.take_counts(pr, &b.body_scan, n + 1);
             pass.scan(pr, &b.body_scan);
             pass.indirect(&pr.scatter_body_contacts, contacts);
             pass.run(&pr.sort_body_contacts, groups(n));
@@ -648,6 +648,14 @@ impl<'a> Pass<'a> {
         self.pass.set_pipeline(pipeline);
         self.pass.set_bind_group(0, self.step, &[]);
         self.pass.dispatch_workgroups_indirect(args, 0);
+    }
+
+    /// Empties the counters of `plan` into its `len` elements, ready for the prefix sum.
+    fn take_counts(&mut self, programs: &Programs, plan: &ScanPlan, len: u64) {
+        let (x, y) = groups(len);
+        self.pass.set_pipeline(&programs.take_counts);
+        self.pass.set_bind_group(0, &plan.levels[0].0, &[]);
+        self.pass.dispatch_workgroups(x, y, 1);
     }
 
     /// Exclusive prefix sum: scan every level's blocks upwards, add the offsets downwards.

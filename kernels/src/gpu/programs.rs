@@ -19,7 +19,7 @@ pub struct Programs {
     pub step_layout: wgpu::BindGroupLayout,
     /// Group 1 of the narrow phase: the indirect dispatch arguments.
     pub dispatch_layout: wgpu::BindGroupLayout,
-    /// Group 0 of the prefix sum: data and block sums.
+    /// Group 0 of the prefix sum: data, block sums and the counters emptied into the data.
     pub scan_layout: wgpu::BindGroupLayout,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
@@ -27,7 +27,6 @@ pub struct Programs {
     pub(super) reach_and_bounds: wgpu::ComputePipeline,
     pub(super) size_grid: wgpu::ComputePipeline,
     pub(super) count_cells: wgpu::ComputePipeline,
-    pub(super) take_cell_counts: wgpu::ComputePipeline,
     pub(super) scatter_cells: wgpu::ComputePipeline,
     pub(super) sort_cells: wgpu::ComputePipeline,
     pub(super) find_pairs: wgpu::ComputePipeline,
@@ -35,7 +34,6 @@ pub struct Programs {
     pub(super) contact_dispatch: wgpu::ComputePipeline,
     pub(super) warm_start: wgpu::ComputePipeline,
     pub(super) count_body_contacts: wgpu::ComputePipeline,
-    pub(super) take_body_counts: wgpu::ComputePipeline,
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
@@ -46,6 +44,7 @@ pub struct Programs {
     pub(super) integrate_positions: wgpu::ComputePipeline,
     pub(super) store_impulses: wgpu::ComputePipeline,
     pub(super) reduce_residual: wgpu::ComputePipeline,
+    pub(super) take_counts: wgpu::ComputePipeline,
     pub(super) scan_blocks: wgpu::ComputePipeline,
     pub(super) add_block_offsets: wgpu::ComputePipeline,
 }
@@ -90,7 +89,11 @@ impl Programs {
         step_entries.extend((1..=STORAGE_BINDINGS).map(storage_entry));
         let step_layout = layout(device, "step", &step_entries);
         let dispatch_layout = layout(device, "dispatch", &[storage_entry(0)]);
-        let scan_layout = layout(device, "scan", &[storage_entry(0), storage_entry(1)]);
+        let scan_layout = layout(
+            device,
+            "scan",
+            &[storage_entry(0), storage_entry(1), storage_entry(2)],
+        );
         let pipeline_layout = |groups: &[Option<&wgpu::BindGroupLayout>]| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: None,
@@ -142,7 +145,6 @@ impl Programs {
             reach_and_bounds: make(&step, &broad, "reach_and_bounds"),
             size_grid: make(&step, &broad, "size_grid"),
             count_cells: make(&step, &broad, "count_cells"),
-            take_cell_counts: make(&step, &broad, "take_cell_counts"),
             scatter_cells: make(&step, &broad, "scatter_cells"),
             sort_cells: make(&step, &broad, "sort_cells"),
             find_pairs: make(&step, &narrow_module, "find_pairs"),
@@ -151,7 +153,6 @@ impl Programs {
             warm_start: make(&step, &warm, "warm_start"),
             store_impulses: make(&step, &warm, "store_impulses"),
             count_body_contacts: make(&step, &jacobi, "count_body_contacts"),
-            take_body_counts: make(&step, &jacobi, "take_body_counts"),
             scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
             sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
             contact_impulse: make(&step, &jacobi, "contact_impulse"),
@@ -165,6 +166,7 @@ impl Programs {
             body_gather: make(&step, &jacobi, "body_gather"),
             integrate_positions: make(&step, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
+            take_counts: make(&scan, &parallel, "take_counts"),
             scan_blocks: make(&scan, &parallel, "scan_blocks"),
             add_block_offsets: make(&scan, &parallel, "add_block_offsets"),
             step_layout,
