@@ -393,3 +393,43 @@ impl Buffers {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::device::Gpu;
+
+    /// A scene whose buffers exceed the device's largest storage buffer is refused before any
+    /// allocation, naming the buffer and the bytes it needs.
+    #[test]
+    fn too_large_a_scene_names_the_buffer_and_its_bytes() {
+        let gpu = match Gpu::open() {
+            Ok(g) => g,
+            Err(GpuError::NoAdapter(why)) => {
+                eprintln!("skipped: no GPU adapter ({why})");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let programs = Programs::new(&gpu.device);
+        let limits = wgpu::Limits {
+            max_storage_buffer_binding_size: 1 << 20,
+            ..gpu.limits.clone()
+        };
+        let sizes = Sizes::for_scene(100_000, 5, 0, 1, 0);
+        match Buffers::new(&gpu.device, &limits, "test", &programs, sizes) {
+            Err(GpuError::OutOfMemory {
+                bodies,
+                buffer,
+                needed,
+                ..
+            }) => {
+                assert_eq!((bodies, buffer, needed), (100_000, "pos_radius", 1_600_000));
+            }
+            Err(e) => panic!("wrong error: {e}"),
+            Ok(_) => panic!("a 1.6 MB buffer passed a 1 MiB limit"),
+        }
+        let fits = Sizes::for_scene(1_000, 5, 0, 1, 0);
+        assert!(Buffers::new(&gpu.device, &gpu.limits, "test", &programs, fits).is_ok());
+    }
+}
