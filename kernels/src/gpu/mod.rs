@@ -5,15 +5,18 @@
 
 mod buffers;
 mod device;
+mod profiler;
 mod programs;
+mod step;
 
 use crate::broad_phase::Envelope;
 use crate::forces::Drive;
 use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::observe::kinetic_energy;
 use crate::pipeline::{StageTimes, StepParams, StepStats};
-use buffers::{groups, Buffers, Params, ScanPlan, Sizes, MAX_PAIRS};
+use buffers::{Buffers, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
+use profiler::{Profiler, STAGES};
 use programs::Programs;
 use std::time::Instant;
 
@@ -88,33 +91,6 @@ pub struct GpuPipeline {
     steps: u64,
 }
 
-/// The passes of a step, each timed on the device when the adapter allows.
-#[derive(Clone, Copy)]
-enum Stage {
-    Forces,
-    Broad,
-    Narrow,
-    Dispatch,
-    Prepare,
-    Solve,
-    Integrate,
-    Observe,
-}
-
-const STAGES: u32 = 8;
-
-/// GPU timestamps at the start and end of every pass, resolved each step and read at
-/// read-backs: per-stage times sampled every `sync_every` steps.
-struct Profiler {
-    queries: wgpu::QuerySet,
-    resolved: wgpu::Buffer,
-    /// Nanoseconds per timestamp tick.
-    period: f64,
-    /// Summed stage seconds of the sampled steps.
-    sum: [f64; STAGES as usize],
-    samples: u64,
-}
-
 /// Slots of the statistics buffer (`stats` in `shaders/layout.wgsl`).
 const STAT_ROWS: usize = 0;
 const STAT_PENETRATION: usize = 1;
@@ -133,22 +109,7 @@ impl GpuPipeline {
                 gpu.adapter
             )));
         }
-        let profiler = gpu.timestamps.then(|| Profiler {
-            queries: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("stage times"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2 * STAGES,
-            }),
-            resolved: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("stage times"),
-                size: 16 * STAGES as u64,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            period: gpu.queue.get_timestamp_period() as f64,
-            sum: [0.0; STAGES as usize],
-            samples: 0,
-        });
+        let profiler = Profiler::new(&gpu);
         Ok(GpuPipeline {
             gpu,
             programs,
@@ -269,12 +230,7 @@ impl GpuPipeline {
         }
         let parts = self.gpu.read(&list)?;
         if let Some(prof) = &mut self.profiler {
-            let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&parts[4]);
-            for (k, slot) in prof.sum.iter_mut().enumerate() {
-                let span = ticks[2 * k + 1].saturating_sub(ticks[2 * k]);
-                *slot += span as f64 * prof.period * 1e-9;
-            }
-            prof.samples += 1;
+            prof.record(&parts[4]);
         }
         bodies
             .pos_radius
@@ -363,18 +319,7 @@ impl GpuPipeline {
     /// read back (the device's own clock; `None` where the adapter has no timestamps or before
     /// the first read-back). The narrow phase includes sizing the contact dispatches.
     pub fn stage_times(&self) -> Option<StageTimes> {
-        let prof = self.profiler.as_ref().filter(|p| p.samples > 0)?;
-        let scale = self.steps as f64 / prof.samples as f64;
-        let t = |s: Stage| prof.sum[s as usize] * scale;
-        Some(StageTimes {
-            forces: t(Stage::Forces),
-            broad: t(Stage::Broad),
-            narrow: t(Stage::Narrow) + t(Stage::Dispatch),
-            prepare: t(Stage::Prepare),
-            solve: t(Stage::Solve),
-            integrate: t(Stage::Integrate),
-            observe: t(Stage::Observe),
-        })
+        self.profiler.as_ref()?.stage_times(self.steps)
     }
 
     /// Row count of the last step after checking every capacity; `None` before any step.
@@ -528,153 +473,6 @@ impl GpuPipeline {
         }
         if !drives.is_empty() {
             q.write_buffer(&b.drives, 0, bytemuck::cast_slice(drives));
-        }
-    }
-
-    /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage.
-    fn encode_step(&self, cur: usize, drives: usize, sweeps: u32) {
-        let b = self.buffers.as_ref().expect("buffers exist");
-        let pr = &self.programs;
-        let n = b.sizes.bodies;
-        let step = &b.step_groups[cur];
-        let queries = self.profiler.as_ref().map(|p| &p.queries);
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let contacts = &b.dispatch;
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Forces);
-            pass.run(&pr.clear_statistics, (1, 1));
-            pass.run(&pr.apply_forces, groups(n));
-            if drives > 0 {
-                pass.run(&pr.apply_drives, groups(drives as u64));
-            }
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Broad);
-            pass.run(&pr.reach_and_bounds, groups(n));
-            pass.run(&pr.size_grid, (1, 1));
-            pass.run(&pr.count_cells, groups(n));
-            pass.take_counts(pr, &b.cell_scan, b.sizes.cells + 1);
-            pass.scan(pr, &b.cell_scan);
-            pass.run(&pr.scatter_cells, groups(n));
-            pass.run(&pr.sort_cells, groups(b.sizes.cells));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Narrow);
-            pass.run(&pr.find_pairs, groups(n + 1));
-            pass.scan(pr, &b.row_scan[cur]);
-            pass.run(&pr.build_rows, groups(n));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Dispatch);
-            pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
-            pass.run(&pr.contact_dispatch, (1, 1));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Prepare);
-            pass.indirect(&pr.warm_start, contacts);
-            pass.indirect(&pr.count_body_contacts, contacts);
-            pass.take_counts(pr, &b.body_scan, n + 1);
-            pass.scan(pr, &b.body_scan);
-            pass.indirect(&pr.scatter_body_contacts, contacts);
-            pass.run(&pr.sort_body_contacts, groups(n));
-            pass.indirect(&pr.contact_impulse, contacts);
-            pass.run(&pr.body_gather, groups(n));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Solve);
-            for k in 1..=sweeps {
-                let sweep = if k == sweeps {
-                    &pr.contact_sweep
-                } else {
-                    &pr.contact_sweep_quiet
-                };
-                pass.indirect(sweep, contacts);
-                pass.run(&pr.body_gather, groups(n));
-            }
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Integrate);
-            pass.run(&pr.integrate_positions, groups(n));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Observe);
-            pass.indirect(&pr.store_impulses, contacts);
-            if sweeps > 0 {
-                pass.run(&pr.reduce_residual, (1, 1));
-            }
-        }
-        if let Some(prof) = &self.profiler {
-            encoder.resolve_query_set(&prof.queries, 0..2 * STAGES, &prof.resolved, 0);
-        }
-        self.gpu.queue.submit([encoder.finish()]);
-    }
-}
-
-/// A compute pass with the step's bind group restored before every stage.
-struct Pass<'a> {
-    pass: wgpu::ComputePass<'a>,
-    step: &'a wgpu::BindGroup,
-}
-
-impl<'a> Pass<'a> {
-    fn new(
-        encoder: &'a mut wgpu::CommandEncoder,
-        step: &'a wgpu::BindGroup,
-        queries: Option<&'a wgpu::QuerySet>,
-        stage: Stage,
-    ) -> Self {
-        let timestamp_writes = queries.map(|query_set| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(2 * stage as u32),
-            end_of_pass_write_index: Some(2 * stage as u32 + 1),
-        });
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes,
-            })
-            .forget_lifetime();
-        pass.set_bind_group(0, step, &[]);
-        Pass { pass, step }
-    }
-
-    fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
-        self.pass.set_pipeline(pipeline);
-        self.pass.set_bind_group(0, self.step, &[]);
-        self.pass.dispatch_workgroups(x, y, 1);
-    }
-
-    fn indirect(&mut self, pipeline: &wgpu::ComputePipeline, args: &wgpu::Buffer) {
-        self.pass.set_pipeline(pipeline);
-        self.pass.set_bind_group(0, self.step, &[]);
-        self.pass.dispatch_workgroups_indirect(args, 0);
-    }
-
-    /// Empties the counters of `plan` into its `len` elements, ready for the prefix sum.
-    fn take_counts(&mut self, programs: &Programs, plan: &ScanPlan, len: u64) {
-        let (x, y) = groups(len);
-        self.pass.set_pipeline(&programs.take_counts);
-        self.pass.set_bind_group(0, &plan.levels[0].0, &[]);
-        self.pass.dispatch_workgroups(x, y, 1);
-    }
-
-    /// Exclusive prefix sum: scan every level's blocks upwards, add the offsets downwards.
-    fn scan(&mut self, programs: &Programs, plan: &ScanPlan) {
-        let dims = |blocks: u32| {
-            let x = blocks.min(65535);
-            (x, blocks.div_ceil(x))
-        };
-        self.pass.set_pipeline(&programs.scan_blocks);
-        for (group, blocks) in &plan.levels {
-            let (x, y) = dims(*blocks);
-            self.pass.set_bind_group(0, group, &[]);
-            self.pass.dispatch_workgroups(x, y, 1);
-        }
-        self.pass.set_pipeline(&programs.add_block_offsets);
-        for (group, blocks) in plan.levels.iter().rev().skip(1) {
-            let (x, y) = dims(*blocks);
-            self.pass.set_bind_group(0, group, &[]);
-            self.pass.dispatch_workgroups(x, y, 1);
         }
     }
 }
