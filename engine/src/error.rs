@@ -36,6 +36,36 @@ pub enum BuildError {
         /// What is wrong, with the value.
         problem: String,
     },
+    /// A joint is malformed (index in the order joints were added).
+    #[error("joint {joint}: {field} {problem}")]
+    Joint {
+        /// Index of the joint.
+        joint: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A spring is malformed (index in the order springs were added).
+    #[error("spring {spring}: {field} {problem}")]
+    Spring {
+        /// Index of the spring.
+        spring: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// An applied force is malformed (index in the order forces were added).
+    #[error("force {force}: {field} {problem}")]
+    Force {
+        /// Index of the force.
+        force: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
     /// A setting is out of range.
     #[error("settings: {field} {problem}")]
     Settings {

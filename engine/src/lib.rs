@@ -21,6 +21,7 @@
 pub mod body;
 pub mod error;
 pub mod geometry;
+pub mod joint;
 pub mod material;
 pub mod motion;
 pub mod output;
@@ -36,6 +37,7 @@ pub mod world;
 pub use body::{sphere_mass, Body, BodyKind};
 pub use error::BuildError;
 pub use geometry::{BoxContainer, WallDesc};
+pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
 pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
 pub use settings::{Backend, Envelope, Settings, SolverKind};

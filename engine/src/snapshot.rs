@@ -7,9 +7,13 @@ use grains_kernels::gpu::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 
-const MAGIC: &[u8; 8] = b"GRAINSV1";
+/// Header of the present format, which adds the joints' impulses to version 1.
+const MAGIC: &[u8; 8] = b"GRAINSV2";
+/// Header of version 1 (no joints), still read.
+const MAGIC_V1: &[u8; 8] = b"GRAINSV1";
 
-/// Everything that changes while a world runs: step count, bodies and the warm-start memory.
+/// Everything that changes while a world runs: step count, bodies and the warm-start memory
+/// of the contacts and the joints.
 /// Restoring it into a world built from the same scene continues bit-identically.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
@@ -21,6 +25,8 @@ pub struct Snapshot {
     pub warm_keys: Vec<u64>,
     /// Warm-start impulse vectors, one per key.
     pub warm_impulses: Vec<[f32; 4]>,
+    /// Impulses of the last step's joint rows (see `World::joint_impulses`).
+    pub joint_impulses: Vec<f32>,
 }
 
 /// Why a snapshot could not be read or applied.
@@ -48,7 +54,13 @@ impl Snapshot {
         let b = &self.bodies;
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
-        for n in [self.steps, b.len() as u64, self.warm_keys.len() as u64] {
+        let counts = [
+            self.steps,
+            b.len() as u64,
+            self.warm_keys.len() as u64,
+            self.joint_impulses.len() as u64,
+        ];
+        for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
         }
         out.extend_from_slice(bytemuck::cast_slice(&b.pos_radius));
@@ -58,17 +70,25 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&b.kind));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_keys));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_impulses));
+        out.extend_from_slice(bytemuck::cast_slice(&self.joint_impulses));
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote.
+    /// Reads what [`Self::to_bytes`] wrote (or a version-1 snapshot, which has no joints).
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        if bytes.len() < 32 || &bytes[..8] != MAGIC {
+        let words = match bytes.get(..8) {
+            Some(m) if m == MAGIC => 4,
+            Some(m) if m == MAGIC_V1 => 3,
+            _ => return Err(SnapshotError::BadHeader),
+        };
+        let header = 8 + 8 * words;
+        if bytes.len() < header {
             return Err(SnapshotError::BadHeader);
         }
         let word = |k: usize| u64::from_le_bytes(bytes[8 + 8 * k..16 + 8 * k].try_into().unwrap());
         let (steps, n, m) = (word(0), word(1) as usize, word(2) as usize);
-        let mut rest = &bytes[32..];
+        let joints = if words == 4 { word(3) as usize } else { 0 };
+        let mut rest = &bytes[header..];
         let bodies = Bodies {
             pos_radius: take::<Vec4>(&mut rest, n)?,
             orientation: take::<Quat>(&mut rest, n)?,
@@ -78,6 +98,7 @@ impl Snapshot {
         };
         let warm_keys = take::<u64>(&mut rest, m)?;
         let warm_impulses = take::<[f32; 4]>(&mut rest, m)?;
+        let joint_impulses = take::<f32>(&mut rest, joints)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -86,6 +107,7 @@ impl Snapshot {
             bodies,
             warm_keys,
             warm_impulses,
+            joint_impulses,
         })
     }
 }
@@ -116,6 +138,7 @@ impl World {
             bodies: self.bodies().clone(),
             warm_keys,
             warm_impulses,
+            joint_impulses: self.joint_impulses().to_vec(),
         })
     }
 
@@ -133,6 +156,7 @@ impl World {
             &snap.bodies,
             &snap.warm_keys,
             &snap.warm_impulses,
+            &snap.joint_impulses,
         );
         Ok(())
     }

@@ -3,23 +3,29 @@
 use crate::body::{Body, BodyKind};
 use crate::error::{finite3, BuildError};
 use crate::geometry::{BoxContainer, WallDesc};
+use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::motion::Prescribed;
 use crate::settings::{Backend, Envelope, Settings, SolverKind};
 use glam::{Quat, Vec3, Vec4};
-use grains_kernels::forces::Drive;
+use grains_kernels::forces::{Drive, Load};
 use grains_kernels::gpu::{GpuError, GpuPipeline};
+use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::pipeline::{StepParams, StepStats};
 use grains_kernels::{Bodies, CpuPipeline, FrictionTable, Motion, StageTimes, Wall};
 
-/// Collects materials, bodies and walls, then checks them all in [`WorldBuilder::build`].
+/// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
+/// in [`WorldBuilder::build`].
 #[derive(Clone, Debug, Default)]
 pub struct WorldBuilder {
     settings: Settings,
     materials: Materials,
     bodies: Vec<Body>,
     walls: Vec<WallDesc>,
+    joints: Vec<JointDesc>,
+    springs: Vec<SpringDesc>,
+    forces: Vec<AppliedForce>,
 }
 
 impl WorldBuilder {
@@ -54,6 +60,25 @@ impl WorldBuilder {
     pub fn wall(&mut self, w: WallDesc) -> usize {
         self.walls.push(w);
         self.walls.len() - 1
+    }
+
+    /// Adds a joint between bodies added before or after it (checked at build) and returns its
+    /// index.
+    pub fn joint(&mut self, j: JointDesc) -> usize {
+        self.joints.push(j);
+        self.joints.len() - 1
+    }
+
+    /// Adds a spring–damper and returns its index.
+    pub fn spring(&mut self, s: SpringDesc) -> usize {
+        self.springs.push(s);
+        self.springs.len() - 1
+    }
+
+    /// Adds an applied force and returns its index.
+    pub fn force(&mut self, f: AppliedForce) -> usize {
+        self.forces.push(f);
+        self.forces.len() - 1
     }
 
     /// Adds the five walls of an open box.
@@ -114,14 +139,39 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let joints = self
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| j.to_kernel(i, &bodies))
+            .collect::<Result<Vec<_>, _>>()?;
+        let springs = self
+            .springs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.to_kernel(i, &bodies))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, f) in self.forces.iter().enumerate() {
+            f.check(i, &bodies)?;
+        }
         let pipeline = match self.settings.backend {
             Backend::Cpu => {
-                let cpu =
+                let mut cpu =
                     CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
                         threads: self.settings.threads,
                         reason: e.to_string(),
                     })?;
+                cpu.set_links(joints.clone(), springs);
                 Pipeline::Cpu(Box::new(cpu))
+            }
+            Backend::Gpu if !joints.is_empty() => {
+                return Err(GpuError::Unsupported("joints").into())
+            }
+            Backend::Gpu if !springs.is_empty() => {
+                return Err(GpuError::Unsupported("springs and dampers").into())
+            }
+            Backend::Gpu if !self.forces.is_empty() => {
+                return Err(GpuError::Unsupported("applied forces").into())
             }
             Backend::Gpu => Pipeline::Gpu(Box::new(GpuState {
                 device: GpuPipeline::new()?,
@@ -148,6 +198,9 @@ impl WorldBuilder {
             walls: Vec::new(),
             drives,
             drive_buf: Vec::new(),
+            joints,
+            forces: self.forces.clone(),
+            load_buf: Vec::new(),
             friction,
             pipeline,
             steps: 0,
@@ -290,6 +343,10 @@ pub struct World {
     walls: Vec<Wall>,
     drives: Vec<(u32, Prescribed)>,
     drive_buf: Vec<Drive>,
+    /// The joints as the kernels hold them (for [`World::joint_violation`]).
+    joints: Vec<Joint>,
+    forces: Vec<AppliedForce>,
+    load_buf: Vec<Load>,
     friction: FrictionTable,
     pipeline: Pipeline,
     steps: u64,
@@ -339,6 +396,11 @@ impl World {
         };
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {
+                if !self.forces.is_empty() {
+                    self.load_buf.clear();
+                    self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+                    cpu.set_loads(&self.load_buf);
+                }
                 self.last = cpu.step(
                     &mut self.bodies,
                     &self.walls,
@@ -525,6 +587,27 @@ impl World {
         1.0 / self.bodies.motion[i].inv_mass
     }
 
+    /// Number of joints.
+    pub fn joint_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// How far joint `j` is from Θ(q) = 0 now: the norm of its positional constraints (m) and
+    /// of its angular ones (rad).
+    pub fn joint_violation(&self, j: usize) -> (f32, f32) {
+        self.joints[j].violation(&self.bodies)
+    }
+
+    /// Impulses of the last step's joint rows (N s or N m s): each joint's rows in the order
+    /// the joints were added (ball 3, hinge 5, distance 1, fixed 6, prismatic 5, plus 1 for a
+    /// motor), then one row per linearly implicit spring. Empty on the GPU backend.
+    pub fn joint_impulses(&self) -> &[f32] {
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.joint_impulses(),
+            Pipeline::Gpu(_) => &[],
+        }
+    }
+
     /// The walls as placed for the last step.
     pub fn walls(&self) -> &[Wall] {
         &self.walls
@@ -616,19 +699,23 @@ impl World {
         }
     }
 
-    /// Replaces the evolving state: step count, bodies and warm-start memory (the GPU uploads
-    /// them at the next step).
+    /// Replaces the evolving state: step count, bodies and warm-start memory of the contacts
+    /// and the joints (the GPU uploads them at the next step).
     pub(crate) fn restore_parts(
         &mut self,
         steps: u64,
         bodies: &Bodies,
         keys: &[u64],
         impulses: &[[f32; 4]],
+        joint_impulses: &[f32],
     ) {
         self.steps = steps;
         self.bodies = bodies.clone();
         match &mut self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.restore_warm_start(keys, impulses),
+            Pipeline::Cpu(cpu) => {
+                cpu.restore_warm_start(keys, impulses);
+                cpu.restore_joint_impulses(joint_impulses);
+            }
             Pipeline::Gpu(gpu) => {
                 gpu.device.invalidate(false);
                 gpu.device.restore_warm_start(keys, impulses);

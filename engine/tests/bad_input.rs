@@ -1,7 +1,10 @@
 //! Building a world from bad input gives a typed error naming the item and the field.
 
 use glam::{Quat, Vec3};
-use grains::{Body, BuildError, Material, Settings, WallDesc, World};
+use grains::{
+    AppliedForce, Backend, Body, BuildError, JointDesc, Material, Settings, SpringDesc, WallDesc,
+    World,
+};
 
 fn world_with(body: Body, mu: f32, settings: Settings) -> Result<World, BuildError> {
     let mut b = World::builder(settings);
@@ -206,5 +209,172 @@ fn zero_sync_every_is_refused() {
         ) => assert!(e.to_string().contains("sync_every"), "{e}"),
         Err(e) => panic!("expected a sync_every error, got {e}"),
         Ok(_) => panic!("sync_every = 0 was accepted"),
+    }
+}
+
+/// Two dynamic spheres and a fixed one (body 2), with `add` adding joints, springs or forces.
+fn linked(
+    settings: Settings,
+    add: impl FnOnce(&mut grains::WorldBuilder),
+) -> Result<World, BuildError> {
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    b.body(Body::sphere(Vec3::ZERO, 0.1, 1.0));
+    b.body(Body::sphere(Vec3::new(1.0, 0.0, 0.0), 0.1, 1.0));
+    b.body(Body::sphere(Vec3::new(2.0, 0.0, 0.0), 0.1, 1.0).fixed());
+    add(&mut b);
+    b.build()
+}
+
+fn joint_field(r: Result<World, BuildError>) -> (usize, &'static str) {
+    match r {
+        Err(BuildError::Joint { joint, field, .. }) => (joint, field),
+        Err(e) => panic!("expected a joint error, got {e}"),
+        Ok(_) => panic!("expected a joint error, got a world"),
+    }
+}
+
+#[test]
+fn bad_joints_name_the_joint_and_the_field() {
+    let ok = JointDesc::ball(0, Some(1), Vec3::new(0.5, 0.0, 0.0));
+    let cases: [(JointDesc, &str); 9] = [
+        (JointDesc { b: Some(0), ..ok }, "b"),
+        (JointDesc { a: 7, ..ok }, "a"),
+        (JointDesc { b: Some(3), ..ok }, "b"),
+        (
+            JointDesc {
+                a: 2,
+                b: None,
+                ..ok
+            },
+            "a",
+        ),
+        (
+            JointDesc::ball(0, Some(1), Vec3::new(f32::NAN, 0.0, 0.0)),
+            "anchor",
+        ),
+        (JointDesc::hinge(0, Some(1), Vec3::ZERO, Vec3::ZERO), "axis"),
+        (
+            JointDesc::prismatic(0, None, Vec3::ZERO, Vec3::new(0.0, f32::INFINITY, 0.0)),
+            "axis",
+        ),
+        (
+            JointDesc::distance(0, Some(1), Vec3::ZERO, Vec3::ZERO),
+            "anchor_b",
+        ),
+        (ok.with_motor(1.0, 5.0), "motor"),
+    ];
+    for (j, field) in cases {
+        // The bad joint comes second: the error names its index.
+        let r = linked(Settings::default(), |b| {
+            b.joint(ok);
+            b.joint(j);
+        });
+        assert_eq!(joint_field(r), (1, field), "{j:?}");
+    }
+    let bad_bound = JointDesc::hinge(0, None, Vec3::ZERO, Vec3::Z).with_motor(1.0, -2.0);
+    assert_eq!(
+        joint_field(linked(Settings::default(), |b| {
+            b.joint(bad_bound);
+        })),
+        (0, "motor")
+    );
+    let r = linked(Settings::default(), |b| {
+        b.joint(JointDesc::fixed(1, Some(0), Vec3::new(0.5, 0.0, 0.0)));
+    });
+    assert!(r.is_ok());
+}
+
+#[test]
+fn bad_springs_and_forces_name_the_item_and_the_field() {
+    let spring = SpringDesc::new(0, Some(1), Vec3::ZERO, Vec3::X).with_damping(1.0);
+    let cases: [(SpringDesc, &str); 5] = [
+        (
+            SpringDesc {
+                damping: 0.0,
+                ..spring
+            },
+            "stiffness",
+        ),
+        (spring.with_stiffness(-1.0), "stiffness"),
+        (spring.with_damping(f32::NAN), "damping"),
+        (spring.with_rest_length(-0.5), "rest_length"),
+        (
+            SpringDesc {
+                anchor_b: Vec3::ZERO,
+                ..spring
+            },
+            "anchor_b",
+        ),
+    ];
+    for (s, field) in cases {
+        match linked(Settings::default(), |b| {
+            b.spring(s);
+        }) {
+            Err(BuildError::Spring {
+                spring: 0,
+                field: f,
+                ..
+            }) => assert_eq!(f, field, "{s:?}"),
+            Err(e) => panic!("{s:?}: expected a spring error, got {e}"),
+            Ok(_) => panic!("{s:?} was accepted"),
+        }
+    }
+    let force = AppliedForce::constant(0, Vec3::X);
+    let cases: [(AppliedForce, &str); 3] = [
+        (AppliedForce { body: 2, ..force }, "body"),
+        (AppliedForce { body: 9, ..force }, "body"),
+        (
+            AppliedForce {
+                force: Vec3::new(0.0, f32::NAN, 0.0),
+                ..force
+            },
+            "force",
+        ),
+    ];
+    for (f, field) in cases {
+        match linked(Settings::default(), |b| {
+            b.force(f);
+        }) {
+            Err(BuildError::Force {
+                force: 0,
+                field: got,
+                ..
+            }) => assert_eq!(got, field, "{f:?}"),
+            Err(e) => panic!("{f:?}: expected a force error, got {e}"),
+            Ok(_) => panic!("{f:?} was accepted"),
+        }
+    }
+}
+
+/// Adds something to a world being built.
+type Adds = fn(&mut grains::WorldBuilder);
+
+#[test]
+fn the_gpu_backend_refuses_joints_springs_and_forces_with_a_typed_error() {
+    let gpu = Settings {
+        backend: Backend::Gpu,
+        ..Settings::default()
+    };
+    let attempts: [(&str, Adds); 3] = [
+        ("joints", |b| {
+            b.joint(JointDesc::ball(0, Some(1), Vec3::X));
+        }),
+        ("springs", |b| {
+            b.spring(SpringDesc::new(0, Some(1), Vec3::ZERO, Vec3::X).with_stiffness(1.0));
+        }),
+        ("applied forces", |b| {
+            b.force(AppliedForce::constant(0, Vec3::X));
+        }),
+    ];
+    for (what, add) in attempts {
+        match linked(gpu, add) {
+            Err(BuildError::Gpu(msg)) => assert!(
+                msg.contains(what) && msg.contains("CPU backend"),
+                "{what}: {msg}"
+            ),
+            Err(e) => panic!("{what}: expected BuildError::Gpu, got {e}"),
+            Ok(_) => panic!("{what}: the GPU backend accepted it"),
+        }
     }
 }

@@ -226,7 +226,7 @@ fn validate_unknown_case_fails_cleanly() {
 #[test]
 fn validate_prints_todo_not_pass_for_missing_features() {
     let o = Command::new(env!("CARGO_BIN_EXE_grains"))
-        .args(["validate", "V8", "V14", "--json"])
+        .args(["validate", "V8", "V10", "--json"])
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -268,4 +268,95 @@ fn validate_exits_non_zero_on_a_failing_case() {
         "{out}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// GOOD with a hinge between its two bodies, a spring and a force.
+fn jointed() -> String {
+    format!(
+        "{GOOD}
+[[joints]]
+kind = \"hinge\"
+a = \"ball\"
+b = \"other\"
+anchor = [0.25, 0.0, 0.2]
+axis = [0.0, 0.0, 1.0]
+
+[[springs]]
+a = \"other\"
+anchor_b = [1.0, 0.0, 0.2]
+stiffness = 10.0
+integration = \"implicit\"
+
+[[forces]]
+body = \"other\"
+force = [1.0, 0.0, 0.0]
+angular_frequency = 2.0
+"
+    )
+}
+
+#[test]
+fn jointed_scene_runs() {
+    let (ok, err, _, scene) = run_cli("jointed", &jointed());
+    assert!(ok, "{err}");
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+}
+
+#[test]
+fn bad_joints() {
+    let good = jointed();
+    let cases = [
+        ("b = \"other\"", "b = \"ball\"", "b"),
+        ("a = \"ball\"", "a = \"nobody\"", "a"),
+        ("a = \"ball\"", "a = \"ball\"\na_index = 3", "a_index"),
+        ("axis = [0.0, 0.0, 1.0]", "axis = [0.0, 0.0, 0.0]", "axis"),
+        ("anchor = [0.25, 0.0, 0.2]", "anchor = [nan, 0.0, 0.2]", "anchor"),
+        ("kind = \"hinge\"", "kind = \"weld\"", "kind"),
+        (
+            "kind = \"hinge\"\na = \"ball\"\nb = \"other\"\nanchor = [0.25, 0.0, 0.2]\naxis = [0.0, 0.0, 1.0]",
+            "kind = \"ball\"\na = \"ball\"\nb = \"other\"\nanchor = [0.25, 0.0, 0.2]\nmotor_speed = 1.0",
+            "motor_speed",
+        ),
+    ];
+    for (i, (from, to, key)) in cases.into_iter().enumerate() {
+        assert!(good.contains(from), "{from}");
+        let t = good.replacen(from, to, 1);
+        let needle = to.lines().last().unwrap();
+        expect_error(&format!("joint{i}"), &t, line_of(&t, needle), key);
+    }
+}
+
+#[test]
+fn bad_springs_and_forces() {
+    let good = jointed();
+    let cases = [
+        ("stiffness = 10.0", "stiffness = 0.0", "stiffness"),
+        ("stiffness = 10.0", "stiffness = -10.0", "stiffness"),
+        (
+            "integration = \"implicit\"",
+            "integration = \"semi\"",
+            "integration",
+        ),
+        (
+            "anchor_b = [1.0, 0.0, 0.2]",
+            "anchor_b = [0.5, 0.0, 0.2]",
+            "anchor_b",
+        ),
+        ("body = \"other\"", "body = \"nobody\"", "body"),
+        (
+            "force = [1.0, 0.0, 0.0]",
+            "force = [nan, 0.0, 0.0]",
+            "force",
+        ),
+        (
+            "angular_frequency = 2.0",
+            "angular_frequency = inf",
+            "angular_frequency",
+        ),
+    ];
+    for (i, (from, to, key)) in cases.into_iter().enumerate() {
+        assert!(good.contains(from), "{from}");
+        let t = good.replacen(from, to, 1);
+        expect_error(&format!("spring{i}"), &t, line_of(&t, to), key);
+    }
 }

@@ -1,15 +1,18 @@
 //! Seed cases of VALIDATION.md: V9 (sliding → rolling sphere), V11 (rolling disk keeps its
-//! energy), V5 and V6 (cannonball collapses) and V15 (restitution), each measured on the world of
-//! its scene file in `scenes/`, the same files `grains validate` runs; V1 and V2 (point particle,
-//! CCP against the exact-Coulomb LCP, and the Coulomb correction) through the same evaluation as
+//! energy), V5 and V6 (cannonball collapses), V13 (explicit and linearly implicit dampers), V14
+//! (joint drift with and without Θ/h) and V15 (restitution), each measured on the world of its
+//! scene file in `scenes/`, the same files `grains validate` runs; V1 and V2 (point particle, CCP
+//! against the exact-Coulomb LCP, and the Coulomb correction) through the same evaluation as
 //! `grains validate`.
 
 use grains::reference::FrictionModel;
 use grains::scene::Scene;
 use grains::validation::{
-    cannonball, coulomb_correction_contraction, load, v11, v15, v15_passes, v15_world, v1_passes,
-    v1_row, v2_correction, v2_correction_passes, v2_passes, v2_run, v6_passes, v6_table, v9, G,
-    PAPER_PARTICLE, V15_RESTITUTION, V1_PAPER, V1_START, V2_CORRECTION_PASSES, V6_PAPER,
+    cannonball, coulomb_correction_contraction, load, v11, v13_passes, v13_runs, v14_passes,
+    v14_pendulum_bound, v14_runs, v15, v15_passes, v15_world, v1_passes, v1_row, v2_correction,
+    v2_correction_passes, v2_passes, v2_run, v6_passes, v6_table, v9, Link, G, PAPER_PARTICLE,
+    V13_LIKE_A_JOINT, V13_STABLE_SPEED, V15_RESTITUTION, V1_PAPER, V1_START, V2_CORRECTION_PASSES,
+    V6_PAPER,
 };
 use grains::SolverKind;
 use std::path::{Path, PathBuf};
@@ -261,4 +264,94 @@ fn v6_every_cannonball_stack_completes_at_every_friction() {
         assert_eq!(matched, 1, "problem {}: {p:?} run {matched} times", i + 1);
     }
     assert!(v6_passes(&runs), "{runs:#?}");
+}
+
+#[test]
+fn v13_the_explicit_damper_blows_up_where_the_linearly_implicit_one_holds_like_a_joint() {
+    let s = scene("v13_damper");
+    assert_eq!(s.total_steps(), 200, "10 s at h = 0.05");
+    let runs = v13_runs(&scenes(), None).unwrap();
+    let [explicit_20, explicit_100, implicit_100, damper, stiff, joint] = &runs[..] else {
+        panic!("{} runs", runs.len());
+    };
+    assert_eq!(joint.link, Link::Joint);
+    // δ = 20 is the explicit scheme's edge (h δ (1/m₁ + 1/m₂) = 2): bounded, not growing.
+    assert!(
+        explicit_20.stable(),
+        "explicit δ = 20: {:?}",
+        explicit_20.blown_up_at
+    );
+    // δ = 100: the relative velocity is multiplied by 1 − 2hδ = −9 each step.
+    let t = explicit_100
+        .blown_up_at
+        .expect("explicit δ = 100 did not blow up");
+    assert!(t <= 0.5, "explicit δ = 100 blew up only at {t} s");
+    for r in [implicit_100, damper, stiff, joint] {
+        assert!(
+            r.stable() && r.max_speed <= V13_STABLE_SPEED,
+            "{}: max |v| {} m/s, blown up at {:?}",
+            r.link,
+            r.max_speed,
+            r.blown_up_at
+        );
+    }
+    // Stiffer links come closer to the joint: δ = 10⁴ within a few mm, k = 10⁶ within 0.1 mm.
+    let (d_damper, d_stiff) = (damper.distance_to(joint), stiff.distance_to(joint));
+    assert!(
+        d_damper <= V13_LIKE_A_JOINT && d_stiff <= 1e-4,
+        "{d_damper} m, {d_stiff} m"
+    );
+    assert!(d_stiff < d_damper && d_damper < implicit_100.distance_to(joint));
+    assert!(
+        joint.stretch() <= 1e-5,
+        "the joint stretched by {}",
+        joint.stretch()
+    );
+    assert!(v13_passes(&runs));
+}
+
+#[test]
+fn v14_joint_drift_is_o_h2_per_step_with_theta_over_h_and_grows_without_it() {
+    let runs = v14_runs(&scenes(), None).unwrap();
+    let [pendulum, coarse, pendulum_free, chain, chain_free] = &runs[..] else {
+        panic!("{} runs", runs.len());
+    };
+    // One step's drift of the rotating arm, ½ h² ω² L ≤ g h² at the bottom of the swing.
+    let bound = v14_pendulum_bound(pendulum.h);
+    assert!(
+        pendulum.max <= 1.2 * bound,
+        "{} vs g h² = {bound}",
+        pendulum.max
+    );
+    assert!(
+        pendulum.max >= 0.5 * bound,
+        "{} vs g h² = {bound}",
+        pendulum.max
+    );
+    let ratio = coarse.max / pendulum.max;
+    assert!((3.5..=4.5).contains(&ratio), "2h / h drift ratio {ratio}");
+    for r in [pendulum, coarse, chain] {
+        assert!(
+            r.late <= 1.5 * r.early,
+            "grew from {} to {}",
+            r.early,
+            r.late
+        );
+    }
+    for (free, held) in [(pendulum_free, pendulum), (chain_free, chain)] {
+        assert!(!free.stabilised && held.stabilised);
+        assert!(
+            free.late >= 5.0 * free.early,
+            "{} → {}",
+            free.early,
+            free.late
+        );
+        assert!(
+            free.late >= 10.0 * held.max,
+            "{} vs {}",
+            free.late,
+            held.max
+        );
+    }
+    assert!(v14_passes(&runs));
 }

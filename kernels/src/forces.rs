@@ -56,3 +56,24 @@ pub fn apply_forces(
         m.angular = d.angular;
     }
 }
+
+/// An applied force on one body over the coming step (N), taken at the step's start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Load {
+    /// Body index.
+    pub body: u32,
+    /// Force f (N) on the centre of mass.
+    pub force: Vec3,
+}
+
+/// Adds applied forces to their dynamic bodies, v ← v + h M⁻¹ f (hart-anitescu eq. 2.11's h·k
+/// term for forces other than gravity).
+pub fn apply_loads(motion: &mut [Motion], loads: &[Load], h: f32, planar: bool) {
+    for l in loads {
+        let m = &mut motion[l.body as usize];
+        m.linear = (m.v() + l.force * (h * m.inv_mass)).to_array();
+        if planar {
+            planar_mask(m);
+        }
+    }
+}

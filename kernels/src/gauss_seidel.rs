@@ -3,12 +3,15 @@
 //! time.
 //!
 //! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
-//! colour, with a spin barrier between colours, so a sweep costs no task spawns.
+//! colour, with a spin barrier between colours, so a sweep costs no task spawns. The joint rows
+//! ([`crate::joints`]) follow the colour classes of every sweep, relaxed in order by the first
+//! worker while the others wait at the barrier.
 
 use crate::contact_update::{
     apply_impulse, impulse_moments, lane, pack_impulse, update_pack, Lanes3, PackVelocities,
     RowPack, SweepParams,
 };
+use crate::joints::JointRows;
 use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
@@ -18,14 +21,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// Colour classes of fewer packs than this run on one worker (splitting costs more than it saves).
 const SPLIT_MIN: usize = 32;
 
-/// Runs coloured projected Gauss–Seidel sweeps until the max-norm residual is below `tol` or
-/// `max_iter` sweeps have run; returns (sweeps, residual in m/s).
+/// Runs coloured projected Gauss–Seidel sweeps over the contacts of `packs` and the rows of
+/// `joints` until the max-norm residual is below `tol` or `max_iter` sweeps have run; returns
+/// (sweeps, residual in m/s).
 ///
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
 /// alternate the order of the other classes.
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
+    joints: &mut JointRows,
     motion: &mut [Motion],
     p: &SweepParams,
     max_iter: u32,
@@ -35,7 +40,11 @@ pub fn solve_gauss_seidel(
     let start = &packs.start;
     let rows = &packs.rows;
     let gamma = Disjoint::new(&mut packs.gamma);
+    let bodies = motion.len();
     let motion = Disjoint::new(motion);
+    let (joint_system, joint_gamma) = joints.split();
+    let joint_gamma_len = joint_gamma.len();
+    let joint_gamma = Disjoint::new(joint_gamma);
     let barrier = SpinBarrier::new(rayon::current_num_threads());
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let outcome = [AtomicU32::new(max_iter), AtomicU32::new(0)];
@@ -68,6 +77,19 @@ pub fn solve_gauss_seidel(
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the classes.
                     local = local.max(unsafe { relax_pack(pk, rows, &gamma, &motion, p) });
+                }
+                barrier.wait();
+            }
+            if !joint_system.is_empty() {
+                if me == 0 {
+                    // SAFETY: the other workers wait at the barrier, touching nothing.
+                    let (g, m) = unsafe {
+                        (
+                            joint_gamma.range(0, joint_gamma_len),
+                            motion.range(0, bodies),
+                        )
+                    };
+                    local = local.max(joint_system.relax(g, m, p.planar));
                 }
                 barrier.wait();
             }

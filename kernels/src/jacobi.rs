@@ -1,7 +1,9 @@
 //! Projected Jacobi CCP sweeps (Tasora–Anitescu): every contact updates from the same velocities
-//! in parallel, then every body gathers M⁻¹ D Δγ of its own contacts (no float atomics).
+//! in parallel, then every body gathers M⁻¹ D Δγ of its own contacts (no float atomics). The
+//! joint rows ([`crate::joints`]) follow each gather, relaxed in order on the calling thread.
 
 use crate::contact_update::{apply_impulse, lane, update_pack, PackVelocities, SweepParams};
+use crate::joints::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};
@@ -49,13 +51,15 @@ impl BodyContacts {
     }
 }
 
-/// Runs projected Jacobi sweeps until the max-norm residual is below `tol` or `max_iter` sweeps
-/// have run; returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one
-/// class); `impulse` is scratch of the contacts' length.
+/// Runs projected Jacobi sweeps over the contacts, each followed by a Gauss–Seidel pass over the
+/// rows of `joints`, until the max-norm residual is below `tol` or `max_iter` sweeps have run;
+/// returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one class);
+/// `impulse` is scratch of the contacts' length.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_jacobi(
     rows: &[ContactRow],
     packs: &mut Packs,
+    joints: &mut JointRows,
     impulse: &mut Vec<[f32; 4]>,
     motion: &mut [Motion],
     index: &BodyContacts,
@@ -64,10 +68,14 @@ pub fn solve_jacobi(
     tol: f32,
 ) -> (u32, f32) {
     impulse.resize(packs.lanes.len(), [0.0; 4]);
+    let (joint_system, joint_gamma) = joints.split();
     let mut residual = 0.0;
     for it in 1..=max_iter {
         residual = contact_sweep(packs, impulse, motion, p);
         body_gather(rows, impulse, motion, index, p.planar);
+        if !joint_system.is_empty() {
+            residual = residual.max(joint_system.relax(joint_gamma, motion, p.planar));
+        }
         if residual <= tol {
             return (it, residual);
         }

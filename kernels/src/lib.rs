@@ -1,9 +1,11 @@
 //! Data-parallel compute of the granular engine.
 //!
 //! One file per stage of the time step of `DESIGN.md`:
-//! [`forces`] → [`broad_phase`] → [`narrow_phase`] → ([`restitution`]: Poisson impacts) →
-//! [`warm_start`] → solve ([`jacobi`] or [`gauss_seidel`], both built on [`contact_update`],
-//! with the optional [`coulomb_correction`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them together on a private thread pool.
+//! [`forces`] (with the explicit [`springs`]) → [`broad_phase`] → [`narrow_phase`] →
+//! ([`restitution`]: Poisson impacts) → [`warm_start`] and the bilateral rows of [`joints`] (and
+//! the implicit [`springs`]) → solve ([`jacobi`] or [`gauss_seidel`], both built on
+//! [`contact_update`], with the optional [`coulomb_correction`]) → [`integrate`] → [`observe`].
+//! [`pipeline`] strings them together on a private thread pool.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
@@ -20,6 +22,7 @@ pub mod gauss_seidel;
 pub mod gpu;
 pub mod integrate;
 pub mod jacobi;
+pub mod joints;
 pub mod layout;
 pub mod narrow_phase;
 pub mod observe;
@@ -27,6 +30,7 @@ pub mod packing;
 pub mod parallel;
 pub mod pipeline;
 pub mod restitution;
+pub mod springs;
 pub mod warm_start;
 
 pub use layout::*;

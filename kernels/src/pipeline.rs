@@ -5,16 +5,18 @@ use crate::broad_phase::{Envelope, Grid};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vector, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
-use crate::forces::{apply_forces, Drive};
+use crate::forces::{apply_forces, apply_loads, Drive, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
+use crate::joints::{Joint, JointRows};
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
 use crate::parallel::BLOCK;
 use crate::restitution::Impacts;
+use crate::springs::{apply_spring_forces, Spring};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
@@ -128,10 +130,40 @@ struct Workspace {
     gamma: Vec<[f32; 4]>,
     solver: SolverLayout,
     impacts: Impacts,
+    links: Links,
     /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
     pre_force: Vec<Motion>,
     energy_blocks: Vec<f64>,
     times: StageTimes,
+}
+
+/// What ties bodies together besides contact, with the rows it gives each step.
+#[derive(Default)]
+struct Links {
+    joints: Vec<Joint>,
+    springs: Vec<Spring>,
+    loads: Vec<Load>,
+    /// The joints' rows and the implicit springs' soft rows, with their impulses.
+    rows: JointRows,
+    /// The explicit springs' rows and impulses of stage 1.
+    explicit: JointRows,
+}
+
+impl Links {
+    /// Stage 1: v* = v + h M⁻¹ f for the explicit springs, the applied loads and gravity, then
+    /// the kinematic bodies' drives.
+    fn apply_forces(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) {
+        apply_spring_forces(&self.springs, bodies, p.h, p.planar, &mut self.explicit);
+        apply_loads(&mut bodies.motion, &self.loads, p.h, p.planar);
+        apply_forces(
+            &mut bodies.motion,
+            &bodies.kind,
+            drives,
+            p.gravity,
+            p.h,
+            p.planar,
+        );
+    }
 }
 
 /// The solver's view of a set of contact rows: colouring and packs (Gauss–Seidel) or body index
@@ -163,6 +195,37 @@ impl CpuPipeline {
     /// Forgets the warm-start impulses (after bodies were moved by hand).
     pub fn reset_warm_start(&mut self) {
         self.work.cache.clear();
+        self.work.links.rows.clear();
+    }
+
+    /// Replaces the joints and springs the following steps enforce (forgetting the joints'
+    /// impulses). Joints and implicit springs are rows of every step's CCP; explicit springs
+    /// are forces of stage 1.
+    pub fn set_links(&mut self, joints: Vec<Joint>, springs: Vec<Spring>) {
+        let links = &mut self.work.links;
+        links.joints = joints;
+        links.springs = springs;
+        links.rows = JointRows::default();
+    }
+
+    /// Replaces the applied forces of the following steps.
+    pub fn set_loads(&mut self, loads: &[Load]) {
+        self.work.links.loads.clear();
+        self.work.links.loads.extend_from_slice(loads);
+    }
+
+    /// The joint rows' impulses of the last step (N s), in row order: each joint's rows in joint
+    /// order, then the implicit springs' rows.
+    pub fn joint_impulses(&self) -> &[f32] {
+        &self.work.links.rows.gamma
+    }
+
+    /// Restores the joint impulses saved by [`Self::joint_impulses`] (the next step warm-starts
+    /// from them).
+    pub fn restore_joint_impulses(&mut self, gamma: &[f32]) {
+        let rows = &mut self.work.links.rows;
+        rows.gamma.clear();
+        rows.gamma.extend_from_slice(gamma);
     }
 
     /// The warm-start memory: pair keys and last step's impulse vectors.
@@ -233,14 +296,7 @@ impl Workspace {
                 p.planar,
             );
         }
-        apply_forces(
-            &mut bodies.motion,
-            &bodies.kind,
-            drives,
-            p.gravity,
-            p.h,
-            p.planar,
-        );
+        self.links.apply_forces(bodies, drives, p);
         lap(&mut t.forces);
 
         self.grid
@@ -277,11 +333,21 @@ impl Workspace {
             .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
         self.solver
             .load(rows, &self.gamma, &bodies.kind, &mut bodies.motion, p);
+        let links = &mut self.links;
+        links.rows.build(
+            &links.joints,
+            &links.springs,
+            bodies,
+            p.h,
+            p.planar,
+            p.warm_start,
+        );
+        links.rows.apply_warm_start(&mut bodies.motion, p.planar);
         lap(&mut t.prepare);
 
-        let (iterations, residual) = self
-            .solver
-            .solve_corrected(rows, &mut bodies.motion, p, true);
+        let (iterations, residual) =
+            self.solver
+                .solve_corrected(rows, &mut links.rows, &mut bodies.motion, p, true);
         lap(&mut t.solve);
 
         integrate_positions(
@@ -309,29 +375,27 @@ impl Workspace {
     }
 
     /// The Poisson impact of [`crate::restitution`] on the colliding contacts selected into
-    /// `self.impacts`: compression and decompression from the pre-force velocities, then
-    /// v ← v⁺ + h M⁻¹ f for the step's CCP. Returns the sweeps of both solves.
+    /// `self.impacts` (joints take no part): compression and decompression from the pre-force
+    /// velocities, then v ← v⁺ + h M⁻¹ f for the step's CCP. Returns the sweeps of both solves.
     fn impact(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) -> u32 {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
         self.solver
             .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
-        let (compression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
+        let none = &mut JointRows::default();
+        let (compression, _) = self
+            .solver
+            .solve_corrected(&impacts.rows, none, v, p, false);
         self.solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         self.solver
             .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
         self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
-        let (decompression, _) = self.solver.solve_corrected(&impacts.rows, v, p, false);
+        let (decompression, _) = self
+            .solver
+            .solve_corrected(&impacts.rows, none, v, p, false);
         bodies.motion.copy_from_slice(v);
-        apply_forces(
-            &mut bodies.motion,
-            &bodies.kind,
-            drives,
-            p.gravity,
-            p.h,
-            p.planar,
-        );
+        self.links.apply_forces(bodies, drives, p);
         compression + decompression
     }
 }
@@ -372,7 +436,8 @@ impl SolverLayout {
         }
     }
 
-    /// Solves the CCP of the loaded `rows` from the packed γ, then runs `p.coulomb_correction`
+    /// Solves the CCP of the loaded `rows` and the bilateral `joints` from the packed γ and the
+    /// joints' impulses, then runs `p.coulomb_correction`
     /// passes of [`correct_normal_bias`], each followed by a solve from the last γ; returns the
     /// sweeps of all solves and the last residual (m/s). `compliant`: the normal rows carry the
     /// step's implicit spring (a step's CCP); otherwise they are rigid (an impact, which takes
@@ -380,6 +445,7 @@ impl SolverLayout {
     fn solve_corrected(
         &mut self,
         rows: &[ContactRow],
+        joints: &mut JointRows,
         motion: &mut [Motion],
         p: &StepParams,
         compliant: bool,
@@ -394,10 +460,10 @@ impl SolverLayout {
             planar: p.planar,
             softness,
         };
-        let (mut sweeps, mut residual) = self.solve(rows, motion, &sweep, p);
+        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, &sweep, p);
         for _ in 0..p.coulomb_correction {
             correct_normal_bias(&mut self.packs, rows, motion);
-            let (more, last) = self.solve(rows, motion, &sweep, p);
+            let (more, last) = self.solve(rows, joints, motion, &sweep, p);
             sweeps += more;
             residual = last;
         }
@@ -407,6 +473,7 @@ impl SolverLayout {
     fn solve(
         &mut self,
         rows: &[ContactRow],
+        joints: &mut JointRows,
         motion: &mut [Motion],
         sweep: &SweepParams,
         p: &StepParams,
@@ -415,6 +482,7 @@ impl SolverLayout {
             SolverKind::Jacobi => solve_jacobi(
                 rows,
                 &mut self.packs,
+                joints,
                 &mut self.impulse,
                 motion,
                 &self.index,
@@ -424,6 +492,7 @@ impl SolverLayout {
             ),
             SolverKind::GaussSeidel => solve_gauss_seidel(
                 &mut self.packs,
+                joints,
                 motion,
                 sweep,
                 p.max_iterations,

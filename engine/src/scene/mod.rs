@@ -2,11 +2,13 @@
 //! what to write while it runs and what to track. The format is documented in
 //! `scenes/README.md`; [`Scene::load`] reads and checks a file, [`Scene::world`] builds it.
 
+mod links;
 pub mod spec;
 
 use crate::body::{sphere_mass, Body};
 use crate::error::BuildError;
 use crate::geometry::{BoxContainer, WallDesc};
+use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId};
 use crate::motion::Prescribed;
 use crate::pour::{PourScene, SplitMix64};
@@ -178,6 +180,12 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     /// Named groups of bodies.
     pub groups: Vec<Group>,
+    /// Joints, in the order of the file.
+    pub joints: Vec<JointDesc>,
+    /// Spring–dampers.
+    pub springs: Vec<SpringDesc>,
+    /// Applied forces.
+    pub forces: Vec<AppliedForce>,
     /// The box grains should stay in (the first box container), if any.
     pub bounds: Option<Bounds>,
     /// Time series to record.
@@ -299,6 +307,15 @@ impl Scene {
         }
         for body in &self.bodies {
             b.body(*body);
+        }
+        for j in &self.joints {
+            b.joint(*j);
+        }
+        for s in &self.springs {
+            b.spring(*s);
+        }
+        for f in &self.forces {
+            b.force(*f);
         }
         b.build().map_err(|source| SceneError::Build {
             file: self.path.clone(),
@@ -871,6 +888,14 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
             ),
         ));
     }
+    let links = links::links(
+        cx,
+        &spec.joints,
+        &spec.springs,
+        &spec.forces,
+        &bodies,
+        &groups,
+    )?;
 
     // [output]
     let o = &spec.output;
@@ -1040,6 +1065,9 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         walls,
         bodies,
         groups,
+        joints: links.joints,
+        springs: links.springs,
+        forces: links.forces,
         bounds,
         observables,
         output,
@@ -1090,6 +1118,7 @@ fn generate(
         ("radius_max", sp(&g.radius_max)),
         ("density", sp(&g.density)),
         ("mass", sp(&g.mass)),
+        ("inertia", sp(&g.inertia)),
         ("kind", sp(&g.kind)),
         ("shaker", sp(&g.shaker)),
         ("count", sp(&g.count)),
@@ -1153,6 +1182,10 @@ fn generate(
         Some(v) => finite3(cx, v, "angular_velocity")?,
         None => Vec3::ZERO,
     };
+    let inertia = match &g.inertia {
+        Some(v) => Some(positive(cx, v, "inertia")?),
+        None => None,
+    };
     let body_kind = g
         .kind
         .as_ref()
@@ -1163,6 +1196,10 @@ fn generate(
             Body::disk(p, r, m)
         } else {
             Body::sphere(p, r, m)
+        };
+        let b = Body {
+            inertia: inertia.unwrap_or(b.inertia),
+            ..b
         }
         .with_material(mat)
         .with_velocity(v)
@@ -1190,13 +1227,13 @@ fn generate(
     };
     match kind.get_ref().as_str() {
         "single" => {
-            only(cx, kind, &given, &allow(&["position"]))?;
+            only(cx, kind, &given, &allow(&["position", "inertia"]))?;
             let r = radius(kind)?;
             let p = finite3(cx, need(cx, &g.position, "position", kind)?, "position")?;
             out.push(make(p, r, mass_of(cx, g, r, disk)?, velocity, omega)?);
         }
         "list" => {
-            only(cx, kind, &given, &allow(&["list"]))?;
+            only(cx, kind, &given, &allow(&["list", "inertia"]))?;
             let list = g.list.as_ref().ok_or_else(|| {
                 cx.err(kind.span(), "list", "missing: required for `list`")
             })?;

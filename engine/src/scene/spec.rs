@@ -34,6 +34,15 @@ pub struct SceneSpec {
     /// `[[bodies]]`: body generators, applied in order.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
+    /// `[[joints]]`: joints between bodies of the groups, or a body and the world.
+    #[serde(default)]
+    pub joints: Vec<JointSpec>,
+    /// `[[springs]]`: spring–dampers between bodies, or a body and the world.
+    #[serde(default)]
+    pub springs: Vec<SpringSpec>,
+    /// `[[forces]]`: applied forces F cos(ω t + φ) on bodies.
+    #[serde(default)]
+    pub forces: Vec<ForceSpec>,
     /// `[output]`: frames, images, checkpoints.
     #[serde(default)]
     pub output: OutputSpec,
@@ -210,6 +219,8 @@ pub struct BodySpec {
     pub density: Option<S<f64>>,
     /// Mass (kg), instead of density.
     pub mass: Option<S<f64>>,
+    /// Single and list: moment of inertia (kg m²), instead of that of a solid sphere or disk.
+    pub inertia: Option<S<f64>>,
     /// `"dynamic"` (default), `"fixed"` or `"kinematic"` (then `shaker` is required).
     pub kind: Option<S<String>>,
     /// Kinematic bodies: the shaker that drives them.
@@ -258,6 +269,76 @@ pub struct ListBodySpec {
     pub velocity: Option<S<V3>>,
     /// Initial angular velocity (rad/s).
     pub angular_velocity: Option<S<V3>>,
+}
+
+/// `[[joints]]`: one joint.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointSpec {
+    /// `"ball"`, `"hinge"`, `"distance"`, `"fixed"` or `"prismatic"`.
+    pub kind: S<String>,
+    /// Body group of body a.
+    pub a: S<String>,
+    /// Index of body a in its group (required when the group has more than one body).
+    pub a_index: Option<S<i64>>,
+    /// Body group of body b; omitted: the world.
+    pub b: Option<S<String>>,
+    /// Index of body b in its group.
+    pub b_index: Option<S<i64>>,
+    /// Joint point (m); for a distance joint the anchor on a.
+    pub anchor: Option<S<V3>>,
+    /// Distance joint: the anchor on b (m).
+    pub anchor_b: Option<S<V3>>,
+    /// Hinge and prismatic: axis.
+    pub axis: Option<S<V3>>,
+    /// Hinge and prismatic: motor speed (rad/s or m/s).
+    pub motor_speed: Option<S<f64>>,
+    /// Hinge and prismatic: largest motor torque (N m) or force (N); omitted: no bound.
+    pub motor_max_force: Option<S<f64>>,
+    /// The Θ/h stabilisation (default true).
+    pub stabilise: Option<S<bool>>,
+}
+
+/// `[[springs]]`: one spring–damper.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringSpec {
+    /// Body group of body a.
+    pub a: S<String>,
+    /// Index of body a in its group.
+    pub a_index: Option<S<i64>>,
+    /// Body group of body b; omitted: the world.
+    pub b: Option<S<String>>,
+    /// Index of body b in its group.
+    pub b_index: Option<S<i64>>,
+    /// Anchor on a (m); default a's centre.
+    pub anchor_a: Option<S<V3>>,
+    /// Anchor on b (m); default b's centre (required with the world).
+    pub anchor_b: Option<S<V3>>,
+    /// Stiffness k (N/m).
+    pub stiffness: Option<S<f64>>,
+    /// Damping δ (N s/m).
+    pub damping: Option<S<f64>>,
+    /// Rest length (m); default the anchors' starting distance.
+    pub rest_length: Option<S<f64>>,
+    /// `"implicit"` (default) or `"explicit"`.
+    pub integration: Option<S<String>>,
+}
+
+/// `[[forces]]`: one applied force.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceSpec {
+    /// Body group.
+    pub body: S<String>,
+    /// Index of the body in its group.
+    pub index: Option<S<i64>>,
+    /// Amplitude F (N).
+    pub force: S<V3>,
+    /// ω (rad/s) of F cos(ω t + φ) (default 0).
+    pub angular_frequency: Option<S<f64>>,
+    /// φ (rad) (default 0).
+    pub phase: Option<S<f64>>,
 }
 
 /// `[output]`.
