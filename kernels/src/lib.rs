@@ -3,7 +3,8 @@
 //! One file per stage of the time step of `DESIGN.md`:
 //! [`forces`] → [`broad_phase`] → [`narrow_phase`] → ([`restitution`]: Poisson impacts) →
 //! [`warm_start`] → solve ([`jacobi`] or [`gauss_seidel`], both built on [`contact_update`],
-//! with the optional [`coulomb_correction`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them together on a private thread pool.
+//! with the optional [`coulomb_correction`] and the optional spinning and rolling friction of
+//! [`rolling`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them together on a private thread pool.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
@@ -27,6 +28,7 @@ pub mod packing;
 pub mod parallel;
 pub mod pipeline;
 pub mod restitution;
+pub mod rolling;
 pub mod warm_start;
 
 pub use layout::*;
