@@ -7,7 +7,10 @@ use grains_kernels::gpu::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 
-const MAGIC: &[u8; 8] = b"GRAINSV1";
+/// Header of snapshots with moment impulses (four counts: steps, bodies, keys, moments).
+const MAGIC: &[u8; 8] = b"GRAINSV2";
+/// Header of the snapshots written before moment impulses existed (three counts, no moments).
+const MAGIC_V1: &[u8; 8] = b"GRAINSV1";
 
 /// Everything that changes while a world runs: step count, bodies and the warm-start memory.
 /// Restoring it into a world built from the same scene continues bit-identically.
@@ -21,6 +24,9 @@ pub struct Snapshot {
     pub warm_keys: Vec<u64>,
     /// Warm-start impulse vectors, one per key.
     pub warm_impulses: Vec<[f32; 4]>,
+    /// Warm-start moment impulse vectors (spinning and rolling friction), one per key, or none
+    /// when no material pair has either.
+    pub warm_moments: Vec<[f32; 4]>,
 }
 
 /// Why a snapshot could not be read or applied.
@@ -48,7 +54,13 @@ impl Snapshot {
         let b = &self.bodies;
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
-        for n in [self.steps, b.len() as u64, self.warm_keys.len() as u64] {
+        let counts = [
+            self.steps,
+            b.len() as u64,
+            self.warm_keys.len() as u64,
+            self.warm_moments.len() as u64,
+        ];
+        for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
         }
         out.extend_from_slice(bytemuck::cast_slice(&b.pos_radius));
@@ -58,17 +70,31 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&b.kind));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_keys));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_impulses));
+        out.extend_from_slice(bytemuck::cast_slice(&self.warm_moments));
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote.
+    /// Reads what [`Self::to_bytes`] wrote (and the snapshots of the version before, which have
+    /// no moment impulses).
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        if bytes.len() < 32 || &bytes[..8] != MAGIC {
+        let counts = match bytes.get(..8) {
+            Some(m) if m == MAGIC => 4,
+            Some(m) if m == MAGIC_V1 => 3,
+            _ => return Err(SnapshotError::BadHeader),
+        };
+        let header = 8 + 8 * counts;
+        if bytes.len() < header {
             return Err(SnapshotError::BadHeader);
         }
         let word = |k: usize| u64::from_le_bytes(bytes[8 + 8 * k..16 + 8 * k].try_into().unwrap());
         let (steps, n, m) = (word(0), word(1) as usize, word(2) as usize);
-        let mut rest = &bytes[32..];
+        let moments = if counts == 4 { word(3) as usize } else { 0 };
+        if moments != 0 && moments != m {
+            return Err(SnapshotError::Corrupt(
+                "moment impulses must be one per key or none",
+            ));
+        }
+        let mut rest = &bytes[header..];
         let bodies = Bodies {
             pos_radius: take::<Vec4>(&mut rest, n)?,
             orientation: take::<Quat>(&mut rest, n)?,
@@ -78,6 +104,7 @@ impl Snapshot {
         };
         let warm_keys = take::<u64>(&mut rest, m)?;
         let warm_impulses = take::<[f32; 4]>(&mut rest, m)?;
+        let warm_moments = take::<[f32; 4]>(&mut rest, moments)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -86,6 +113,7 @@ impl Snapshot {
             bodies,
             warm_keys,
             warm_impulses,
+            warm_moments,
         })
     }
 }
@@ -110,12 +138,13 @@ impl World {
     /// back from the device first.
     pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
         self.sync()?;
-        let (warm_keys, warm_impulses) = self.warm_start_state()?;
+        let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
         Ok(Snapshot {
             steps: self.steps(),
             bodies: self.bodies().clone(),
             warm_keys,
             warm_impulses,
+            warm_moments,
         })
     }
 
@@ -133,6 +162,7 @@ impl World {
             &snap.bodies,
             &snap.warm_keys,
             &snap.warm_impulses,
+            &snap.warm_moments,
         );
         Ok(())
     }
