@@ -234,7 +234,7 @@ fn validate_unknown_case_fails_cleanly() {
 #[test]
 fn validate_prints_todo_not_pass_for_missing_features() {
     let o = Command::new(env!("CARGO_BIN_EXE_grains"))
-        .args(["validate", "V8", "V14", "--json"])
+        .args(["validate", "V13", "V14", "--json"])
         .output()
         .unwrap();
     assert!(o.status.success());
