@@ -16,6 +16,14 @@ pub struct Material {
     /// compression impulse given back in decompression (0: perfectly plastic, the papers'
     /// scheme; 1: elastic).
     pub restitution: f32,
+    /// Spinning length e_r (m, ≥ 0): the torsional semi-axis of the friction ellipsoid of
+    /// trinkle eq. 1 / chakraborty eq. 5, ‖γ_t‖² + (γ_s/e_r)² ≤ (μ γn)², so that the moment about
+    /// the contact normal is at most μ e_r γn, less what the sliding friction uses (0: no
+    /// spinning friction, the default).
+    pub spinning: f32,
+    /// Rolling-resistance length e_roll (m, ≥ 0): the moment about the contact's tangents is
+    /// at most e_roll γn (0: no rolling friction, the default).
+    pub rolling: f32,
 }
 
 impl Material {
@@ -24,6 +32,8 @@ impl Material {
         Material {
             friction,
             restitution: 0.0,
+            spinning: 0.0,
+            rolling: 0.0,
         }
     }
 
@@ -34,11 +44,32 @@ impl Material {
             ..self
         }
     }
+
+    /// The same material with spinning length `e_r` (m): spinning (torsional) friction whose
+    /// moment about the normal is bounded by e_r ((μ γn)² − ‖γ_t‖²)^½ (μ e_r γn without sliding
+    /// friction).
+    pub fn with_spinning(self, e_r: f32) -> Self {
+        Material {
+            spinning: e_r,
+            ..self
+        }
+    }
+
+    /// The same material with rolling-resistance length `e_roll` (m): a moment about the
+    /// contact's tangents bounded by e_roll γn.
+    pub fn with_rolling(self, e_roll: f32) -> Self {
+        Material {
+            rolling: e_roll,
+            ..self
+        }
+    }
 }
 
 /// Materials and per-pair overrides. Combine rules: a pair's μ is the smaller of the two
 /// materials' μ (the smoother surface governs), unless an override names the pair; a pair's e
-/// is the smaller of the two materials' e (the more dissipative surface governs).
+/// is the smaller of the two materials' e (the more dissipative surface governs); a pair's
+/// spinning length e_r and rolling length e_roll are the smaller of the two materials' (the
+/// smoother surface governs, as for μ); the spinning bound uses the pair's μ.
 #[derive(Clone, Debug, Default)]
 pub struct Materials {
     /// The materials, indexed by [`MaterialId`].
@@ -66,14 +97,27 @@ impl Materials {
                     problem: format!("must lie in [0, 1], got {}", m.restitution),
                 });
             }
+            for (field, length) in [("spinning", m.spinning), ("rolling", m.rolling)] {
+                if !(length.is_finite() && length >= 0.0) {
+                    return Err(BuildError::Material {
+                        material: i,
+                        field,
+                        problem: format!("must be a finite length ≥ 0 (m), got {length}"),
+                    });
+                }
+            }
         }
         let count = self.list.len().max(1);
         let mut mu = vec![0.0; count * count];
         let mut restitution = vec![0.0; count * count];
+        let mut spinning = vec![0.0; count * count];
+        let mut rolling = vec![0.0; count * count];
         for (i, a) in self.list.iter().enumerate() {
             for (j, b) in self.list.iter().enumerate() {
                 mu[i * count + j] = a.friction.min(b.friction);
                 restitution[i * count + j] = a.restitution.min(b.restitution);
+                spinning[i * count + j] = a.spinning.min(b.spinning);
+                rolling[i * count + j] = a.rolling.min(b.rolling);
             }
         }
         for &(a, b, m) in &self.overrides {
@@ -99,6 +143,8 @@ impl Materials {
             count,
             mu,
             restitution,
+            spinning,
+            rolling,
         })
     }
 }

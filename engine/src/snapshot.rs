@@ -7,13 +7,15 @@ use grains_kernels::gpu::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 
-/// Header of the present format, which adds the joints' impulses to version 1.
+/// Header of the present format, which adds the contacts' moment impulses (spinning and
+/// rolling friction) and the joints' impulses to version 1: five counts (steps, bodies, keys,
+/// moments, joint rows).
 const MAGIC: &[u8; 8] = b"GRAINSV2";
-/// Header of version 1 (no joints), still read.
+/// Header of version 1 (three counts: steps, bodies, keys; no moments, no joints), still read.
 const MAGIC_V1: &[u8; 8] = b"GRAINSV1";
 
 /// Everything that changes while a world runs: step count, bodies and the warm-start memory
-/// of the contacts and the joints.
+/// of the contacts (forces and moments) and the joints.
 /// Restoring it into a world built from the same scene continues bit-identically.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
@@ -25,6 +27,9 @@ pub struct Snapshot {
     pub warm_keys: Vec<u64>,
     /// Warm-start impulse vectors, one per key.
     pub warm_impulses: Vec<[f32; 4]>,
+    /// Warm-start moment impulse vectors (spinning and rolling friction), one per key, or none
+    /// when no material pair has either.
+    pub warm_moments: Vec<[f32; 4]>,
     /// Impulses of the last step's joint rows (see `World::joint_impulses`).
     pub joint_impulses: Vec<f32>,
 }
@@ -58,6 +63,7 @@ impl Snapshot {
             self.steps,
             b.len() as u64,
             self.warm_keys.len() as u64,
+            self.warm_moments.len() as u64,
             self.joint_impulses.len() as u64,
         ];
         for n in counts {
@@ -70,14 +76,16 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&b.kind));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_keys));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_impulses));
+        out.extend_from_slice(bytemuck::cast_slice(&self.warm_moments));
         out.extend_from_slice(bytemuck::cast_slice(&self.joint_impulses));
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote (or a version-1 snapshot, which has no joints).
+    /// Reads what [`Self::to_bytes`] wrote (or a version-1 snapshot, which has no moments and
+    /// no joints).
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         let words = match bytes.get(..8) {
-            Some(m) if m == MAGIC => 4,
+            Some(m) if m == MAGIC => 5,
             Some(m) if m == MAGIC_V1 => 3,
             _ => return Err(SnapshotError::BadHeader),
         };
@@ -87,7 +95,16 @@ impl Snapshot {
         }
         let word = |k: usize| u64::from_le_bytes(bytes[8 + 8 * k..16 + 8 * k].try_into().unwrap());
         let (steps, n, m) = (word(0), word(1) as usize, word(2) as usize);
-        let joints = if words == 4 { word(3) as usize } else { 0 };
+        let (moments, joints) = if words == 5 {
+            (word(3) as usize, word(4) as usize)
+        } else {
+            (0, 0)
+        };
+        if moments != 0 && moments != m {
+            return Err(SnapshotError::Corrupt(
+                "moment impulses must be one per key or none",
+            ));
+        }
         let mut rest = &bytes[header..];
         let bodies = Bodies {
             pos_radius: take::<Vec4>(&mut rest, n)?,
@@ -98,6 +115,7 @@ impl Snapshot {
         };
         let warm_keys = take::<u64>(&mut rest, m)?;
         let warm_impulses = take::<[f32; 4]>(&mut rest, m)?;
+        let warm_moments = take::<[f32; 4]>(&mut rest, moments)?;
         let joint_impulses = take::<f32>(&mut rest, joints)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
@@ -107,6 +125,7 @@ impl Snapshot {
             bodies,
             warm_keys,
             warm_impulses,
+            warm_moments,
             joint_impulses,
         })
     }
@@ -132,12 +151,13 @@ impl World {
     /// back from the device first.
     pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
         self.sync()?;
-        let (warm_keys, warm_impulses) = self.warm_start_state()?;
+        let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
         Ok(Snapshot {
             steps: self.steps(),
             bodies: self.bodies().clone(),
             warm_keys,
             warm_impulses,
+            warm_moments,
             joint_impulses: self.joint_impulses().to_vec(),
         })
     }
@@ -156,6 +176,7 @@ impl World {
             &snap.bodies,
             &snap.warm_keys,
             &snap.warm_impulses,
+            &snap.warm_moments,
             &snap.joint_impulses,
         );
         Ok(())

@@ -109,6 +109,9 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_restitution() {
             return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
         }
+        if self.settings.backend == Backend::Gpu && friction.any_moment_friction() {
+            return Err(GpuError::Unsupported("spinning and rolling friction").into());
+        }
         materials.list.shrink_to_fit();
         let mut bodies = Bodies::default();
         let mut drives = Vec::new();
@@ -292,6 +295,10 @@ fn push_body(bodies: &mut Bodies, b: &Body) {
     bodies.material.push(b.material.0);
     bodies.kind.push(b.kind as u32);
 }
+
+/// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
+/// per key, or none).
+pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
 
 /// The backend a world steps on.
 enum Pipeline {
@@ -660,6 +667,16 @@ impl World {
         }
     }
 
+    /// Moment impulses (γ_s, γ_r1, γ_r2) of the last step's contacts about their normal and
+    /// tangents (N m s), in the contacts' order; empty when no material pair has spinning or
+    /// rolling friction (always on the GPU, which refuses such worlds).
+    pub fn moment_impulses(&self) -> &[[f32; 4]] {
+        match &self.pipeline {
+            Pipeline::Cpu(cpu) => cpu.moment_impulses(),
+            Pipeline::Gpu(_) => &[],
+        }
+    }
+
     /// Total linear momentum Σ m v of the dynamic bodies (kg m/s), summed in f64, as of step
     /// [`World::synced_at`].
     pub fn momentum(&self) -> [f64; 3] {
@@ -687,26 +704,32 @@ impl World {
         Ok(())
     }
 
-    /// The warm-start memory (pair keys ascending, impulse vectors), read from the device on
-    /// the GPU.
-    pub(crate) fn warm_start_state(&mut self) -> Result<(Vec<u64>, Vec<[f32; 4]>), GpuError> {
+    /// The warm-start memory (pair keys ascending, impulse vectors, and moment impulse vectors
+    /// one per key or none), read from the device on the GPU (which has no moments).
+    pub(crate) fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {
                 let (keys, impulses) = cpu.warm_start_state();
-                Ok((keys.to_vec(), impulses.to_vec()))
+                let moments = cpu.warm_start_moments();
+                Ok((keys.to_vec(), impulses.to_vec(), moments.to_vec()))
             }
-            Pipeline::Gpu(gpu) => gpu.device.warm_start_state(),
+            Pipeline::Gpu(gpu) => {
+                let (keys, impulses) = gpu.device.warm_start_state()?;
+                Ok((keys, impulses, Vec::new()))
+            }
         }
     }
 
     /// Replaces the evolving state: step count, bodies and warm-start memory of the contacts
-    /// and the joints (the GPU uploads them at the next step).
+    /// (forces and moments) and the joints (the GPU uploads them at the next step; it has no
+    /// moments and no joints).
     pub(crate) fn restore_parts(
         &mut self,
         steps: u64,
         bodies: &Bodies,
         keys: &[u64],
         impulses: &[[f32; 4]],
+        moments: &[[f32; 4]],
         joint_impulses: &[f32],
     ) {
         self.steps = steps;
@@ -714,6 +737,7 @@ impl World {
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {
                 cpu.restore_warm_start(keys, impulses);
+                cpu.restore_warm_start_moments(moments);
                 cpu.restore_joint_impulses(joint_impulses);
             }
             Pipeline::Gpu(gpu) => {

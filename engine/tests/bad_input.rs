@@ -141,6 +141,56 @@ fn restitution_outside_zero_one_is_refused() {
 }
 
 #[test]
+fn negative_or_non_finite_spinning_and_rolling_lengths_are_refused() {
+    for length in [-0.1, f32::NAN, f32::INFINITY] {
+        for field in ["spinning", "rolling"] {
+            let material = match field {
+                "spinning" => Material::new(0.5).with_spinning(length),
+                _ => Material::new(0.5).with_rolling(length),
+            };
+            let mut b = World::builder(Settings::default());
+            b.material(Material::new(0.5));
+            b.material(material);
+            b.body(good());
+            let r = b.build();
+            match r {
+                Err(BuildError::Material {
+                    material: 1,
+                    field: f,
+                    ref problem,
+                }) if f == field => assert!(
+                    problem.contains(&length.to_string()),
+                    "{field} = {length}: {problem}"
+                ),
+                _ => panic!(
+                    "{field} = {length}: expected a {field} error, got {:?}",
+                    r.err()
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_gpu_backend_refuses_spinning_and_rolling_friction() {
+    for material in [
+        Material::new(0.5).with_spinning(0.01),
+        Material::new(0.5).with_rolling(0.01),
+    ] {
+        let mut b = World::builder(Settings {
+            backend: Backend::Gpu,
+            ..Settings::default()
+        });
+        b.material(material);
+        b.body(good());
+        match b.build() {
+            Err(BuildError::Gpu(m)) => assert!(m.contains("spinning and rolling"), "{m}"),
+            r => panic!("expected the GPU's refusal, got {:?}", r.err()),
+        }
+    }
+}
+
+#[test]
 fn non_positive_or_nan_step_is_refused() {
     for h in [0.0, -1e-3, f32::NAN, f32::INFINITY] {
         let r = world_with(

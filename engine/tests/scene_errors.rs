@@ -146,6 +146,14 @@ fn restitution_out_of_range() {
 }
 
 #[test]
+fn negative_spinning_and_rolling_lengths() {
+    for key in ["spinning", "rolling"] {
+        let t = GOOD.replace("friction = 0.5", &format!("friction = 0.5\n{key} = -0.01"));
+        expect_error(key, &t, line_of(&t, key), key);
+    }
+}
+
+#[test]
 fn negative_coulomb_correction() {
     let t = GOOD.replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
     expect_error(
@@ -226,7 +234,7 @@ fn validate_unknown_case_fails_cleanly() {
 #[test]
 fn validate_prints_todo_not_pass_for_missing_features() {
     let o = Command::new(env!("CARGO_BIN_EXE_grains"))
-        .args(["validate", "V8", "V10", "--json"])
+        .args(["validate", "V3", "V4", "--json"])
         .output()
         .unwrap();
     assert!(o.status.success());

@@ -5,8 +5,10 @@
 use crate::cone::project_cone_scaled4;
 use crate::forces::planar_mask;
 use crate::layout::{ContactRow, Motion, NO_BODY};
+use crate::parallel::BLOCK;
 use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4};
+use rayon::prelude::*;
 
 /// What a sweep needs besides the rows.
 #[derive(Clone, Copy, Debug)]
@@ -84,8 +86,9 @@ impl RowPack {
     }
 }
 
+/// Per-lane dot product.
 #[inline(always)]
-fn dot(a: &Lanes3, b: &Lanes3) -> Vec4 {
+pub(crate) fn dot(a: &Lanes3, b: &Lanes3) -> Vec4 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
@@ -221,4 +224,14 @@ pub fn impulse_vector(row: &ContactRow, g: [f32; 4]) -> Vec3 {
     Vec3::from_array(row.n) * g[0]
         + Vec3::from_array(row.t1) * g[1]
         + Vec3::from_array(row.t2) * g[2]
+}
+
+/// World-space vectors γ₀ n + γ₁ t1 + γ₂ t2 of per-contact components `gamma` (impulses, or
+/// the moment impulses of [`crate::rolling`]) in the rows' frames, into `out`.
+pub fn impulse_vectors(rows: &[ContactRow], gamma: &[[f32; 4]], out: &mut Vec<[f32; 4]>) {
+    out.resize(rows.len(), [0.0; 4]);
+    out.par_iter_mut()
+        .zip(rows.par_iter().zip(gamma.par_iter()))
+        .with_min_len(BLOCK)
+        .for_each(|(o, (row, g))| *o = impulse_vector(row, *g).extend(0.0).to_array());
 }

@@ -1,6 +1,7 @@
 //! Projected Gauss–Seidel CCP sweeps made parallel by colouring: the contacts of one colour
 //! share no dynamic body, so each updates γ and both bodies' velocities at once, four lanes at a
-//! time.
+//! time (with spinning or rolling friction, each contact's moment rows right after its sliding
+//! update, in the same colour class).
 //!
 //! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
 //! colour, with a spin barrier between colours, so a sweep costs no task spawns. The joint rows
@@ -15,6 +16,8 @@ use crate::joints::JointRows;
 use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
+use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
+use glam::Vec4;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -27,10 +30,12 @@ const SPLIT_MIN: usize = 32;
 ///
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
-/// alternate the order of the other classes.
+/// alternate the order of the other classes. `moments`, built on the same packs, adds the
+/// spinning and rolling rows of [`crate::rolling`].
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
     joints: &mut JointRows,
+    moments: Option<&mut MomentPacks>,
     motion: &mut [Motion],
     p: &SweepParams,
     max_iter: u32,
@@ -41,6 +46,8 @@ pub fn solve_gauss_seidel(
     let rows = &packs.rows;
     let gamma = Disjoint::new(&mut packs.gamma);
     let bodies = motion.len();
+    let moments = moments.map(|m| (m.rows.as_slice(), Disjoint::new(&mut m.gamma)));
+    let moments = moments.as_ref();
     let motion = Disjoint::new(motion);
     let (joint_system, joint_gamma) = joints.split();
     let joint_gamma_len = joint_gamma.len();
@@ -76,7 +83,7 @@ pub fn solve_gauss_seidel(
                 for pk in lo..hi {
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the classes.
-                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, &motion, p) });
+                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
                 }
                 barrier.wait();
             }
@@ -112,7 +119,11 @@ pub fn solve_gauss_seidel(
     )
 }
 
-/// One Gauss–Seidel update of the four contacts of pack `pk`; velocities follow at once.
+/// The moment rows of the packs and their impulses, shared by the workers.
+type MomentRows<'a> = (&'a [MomentPack], Disjoint<'a, Lanes3>);
+
+/// One Gauss–Seidel update of the four contacts of pack `pk`, then of their moment rows if
+/// any; velocities follow each at once.
 ///
 /// # Safety
 /// No other thread may touch pack `pk` or its dynamic bodies meanwhile.
@@ -121,13 +132,27 @@ unsafe fn relax_pack(
     pk: usize,
     rows: &[RowPack],
     gamma: &Disjoint<Lanes3>,
+    moments: Option<&MomentRows>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) -> f32 {
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
-    let (impulse, residual) = update_pack(pack, gamma.get(pk), &vel, p);
+    let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
     apply_pack_impulse(pack, &impulse, motion, p.planar);
+    if let Some((moment_rows, moment_gamma)) = moments {
+        let vel = PackVelocities::gather(pack, |i| motion.read(i));
+        let (moment, r) = update_moment_pack(
+            pack,
+            &moment_rows[pk],
+            moment_gamma.get(pk),
+            &gamma.read(pk),
+            &vel,
+            p.omega,
+        );
+        apply_pack_moment(pack, &moment, motion, p.planar);
+        residual = residual.max(r);
+    }
     residual.max_element()
 }
 
@@ -143,6 +168,36 @@ unsafe fn apply_pack_impulse(
     planar: bool,
 ) {
     let (la, lb) = impulse_moments(pack, impulse);
+    apply_pack(pack, impulse, &la, &lb, motion, planar);
+}
+
+/// Applies the moment impulses L of one pack to its dynamic bodies (a gets +L, b gets −L).
+///
+/// # Safety
+/// No other thread may touch the pack's dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn apply_pack_moment(
+    pack: &RowPack,
+    moment: &Lanes3,
+    motion: &Disjoint<Motion>,
+    planar: bool,
+) {
+    apply_pack(pack, &[Vec4::ZERO; 3], moment, moment, motion, planar);
+}
+
+/// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies: a gets (P, la), b gets (−P, −lb).
+///
+/// # Safety
+/// No other thread may touch the pack's dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn apply_pack(
+    pack: &RowPack,
+    impulse: &Lanes3,
+    la: &Lanes3,
+    lb: &Lanes3,
+    motion: &Disjoint<Motion>,
+    planar: bool,
+) {
     for k in 0..4 {
         let (a, b) = (pack.body_a[k], pack.body_b[k]);
         if a == NO_BODY {
@@ -152,7 +207,7 @@ unsafe fn apply_pack_impulse(
             apply_impulse(
                 motion.get(a as usize),
                 lane(impulse, k),
-                lane(&la, k),
+                lane(la, k),
                 planar,
             );
         }
@@ -160,16 +215,22 @@ unsafe fn apply_pack_impulse(
             apply_impulse(
                 motion.get(b as usize),
                 -lane(impulse, k),
-                -lane(&lb, k),
+                -lane(lb, k),
                 planar,
             );
         }
     }
 }
 
-/// Applies the warm-start impulses v ← v + M⁻¹ D γ class by class (the classes' packs share no
-/// dynamic body, so each class runs in parallel; the last, overflow class on one thread).
-pub fn apply_warm_start(packs: &Packs, motion: &mut [Motion], planar: bool) {
+/// Applies the warm-start impulses v ← v + M⁻¹ D γ (and the moment impulses of `moments`)
+/// class by class (the classes' packs share no dynamic body, so each class runs in parallel;
+/// the last, overflow class on one thread).
+pub fn apply_warm_start(
+    packs: &Packs,
+    moments: Option<&MomentPacks>,
+    motion: &mut [Motion],
+    planar: bool,
+) {
     let motion = Disjoint::new(motion);
     let classes = packs.start.len() - 1;
     for c in 0..classes {
@@ -179,7 +240,10 @@ pub fn apply_warm_start(packs: &Packs, motion: &mut [Motion], planar: bool) {
             // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
             // serially below).
             unsafe {
-                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, planar)
+                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, planar);
+                if let Some(m) = moments {
+                    apply_pack_moment(pack, &pack_impulse(pack, &m.gamma[pk]), &motion, planar);
+                }
             };
         };
         if c == classes - 1 {

@@ -168,8 +168,26 @@ pub fn wall_key(a: u32, w: u32) -> u64 {
     pair_key(a, NO_BODY - w)
 }
 
-/// The contact coefficients of every material pair, friction μ and restitution e: row-major
-/// `count × count` tables.
+/// The wall of a wall contact's key (the inverse of [`wall_key`]'s second half).
+#[inline(always)]
+pub fn key_wall(key: u64) -> usize {
+    (NO_BODY - key as u32) as usize
+}
+
+/// The materials of a contact's two sides: body a's, and body b's or, for a wall contact, the
+/// wall's (found through the contact's pair `key`).
+#[inline(always)]
+pub fn pair_materials(row: &ContactRow, key: u64, bodies: &Bodies, walls: &[Wall]) -> (u32, u32) {
+    let b = if row.body_b == NO_BODY {
+        walls[key_wall(key)].material()
+    } else {
+        bodies.material[row.body_b as usize]
+    };
+    (bodies.material[row.body_a as usize], b)
+}
+
+/// The contact coefficients of every material pair: friction μ, restitution e and the bounds of
+/// the spinning and rolling moments, in row-major `count × count` tables.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrictionTable {
     /// Number of materials.
@@ -178,6 +196,13 @@ pub struct FrictionTable {
     pub mu: Vec<f32>,
     /// Poisson restitution coefficient e ∈ [0, 1] of the pair (i, j) at `i * count + j`.
     pub restitution: Vec<f32>,
+    /// Spinning length e_r of the pair (i, j) (m): the spin semi-axis of the friction ellipsoid
+    /// of trinkle eq. 1, ‖γ_t‖² + (γ_s/e_r)² ≤ (μ γn)² (see [`crate::rolling`]). Empty: no
+    /// spinning friction anywhere.
+    pub spinning: Vec<f32>,
+    /// Rolling-moment bound per unit normal impulse of the pair (i, j), e_roll (m):
+    /// ‖γ_r‖ ≤ e_roll γn. Empty: no rolling friction anywhere.
+    pub rolling: Vec<f32>,
 }
 
 impl FrictionTable {
@@ -196,5 +221,27 @@ impl FrictionTable {
     /// True when some pair restitutes (e > 0), so steps need the impact phase.
     pub fn any_restitution(&self) -> bool {
         self.restitution.iter().any(|&e| e > 0.0)
+    }
+
+    /// Spinning length e_r (m) of materials `i` and `j` (0 when the table has none).
+    #[inline(always)]
+    pub fn spinning(&self, i: u32, j: u32) -> f32 {
+        self.spinning
+            .get(i as usize * self.count + j as usize)
+            .map_or(0.0, |&s| s)
+    }
+
+    /// Rolling-moment bound e_roll (m) of materials `i` and `j` (0 when the table has none).
+    #[inline(always)]
+    pub fn rolling(&self, i: u32, j: u32) -> f32 {
+        self.rolling
+            .get(i as usize * self.count + j as usize)
+            .map_or(0.0, |&r| r)
+    }
+
+    /// True when some pair resists spinning or rolling (e_r > 0 or e_roll > 0), so steps need
+    /// the moment rows of [`crate::rolling`].
+    pub fn any_moment_friction(&self) -> bool {
+        self.spinning.iter().chain(&self.rolling).any(|&c| c > 0.0)
     }
 }

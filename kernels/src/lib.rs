@@ -4,8 +4,9 @@
 //! [`forces`] (with the explicit [`springs`]) → [`broad_phase`] → [`narrow_phase`] →
 //! ([`restitution`]: Poisson impacts) → [`warm_start`] and the bilateral rows of [`joints`] (and
 //! the implicit [`springs`]) → solve ([`jacobi`] or [`gauss_seidel`], both built on
-//! [`contact_update`], with the optional [`coulomb_correction`]) → [`integrate`] → [`observe`].
-//! [`pipeline`] strings them together on a private thread pool.
+//! [`contact_update`], with the optional [`coulomb_correction`] and the optional spinning and
+//! rolling friction of [`rolling`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them
+//! together on a private thread pool.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
@@ -30,6 +31,7 @@ pub mod packing;
 pub mod parallel;
 pub mod pipeline;
 pub mod restitution;
+pub mod rolling;
 pub mod springs;
 pub mod warm_start;
 

@@ -62,25 +62,43 @@ impl Packs {
             .with_min_len(BLOCK / 4)
             .for_each(|(p, (pack, g))| {
                 *pack = RowPack::default();
-                *g = [Vec4::ZERO; 3];
                 for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
                     if c != PADDING {
                         pack.set_lane(k, &rows[c as usize]);
-                        for (axis, lane) in g.iter_mut().enumerate() {
-                            lane[k] = gamma[c as usize][axis];
-                        }
                     }
                 }
+                *g = pack_lanes(lanes, p, gamma);
             });
     }
 
     /// Copies the packed impulses back to contact order.
     pub fn unpack_gamma(&self, gamma: &mut [[f32; 4]]) {
-        for (p, g) in self.gamma.iter().enumerate() {
-            for (k, &c) in self.lanes[4 * p..4 * p + 4].iter().enumerate() {
-                if c != PADDING {
-                    gamma[c as usize] = [g[0][k], g[1][k], g[2][k], 0.0];
-                }
+        unpack_lanes(&self.lanes, &self.gamma, gamma);
+    }
+}
+
+/// The three components of the per-contact vectors `values` of pack `p`'s lanes (zero in
+/// padding lanes).
+#[inline(always)]
+pub fn pack_lanes(lanes: &[u32], p: usize, values: &[[f32; 4]]) -> Lanes3 {
+    let mut out = [Vec4::ZERO; 3];
+    for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
+        if c != PADDING {
+            for (axis, lane) in out.iter_mut().enumerate() {
+                lane[k] = values[c as usize][axis];
+            }
+        }
+    }
+    out
+}
+
+/// Copies packed 3-vectors back to contact order, (x, y, z, 0) per contact: the inverse of
+/// [`pack_lanes`].
+pub fn unpack_lanes(lanes: &[u32], packed: &[Lanes3], out: &mut [[f32; 4]]) {
+    for (p, g) in packed.iter().enumerate() {
+        for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
+            if c != PADDING {
+                out[c as usize] = [g[0][k], g[1][k], g[2][k], 0.0];
             }
         }
     }

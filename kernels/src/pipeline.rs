@@ -3,7 +3,7 @@
 
 use crate::broad_phase::{Envelope, Grid};
 use crate::colouring::{Colouring, COLOURS};
-use crate::contact_update::{impulse_vector, SweepParams};
+use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Drive, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
@@ -14,12 +14,11 @@ use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
-use crate::parallel::BLOCK;
 use crate::restitution::Impacts;
+use crate::rolling::{MomentPacks, Moments};
 use crate::springs::{apply_spring_forces, Spring};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
-use rayon::prelude::*;
 use std::time::Instant;
 
 /// Which projected iteration solves the CCP.
@@ -128,6 +127,9 @@ struct Workspace {
     contacts: Contacts,
     cache: ImpulseCache,
     gamma: Vec<[f32; 4]>,
+    /// Moment rows and impulses of the contacts (only kept when some pair has spinning or
+    /// rolling friction).
+    moments: Moments,
     solver: SolverLayout,
     impacts: Impacts,
     links: Links,
@@ -167,13 +169,16 @@ impl Links {
 }
 
 /// The solver's view of a set of contact rows: colouring and packs (Gauss–Seidel) or body index
-/// and packs (Jacobi), with the Jacobi impulse scratch.
+/// and packs (Jacobi), with the Jacobi impulse scratch, and the moment rows on the same packs
+/// when they were loaded with them.
 #[derive(Default)]
 struct SolverLayout {
     impulse: Vec<[f32; 4]>,
     index: BodyContacts,
     colouring: Colouring,
     packs: Packs,
+    moment_packs: MomentPacks,
+    with_moments: bool,
 }
 
 impl CpuPipeline {
@@ -233,9 +238,22 @@ impl CpuPipeline {
         self.work.cache.state()
     }
 
-    /// Restores the warm-start memory saved by [`Self::warm_start_state`].
+    /// Restores the warm-start memory saved by [`Self::warm_start_state`] (without moments).
     pub fn restore_warm_start(&mut self, keys: &[u64], impulse: &[[f32; 4]]) {
         self.work.cache.restore(keys, impulse);
+    }
+
+    /// The warm-start memory of the moment impulses: one world-space vector per key of
+    /// [`Self::warm_start_state`], or none when the last step had no spinning or rolling
+    /// friction.
+    pub fn warm_start_moments(&self) -> &[[f32; 4]] {
+        self.work.cache.moment_state()
+    }
+
+    /// Restores the moment memory saved by [`Self::warm_start_moments`], after
+    /// [`Self::restore_warm_start`].
+    pub fn restore_warm_start_moments(&mut self, moment: &[[f32; 4]]) {
+        self.work.cache.restore_moments(moment);
     }
 
     /// Seconds spent per stage since creation.
@@ -251,6 +269,16 @@ impl CpuPipeline {
     /// The impulses (γn, γt1, γt2) of the last step's contacts, in the contacts' order.
     pub fn impulses(&self) -> &[[f32; 4]] {
         &self.work.gamma
+    }
+
+    /// The moment impulses (γ_s, γ_r1, γ_r2) of the last step's contacts about their (n, t1, t2),
+    /// in the contacts' order; empty when no pair has spinning or rolling friction.
+    pub fn moment_impulses(&self) -> &[[f32; 4]] {
+        if self.work.solver.with_moments {
+            &self.work.moments.gamma
+        } else {
+            &[]
+        }
     }
 
     /// Advances `bodies` by one step against `walls` (already placed for this step).
@@ -285,6 +313,7 @@ impl Workspace {
         };
         let mut t = self.times;
         let restitutes = friction.any_restitution();
+        let rolls = friction.any_moment_friction();
         if restitutes {
             self.pre_force.clone_from(&bodies.motion);
             apply_forces(
@@ -317,6 +346,9 @@ impl Workspace {
             narrow,
             &mut self.contacts,
         );
+        if rolls {
+            self.moments.build(&self.contacts, bodies, walls, friction);
+        }
         lap(&mut t.narrow);
 
         let impact_sweeps =
@@ -331,8 +363,25 @@ impl Workspace {
         self.gamma.resize(rows.len(), [0.0; 4]);
         self.cache
             .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
-        self.solver
-            .load(rows, &self.gamma, &bodies.kind, &mut bodies.motion, p);
+        if rolls {
+            self.cache.warm_start_moments(
+                &self.contacts.keys,
+                rows,
+                &self.moments.rows,
+                &self.gamma,
+                &mut self.moments.gamma,
+                p.warm_start,
+            );
+        }
+        let moments = rolls.then_some(&self.moments);
+        self.solver.load(
+            rows,
+            &self.gamma,
+            moments,
+            &bodies.kind,
+            &mut bodies.motion,
+            p,
+        );
         let links = &mut self.links;
         links.rows.build(
             &links.joints,
@@ -362,6 +411,13 @@ impl Workspace {
         self.solver.packs.unpack_gamma(&mut self.gamma);
         let rows = &self.contacts.rows;
         self.cache.store(&self.contacts.keys, rows, &self.gamma);
+        if rolls {
+            let solver = &self.solver;
+            solver
+                .moment_packs
+                .unpack_gamma(&solver.packs.lanes, &mut self.moments.gamma);
+            self.cache.store_moments(rows, &self.moments.gamma);
+        }
         let stats = StepStats {
             contacts: rows.len(),
             iterations: impact_sweeps + iterations,
@@ -381,7 +437,7 @@ impl Workspace {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
         self.solver
-            .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
+            .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
         let none = &mut JointRows::default();
         let (compression, _) = self
             .solver
@@ -389,7 +445,7 @@ impl Workspace {
         self.solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         self.solver
-            .load(&impacts.rows, &impacts.gamma, &bodies.kind, v, p);
+            .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
         self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = self
             .solver
@@ -401,37 +457,52 @@ impl Workspace {
 }
 
 impl SolverLayout {
-    /// Lays out `rows` for `p.solver` with the starting impulses `gamma` and applies them,
-    /// v ← v + M⁻¹ D γ.
+    /// Lays out `rows` for `p.solver` with the starting impulses `gamma` (and the moment rows
+    /// and impulses of `moments`, if given) and applies them, v ← v + M⁻¹ D γ.
     fn load(
         &mut self,
         rows: &[ContactRow],
         gamma: &[[f32; 4]],
+        moments: Option<&Moments>,
         kind: &[u32],
         motion: &mut [Motion],
         p: &StepParams,
     ) {
+        self.with_moments = moments.is_some();
         match p.solver {
             SolverKind::GaussSeidel => {
                 self.colouring.build(rows, kind);
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
                 self.packs.build(rows, gamma, order, classes, Some(COLOURS));
-                apply_warm_start(&self.packs, motion, p.planar);
+                if let Some(m) = moments {
+                    self.moment_packs.build(m, &self.packs.lanes);
+                }
+                let moment_packs = self.with_moments.then_some(&self.moment_packs);
+                apply_warm_start(&self.packs, moment_packs, motion, p.planar);
             }
             SolverKind::Jacobi => {
                 self.index.build(rows, kind);
-                self.impulse.resize(rows.len(), [0.0; 4]);
-                self.impulse
-                    .par_iter_mut()
-                    .zip(rows.par_iter().zip(gamma.par_iter()))
-                    .with_min_len(BLOCK)
-                    .for_each(|(out, (row, g))| {
-                        *out = impulse_vector(row, *g).extend(0.0).to_array()
-                    });
-                body_gather(rows, &self.impulse, motion, &self.index, p.planar);
+                impulse_vectors(rows, gamma, &mut self.impulse);
+                if let Some(m) = moments {
+                    impulse_vectors(rows, &m.gamma, &mut self.moment_packs.impulse);
+                }
+                let moment_impulse = self
+                    .with_moments
+                    .then_some(self.moment_packs.impulse.as_slice());
+                body_gather(
+                    rows,
+                    &self.impulse,
+                    moment_impulse,
+                    motion,
+                    &self.index,
+                    p.planar,
+                );
                 self.packs
                     .build(rows, gamma, None, &[0, rows.len() as u32], None);
+                if let Some(m) = moments {
+                    self.moment_packs.build(m, &self.packs.lanes);
+                }
             }
         }
     }
@@ -478,11 +549,13 @@ impl SolverLayout {
         sweep: &SweepParams,
         p: &StepParams,
     ) -> (u32, f32) {
+        let moments = self.with_moments.then_some(&mut self.moment_packs);
         match p.solver {
             SolverKind::Jacobi => solve_jacobi(
                 rows,
                 &mut self.packs,
                 joints,
+                moments,
                 &mut self.impulse,
                 motion,
                 &self.index,
@@ -493,6 +566,7 @@ impl SolverLayout {
             SolverKind::GaussSeidel => solve_gauss_seidel(
                 &mut self.packs,
                 joints,
+                moments,
                 motion,
                 sweep,
                 p.max_iterations,

@@ -16,7 +16,7 @@
 //! velocities from closing any contact of C. The step's CCP then starts from v⁺ + h M⁻¹ f.
 
 use crate::contact_update::{relative_velocity, PackVelocities, RowPack};
-use crate::layout::{Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
+use crate::layout::{key_wall, pair_materials, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
 use crate::narrow_phase::Contacts;
 use glam::Vec3;
 
@@ -54,16 +54,11 @@ impl Impacts {
                 if un[k] >= 0.0 {
                     continue;
                 }
-                let material_a = bodies.material[row.body_a as usize];
-                let (material_b, wall_velocity) = if row.body_b == NO_BODY {
-                    // The key's second half is NO_BODY − wall (see `wall_key`).
-                    let wall = &walls[(NO_BODY - key as u32) as usize];
-                    (
-                        wall.material(),
-                        glam::Vec4::from_array(wall.velocity).truncate(),
-                    )
+                let (material_a, material_b) = pair_materials(row, key, bodies, walls);
+                let wall_velocity = if row.body_b == NO_BODY {
+                    glam::Vec4::from_array(walls[key_wall(key)].velocity).truncate()
                 } else {
-                    (bodies.material[row.body_b as usize], Vec3::ZERO)
+                    Vec3::ZERO
                 };
                 let mut impact = *row;
                 impact.bias[0] = -row.normal().dot(wall_velocity);

@@ -132,6 +132,7 @@ fn scene(n: usize, with_large: bool) -> Scene {
             count: 1,
             mu: vec![0.5],
             restitution: vec![0.0],
+            ..FrictionTable::default()
         },
         params: params(2e-3),
         bodies: spheres(n, with_large),

@@ -5,7 +5,7 @@
 mod links;
 pub mod spec;
 
-use crate::body::{sphere_mass, Body};
+use crate::body::{sphere_mass, Body, BodyKind};
 use crate::error::BuildError;
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
@@ -604,6 +604,12 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
                 ));
             }
             material = material.with_restitution(*e.get_ref() as f32);
+        }
+        if let Some(e_r) = &m.spinning {
+            material = material.with_spinning(non_negative(cx, e_r, "spinning")?);
+        }
+        if let Some(e_roll) = &m.rolling {
+            material = material.with_rolling(non_negative(cx, e_roll, "rolling")?);
         }
         materials.push((m.name.get_ref().clone(), material));
     }
@@ -1488,6 +1494,8 @@ fn random_fill(
 }
 
 /// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m).
+/// Pairs of bodies that cannot move (fixed or kinematic) are skipped: they never touch, so fixed
+/// spheres may intersect to make one rigid surface (V12's two spheres).
 fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
     let rmax = bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let cell = (2.0 * rmax).max(1e-9);
@@ -1511,8 +1519,12 @@ fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
                     let Some(v) = grid.get(&(k.0 + dx, k.1 + dy, k.2 + dz)) else {
                         continue;
                     };
+                    let moves = |b: &Body| b.kind == BodyKind::Dynamic;
                     for &i in v.iter().filter(|&&i| i < j) {
                         let a = &bodies[i];
+                        if !(moves(a) || moves(b)) {
+                            continue;
+                        }
                         let overlap = a.radius + b.radius - (a.position - b.position).length();
                         if overlap > tol * a.radius.min(b.radius)
                             && worst.is_none_or(|w| overlap > w.2)

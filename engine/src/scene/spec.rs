@@ -19,7 +19,8 @@ pub struct SceneSpec {
     pub scene: MetaSpec,
     /// `[settings]`: the time stepping and the solver.
     pub settings: SettingsSpec,
-    /// `[[materials]]`: named surface materials (friction μ).
+    /// `[[materials]]`: named surface materials (friction μ, restitution, spinning and rolling
+    /// friction).
     #[serde(default)]
     pub materials: Vec<MaterialSpec>,
     /// `[[friction_pairs]]`: μ for a given pair of materials, overriding the smaller-μ rule.
@@ -127,6 +128,10 @@ pub struct MaterialSpec {
     pub friction: S<f64>,
     /// Poisson restitution coefficient e ∈ [0, 1] (default 0).
     pub restitution: Option<S<f64>>,
+    /// Spinning length e_r ≥ 0 (m; default 0): spin moment ≤ e_r ((μ γn)² − ‖γ_t‖²)^½.
+    pub spinning: Option<S<f64>>,
+    /// Rolling-resistance length e_roll ≥ 0 (m; default 0): rolling moment ≤ e_roll γn.
+    pub rolling: Option<S<f64>>,
 }
 
 /// `[[friction_pairs]]`.

@@ -161,6 +161,9 @@ impl GpuPipeline {
                 "the Coulomb correction (coulomb_correction > 0)",
             ));
         }
+        if friction.any_moment_friction() {
+            return Err(GpuError::Unsupported("spinning and rolling friction"));
+        }
         // The large-body count needs a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {
             s.bodies == bodies.len() as u64
