@@ -4,17 +4,25 @@ use crate::material::MaterialId;
 use crate::motion::Prescribed;
 use glam::{Quat, Vec3};
 
-pub use grains_kernels::BodyKind;
+pub use grains_kernels::{BodyKind, Shape};
 
-/// A rigid sphere (or a disk in planar mode) as added to a world.
+/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule or, in planar
+/// mode, an ellipse ([`Shape`]).
+///
+/// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
+/// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
+/// in 3-D uses it as an isotropic approximation of its true (axisymmetric) inertia.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Body {
     /// Centre of mass (m).
     pub position: Vec3,
     /// Orientation (unit quaternion, body → world).
     pub orientation: Quat,
-    /// Radius (m).
+    /// Radius (m): of the sphere, or of the capsule about its segment; an ellipse's is its larger
+    /// semi-axis (its bounding circle, used by outputs and the default envelope only).
     pub radius: f32,
+    /// Shape (default [`Shape::Sphere`]).
+    pub shape: Shape,
     /// Mass (kg); ignored for fixed and kinematic bodies but must still be positive.
     pub mass: f32,
     /// Moment of inertia about any axis through the centre (kg m²).
@@ -38,6 +46,7 @@ impl Body {
             position,
             orientation: Quat::IDENTITY,
             radius,
+            shape: Shape::Sphere,
             mass,
             inertia: 0.4 * mass * radius * radius,
             velocity: Vec3::ZERO,
@@ -54,6 +63,34 @@ impl Body {
             inertia: 0.5 * mass * radius * radius,
             ..Body::sphere(position, radius, mass)
         }
+    }
+
+    /// A dynamic capsule: the points within `radius` of the segment of half-length
+    /// `half_length` along the body's local x axis, with the thin bar's inertia about its
+    /// centre, I = m l²/12 for l = 2 `half_length` (a bar is a capsule of small radius).
+    pub fn capsule(position: Vec3, radius: f32, half_length: f32, mass: f32) -> Self {
+        let l = 2.0 * half_length;
+        Body {
+            shape: Shape::Capsule { half_length },
+            inertia: mass * l * l / 12.0,
+            ..Body::sphere(position, radius, mass)
+        }
+    }
+
+    /// A dynamic uniform ellipse (planar mode only) with semi-axes `a` along the body's local x
+    /// and `b` along its local z, inertia about y I = m (a² + b²)/4.
+    pub fn ellipse(position: Vec3, a: f32, b: f32, mass: f32) -> Self {
+        Body {
+            shape: Shape::Ellipse { a, b },
+            inertia: 0.25 * mass * (a * a + b * b),
+            ..Body::sphere(position, a.max(b), mass)
+        }
+    }
+
+    /// This body with orientation `q` (unit quaternion, body → world).
+    pub fn with_orientation(mut self, q: Quat) -> Self {
+        self.orientation = q;
+        self
     }
 
     /// This body with linear velocity `v`.

@@ -34,7 +34,7 @@ pub mod snapshot;
 pub mod validation;
 pub mod world;
 
-pub use body::{sphere_mass, Body, BodyKind};
+pub use body::{sphere_mass, Body, BodyKind, Shape};
 pub use error::BuildError;
 pub use geometry::{BoxContainer, WallDesc};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};

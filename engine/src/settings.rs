@@ -48,6 +48,10 @@ pub struct Settings {
     pub coulomb_correction: u32,
     /// Restrict motion to the x–z plane (disks): v_y = 0, rotation about y only.
     pub planar: bool,
+    /// Keep the stabilising term Φ/h in the contacts' normal rows, n·v⁺ + Φ/h ≥ 0
+    /// (hart-anitescu eq. 2.9; default true). False drops it (their Δ = 0, n·v⁺ ≥ 0 for every
+    /// ε̂-active contact), the unstabilised scheme that V4 compares against; CPU backend only.
+    pub stabilise_contacts: bool,
     /// Worker threads of the CPU backend (results are bit-identical for any count).
     pub threads: usize,
     /// Where the step runs. On [`Backend::Gpu`] the solver is always projected Jacobi with
@@ -74,6 +78,7 @@ impl Default for Settings {
             contact_frequency: f32::INFINITY,
             coulomb_correction: 0,
             planar: false,
+            stabilise_contacts: true,
             threads: 1,
             backend: Backend::Cpu,
             sync_every: 50,

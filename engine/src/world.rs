@@ -1,6 +1,6 @@
 //! The world a user builds, steps and reads.
 
-use crate::body::{Body, BodyKind};
+use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
@@ -112,11 +112,19 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_moment_friction() {
             return Err(GpuError::Unsupported("spinning and rolling friction").into());
         }
+        if self.settings.backend == Backend::Gpu && !self.settings.stabilise_contacts {
+            return Err(GpuError::Unsupported("contacts without the Φ/h term").into());
+        }
+        if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
+        {
+            return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
+        }
         materials.list.shrink_to_fit();
         let mut bodies = Bodies::default();
         let mut drives = Vec::new();
         for (i, b) in self.bodies.iter().enumerate() {
             check_body(i, b, materials.list.len())?;
+            check_shape(i, b, self.settings.planar)?;
             push_body(&mut bodies, b);
             if let Some(m) = b.prescribed {
                 drives.push((i as u32, m));
@@ -165,6 +173,9 @@ impl WorldBuilder {
                         reason: e.to_string(),
                     })?;
                 cpu.set_links(joints.clone(), springs);
+                if self.bodies.iter().any(|b| !b.shape.is_sphere()) {
+                    cpu.set_shapes(self.bodies.iter().map(|b| b.shape).collect());
+                }
                 Pipeline::Cpu(Box::new(cpu))
             }
             Backend::Gpu if !joints.is_empty() => {
@@ -270,6 +281,31 @@ fn check_body(i: usize, b: &Body, materials: usize) -> Result<(), BuildError> {
             None => Ok(()),
         },
         (_, Some(_)) => err("prescribed", "is only allowed for kinematic bodies".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a body's shape: positive finite dimensions, ellipses in planar mode only.
+fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
+    let bad = |problem: String| {
+        Err(BuildError::Body {
+            body: i,
+            field: "shape",
+            problem,
+        })
+    };
+    let positive = |x: f32| x.is_finite() && x > 0.0;
+    match b.shape {
+        Shape::Sphere => Ok(()),
+        Shape::Capsule { half_length } if !positive(half_length) => bad(format!(
+            "capsule half_length must be positive and finite, got {half_length}"
+        )),
+        Shape::Ellipse { a, b: bb } if !(positive(a) && positive(bb)) => bad(format!(
+            "ellipse semi-axes must be positive and finite, got a = {a}, b = {bb}"
+        )),
+        Shape::Ellipse { .. } if !planar => {
+            bad("ellipse needs planar mode (settings.planar = true)".into())
+        }
         _ => Ok(()),
     }
 }
@@ -400,6 +436,7 @@ impl World {
             planar: s.planar,
             contact_frequency: s.contact_frequency,
             coulomb_correction: s.coulomb_correction,
+            stabilise_contacts: s.stabilise_contacts,
         };
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {

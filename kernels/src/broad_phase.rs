@@ -7,6 +7,7 @@
 
 use crate::layout::Motion;
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
+use crate::shape::{shape_of, Shape};
 use glam::{IVec3, Vec3, Vec4};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -110,8 +111,16 @@ impl Grid {
         }
     }
 
-    /// Rebuilds the grid for the bodies' current centres, radii and speeds.
-    pub fn build(&mut self, pos_radius: &[Vec4], motion: &[Motion], envelope: Envelope, h: f32) {
+    /// Rebuilds the grid for the bodies' current centres, radii, `shapes` (empty: all spheres)
+    /// and speeds. Non-sphere bodies stay out of the grid, with their bounding radius as reach.
+    pub fn build(
+        &mut self,
+        pos_radius: &[Vec4],
+        shapes: &[Shape],
+        motion: &[Motion],
+        envelope: Envelope,
+        h: f32,
+    ) {
         let n = pos_radius.len();
         self.reach.resize(n, 0.0);
         self.cell_of.resize(n, NOT_IN_GRID);
@@ -121,26 +130,31 @@ impl Grid {
             .for_each(|(b, out)| {
                 for (k, r) in out.iter_mut().enumerate() {
                     let i = b * BLOCK + k;
-                    *r = pos_radius[i].w + envelope.body_margin(motion[i].v().length(), h);
+                    *r = shape_of(shapes, i).bounding_radius(pos_radius[i].w)
+                        + envelope.body_margin(motion[i].v().length(), h);
                 }
             });
         let r_min = pos_radius
             .par_iter()
-            .map(|p| p.w)
+            .enumerate()
+            .filter(|&(i, _)| shape_of(shapes, i).is_sphere())
+            .map(|(_, p)| p.w)
             .reduce(|| f32::INFINITY, f32::min);
         let large_limit = 2.0 * r_min;
+        let is_large = |i: usize| pos_radius[i].w > large_limit || !shape_of(shapes, i).is_sphere();
         let (lo, hi, reach_max) = pos_radius
             .par_iter()
             .zip(self.reach.par_iter())
-            .filter(|(p, _)| p.w <= large_limit)
-            .map(|(p, &r)| (p.truncate(), p.truncate(), r))
+            .enumerate()
+            .filter(|&(i, _)| !is_large(i))
+            .map(|(_, (p, &r))| (p.truncate(), p.truncate(), r))
             .reduce(
                 || (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32),
                 |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
             );
         self.large.clear();
         self.large
-            .extend((0..n as u32).filter(|&i| pos_radius[i as usize].w > large_limit));
+            .extend((0..n as u32).filter(|&i| is_large(i as usize)));
         if n == self.large.len() {
             self.dims = IVec3::ONE;
             self.origin = Vec3::ZERO;
@@ -148,7 +162,7 @@ impl Grid {
         } else {
             self.size_cells(lo, hi, 2.0 * reach_max, n);
         }
-        self.count_and_scatter(pos_radius, large_limit);
+        self.count_and_scatter(pos_radius, is_large);
     }
 
     /// Chooses cell edge and counts: edge ≥ `min_cell`, at most about 4 cells per body.
@@ -169,7 +183,7 @@ impl Grid {
         self.origin = lo;
     }
 
-    fn count_and_scatter(&mut self, pos_radius: &[Vec4], large_limit: f32) {
+    fn count_and_scatter(&mut self, pos_radius: &[Vec4], is_large: impl Fn(usize) -> bool + Sync) {
         let cells = (self.dims.x * self.dims.y * self.dims.z) as usize;
         if self.counts.len() < cells {
             self.counts.resize_with(cells, || AtomicU32::new(0));
@@ -185,7 +199,7 @@ impl Grid {
             .for_each(|(b, out)| {
                 for (k, c) in out.iter_mut().enumerate() {
                     let p = pos_radius[b * BLOCK + k];
-                    *c = if p.w > large_limit {
+                    *c = if is_large(b * BLOCK + k) {
                         NOT_IN_GRID
                     } else {
                         let idx = grid.index(grid.coords(p.truncate())) as u32;

@@ -32,8 +32,10 @@ pub mod parallel;
 pub mod pipeline;
 pub mod restitution;
 pub mod rolling;
+pub mod shape;
 pub mod springs;
 pub mod warm_start;
 
 pub use layout::*;
 pub use pipeline::{CpuPipeline, StageTimes, StepParams, StepStats};
+pub use shape::Shape;

@@ -1,9 +1,13 @@
-//! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ; pairs with Φ ≤ ε̂ become
-//! contact rows (hart-anitescu eq. 2.13's active set), sorted by body pair.
+//! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ, and for the shapes of
+//! [`crate::shape`] capsule–wall (both ends), capsule–sphere (the segment's closest point) and
+//! ellipse–wall (the support point); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu
+//! eq. 2.13's active set), sorted by body pair. Other pairs of non-sphere bodies (capsule–capsule,
+//! ellipse–sphere, ellipse–capsule, ellipse–ellipse) are not detected.
 
 use crate::broad_phase::{Envelope, Grid};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::parallel::{Disjoint, BLOCK};
+use crate::shape::{capsule_ends, closest_on_segment, ellipse_support, shape_of, Shape};
 use glam::{IVec3, Vec3};
 use rayon::prelude::*;
 
@@ -18,7 +22,14 @@ pub struct NarrowParams {
     pub planar: bool,
     /// Contact compliance relative to the normal diagonal, ε/w_n = 1/(2π f h)² (0 = rigid).
     pub softness_ratio: f32,
+    /// Keep the stabilising term Φ/h of hart-anitescu eq. 2.9 in the normal rows (false: Δ = 0,
+    /// the unstabilised scheme n·v⁺ ≥ 0 of their §3 comparison).
+    pub stabilise: bool,
 }
+
+/// Flag set in the pair key of a capsule's second end point, so that both ends' contacts with
+/// one wall have distinct ascending keys (body indices stay below 2³¹).
+pub const SECOND_END: u64 = 1 << 63;
 
 /// The contact rows of one step, sorted by [`pair_key`], with reusable per-block buffers.
 #[derive(Default)]
@@ -65,6 +76,23 @@ fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> f32 {
     (-(va - vb).dot(n)).max(va.length()).max(vb.length())
 }
 
+/// Velocity v + ω × r of the point at arm `r` from a body's centre.
+#[inline(always)]
+fn point_velocity(m: &Motion, r: Vec3) -> Vec3 {
+    m.v() + m.w().cross(r)
+}
+
+/// True when `p` projects into the wall's rectangle (|s| ≤ half_u, |t| ≤ half_v).
+#[inline(always)]
+fn within_face(wall: &Wall, p: Vec3) -> bool {
+    let rel = p - wall.o();
+    let (u, v) = (
+        glam::Vec4::from_array(wall.u),
+        glam::Vec4::from_array(wall.v),
+    );
+    rel.dot(u.truncate()).abs() <= u.w && rel.dot(v.truncate()).abs() <= v.w
+}
+
 /// Diagonal entry eᵀ(M⁻¹)e of one body for direction `e` with lever arm `r`.
 #[inline(always)]
 fn body_weight(m: &Motion, r: Vec3, e: Vec3) -> f32 {
@@ -103,7 +131,7 @@ fn contact_row(
         rb: rb.to_array(),
         body_a: a,
         bias: [
-            phi / p.h - n.dot(wall_velocity),
+            if p.stabilise { phi / p.h } else { 0.0 } - n.dot(wall_velocity),
             -t1.dot(wall_velocity),
             -t2.dot(wall_velocity),
         ],
@@ -114,6 +142,7 @@ fn contact_row(
 /// What one pair test needs to read.
 struct Scene<'a> {
     bodies: &'a Bodies,
+    shapes: &'a [Shape],
     walls: &'a [Wall],
     friction: &'a FrictionTable,
     params: NarrowParams,
@@ -236,11 +265,200 @@ impl Scene<'_> {
             grid.coords(p - Vec3::splat(r)),
             grid.coords(p + Vec3::splat(r)),
         );
-        grid.for_each_in_box(lo, hi, |j| self.sphere_sphere(&grid.reach, l, j, out));
+        grid.for_each_in_box(lo, hi, |j| self.body_pair(&grid.reach, l, j, out));
         for &m in grid.large.iter().filter(|&&m| m > l) {
-            self.sphere_sphere(&grid.reach, l, m, out);
+            self.body_pair(&grid.reach, l, m, out);
         }
-        self.sphere_walls(l, out);
+        match shape_of(self.shapes, l as usize) {
+            Shape::Sphere => self.sphere_walls(l, out),
+            Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
+            Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
+        }
+    }
+
+    /// Dispatches the pair (i, j) by shape: sphere–sphere, capsule–sphere, or nothing for the
+    /// pairs this narrow phase does not detect.
+    #[inline(always)]
+    fn body_pair(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
+        match (
+            shape_of(self.shapes, i as usize),
+            shape_of(self.shapes, j as usize),
+        ) {
+            (Shape::Sphere, Shape::Sphere) => self.sphere_sphere(reach, i, j, out),
+            (Shape::Capsule { half_length }, Shape::Sphere) => {
+                self.capsule_sphere(i, half_length, j, out)
+            }
+            (Shape::Sphere, Shape::Capsule { half_length }) => {
+                self.capsule_sphere(j, half_length, i, out)
+            }
+            _ => {}
+        }
+    }
+
+    /// Builds the row of contact (a, b) between two points `pa` (on a) and `pb` (on b) of
+    /// surfaces of radii `r_a`, `r_b` about them: n = (pa − pb)/‖·‖, Φ = ‖pa − pb‖ − r_a − r_b,
+    /// arms from the centres to the surface points; kept when Φ ≤ ε̂ of the pair.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn point_pair(
+        &self,
+        a: u32,
+        b: u32,
+        pa: Vec3,
+        ra_radius: f32,
+        pb: Vec3,
+        rb_radius: f32,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        let bodies = self.bodies;
+        if !(bodies.is_dynamic(a as usize) || bodies.is_dynamic(b as usize)) {
+            return;
+        }
+        let d = pa - pb;
+        let dist = d.length();
+        let n = if dist > 0.0 { d / dist } else { Vec3::Z };
+        let phi = dist - ra_radius - rb_radius;
+        let (ca, cb) = (
+            bodies.pos_radius[a as usize].truncate(),
+            bodies.pos_radius[b as usize].truncate(),
+        );
+        let (ma, mb) = (&bodies.motion[a as usize], &bodies.motion[b as usize]);
+        let (ra, rb) = (pa - ra_radius * n - ca, pb + rb_radius * n - cb);
+        let closing = closing_speed(point_velocity(ma, ra), point_velocity(mb, rb), n);
+        if phi > self.params.envelope.pair(closing, self.params.h) {
+            return;
+        }
+        let mu = self
+            .friction
+            .mu(bodies.material[a as usize], bodies.material[b as usize]);
+        let row = contact_row(
+            a,
+            b,
+            ma,
+            Some(mb),
+            n,
+            phi,
+            ra,
+            rb,
+            mu,
+            Vec3::ZERO,
+            &self.params,
+        );
+        out.push((pair_key(a, b), row));
+    }
+
+    /// Capsule–sphere: the sphere against the point of the capsule's segment closest to its
+    /// centre, Φ = ‖p_s − q‖ − r_c − r_s (the lower body index is a).
+    #[inline(always)]
+    fn capsule_sphere(&self, c: u32, half_length: f32, s: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let bodies = self.bodies;
+        let (pc, ps) = (bodies.pos_radius[c as usize], bodies.pos_radius[s as usize]);
+        let q = closest_on_segment(
+            pc.truncate(),
+            bodies.orientation[c as usize],
+            half_length,
+            ps.truncate(),
+        );
+        if c < s {
+            self.point_pair(c, s, q, pc.w, ps.truncate(), ps.w, out);
+        } else {
+            self.point_pair(s, c, ps.truncate(), ps.w, q, pc.w, out);
+        }
+    }
+
+    /// Capsule–wall: each end point of the segment as a sphere of the capsule's radius against
+    /// every wall, Φ = (e − o)·n − r; the second end's key carries [`SECOND_END`].
+    #[inline(always)]
+    fn capsule_walls(&self, i: u32, half_length: f32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let pr = b.pos_radius[i as usize];
+        let ends = capsule_ends(pr.truncate(), b.orientation[i as usize], half_length);
+        for (end, e) in ends.into_iter().enumerate() {
+            let flag = if end == 0 { 0 } else { SECOND_END };
+            self.point_walls(i, e, pr.w, flag, out);
+        }
+    }
+
+    /// Ellipse–wall: the ellipse's support point in −n, s, is its point nearest the wall's
+    /// plane, Φ = (p + s − o)·n (closed form, see [`ellipse_support`]).
+    #[inline(always)]
+    fn ellipse_walls(&self, i: u32, a: f32, b: f32, out: &mut Vec<(u64, ContactRow)>) {
+        let bodies = self.bodies;
+        if !bodies.is_dynamic(i as usize) {
+            return;
+        }
+        let p = bodies.pos_radius[i as usize].truncate();
+        let q = bodies.orientation[i as usize];
+        let m = &bodies.motion[i as usize];
+        for (w, wall) in self.walls.iter().enumerate().rev() {
+            let n = wall.n();
+            let s = ellipse_support(q, a, b, -n);
+            let phi = (p + s - wall.o()).dot(n);
+            if (p - wall.o()).dot(n) < 0.0 || !within_face(wall, p + s) {
+                continue;
+            }
+            self.push_wall_row(i, w, m, n, phi, s, 0, out);
+        }
+    }
+
+    /// A point `e` of body `i` with a surface of radius `r` about it against every wall,
+    /// Φ = (e − o)·n − r, with `flag` or-ed into the pair key.
+    #[inline(always)]
+    fn point_walls(&self, i: u32, e: Vec3, r: f32, flag: u64, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        if !b.is_dynamic(i as usize) {
+            return;
+        }
+        let p = b.pos_radius[i as usize].truncate();
+        let m = &b.motion[i as usize];
+        for (w, wall) in self.walls.iter().enumerate().rev() {
+            let n = wall.n();
+            let dist = (e - wall.o()).dot(n);
+            if dist < -r || !within_face(wall, e) {
+                continue;
+            }
+            self.push_wall_row(i, w, m, n, dist - r, e - r * n - p, flag, out);
+        }
+    }
+
+    /// Pushes the row of body `i` against wall `w` with gap `phi` and arm `ra` when Φ ≤ ε̂ of
+    /// the contact point's closing speed.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn push_wall_row(
+        &self,
+        i: u32,
+        w: usize,
+        m: &Motion,
+        n: Vec3,
+        phi: f32,
+        ra: Vec3,
+        flag: u64,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        let wall = &self.walls[w];
+        let vw = glam::Vec4::from_array(wall.velocity).truncate();
+        let closing = closing_speed(point_velocity(m, ra), vw, n);
+        if phi > self.params.envelope.pair(closing, self.params.h) {
+            return;
+        }
+        let mu = self
+            .friction
+            .mu(self.bodies.material[i as usize], wall.material());
+        let row = contact_row(
+            i,
+            NO_BODY,
+            m,
+            None,
+            n,
+            phi,
+            ra,
+            Vec3::ZERO,
+            mu,
+            vw,
+            &self.params,
+        );
+        out.push((wall_key(i, w as u32) | flag, row));
     }
 }
 
@@ -248,6 +466,7 @@ impl Scene<'_> {
 pub fn find_contacts(
     grid: &Grid,
     bodies: &Bodies,
+    shapes: &[Shape],
     walls: &[Wall],
     friction: &FrictionTable,
     params: NarrowParams,
@@ -255,6 +474,7 @@ pub fn find_contacts(
 ) {
     let scene = Scene {
         bodies,
+        shapes,
         walls,
         friction,
         params,

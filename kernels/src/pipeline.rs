@@ -16,6 +16,7 @@ use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
+use crate::shape::Shape;
 use crate::springs::{apply_spring_forces, Spring};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
@@ -57,6 +58,9 @@ pub struct StepParams {
     /// Coulomb-correction passes after each solve (0 = the plain cone relaxation): each moves
     /// μ‖u_T‖ of the last iterate into the normal rows' bias and solves again from the last γ.
     pub coulomb_correction: u32,
+    /// Keep the stabilising term Φ/h in the contacts' normal rows (hart-anitescu eq. 2.9);
+    /// false gives their unstabilised comparison, n·v⁺ ≥ 0.
+    pub stabilise_contacts: bool,
 }
 
 impl StepParams {
@@ -123,6 +127,8 @@ pub struct CpuPipeline {
 /// Every buffer of the step, kept between steps.
 #[derive(Default)]
 struct Workspace {
+    /// Shape of each body (empty: all spheres).
+    shapes: Vec<Shape>,
     grid: Grid,
     contacts: Contacts,
     cache: ImpulseCache,
@@ -211,6 +217,11 @@ impl CpuPipeline {
         links.joints = joints;
         links.springs = springs;
         links.rows = JointRows::default();
+    }
+
+    /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
+    pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
+        self.work.shapes = shapes;
     }
 
     /// Replaces the applied forces of the following steps.
@@ -328,8 +339,13 @@ impl Workspace {
         self.links.apply_forces(bodies, drives, p);
         lap(&mut t.forces);
 
-        self.grid
-            .build(&bodies.pos_radius, &bodies.motion, p.envelope, p.h);
+        self.grid.build(
+            &bodies.pos_radius,
+            &self.shapes,
+            &bodies.motion,
+            p.envelope,
+            p.h,
+        );
         lap(&mut t.broad);
 
         let narrow = NarrowParams {
@@ -337,10 +353,12 @@ impl Workspace {
             envelope: p.envelope,
             planar: p.planar,
             softness_ratio: p.softness_ratio(),
+            stabilise: p.stabilise_contacts,
         };
         find_contacts(
             &self.grid,
             bodies,
+            &self.shapes,
             walls,
             friction,
             narrow,

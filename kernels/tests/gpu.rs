@@ -100,6 +100,7 @@ fn params(h: f32) -> StepParams {
         planar: false,
         contact_frequency: 1.2 / h,
         coulomb_correction: 0,
+        stabilise_contacts: true,
     }
 }
 

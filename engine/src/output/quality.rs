@@ -124,7 +124,7 @@ fn for_each_close_pair(b: &Bodies, ids: &[usize], mut f: impl FnMut(usize, usize
     let centres: Vec<Vec4> = ids.iter().map(|&i| b.pos_radius[i]).collect();
     let still = vec![Motion::default(); centres.len()];
     let mut grid = Grid::default();
-    grid.build(&centres, &still, Envelope::Fixed(0.0), 1.0);
+    grid.build(&centres, &[], &still, Envelope::Fixed(0.0), 1.0);
     let mut visit = |k: usize, l: usize| f(ids[k.min(l)], ids[k.max(l)]);
     for (k, p) in centres.iter().enumerate() {
         if grid.cell_of[k] == grains_kernels::broad_phase::NOT_IN_GRID {
