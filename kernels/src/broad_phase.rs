@@ -58,6 +58,18 @@ impl Envelope {
     }
 }
 
+/// The radius above which a sphere stays out of the grid: twice the smallest sphere's (bodies
+/// of other shapes always stay out).
+pub fn large_limit(pos_radius: &[Vec4], shapes: &[Shape]) -> f32 {
+    let r_min = pos_radius
+        .par_iter()
+        .enumerate()
+        .filter(|&(i, _)| shape_of(shapes, i).is_sphere())
+        .map(|(_, p)| p.w)
+        .reduce(|| f32::INFINITY, f32::min);
+    2.0 * r_min
+}
+
 /// The uniform grid of one step, with its reusable buffers.
 #[derive(Default)]
 pub struct Grid {
@@ -134,13 +146,7 @@ impl Grid {
                         + envelope.body_margin(motion[i].v().length(), h);
                 }
             });
-        let r_min = pos_radius
-            .par_iter()
-            .enumerate()
-            .filter(|&(i, _)| shape_of(shapes, i).is_sphere())
-            .map(|(_, p)| p.w)
-            .reduce(|| f32::INFINITY, f32::min);
-        let large_limit = 2.0 * r_min;
+        let large_limit = large_limit(pos_radius, shapes);
         let is_large = |i: usize| pos_radius[i].w > large_limit || !shape_of(shapes, i).is_sphere();
         let (lo, hi, reach_max) = pos_radius
             .par_iter()

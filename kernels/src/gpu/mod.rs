@@ -9,7 +9,7 @@ mod profiler;
 mod programs;
 mod step;
 
-use crate::broad_phase::Envelope;
+use crate::broad_phase::{large_limit, Envelope};
 use crate::forces::Drive;
 use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::observe::kinetic_energy;
@@ -164,7 +164,7 @@ impl GpuPipeline {
         if friction.any_moment_friction() {
             return Err(GpuError::Unsupported("spinning and rolling friction"));
         }
-        // The large-body count needs a pass over the radii: only when something may have changed.
+        // The large bodies need a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {
             s.bodies == bodies.len() as u64
                 && s.walls == walls.len() as u64
@@ -172,12 +172,16 @@ impl GpuPipeline {
                 && s.materials == friction.count as u64
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
+            self.large_limit = large_limit(&bodies.pos_radius, &[]);
+            let large: Vec<u32> = (0..bodies.len() as u32)
+                .filter(|&i| bodies.pos_radius[i as usize].w > self.large_limit)
+                .collect();
             let sizes = Sizes::for_scene(
                 bodies.len(),
                 walls.len(),
                 drives.len(),
                 friction.count,
-                large_count(bodies),
+                large.len(),
             );
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
@@ -191,9 +195,9 @@ impl GpuPipeline {
                 self.upload = true;
                 self.warm_valid = false;
             }
-        }
-        if self.upload {
-            self.upload_bodies(bodies, friction);
+            if self.upload {
+                self.upload_bodies(bodies, friction, &large);
+            }
         }
         if let Some((keys, impulse)) = self.pending_warm.take() {
             self.upload_warm_start(bodies, &keys, &impulse);
@@ -362,7 +366,7 @@ impl GpuPipeline {
     }
 
     /// Copies the bodies, the large-body list and the friction table to the device.
-    fn upload_bodies(&mut self, bodies: &Bodies, friction: &FrictionTable) {
+    fn upload_bodies(&mut self, bodies: &Bodies, friction: &FrictionTable, large: &[u32]) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let q = &self.gpu.queue;
         q.write_buffer(&b.pos_radius, 0, bytemuck::cast_slice(&bodies.pos_radius));
@@ -371,11 +375,7 @@ impl GpuPipeline {
         q.write_buffer(&b.material, 0, bytemuck::cast_slice(&bodies.material));
         q.write_buffer(&b.kind, 0, bytemuck::cast_slice(&bodies.kind));
         q.write_buffer(&b.friction, 0, bytemuck::cast_slice(&friction.mu));
-        self.large_limit = large_limit(bodies);
-        let large: Vec<u32> = (0..bodies.len() as u32)
-            .filter(|&i| bodies.pos_radius[i as usize].w > self.large_limit)
-            .collect();
-        q.write_buffer(&b.large, 0, bytemuck::cast_slice(&large));
+        q.write_buffer(&b.large, 0, bytemuck::cast_slice(large));
         self.upload = false;
     }
 
@@ -478,20 +478,6 @@ impl GpuPipeline {
             q.write_buffer(&b.drives, 0, bytemuck::cast_slice(drives));
         }
     }
-}
-
-/// Bodies more than twice the smallest radius stay out of the grid (as the CPU grid).
-fn large_limit(bodies: &Bodies) -> f32 {
-    2.0 * bodies
-        .pos_radius
-        .iter()
-        .map(|p| p.w)
-        .fold(f32::INFINITY, f32::min)
-}
-
-fn large_count(bodies: &Bodies) -> usize {
-    let limit = large_limit(bodies);
-    bodies.pos_radius.iter().filter(|p| p.w > limit).count()
 }
 
 /// Pair keys from the device's (a, b) pairs.
