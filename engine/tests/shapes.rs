@@ -1,7 +1,9 @@
 //! Capsules and ellipses: contacts, V3 and V4, and the typed refusals.
 
 use glam::{Quat, Vec3};
-use grains::validation::{shapes, v3_passes, V3_DURATION};
+use grains::validation::{
+    shapes, v3_passes, v3_reference_passes, v3_reference_rows, V3_DURATION, V3_TABLE,
+};
 use grains::{Backend, Body, BuildError, Material, Settings, Shape, WallDesc, World};
 
 fn floor_world(settings: Settings, bodies: &[Body]) -> Result<World, BuildError> {
@@ -103,6 +105,27 @@ fn v3_bar_steps_stay_solvable_and_lose_energy() {
         );
         assert!(r.energy.1 < r.energy.0, "energy lost: {:?}", r.energy);
     }
+}
+
+/// anitescu-2006 ex. 3: dropped without initial contact, the bar's CCP path tends to its exact
+/// Coulomb LCP path as h → 0 (both solved by Lemke's method), and the engine follows the exact
+/// CCP; a table whose differences stop falling, or an engine that strays, fails the verdict.
+#[test]
+fn v3_bar_ccp_tends_to_the_exact_lcp_without_initial_contact() {
+    let (drop, v0) = V3_TABLE;
+    let rows = v3_reference_rows(drop, v0).unwrap();
+    assert!(v3_reference_passes(&rows), "{rows:#?}");
+    let ratio = rows[0].lower_end / rows[7].lower_end;
+    assert!(
+        ratio > 2f64.powi(7),
+        "lower end falls ≥ 2× per halving: {ratio}"
+    );
+    let mut stalled = rows.clone();
+    stalled[7].lower_end = stalled[6].lower_end;
+    assert!(!v3_reference_passes(&stalled));
+    let mut strayed = rows;
+    strayed[3].engine.relative_error = 2e-3;
+    assert!(!v3_reference_passes(&strayed));
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! and linearly implicit dampers), V14 (joint drift with and without Θ/h) and V15 (restitution),
 //! each measured on the world of its scene file in `scenes/`, the same files `grains validate`
 //! runs; V1 and V2 (point particle, CCP against the exact-Coulomb LCP, and the Coulomb
-//! correction) through the same evaluation as `grains validate`.
+//! correction) through the same evaluation as `grains validate`; and the papers' polyhedral
+//! friction cones against the engine's circular one in 3-D.
 
 use grains::reference::FrictionModel;
 use grains::scene::Scene;
@@ -444,4 +445,87 @@ fn v12_sphere_in_a_seam_slides_rolls_and_separates_on_time() {
     );
     assert!(c2.max_rolling_slip < 1e-3);
     assert!(r.passes());
+}
+
+/// The engine's CCP uses the circular cone (anitescu-2006 eq. 5.5); the papers' LCP models use
+/// polyhedral cones of m directions. In 3-D, a sphere launched sliding along the plane at a
+/// heading between two directions: the exact relaxation on the m-polygon (Lemke) tends to the
+/// engine's path as m grows, its largest miss falling like 1/m (the polygon's heading bias).
+#[test]
+fn polyhedral_relaxation_tends_to_the_engines_circular_cone_in_3d() {
+    use glam::Vec3;
+    use grains::reference::{polygon_directions, step_velocity, ContactRows};
+    use grains::{Body, Envelope, Material, Settings, WallDesc, World};
+    let (mu, h, speed, heading, r) = (0.3f64, 1e-3f64, 2.0f64, 0.3f64, 1e-3f32);
+    let steps = 1000;
+    let v0 = [speed * heading.cos(), speed * heading.sin(), 0.0];
+    let mut b = World::builder(Settings {
+        h: h as f32,
+        gravity: Vec3::new(0.0, 0.0, -G),
+        envelope: Some(Envelope::Fixed(10.0)),
+        ..Settings::default()
+    });
+    b.material(Material::new(mu as f32));
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    b.body(Body {
+        inertia: 1e20,
+        ..Body::sphere(Vec3::new(0.0, 0.0, r), r, 1.0).with_velocity(Vec3::new(
+            v0[0] as f32,
+            v0[1] as f32,
+            0.0,
+        ))
+    });
+    let mut w = b.build().unwrap();
+    let engine: Vec<[f64; 3]> = (0..steps)
+        .map(|_| {
+            w.step().unwrap();
+            let p = w.position(0);
+            [p.x as f64, p.y as f64, (p.z - r) as f64]
+        })
+        .collect();
+    let miss = |m: usize| {
+        let directions: Vec<Vec<f64>> = polygon_directions([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], m)
+            .iter()
+            .map(|d| d.to_vec())
+            .collect();
+        let (mut q, mut v) = ([0.0f64; 3], v0);
+        let mut worst = 0.0f64;
+        for e in &engine {
+            let plane = ContactRows {
+                normal: vec![0.0, 0.0, 1.0],
+                directions: directions.clone(),
+                gap: q[2],
+                mu,
+            };
+            let free = [v[0], v[1], v[2] - h * G as f64];
+            let next = step_velocity(
+                FrictionModel::ConeRelaxation,
+                &[1.0; 3],
+                &free,
+                &[plane],
+                h,
+                500,
+            )
+            .unwrap();
+            v = [next[0], next[1], next[2]];
+            q = [0, 1, 2].map(|k| q[k] + h * v[k]);
+            worst = worst.max((0..3).map(|k| (q[k] - e[k]).powi(2)).sum::<f64>().sqrt());
+        }
+        worst
+    };
+    // The polygon's friction keeps the heading within π/m of the circle's and its
+    // deceleration within [μg cos(π/m), μg]: over the slide D₀ = v₀²/(2μg) the miss is at most
+    // D₀ (1/cos(π/m) − cos(π/m) + tan(π/m)), plus 1 cm for the hop and the engine's f32.
+    let slide = speed * speed / (2.0 * mu * G as f64);
+    let ms = [4usize, 8, 16, 32, 64];
+    let misses = ms.map(miss);
+    for (m, miss) in ms.iter().zip(misses) {
+        let a = std::f64::consts::PI / *m as f64;
+        let bound = slide * (1.0 / a.cos() - a.cos() + a.tan()) + 0.01;
+        assert!(
+            miss <= bound,
+            "m = {m}: miss {miss} m > {bound} m ({misses:?})"
+        );
+    }
+    assert!(misses[4] < misses[0] / 20.0, "{misses:?}");
 }

@@ -1,13 +1,19 @@
 //! Exact references the engine's CCP is checked against: Lemke's method for small dense linear
-//! complementarity problems, and the point particle of anitescu-2006 §10.1 (examples 1–2)
-//! stepped by the exact-Coulomb LCP and by the cone relaxation (CCP), each solved exactly.
-//! Double precision throughout; meant for a few unknowns, not for scenes.
+//! complementarity problems, one time step of a small system on polyhedral friction cones (the
+//! Stewart–Trinkle / Anitescu–Potra LCP and the cone relaxation, each solved exactly), and the
+//! systems of anitescu-2006 §10.1 stepped by it: the point particle (examples 1–2) and the
+//! Painlevé bar (examples 3–4). Double precision throughout; meant for a few unknowns, not for
+//! scenes.
 
+pub mod bar;
 pub mod lemke;
 pub mod particle;
+pub mod polyhedral;
 
+pub use bar::{BarOnLine, BarState};
 pub use lemke::{solve_lcp, LcpError, LcpSolution};
-pub use particle::{FrictionModel, ParticleOnLine, ParticleState};
+pub use particle::{ParticleOnLine, ParticleState};
+pub use polyhedral::{polygon_directions, step_velocity, ContactRows, FrictionModel};
 
 use thiserror::Error;
 

@@ -1,33 +1,17 @@
 //! A point particle of mass m in the vertical plane above the line y = 0, under gravity, with
 //! Coulomb friction μ at the line (anitescu-2006 §10.1, examples 1 and 2), stepped with a fixed h
-//! by two velocity-level schemes that differ only in their friction model. With n = (0, 1),
-//! t = (1, 0), gap Φ = y and v* = v + h (0, −g), each step solves one LCP for the impulses and
-//! sets v⁺ = v* + M⁻¹ Σ impulse · direction, q⁺ = q + h v⁺:
+//! by the two schemes of [`super::polyhedral`]: with n = (0, 1), the directions ±t, t = (1, 0)
+//! (exact in 2-D), gap Φ = y and v* = v + h (0, −g), each step solves one LCP for the impulses
+//! and sets q⁺ = q + h v⁺.
 //!
-//! * **Coulomb** (Stewart–Trinkle / Anitescu–Potra; the slides' "Matrix Form of the Integration
-//!   Step", with the Φ/h term of anitescu-2006 eq. 5.1): impulses c_n along n and β₊, β₋ along
-//!   ±t, and the multiplier λ, the sliding speed:
-//!   `0 ≤ nᵀv⁺ + Φ/h ⊥ c_n ≥ 0`, `0 ≤ λ ± tᵀv⁺ ⊥ β± ≥ 0`, `0 ≤ μ c_n − β₊ − β₋ ⊥ λ ≥ 0`.
-//!   In 2-D the two directions ±t make this the exact Coulomb cone.
-//! * **Cone relaxation** (the CCP, anitescu-2006 eq. 5.1 with the generators n ± μt, which in
-//!   2-D is the circular cone of eq. 5.5): `0 ≤ (n ± μt)ᵀv⁺ + Φ/h ⊥ β± ≥ 0`,
-//!   c_n = β₊ + β₋. While sliding it gives the particle the normal velocity μ‖v_T‖.
-//!
-//! Both LCPs are solved exactly by Lemke's method. The contact is in the active set at every
-//! step (an unbounded envelope ε̂): with the Φ/h term a contact at a positive gap only acts when
-//! the step would otherwise cross the line, so this is what any envelope gives that catches the
-//! contact a step before the particle reaches it.
-
-use super::lemke::solve_lcp;
+//! * **Coulomb** (Stewart–Trinkle / Anitescu–Potra): slides on the line at deceleration μ g.
+//! * **Cone relaxation** (the CCP): while sliding it gives the particle the normal velocity
+//!   μ‖v_T‖.
+use super::polyhedral::{step_velocity, ContactRows, FrictionModel};
 use super::ReferenceError;
 
 /// Most pivots Lemke's method may make on one step's LCP (4 unknowns at most).
 const MAX_PIVOTS: usize = 64;
-
-/// Unit normal of the line (towards the particle).
-const NORMAL: [f64; 2] = [0.0, 1.0];
-/// Unit tangent of the line.
-const TANGENT: [f64; 2] = [1.0, 0.0];
 
 /// Position (m) and velocity (m/s) of the particle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,15 +26,6 @@ pub struct ParticleState {
     pub vy: f64,
 }
 
-/// Which friction model a step uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrictionModel {
-    /// Exact Coulomb friction: the Stewart–Trinkle / Anitescu–Potra LCP.
-    Coulomb,
-    /// Anitescu's convex relaxation (the CCP) of anitescu-2006 eq. 5.1 / 5.5.
-    ConeRelaxation,
-}
-
 /// The particle and its line: mass, gravity and friction coefficient.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParticleOnLine {
@@ -60,14 +35,6 @@ pub struct ParticleOnLine {
     pub gravity: f64,
     /// Coulomb friction coefficient μ.
     pub mu: f64,
-}
-
-fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
-    a[0] * b[0] + a[1] * b[1]
-}
-
-fn combine(a: [f64; 2], s: f64, b: [f64; 2]) -> [f64; 2] {
-    [a[0] + s * b[0], a[1] + s * b[1]]
 }
 
 impl ParticleOnLine {
@@ -95,53 +62,8 @@ impl ParticleOnLine {
         Ok(())
     }
 
-    /// The impulse directions of a step and the LCP (M, q) in their impulses plus, for the
-    /// Coulomb model, the sliding speed λ: M = Gᵀ M⁻¹ G (+ the λ coupling), q = Gᵀv* + Φ/h.
-    fn step_lcp(&self, model: FrictionModel, v_free: [f64; 2], phi_over_h: f64) -> StepLcp {
-        let directions = match model {
-            FrictionModel::Coulomb => vec![NORMAL, TANGENT, combine([0.0; 2], -1.0, TANGENT)],
-            FrictionModel::ConeRelaxation => vec![
-                combine(NORMAL, self.mu, TANGENT),
-                combine(NORMAL, -self.mu, TANGENT),
-            ],
-        };
-        let k = directions.len();
-        let n = if model == FrictionModel::Coulomb {
-            k + 1
-        } else {
-            k
-        };
-        let mut m = vec![0.0; n * n];
-        let mut q = vec![0.0; n];
-        for (i, gi) in directions.iter().enumerate() {
-            for (j, gj) in directions.iter().enumerate() {
-                m[i * n + j] = dot(*gi, *gj) / self.mass;
-            }
-            q[i] = dot(*gi, v_free);
-        }
-        match model {
-            FrictionModel::Coulomb => {
-                // Non-penetration row: nᵀv⁺ + Φ/h; friction rows: λ ± tᵀv⁺; the cone row:
-                // μ c_n − β₊ − β₋.
-                q[0] += phi_over_h;
-                for i in 1..k {
-                    m[i * n + k] = 1.0;
-                    m[k * n + i] = -1.0;
-                }
-                m[k * n] = self.mu;
-            }
-            FrictionModel::ConeRelaxation => {
-                for qi in &mut q {
-                    *qi += phi_over_h;
-                }
-            }
-        }
-        StepLcp { directions, m, q }
-    }
-
-    /// One step h from `s` with `model`: v⁺ = v* + M⁻¹ G z with z from the step's LCP
-    /// (Stewart–Trinkle LCP or anitescu-2006 eq. 5.1), then q⁺ = q + h v⁺. `index` names the
-    /// step in errors.
+    /// One step h from `s` with `model` (the Stewart–Trinkle LCP or anitescu-2006 eq. 5.1,
+    /// solved exactly), then q⁺ = q + h v⁺. `index` names the step in errors.
     fn step(
         &self,
         model: FrictionModel,
@@ -149,18 +71,20 @@ impl ParticleOnLine {
         h: f64,
         index: usize,
     ) -> Result<ParticleState, ReferenceError> {
+        let line = ContactRows {
+            normal: vec![0.0, 1.0],
+            directions: vec![vec![1.0, 0.0], vec![-1.0, 0.0]],
+            gap: s.y,
+            mu: self.mu,
+        };
+        let inverse_mass = [1.0 / self.mass; 2];
         let v_free = [s.vx, s.vy - h * self.gravity];
-        let lcp = self.step_lcp(model, v_free, s.y / h);
-        let solution =
-            solve_lcp(&lcp.m, &lcp.q, MAX_PIVOTS).map_err(|source| ReferenceError::Lcp {
+        let v = step_velocity(model, &inverse_mass, &v_free, &[line], h, MAX_PIVOTS).map_err(
+            |source| ReferenceError::Lcp {
                 step: index,
                 source,
-            })?;
-        let v = lcp
-            .directions
-            .iter()
-            .zip(&solution.z)
-            .fold(v_free, |v, (g, z)| combine(v, z / self.mass, *g));
+            },
+        )?;
         Ok(ParticleState {
             x: s.x + h * v[0],
             y: s.y + h * v[1],
@@ -187,13 +111,6 @@ impl ParticleOnLine {
         }
         Ok(out)
     }
-}
-
-/// One step's LCP: the impulse directions G (columns) and w = M z + q.
-struct StepLcp {
-    directions: Vec<[f64; 2]>,
-    m: Vec<f64>,
-    q: Vec<f64>,
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! Non-sphere bodies: V3 (the Painlevé bar of anitescu-2006 §10.1 ex. 3–4 and the slides) and
 //! V4 (the ellipse on a tabletop of hart-anitescu §3), both in planar mode on the line z = 0.
 
-use super::G;
+use super::{distance, EngineAgreement, G};
 use crate::body::Body;
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
 use crate::material::Material;
+use crate::reference::{BarOnLine, BarState, FrictionModel};
 use crate::settings::{Envelope, Settings};
 use crate::world::World;
 use glam::{Quat, Vec3};
@@ -118,10 +119,16 @@ pub const V3_HALF_LENGTH: f32 = 1.0;
 /// The bar's mass (kg) and inertia about its centre (kg m²), I = m/16.
 pub const V3_MASS_INERTIA: (f32, f32) = (1.0, 1.0 / 16.0);
 /// Radius of the capsule that stands for the bar (m): small beside its length.
-pub const V3_RADIUS: f32 = 1e-3;
+pub const V3_RADIUS: f32 = 1e-4;
+
+/// V3's envelope ε̂ (m): longer than the bar, so that both ends' contacts are active at every
+/// step, as in the exact references (with the Φ/h term a contact at a positive gap only acts
+/// when the step would otherwise cross the line).
+pub const V3_ENVELOPE: f32 = 10.0;
 
 /// The V3 world at step `h`: the bar at θ = 72° to the line z = 0, its lower tip `drop` above
-/// the line (0: in contact), its centre moving at `v0` (m/s) along x and falling at `vz0`.
+/// the line (0: in contact), its centre moving at `v0` (m/s) along x and falling at `vz0`, with
+/// the envelope [`V3_ENVELOPE`].
 pub fn v3_world(
     h: f32,
     drop: f32,
@@ -135,6 +142,7 @@ pub fn v3_world(
     let mut w = World::builder(Settings {
         h,
         gravity: Vec3::new(0.0, 0.0, -G),
+        envelope: Some(Envelope::Fixed(V3_ENVELOPE)),
         planar: true,
         max_iterations: 200,
         tolerance: 1e-7,
@@ -218,4 +226,91 @@ pub fn v3(mut w: World, duration: f32) -> Result<BarDrop, GpuError> {
     r.energy.1 = e;
     r.tip.0 = r.tip_path.last().copied().unwrap_or(0.0);
     Ok(r)
+}
+
+/// The Painlevé bar of [`v3_world`] for the exact references: point ends (the capsule's
+/// segment, r below its surface), I = m/16, μ = 0.75, g = 9.81.
+pub const V3_BAR: BarOnLine = BarOnLine {
+    mass: V3_MASS_INERTIA.0 as f64,
+    inertia: V3_MASS_INERTIA.1 as f64,
+    half_length: V3_HALF_LENGTH as f64,
+    gravity: G as f64,
+    mu: V3_MU as f64,
+};
+
+/// The start of [`v3_world`]`(h, drop, v0, 0)` for the exact references: the bar at θ = 72°,
+/// its lower end `drop` above the line, its centre moving at (v0, 0), no spin.
+pub fn v3_reference_start(drop: f64, v0: f64) -> BarState {
+    let theta = (V3_THETA_DEG as f64).to_radians();
+    BarState {
+        x: 0.0,
+        y: V3_BAR.half_length * theta.sin() + drop,
+        theta,
+        vx: v0,
+        vy: 0.0,
+        omega: 0.0,
+    }
+}
+
+/// What V3's comparison with the exact references measured at one step h = 0.1 / 2^k.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BarConvergence {
+    /// k.
+    pub k: u32,
+    /// h = 0.1 / 2^k (s).
+    pub h: f64,
+    /// ‖y_CCP − y_LCP‖₂ / 2^k over the centre's heights after each step (the quantity of
+    /// anitescu-2006 Table 10.2).
+    pub centre: f64,
+    /// The same over the lower end's heights.
+    pub lower_end: f64,
+    /// ‖y_engine − y_LCP‖₂ / 2^k over the centre's heights: the table with the engine in place
+    /// of the exact CCP.
+    pub engine_centre: f64,
+    /// The engine's centre heights against the exact CCP's.
+    pub engine: EngineAgreement,
+}
+
+/// One row of V3's comparison: the bar of [`V3_BAR`] from [`v3_reference_start`]`(drop, v0)`
+/// for `duration` at h = 0.1 / 2^k, stepped by the Coulomb LCP, the CCP (both exact, by Lemke's
+/// method) and the engine (the capsule of [`v3_world`], heights less its radius).
+pub fn v3_reference_row(
+    k: u32,
+    drop: f64,
+    v0: f64,
+    duration: f64,
+) -> Result<BarConvergence, String> {
+    let scale = f64::from(1u32 << k);
+    let h = 0.1 / scale;
+    let steps = (duration / h).round() as usize;
+    let start = v3_reference_start(drop, v0);
+    let run = |model| {
+        V3_BAR
+            .trajectory(model, start, h, steps)
+            .map_err(|e| format!("exact {model:?} at h = {h}: {e}"))
+    };
+    let (lcp, ccp) = (
+        run(FrictionModel::Coulomb)?,
+        run(FrictionModel::ConeRelaxation)?,
+    );
+    let mut w = v3_world(h as f32, drop as f32, v0 as f32, 0.0, None).map_err(|e| e.to_string())?;
+    let mut engine = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        w.step().map_err(|e| e.to_string())?;
+        engine.push((w.position(0).z - V3_RADIUS) as f64);
+    }
+    let heights = |path: &[BarState], f: fn(&BarState) -> f64| path.iter().map(f).collect();
+    let centre = |s: &BarState| s.y;
+    let end = |s: &BarState| s.lower_end_height(V3_BAR.half_length);
+    let (lcp_y, ccp_y): (Vec<f64>, Vec<f64>) = (heights(&lcp, centre), heights(&ccp, centre));
+    let (lcp_end, ccp_end): (Vec<f64>, Vec<f64>) = (heights(&lcp, end), heights(&ccp, end));
+    let engine = EngineAgreement::measure(&engine, &ccp_y, &lcp_y);
+    Ok(BarConvergence {
+        k,
+        h,
+        centre: distance(&ccp_y, &lcp_y) / scale,
+        lower_end: distance(&ccp_end, &lcp_end) / scale,
+        engine_centre: engine.lcp_distance / scale,
+        engine,
+    })
 }
