@@ -8,7 +8,7 @@
 //! step solves one LCP for both ends' impulses and sets q⁺ = q + h v⁺.
 
 use super::polyhedral::{step_velocity, ContactRows, FrictionModel};
-use super::ReferenceError;
+use super::{iterate, LcpError, ReferenceError};
 
 /// Most pivots Lemke's method may make on one step's LCP (8 unknowns at most).
 const MAX_PIVOTS: usize = 200;
@@ -102,23 +102,12 @@ impl BarOnLine {
     }
 
     /// One step h from `s` with `model` (the Stewart–Trinkle LCP or anitescu-2006 eq. 5.1 on
-    /// both ends, solved exactly), then q⁺ = q + h v⁺. `index` names the step in errors.
-    fn step(
-        &self,
-        model: FrictionModel,
-        s: &BarState,
-        h: f64,
-        index: usize,
-    ) -> Result<BarState, ReferenceError> {
+    /// both ends, solved exactly), then q⁺ = q + h v⁺.
+    fn step(&self, model: FrictionModel, s: &BarState, h: f64) -> Result<BarState, LcpError> {
         let ends = [self.end_contact(s, 1.0), self.end_contact(s, -1.0)];
         let inverse_mass = [1.0 / self.mass, 1.0 / self.mass, 1.0 / self.inertia];
         let v_free = [s.vx, s.vy - h * self.gravity, s.omega];
-        let v = step_velocity(model, &inverse_mass, &v_free, &ends, h, MAX_PIVOTS).map_err(
-            |source| ReferenceError::Lcp {
-                step: index,
-                source,
-            },
-        )?;
+        let v = step_velocity(model, &inverse_mass, &v_free, &ends, h, MAX_PIVOTS)?;
         Ok(BarState {
             x: s.x + h * v[0],
             y: s.y + h * v[1],
@@ -139,13 +128,7 @@ impl BarOnLine {
         steps: usize,
     ) -> Result<Vec<BarState>, ReferenceError> {
         self.check(h, &start)?;
-        let mut out = Vec::with_capacity(steps);
-        let mut s = start;
-        for index in 0..steps {
-            s = self.step(model, &s, h, index)?;
-            out.push(s);
-        }
-        Ok(out)
+        iterate(start, steps, |s| self.step(model, s, h))
     }
 }
 

@@ -37,3 +37,22 @@ pub enum ReferenceError {
         source: LcpError,
     },
 }
+
+/// The states after each of `steps` applications of `step` from `start`; a step's LCP failure
+/// becomes [`ReferenceError::Lcp`] naming the step.
+fn iterate<S: Copy>(
+    start: S,
+    steps: usize,
+    step: impl Fn(&S) -> Result<S, LcpError>,
+) -> Result<Vec<S>, ReferenceError> {
+    let mut out = Vec::with_capacity(steps);
+    let mut s = start;
+    for index in 0..steps {
+        s = step(&s).map_err(|source| ReferenceError::Lcp {
+            step: index,
+            source,
+        })?;
+        out.push(s);
+    }
+    Ok(out)
+}

@@ -8,7 +8,7 @@
 //! * **Cone relaxation** (the CCP): while sliding it gives the particle the normal velocity
 //!   μ‖v_T‖.
 use super::polyhedral::{step_velocity, ContactRows, FrictionModel};
-use super::ReferenceError;
+use super::{iterate, LcpError, ReferenceError};
 
 /// Most pivots Lemke's method may make on one step's LCP (4 unknowns at most).
 const MAX_PIVOTS: usize = 64;
@@ -69,8 +69,7 @@ impl ParticleOnLine {
         model: FrictionModel,
         s: &ParticleState,
         h: f64,
-        index: usize,
-    ) -> Result<ParticleState, ReferenceError> {
+    ) -> Result<ParticleState, LcpError> {
         let line = ContactRows {
             normal: vec![0.0, 1.0],
             directions: vec![vec![1.0, 0.0], vec![-1.0, 0.0]],
@@ -79,12 +78,7 @@ impl ParticleOnLine {
         };
         let inverse_mass = [1.0 / self.mass; 2];
         let v_free = [s.vx, s.vy - h * self.gravity];
-        let v = step_velocity(model, &inverse_mass, &v_free, &[line], h, MAX_PIVOTS).map_err(
-            |source| ReferenceError::Lcp {
-                step: index,
-                source,
-            },
-        )?;
+        let v = step_velocity(model, &inverse_mass, &v_free, &[line], h, MAX_PIVOTS)?;
         Ok(ParticleState {
             x: s.x + h * v[0],
             y: s.y + h * v[1],
@@ -103,13 +97,7 @@ impl ParticleOnLine {
         steps: usize,
     ) -> Result<Vec<ParticleState>, ReferenceError> {
         self.check(h, &start)?;
-        let mut out = Vec::with_capacity(steps);
-        let mut s = start;
-        for index in 0..steps {
-            s = self.step(model, &s, h, index)?;
-            out.push(s);
-        }
-        Ok(out)
+        iterate(start, steps, |s| self.step(model, s, h))
     }
 }
 
