@@ -67,3 +67,30 @@ fn grid_finds_every_pair_with_a_brazil_nut_present() {
         );
     }
 }
+
+/// Grains that escaped far from the bed (10 km away, two of them touching) change neither the
+/// contacts of the bed nor miss their own: the grid repeats periodically instead of growing
+/// its cells (see `broad_phase`), and the contact list stays exactly the brute-force one.
+#[test]
+fn grid_finds_every_pair_with_grains_escaped_far_away() {
+    let near = scene(0.1);
+    let mut b = World::builder(Settings {
+        gravity: Vec3::ZERO,
+        envelope: Some(Envelope::Fixed(0.02)),
+        threads: 2,
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    for i in 0..near.len() {
+        b.body(Body::sphere(near.position(i), near.radius(i), 1.0));
+    }
+    let far = near.len();
+    b.body(Body::sphere(Vec3::new(1e4, 0.0, 0.0), 0.05, 1.0));
+    b.body(Body::sphere(Vec3::new(1e4 + 0.09, 0.0, 0.0), 0.05, 1.0));
+    b.body(Body::sphere(Vec3::new(0.0, -4e3, 7e3), 0.05, 1.0));
+    let mut w = b.build().unwrap();
+    let expected = brute_force_pairs(&w, 0.02);
+    assert!(expected.contains(&(((far as u64) << 32) | (far as u64 + 1))));
+    w.step().unwrap();
+    assert_eq!(w.contacts().keys, expected);
+}

@@ -3,17 +3,35 @@
 //! The cell edge fits the largest *small* grain with its envelope margin, so the 27 cells around
 //! a grain hold every partner it can touch. Bodies more than twice as large as the smallest one
 //! (a Brazil nut, a fixed boulder) stay out of the grid and query the range of cells their box
-//! covers instead, so one big body never inflates the cells of thousands of small ones.
+//! covers instead, so one big body never inflates the cells of thousands of small ones. So do
+//! grains moving so fast that their reach (radius plus envelope margin) exceeds 4 times the
+//! mean.
+//!
+//! The grid holds about 4 cells per body. Where the bodies' extent needs more cells than that
+//! along an axis (a sparse cloud, or one grain escaped far from the bed), the grid repeats
+//! periodically along that axis (cell coordinates taken modulo its cell count, at least 3, so the
+//! 3 cells around a grain stay distinct): the cell edge stays at its minimum, a far grain shares
+//! cells with grains it cannot touch (the narrow phase's distance test rejects them), and no
+//! outlier inflates the cells of the bed.
 
 use crate::layout::Motion;
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
 use crate::shape::{shape_of, Shape};
-use glam::{IVec3, Vec3, Vec4};
+use glam::{BVec3, IVec3, Vec3, Vec4};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Marks a body that is not stored in the grid (a large body).
 pub const NOT_IN_GRID: u32 = u32::MAX;
+
+/// A small sphere whose reach (radius plus envelope margin) is more than this many times the
+/// small spheres' mean stays out of the grid like a large body: one fast grain (a projectile, a
+/// grain falling away from the bed) must not set the cell edge for all.
+const FAST_REACH: f32 = 4.0;
+
+/// Largest cell coordinate magnitude [`Grid::coords`] returns along a periodic axis, so that
+/// the cells around a far grain (c ± 1) never overflow.
+const FAR: f32 = (1 << 30) as f32;
 
 /// How far beyond touching a pair becomes an ε̂-active contact (hart-anitescu eq. 2.13).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,6 +97,8 @@ pub struct Grid {
     pub cell: f32,
     /// Cells along x, y, z.
     pub dims: IVec3,
+    /// The axes along which the grid repeats periodically (see the module's notes).
+    pub periodic: BVec3,
     /// Cell of each body, or [`NOT_IN_GRID`].
     pub cell_of: Vec<u32>,
     /// Radius plus envelope margin of each body (m).
@@ -94,30 +114,67 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// Cell coordinates of a point (clamped into the grid).
+    /// Cell coordinates of a point: clamped into the grid along its bounded axes, unwrapped
+    /// (within ±2³⁰) along its periodic ones.
     #[inline(always)]
     pub fn coords(&self, p: Vec3) -> IVec3 {
-        let c = ((p - self.origin) / self.cell).floor().as_ivec3();
-        c.clamp(IVec3::ZERO, self.dims - IVec3::ONE)
+        let c = ((p - self.origin) / self.cell)
+            .floor()
+            .clamp(Vec3::splat(-FAR), Vec3::splat(FAR))
+            .as_ivec3();
+        IVec3::select(
+            self.periodic,
+            c,
+            c.clamp(IVec3::ZERO, self.dims - IVec3::ONE),
+        )
     }
 
-    /// Linear index of cell coordinates.
+    /// Linear index of cell coordinates (taken modulo the cell counts, which only changes
+    /// those along periodic axes).
     #[inline(always)]
     pub fn index(&self, c: IVec3) -> usize {
+        let c = c.rem_euclid(self.dims);
         (c.x + self.dims.x * (c.y + self.dims.y * c.z)) as usize
     }
 
-    /// Calls `f` for every grid body in the cells from `lo` to `hi` (inclusive, clamped), one
-    /// contiguous run of cells per row of x.
+    /// The cell coordinates from `lo` to `hi` along `axis` to visit, each cell once: clamped
+    /// along a bounded axis, the whole axis along a periodic one that the range covers.
+    #[inline(always)]
+    fn span(&self, lo: IVec3, hi: IVec3, axis: usize) -> (i32, i32) {
+        let d = self.dims[axis];
+        if !self.periodic.test(axis) {
+            (lo[axis].max(0), hi[axis].min(d - 1))
+        } else if hi[axis] - lo[axis] + 1 >= d {
+            (0, d - 1)
+        } else {
+            (lo[axis], hi[axis])
+        }
+    }
+
+    /// Calls `f` for every grid body in the cells from `lo` to `hi` (inclusive; clamped along
+    /// bounded axes, wrapped along periodic ones), each cell once, one contiguous run of cells
+    /// per row of x (two where the row wraps).
     #[inline(always)]
     pub fn for_each_in_box(&self, lo: IVec3, hi: IVec3, mut f: impl FnMut(u32)) {
-        let (lo, hi) = (lo.max(IVec3::ZERO), hi.min(self.dims - IVec3::ONE));
-        for z in lo.z..=hi.z {
-            for y in lo.y..=hi.y {
-                let first = self.index(IVec3::new(lo.x, y, z));
-                let last = self.index(IVec3::new(hi.x, y, z));
-                for &j in &self.bodies[self.start[first] as usize..self.start[last + 1] as usize] {
-                    f(j);
+        let (x0, x1) = self.span(lo, hi, 0);
+        let (y0, y1) = self.span(lo, hi, 1);
+        let (z0, z1) = self.span(lo, hi, 2);
+        let (first_x, last_x) = (x0.rem_euclid(self.dims.x), x1.rem_euclid(self.dims.x));
+        let runs = if first_x <= last_x {
+            [(first_x, last_x), (1, 0)]
+        } else {
+            [(first_x, self.dims.x - 1), (0, last_x)]
+        };
+        for z in z0..=z1 {
+            for y in y0..=y1 {
+                for &(a, b) in runs.iter().filter(|(a, b)| a <= b) {
+                    let first = self.index(IVec3::new(a, y, z));
+                    let last = self.index(IVec3::new(b, y, z));
+                    for &j in
+                        &self.bodies[self.start[first] as usize..self.start[last + 1] as usize]
+                    {
+                        f(j);
+                    }
                 }
             }
         }
@@ -147,10 +204,18 @@ impl Grid {
                 }
             });
         let large_limit = large_limit(pos_radius, shapes);
-        let is_large = |i: usize| pos_radius[i].w > large_limit || !shape_of(shapes, i).is_sphere();
+        let small = |i: usize| pos_radius[i].w <= large_limit && shape_of(shapes, i).is_sphere();
+        let (reach_sum, small_count) = (0..n)
+            .into_par_iter()
+            .filter(|&i| small(i))
+            .map(|i| (self.reach[i] as f64, 1usize))
+            .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let reach = std::mem::take(&mut self.reach);
+        let fast_limit = FAST_REACH * (reach_sum / small_count.max(1) as f64) as f32;
+        let is_large = |i: usize| !small(i) || reach[i] > fast_limit;
         let (lo, hi, reach_max) = pos_radius
             .par_iter()
-            .zip(self.reach.par_iter())
+            .zip(reach.par_iter())
             .enumerate()
             .filter(|&(i, _)| !is_large(i))
             .map(|(_, (p, &r))| (p.truncate(), p.truncate(), r))
@@ -163,28 +228,40 @@ impl Grid {
             .extend((0..n as u32).filter(|&i| is_large(i as usize)));
         if n == self.large.len() {
             self.dims = IVec3::ONE;
+            self.periodic = BVec3::FALSE;
             self.origin = Vec3::ZERO;
             self.cell = 1.0;
         } else {
             self.size_cells(lo, hi, 2.0 * reach_max, n);
         }
         self.count_and_scatter(pos_radius, is_large);
+        self.reach = reach;
     }
 
-    /// Chooses cell edge and counts: edge ≥ `min_cell`, at most about 4 cells per body.
+    /// Chooses cell edge and counts: the edge `min_cell`, enough cells to cover the extent
+    /// from `lo` to `hi` where at most about 4 cells per body do, and otherwise the longest
+    /// axes cut to fit that budget (at least 3 cells each) and made periodic.
     fn size_cells(&mut self, lo: Vec3, hi: Vec3, min_cell: f32, n: usize) {
         let extent = (hi - lo).max(Vec3::ZERO);
         let budget = (4 * n).max(4096) as f64;
-        let mut cell = min_cell.max(1e-12);
+        let cell = min_cell.max(1e-12);
+        let needed = [0, 1, 2].map(|a| (extent[a] as f64 / cell as f64).floor() + 1.0);
+        let mut dims = needed;
         loop {
-            let dims = (extent / cell).floor().as_ivec3() + IVec3::ONE;
-            let total = dims.x as f64 * dims.y as f64 * dims.z as f64;
+            let total = dims[0] * dims[1] * dims[2];
             if total <= budget {
-                self.dims = dims;
                 break;
             }
-            cell *= (total / budget).cbrt() as f32 * 1.01;
+            let a = (0..3).fold(0, |m, a| if dims[a] > dims[m] { a } else { m });
+            // 27 ≤ budget, so cutting the longest axis always makes progress.
+            dims[a] = (budget / (total / dims[a])).floor().max(3.0);
         }
+        self.periodic = BVec3::new(
+            dims[0] < needed[0],
+            dims[1] < needed[1],
+            dims[2] < needed[2],
+        );
+        self.dims = IVec3::new(dims[0] as i32, dims[1] as i32, dims[2] as i32);
         self.cell = cell;
         self.origin = lo;
     }
@@ -250,5 +327,108 @@ impl Grid {
                 unsafe { out.range(s, e - s) }.sort_unstable();
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pair of grid bodies within `reach_i + reach_j`, by brute force.
+    fn brute_force(pos_radius: &[Vec4], reach: &[f32]) -> Vec<(u32, u32)> {
+        let mut pairs = Vec::new();
+        for i in 0..pos_radius.len() {
+            for j in i + 1..pos_radius.len() {
+                let d = (pos_radius[i] - pos_radius[j]).truncate().length();
+                if d <= reach[i] + reach[j] {
+                    pairs.push((i as u32, j as u32));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// The pairs within reach that the 27 cells around each body yield, each visit counted.
+    fn grid_pairs(grid: &Grid, pos_radius: &[Vec4]) -> Vec<(u32, u32)> {
+        let mut pairs = Vec::new();
+        for (i, p) in pos_radius.iter().enumerate() {
+            let c = grid.coords(p.truncate());
+            grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| {
+                let d = (*p - pos_radius[j as usize]).truncate().length();
+                if j as usize > i && d <= grid.reach[i] + grid.reach[j as usize] {
+                    pairs.push((i as u32, j));
+                }
+            });
+        }
+        pairs.sort_unstable();
+        pairs
+    }
+
+    /// A bed of 2,000 touching-size grains in a 1 m cube, plus grains escaped far away (two of
+    /// them touching each other 10 km out, one at 10¹² m) and one shot through the bed at
+    /// 200 m/s: the cells stay at the bed's size, the far axes become periodic, the fast grain
+    /// leaves the grid, and the grid yields exactly the brute-force pairs of its bodies, each
+    /// once.
+    #[test]
+    fn far_and_fast_grains_neither_inflate_the_cells_nor_lose_or_repeat_pairs() {
+        let mut k = 7u64;
+        let mut next = || {
+            k = k
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (k >> 11) as f32 / (1u64 << 53) as f32
+        };
+        let mut pos_radius: Vec<Vec4> = (0..2000)
+            .map(|_| Vec4::new(next(), next(), next(), 0.03 + 0.02 * next()))
+            .collect();
+        let bed_only = pos_radius.len();
+        pos_radius.extend([
+            Vec4::new(1e4, 0.5, 0.5, 0.04),
+            Vec4::new(1e4 + 0.07, 0.5, 0.5, 0.04),
+            Vec4::new(-3e3, 2e3, 0.5, 0.04),
+            Vec4::new(0.5, 0.5, 1e12, 0.04),
+            Vec4::new(0.5, 0.5, 0.5, 0.04),
+        ]);
+        let fast = pos_radius.len() - 1;
+        let mut motion = vec![Motion::default(); pos_radius.len()];
+        motion[fast].linear = [200.0, 0.0, 0.0];
+        let envelope = Envelope::PerPair {
+            floor: 0.01,
+            speed_factor: 2.0,
+        };
+        let mut bed = Grid::default();
+        bed.build(
+            &pos_radius[..bed_only],
+            &[],
+            &motion[..bed_only],
+            envelope,
+            1e-3,
+        );
+        let mut grid = Grid::default();
+        grid.build(&pos_radius, &[], &motion, envelope, 1e-3);
+        assert_eq!(
+            grid.cell, bed.cell,
+            "far or fast grains must not change the cell edge"
+        );
+        assert_eq!(
+            grid.large,
+            vec![fast as u32],
+            "the fast grain leaves the grid"
+        );
+        assert_eq!(bed.periodic, BVec3::FALSE);
+        assert_eq!(grid.periodic, BVec3::TRUE, "dims {}", grid.dims);
+        let cells = grid.dims.x as usize * grid.dims.y as usize * grid.dims.z as usize;
+        assert!(cells <= 4 * pos_radius.len().max(1024), "{cells} cells");
+        let in_grid = &pos_radius[..fast];
+        let expected = brute_force(in_grid, &grid.reach);
+        assert!(expected.contains(&(2000, 2001)), "the far pair must touch");
+        assert!(
+            expected.len() > 2000,
+            "bed too sparse: {} pairs",
+            expected.len()
+        );
+        assert_eq!(grid_pairs(&grid, in_grid), expected);
+        let bed_pairs = brute_force(&pos_radius[..bed_only], &bed.reach);
+        assert_eq!(grid_pairs(&bed, &pos_radius[..bed_only]), bed_pairs);
     }
 }
