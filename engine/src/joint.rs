@@ -54,6 +54,9 @@ pub struct JointDesc {
     pub motor: Option<Motor>,
     /// The Θ/h stabilisation (default on; off only to show the drift without it, V14).
     pub stabilise: bool,
+    /// Whether a and b still collide with each other (default true; false drops their
+    /// contacts, for bodies built to overlap at the joint). Needs a body b.
+    pub collide: bool,
 }
 
 impl JointDesc {
@@ -67,6 +70,7 @@ impl JointDesc {
             axis: Vec3::Z,
             motor: None,
             stabilise: true,
+            collide: true,
         }
     }
 
@@ -118,6 +122,13 @@ impl JointDesc {
         self
     }
 
+    /// This joint's two bodies no longer collide with each other: their contacts are dropped
+    /// and the joint alone holds them (for bodies built to overlap at the joint).
+    pub fn without_collision(mut self) -> Self {
+        self.collide = false;
+        self
+    }
+
     /// The first thing wrong with this joint among bodies of which `dynamic[i]` tells whether
     /// body i moves: (field, problem).
     pub(crate) fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
@@ -144,6 +155,13 @@ impl JointDesc {
                     "coincides with the anchor on a: a distance joint needs two distinct points (use a ball joint)".into(),
                 ));
             }
+        }
+        if !self.collide && self.b.is_none() {
+            return Some((
+                "collide",
+                "false needs a body b: a joint to the world has no partner to stop colliding with"
+                    .into(),
+            ));
         }
         match self.motor {
             Some(_) if !has_axis => Some((
@@ -193,6 +211,7 @@ impl JointDesc {
         let mut j = Joint::new(kind, self.a as u32, b, self.anchor, anchor_b, axis, bodies);
         j.motor = self.motor;
         j.stabilise = self.stabilise;
+        j.collide = self.collide;
         Ok(j)
     }
 }

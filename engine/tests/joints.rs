@@ -142,6 +142,67 @@ fn fixed_bodies_move_as_one_rigid_body() {
     assert!(relative.angle_between(Quat::IDENTITY) < 1e-3);
 }
 
+/// Two spheres built to overlap by 0.04 m (a dumbbell with a fat waist) and fixed to each other:
+/// by default their contact (Φ < 0, which its Φ/h term would open) is in every step; with
+/// `without_collision` it is dropped, the joint alone holds them and the pair moves as one rigid
+/// body. Dropped onto a floor, the pair keeps its wall contacts.
+#[test]
+fn a_joint_without_collision_drops_the_contact_between_its_bodies() {
+    let a = Body::sphere(Vec3::new(0.0, 0.0, 0.3), 0.05, 1.0)
+        .with_velocity(Vec3::new(1.0, 0.0, 0.0))
+        .with_angular_velocity(Vec3::new(0.0, 0.0, 4.0));
+    let b = Body::sphere(Vec3::new(0.06, 0.0, 0.3), 0.05, 1.0);
+    let j = JointDesc::fixed(0, Some(1), Vec3::new(0.03, 0.0, 0.3));
+    let mut colliding = world(weightless(1e-3), &[a, b], &[j]);
+    colliding.step().unwrap();
+    assert_eq!(
+        colliding.contacts().keys,
+        vec![1u64],
+        "the overlap is a contact by default"
+    );
+    let mut held = world(weightless(1e-3), &[a, b], &[j.without_collision()]);
+    let momentum = held.momentum();
+    for _ in 0..500 {
+        held.step().unwrap();
+        assert!(held.contacts().keys.is_empty());
+        let (position, angle) = held.joint_violation(0);
+        assert!(position < 1e-5 && angle < 1e-4, "{position} m, {angle} rad");
+    }
+    for (p, q) in held.momentum().iter().zip(momentum) {
+        assert!(
+            (p - q).abs() < 1e-4,
+            "momentum {:?} vs {momentum:?}",
+            held.momentum()
+        );
+    }
+    let mut builder = World::builder(Settings {
+        h: 1e-3,
+        ..Settings::default()
+    });
+    builder.material(Material::new(0.5));
+    builder.wall(grains::WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    builder.body(
+        a.with_velocity(Vec3::ZERO)
+            .with_angular_velocity(Vec3::ZERO),
+    );
+    builder.body(b);
+    builder.joint(j.without_collision());
+    let mut w = builder.build().unwrap();
+    for _ in 0..400 {
+        w.step().unwrap();
+    }
+    let keys = &w.contacts().keys;
+    assert!(
+        keys.len() == 2 && keys.iter().all(|k| (*k as u32) > 1),
+        "wall contacts only: {keys:?}"
+    );
+    assert!(
+        (w.position(0).z - 0.05).abs() < 1e-3,
+        "resting on the floor: {}",
+        w.position(0)
+    );
+}
+
 #[test]
 fn a_distance_joint_keeps_its_length_while_the_pair_spins() {
     let h = 1e-3;

@@ -325,6 +325,12 @@ fn bad_joints() {
             "kind = \"ball\"\na = \"ball\"\nb = \"other\"\nanchor = [0.25, 0.0, 0.2]\nmotor_speed = 1.0",
             "motor_speed",
         ),
+        (
+            "b = \"other\"\nanchor = [0.25, 0.0, 0.2]",
+            "anchor = [0.25, 0.0, 0.2]\ncollide = false",
+            "collide",
+        ),
+        ("b = \"other\"", "b = \"other\"\ncollide = \"no\"", "collide"),
     ];
     for (i, (from, to, key)) in cases.into_iter().enumerate() {
         assert!(good.contains(from), "{from}");

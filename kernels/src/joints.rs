@@ -88,6 +88,9 @@ pub struct Joint {
     pub motor: Option<Motor>,
     /// Whether the rows carry the stabilising term Θ/h (off only to show the drift without it).
     pub stabilise: bool,
+    /// Whether the two bodies still collide with each other (default); when false their
+    /// contacts are dropped ([`crate::collision_filter`]).
+    pub collide: bool,
 }
 
 /// Position and orientation of a joint's or spring's body, or of the world.
@@ -153,6 +156,7 @@ impl Joint {
             orientation: ib * a.rotation,
             motor: None,
             stabilise: true,
+            collide: true,
         }
     }
 

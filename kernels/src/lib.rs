@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod broad_phase;
+pub mod collision_filter;
 pub mod colouring;
 pub mod cone;
 pub mod contact_update;

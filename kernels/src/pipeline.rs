@@ -2,6 +2,7 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::{Envelope, Grid};
+use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
@@ -149,6 +150,8 @@ struct Workspace {
 #[derive(Default)]
 struct Links {
     joints: Vec<Joint>,
+    /// Body pairs whose joint excludes their contacts (sorted).
+    non_colliding: Vec<(u32, u32)>,
     springs: Vec<Spring>,
     loads: Vec<Load>,
     /// The joints' rows and the implicit springs' soft rows, with their impulses.
@@ -214,6 +217,7 @@ impl CpuPipeline {
     /// are forces of stage 1.
     pub fn set_links(&mut self, joints: Vec<Joint>, springs: Vec<Spring>) {
         let links = &mut self.work.links;
+        links.non_colliding = non_colliding_pairs(&joints);
         links.joints = joints;
         links.springs = springs;
         links.rows = JointRows::default();
@@ -364,6 +368,7 @@ impl Workspace {
             narrow,
             &mut self.contacts,
         );
+        drop_non_colliding(&mut self.contacts, &self.links.non_colliding);
         if rolls {
             self.moments.build(&self.contacts, bodies, walls, friction);
         }

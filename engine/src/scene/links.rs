@@ -215,6 +215,7 @@ impl Bodies<'_> {
             axis: Vec3::Z,
             motor: None,
             stabilise: j.stabilise.as_ref().is_none_or(|s| *s.get_ref()),
+            collide: j.collide.as_ref().is_none_or(|c| *c.get_ref()),
         };
         if kind == JointKind::Distance {
             d.anchor_b = match self.point(&j.anchor_b, "anchor_b", centre_b)? {
@@ -251,6 +252,7 @@ impl Bodies<'_> {
             ("anchor_b", sp(&j.anchor_b)),
             ("axis", sp(&j.axis)),
             ("motor", sp(&j.motor_speed)),
+            ("collide", sp(&j.collide)),
         ];
         self.refuse(d.problem(self.dynamic), &keys, j.kind.span())?;
         Ok(d)

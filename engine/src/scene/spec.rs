@@ -302,6 +302,8 @@ pub struct JointSpec {
     pub motor_max_force: Option<S<f64>>,
     /// The Θ/h stabilisation (default true).
     pub stabilise: Option<S<bool>>,
+    /// Whether a and b still collide with each other (default true).
+    pub collide: Option<S<bool>>,
 }
 
 /// `[[springs]]`: one spring–damper.
