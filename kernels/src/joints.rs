@@ -546,25 +546,54 @@ impl JointRows {
         planar: bool,
         warm_start: f32,
     ) {
+        self.push_joint_rows(joints, bodies, planar, Some(h));
+        for s in springs.iter().filter(|s| s.implicit) {
+            self.rows.push(soft_row(s, bodies, h, planar));
+        }
+        self.prepare(joints, bodies, warm_start);
+    }
+
+    /// Rebuilds the rows of an impact, which takes no time (the slides' Poisson impact): the
+    /// joints' velocity constraints J v⁺ = 0 without Θ/h (positions do not move), each motor's
+    /// J v⁺ = s with the impulse a force bound gives in no time (none; an unbounded motor
+    /// holds), no springs (a finite force gives no impulse); impulses from zero.
+    pub fn build_impact(&mut self, joints: &[Joint], bodies: &Bodies, planar: bool) {
+        self.push_joint_rows(joints, bodies, planar, None);
+        self.prepare(joints, bodies, 0.0);
+    }
+
+    /// Replaces the rows by the joints' constraint and motor rows for a step `h`, or for an
+    /// impact when `h` is `None`.
+    fn push_joint_rows(&mut self, joints: &[Joint], bodies: &Bodies, planar: bool, h: Option<f32>) {
         self.rows.clear();
         let mut g = [Gradient::default(); 6];
         for j in joints {
             let pair = (j.body_a, j.body_b);
             let n = j.constraints(bodies, &mut g);
             for r in &g[..n] {
-                let bias = if j.stabilise { r.theta / h } else { 0.0 };
+                let bias = match h {
+                    Some(h) if j.stabilise => r.theta / h,
+                    _ => 0.0,
+                };
                 let row = JointRow::new(*r, pair, planar, (bias, 0.0, f32::INFINITY));
                 self.rows.push(row);
             }
             if let Some(m) = j.motor {
                 let g = j.motor_gradient(bodies);
-                let row = JointRow::new(g, pair, planar, (-m.speed, 0.0, m.max_force * h));
+                let bound = match h {
+                    Some(h) => m.max_force * h,
+                    None if m.max_force == f32::INFINITY => f32::INFINITY,
+                    None => 0.0,
+                };
+                let row = JointRow::new(g, pair, planar, (-m.speed, 0.0, bound));
                 self.rows.push(row);
             }
         }
-        for s in springs.iter().filter(|s| s.implicit) {
-            self.rows.push(soft_row(s, bodies, h, planar));
-        }
+    }
+
+    /// Starts each impulse from `warm_start` × the last one (zero when the row layout
+    /// changed), groups the rows when their layout changed and factors each group.
+    fn prepare(&mut self, joints: &[Joint], bodies: &Bodies, warm_start: f32) {
         if self.gamma.len() == self.rows.len() {
             self.gamma.iter_mut().for_each(|g| *g *= warm_start);
         } else {

@@ -158,6 +158,8 @@ struct Links {
     rows: JointRows,
     /// The explicit springs' rows and impulses of stage 1.
     explicit: JointRows,
+    /// The joints' rows in the impact of stage 5a.
+    impact: JointRows,
 }
 
 impl Links {
@@ -454,25 +456,28 @@ impl Workspace {
     }
 
     /// The Poisson impact of [`crate::restitution`] on the colliding contacts selected into
-    /// `self.impacts` (joints take no part): compression and decompression from the pre-force
-    /// velocities, then v ← v⁺ + h M⁻¹ f for the step's CCP. Returns the sweeps of both solves.
+    /// `self.impacts`, with the joints holding their velocity constraints through it:
+    /// compression and decompression from the pre-force velocities, then v ← v⁺ + h M⁻¹ f for
+    /// the step's CCP. Returns the sweeps of both solves.
     fn impact(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) -> u32 {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
+        let joints = &mut self.links.impact;
+        joints.build_impact(&self.links.joints, bodies, p.planar);
         self.solver
             .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
-        let none = &mut JointRows::default();
         let (compression, _) = self
             .solver
-            .solve_corrected(&impacts.rows, none, v, p, false);
+            .solve_corrected(&impacts.rows, joints, v, p, false);
         self.solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
+        joints.gamma.fill(0.0);
         self.solver
             .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
         self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = self
             .solver
-            .solve_corrected(&impacts.rows, none, v, p, false);
+            .solve_corrected(&impacts.rows, joints, v, p, false);
         bodies.motion.copy_from_slice(v);
         self.links.apply_forces(bodies, drives, p);
         compression + decompression
