@@ -142,3 +142,115 @@ fn gpu_refuses_non_sphere_shapes_and_unstabilised_contacts() {
         Err(BuildError::Gpu(_))
     ));
 }
+
+/// The distance from `p` to the boundary of the ellipse (centre c, semi-axes a along x and b
+/// along z), by sampling the boundary.
+fn sampled_ellipse_distance(c: Vec3, a: f32, b: f32, p: Vec3) -> f32 {
+    (0..100_000)
+        .map(|k| {
+            let t = std::f32::consts::TAU * k as f32 / 100_000.0;
+            (c + Vec3::new(a * t.cos(), 0.0, b * t.sin()) - p).length()
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+#[test]
+fn disk_rests_on_a_fixed_ellipse_at_its_radius_from_the_boundary() {
+    let settings = Settings {
+        planar: true,
+        ..Settings::default()
+    };
+    // Small and near the origin, so that f32 positions resolve a creep of 1e-5 m/s per step.
+    let (a, b, r) = (0.4f32, 0.2f32, 0.05f32);
+    let c = Vec3::new(0.0, 0.0, 0.25);
+    // On top (closed form: centre height c_z + b + r), and on the shoulder at θ = 60° of the
+    // parametrisation (a cos θ, b sin θ): centre e + r n̂, n̂ ∝ (cos θ / a, sin θ / b); the
+    // shoulder's disk slides like a block (huge inertia) and μ = 0.5 holds it on the slope.
+    let t = 60f32.to_radians();
+    let e = Vec3::new(a * t.cos(), 0.0, b * t.sin());
+    let n = Vec3::new(t.cos() / a, 0.0, t.sin() / b).normalize();
+    let shoulder = c + e + r * n;
+    let slope = n.x.abs() / n.z;
+    assert!(slope < 0.5, "the slope {slope} is within μ");
+    let ellipse = Body::ellipse(c, a, b, 100.0).fixed();
+    let top = Body::disk(c + Vec3::Z * (b + r + 0.002), r, 1.0);
+    let mut side = Body::disk(shoulder + n * 1e-4, r, 1.0);
+    side.inertia = 1e20;
+    let mut w = floor_world(settings, &[ellipse, top, side]).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    let z = w.position(1).z;
+    assert!((z - (c.z + b + r)).abs() < 1e-4, "top: z = {z}");
+    assert!(
+        w.position(1).x.abs() < 1e-4,
+        "stays on top: x = {}",
+        w.position(1).x
+    );
+    let p = w.position(2);
+    let d = sampled_ellipse_distance(c, a, b, p);
+    assert!(
+        (d - r).abs() < 2e-4,
+        "shoulder: distance {d} from the boundary"
+    );
+    assert!(
+        (p - shoulder).length() < 5e-3,
+        "stays put: {p} vs {shoulder}"
+    );
+    for i in [1, 2] {
+        assert!(
+            w.velocity(i).length() < 1e-4,
+            "{i} at rest: {}",
+            w.velocity(i)
+        );
+    }
+}
+
+#[test]
+fn capsule_dropped_across_a_fixed_capsule_rests_at_the_sum_of_the_radii() {
+    // Centred across the lower one, a plank on a log: balanced, and stable since the log's
+    // radius r1 exceeds the height r2 of the plank's centre above the contact.
+    let (r1, r2) = (0.1, 0.06);
+    let below = Body::capsule(Vec3::new(0.0, 0.0, 1.0), r1, 0.5, 1.0).fixed();
+    let across = Body::capsule(Vec3::new(0.15, 0.0, 1.0 + r1 + r2 + 0.05), r2, 0.4, 1.0)
+        .with_orientation(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
+    let mut w = floor_world(Settings::default(), &[below, across]).unwrap();
+    for _ in 0..1500 {
+        w.step().unwrap();
+    }
+    let p = w.position(1);
+    assert!(
+        (p.z - 1.0 - r1 - r2).abs() < 1e-4,
+        "axes r1 + r2 apart: z = {}",
+        p.z
+    );
+    assert!(w.velocity(1).length() < 1e-4, "at rest: {}", w.velocity(1));
+    assert_eq!(
+        w.contacts().len(),
+        1,
+        "crossing capsules touch at one point"
+    );
+}
+
+#[test]
+fn log_on_two_parallel_logs_rests_on_both_ends_of_each() {
+    // Two fixed logs along x, axes 2.4 r apart in y; a third on top, parallel: its axis rests at
+    // r + √((2r)² − (1.2 r)²) = 2.6 r, level, on four contacts (both ends of each overlap).
+    let r = 0.1;
+    let log = |y: f32, z: f32| Body::capsule(Vec3::new(0.0, y, z), r, 0.5, 1.0);
+    let bodies = [
+        log(-1.2 * r, r).fixed(),
+        log(1.2 * r, r).fixed(),
+        log(0.0, 2.6 * r + 0.02).with_velocity(Vec3::new(0.0, 0.0, -0.1)),
+    ];
+    let mut w = floor_world(Settings::default(), &bodies).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    let p = w.position(2);
+    assert!((p.z - 2.6 * r).abs() < 1e-4, "z = {} vs {}", p.z, 2.6 * r);
+    assert!(p.y.abs() < 1e-4, "centred: y = {}", p.y);
+    let tilt = (w.orientation(2) * Vec3::X).z.abs();
+    assert!(tilt < 1e-4, "stays level: axis z = {tilt}");
+    assert_eq!(w.contacts().len(), 4, "two contacts per pair of logs");
+}
