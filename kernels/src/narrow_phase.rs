@@ -1,7 +1,7 @@
 //! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ, and for the shapes of
 //! [`crate::shape`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
-//! capsule–capsule (the segments' closest points, plus the far end of their overlap when they
-//! lie side by side), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
+//! capsule–capsule (the segments' closest points, plus the ends of the stretch of one's axis
+//! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
 //! nearest the sphere's centre, by bisection); pairs with Φ ≤ ε̂ become contact rows
 //! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
 //! ellipse–ellipse pairs are not detected: they pass through each other.
@@ -30,9 +30,14 @@ pub struct NarrowParams {
 }
 
 /// Flag set in the pair key of a pair's second contact (a capsule's second end on a wall, the
-/// second point of two capsules side by side), so that the two contacts of one pair have
-/// distinct keys (body indices stay below 2³¹, so the flagged key sorts after every plain one).
+/// lower end of two capsules' overlap), so that the contacts of one pair have distinct keys
+/// (body indices stay below 2³¹, so the flagged key sorts after every plain one).
 pub const SECOND_END: u64 = 1 << 63;
+
+/// Flag set in the pair key of the third contact of two capsules (the upper end of their
+/// overlap): the top bit of the key's second body, free in body–body keys since body indices
+/// stay below 2³¹ (wall keys set it, but a wall's index would have to be about 2³¹ to meet it).
+pub const THIRD_POINT: u64 = 1 << 31;
 
 /// The contact rows of one step, sorted by [`pair_key`], with reusable per-block buffers.
 #[derive(Default)]
@@ -281,7 +286,8 @@ impl Scene<'_> {
 
     /// Dispatches the pair (i, j) by shape: sphere–sphere, or the contact points of
     /// [`contact_points`] (capsule–sphere, capsule–capsule, ellipse–sphere) for pairs within
-    /// reach of each other, the second one's key carrying [`SECOND_END`].
+    /// reach of each other, the second and third ones' keys carrying [`SECOND_END`] and
+    /// [`THIRD_POINT`].
     #[inline(always)]
     fn body_pair(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
         if shape_of(self.shapes, i as usize).is_sphere()
@@ -299,9 +305,8 @@ impl Scene<'_> {
             return;
         }
         let touches = contact_points(&self.placed(a), &self.placed(b));
-        for (k, touch) in touches.into_iter().enumerate() {
+        for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
             if let Some(touch) = touch {
-                let flag = if k == 0 { 0 } else { SECOND_END };
                 self.push_pair_row(a as u32, b as u32, &touch, flag, out);
             }
         }

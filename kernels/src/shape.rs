@@ -221,23 +221,23 @@ impl Touch {
     }
 }
 
-/// sin θ of the angle θ between two capsules' axes below which they lie side by side.
-const SIDE_BY_SIDE_SINE: f32 = 0.2;
-
-/// The contact points of bodies a and b: their surfaces' nearest points, and, for two capsules
-/// lying side by side (axes within [`SIDE_BY_SIDE_SINE`] of parallel) whose segments overlap,
-/// a second one at the end of the overlap farther from the first, which holds them the way a
-/// capsule's two ends hold it on a wall. Both are `None` for the pairs not detected
-/// (ellipse–capsule, ellipse–ellipse).
-pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 2] {
+/// The contact points of bodies a and b: their surfaces' nearest points and, for two capsules
+/// whose segments overlap along a's axis, the two ends of the overlap (see [`capsules_touch`]).
+/// All are `None` for the pairs not detected (ellipse–capsule, ellipse–ellipse).
+pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
     match (a.shape, b.shape) {
         (Shape::Sphere, Shape::Sphere) => [
             Some(spheres_touch(a.centre, a.radius, b.centre, b.radius)),
             None,
+            None,
         ],
         (Shape::Capsule { half_length }, Shape::Sphere) => {
             let p = closest_on_segment(a.centre, a.q, half_length, b.centre);
-            [Some(spheres_touch(p, a.radius, b.centre, b.radius)), None]
+            [
+                Some(spheres_touch(p, a.radius, b.centre, b.radius)),
+                None,
+                None,
+            ]
         }
         (Shape::Sphere, Shape::Capsule { .. }) | (Shape::Sphere, Shape::Ellipse { .. }) => {
             contact_points(b, a).map(|t| t.map(Touch::swapped))
@@ -253,9 +253,9 @@ pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 2] {
                 pa: e,
                 pb: b.centre - b.radius * n,
             };
-            [Some(touch), None]
+            [Some(touch), None, None]
         }
-        _ => [None, None],
+        _ => [None, None, None],
     }
 }
 
@@ -275,23 +275,23 @@ fn spheres_touch(pa: Vec3, ra: f32, pb: Vec3, rb: f32) -> Touch {
 }
 
 /// Capsule–capsule: the spheres of the capsules' radii about their segments' nearest points
-/// ([`closest_between_segments`]), Φ = ‖p_a − p_b‖ − r_a − r_b, and for capsules side by side
-/// the far end of their overlap against b's segment.
-fn capsules_touch(a: &Placed, la: f32, b: &Placed, lb: f32) -> [Option<Touch>; 2] {
+/// ([`closest_between_segments`]), Φ = ‖p_a − p_b‖ − r_a − r_b; and, where b's segment covers a
+/// stretch of a's axis, each end of that stretch more than the smaller radius from the first
+/// point, against b's segment. Every such pair of points must stay r_a + r_b apart, so these
+/// rows are as valid as the first: they hold capsules lying side by side the way a capsule's two
+/// ends hold it on a wall, and keep nearly parallel rods that turn within a step (their nearest
+/// points slide along them) from passing into each other at either end.
+fn capsules_touch(a: &Placed, la: f32, b: &Placed, lb: f32) -> [Option<Touch>; 3] {
     let (ua, ub) = (a.q * Vec3::X, b.q * Vec3::X);
     let (s, t) = closest_between_segments(a.centre, ua, la, b.centre, ub, lb);
     let at =
         |s: f32, t: f32| spheres_touch(a.centre + ua * s, a.radius, b.centre + ub * t, b.radius);
-    let cos = ua.dot(ub);
-    let second = (1.0 - cos * cos <= SIDE_BY_SIDE_SINE * SIDE_BY_SIDE_SINE)
-        .then(|| {
-            let (lo, hi) = overlap_along(cos, ua.dot(a.centre - b.centre), la, lb);
-            let far = if hi - s > s - lo { hi } else { lo };
-            let apart = hi > lo && (far - s).abs() > a.radius.min(b.radius);
-            apart.then(|| at(far, (a.centre + ua * far - b.centre).dot(ub).clamp(-lb, lb)))
-        })
-        .flatten();
-    [Some(at(s, t)), second]
+    let (lo, hi) = overlap_along(ua.dot(ub), ua.dot(a.centre - b.centre), la, lb);
+    let end = |e: f32| {
+        (hi > lo && (e - s).abs() > a.radius.min(b.radius))
+            .then(|| at(e, (a.centre + ua * e - b.centre).dot(ub).clamp(-lb, lb)))
+    };
+    [Some(at(s, t)), end(lo), end(hi)]
 }
 
 #[cfg(test)]
@@ -417,6 +417,11 @@ mod tests {
         assert!((got - want).length() < 1e-6, "{got} vs {want}");
     }
 
+    /// A capsule of half-length 0.5 and radius 0.1.
+    fn rod(centre: Vec3, q: Quat) -> Placed {
+        capsule(centre, q, 0.5, 0.1)
+    }
+
     fn capsule(centre: Vec3, q: Quat, half_length: f32, radius: f32) -> Placed {
         Placed {
             centre,
@@ -436,9 +441,12 @@ mod tests {
             1.0,
             0.15,
         );
-        let [t, second] = contact_points(&a, &b);
+        let [t, lo, hi] = contact_points(&a, &b);
         let t = t.unwrap();
-        assert!(second.is_none());
+        assert!(
+            lo.is_none() && hi.is_none(),
+            "crossing at right angles: one point"
+        );
         assert!(
             (t.phi - 0.25).abs() < 1e-6,
             "Φ = 0.5 − 0.1 − 0.15: {}",
@@ -476,61 +484,82 @@ mod tests {
     #[test]
     fn end_to_end_capsules_touch_at_their_ends() {
         // Collinear along x, the gap between the ends 0.3: Φ = 0.3 − 2r.
-        let a = capsule(Vec3::ZERO, Quat::IDENTITY, 0.5, 0.1);
-        let b = capsule(
-            Vec3::new(1.3, 0.0, 0.0),
-            Quat::from_rotation_z(0.0),
-            0.5,
-            0.1,
-        );
-        let [t, second] = contact_points(&a, &b);
+        let a = rod(Vec3::ZERO, Quat::IDENTITY);
+        let b = rod(Vec3::new(1.3, 0.0, 0.0), Quat::from_rotation_z(0.0));
+        let [t, lo, hi] = contact_points(&a, &b);
         let t = t.unwrap();
-        assert!(second.is_none(), "no overlap along the axes: one contact");
+        assert!(
+            lo.is_none() && hi.is_none(),
+            "no overlap along the axes: one contact"
+        );
         assert!((t.phi - 0.1).abs() < 1e-6, "{}", t.phi);
         assert!((t.n - Vec3::NEG_X).length() < 1e-6);
         // T-shape: b's end against the middle of a's side.
-        let b = capsule(
+        let b = rod(
             Vec3::new(0.2, 0.0, 0.8),
             Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
-            0.5,
-            0.1,
         );
         let t = contact_points(&a, &b)[0].unwrap();
         assert!((t.phi - 0.1).abs() < 1e-6, "{}", t.phi);
         assert_close(t.pa, Vec3::new(0.2, 0.0, 0.1));
     }
 
+    /// The x of a's contact points with b, ascending.
+    fn points_along_x(a: &Placed, b: &Placed) -> Vec<f32> {
+        let mut xs: Vec<f32> = contact_points(a, b)
+            .iter()
+            .flatten()
+            .map(|t| t.pa.x)
+            .collect();
+        xs.sort_by(f32::total_cmp);
+        xs
+    }
+
     #[test]
     fn parallel_capsules_side_by_side_touch_at_both_ends_of_their_overlap() {
         // Along x, b shifted by 0.4 along x and 0.25 along y: the overlap is s ∈ [−0.1, 0.5].
-        let a = capsule(Vec3::ZERO, Quat::IDENTITY, 0.5, 0.1);
-        let b = capsule(Vec3::new(0.4, 0.25, 0.0), Quat::IDENTITY, 0.5, 0.1);
-        let [first, second] = contact_points(&a, &b);
-        let (first, second) = (first.unwrap(), second.unwrap());
-        let mut xs = [first.pa.x, second.pa.x];
-        xs.sort_by(f32::total_cmp);
+        let a = rod(Vec3::ZERO, Quat::IDENTITY);
+        let b = rod(Vec3::new(0.4, 0.25, 0.0), Quat::IDENTITY);
+        let xs = points_along_x(&a, &b);
+        assert_eq!(xs.len(), 2, "{xs:?}");
         assert!(
             (xs[0] + 0.1).abs() < 1e-6 && (xs[1] - 0.5).abs() < 1e-6,
             "{xs:?}"
         );
-        for t in [first, second] {
+        for t in contact_points(&a, &b).iter().flatten() {
             assert!((t.phi - 0.05).abs() < 1e-6, "Φ = 0.25 − 0.2: {}", t.phi);
-            assert!((t.n - Vec3::NEG_Y).length() < 1e-6, "{}", t.n);
+            assert_close(t.n, Vec3::NEG_Y);
         }
         // Antiparallel axes give the same two points.
-        let flipped = capsule(
-            b.centre,
-            Quat::from_rotation_z(std::f32::consts::PI),
-            0.5,
-            0.1,
-        );
-        let [f1, f2] = contact_points(&a, &flipped);
-        let mut fx = [f1.unwrap().pa.x, f2.unwrap().pa.x];
-        fx.sort_by(f32::total_cmp);
+        let flipped = rod(b.centre, Quat::from_rotation_z(std::f32::consts::PI));
+        let fx = points_along_x(&a, &flipped);
+        assert_eq!(fx.len(), 2, "{fx:?}");
         assert!(
             (fx[0] - xs[0]).abs() < 1e-5 && (fx[1] - xs[1]).abs() < 1e-5,
             "{fx:?}"
         );
+    }
+
+    #[test]
+    fn capsules_crossing_at_a_small_angle_touch_in_the_middle_and_at_both_ends() {
+        // b lies 0.25 above a, turned by 0.1 rad about z: nearest at the centres (Φ = 0.05); b
+        // covers s ∈ ±0.5 cos 0.1 of a's axis, whose ends lie 0.5 cos 0.1 sin 0.1 aside from
+        // b's axis: Φ = √(0.25² + (0.5 cos 0.1 sin 0.1)²) − 0.2.
+        let a = rod(Vec3::ZERO, Quat::IDENTITY);
+        let b = rod(Vec3::new(0.0, 0.0, 0.25), Quat::from_rotation_z(0.1));
+        let [mid, lo, hi] = contact_points(&a, &b);
+        let mid = mid.unwrap();
+        assert!(
+            (mid.phi - 0.05).abs() < 1e-6 && mid.pa.x.abs() < 1e-6,
+            "{mid:?}"
+        );
+        let far = (0.25f32.powi(2) + (0.5 * 0.1f32.cos() * 0.1f32.sin()).powi(2)).sqrt() - 0.2;
+        let x = 0.5 * 0.1f32.cos();
+        for (end, x) in [(lo.unwrap(), -x), (hi.unwrap(), x)] {
+            let core = end.pa + 0.1 * end.n;
+            assert!((core.x - x).abs() < 1e-6 && core.y.abs() < 1e-6, "{end:?}");
+            assert!((end.phi - far).abs() < 1e-5, "{} vs {far}", end.phi);
+        }
     }
 
     #[test]
