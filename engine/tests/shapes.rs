@@ -337,3 +337,62 @@ fn rods_pour_is_bit_identical_on_1_and_2_threads() {
     }
     assert_eq!(one.contacts().keys, two.contacts().keys);
 }
+
+#[test]
+fn scene_shape_keys_set_the_axis_mass_and_inertia() {
+    let text = r#"
+[scene]
+name = "keys"
+duration = 0.01
+
+[settings]
+preset = "rigid"
+h = 0.01
+planar = true
+
+[[containers]]
+kind = "floor"
+
+[[bodies]]
+generator = "list"
+shape = "capsule"
+radius = 0.1
+half_length = 0.3
+density = 2.0
+axis = [0.0, 0.0, 1.0]
+list = [{ position = [0.0, 0.0, 1.0] }, { position = [2.0, 0.0, 1.0], axis = [-1.0, 0.0, 1.0] }]
+
+[[bodies]]
+generator = "lattice"
+shape = "ellipse"
+a = 0.4
+b = 0.2
+axis = "random"
+density = 3.0
+origin = [-4.0, 0.0, 2.0]
+spacing = 1.0
+counts = [8, 1, 1]
+"#;
+    let s = Scene::parse(std::path::Path::new("keys.toml"), text).unwrap_or_else(|e| panic!("{e}"));
+    let x = |i: usize| s.bodies[i].orientation * Vec3::X;
+    assert!((x(0) - Vec3::Z).length() < 1e-6, "{}", x(0));
+    let diagonal = Vec3::new(-1.0, 0.0, 1.0).normalize();
+    assert!((x(1) - diagonal).length() < 1e-6, "{}", x(1));
+    // Planar capsule: ρ (4 r L + π r²), the bar's inertia m (2L)²/12.
+    let m = 2.0 * (4.0 * 0.1 * 0.3 + std::f32::consts::PI * 0.01);
+    assert!((s.bodies[0].mass - m).abs() < 1e-6, "{}", s.bodies[0].mass);
+    assert!((s.bodies[0].inertia - m * 0.36 / 12.0).abs() < 1e-6);
+    // Ellipses: ρ π a b, m (a² + b²)/4, random axes in the x–z plane, no two alike.
+    let e = &s.bodies[2];
+    let m = 3.0 * std::f32::consts::PI * 0.4 * 0.2;
+    assert!((e.mass - m).abs() < 1e-6 && (e.inertia - m * 0.2 / 4.0).abs() < 1e-6);
+    assert_eq!(e.shape, Shape::Ellipse { a: 0.4, b: 0.2 });
+    let axes: Vec<Vec3> = (2..10).map(x).collect();
+    for (k, a) in axes.iter().enumerate() {
+        assert!(a.y.abs() < 1e-6 && (a.length() - 1.0).abs() < 1e-6, "{a}");
+        assert!(
+            axes[..k].iter().all(|b| (*a - *b).length() > 1e-3),
+            "{axes:?}"
+        );
+    }
+}
