@@ -374,3 +374,203 @@ fn bad_springs_and_forces() {
         expect_error(&format!("spring{i}"), &t, line_of(&t, to), key);
     }
 }
+
+/// GOOD's box with capsules: a lattice of randomly turned ones, a list of two and a sphere.
+fn capsules() -> String {
+    let head = GOOD.split("[[bodies]]").next().unwrap();
+    format!("{head}{CAPSULE_BODIES}")
+}
+
+const CAPSULE_BODIES: &str = r#"[[bodies]]
+generator = "lattice"
+name = "rods"
+shape = "capsule"
+radius = 0.02
+half_length = 0.06
+axis = "random"
+density = 1000.0
+origin = [-0.3, -0.3, 0.1]
+spacing = 0.2
+counts = [4, 4, 2]
+
+[[bodies]]
+generator = "list"
+name = "pair"
+shape = "capsule"
+radius = 0.03
+half_length = 0.1
+density = 1000.0
+axis = [1.0, 0.0, 0.0]
+list = [{ position = [0.0, 0.0, 0.6] }, { position = [0.0, 0.0, 0.7], axis = [0.0, 1.0, 0.0] }]
+
+[[bodies]]
+generator = "single"
+name = "ball"
+radius = 0.05
+density = 1000.0
+position = [0.3, 0.3, 0.8]
+"#;
+
+/// A planar scene with one ellipse and a disk.
+const ELLIPSES: &str = r#"[scene]
+name = "ellipses"
+duration = 0.1
+
+[settings]
+preset = "rigid"
+h = 0.01
+planar = true
+
+[[containers]]
+kind = "floor"
+
+[[bodies]]
+generator = "single"
+name = "egg"
+shape = "ellipse"
+a = 0.2
+b = 0.1
+axis = [1.0, 0.0, 1.0]
+density = 10.0
+position = [0.0, 0.0, 0.3]
+
+[[bodies]]
+generator = "single"
+name = "disk"
+radius = 0.05
+density = 10.0
+position = [0.0, 0.0, 0.6]
+"#;
+
+#[test]
+fn scenes_with_capsules_and_ellipses_load_and_run() {
+    for (name, text) in [("capsules", capsules()), ("ellipses", ELLIPSES.into())] {
+        let (ok, err, out, scene) = run_cli(name, &text);
+        assert!(ok, "{name}: {err}");
+        assert!(out.join("summary.json").exists());
+        std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn bad_shape_keys() {
+    let capsules = capsules();
+    let cases = [
+        (
+            capsules.as_str(),
+            "shape = \"capsule\"",
+            "shape = \"cube\"",
+            "shape",
+        ),
+        (capsules.as_str(), "half_length = 0.06\n", "", "half_length"),
+        (
+            capsules.as_str(),
+            "half_length = 0.06",
+            "half_length = -0.06",
+            "half_length",
+        ),
+        (
+            capsules.as_str(),
+            "shape = \"capsule\"",
+            "shape = \"ellipse\"",
+            "shape",
+        ),
+        (
+            capsules.as_str(),
+            "axis = \"random\"",
+            "axis = \"sideways\"",
+            "axis",
+        ),
+        (
+            capsules.as_str(),
+            "axis = \"random\"",
+            "axis = [0.0, 0.0, 0.0]",
+            "axis",
+        ),
+        (
+            capsules.as_str(),
+            "position = [0.3, 0.3, 0.8]",
+            "position = [0.3, 0.3, 0.8]\naxis = [0.0, 0.0, 1.0]",
+            "axis",
+        ),
+        (
+            capsules.as_str(),
+            "position = [0.3, 0.3, 0.8]",
+            "position = [0.3, 0.3, 0.8]\nhalf_length = 0.11",
+            "half_length",
+        ),
+        (
+            capsules.as_str(),
+            "counts = [4, 4, 2]",
+            "counts = [4, 4, 2]\nseed = 3\nspacing = 0.1",
+            "spacing",
+        ),
+        (ELLIPSES, "b = 0.1", "b = -0.1", "b"),
+        (ELLIPSES, "a = 0.2\n", "", "a"),
+        (ELLIPSES, "a = 0.2", "a = 0.2\nradius = 0.2", "radius"),
+        (
+            ELLIPSES,
+            "axis = [1.0, 0.0, 1.0]",
+            "axis = [1.0, 1.0, 1.0]",
+            "axis",
+        ),
+    ];
+    for (i, (good, from, to, key)) in cases.into_iter().enumerate() {
+        assert!(good.contains(from), "{from}");
+        let t = good.replacen(from, to, 1);
+        // The line of the new key, or of the generator's `shape` when the key went missing.
+        let needle = if to.is_empty() {
+            "shape = "
+        } else {
+            to.lines().last().unwrap()
+        };
+        let line = if key == "bodies" {
+            line_of(&t, "generator = \"lattice\"")
+        } else {
+            line_of(&t, needle)
+        };
+        expect_error(&format!("shape{i}"), &t, line, key);
+    }
+}
+
+#[test]
+fn shapes_on_generators_that_cannot_take_them() {
+    let cannonball = GOOD.replacen(
+        "generator = \"single\"\nname = \"ball\"\nradius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]",
+        "generator = \"cannonball\"\nname = \"ball\"\nshape = \"capsule\"\nhalf_length = 0.1\nradius = 0.1\ndensity = 1000.0\nrows = 2",
+        1,
+    );
+    assert_ne!(cannonball, GOOD);
+    expect_error(
+        "cannonball",
+        &cannonball,
+        line_of(&cannonball, "shape = \"capsule\""),
+        "shape",
+    );
+    let pour = GOOD.replacen(
+        "generator = \"single\"\nname = \"ball\"\nradius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]",
+        "generator = \"pour_lattice\"\nname = \"ball\"\nshape = \"capsule\"\ncount = 10",
+        1,
+    );
+    expect_error(
+        "pour_shape",
+        &pour,
+        line_of(&pour, "shape = \"capsule\""),
+        "shape",
+    );
+    let fill = capsules().replacen(
+        "generator = \"lattice\"",
+        "generator = \"random_fill\"\nregion_min = [-0.4, -0.4, 0.1]\nregion_max = [0.4, 0.4, 0.5]\npacking_fraction = 0.1",
+        1,
+    );
+    let fill = fill
+        .replacen("origin = [-0.3, -0.3, 0.1]\n", "", 1)
+        .replacen("spacing = 0.2\n", "", 1)
+        .replacen("counts = [4, 4, 2]\n", "", 1);
+    expect_error(
+        "fill_fraction",
+        &fill,
+        line_of(&fill, "packing_fraction"),
+        "packing_fraction",
+    );
+}

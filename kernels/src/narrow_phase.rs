@@ -1,13 +1,15 @@
 //! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ, and for the shapes of
-//! [`crate::shape`] capsule–wall (both ends), capsule–sphere (the segment's closest point) and
-//! ellipse–wall (the support point); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu
-//! eq. 2.13's active set), sorted by body pair. Other pairs of non-sphere bodies (capsule–capsule,
-//! ellipse–sphere, ellipse–capsule, ellipse–ellipse) are not detected.
+//! [`crate::shape`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
+//! capsule–capsule (the segments' closest points, plus the ends of the stretch of one's axis
+//! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
+//! nearest the sphere's centre, by bisection); pairs with Φ ≤ ε̂ become contact rows
+//! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
+//! ellipse–ellipse pairs are not detected: they pass through each other.
 
 use crate::broad_phase::{Envelope, Grid};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::parallel::{Disjoint, BLOCK};
-use crate::shape::{capsule_ends, closest_on_segment, ellipse_support, shape_of, Shape};
+use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use glam::{IVec3, Vec3};
 use rayon::prelude::*;
 
@@ -27,9 +29,15 @@ pub struct NarrowParams {
     pub stabilise: bool,
 }
 
-/// Flag set in the pair key of a capsule's second end point, so that both ends' contacts with
-/// one wall have distinct ascending keys (body indices stay below 2³¹).
+/// Flag set in the pair key of a pair's second contact (a capsule's second end on a wall, the
+/// lower end of two capsules' overlap), so that the contacts of one pair have distinct keys
+/// (body indices stay below 2³¹, so the flagged key sorts after every plain one).
 pub const SECOND_END: u64 = 1 << 63;
+
+/// Flag set in the pair key of the third contact of two capsules (the upper end of their
+/// overlap): the top bit of the key's second body, free in body–body keys since body indices
+/// stay below 2³¹ (wall keys set it, but a wall's index would have to be about 2³¹ to meet it).
+pub const THIRD_POINT: u64 = 1 << 31;
 
 /// The contact rows of one step, sorted by [`pair_key`], with reusable per-block buffers.
 #[derive(Default)]
@@ -276,56 +284,68 @@ impl Scene<'_> {
         }
     }
 
-    /// Dispatches the pair (i, j) by shape: sphere–sphere, capsule–sphere, or nothing for the
-    /// pairs this narrow phase does not detect.
+    /// Dispatches the pair (i, j) by shape: sphere–sphere, or the contact points of
+    /// [`contact_points`] (capsule–sphere, capsule–capsule, ellipse–sphere) for pairs within
+    /// reach of each other, the second and third ones' keys carrying [`SECOND_END`] and
+    /// [`THIRD_POINT`].
     #[inline(always)]
     fn body_pair(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
-        match (
-            shape_of(self.shapes, i as usize),
-            shape_of(self.shapes, j as usize),
-        ) {
-            (Shape::Sphere, Shape::Sphere) => self.sphere_sphere(reach, i, j, out),
-            (Shape::Capsule { half_length }, Shape::Sphere) => {
-                self.capsule_sphere(i, half_length, j, out)
+        if shape_of(self.shapes, i as usize).is_sphere()
+            && shape_of(self.shapes, j as usize).is_sphere()
+        {
+            return self.sphere_sphere(reach, i, j, out);
+        }
+        let bodies = self.bodies;
+        let (a, b) = (i.min(j) as usize, i.max(j) as usize);
+        let (pa, pb) = (bodies.pos_radius[a], bodies.pos_radius[b]);
+        let bound = reach[a] + reach[b];
+        if (pa - pb).truncate().length_squared() > bound * bound
+            || !(bodies.is_dynamic(a) || bodies.is_dynamic(b))
+        {
+            return;
+        }
+        let touches = contact_points(&self.placed(a), &self.placed(b));
+        for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
+            if let Some(touch) = touch {
+                self.push_pair_row(a as u32, b as u32, &touch, flag, out);
             }
-            (Shape::Sphere, Shape::Capsule { half_length }) => {
-                self.capsule_sphere(j, half_length, i, out)
-            }
-            _ => {}
         }
     }
 
-    /// Builds the row of contact (a, b) between two points `pa` (on a) and `pb` (on b) of
-    /// surfaces of radii `r_a`, `r_b` about them: n = (pa − pb)/‖·‖, Φ = ‖pa − pb‖ − r_a − r_b,
-    /// arms from the centres to the surface points; kept when Φ ≤ ε̂ of the pair.
-    #[allow(clippy::too_many_arguments)]
+    /// Body `i`'s shape where it stands.
     #[inline(always)]
-    fn point_pair(
+    fn placed(&self, i: usize) -> Placed {
+        let pr = self.bodies.pos_radius[i];
+        Placed {
+            centre: pr.truncate(),
+            q: self.bodies.orientation[i],
+            radius: pr.w,
+            shape: shape_of(self.shapes, i),
+        }
+    }
+
+    /// Pushes the row of contact (a, b) (a < b) at `touch`, with arms from the centres to its
+    /// surface points and `flag` or-ed into the pair key, when Φ ≤ ε̂ of the points' closing
+    /// speed.
+    #[inline(always)]
+    fn push_pair_row(
         &self,
         a: u32,
         b: u32,
-        pa: Vec3,
-        ra_radius: f32,
-        pb: Vec3,
-        rb_radius: f32,
+        touch: &Touch,
+        flag: u64,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
         let bodies = self.bodies;
-        if !(bodies.is_dynamic(a as usize) || bodies.is_dynamic(b as usize)) {
-            return;
-        }
-        let d = pa - pb;
-        let dist = d.length();
-        let n = if dist > 0.0 { d / dist } else { Vec3::Z };
-        let phi = dist - ra_radius - rb_radius;
         let (ca, cb) = (
             bodies.pos_radius[a as usize].truncate(),
             bodies.pos_radius[b as usize].truncate(),
         );
         let (ma, mb) = (&bodies.motion[a as usize], &bodies.motion[b as usize]);
-        let (ra, rb) = (pa - ra_radius * n - ca, pb + rb_radius * n - cb);
+        let (ra, rb) = (touch.pa - ca, touch.pb - cb);
+        let n = touch.n;
         let closing = closing_speed(point_velocity(ma, ra), point_velocity(mb, rb), n);
-        if phi > self.params.envelope.pair(closing, self.params.h) {
+        if touch.phi > self.params.envelope.pair(closing, self.params.h) {
             return;
         }
         let mu = self
@@ -337,33 +357,14 @@ impl Scene<'_> {
             ma,
             Some(mb),
             n,
-            phi,
+            touch.phi,
             ra,
             rb,
             mu,
             Vec3::ZERO,
             &self.params,
         );
-        out.push((pair_key(a, b), row));
-    }
-
-    /// Capsule–sphere: the sphere against the point of the capsule's segment closest to its
-    /// centre, Φ = ‖p_s − q‖ − r_c − r_s (the lower body index is a).
-    #[inline(always)]
-    fn capsule_sphere(&self, c: u32, half_length: f32, s: u32, out: &mut Vec<(u64, ContactRow)>) {
-        let bodies = self.bodies;
-        let (pc, ps) = (bodies.pos_radius[c as usize], bodies.pos_radius[s as usize]);
-        let q = closest_on_segment(
-            pc.truncate(),
-            bodies.orientation[c as usize],
-            half_length,
-            ps.truncate(),
-        );
-        if c < s {
-            self.point_pair(c, s, q, pc.w, ps.truncate(), ps.w, out);
-        } else {
-            self.point_pair(s, c, ps.truncate(), ps.w, q, pc.w, out);
-        }
+        out.push((pair_key(a, b) | flag, row));
     }
 
     /// Capsule–wall: each end point of the segment as a sphere of the capsule's radius against

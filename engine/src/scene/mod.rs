@@ -2,6 +2,7 @@
 //! what to write while it runs and what to track. The format is documented in
 //! `scenes/README.md`; [`Scene::load`] reads and checks a file, [`Scene::world`] builds it.
 
+mod form;
 mod links;
 pub mod spec;
 
@@ -14,7 +15,9 @@ use crate::motion::Prescribed;
 use crate::pour::{PourScene, SplitMix64};
 use crate::settings::{Backend, Envelope, Settings, SolverKind};
 use crate::world::World;
-use glam::Vec3;
+use form::{Axis, Form};
+use glam::{Quat, Vec3};
+use grains_kernels::shape::{contact_points, Placed};
 use spec::*;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -1083,18 +1086,11 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     Ok(scene)
 }
 
-/// Mass of a body of radius `r` from the generator's `mass` or `density`.
-fn mass_of(cx: &Ctx, g: &BodySpec, r: f32, disk: bool) -> Result<f32, SceneError> {
+/// Mass of a body of `form` and radius `r` from the generator's `mass` or `density`.
+fn mass_of(cx: &Ctx, g: &BodySpec, r: f32, form: Form) -> Result<f32, SceneError> {
     match (&g.mass, &g.density) {
         (Some(m), None) => positive(cx, m, "mass"),
-        (None, Some(d)) => {
-            let rho = positive(cx, d, "density")?;
-            Ok(if disk {
-                std::f32::consts::PI * r * r * rho
-            } else {
-                sphere_mass(r, rho)
-            })
-        }
+        (None, Some(d)) => Ok(form.mass(r, positive(cx, d, "density")?)),
         (Some(m), Some(_)) => {
             Err(cx.err(m.span(), "mass", "give either mass or density, not both"))
         }
@@ -1142,9 +1138,17 @@ fn generate(
         ("rows", sp(&g.rows)),
         ("centre_x", sp(&g.centre_x)),
         ("list", g.list.as_ref().map(|_| kind.span())),
+        ("half_length", sp(&g.half_length)),
+        ("a", sp(&g.a)),
+        ("b", sp(&g.b)),
+        ("axis", sp(&g.axis)),
     ];
-    const COMMON: [&str; 8] = [
+    const COMMON: [&str; 12] = [
         "shape",
+        "half_length",
+        "a",
+        "b",
+        "axis",
         "density",
         "mass",
         "kind",
@@ -1160,24 +1164,31 @@ fn generate(
             .chain(extra.iter().copied())
             .collect()
     }
-    let disk = match &g.shape {
-        None => planar,
-        Some(s) => match s.get_ref().as_str() {
-            "sphere" => false,
-            "disk" => true,
-            other => {
-                return Err(cx.err(
-                    s.span(),
-                    "shape",
-                    format!("must be \"sphere\" or \"disk\", got \"{other}\""),
-                ))
-            }
-        },
+    let allowed = match kind.get_ref().as_str() {
+        "single" => allow(&["position", "inertia"]),
+        "list" => allow(&["list", "inertia"]),
+        "pour_lattice" => vec!["count", "velocity", "angular_velocity", "kind", "shaker"],
+        "lattice" => allow(&["origin", "spacing", "counts", "count", "jitter", "seed"]),
+        "random_fill" => allow(&[
+            "region_min",
+            "region_max",
+            "count",
+            "packing_fraction",
+            "seed",
+            "radius_max",
+        ]),
+        "cannonball" => allow(&["rows", "centre_x"]),
+        other => {
+            return Err(cx.err(
+                kind.span(),
+                "generator",
+                format!("must be \"single\", \"list\", \"lattice\", \"random_fill\", \"pour_lattice\" or \"cannonball\", got \"{other}\""),
+            ))
+        }
     };
-    if disk && !planar {
-        let span = g.shape.as_ref().map(|s| s.span()).unwrap_or(kind.span());
-        return Err(cx.err(span, "shape", "disks need `planar = true` in [settings]"));
-    }
+    only(cx, kind, &given, &allowed)?;
+    let form = Form::read(cx, g, planar)?;
+    let mut axis = Axis::read(cx, g, form, planar, seed(g))?;
     let mat = material(&g.material)?;
     let motion = shaker(&g.shaker)?;
     let velocity = match &g.velocity {
@@ -1197,16 +1208,13 @@ fn generate(
         .as_ref()
         .map(|k| k.get_ref().as_str())
         .unwrap_or("dynamic");
-    let make = |p: Vec3, r: f32, m: f32, v: Vec3, w: Vec3| -> Result<Body, SceneError> {
-        let b = if disk {
-            Body::disk(p, r, m)
-        } else {
-            Body::sphere(p, r, m)
-        };
+    let make = |p: Vec3, r: f32, m: f32, v: Vec3, w: Vec3, q: Quat| -> Result<Body, SceneError> {
+        let b = form.body(p, r, m);
         let b = Body {
             inertia: inertia.unwrap_or(b.inertia),
             ..b
         }
+        .with_orientation(q)
         .with_material(mat)
         .with_velocity(v)
         .with_angular_velocity(w);
@@ -1228,24 +1236,33 @@ fn generate(
             )),
         }
     };
-    let radius = |key_owner: &S<String>| -> Result<f32, SceneError> {
-        positive(cx, need(cx, &g.radius, "radius", key_owner)?, "radius")
+    let radius = |key_owner: &S<String>| form.radius(cx, &g.radius, key_owner);
+    let mut turn = |entry: &Option<S<V3>>| axis.next(cx, entry, form, planar);
+    // A body of radius r at p with the generator's mass, velocities and axis.
+    let mut each = |p: Vec3, r: f32| -> Result<Body, SceneError> {
+        make(
+            p,
+            r,
+            mass_of(cx, g, r, form)?,
+            velocity,
+            omega,
+            turn(&None)?,
+        )
     };
     match kind.get_ref().as_str() {
         "single" => {
-            only(cx, kind, &given, &allow(&["position", "inertia"]))?;
             let r = radius(kind)?;
             let p = finite3(cx, need(cx, &g.position, "position", kind)?, "position")?;
-            out.push(make(p, r, mass_of(cx, g, r, disk)?, velocity, omega)?);
+            out.push(each(p, r)?);
         }
         "list" => {
-            only(cx, kind, &given, &allow(&["list", "inertia"]))?;
-            let list = g.list.as_ref().ok_or_else(|| {
-                cx.err(kind.span(), "list", "missing: required for `list`")
-            })?;
+            let list = g
+                .list
+                .as_ref()
+                .ok_or_else(|| cx.err(kind.span(), "list", "missing: required for `list`"))?;
             for e in list {
                 let r = match &e.radius {
-                    Some(r) => positive(cx, r, "radius")?,
+                    Some(_) => form.radius(cx, &e.radius, kind)?,
                     None => radius(kind)?,
                 };
                 let p = finite3(cx, &e.position, "position")?;
@@ -1257,32 +1274,27 @@ fn generate(
                     Some(v) => finite3(cx, v, "angular_velocity")?,
                     None => omega,
                 };
-                out.push(make(p, r, mass_of(cx, g, r, disk)?, v, w)?);
+                out.push(make(p, r, mass_of(cx, g, r, form)?, v, w, turn(&e.axis)?)?);
             }
         }
         "pour_lattice" => {
-            only(
-                cx,
-                kind,
-                &given,
-                &["count", "velocity", "angular_velocity", "kind", "shaker"],
-            )?;
-            if disk {
+            if form == Form::Disk {
                 return Err(cx.err(kind.span(), "generator", "the pour lattice is 3-D"));
             }
             let n = count(cx, need(cx, &g.count, "count", kind)?, "count", 1)? as usize;
             let mass = sphere_mass(crate::pour::RADIUS, crate::pour::DENSITY);
             for c in PourScene::new(n).centres() {
-                out.push(make(c, crate::pour::RADIUS, mass, velocity, omega)?);
+                out.push(make(
+                    c,
+                    crate::pour::RADIUS,
+                    mass,
+                    velocity,
+                    omega,
+                    Quat::IDENTITY,
+                )?);
             }
         }
         "lattice" => {
-            only(
-                cx,
-                kind,
-                &given,
-                &allow(&["origin", "spacing", "counts", "count", "jitter", "seed"]),
-            )?;
             let r = radius(kind)?;
             let o = finite3(cx, need(cx, &g.origin, "origin", kind)?, "origin")?;
             let d = positive(cx, need(cx, &g.spacing, "spacing", kind)?, "spacing")? as f64;
@@ -1292,7 +1304,10 @@ fn generate(
                 return Err(cx.err(
                     cs.span(),
                     "counts",
-                    format!("must be ≥ 1 each (y count 1 in planar mode), got {:?}", cs.get_ref()),
+                    format!(
+                        "must be ≥ 1 each (y count 1 in planar mode), got {:?}",
+                        cs.get_ref()
+                    ),
                 ));
             }
             let (nx, ny, nz) = (nx as usize, ny as usize, nz as usize);
@@ -1305,7 +1320,7 @@ fn generate(
                 None => 0.0,
             };
             let mut rng = SplitMix64(seed(g));
-            let m = mass_of(cx, g, r, disk)?;
+            let m = mass_of(cx, g, r, form)?;
             for idx in 0..limit.min(nx * ny * nz) {
                 let (i, j, k) = (idx % nx, (idx / nx) % ny, idx / (nx * ny));
                 let mut jx = 0.0;
@@ -1323,23 +1338,10 @@ fn generate(
                     },
                     (o.z as f64 + d * k as f64) as f32,
                 );
-                out.push(make(p, r, m, velocity, omega)?);
+                out.push(make(p, r, m, velocity, omega, turn(&None)?)?);
             }
         }
         "random_fill" => {
-            only(
-                cx,
-                kind,
-                &given,
-                &allow(&[
-                    "region_min",
-                    "region_max",
-                    "count",
-                    "packing_fraction",
-                    "seed",
-                    "radius_max",
-                ]),
-            )?;
             let r0 = radius(kind)?;
             let r1 = match &g.radius_max {
                 Some(v) => {
@@ -1351,25 +1353,45 @@ fn generate(
                 }
                 None => r0,
             };
-            let lo = finite3(cx, need(cx, &g.region_min, "region_min", kind)?, "region_min")?;
+            let lo = finite3(
+                cx,
+                need(cx, &g.region_min, "region_min", kind)?,
+                "region_min",
+            )?;
             let hi_s = need(cx, &g.region_max, "region_max", kind)?;
             let hi = finite3(cx, hi_s, "region_max")?;
             if hi.x <= lo.x || hi.z <= lo.z || (!planar && hi.y <= lo.y) {
-                return Err(cx.err(hi_s.span(), "region_max", "must exceed region_min in every axis"));
+                return Err(cx.err(
+                    hi_s.span(),
+                    "region_max",
+                    "must exceed region_min in every axis",
+                ));
             }
             let target = match (&g.count, &g.packing_fraction) {
                 (Some(c), None) => count(cx, c, "count", 1)? as usize,
+                (None, Some(f)) if !form.is_round() => {
+                    return Err(cx.err(
+                        f.span(),
+                        "packing_fraction",
+                        "used only by spheres and disks: give `count`",
+                    ))
+                }
                 (None, Some(f)) => {
                     let phi = positive(cx, f, "packing_fraction")? as f64;
                     if phi > 0.6 {
-                        return Err(cx.err(f.span(), "packing_fraction", format!("at most 0.6 can be reached by random placement, got {phi}")));
+                        return Err(cx.err(
+                            f.span(),
+                            "packing_fraction",
+                            format!("at most 0.6 can be reached by random placement, got {phi}"),
+                        ));
                     }
                     let rm = 0.5 * (r0 + r1) as f64;
                     let e = (hi - lo).as_dvec3();
                     if planar {
                         (phi * e.x * e.z / (std::f64::consts::PI * rm * rm)).round() as usize
                     } else {
-                        (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3))).round() as usize
+                        (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
+                            .round() as usize
                     }
                 }
                 _ => {
@@ -1381,7 +1403,8 @@ fn generate(
                 }
             };
             let mut rng = SplitMix64(seed(g));
-            let placed = random_fill(&mut rng, lo, hi, r0, r1, target, planar, out);
+            let bound = |r: f32| form.bounding_radius(r);
+            let placed = random_fill(&mut rng, lo, hi, (r0, r1), bound, target, planar, out);
             if placed.len() < target {
                 return Err(cx.err(
                     kind.span(),
@@ -1390,31 +1413,42 @@ fn generate(
                 ));
             }
             for (p, r) in placed {
-                out.push(make(p, r, mass_of(cx, g, r, disk)?, velocity, omega)?);
+                out.push(each(p, r)?);
             }
         }
         "cannonball" => {
-            only(cx, kind, &given, &allow(&["rows", "centre_x"]))?;
+            if !form.is_round() {
+                return Err(cx.err(
+                    g.shape.as_ref().map_or(kind.span(), |s| s.span()),
+                    "shape",
+                    "`cannonball` stacks spheres or disks",
+                ));
+            }
             let r = radius(kind)?;
             let rows = count(cx, need(cx, &g.rows, "rows", kind)?, "rows", 1)? as usize;
-            let cxo = g.centre_x.as_ref().map(|c| *c.get_ref() as f32).unwrap_or(0.0);
-            let m = mass_of(cx, g, r, disk)?;
+            let cxo = g
+                .centre_x
+                .as_ref()
+                .map(|c| *c.get_ref() as f32)
+                .unwrap_or(0.0);
+            let m = mass_of(cx, g, r, form)?;
             let x0 = cxo - (rows as f32 - 1.0) * r;
             for row in 0..rows {
                 for k in 0..rows - row {
                     let x = x0 + 2.0 * r * k as f32 + r * row as f32;
                     let z = r + row as f32 * 2.0 * r * (3.0f32).sqrt() / 2.0;
-                    out.push(make(Vec3::new(x, 0.0, z), r, m, velocity, omega)?);
+                    out.push(make(
+                        Vec3::new(x, 0.0, z),
+                        r,
+                        m,
+                        velocity,
+                        omega,
+                        Quat::IDENTITY,
+                    )?);
                 }
             }
         }
-        other => {
-            return Err(cx.err(
-                kind.span(),
-                "generator",
-                format!("must be \"single\", \"list\", \"lattice\", \"random_fill\", \"pour_lattice\" or \"cannonball\", got \"{other}\""),
-            ))
-        }
+        _ => unreachable!("the generator's name was checked with its keys"),
     }
     Ok(())
 }
@@ -1423,23 +1457,24 @@ fn seed(g: &BodySpec) -> u64 {
     g.seed.as_ref().map(|s| *s.get_ref() as u64).unwrap_or(1)
 }
 
-/// Random sequential placement of up to `target` bodies with radii uniform in [r0, r1], centres
-/// in [lo, hi] (y = 0 in planar mode), not overlapping each other nor `existing`.
+/// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],
+/// centres in [lo, hi] (y = 0 in planar mode), whose bounding spheres (radius `bound(r)`) do not
+/// overlap each other nor those of `existing`.
 #[allow(clippy::too_many_arguments)]
 fn random_fill(
     rng: &mut SplitMix64,
     lo: Vec3,
     hi: Vec3,
-    r0: f32,
-    r1: f32,
+    (r0, r1): (f32, f32),
+    bound: impl Fn(f32) -> f32,
     target: usize,
     planar: bool,
     existing: &[Body],
 ) -> Vec<(Vec3, f32)> {
-    // Cells of 2 r1 hold every body no larger than the new ones, so a new body can only touch
-    // those in the 27 cells around it; the few larger bodies (a Brazil nut) are checked one by
-    // one rather than making every cell as large as they are.
-    let cell = 2.0 * r1;
+    // Cells of 2 bound(r1) hold every body no larger than the new ones, so a new body can only
+    // touch those in the 27 cells around it; the few larger bodies (a Brazil nut) are checked
+    // one by one rather than making every cell as large as they are.
+    let cell = 2.0 * bound(r1);
     let mut grid: HashMap<(i32, i32, i32), Vec<(Vec3, f32)>> = HashMap::new();
     let key = |p: Vec3| {
         (
@@ -1450,12 +1485,13 @@ fn random_fill(
     };
     let mut large = Vec::new();
     for b in existing {
-        if b.radius > r1 {
-            large.push((b.position, b.radius));
+        let rb = b.shape.bounding_radius(b.radius);
+        if rb > bound(r1) {
+            large.push((b.position, rb));
         } else {
             grid.entry(key(b.position))
                 .or_default()
-                .push((b.position, b.radius));
+                .push((b.position, rb));
         }
     }
     let mut placed = Vec::with_capacity(target);
@@ -1469,13 +1505,13 @@ fn random_fill(
             if planar { 0.0 } else { u(rng, lo.y, hi.y) },
             u(rng, lo.z, hi.z),
         );
-        let k = key(p);
-        let mut free = large.iter().all(|(q, rq)| (p - *q).length() >= r + rq);
+        let (k, rp) = (key(p), bound(r));
+        let mut free = large.iter().all(|(q, rq)| (p - *q).length() >= rp + rq);
         'scan: for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {
                     if let Some(v) = grid.get(&(k.0 + dx, k.1 + dy, k.2 + dz)) {
-                        if v.iter().any(|(q, rq)| (p - *q).length() < r + rq) {
+                        if v.iter().any(|(q, rq)| (p - *q).length() < rp + rq) {
                             free = false;
                             break 'scan;
                         }
@@ -1484,7 +1520,7 @@ fn random_fill(
             }
         }
         if free {
-            grid.entry(k).or_default().push((p, r));
+            grid.entry(k).or_default().push((p, rp));
             placed.push((p, r));
         } else {
             failures += 1;
@@ -1493,11 +1529,14 @@ fn random_fill(
     placed
 }
 
-/// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m).
-/// Pairs of bodies that cannot move (fixed or kinematic) are skipped: they never touch, so fixed
-/// spheres may intersect to make one rigid surface (V12's two spheres).
+/// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m),
+/// the overlap being −Φ of their nearest points ([`contact_points`]; pairs the narrow phase does
+/// not detect never overlap). Pairs of bodies that cannot move (fixed or kinematic) are skipped:
+/// they never touch, so fixed spheres may intersect to make one rigid surface (V12's two
+/// spheres).
 fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
-    let rmax = bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
+    let reach = |b: &Body| b.shape.bounding_radius(b.radius);
+    let rmax = bodies.iter().map(reach).fold(0.0f32, f32::max);
     let cell = (2.0 * rmax).max(1e-9);
     let mut grid: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
     let key = |p: Vec3| {
@@ -1510,6 +1549,12 @@ fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
     for (i, b) in bodies.iter().enumerate() {
         grid.entry(key(b.position)).or_default().push(i);
     }
+    let placed = |b: &Body| Placed {
+        centre: b.position,
+        q: b.orientation,
+        radius: b.radius,
+        shape: b.shape,
+    };
     let mut worst: Option<(usize, usize, f32)> = None;
     for (j, b) in bodies.iter().enumerate() {
         let k = key(b.position);
@@ -1525,7 +1570,11 @@ fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
                         if !(moves(a) || moves(b)) {
                             continue;
                         }
-                        let overlap = a.radius + b.radius - (a.position - b.position).length();
+                        let overlap = contact_points(&placed(a), &placed(b))
+                            .into_iter()
+                            .flatten()
+                            .map(|t| -t.phi)
+                            .fold(f32::NEG_INFINITY, f32::max);
                         if overlap > tol * a.radius.min(b.radius)
                             && worst.is_none_or(|w| overlap > w.2)
                         {

@@ -212,8 +212,18 @@ pub struct BodySpec {
     pub generator: S<String>,
     /// Name of the group (observables refer to it).
     pub name: Option<S<String>>,
-    /// `"sphere"` or `"disk"` (default: disk in planar mode, sphere otherwise).
+    /// `"sphere"`, `"disk"`, `"capsule"` or `"ellipse"` (default: disk in planar mode, sphere
+    /// otherwise).
     pub shape: Option<S<String>>,
+    /// Capsule: half the length of its segment (m).
+    pub half_length: Option<S<f64>>,
+    /// Ellipse: semi-axis along the body's x axis (m).
+    pub a: Option<S<f64>>,
+    /// Ellipse: semi-axis along the body's z axis (m).
+    pub b: Option<S<f64>>,
+    /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
+    /// `[x, y, z]`, or `"random"` (drawn from `seed`).
+    pub axis: Option<S<toml::Value>>,
     /// Material name (default: the first material).
     pub material: Option<S<String>>,
     /// Radius (m).
@@ -274,6 +284,8 @@ pub struct ListBodySpec {
     pub velocity: Option<S<V3>>,
     /// Initial angular velocity (rad/s).
     pub angular_velocity: Option<S<V3>>,
+    /// Capsule and ellipse: the direction of the body's x axis, default the generator's.
+    pub axis: Option<S<V3>>,
 }
 
 /// `[[joints]]`: one joint.
