@@ -79,7 +79,7 @@ struct Params {
     n_materials: u32,
     cell_capacity: u32,
     row_capacity: u32,
-    pad: u32,
+    stabilise: u32,     // 1: the contacts' normal rows carry Φ/h; 0: n·v⁺ ≥ 0
 }
 
 /// The step's grid, and the contact rows that fit the capacity (set by `contact_dispatch`).

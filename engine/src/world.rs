@@ -112,9 +112,6 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_moment_friction() {
             return Err(GpuError::Unsupported("spinning and rolling friction").into());
         }
-        if self.settings.backend == Backend::Gpu && !self.settings.stabilise_contacts {
-            return Err(GpuError::Unsupported("contacts without the Φ/h term").into());
-        }
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
             return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());

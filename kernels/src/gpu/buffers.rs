@@ -37,7 +37,7 @@ pub struct Params {
     pub n_materials: u32,
     pub cell_capacity: u32,
     pub row_capacity: u32,
-    pub pad: u32,
+    pub stabilise: u32,
 }
 
 /// Workgroups (x, y) covering `threads` invocations of WG threads, x at most 65535.

@@ -456,7 +456,7 @@ impl GpuPipeline {
             n_materials: friction.count as u32,
             cell_capacity: b.sizes.cells as u32,
             row_capacity: b.sizes.rows as u32,
-            pad: 0,
+            stabilise: p.stabilise_contacts as u32,
         };
         let q = &self.gpu.queue;
         q.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
