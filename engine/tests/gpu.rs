@@ -7,7 +7,7 @@
 
 use grains::runner::{run, RunOptions};
 use grains::scene::{Scene, SceneError};
-use grains::validation::spin_and_roll::{v8, V8_DECELERATION, V8_T_STOP};
+use grains::validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
 use grains::validation::{brazil_nut, load, load_variant, scenes_dir, v9};
 use grains::{Backend, BuildError, Settings, SolverKind, World};
 use std::collections::BTreeSet;
@@ -188,6 +188,18 @@ fn v8_spinning_sphere_stops_at_one_second_on_gpu() {
         r.off_axis
     );
     assert!(r.passes(), "the GPU fails V8: {r:?}");
+}
+
+/// V12 on the GPU, a world without walls: the sphere in the seam of two fixed spheres with
+/// spinning friction slides, rolls and separates as the paper's figures show (within 0.25 s).
+#[test]
+fn v12_sphere_in_a_seam_passes_on_gpu() {
+    let s = scene("v12_two_spheres");
+    let Some(gpu) = on_gpu(&s) else {
+        return;
+    };
+    let r = v12(gpu, s.total_steps()).unwrap();
+    assert!(r.passes(), "the GPU fails V12: {r:?}");
 }
 
 #[test]

@@ -199,11 +199,12 @@ fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
 /// turns round-off into more: at a contact sliding on the cone, (μ γn)² − ‖γ_t‖² is a round-off
 /// of ±1e-7 (μ γn)², so one backend's spin bound is 0 and the other's e_r √(1e-7) μ γn; the
 /// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
-/// friction alone: 3e-7 and 4e-7 rad).
-fn lockstep(s: &Scene, what: &str, steps: usize) {
-    let Some(mut gpu) = gpu() else { return };
+/// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
+fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
+    let mut gpu = gpu()?;
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut gpu_bodies = s.bodies.clone();
+    let mut most = 0;
     let (mut worst, mut worst_turn, mut worst_moment, mut largest_moment) =
         (0.0f32, 0.0f32, 0.0f32, 0.0f32);
     for step in 1..=steps {
@@ -220,6 +221,7 @@ fn lockstep(s: &Scene, what: &str, steps: usize) {
             diff.is_empty(),
             "{what}, step {step}: contacts differ: {diff:?}"
         );
+        most = most.max(keys.len());
         assert_eq!(
             moments.len(),
             cpu.moment_impulses().len(),
@@ -233,7 +235,7 @@ fn lockstep(s: &Scene, what: &str, steps: usize) {
             .flatten()
             .fold(largest_moment, |m, x| m.max(x.abs()));
     }
-    eprintln!("lockstep {what}, {steps} steps: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
+    eprintln!("lockstep {what}, {steps} steps, up to {most} contacts: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
     assert!(
         worst < 1e-5,
         "{what}: one step moves bodies differently by {worst} r"
@@ -246,6 +248,7 @@ fn lockstep(s: &Scene, what: &str, steps: usize) {
         worst_moment <= 1e-3 * largest_moment,
         "{what}: moment impulses differ by {worst_moment} N m s (largest {largest_moment})"
     );
+    Some(most)
 }
 
 /// Both backends run freely: the contact sets agree exactly at first and the positions stay
@@ -300,6 +303,26 @@ fn unstabilised_contacts_step_like_cpu_jacobi() {
     let mut s = scene(300, false);
     s.params.stabilise_contacts = false;
     lockstep(&s, "300 bodies without Φ/h", 100);
+}
+
+/// A world without walls (the spheres converge on their centre and collide in free fall): its
+/// wall buffer still binds one element, as the shaders that read walls need.
+#[test]
+fn spheres_without_walls_step_like_cpu_jacobi() {
+    let mut s = scene(300, false);
+    s.walls.clear();
+    let centre = s
+        .bodies
+        .pos_radius
+        .iter()
+        .map(|p| p.truncate())
+        .sum::<Vec3>()
+        / 300.0;
+    for (m, p) in s.bodies.motion.iter_mut().zip(&s.bodies.pos_radius) {
+        m.linear = (3.0 * (centre - p.truncate())).to_array();
+    }
+    let most = lockstep(&s, "300 bodies without walls", 20);
+    assert_ne!(most, Some(0), "nothing collided");
 }
 
 /// Spinning spheres landing and piling up with spinning and rolling friction: the moment rows

@@ -293,8 +293,14 @@ impl Buffers {
         let material = a.storage("material", n, 4)?;
         let kind = a.storage("kind", n, 4)?;
         let reach = a.storage("reach", n, 4)?;
-        let walls = a.storage("walls", sizes.walls, std::mem::size_of::<Wall>() as u64)?;
-        let drives = a.storage("drives", sizes.drives, 32)?;
+        // At least one element each: a binding must hold one element of its array even where
+        // the scene has none (a world without walls or drives).
+        let walls = a.storage(
+            "walls",
+            sizes.walls.max(1),
+            std::mem::size_of::<Wall>() as u64,
+        )?;
+        let drives = a.storage("drives", sizes.drives.max(1), 32)?;
         // μ, e_r and e_roll of every material pair, one table after the other.
         let friction = a.storage("friction", 3 * sizes.materials * sizes.materials, 4)?;
         let large = a.storage("large", sizes.large, 4)?;
