@@ -100,6 +100,7 @@ struct GridInfo {
 @group(0) @binding(6) var<storage, read_write> reach: array<f32>;
 @group(0) @binding(7) var<storage, read_write> walls: array<Wall>;
 @group(0) @binding(8) var<storage, read_write> drives: array<Drive>;
+// μ, then e_r, then e_roll of every material pair (n_materials² each, row-major).
 @group(0) @binding(9) var<storage, read_write> friction: array<f32>;
 @group(0) @binding(10) var<storage, read_write> large: array<u32>;
 @group(0) @binding(11) var<storage, read_write> grid: GridInfo;
