@@ -181,14 +181,20 @@ impl WorldBuilder {
             Backend::Gpu if !self.forces.is_empty() => {
                 return Err(GpuError::Unsupported("applied forces").into())
             }
-            Backend::Gpu => Pipeline::Gpu(Box::new(GpuState {
-                device: GpuPipeline::new()?,
-                contacts: Contacts::default(),
-                impulses: Vec::new(),
-                moment_impulses: Vec::new(),
-                synced_at: 0,
-                contacts_at: 0,
-            })),
+            Backend::Gpu => {
+                let mut device = GpuPipeline::new()?;
+                if friction.any_moment_friction() {
+                    device.prepare_moment_rows()?;
+                }
+                Pipeline::Gpu(Box::new(GpuState {
+                    device,
+                    contacts: Contacts::default(),
+                    impulses: Vec::new(),
+                    moment_impulses: Vec::new(),
+                    synced_at: 0,
+                    contacts_at: 0,
+                }))
+            }
         };
         let r_min = bodies
             .pos_radius

@@ -128,6 +128,13 @@ impl GpuPipeline {
         })
     }
 
+    /// Compiles the stages with the moment rows of spinning and rolling friction now rather than
+    /// at the first step that needs them; fails where the adapter lacks the one storage buffer
+    /// more that they bind.
+    pub fn prepare_moment_rows(&mut self) -> Result<(), GpuError> {
+        self.programs.load_rolling(&self.gpu)
+    }
+
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
     pub fn adapter_name(&self) -> &str {
         &self.gpu.adapter
