@@ -1,5 +1,6 @@
 // Stage 5 (mirrors kernels/src/jacobi.rs): projected Jacobi CCP sweeps (Tasora–Anitescu). Every
-// contact updates from the same velocities, then every body gathers M⁻¹ D Δγ of its contacts
+// contact updates from the same velocities (with spinning or rolling friction its moment rows
+// right after its sliding rows, rolling.wgsl), then every body gathers M⁻¹ D Δγ of its contacts
 // through the body → contacts index (no float atomics, a fixed summation order).
 
 /// Counts the dynamic bodies' contacts.
@@ -74,9 +75,30 @@ fn contact_impulse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
 /// Whether this sweep reports its residual (only the last sweep of a step needs it).
 override report_residual: bool = true;
 
-/// Every contact: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) in W's metric with the compliant term
-/// ε γn (anitescu-2006 eq. 5.5 by projected Jacobi); keeps D Δγ for the gather and the
-/// workgroup's max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
+/// Contact c's projected update γ⁺ = Π_K(γ − ω W⁻¹ u), u = Dᵀv + bias, in W's metric with the
+/// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi); keeps D Δγ for the gather and
+/// returns the max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
+fn update_contact(c: u32, row: ContactRow) -> f32 {
+    let g = gamma[c].xyz;
+    let ma = motion[row.body_a];
+    var vr = ma.linear + cross(ma.angular, row.ra);
+    if row.body_b != NO_BODY {
+        let mb = motion[row.body_b];
+        vr = vr - (mb.linear + cross(mb.angular, row.rb));
+    }
+    let u = vec3<f32>(dot(vr, row.n), dot(vr, row.t1), dot(vr, row.t2)) + row.bias;
+    let step = vec3<f32>(g.x - params.omega * (row.mass_n * u.x + params.softness * g.x),
+                         g.y - params.omega * row.mass_t * u.y,
+                         g.z - params.omega * row.mass_t * u.z);
+    let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);
+    let d = next - g;
+    gamma[c] = vec4<f32>(next, 0.0);
+    impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
+    return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
+}
+
+/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact), then its moment
+/// rows' γ_m⁺ from the same velocities (update_moments); keeps the workgroup's largest residual.
 @compute @workgroup_size(256)
 fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
@@ -84,22 +106,8 @@ fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     var residual = 0.0;
     if c < contact_count() {
         let row = rows[c];
-        let g = gamma[c].xyz;
-        let ma = motion[row.body_a];
-        var vr = ma.linear + cross(ma.angular, row.ra);
-        if row.body_b != NO_BODY {
-            let mb = motion[row.body_b];
-            vr = vr - (mb.linear + cross(mb.angular, row.rb));
-        }
-        let u = vec3<f32>(dot(vr, row.n), dot(vr, row.t1), dot(vr, row.t2)) + row.bias;
-        let step = vec3<f32>(g.x - params.omega * (row.mass_n * u.x + params.softness * g.x),
-                             g.y - params.omega * row.mass_t * u.y,
-                             g.z - params.omega * row.mass_t * u.z);
-        let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);
-        let d = next - g;
-        gamma[c] = vec4<f32>(next, 0.0);
-        impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
-        residual = max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
+        let sliding = update_contact(c, row);
+        residual = max(sliding, update_moments(c, row));
     }
     if report_residual {
         let worst = workgroup_max(lid, bitcast<u32>(residual));
@@ -109,7 +117,8 @@ fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     }
 }
 
-/// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i) over its contacts in contact order.
+/// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i ± L_i) over its contacts in contact order
+/// (the moment impulses L_i only with spinning or rolling friction).
 @compute @workgroup_size(256)
 fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
@@ -131,7 +140,7 @@ fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
             p = -p;
         }
         dp = dp + p;
-        dl = dl + cross(entry.arm, p);
+        dl = add_moment_impulse(dl + cross(entry.arm, p), entry);
     }
     var m = motion[i];
     m.linear = m.linear + dp * m.inv_mass;

@@ -79,7 +79,7 @@ struct Params {
     n_materials: u32,
     cell_capacity: u32,
     row_capacity: u32,
-    pad: u32,
+    stabilise: u32,     // 1: the contacts' normal rows carry Φ/h; 0: n·v⁺ ≥ 0
 }
 
 /// The step's grid, and the contact rows that fit the capacity (set by `contact_dispatch`).
@@ -100,6 +100,7 @@ struct GridInfo {
 @group(0) @binding(6) var<storage, read_write> reach: array<f32>;
 @group(0) @binding(7) var<storage, read_write> walls: array<Wall>;
 @group(0) @binding(8) var<storage, read_write> drives: array<Drive>;
+// μ, then e_r, then e_roll of every material pair (n_materials² each, row-major).
 @group(0) @binding(9) var<storage, read_write> friction: array<f32>;
 @group(0) @binding(10) var<storage, read_write> large: array<u32>;
 @group(0) @binding(11) var<storage, read_write> grid: GridInfo;

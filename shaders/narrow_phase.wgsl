@@ -157,7 +157,8 @@ fn tangent_frame(n: vec3<f32>) -> array<vec3<f32>, 2> {
 }
 
 /// The rows D = [n t1 t2] of a contact, their inverse diagonal masses and the bias
-/// (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall) (as contact_row).
+/// (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall) of hart-anitescu eq. 2.9, without Φ/h when the
+/// contacts are not stabilised (as contact_row).
 fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f32>, mu: f32,
                wall_velocity: vec3<f32>) -> ContactRow {
     let frame = tangent_frame(n);
@@ -184,7 +185,8 @@ fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f
     row.mass_t = 1.0 / (0.5 * (w1 + w2));
     row.rb = rb;
     row.body_a = a;
-    row.bias = vec3<f32>(phi / params.h - dot(n, wall_velocity), -dot(t1, wall_velocity),
+    let stabilising = select(0.0, phi / params.h, params.stabilise != 0u);
+    row.bias = vec3<f32>(stabilising - dot(n, wall_velocity), -dot(t1, wall_velocity),
                          -dot(t2, wall_velocity));
     row.body_b = b;
     return row;

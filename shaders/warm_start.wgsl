@@ -1,7 +1,25 @@
 // Stage 4 (mirrors kernels/src/warm_start.rs): contacts that persist from the last step (same
-// body pair) start from last step's impulse, re-expressed in this step's frame.
+// body pair) start from last step's impulse, re-expressed in this step's frame; with spinning or
+// rolling friction (rolling.wgsl), from last step's moment impulse too.
 
-/// γ⁰ = Π_K(w · P_last · [n t1 t2]) for a persisting contact, 0 for a new one.
+/// Contact c's slot among last step's contacts (same pair key), or NO_BODY for a new contact
+/// and when the warm start is off.
+fn previous_slot(c: u32) -> u32 {
+    if params.warm_weight > 0.0 {
+        let key = keys[c];
+        let owner = key_owner(key);
+        let end = min(prev_row_start[owner + 1u], params.row_capacity);
+        for (var j = prev_row_start[owner]; j < end; j = j + 1u) {
+            if all(prev_keys[j] == key) {
+                return j;
+            }
+        }
+    }
+    return NO_BODY;
+}
+
+/// γ⁰ = Π_K(w · P_last · [n t1 t2]) for a persisting contact, 0 for a new one; then the moment
+/// rows' γ_m⁰ from the same slot.
 @compute @workgroup_size(256)
 fn warm_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
@@ -9,24 +27,19 @@ fn warm_start(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     if c >= contact_count() {
         return;
     }
+    let j = previous_slot(c);
     var g = vec3<f32>(0.0);
-    if params.warm_weight > 0.0 {
-        let key = keys[c];
-        let owner = key_owner(key);
-        let end = min(prev_row_start[owner + 1u], params.row_capacity);
-        for (var j = prev_row_start[owner]; j < end; j = j + 1u) {
-            if all(prev_keys[j] == key) {
-                let p = prev_cache[j].xyz * params.warm_weight;
-                let row = rows[c];
-                g = project_cone(vec3<f32>(dot(p, row.n), dot(p, row.t1), dot(p, row.t2)), row.mu);
-                break;
-            }
-        }
+    if j != NO_BODY {
+        let p = prev_cache[j].xyz * params.warm_weight;
+        let row = rows[c];
+        g = project_cone(vec3<f32>(dot(p, row.n), dot(p, row.t1), dot(p, row.t2)), row.mu);
     }
     gamma[c] = vec4<f32>(g, 0.0);
+    warm_start_moments(c, j, g);
 }
 
-/// Remembers this step's impulses as world vectors D γ under their keys (already in `keys`).
+/// Remembers this step's impulses as world vectors D γ under their keys (already in `keys`),
+/// and the moment impulses likewise.
 @compute @workgroup_size(256)
 fn store_impulses(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                   @builtin(local_invocation_index) lid: u32) {
@@ -34,5 +47,7 @@ fn store_impulses(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if c >= contact_count() {
         return;
     }
-    cache[c] = vec4<f32>(impulse_vector(rows[c], gamma[c].xyz), 0.0);
+    let row = rows[c];
+    cache[c] = vec4<f32>(impulse_vector(row, gamma[c].xyz), 0.0);
+    store_moments(c, row);
 }

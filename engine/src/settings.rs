@@ -50,7 +50,7 @@ pub struct Settings {
     pub planar: bool,
     /// Keep the stabilising term Φ/h in the contacts' normal rows, n·v⁺ + Φ/h ≥ 0
     /// (hart-anitescu eq. 2.9; default true). False drops it (their Δ = 0, n·v⁺ ≥ 0 for every
-    /// ε̂-active contact), the unstabilised scheme that V4 compares against; CPU backend only.
+    /// ε̂-active contact), the unstabilised scheme that V4 compares against.
     pub stabilise_contacts: bool,
     /// Worker threads of the CPU backend (results are bit-identical for any count).
     pub threads: usize,

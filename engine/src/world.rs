@@ -109,12 +109,6 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_restitution() {
             return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
         }
-        if self.settings.backend == Backend::Gpu && friction.any_moment_friction() {
-            return Err(GpuError::Unsupported("spinning and rolling friction").into());
-        }
-        if self.settings.backend == Backend::Gpu && !self.settings.stabilise_contacts {
-            return Err(GpuError::Unsupported("contacts without the Φ/h term").into());
-        }
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
             return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
@@ -187,13 +181,20 @@ impl WorldBuilder {
             Backend::Gpu if !self.forces.is_empty() => {
                 return Err(GpuError::Unsupported("applied forces").into())
             }
-            Backend::Gpu => Pipeline::Gpu(Box::new(GpuState {
-                device: GpuPipeline::new()?,
-                contacts: Contacts::default(),
-                impulses: Vec::new(),
-                synced_at: 0,
-                contacts_at: 0,
-            })),
+            Backend::Gpu => {
+                let mut device = GpuPipeline::new()?;
+                if friction.any_moment_friction() {
+                    device.prepare_moment_rows()?;
+                }
+                Pipeline::Gpu(Box::new(GpuState {
+                    device,
+                    contacts: Contacts::default(),
+                    impulses: Vec::new(),
+                    moment_impulses: Vec::new(),
+                    synced_at: 0,
+                    contacts_at: 0,
+                }))
+            }
         };
         let r_min = bodies
             .pos_radius
@@ -351,6 +352,9 @@ struct GpuState {
     contacts: Contacts,
     /// Their impulses (γn, γt1, γt2, 0), in key order.
     impulses: Vec<[f32; 4]>,
+    /// Their moment impulses (γ_s, γ_r1, γ_r2, 0), in key order (none without spinning and
+    /// rolling friction).
+    moment_impulses: Vec<[f32; 4]>,
     /// Step whose bodies and statistics the host copy holds.
     synced_at: u64,
     /// Step whose contacts the host copy holds.
@@ -361,10 +365,11 @@ impl GpuState {
     /// Copies the last step's contacts and impulses from the device; the host copy now holds
     /// those of step `steps`.
     fn fetch_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
-        let (keys, rows, impulses) = self.device.contacts()?;
+        let (keys, rows, impulses, moment_impulses) = self.device.contacts()?;
         self.contacts.keys = keys;
         self.contacts.rows = rows;
         self.impulses = impulses;
+        self.moment_impulses = moment_impulses;
         self.contacts_at = steps;
         Ok(())
     }
@@ -706,11 +711,11 @@ impl World {
 
     /// Moment impulses (γ_s, γ_r1, γ_r2) of the last step's contacts about their normal and
     /// tangents (N m s), in the contacts' order; empty when no material pair has spinning or
-    /// rolling friction (always on the GPU, which refuses such worlds).
+    /// rolling friction (GPU: as of the last [`World::sync_contacts`]).
     pub fn moment_impulses(&self) -> &[[f32; 4]] {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.moment_impulses(),
-            Pipeline::Gpu(_) => &[],
+            Pipeline::Gpu(gpu) => &gpu.moment_impulses,
         }
     }
 
@@ -742,7 +747,7 @@ impl World {
     }
 
     /// The warm-start memory (pair keys ascending, impulse vectors, and moment impulse vectors
-    /// one per key or none), read from the device on the GPU (which has no moments).
+    /// one per key or none), read from the device on the GPU.
     pub(crate) fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {
@@ -750,16 +755,13 @@ impl World {
                 let moments = cpu.warm_start_moments();
                 Ok((keys.to_vec(), impulses.to_vec(), moments.to_vec()))
             }
-            Pipeline::Gpu(gpu) => {
-                let (keys, impulses) = gpu.device.warm_start_state()?;
-                Ok((keys, impulses, Vec::new()))
-            }
+            Pipeline::Gpu(gpu) => gpu.device.warm_start_state(),
         }
     }
 
     /// Replaces the evolving state: step count, bodies and warm-start memory of the contacts
     /// (forces and moments) and the joints (the GPU uploads them at the next step; it has no
-    /// moments and no joints).
+    /// joints).
     pub(crate) fn restore_parts(
         &mut self,
         steps: u64,
@@ -779,9 +781,10 @@ impl World {
             }
             Pipeline::Gpu(gpu) => {
                 gpu.device.invalidate(false);
-                gpu.device.restore_warm_start(keys, impulses);
+                gpu.device.restore_warm_start(keys, impulses, moments);
                 gpu.contacts = Contacts::default();
                 gpu.impulses.clear();
+                gpu.moment_impulses.clear();
                 gpu.synced_at = steps;
                 gpu.contacts_at = steps;
             }

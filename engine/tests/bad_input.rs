@@ -172,7 +172,7 @@ fn negative_or_non_finite_spinning_and_rolling_lengths_are_refused() {
 }
 
 #[test]
-fn the_gpu_backend_refuses_spinning_and_rolling_friction() {
+fn the_gpu_backend_takes_spinning_and_rolling_friction() {
     for material in [
         Material::new(0.5).with_spinning(0.01),
         Material::new(0.5).with_rolling(0.01),
@@ -184,8 +184,9 @@ fn the_gpu_backend_refuses_spinning_and_rolling_friction() {
         b.material(material);
         b.body(good());
         match b.build() {
-            Err(BuildError::Gpu(m)) => assert!(m.contains("spinning and rolling"), "{m}"),
-            r => panic!("expected the GPU's refusal, got {:?}", r.err()),
+            Ok(_) => {}
+            Err(BuildError::NoGpuAdapter(why)) => eprintln!("skipped: no GPU adapter ({why})"),
+            Err(e) => panic!("the GPU refused spinning or rolling friction: {e}"),
         }
     }
 }

@@ -7,7 +7,8 @@
 
 use grains::runner::{run, RunOptions};
 use grains::scene::{Scene, SceneError};
-use grains::validation::{brazil_nut, load, scenes_dir, v9};
+use grains::validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
+use grains::validation::{brazil_nut, load, load_variant, scenes_dir, v9};
 use grains::{Backend, BuildError, Settings, SolverKind, World};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -59,6 +60,19 @@ fn jacobi(mut scene: Scene, sweeps: u32) -> Scene {
 
 fn scene(name: &str) -> Scene {
     load(&scenes_dir(), name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `pour_1k` with spinning (e_r = 0.2 r) and rolling (e_roll = 0.1 r) friction on its grains.
+fn rough_pour() -> Scene {
+    load_variant(&scenes_dir(), "pour_1k", |t| {
+        if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
+            if let Some(toml::Value::Table(g)) = m.first_mut() {
+                g.insert("spinning".into(), toml::Value::Float(0.001));
+                g.insert("rolling".into(), toml::Value::Float(0.0005));
+            }
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn smallest_radius(w: &World) -> f32 {
@@ -145,6 +159,50 @@ fn contacts_and_positions_agree_with_cpu_jacobi() {
 }
 
 #[test]
+fn spinning_and_rolling_friction_agree_with_cpu_jacobi() {
+    // The pour with moment rows: each step starts the CPU from a snapshot of the GPU, which
+    // carries the moment impulses' warm start.
+    let s = jacobi(rough_pour(), 30);
+    compare_100_steps(s, "pour_1k with spinning and rolling friction");
+}
+
+/// V8 on the GPU: the sphere spinning in place on the plane (μ = 0.2, e_r = 0.4, h = 0.07)
+/// loses its spin at the closed-form μ e_r m g / I = 1.962 rad/s² and stops in the step that
+/// contains 1.0 s, to V8's own tolerances: the mean deceleration within 1e-4 of it, every step
+/// within 1e-5 rad/s of the line, nothing else moving by more than 1e-6.
+#[test]
+fn v8_spinning_sphere_stops_at_one_second_on_gpu() {
+    let s = scene("v8_spinning_sphere");
+    let Some(gpu) = on_gpu(&s) else {
+        return;
+    };
+    let r = v8(gpu, s.total_steps()).unwrap();
+    eprintln!(
+        "V8 on the GPU: deceleration {:.6} rad/s² (closed form {V8_DECELERATION:.6}, relative \
+         error {:.1e}), max deviation from the line {:.1e} rad/s, stop at {:.2} s (closed form \
+         {V8_T_STOP:.3} s), off-axis {:.1e}",
+        r.deceleration,
+        (r.deceleration - V8_DECELERATION) / V8_DECELERATION,
+        r.max_deviation,
+        r.t_stop,
+        r.off_axis
+    );
+    assert!(r.passes(), "the GPU fails V8: {r:?}");
+}
+
+/// V12 on the GPU, a world without walls: the sphere in the seam of two fixed spheres with
+/// spinning friction slides, rolls and separates as the paper's figures show (within 0.25 s).
+#[test]
+fn v12_sphere_in_a_seam_passes_on_gpu() {
+    let s = scene("v12_two_spheres");
+    let Some(gpu) = on_gpu(&s) else {
+        return;
+    };
+    let r = v12(gpu, s.total_steps()).unwrap();
+    assert!(r.passes(), "the GPU fails V12: {r:?}");
+}
+
+#[test]
 fn planar_disks_agree_with_cpu_jacobi() {
     // V7's 200 disks and the nut in the shaken box, 100 Jacobi sweeps at ω = 0.3.
     let s = jacobi(scene("v7_brazil_nut_2d"), 100);
@@ -206,34 +264,55 @@ fn brazil_nut_verdict_same_on_gpu() {
 
 #[test]
 fn snapshot_on_gpu_resumes_the_run() {
-    let mut s = jacobi(scene("pour_1k"), 30);
-    s.settings.sync_every = 7;
-    let Some(mut straight) = on_gpu(&s) else {
-        return;
-    };
-    straight.run(100).unwrap();
-    assert_eq!(straight.synced_at(), 100, "run() reads back at the end");
+    for base in [scene("pour_1k"), rough_pour()] {
+        let mut s = jacobi(base, 30);
+        s.settings.sync_every = 7;
+        let Some(mut straight) = on_gpu(&s) else {
+            return;
+        };
+        straight.run(100).unwrap();
+        assert_eq!(straight.synced_at(), 100, "run() reads back at the end");
 
-    let mut w = on_gpu(&s).unwrap();
-    w.run(60).unwrap();
-    let snap = w.snapshot().unwrap();
-    assert_eq!(snap.steps, 60);
-    assert!(
-        !snap.warm_keys.is_empty(),
-        "the GPU's warm start is in the snapshot"
-    );
-    // The device moves on; restoring must replace its bodies and warm start.
-    w.run(20).unwrap();
-    w.restore(&grains::Snapshot::from_bytes(&snap.to_bytes()).unwrap())
-        .unwrap();
-    w.run(40).unwrap();
-    assert_eq!(w.steps(), 100);
-    // The GPU step is deterministic and restoring uploads the exact state: same bits.
-    assert!(
-        straight.bodies() == w.bodies(),
-        "the resumed GPU run differs from the straight one (positions by up to {} r)",
-        max_position_difference(&straight, &w)
-    );
+        let mut w = on_gpu(&s).unwrap();
+        w.run(60).unwrap();
+        let snap = w.snapshot().unwrap();
+        assert_eq!(snap.steps, 60);
+        assert!(
+            !snap.warm_keys.is_empty(),
+            "the GPU's warm start is in the snapshot"
+        );
+        let rough = s.materials.iter().any(|(_, m)| m.spinning > 0.0);
+        assert_eq!(
+            snap.warm_moments.len(),
+            if rough { snap.warm_keys.len() } else { 0 },
+            "one moment impulse per key with spinning and rolling friction, else none"
+        );
+        // The device moves on; restoring must replace its bodies and warm start.
+        w.run(20).unwrap();
+        w.restore(&grains::Snapshot::from_bytes(&snap.to_bytes()).unwrap())
+            .unwrap();
+        w.run(40).unwrap();
+        assert_eq!(w.steps(), 100);
+        // The GPU step is deterministic and restoring uploads the exact state: same bits.
+        assert!(
+            straight.bodies() == w.bodies(),
+            "the resumed GPU run differs from the straight one (positions by up to {} r)",
+            max_position_difference(&straight, &w)
+        );
+        if rough {
+            // Without the moments' warm start the resumed run differs.
+            let forgetful = grains::Snapshot {
+                warm_moments: Vec::new(),
+                ..snap
+            };
+            w.restore(&forgetful).unwrap();
+            w.run(40).unwrap();
+            assert!(
+                straight.bodies() != w.bodies(),
+                "the moments' warm start made no difference"
+            );
+        }
+    }
 }
 
 #[test]

@@ -149,7 +149,7 @@ fn bad_capsule_length_is_refused() {
 }
 
 #[test]
-fn gpu_refuses_non_sphere_shapes_and_unstabilised_contacts() {
+fn gpu_refuses_non_sphere_shapes_but_takes_unstabilised_contacts() {
     let gpu = Settings {
         backend: Backend::Gpu,
         ..Settings::default()
@@ -161,10 +161,13 @@ fn gpu_refuses_non_sphere_shapes_and_unstabilised_contacts() {
         stabilise_contacts: false,
         ..gpu
     };
-    assert!(matches!(
-        floor_world(unstabilised, &[s]),
-        Err(BuildError::Gpu(_))
-    ));
+    match floor_world(unstabilised, &[s]) {
+        Ok(_) => {}
+        Err(BuildError::NoGpuAdapter(why)) => {
+            eprintln!("skipped the build: no GPU adapter ({why})")
+        }
+        Err(e) => panic!("the GPU refused unstabilised contacts: {e}"),
+    }
 }
 
 /// The distance from `p` to the boundary of the ellipse (centre c, semi-axes a along x and b

@@ -26,7 +26,8 @@
 //! its sliding update, so the moment rows feed nothing back into the normal rows: unlike the
 //! sliding cone of the relaxation they add no normal velocity. The data live in their own
 //! arrays indexed like the contact rows ([`Moments`]) and like the solver's packs
-//! ([`MomentPacks`]); nothing here runs when no pair has either friction.
+//! ([`MomentPacks`]); nothing here runs when no pair has either friction. The GPU backend does the
+//! same in projected Jacobi's order (`shaders/rolling.wgsl`).
 
 use crate::contact_update::{dot, pack_impulse, Lanes3, PackVelocities, RowPack};
 use crate::layout::{pair_materials, Bodies, FrictionTable, Wall, NO_BODY};

@@ -119,6 +119,24 @@ fn max_drift(a: &Bodies, b: &Bodies) -> f32 {
         / r_min
 }
 
+/// Largest rotation between the two bodies' orientations (rad): 2 min(‖p − q‖, ‖p + q‖) of
+/// the unit quaternions, exact to first order and free of acos's round-off near 0.
+fn max_turn(a: &Bodies, b: &Bodies) -> f32 {
+    a.orientation
+        .iter()
+        .zip(&b.orientation)
+        .map(|(p, q)| 2.0 * (*p - *q).length().min((*p + *q).length()))
+        .fold(0.0, f32::max)
+}
+
+/// Largest difference between two sets of moment impulses (N m s).
+fn max_moment_difference(a: &[[f32; 4]], b: &[[f32; 4]]) -> f32 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(p, q)| p.iter().zip(q).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f32::max)
+}
+
 struct Scene {
     walls: Vec<Wall>,
     friction: FrictionTable,
@@ -140,6 +158,29 @@ fn scene(n: usize, with_large: bool) -> Scene {
     }
 }
 
+/// `scene(n, false)` with two materials (the spheres alternate, the walls are the second) whose
+/// pairs differ in μ, spinning length e_r (0.01–0.03 m) and rolling length e_roll (0.005–0.015 m),
+/// and every sphere spinning at up to 18 rad/s about its own axis, so that the spheres land and
+/// pile up against the moment rows.
+fn rough_scene(n: usize) -> Scene {
+    let mut s = scene(n, false);
+    s.friction = FrictionTable {
+        count: 2,
+        mu: vec![0.5, 0.4, 0.4, 0.3],
+        restitution: vec![0.0; 4],
+        spinning: vec![0.02, 0.01, 0.01, 0.03],
+        rolling: vec![0.01, 0.005, 0.005, 0.015],
+    };
+    for w in &mut s.walls {
+        w.normal[3] = 1.0;
+    }
+    for (k, m) in s.bodies.motion.iter_mut().enumerate() {
+        m.angular = [k % 7, k % 5, k % 3].map(|c| 6.0 * (c as f32 - 1.0));
+        s.bodies.material[k] = k as u32 % 2;
+    }
+    s
+}
+
 /// Keys in one list and not the other.
 fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
     let split = |k: u64| ((k >> 32) as u32, k as u32);
@@ -150,31 +191,64 @@ fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Each step starts the CPU from the GPU's state (bodies and warm start): the two must find
-/// the same contacts and move the bodies alike within 1e-5 r.
-fn lockstep(n: usize, with_large: bool, steps: usize) {
-    let Some(mut gpu) = gpu() else { return };
-    let s = scene(n, with_large);
+/// Each step starts the CPU from the GPU's state (bodies and warm start, moments included): the
+/// two must find the same contacts, move the bodies alike within 1e-5 r and turn them alike
+/// within 1e-4 rad; with moment rows, their impulses must agree within 1e-3 of the largest.
+///
+/// Measured on lavapipe: 1.3e-6 r, and 4e-7 rad without spinning friction. Spinning friction
+/// turns round-off into more: at a contact sliding on the cone, (μ γn)² − ‖γ_t‖² is a round-off
+/// of ±1e-7 (μ γn)², so one backend's spin bound is 0 and the other's e_r √(1e-7) μ γn; the
+/// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
+/// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
+fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
+    let mut gpu = gpu()?;
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut gpu_bodies = s.bodies.clone();
-    let mut worst = 0.0f32;
+    let mut most = 0;
+    let (mut worst, mut worst_turn, mut worst_moment, mut largest_moment) =
+        (0.0f32, 0.0f32, 0.0f32, 0.0f32);
     for step in 1..=steps {
         let mut cpu_bodies = gpu_bodies.clone();
-        let (keys, impulses) = gpu.warm_start_state().unwrap();
+        let (keys, impulses, moments) = gpu.warm_start_state().unwrap();
         cpu.restore_warm_start(&keys, &impulses);
+        cpu.restore_warm_start_moments(&moments);
         cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params);
         gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
-        let (keys, _, _) = gpu.contacts().unwrap();
+        let (keys, _, _, moments) = gpu.contacts().unwrap();
         let diff = difference(&keys, &cpu.contacts().keys);
-        assert!(diff.is_empty(), "step {step}: contacts differ: {diff:?}");
+        assert!(
+            diff.is_empty(),
+            "{what}, step {step}: contacts differ: {diff:?}"
+        );
+        most = most.max(keys.len());
+        assert_eq!(
+            moments.len(),
+            cpu.moment_impulses().len(),
+            "{what}, step {step}: moment rows"
+        );
         worst = worst.max(max_drift(&cpu_bodies, &gpu_bodies));
+        worst_turn = worst_turn.max(max_turn(&cpu_bodies, &gpu_bodies));
+        worst_moment = worst_moment.max(max_moment_difference(&moments, cpu.moment_impulses()));
+        largest_moment = moments
+            .iter()
+            .flatten()
+            .fold(largest_moment, |m, x| m.max(x.abs()));
     }
-    eprintln!("lockstep {n} bodies (large: {with_large}), {steps} steps: largest one-step difference {worst:.2e} r");
+    eprintln!("lockstep {what}, {steps} steps, up to {most} contacts: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
     assert!(
         worst < 1e-5,
-        "one step moves bodies differently by {worst} r"
+        "{what}: one step moves bodies differently by {worst} r"
     );
+    assert!(
+        worst_turn < 1e-4,
+        "{what}: one step turns bodies differently by {worst_turn} rad"
+    );
+    assert!(
+        worst_moment <= 1e-3 * largest_moment,
+        "{what}: moment impulses differ by {worst_moment} N m s (largest {largest_moment})"
+    );
+    Some(most)
 }
 
 /// Both backends run freely: the contact sets agree exactly at first and the positions stay
@@ -190,7 +264,7 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
         let g = gpu
             .step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
-        let (keys, _, _) = gpu.contacts().unwrap();
+        let (keys, _, _, _) = gpu.contacts().unwrap();
         let diff = difference(&keys, &cpu.contacts().keys);
         if !diff.is_empty() && first_difference.is_none() {
             first_difference = Some((step, diff.len(), c.contacts));
@@ -213,12 +287,62 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
 
 #[test]
 fn falling_spheres_step_like_cpu_jacobi() {
-    lockstep(300, false, 100);
+    lockstep(&scene(300, false), "300 bodies", 100);
 }
 
 #[test]
 fn large_body_in_a_bed_steps_like_cpu_jacobi() {
-    lockstep(300, true, 100);
+    lockstep(&scene(300, true), "300 bodies and a large one", 100);
+}
+
+/// Without the Φ/h term (n·v⁺ ≥ 0 for every ε̂-active contact) the GPU steps like the CPU too;
+/// with the term wrongly kept, contacts found inside the envelope would close their gap within
+/// the step and the bodies land ~0.1 r apart (measured on lavapipe: 9e-2 r).
+#[test]
+fn unstabilised_contacts_step_like_cpu_jacobi() {
+    let mut s = scene(300, false);
+    s.params.stabilise_contacts = false;
+    lockstep(&s, "300 bodies without Φ/h", 100);
+}
+
+/// A world without walls (the spheres converge on their centre and collide in free fall): its
+/// wall buffer still binds one element, as the shaders that read walls need.
+#[test]
+fn spheres_without_walls_step_like_cpu_jacobi() {
+    let mut s = scene(300, false);
+    s.walls.clear();
+    let centre = s
+        .bodies
+        .pos_radius
+        .iter()
+        .map(|p| p.truncate())
+        .sum::<Vec3>()
+        / 300.0;
+    for (m, p) in s.bodies.motion.iter_mut().zip(&s.bodies.pos_radius) {
+        m.linear = (3.0 * (centre - p.truncate())).to_array();
+    }
+    let most = lockstep(&s, "300 bodies without walls", 20);
+    assert_ne!(most, Some(0), "nothing collided");
+}
+
+/// Spinning spheres landing and piling up with spinning and rolling friction: the moment rows
+/// (their warm start, update and gather) step like the CPU's. Without the moment rows on the GPU
+/// the moment impulses would be 0 against the CPU's and the bodies would turn differently.
+#[test]
+fn spinning_and_rolling_friction_step_like_cpu_jacobi() {
+    let s = rough_scene(300);
+    lockstep(
+        &s,
+        "300 spinning bodies with spinning and rolling friction",
+        100,
+    );
+    let mut roll_only = rough_scene(300);
+    roll_only.friction.spinning.clear();
+    lockstep(
+        &roll_only,
+        "300 spinning bodies with rolling friction only",
+        100,
+    );
 }
 
 #[test]
@@ -229,9 +353,8 @@ fn free_runs_stay_together() {
 
 #[test]
 fn gpu_runs_repeat_bit_for_bit() {
-    let run = || {
+    let run = |s: &Scene| {
         let mut gpu = gpu()?;
-        let s = scene(300, true);
         let mut bodies = s.bodies.clone();
         for step in 1..=60 {
             gpu.step(
@@ -244,12 +367,17 @@ fn gpu_runs_repeat_bit_for_bit() {
             )
             .unwrap();
         }
-        Some((bodies, gpu.contacts().unwrap().2))
+        let (_, _, impulses, moments) = gpu.contacts().unwrap();
+        Some((bodies, impulses, moments))
     };
-    let (Some(a), Some(b)) = (run(), run()) else {
-        return;
-    };
-    assert_eq!(a.0, b.0, "bodies differ between two runs");
-    assert_eq!(a.1, b.1, "impulses differ between two runs");
-    assert!(!a.1.is_empty());
+    for s in [scene(300, true), rough_scene(300)] {
+        let (Some(a), Some(b)) = (run(&s), run(&s)) else {
+            return;
+        };
+        assert_eq!(a.0, b.0, "bodies differ between two runs");
+        assert_eq!(a.1, b.1, "impulses differ between two runs");
+        assert_eq!(a.2, b.2, "moment impulses differ between two runs");
+        assert!(!a.1.is_empty());
+        assert_eq!(a.2.is_empty(), !s.friction.any_moment_friction());
+    }
 }

@@ -37,7 +37,19 @@ pub struct Params {
     pub n_materials: u32,
     pub cell_capacity: u32,
     pub row_capacity: u32,
-    pub pad: u32,
+    pub stabilise: u32,
+}
+
+/// One contact's moment rows (`Moment` in `shaders/rolling.wgsl`), 64 bytes: (e_r, e_roll,
+/// 1/w_m, w_m |r_a|), (γ_s, γ_r1, γ_r2, 0), the sweep's moment-impulse change and the step's
+/// moment impulse as world vectors.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Moment {
+    pub row: [f32; 4],
+    pub gamma: [f32; 4],
+    pub impulse: [f32; 4],
+    pub cache: [f32; 4],
 }
 
 /// Workgroups (x, y) covering `threads` invocations of WG threads, x at most 65535.
@@ -63,6 +75,8 @@ pub struct Sizes {
     pub large: u64,
     pub cells: u64,
     pub rows: u64,
+    /// Whether the contacts have moment rows (spinning or rolling friction).
+    pub moments: bool,
 }
 
 impl Sizes {
@@ -73,6 +87,7 @@ impl Sizes {
         drives: usize,
         materials: usize,
         large: usize,
+        moments: bool,
     ) -> Self {
         let n = bodies as u64;
         Sizes {
@@ -83,8 +98,16 @@ impl Sizes {
             large: large as u64,
             cells: (4 * n).max(4096),
             rows: (ROWS_PER_BODY * n).max(1024),
+            moments,
         }
     }
+}
+
+/// The contacts' moment rows and the bind group (group 1 of `shaders/rolling.wgsl`) that binds
+/// them, only where some material pair has spinning or rolling friction.
+pub struct MomentBuffers {
+    pub moments: wgpu::Buffer,
+    pub group: wgpu::BindGroup,
 }
 
 /// Every buffer of the step. `row_start`, `keys` and `cache` alternate between steps.
@@ -107,6 +130,7 @@ pub struct Buffers {
     pub keys: [wgpu::Buffer; 2],
     pub cache: [wgpu::Buffer; 2],
     pub dispatch: wgpu::Buffer,
+    pub moments: Option<MomentBuffers>,
     /// Group 0 for a step writing set `p` and reading set `1 − p`.
     pub step_groups: [wgpu::BindGroup; 2],
     pub dispatch_group: wgpu::BindGroup,
@@ -219,6 +243,23 @@ fn entry(binding: u32, buffer: &wgpu::Buffer, bytes: u64) -> wgpu::BindGroupEntr
     }
 }
 
+/// A bind group of `layout` binding the whole of `buffer` at binding 0.
+fn single_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffer: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    })
+}
+
 impl Buffers {
     /// Allocates every buffer for `sizes` (bodies, walls, drives, materials, large bodies).
     pub fn new(
@@ -252,9 +293,16 @@ impl Buffers {
         let material = a.storage("material", n, 4)?;
         let kind = a.storage("kind", n, 4)?;
         let reach = a.storage("reach", n, 4)?;
-        let walls = a.storage("walls", sizes.walls, std::mem::size_of::<Wall>() as u64)?;
-        let drives = a.storage("drives", sizes.drives, 32)?;
-        let friction = a.storage("friction", sizes.materials * sizes.materials, 4)?;
+        // At least one element each: a binding must hold one element of its array even where
+        // the scene has none (a world without walls or drives).
+        let walls = a.storage(
+            "walls",
+            sizes.walls.max(1),
+            std::mem::size_of::<Wall>() as u64,
+        )?;
+        let drives = a.storage("drives", sizes.drives.max(1), 32)?;
+        // μ, e_r and e_roll of every material pair, one table after the other.
+        let friction = a.storage("friction", 3 * sizes.materials * sizes.materials, 4)?;
         let large = a.storage("large", sizes.large, 4)?;
         let grid = a.storage("grid", 1, 48)?;
         let bounds = a.storage("bounds", 8, 4)?;
@@ -284,6 +332,13 @@ impl Buffers {
             a.storage("cache", rows_cap, 16)?,
         ];
         let dispatch = a.buffer("dispatch", 16, wgpu::BufferUsages::INDIRECT)?;
+        let moments = if sizes.moments {
+            let moments = a.storage("moments", rows_cap, std::mem::size_of::<Moment>() as u64)?;
+            let group = single_group(device, "moments", &programs.moment_layout, &moments);
+            Some(MomentBuffers { moments, group })
+        } else {
+            None
+        };
         let cell_scan = a.scan(
             device,
             programs,
@@ -349,14 +404,7 @@ impl Buffers {
             })
         };
         let step_groups = [step_group(0), step_group(1)];
-        let dispatch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("dispatch"),
-            layout: &programs.dispatch_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: whole(&dispatch),
-            }],
-        });
+        let dispatch_group = single_group(device, "dispatch", &programs.dispatch_layout, &dispatch);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::OutOfMemory {
                 adapter: adapter.to_string(),
@@ -385,6 +433,7 @@ impl Buffers {
             keys,
             cache,
             dispatch,
+            moments,
             step_groups,
             dispatch_group,
             cell_scan,
@@ -416,7 +465,7 @@ mod tests {
             max_storage_buffer_binding_size: 1 << 20,
             ..gpu.limits.clone()
         };
-        let sizes = Sizes::for_scene(100_000, 5, 0, 1, 0);
+        let sizes = Sizes::for_scene(100_000, 5, 0, 1, 0, false);
         match Buffers::new(&gpu.device, &limits, "test", &programs, sizes) {
             Err(GpuError::OutOfMemory {
                 bodies,
@@ -429,7 +478,7 @@ mod tests {
             Err(e) => panic!("wrong error: {e}"),
             Ok(_) => panic!("a 1.6 MB buffer passed a 1 MiB limit"),
         }
-        let fits = Sizes::for_scene(1_000, 5, 0, 1, 0);
+        let fits = Sizes::for_scene(1_000, 5, 0, 1, 0, false);
         assert!(Buffers::new(&gpu.device, &gpu.limits, "test", &programs, fits).is_ok());
     }
 }

@@ -113,6 +113,20 @@ impl Gpu {
         }
     }
 
+    /// Runs `f` (which creates pipelines) and turns a validation error it raised into a
+    /// [`GpuError::Device`] saying that `what` failed.
+    pub fn validated<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, GpuError> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(GpuError::Device(format!(
+                "{what} on '{}': {e}",
+                self.adapter
+            ))),
+            None => Ok(out),
+        }
+    }
+
     /// Blocks until the queue's work is done.
     pub fn wait(&self) -> Result<(), GpuError> {
         self.device

@@ -14,7 +14,7 @@ use crate::forces::Drive;
 use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::observe::kinetic_energy;
 use crate::pipeline::{StageTimes, StepParams, StepStats};
-use buffers::{Buffers, Params, Sizes, MAX_PAIRS};
+use buffers::{Buffers, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
 use profiler::{Profiler, STAGES};
 use programs::Programs;
@@ -70,8 +70,13 @@ pub enum GpuError {
     Device(String),
 }
 
-/// Contacts read back from the device: pair keys (ascending), rows and impulses (γn, γt1, γt2, 0).
-pub type ContactReadBack = (Vec<u64>, Vec<ContactRow>, Vec<[f32; 4]>);
+/// Contacts read back from the device: pair keys (ascending), rows, impulses (γn, γt1, γt2, 0)
+/// and moment impulses (γ_s, γ_r1, γ_r2, 0) (none without spinning and rolling friction).
+pub type ContactReadBack = (Vec<u64>, Vec<ContactRow>, Vec<[f32; 4]>, Vec<[f32; 4]>);
+
+/// The warm-start memory: pair keys (ascending), world-space impulse vectors and moment impulse
+/// vectors (one per key, or none without spinning and rolling friction).
+pub type WarmStartState = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
 
 /// GPU backend: a wgpu device with every buffer and pipeline of the step.
 pub struct GpuPipeline {
@@ -82,7 +87,7 @@ pub struct GpuPipeline {
     parity: usize,
     upload: bool,
     warm_valid: bool,
-    pending_warm: Option<(Vec<u64>, Vec<[f32; 4]>)>,
+    pending_warm: Option<WarmStartState>,
     large_limit: f32,
     last: StepStats,
     elapsed: f64,
@@ -90,6 +95,9 @@ pub struct GpuPipeline {
     profiler: Option<Profiler>,
     steps: u64,
 }
+
+/// Bytes of one contact's moment rows.
+const MOMENT_BYTES: u64 = std::mem::size_of::<Moment>() as u64;
 
 /// Slots of the statistics buffer (`stats` in `shaders/layout.wgsl`).
 const STAT_ROWS: usize = 0;
@@ -101,14 +109,7 @@ impl GpuPipeline {
     /// Opens the first suitable adapter (high performance preferred, software devices allowed).
     pub fn new() -> Result<Self, GpuError> {
         let gpu = Gpu::open()?;
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let programs = Programs::new(&gpu.device);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Device(format!(
-                "compiling the shaders on '{}': {e}",
-                gpu.adapter
-            )));
-        }
+        let programs = gpu.validated("compiling the shaders", || Programs::new(&gpu.device))?;
         let profiler = Profiler::new(&gpu);
         Ok(GpuPipeline {
             gpu,
@@ -125,6 +126,13 @@ impl GpuPipeline {
             profiler,
             steps: 0,
         })
+    }
+
+    /// Compiles the stages with the moment rows of spinning and rolling friction now rather than
+    /// at the first step that needs them; fails where the adapter lacks the one storage buffer
+    /// more that they bind.
+    pub fn prepare_moment_rows(&mut self) -> Result<(), GpuError> {
+        self.programs.load_rolling(&self.gpu)
     }
 
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
@@ -161,8 +169,9 @@ impl GpuPipeline {
                 "the Coulomb correction (coulomb_correction > 0)",
             ));
         }
-        if friction.any_moment_friction() {
-            return Err(GpuError::Unsupported("spinning and rolling friction"));
+        let rolls = friction.any_moment_friction();
+        if rolls {
+            self.programs.load_rolling(&self.gpu)?;
         }
         // The large bodies need a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {
@@ -170,6 +179,7 @@ impl GpuPipeline {
                 && s.walls == walls.len() as u64
                 && s.drives == drives.len() as u64
                 && s.materials == friction.count as u64
+                && s.moments == rolls
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
             self.large_limit = large_limit(&bodies.pos_radius, &[]);
@@ -182,6 +192,7 @@ impl GpuPipeline {
                 drives.len(),
                 friction.count,
                 large.len(),
+                rolls,
             );
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
@@ -199,8 +210,8 @@ impl GpuPipeline {
                 self.upload_bodies(bodies, friction, &large);
             }
         }
-        if let Some((keys, impulse)) = self.pending_warm.take() {
-            self.upload_warm_start(bodies, &keys, &impulse);
+        if let Some((keys, impulse, moment)) = self.pending_warm.take() {
+            self.upload_warm_start(bodies, &keys, &impulse, &moment);
         }
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);
@@ -261,33 +272,29 @@ impl GpuPipeline {
         Ok(self.last)
     }
 
-    /// The last step's contacts read back from the device: pair keys (ascending), rows and
-    /// impulses (γn, γt1, γt2, 0), all in key order.
+    /// The last step's contacts read back from the device: pair keys (ascending), rows,
+    /// impulses (γn, γt1, γt2, 0) and moment impulses (γ_s, γ_r1, γ_r2, 0), all in key order.
     pub fn contacts(&mut self) -> Result<ContactReadBack, GpuError> {
         let Some(rows) = self.read_rows()? else {
             return Ok(Default::default());
         };
         let b = self.buffers.as_ref().expect("rows were read");
         let row_bytes = std::mem::size_of::<ContactRow>() as u64;
-        let parts = self.gpu.read(&[
-            (&b.keys[self.parity], rows * 8),
-            (&b.rows, rows * row_bytes),
-            (&b.gamma, rows * 16),
-        ])?;
-        let keys = decode_keys(&parts[0]);
-        let rows: Vec<ContactRow> = bytemuck::pod_collect_to_vec(&parts[1]);
-        let gamma: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&parts[2]);
-        let order = key_order(&keys);
+        let mut parts = vec![(&b.rows, row_bytes), (&b.gamma, 16)];
+        parts.extend(b.moments.as_ref().map(|m| (&m.moments, MOMENT_BYTES)));
+        let (keys, data) = self.read_in_key_order(rows, &parts)?;
         Ok((
-            order.iter().map(|&i| keys[i]).collect(),
-            order.iter().map(|&i| rows[i]).collect(),
-            order.iter().map(|&i| gamma[i]).collect(),
+            keys,
+            bytemuck::pod_collect_to_vec(&data[0]),
+            bytemuck::pod_collect_to_vec(&data[1]),
+            moment_field(data.get(2), |m| m.gamma),
         ))
     }
 
-    /// The warm-start memory: pair keys (ascending) and world-space impulse vectors, as
-    /// [`crate::pipeline::CpuPipeline::warm_start_state`] gives them.
-    pub fn warm_start_state(&mut self) -> Result<(Vec<u64>, Vec<[f32; 4]>), GpuError> {
+    /// The warm-start memory (pair keys ascending, world-space impulse vectors and moment impulse
+    /// vectors), as [`crate::pipeline::CpuPipeline::warm_start_state`] and
+    /// [`crate::pipeline::CpuPipeline::warm_start_moments`] give them.
+    pub fn warm_start_state(&mut self) -> Result<WarmStartState, GpuError> {
         if let Some(pending) = &self.pending_warm {
             return Ok(pending.clone());
         }
@@ -298,22 +305,20 @@ impl GpuPipeline {
             return Ok(Default::default());
         };
         let b = self.buffers.as_ref().expect("rows were read");
-        let parts = self.gpu.read(&[
-            (&b.keys[self.parity], rows * 8),
-            (&b.cache[self.parity], rows * 16),
-        ])?;
-        let keys = decode_keys(&parts[0]);
-        let cache: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&parts[1]);
-        let order = key_order(&keys);
+        let mut parts = vec![(&b.cache[self.parity], 16)];
+        parts.extend(b.moments.as_ref().map(|m| (&m.moments, MOMENT_BYTES)));
+        let (keys, data) = self.read_in_key_order(rows, &parts)?;
         Ok((
-            order.iter().map(|&i| keys[i]).collect(),
-            order.iter().map(|&i| cache[i]).collect(),
+            keys,
+            bytemuck::pod_collect_to_vec(&data[0]),
+            moment_field(data.get(1), |m| m.cache),
         ))
     }
 
-    /// Restores the warm-start memory (keys ascending), used on the next step.
-    pub fn restore_warm_start(&mut self, keys: &[u64], impulse: &[[f32; 4]]) {
-        self.pending_warm = Some((keys.to_vec(), impulse.to_vec()));
+    /// Restores the warm-start memory (keys ascending, one impulse per key, and one moment
+    /// impulse per key or none), used on the next step.
+    pub fn restore_warm_start(&mut self, keys: &[u64], impulse: &[[f32; 4]], moment: &[[f32; 4]]) {
+        self.pending_warm = Some((keys.to_vec(), impulse.to_vec(), moment.to_vec()));
     }
 
     /// Seconds of host wall time spent in steps and read-backs (the device runs ahead of the
@@ -327,6 +332,36 @@ impl GpuPipeline {
     /// the first read-back). The narrow phase includes sizing the contact dispatches.
     pub fn stage_times(&self) -> Option<StageTimes> {
         self.profiler.as_ref()?.stage_times(self.steps)
+    }
+
+    /// The last step's pair keys (ascending) and, in their order, the first `rows` elements of
+    /// each (buffer, element bytes) of `parts`, as bytes.
+    fn read_in_key_order(
+        &self,
+        rows: u64,
+        parts: &[(&wgpu::Buffer, u64)],
+    ) -> Result<(Vec<u64>, Vec<Vec<u8>>), GpuError> {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let mut list = vec![(&b.keys[self.parity], rows * 8)];
+        list.extend(parts.iter().map(|&(buffer, bytes)| (buffer, rows * bytes)));
+        let data = self.gpu.read(&list)?;
+        let keys = decode_keys(&data[0]);
+        let order = key_order(&keys);
+        let permute = |bytes: &[u8], size: usize| -> Vec<u8> {
+            order
+                .iter()
+                .flat_map(|&i| &bytes[i * size..(i + 1) * size])
+                .copied()
+                .collect()
+        };
+        Ok((
+            order.iter().map(|&i| keys[i]).collect(),
+            parts
+                .iter()
+                .zip(&data[1..])
+                .map(|(&(_, size), bytes)| permute(bytes, size as usize))
+                .collect(),
+        ))
     }
 
     /// Row count of the last step after checking every capacity; `None` before any step.
@@ -365,7 +400,7 @@ impl GpuPipeline {
         Ok(rows)
     }
 
-    /// Copies the bodies, the large-body list and the friction table to the device.
+    /// Copies the bodies, the large-body list and the friction tables to the device.
     fn upload_bodies(&mut self, bodies: &Bodies, friction: &FrictionTable, large: &[u32]) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let q = &self.gpu.queue;
@@ -374,13 +409,24 @@ impl GpuPipeline {
         q.write_buffer(&b.motion, 0, bytemuck::cast_slice(&bodies.motion));
         q.write_buffer(&b.material, 0, bytemuck::cast_slice(&bodies.material));
         q.write_buffer(&b.kind, 0, bytemuck::cast_slice(&bodies.kind));
-        q.write_buffer(&b.friction, 0, bytemuck::cast_slice(&friction.mu));
+        q.write_buffer(
+            &b.friction,
+            0,
+            bytemuck::cast_slice(&friction_tables(friction)),
+        );
         q.write_buffer(&b.large, 0, bytemuck::cast_slice(large));
         self.upload = false;
     }
 
-    /// Writes restored warm-start impulses as the previous step's set, segmented by owner.
-    fn upload_warm_start(&mut self, bodies: &Bodies, keys: &[u64], impulse: &[[f32; 4]]) {
+    /// Writes restored warm-start impulses (and moment impulses, one per key or none) as the
+    /// previous step's set, segmented by owner.
+    fn upload_warm_start(
+        &mut self,
+        bodies: &Bodies,
+        keys: &[u64],
+        impulse: &[[f32; 4]],
+        moment: &[[f32; 4]],
+    ) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let n = bodies.len();
         let large = |i: u32| bodies.pos_radius[i as usize].w > self.large_limit;
@@ -417,6 +463,18 @@ impl GpuPipeline {
         if !pairs.is_empty() {
             q.write_buffer(&b.keys[p], 0, bytemuck::cast_slice(&pairs));
             q.write_buffer(&b.cache[p], 0, bytemuck::cast_slice(&cache));
+            if let Some(m) = &b.moments {
+                // Zero where none were kept: the CPU then starts the moments from 0 too.
+                let given = moment.len() == keys.len();
+                let stored: Vec<Moment> = order
+                    .iter()
+                    .map(|&(_, _, k)| Moment {
+                        cache: if given { moment[k] } else { [0.0; 4] },
+                        ..Moment::default()
+                    })
+                    .collect();
+                q.write_buffer(&m.moments, 0, bytemuck::cast_slice(&stored));
+            }
         }
         self.warm_valid = true;
     }
@@ -456,7 +514,7 @@ impl GpuPipeline {
             n_materials: friction.count as u32,
             cell_capacity: b.sizes.cells as u32,
             row_capacity: b.sizes.rows as u32,
-            pad: 0,
+            stabilise: p.stabilise_contacts as u32,
         };
         let q = &self.gpu.queue;
         q.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
@@ -486,6 +544,29 @@ fn decode_keys(bytes: &[u8]) -> Vec<u64> {
         .into_iter()
         .map(|[a, b]| pair_key(a, b))
         .collect()
+}
+
+/// The friction buffer's tables: μ, then e_r, then e_roll of every material pair (row-major).
+fn friction_tables(friction: &FrictionTable) -> Vec<f32> {
+    let n = friction.count as u32;
+    let pairs = || (0..n).flat_map(move |i| (0..n).map(move |j| (i, j)));
+    friction
+        .mu
+        .iter()
+        .copied()
+        .chain(pairs().map(|(i, j)| friction.spinning(i, j)))
+        .chain(pairs().map(|(i, j)| friction.rolling(i, j)))
+        .collect()
+}
+
+/// One field of the moment rows read back as bytes (none where the step had no moment rows).
+fn moment_field(bytes: Option<&Vec<u8>>, field: impl Fn(&Moment) -> [f32; 4]) -> Vec<[f32; 4]> {
+    bytes.map_or_else(Vec::new, |b| {
+        bytemuck::pod_collect_to_vec::<u8, Moment>(b)
+            .iter()
+            .map(field)
+            .collect()
+    })
 }
 
 /// Indices that put `keys` in ascending order.

@@ -1,9 +1,12 @@
 //! The WGSL stages of `shaders/`, compiled into one compute pipeline per entry point.
 
-use super::device::STORAGE_BINDINGS;
+use super::device::{Gpu, STORAGE_BINDINGS};
+use super::GpuError;
 
 const LAYOUT: &str = include_str!("../../../shaders/layout.wgsl");
 const CONE: &str = include_str!("../../../shaders/cone.wgsl");
+const ROLLING: &str = include_str!("../../../shaders/rolling.wgsl");
+const ROLLING_OFF: &str = include_str!("../../../shaders/rolling_off.wgsl");
 const FORCES: &str = include_str!("../../../shaders/forces.wgsl");
 const BROAD_PHASE: &str = include_str!("../../../shaders/broad_phase.wgsl");
 const NARROW_PHASE: &str = include_str!("../../../shaders/narrow_phase.wgsl");
@@ -21,6 +24,8 @@ pub struct Programs {
     pub dispatch_layout: wgpu::BindGroupLayout,
     /// Group 0 of the prefix sum: data, block sums and the counters emptied into the data.
     pub scan_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the stages with moment rows: the contacts' moments (`shaders/rolling.wgsl`).
+    pub moment_layout: wgpu::BindGroupLayout,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
     pub(super) apply_drives: wgpu::ComputePipeline,
@@ -32,21 +37,91 @@ pub struct Programs {
     pub(super) find_pairs: wgpu::ComputePipeline,
     pub(super) build_rows: wgpu::ComputePipeline,
     pub(super) contact_dispatch: wgpu::ComputePipeline,
-    pub(super) warm_start: wgpu::ComputePipeline,
     pub(super) count_body_contacts: wgpu::ComputePipeline,
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
-    pub(super) contact_sweep: wgpu::ComputePipeline,
-    /// The same sweep without the residual reduction, for every sweep but the last.
-    pub(super) contact_sweep_quiet: wgpu::ComputePipeline,
-    pub(super) body_gather: wgpu::ComputePipeline,
+    /// The contact stages with the sliding rows only.
+    pub(super) sliding: ContactPrograms,
+    /// The contact stages with the moment rows too, compiled by [`Programs::load_rolling`] for
+    /// the first step that has spinning or rolling friction.
+    pub(super) rolling: Option<ContactPrograms>,
     pub(super) integrate_positions: wgpu::ComputePipeline,
-    pub(super) store_impulses: wgpu::ComputePipeline,
     pub(super) reduce_residual: wgpu::ComputePipeline,
     pub(super) take_counts: wgpu::ComputePipeline,
     pub(super) scan_blocks: wgpu::ComputePipeline,
     pub(super) add_block_offsets: wgpu::ComputePipeline,
+}
+
+/// The stages that touch a contact's impulses, compiled with `shaders/rolling_off.wgsl` (sliding
+/// rows only) or `shaders/rolling.wgsl` (moment rows too, bound as group 1).
+pub(super) struct ContactPrograms {
+    pub(super) warm_start: wgpu::ComputePipeline,
+    pub(super) contact_sweep: wgpu::ComputePipeline,
+    /// The same sweep without the residual reduction, for every sweep but the last.
+    pub(super) contact_sweep_quiet: wgpu::ComputePipeline,
+    pub(super) body_gather: wgpu::ComputePipeline,
+    pub(super) store_impulses: wgpu::ComputePipeline,
+}
+
+impl ContactPrograms {
+    /// The pipelines of the warm start and Jacobi modules `warm` and `jacobi`.
+    fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        warm: &wgpu::ShaderModule,
+        jacobi: &wgpu::ShaderModule,
+    ) -> Self {
+        let make = |module, entry, constants: &[(&str, f64)]| {
+            pipeline(device, layout, module, entry, constants)
+        };
+        ContactPrograms {
+            warm_start: make(warm, "warm_start", &[]),
+            contact_sweep: make(jacobi, "contact_sweep", &[]),
+            contact_sweep_quiet: make(jacobi, "contact_sweep", &[("report_residual", 0.0)]),
+            body_gather: make(jacobi, "body_gather", &[]),
+            store_impulses: make(warm, "store_impulses", &[]),
+        }
+    }
+}
+
+fn compile(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(parts.concat().into()),
+    })
+}
+
+fn pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        // Every stage writes its workgroup memory before reading it.
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            zero_initialize_workgroup_memory: false,
+        },
+        cache: None,
+    })
+}
+
+fn pipeline_layout(
+    device: &wgpu::Device,
+    groups: &[Option<&wgpu::BindGroupLayout>],
+) -> wgpu::PipelineLayout {
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: groups,
+        immediate_size: 0,
+    })
 }
 
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -74,7 +149,8 @@ fn layout(
 }
 
 impl Programs {
-    /// Compiles every stage for `device`.
+    /// Compiles every stage for `device` (the moment rows' variants wait for
+    /// [`Programs::load_rolling`]).
     pub fn new(device: &wgpu::Device) -> Self {
         let mut step_entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
@@ -94,49 +170,24 @@ impl Programs {
             "scan",
             &[storage_entry(0), storage_entry(1), storage_entry(2)],
         );
-        let pipeline_layout = |groups: &[Option<&wgpu::BindGroupLayout>]| {
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: groups,
-                immediate_size: 0,
-            })
-        };
-        let step = pipeline_layout(&[Some(&step_layout)]);
-        let narrow = pipeline_layout(&[Some(&step_layout), Some(&dispatch_layout)]);
-        let scan = pipeline_layout(&[Some(&scan_layout)]);
-        let module = |label: &str, parts: &[&str]| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(parts.concat().into()),
-            })
-        };
-        let forces = module("forces", &[LAYOUT, FORCES]);
-        let broad = module("broad_phase", &[LAYOUT, BROAD_PHASE]);
-        let narrow_module = module("narrow_phase", &[LAYOUT, NARROW_PHASE]);
-        let warm = module("warm_start", &[LAYOUT, CONE, WARM_START]);
-        let jacobi = module("jacobi", &[LAYOUT, CONE, JACOBI]);
-        let integrate = module("integrate", &[LAYOUT, INTEGRATE]);
-        let observe = module("observe", &[LAYOUT, OBSERVE]);
-        let parallel = module("parallel", &[PARALLEL]);
-        let make_with = |layout: &wgpu::PipelineLayout,
-                         module: &wgpu::ShaderModule,
-                         entry: &str,
-                         constants: &[(&str, f64)]| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(layout),
-                module,
-                entry_point: Some(entry),
-                // Every stage writes its workgroup memory before reading it.
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            })
-        };
+        let moment_layout = layout(device, "moments", &[storage_entry(0)]);
+        let step = pipeline_layout(device, &[Some(&step_layout)]);
+        let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
+        let scan = pipeline_layout(device, &[Some(&scan_layout)]);
+        let forces = compile(device, "forces", &[LAYOUT, FORCES]);
+        let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
+        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, NARROW_PHASE]);
+        let warm = compile(
+            device,
+            "warm_start",
+            &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
+        );
+        let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING_OFF, JACOBI]);
+        let integrate = compile(device, "integrate", &[LAYOUT, INTEGRATE]);
+        let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
+        let parallel = compile(device, "parallel", &[PARALLEL]);
         let make = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str| {
-            make_with(layout, module, entry, &[])
+            pipeline(device, layout, module, entry, &[])
         };
         Programs {
             clear_statistics: make(&step, &observe, "clear_statistics"),
@@ -150,20 +201,12 @@ impl Programs {
             find_pairs: make(&step, &narrow_module, "find_pairs"),
             build_rows: make(&step, &narrow_module, "build_rows"),
             contact_dispatch: make(&narrow, &narrow_module, "contact_dispatch"),
-            warm_start: make(&step, &warm, "warm_start"),
-            store_impulses: make(&step, &warm, "store_impulses"),
             count_body_contacts: make(&step, &jacobi, "count_body_contacts"),
             scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
             sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
             contact_impulse: make(&step, &jacobi, "contact_impulse"),
-            contact_sweep: make(&step, &jacobi, "contact_sweep"),
-            contact_sweep_quiet: make_with(
-                &step,
-                &jacobi,
-                "contact_sweep",
-                &[("report_residual", 0.0)],
-            ),
-            body_gather: make(&step, &jacobi, "body_gather"),
+            sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
+            rolling: None,
             integrate_positions: make(&step, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
             take_counts: make(&scan, &parallel, "take_counts"),
@@ -172,6 +215,35 @@ impl Programs {
             step_layout,
             dispatch_layout,
             scan_layout,
+            moment_layout,
         }
+    }
+
+    /// Compiles the contact stages with the moment rows of spinning and rolling friction, once;
+    /// they bind one storage buffer more than the others.
+    pub fn load_rolling(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
+        if self.rolling.is_some() {
+            return Ok(());
+        }
+        let available = gpu.limits.max_storage_buffers_per_shader_stage;
+        if available <= STORAGE_BINDINGS {
+            return Err(GpuError::MissingLimit {
+                adapter: gpu.adapter.clone(),
+                limit: "max_storage_buffers_per_shader_stage (spinning and rolling friction)",
+                available: available as u64,
+                needed: STORAGE_BINDINGS as u64 + 1,
+            });
+        }
+        let device = &gpu.device;
+        self.rolling = Some(gpu.validated("compiling the moment rows' shaders", || {
+            let layout = pipeline_layout(
+                device,
+                &[Some(&self.step_layout), Some(&self.moment_layout)],
+            );
+            let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
+            let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING, JACOBI]);
+            ContactPrograms::new(device, &layout, &warm, &jacobi)
+        })?);
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! Recording one step: the stages of `shaders/` in order, one compute pass per stage (timed
-//! when the adapter has timestamps), no read-back.
+//! when the adapter has timestamps), no read-back. With spinning or rolling friction the contact
+//! stages are the variants that carry the moment rows, with the moments bound as group 1.
 
 use super::buffers::{groups, ScanPlan};
 use super::profiler::{Stage, STAGES};
@@ -16,8 +17,15 @@ impl GpuPipeline {
         let queries = self.profiler.as_ref().map(|p| &p.queries);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         let contacts = &b.dispatch;
+        let (solver, moments) = match &b.moments {
+            Some(m) => (
+                pr.rolling.as_ref().expect("loaded with the moment buffers"),
+                Some(&m.group),
+            ),
+            None => (&pr.sliding, None),
+        };
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Forces);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Forces);
             pass.run(&pr.clear_statistics, (1, 1));
             pass.run(&pr.apply_forces, groups(n));
             if drives > 0 {
@@ -25,7 +33,7 @@ impl GpuPipeline {
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Broad);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Broad);
             pass.run(&pr.reach_and_bounds, groups(n));
             pass.run(&pr.size_grid, (1, 1));
             pass.run(&pr.count_cells, groups(n));
@@ -35,46 +43,46 @@ impl GpuPipeline {
             pass.run(&pr.sort_cells, groups(b.sizes.cells));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Narrow);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Narrow);
             pass.run(&pr.find_pairs, groups(n + 1));
             pass.scan(pr, &b.row_scan[cur]);
             pass.run(&pr.build_rows, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Dispatch);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Dispatch);
             pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
             pass.run(&pr.contact_dispatch, (1, 1));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Prepare);
-            pass.indirect(&pr.warm_start, contacts);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Prepare);
+            pass.indirect(&solver.warm_start, contacts);
             pass.indirect(&pr.count_body_contacts, contacts);
             pass.take_counts(pr, &b.body_scan, n + 1);
             pass.scan(pr, &b.body_scan);
             pass.indirect(&pr.scatter_body_contacts, contacts);
             pass.run(&pr.sort_body_contacts, groups(n));
             pass.indirect(&pr.contact_impulse, contacts);
-            pass.run(&pr.body_gather, groups(n));
+            pass.run(&solver.body_gather, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Solve);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Solve);
             for k in 1..=sweeps {
                 let sweep = if k == sweeps {
-                    &pr.contact_sweep
+                    &solver.contact_sweep
                 } else {
-                    &pr.contact_sweep_quiet
+                    &solver.contact_sweep_quiet
                 };
                 pass.indirect(sweep, contacts);
-                pass.run(&pr.body_gather, groups(n));
+                pass.run(&solver.body_gather, groups(n));
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Integrate);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Integrate);
             pass.run(&pr.integrate_positions, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, queries, Stage::Observe);
-            pass.indirect(&pr.store_impulses, contacts);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Observe);
+            pass.indirect(&solver.store_impulses, contacts);
             if sweeps > 0 {
                 pass.run(&pr.reduce_residual, (1, 1));
             }
@@ -86,16 +94,19 @@ impl GpuPipeline {
     }
 }
 
-/// A compute pass with the step's bind group restored before every stage.
+/// A compute pass with the step's bind group (and the moments' group 1, where given) restored
+/// before every stage.
 struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,
     step: &'a wgpu::BindGroup,
+    moments: Option<&'a wgpu::BindGroup>,
 }
 
 impl<'a> Pass<'a> {
     fn new(
         encoder: &'a mut wgpu::CommandEncoder,
         step: &'a wgpu::BindGroup,
+        moments: Option<&'a wgpu::BindGroup>,
         queries: Option<&'a wgpu::QuerySet>,
         stage: Stage,
     ) -> Self {
@@ -111,18 +122,29 @@ impl<'a> Pass<'a> {
             })
             .forget_lifetime();
         pass.set_bind_group(0, step, &[]);
-        Pass { pass, step }
+        Pass {
+            pass,
+            step,
+            moments,
+        }
+    }
+
+    /// Sets `pipeline` with the step's groups.
+    fn bind(&mut self, pipeline: &wgpu::ComputePipeline) {
+        self.pass.set_pipeline(pipeline);
+        self.pass.set_bind_group(0, self.step, &[]);
+        if let Some(moments) = self.moments {
+            self.pass.set_bind_group(1, moments, &[]);
+        }
     }
 
     fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
-        self.pass.set_pipeline(pipeline);
-        self.pass.set_bind_group(0, self.step, &[]);
+        self.bind(pipeline);
         self.pass.dispatch_workgroups(x, y, 1);
     }
 
     fn indirect(&mut self, pipeline: &wgpu::ComputePipeline, args: &wgpu::Buffer) {
-        self.pass.set_pipeline(pipeline);
-        self.pass.set_bind_group(0, self.step, &[]);
+        self.bind(pipeline);
         self.pass.dispatch_workgroups_indirect(args, 0);
     }
 

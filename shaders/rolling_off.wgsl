@@ -1,0 +1,19 @@
+// Stage 5c switched off: rolling.wgsl's hooks doing nothing, prepended instead of it when no
+// material pair has spinning or rolling friction (the stages then bind and compute only the
+// sliding rows).
+
+/// No moment rows to warm-start.
+fn warm_start_moments(c: u32, j: u32, slide: vec3<f32>) {}
+
+/// No moment rows to update: no residual.
+fn update_moments(c: u32, row: ContactRow) -> f32 {
+    return 0.0;
+}
+
+/// No moment impulse to gather.
+fn add_moment_impulse(dl: vec3<f32>, entry: BodyEntry) -> vec3<f32> {
+    return dl;
+}
+
+/// No moment impulse to remember.
+fn store_moments(c: u32, row: ContactRow) {}
