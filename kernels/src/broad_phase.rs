@@ -118,10 +118,11 @@ impl Grid {
     /// (within ±2³⁰) along its periodic ones.
     #[inline(always)]
     pub fn coords(&self, p: Vec3) -> IVec3 {
-        let c = ((p - self.origin) / self.cell)
-            .floor()
-            .clamp(Vec3::splat(-FAR), Vec3::splat(FAR))
-            .as_ivec3();
+        let c = ((p - self.origin) / self.cell).floor();
+        if !self.periodic.any() {
+            return c.as_ivec3().clamp(IVec3::ZERO, self.dims - IVec3::ONE);
+        }
+        let c = c.clamp(Vec3::splat(-FAR), Vec3::splat(FAR)).as_ivec3();
         IVec3::select(
             self.periodic,
             c,
@@ -133,7 +134,11 @@ impl Grid {
     /// those along periodic axes).
     #[inline(always)]
     pub fn index(&self, c: IVec3) -> usize {
-        let c = c.rem_euclid(self.dims);
+        let c = if self.periodic.any() {
+            c.rem_euclid(self.dims)
+        } else {
+            c
+        };
         (c.x + self.dims.x * (c.y + self.dims.y * c.z)) as usize
     }
 
@@ -151,33 +156,64 @@ impl Grid {
         }
     }
 
-    /// Calls `f` for every grid body in the cells from `lo` to `hi` (inclusive; clamped along
-    /// bounded axes, wrapped along periodic ones), each cell once, one contiguous run of cells
-    /// per row of x (two where the row wraps).
+    /// Coordinate `c` along `axis` taken modulo the cell count on a periodic axis (a bounded
+    /// axis's coordinates are already in range).
     #[inline(always)]
-    pub fn for_each_in_box(&self, lo: IVec3, hi: IVec3, mut f: impl FnMut(u32)) {
+    fn wrap(&self, c: i32, axis: usize) -> i32 {
+        if self.periodic.test(axis) {
+            c.rem_euclid(self.dims[axis])
+        } else {
+            c
+        }
+    }
+
+    /// Calls `run(first, last)` for each contiguous run of cells `first..=last` (linear
+    /// indices) covering the cells from `lo` to `hi` (inclusive; clamped along bounded axes,
+    /// wrapped along periodic ones), each cell once: one run per row of x, two where a periodic
+    /// row wraps.
+    #[inline(always)]
+    fn for_each_run(&self, lo: IVec3, hi: IVec3, mut run: impl FnMut(usize, usize)) {
         let (x0, x1) = self.span(lo, hi, 0);
         let (y0, y1) = self.span(lo, hi, 1);
         let (z0, z1) = self.span(lo, hi, 2);
-        let (first_x, last_x) = (x0.rem_euclid(self.dims.x), x1.rem_euclid(self.dims.x));
-        let runs = if first_x <= last_x {
-            [(first_x, last_x), (1, 0)]
-        } else {
-            [(first_x, self.dims.x - 1), (0, last_x)]
-        };
+        let (first_x, last_x) = (self.wrap(x0, 0), self.wrap(x1, 0));
         for z in z0..=z1 {
+            let plane = self.dims.y * self.wrap(z, 2);
             for y in y0..=y1 {
-                for &(a, b) in runs.iter().filter(|(a, b)| a <= b) {
-                    let first = self.index(IVec3::new(a, y, z));
-                    let last = self.index(IVec3::new(b, y, z));
-                    for &j in
-                        &self.bodies[self.start[first] as usize..self.start[last + 1] as usize]
-                    {
-                        f(j);
-                    }
+                let row = (self.dims.x * (self.wrap(y, 1) + plane)) as usize;
+                if first_x <= last_x {
+                    run(row + first_x as usize, row + last_x as usize);
+                } else {
+                    run(row + first_x as usize, row + self.dims.x as usize - 1);
+                    run(row, row + last_x as usize);
                 }
             }
         }
+    }
+
+    /// Calls `f` for every grid body in the cells from `lo` to `hi` (inclusive; clamped along
+    /// bounded axes, wrapped along periodic ones), each cell once.
+    #[inline(always)]
+    pub fn for_each_in_box(&self, lo: IVec3, hi: IVec3, mut f: impl FnMut(u32)) {
+        self.for_each_run(lo, hi, |first, last| {
+            for &j in &self.bodies[self.start[first] as usize..self.start[last + 1] as usize] {
+                f(j);
+            }
+        });
+    }
+
+    /// The ranges `start..end` of [`Self::bodies`] that hold the 27 cells around cell `c`
+    /// (fewer at a bounded edge), each cell once: at most two per row of x, so at most 18.
+    /// Returned rather than visited so that the caller's loop over them inlines its pair test.
+    #[inline(always)]
+    pub fn neighbour_ranges(&self, c: IVec3) -> ([(u32, u32); 18], usize) {
+        let mut out = [(0, 0); 18];
+        let mut n = 0;
+        self.for_each_run(c - IVec3::ONE, c + IVec3::ONE, |first, last| {
+            out[n] = (self.start[first], self.start[last + 1]);
+            n += 1;
+        });
+        (out, n)
     }
 
     /// Rebuilds the grid for the bodies' current centres, radii, `shapes` (empty: all spheres)
@@ -348,17 +384,31 @@ mod tests {
         pairs
     }
 
-    /// The pairs within reach that the 27 cells around each body yield, each visit counted.
+    /// The pairs within reach that the 27 cells around each body yield, each visit counted:
+    /// through [`Grid::neighbour_ranges`] (the narrow phase's path) and through
+    /// [`Grid::for_each_in_box`], which must agree.
     fn grid_pairs(grid: &Grid, pos_radius: &[Vec4]) -> Vec<(u32, u32)> {
         let mut pairs = Vec::new();
         for (i, p) in pos_radius.iter().enumerate() {
             let c = grid.coords(p.truncate());
-            grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| {
+            let near = |j: u32| {
                 let d = (*p - pos_radius[j as usize]).truncate().length();
-                if j as usize > i && d <= grid.reach[i] + grid.reach[j as usize] {
-                    pairs.push((i as u32, j));
-                }
-            });
+                j as usize > i && d <= grid.reach[i] + grid.reach[j as usize]
+            };
+            let (ranges, n) = grid.neighbour_ranges(c);
+            let mut from_ranges = Vec::new();
+            for &(start, end) in &ranges[..n] {
+                from_ranges.extend(grid.bodies[start as usize..end as usize].iter().copied());
+            }
+            let mut from_box = Vec::new();
+            grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| from_box.push(j));
+            assert_eq!(from_ranges, from_box, "body {i}");
+            pairs.extend(
+                from_ranges
+                    .into_iter()
+                    .filter(|&j| near(j))
+                    .map(|j| (i as u32, j)),
+            );
         }
         pairs.sort_unstable();
         pairs

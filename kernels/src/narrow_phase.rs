@@ -10,7 +10,7 @@ use crate::broad_phase::{Envelope, Grid};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
-use glam::{IVec3, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 
 /// Settings the narrow phase needs from the step.
@@ -255,11 +255,14 @@ impl Scene<'_> {
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
         let c = grid.coords(self.bodies.pos_radius[i as usize].truncate());
-        grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| {
-            if j > i {
-                self.sphere_sphere(&grid.reach, i, j, out);
+        let (ranges, n) = grid.neighbour_ranges(c);
+        for &(start, end) in &ranges[..n] {
+            for &j in &grid.bodies[start as usize..end as usize] {
+                if j > i {
+                    self.sphere_sphere(&grid.reach, i, j, out);
+                }
             }
-        });
+        }
         out[first..].sort_unstable_by_key(|c| c.0);
         self.sphere_walls(i, out);
     }
