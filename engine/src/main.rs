@@ -148,6 +148,7 @@ fn gpu_note(s: &Settings) -> String {
     };
     let corrected = match s.coulomb_correction {
         0 => String::new(),
+        1 => ", then a Coulomb-correction pass of as many sweeps".into(),
         k => format!(", then {k} Coulomb-correction passes of as many sweeps each"),
     };
     format!(
