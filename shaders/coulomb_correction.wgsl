@@ -5,7 +5,7 @@
 // sweeps from the last γ. The lift lives in `gamma[c].w`, which update_contact adds to the row's
 // own normal bias, so every pass starts from Φ/h − n·v_wall.
 
-/// Every contact: b_n = Φ/h − n·v_wall + μ‖u_T‖, u_T = (t1, t2)ᵀ v + bias_T at the current velocities.
+/// Every contact's normal bias b_n = Φ/h − n·v_wall + μ‖u_T‖, u_T at the current velocities.
 @compute @workgroup_size(256)
 fn correct_normal_bias(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                        @builtin(local_invocation_index) lid: u32) {

@@ -57,8 +57,8 @@ pub struct Settings {
     /// Worker threads of the CPU backend (results are bit-identical for any count).
     pub threads: usize,
     /// Where the step runs. On [`Backend::Gpu`] the solver is always projected Jacobi with
-    /// `omega` and exactly `max_iterations` sweeps per solve (`solver` and `tolerance` are not used), so
-    /// set `omega` for Jacobi (at most about 0.4 on dense piles).
+    /// `omega` and exactly `max_iterations` sweeps per solve (`solver` and `tolerance` are not
+    /// used), so set `omega` for Jacobi (at most about 0.4 on dense piles).
     pub backend: Backend,
     /// GPU backend: steps between read-backs of the bodies and statistics to the host (at least
     /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.

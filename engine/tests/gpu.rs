@@ -214,10 +214,10 @@ fn planar_disks_agree_with_cpu_jacobi() {
     compare_100_steps(s, "v7_brazil_nut_2d");
 }
 
-/// V2's particle on the plane ([`engine_point_particle`] with Jacobi and `passes` Coulomb-correction
-/// passes at step `h`) rebuilt on the GPU from the CPU world's settings, wall and body, read back
-/// every step, with 5 sweeps per solve: its one contact is solved exactly by the first (ω = 1,
-/// the projection in W's metric), where the CPU stops at its tolerance after the second. `None`
+/// V2's particle on the plane ([`engine_point_particle`] with Jacobi and `passes`
+/// Coulomb-correction passes at step `h`) rebuilt on the GPU from the CPU world's settings, wall
+/// and body, read back every step, with 5 sweeps per solve: its one contact is solved exactly by
+/// the first (ω = 1, the projection in W's metric), where the CPU stops at its tolerance. `None`
 /// (after saying so) when there is no adapter.
 fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
     let p = PAPER_PARTICLE;
@@ -248,7 +248,8 @@ fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
 /// passes falls as on the CPU (h = 0.001, Jacobi on both). Each GPU lift lies within a factor 1.5
 /// of the model's (the hop falls by r² per pass, r = μ²/(1 + μ²), then one step's rise
 /// h μ‖v_T‖ r^k; V2's own bound) and within 1 % of the CPU's: both solve the one contact exactly,
-/// so they differ by round-off only. Without the passes on the GPU every lift would stay at the
+/// so they differ by round-off only (measured on lavapipe: the same lifts to 5 digits, 3.5093e-2,
+/// 2.7075e-4, 5.6237e-6, 4.6438e-7 m). Without the passes on the GPU every lift would stay at the
 /// plain hop, 3.5e-2 m.
 #[test]
 fn v2_coulomb_correction_removes_the_lift_on_gpu() {

@@ -1,7 +1,7 @@
 //! The GPU backend: the same step as [`crate::pipeline::CpuPipeline`] with projected Jacobi
-//! (and its Coulomb-correction passes), every stage a WGSL compute shader of `shaders/` run through wgpu. The body state lives on
-//! the device; the host copy is refreshed only when asked ([`GpuPipeline::step`] with
-//! `read_back`, or [`GpuPipeline::read_back`]).
+//! (and its Coulomb-correction passes), every stage a WGSL compute shader of `shaders/` run
+//! through wgpu. The body state lives on the device; the host copy is refreshed only when asked
+//! ([`GpuPipeline::step`] with `read_back`, or [`GpuPipeline::read_back`]).
 
 mod buffers;
 mod device;
