@@ -1,4 +1,5 @@
-// Projections onto the Coulomb friction cone (mirrors kernels/src/cone.rs).
+// Projections onto the Coulomb friction cone (mirrors kernels/src/cone.rs), and a contact's
+// D γ and Dᵀ v, which the stages that project share.
 
 /// Euclidean projection of (γn, γt1, γt2) onto K = {‖γt‖ ≤ μ γn} (anitescu-2006 eq. 5.3's K_i).
 fn project_cone(g: vec3<f32>, mu: f32) -> vec3<f32> {
@@ -33,4 +34,16 @@ fn project_cone_scaled(g: vec3<f32>, mu: f32, s2: f32) -> vec3<f32> {
 /// World-space impulse D γ of a contact (acting on body a).
 fn impulse_vector(row: ContactRow, g: vec3<f32>) -> vec3<f32> {
     return row.n * g.x + row.t1 * g.y + row.t2 * g.z;
+}
+
+/// Contact relative velocity in the contact's frame, u = Dᵀ v + `bias` (n, t1, t2 components) at
+/// the current velocities (as relative_velocity).
+fn relative_velocity(row: ContactRow, bias: vec3<f32>) -> vec3<f32> {
+    let ma = motion[row.body_a];
+    var vr = ma.linear + cross(ma.angular, row.ra);
+    if row.body_b != NO_BODY {
+        let mb = motion[row.body_b];
+        vr = vr - (mb.linear + cross(mb.angular, row.rb));
+    }
+    return vec3<f32>(dot(vr, row.n), dot(vr, row.t1), dot(vr, row.t2)) + bias;
 }

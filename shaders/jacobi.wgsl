@@ -76,23 +76,19 @@ fn contact_impulse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
 override report_residual: bool = true;
 
 /// Contact c's projected update γ⁺ = Π_K(γ − ω W⁻¹ u), u = Dᵀv + bias, in W's metric with the
-/// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi); keeps D Δγ for the gather and
+/// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi), the normal bias raised by the
+/// Coulomb correction's lift in `gamma[c].w` (0 without it); keeps D Δγ for the gather and
 /// returns the max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
 fn update_contact(c: u32, row: ContactRow) -> f32 {
-    let g = gamma[c].xyz;
-    let ma = motion[row.body_a];
-    var vr = ma.linear + cross(ma.angular, row.ra);
-    if row.body_b != NO_BODY {
-        let mb = motion[row.body_b];
-        vr = vr - (mb.linear + cross(mb.angular, row.rb));
-    }
-    let u = vec3<f32>(dot(vr, row.n), dot(vr, row.t1), dot(vr, row.t2)) + row.bias;
+    let state = gamma[c];
+    let g = state.xyz;
+    let u = relative_velocity(row, row.bias + vec3<f32>(state.w, 0.0, 0.0));
     let step = vec3<f32>(g.x - params.omega * (row.mass_n * u.x + params.softness * g.x),
                          g.y - params.omega * row.mass_t * u.y,
                          g.z - params.omega * row.mass_t * u.z);
     let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);
     let d = next - g;
-    gamma[c] = vec4<f32>(next, 0.0);
+    gamma[c] = vec4<f32>(next, state.w);
     impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
     return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
 }

@@ -111,6 +111,8 @@ struct GridInfo {
 @group(0) @binding(16) var<storage, read_write> grid_bodies: array<u32>;
 @group(0) @binding(17) var<storage, read_write> partners: array<u32>;
 @group(0) @binding(18) var<storage, read_write> rows: array<ContactRow>;
+// (γn, γt1, γt2, lift): a contact's impulses and the Coulomb correction's μ‖u_T‖ added to its
+// normal bias (zeroed by the warm start, set by coulomb_correction.wgsl).
 @group(0) @binding(19) var<storage, read_write> gamma: array<vec4<f32>>;
 @group(0) @binding(20) var<storage, read_write> impulse: array<vec4<f32>>;
 @group(0) @binding(21) var<storage, read_write> body_start: array<u32>;

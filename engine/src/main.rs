@@ -38,7 +38,8 @@ enum Backend {
     /// CPU threads (rayon); results are bit-identical for any thread count.
     Cpu,
     /// A GPU, or Mesa's software Vulkan device, through wgpu: always projected Jacobi with the
-    /// scene's ω and exactly max_iterations sweeps per step (the solver and tolerance are not used).
+    /// scene's ω and exactly max_iterations sweeps per solve, one solve per step plus one per
+    /// Coulomb-correction pass (the solver and tolerance are not used).
     Gpu,
 }
 
@@ -145,8 +146,13 @@ fn gpu_note(s: &Settings) -> String {
     } else {
         ""
     };
+    let corrected = match s.coulomb_correction {
+        0 => String::new(),
+        1 => ", then a Coulomb-correction pass of as many sweeps".into(),
+        k => format!(", then {k} Coulomb-correction passes of as many sweeps each"),
+    };
     format!(
-        "GPU backend: projected Jacobi{asked}, ω = {}, exactly {} sweeps per step (no tolerance check), state read back every {} steps and whenever output needs it{caution}",
+        "GPU backend: projected Jacobi{asked}, ω = {}, exactly {} sweeps per step{corrected} (no tolerance check), state read back every {} steps and whenever output needs it{caution}",
         s.omega, s.max_iterations, s.sync_every
     )
 }
@@ -297,7 +303,7 @@ struct BenchOptions {
     #[arg(long, value_enum)]
     backend: Option<Backend>,
     /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
-    /// exactly this many).
+    /// exactly this many per solve).
     #[arg(long)]
     iterations: Option<u32>,
     /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).

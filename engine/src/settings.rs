@@ -13,8 +13,9 @@ pub enum Backend {
     #[default]
     Cpu,
     /// A GPU (or Mesa's software Vulkan device) through wgpu. It always solves with projected
-    /// Jacobi: `solver` is ignored, every step runs exactly `max_iterations` sweeps with relaxation
-    /// `omega`, and `tolerance` is not used (checking it would need a read-back each sweep).
+    /// Jacobi: `solver` is ignored, every solve runs exactly `max_iterations` sweeps with
+    /// relaxation `omega` (a step 1 + `coulomb_correction` solves), and `tolerance` is not used
+    /// (checking it would need a read-back each sweep).
     Gpu,
 }
 
@@ -45,6 +46,7 @@ pub struct Settings {
     /// sliding contact separate at μ‖v_T‖). Each pass adds μ‖u_T‖ of the last iterate to the
     /// normal rows' bias and solves again from the last impulses; the passes converge to
     /// Coulomb's u_n ≥ 0 (at a single sliding contact the lift shrinks by μ²/(1 + μ²) per pass).
+    /// Both backends; each pass costs one more solve.
     pub coulomb_correction: u32,
     /// Restrict motion to the x–z plane (disks): v_y = 0, rotation about y only.
     pub planar: bool,
@@ -55,8 +57,8 @@ pub struct Settings {
     /// Worker threads of the CPU backend (results are bit-identical for any count).
     pub threads: usize,
     /// Where the step runs. On [`Backend::Gpu`] the solver is always projected Jacobi with
-    /// `omega` and exactly `max_iterations` sweeps (`solver` and `tolerance` are not used), so
-    /// set `omega` for Jacobi (at most about 0.4 on dense piles).
+    /// `omega` and exactly `max_iterations` sweeps per solve (`solver` and `tolerance` are not
+    /// used), so set `omega` for Jacobi (at most about 0.4 on dense piles).
     pub backend: Backend,
     /// GPU backend: steps between read-backs of the bodies and statistics to the host (at least
     /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.
@@ -155,15 +157,6 @@ impl Settings {
         }
         if self.threads == 0 {
             return err("threads", "must be at least 1".into());
-        }
-        if self.backend == Backend::Gpu && self.coulomb_correction > 0 {
-            return err(
-                "coulomb_correction",
-                format!(
-                    "is {} but the GPU backend has no Coulomb correction yet; use 0 or the CPU backend",
-                    self.coulomb_correction
-                ),
-            );
         }
         if self.sync_every == 0 {
             return err("sync_every", "must be at least 1".into());

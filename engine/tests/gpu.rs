@@ -8,8 +8,12 @@
 use grains::runner::{run, RunOptions};
 use grains::scene::{Scene, SceneError};
 use grains::validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
-use grains::validation::{brazil_nut, load, load_variant, scenes_dir, v9};
-use grains::{Backend, BuildError, Settings, SolverKind, World};
+use grains::validation::{
+    brazil_nut, coulomb_correction_contraction, engine_path, engine_point_particle, load,
+    load_variant, scenes_dir, v2_correction, v9, PAPER_PARTICLE, V2_CORRECTION_PASSES, V2_DURATION,
+    V2_START,
+};
+use grains::{Backend, Body, BuildError, Material, Settings, SolverKind, World};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -208,6 +212,80 @@ fn planar_disks_agree_with_cpu_jacobi() {
     let s = jacobi(scene("v7_brazil_nut_2d"), 100);
     assert!(s.settings.planar);
     compare_100_steps(s, "v7_brazil_nut_2d");
+}
+
+/// V2's particle on the plane ([`engine_point_particle`] with Jacobi and `passes`
+/// Coulomb-correction passes at step `h`) rebuilt on the GPU from the CPU world's settings, wall
+/// and body, read back every step, with 5 sweeps per solve: its one contact is solved exactly by
+/// the first (ω = 1, the projection in W's metric), where the CPU stops at its tolerance. `None`
+/// (after saying so) when there is no adapter.
+fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
+    let p = PAPER_PARTICLE;
+    let cpu = engine_point_particle(&p, V2_START, h, SolverKind::Jacobi, passes).unwrap();
+    let mut b = World::builder(Settings {
+        backend: Backend::Gpu,
+        sync_every: 1,
+        max_iterations: 5,
+        ..*cpu.settings()
+    });
+    b.material(Material::new(p.mu as f32));
+    b.wall(cpu.wall_descs()[0]);
+    b.body(Body {
+        inertia: 1.0 / cpu.bodies().motion[0].inv_inertia,
+        ..Body::sphere(cpu.position(0), cpu.radius(0), cpu.mass(0)).with_velocity(cpu.velocity(0))
+    });
+    match b.build() {
+        Ok(w) => Some(w),
+        Err(BuildError::NoGpuAdapter(_)) => {
+            eprintln!("{SKIPPED}");
+            None
+        }
+        Err(e) => panic!("the GPU world could not be built: {e}"),
+    }
+}
+
+/// V2 with the Coulomb correction on the GPU: the sliding particle's lift with 0 → 1 → 2 → 3
+/// passes falls as on the CPU (h = 0.001, Jacobi on both). Each GPU lift lies within a factor 1.5
+/// of the model's (the hop falls by r² per pass, r = μ²/(1 + μ²), then one step's rise
+/// h μ‖v_T‖ r^k; V2's own bound) and within 1 % of the CPU's: both solve the one contact exactly,
+/// so they differ by round-off only (measured on lavapipe: the same lifts to 5 digits, 3.5093e-2,
+/// 2.7075e-4, 5.6237e-6, 4.6438e-7 m). Without the passes on the GPU every lift would stay at the
+/// plain hop, 3.5e-2 m.
+#[test]
+fn v2_coulomb_correction_removes_the_lift_on_gpu() {
+    let h = 1e-3;
+    let cpu = v2_correction(h, SolverKind::Jacobi, &V2_CORRECTION_PASSES).unwrap();
+    let steps = (V2_DURATION / h).round() as usize;
+    for c in &cpu {
+        let Some(gpu) = particle_on_gpu(h, c.passes) else {
+            return;
+        };
+        let path = engine_path(gpu, steps).unwrap();
+        let lift = path.iter().map(|q| q[1]).fold(f64::MIN, f64::max);
+        eprintln!(
+            "V2 on the GPU, {} passes: lift {lift:.4e} m (CPU {:.4e}, apart by {:.1e} of it; model \
+             {:.3e}; r = {:.4})",
+            c.passes,
+            c.lift,
+            (lift - c.lift).abs() / c.lift,
+            c.model_lift,
+            coulomb_correction_contraction(PAPER_PARTICLE.mu)
+        );
+        assert!(
+            (lift - c.lift).abs() <= 0.01 * c.lift,
+            "{} passes: the GPU lifts the particle {lift} m, the CPU {} m",
+            c.passes,
+            c.lift
+        );
+        if c.passes > 0 {
+            assert!(
+                (c.model_lift / 1.5..=c.model_lift * 1.5).contains(&lift),
+                "{} passes: lift {lift} m against the model's {} m",
+                c.passes,
+                c.model_lift
+            );
+        }
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
-//! The GPU backend: the same step as [`crate::pipeline::CpuPipeline`] with projected Jacobi,
-//! every stage a WGSL compute shader of `shaders/` run through wgpu. The body state lives on
-//! the device; the host copy is refreshed only when asked ([`GpuPipeline::step`] with
-//! `read_back`, or [`GpuPipeline::read_back`]).
+//! The GPU backend: the same step as [`crate::pipeline::CpuPipeline`] with projected Jacobi
+//! (and its Coulomb-correction passes), every stage a WGSL compute shader of `shaders/` run
+//! through wgpu. The body state lives on the device; the host copy is refreshed only when asked
+//! ([`GpuPipeline::step`] with `read_back`, or [`GpuPipeline::read_back`]).
 
 mod buffers;
 mod device;
@@ -164,11 +164,6 @@ impl GpuPipeline {
     ) -> Result<StepStats, GpuError> {
         let clock = Instant::now();
         self.gpu.check()?;
-        if p.coulomb_correction > 0 {
-            return Err(GpuError::Unsupported(
-                "the Coulomb correction (coulomb_correction > 0)",
-            ));
-        }
         let rolls = friction.any_moment_friction();
         if rolls {
             self.programs.load_rolling(&self.gpu)?;
@@ -215,8 +210,8 @@ impl GpuPipeline {
         }
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);
-        self.encode_step(cur, drives.len(), p.max_iterations);
-        self.last.iterations = p.max_iterations;
+        self.encode_step(cur, drives.len(), p.max_iterations, p.coulomb_correction);
+        self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
         self.steps += 1;
         self.parity = cur;
         self.warm_valid = true;
@@ -283,10 +278,15 @@ impl GpuPipeline {
         let mut parts = vec![(&b.rows, row_bytes), (&b.gamma, 16)];
         parts.extend(b.moments.as_ref().map(|m| (&m.moments, MOMENT_BYTES)));
         let (keys, data) = self.read_in_key_order(rows, &parts)?;
+        // The device keeps the Coulomb correction's lift in w; the impulses end at γt2.
+        let impulses = bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&data[1])
+            .into_iter()
+            .map(|[n, t1, t2, _]| [n, t1, t2, 0.0])
+            .collect();
         Ok((
             keys,
             bytemuck::pod_collect_to_vec(&data[0]),
-            bytemuck::pod_collect_to_vec(&data[1]),
+            impulses,
             moment_field(data.get(2), |m| m.gamma),
         ))
     }

@@ -12,6 +12,7 @@ const BROAD_PHASE: &str = include_str!("../../../shaders/broad_phase.wgsl");
 const NARROW_PHASE: &str = include_str!("../../../shaders/narrow_phase.wgsl");
 const WARM_START: &str = include_str!("../../../shaders/warm_start.wgsl");
 const JACOBI: &str = include_str!("../../../shaders/jacobi.wgsl");
+const COULOMB_CORRECTION: &str = include_str!("../../../shaders/coulomb_correction.wgsl");
 const INTEGRATE: &str = include_str!("../../../shaders/integrate.wgsl");
 const OBSERVE: &str = include_str!("../../../shaders/observe.wgsl");
 const PARALLEL: &str = include_str!("../../../shaders/parallel.wgsl");
@@ -41,6 +42,8 @@ pub struct Programs {
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
+    /// Stage 5b: the Coulomb correction's normal bias (sliding rows only, with or without moments).
+    pub(super) correct_normal_bias: wgpu::ComputePipeline,
     /// The contact stages with the sliding rows only.
     pub(super) sliding: ContactPrograms,
     /// The contact stages with the moment rows too, compiled by [`Programs::load_rolling`] for
@@ -183,6 +186,11 @@ impl Programs {
             &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
         );
         let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING_OFF, JACOBI]);
+        let correction = compile(
+            device,
+            "coulomb_correction",
+            &[LAYOUT, CONE, COULOMB_CORRECTION],
+        );
         let integrate = compile(device, "integrate", &[LAYOUT, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
         let parallel = compile(device, "parallel", &[PARALLEL]);
@@ -205,6 +213,7 @@ impl Programs {
             scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
             sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
             contact_impulse: make(&step, &jacobi, "contact_impulse"),
+            correct_normal_bias: make(&step, &correction, "correct_normal_bias"),
             sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
             rolling: None,
             integrate_positions: make(&step, &integrate, "integrate_positions"),

@@ -1,6 +1,7 @@
 //! Recording one step: the stages of `shaders/` in order, one compute pass per stage (timed
-//! when the adapter has timestamps), no read-back. With spinning or rolling friction the contact
-//! stages are the variants that carry the moment rows, with the moments bound as group 1.
+//! when the adapter has timestamps), no read-back; the Coulomb correction's passes run inside the
+//! solve's pass. With spinning or rolling friction the contact stages are the variants that carry
+//! the moment rows, with the moments bound as group 1.
 
 use super::buffers::{groups, ScanPlan};
 use super::profiler::{Stage, STAGES};
@@ -8,8 +9,10 @@ use super::programs::Programs;
 use super::GpuPipeline;
 
 impl GpuPipeline {
-    /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage.
-    pub(super) fn encode_step(&self, cur: usize, drives: usize, sweeps: u32) {
+    /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage: a
+    /// solve of `sweeps` Jacobi sweeps, then `corrections` Coulomb-correction passes, each a new
+    /// normal bias and as many sweeps again from the last γ.
+    pub(super) fn encode_step(&self, cur: usize, drives: usize, sweeps: u32, corrections: u32) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
         let n = b.sizes.bodies;
@@ -66,14 +69,19 @@ impl GpuPipeline {
         }
         {
             let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Solve);
-            for k in 1..=sweeps {
-                let sweep = if k == sweeps {
-                    &solver.contact_sweep
-                } else {
-                    &solver.contact_sweep_quiet
-                };
-                pass.indirect(sweep, contacts);
-                pass.run(&solver.body_gather, groups(n));
+            for solve in 0..=corrections {
+                if solve > 0 {
+                    pass.indirect(&pr.correct_normal_bias, contacts);
+                }
+                for k in 1..=sweeps {
+                    let sweep = if solve == corrections && k == sweeps {
+                        &solver.contact_sweep
+                    } else {
+                        &solver.contact_sweep_quiet
+                    };
+                    pass.indirect(sweep, contacts);
+                    pass.run(&solver.body_gather, groups(n));
+                }
             }
         }
         {
