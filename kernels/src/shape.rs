@@ -222,7 +222,7 @@ impl Touch {
 }
 
 /// The contact points of bodies a and b: their surfaces' nearest points and, for two capsules
-/// whose segments overlap along a's axis, the two ends of the overlap (see [`capsules_touch`]).
+/// whose segments overlap along a's axis, the two ends of the overlap (see `capsules_touch`).
 /// All are `None` for the pairs not detected (ellipse–capsule, ellipse–ellipse).
 pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
     match (a.shape, b.shape) {
