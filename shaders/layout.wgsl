@@ -205,8 +205,12 @@ fn cell_coords(p: vec3<f32>) -> vec3<i32> {
     return select(clamp(c, vec3<i32>(0), grid.dims - vec3<i32>(1)), c, grid.periodic != vec3<u32>(0u));
 }
 
-/// A cell coordinate taken modulo the cell count d (which changes it only along periodic axes).
+/// A cell coordinate taken modulo the cell count d (which changes it only along periodic axes);
+/// within a period of the grid, the usual case, without a division.
 fn wrap(c: i32, d: i32) -> i32 {
+    if c >= -d && c < 2 * d {
+        return select(select(c, c - d, c >= d), c + d, c < 0);
+    }
     return (c % d + d) % d;
 }
 

@@ -87,19 +87,17 @@ fn gather_run(i: u32, first: u32, last: u32, first_body: u32, list: ptr<function
     }
 }
 
-/// The first and last coordinate along `axis` of the cells from lo to hi to visit, each cell
-/// once: clamped along a bounded axis, the whole axis along a periodic one the range covers
-/// (as Grid::span).
-fn cell_span(lo: vec3<i32>, hi: vec3<i32>, axis: u32) -> vec2<i32> {
-    let d = grid.dims[axis];
-    if grid.periodic[axis] == 0u {
-        return vec2<i32>(max(lo[axis], 0), min(hi[axis], d - 1));
-    }
+/// The first and last cell coordinates of the cells from lo to hi to visit, each cell once:
+/// clamped along bounded axes, the whole axis along periodic ones the range covers (as
+/// Grid::span).
+fn cell_span(lo: vec3<i32>, hi: vec3<i32>) -> array<vec3<i32>, 2> {
+    let d = grid.dims;
+    let periodic = grid.periodic != vec3<u32>(0u);
     // hi − lo + 1 ≥ d, without overflow for coordinates within ±FAR.
-    if hi[axis] - d >= lo[axis] - 1 {
-        return vec2<i32>(0, d - 1);
-    }
-    return vec2<i32>(lo[axis], hi[axis]);
+    let whole = periodic & (hi - d >= lo - vec3<i32>(1));
+    let first = select(select(max(lo, vec3<i32>(0)), lo, periodic), vec3<i32>(0), whole);
+    let last = select(select(min(hi, d - vec3<i32>(1)), hi, periodic), d - vec3<i32>(1), whole);
+    return array<vec3<i32>, 2>(first, last);
 }
 
 /// Adds the grid bodies j ≥ `first_body` that touch body i in the cells from lo to hi (clamped
@@ -108,18 +106,18 @@ fn cell_span(lo: vec3<i32>, hi: vec3<i32>, axis: u32) -> vec2<i32> {
 /// stepped rather than divided.
 fn gather_box(i: u32, lo: vec3<i32>, hi: vec3<i32>, first_body: u32,
               list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>) {
-    let sx = cell_span(lo, hi, 0u);
-    let sy = cell_span(lo, hi, 1u);
-    let sz = cell_span(lo, hi, 2u);
+    let span = cell_span(lo, hi);
+    let first = span[0];
+    let last = span[1];
     let d = grid.dims;
-    let first_x = wrap(sx.x, d.x);
-    let last_x = wrap(sx.y, d.x);
+    let first_x = wrap(first.x, d.x);
+    let last_x = wrap(last.x, d.x);
     let wraps = first_x > last_x;
     let end_x = select(last_x, d.x - 1, wraps);
-    var z = wrap(sz.x, d.z);
-    for (var uz = sz.x; uz <= sz.y; uz = uz + 1) {
-        var y = wrap(sy.x, d.y);
-        for (var uy = sy.x; uy <= sy.y; uy = uy + 1) {
+    var z = wrap(first.z, d.z);
+    for (var uz = first.z; uz <= last.z; uz = uz + 1) {
+        var y = wrap(first.y, d.y);
+        for (var uy = first.y; uy <= last.y; uy = uy + 1) {
             let row = u32(d.x * (y + d.y * z));
             gather_run(i, cell_start[row + u32(first_x)], cell_start[row + u32(end_x) + 1u], first_body,
                        list, count);
@@ -149,14 +147,17 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     var list: array<u32, MAX_PAIRS>;
     var count = 0u;
     let cell = cell_of[i];
-    let p = pos_radius[i].xyz;
-    if cell < grid.cells {
-        let c = cell_coords(p);
-        gather_box(i, c - vec3<i32>(1), c + vec3<i32>(1), i + 1u, &list, &count);
-    } else if cell == grid.cells {
-        // Grid partners lie within reach_i + the largest grid reach (half a cell).
-        let r = vec3<f32>(reach[i] + 0.5 * grid.cell);
-        gather_box(i, cell_coords(p - r), cell_coords(p + r), 0u, &list, &count);
+    let fast = cell == grid.cells;
+    if cell <= grid.cells {
+        // A fast grain's grid partners lie within its reach plus the largest grid reach (half a
+        // cell).
+        let p = pos_radius[i].xyz;
+        let r = vec3<f32>(select(0.0, reach[i] + 0.5 * grid.cell, fast));
+        let lo = select(cell_coords(p) - vec3<i32>(1), cell_coords(p - r), fast);
+        let hi = select(cell_coords(p) + vec3<i32>(1), cell_coords(p + r), fast);
+        gather_box(i, lo, hi, select(i + 1u, 0u, fast), &list, &count);
+    }
+    if fast {
         gather_run(i, cell_start[cell], cell_start[cell + 1u], i + 1u, &list, &count);
     }
     for (var k = 0u; k < params.n_large; k = k + 1u) {
