@@ -13,10 +13,18 @@ const STAT_PAIRS: u32 = 2u;         // most partners one body had (overflow when
 const STAT_RESIDUAL: u32 = 3u;      // bits of the last sweep's max-norm residual (f32)
 const STAT_GROUPS: u32 = 4u;        // workgroups of the contact dispatches
 
-// Slots of `bounds` (ordered-integer floats): min x, y, z; max x, y, z; max reach.
+const STAT_SLOTS: u32 = 8u;
+
+// Slots of `bounds`: the grid bodies' min x, y, z, max x, y, z and max reach (ordered-integer
+// floats), then the small spheres' reaches summed in fixed point (low and high word).
 const B_MIN: u32 = 0u;
 const B_MAX: u32 = 3u;
 const B_REACH: u32 = 6u;
+const B_REACH_SUM: u32 = 7u;
+const BOUND_SLOTS: u32 = 9u;
+
+// Largest cell coordinate magnitude along a periodic axis (as broad_phase::FAR).
+const FAR: f32 = 1073741824.0;
 
 struct Motion {
     linear: vec3<f32>,
@@ -83,11 +91,13 @@ struct Params {
 }
 
 /// The step's grid, and the contact rows that fit the capacity (set by `contact_dispatch`).
+/// Slot `cells` of `cell_start` lists the grains out of the grid for their speed.
 struct GridInfo {
     origin: vec3<f32>,
     cell: f32,
     dims: vec3<i32>,
     cells: u32,
+    periodic: vec3<u32>,    // 1 along the axes where the grid repeats (see size_grid)
     rows: u32,
 }
 
@@ -190,28 +200,25 @@ fn pair_envelope(closing: f32) -> f32 {
     return params.envelope_floor + params.envelope_speed * params.h * max(closing, 0.0);
 }
 
-/// Cell coordinates of a point, clamped into the grid.
+/// Cell coordinates of a point: clamped into the grid along its bounded axes, unwrapped (within
+/// ±FAR) along its periodic ones (as Grid::coords).
 fn cell_coords(p: vec3<f32>) -> vec3<i32> {
-    let c = vec3<i32>(floor((p - grid.origin) / grid.cell));
-    return clamp(c, vec3<i32>(0), grid.dims - vec3<i32>(1));
+    let c = vec3<i32>(clamp(floor((p - grid.origin) / grid.cell), vec3<f32>(-FAR), vec3<f32>(FAR)));
+    return select(clamp(c, vec3<i32>(0), grid.dims - vec3<i32>(1)), c, grid.periodic != vec3<u32>(0u));
 }
 
-fn cell_index(c: vec3<i32>) -> u32 {
-    return u32(c.x + grid.dims.x * (c.y + grid.dims.y * c.z));
+/// A cell coordinate taken modulo the cell count d (which changes it only along periodic axes);
+/// within a period of the grid, the usual case, without a division.
+fn wrap(c: i32, d: i32) -> i32 {
+    if c >= -d && c < 2 * d {
+        return select(select(c, c - d, c >= d), c + d, c < 0);
+    }
+    return (c % d + d) % d;
 }
 
 /// Key of a body's pair with `partner` (a body, or NO_BODY − wall): (min, max), as pair_key.
 fn pair_key(i: u32, partner: u32) -> vec2<u32> {
     return vec2<u32>(min(i, partner), max(i, partner));
-}
-
-/// The body whose row segment holds the contact `key`: walls and equal-size classes go to a;
-/// a small body owns its contacts with large bodies.
-fn key_owner(key: vec2<u32>) -> u32 {
-    if key.y < params.n_bodies && is_large(key.x) && !is_large(key.y) {
-        return key.y;
-    }
-    return key.x;
 }
 
 /// Rows found this step that fit the capacity (a plain load, the same for every thread).

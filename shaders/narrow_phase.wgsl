@@ -1,7 +1,9 @@
 // Stage 3 (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps Φ; pairs
 // with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns the rows
 // of its pairs with larger-index grid bodies, with large bodies (when it is small) and with
-// walls, in one segment sorted by pair key, so the order never depends on timing.
+// walls, in one segment sorted by pair key, so the order never depends on timing. A fast grain
+// (out of the grid for its speed) owns its pairs with every grid body within its reach and with
+// larger-index fast grains; grid bodies leave those pairs to it.
 
 const MAX_PAIRS: u32 = 32u;
 
@@ -66,8 +68,72 @@ fn key_less(i: u32, p: u32, q: u32) -> bool {
     return kp.x < kq.x || (kp.x == kq.x && kp.y < kq.y);
 }
 
+/// Counts a partner of the body whose list is `list`, kept while the MAX_PAIRS slots last.
+fn add_partner(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32) {
+    if *count < MAX_PAIRS {
+        (*list)[*count] = partner;
+    }
+    *count = *count + 1u;
+}
+
+/// Adds the bodies j ≥ `first_body` of grid_bodies[first, last) that touch body i.
+fn gather_run(i: u32, first: u32, last: u32, first_body: u32, list: ptr<function, array<u32, MAX_PAIRS>>,
+              count: ptr<function, u32>) {
+    for (var k = first; k < last; k = k + 1u) {
+        let j = grid_bodies[k];
+        if j >= first_body && spheres_touch(i, j) {
+            add_partner(list, count, j);
+        }
+    }
+}
+
+/// The first and last cell coordinates of the cells from lo to hi to visit, each cell once:
+/// clamped along bounded axes, the whole axis along periodic ones the range covers (as
+/// Grid::span).
+fn cell_span(lo: vec3<i32>, hi: vec3<i32>) -> array<vec3<i32>, 2> {
+    let d = grid.dims;
+    let periodic = grid.periodic != vec3<u32>(0u);
+    // hi − lo + 1 ≥ d, without overflow for coordinates within ±FAR.
+    let whole = periodic & (hi - d >= lo - vec3<i32>(1));
+    let first = select(select(max(lo, vec3<i32>(0)), lo, periodic), vec3<i32>(0), whole);
+    let last = select(select(min(hi, d - vec3<i32>(1)), hi, periodic), d - vec3<i32>(1), whole);
+    return array<vec3<i32>, 2>(first, last);
+}
+
+/// Adds the grid bodies j ≥ `first_body` that touch body i in the cells from lo to hi (clamped
+/// along bounded axes, wrapped along periodic ones), each cell once: one run of cells per row of
+/// x, two where the row wraps (as Grid::for_each_in_box). The rows' wrapped coordinates are
+/// stepped rather than divided.
+fn gather_box(i: u32, lo: vec3<i32>, hi: vec3<i32>, first_body: u32,
+              list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>) {
+    let span = cell_span(lo, hi);
+    let first = span[0];
+    let last = span[1];
+    let d = grid.dims;
+    let first_x = wrap(first.x, d.x);
+    let last_x = wrap(last.x, d.x);
+    let wraps = first_x > last_x;
+    let end_x = select(last_x, d.x - 1, wraps);
+    var z = wrap(first.z, d.z);
+    for (var uz = first.z; uz <= last.z; uz = uz + 1) {
+        var y = wrap(first.y, d.y);
+        for (var uy = first.y; uy <= last.y; uy = uy + 1) {
+            let row = u32(d.x * (y + d.y * z));
+            gather_run(i, cell_start[row + u32(first_x)], cell_start[row + u32(end_x) + 1u], first_body,
+                       list, count);
+            if wraps {
+                gather_run(i, cell_start[row], cell_start[row + u32(last_x) + 1u], first_body, list, count);
+            }
+            y = select(y + 1, 0, y + 1 == d.y);
+        }
+        z = select(z + 1, 0, z + 1 == d.z);
+    }
+}
+
 /// Every partner of owner i (bodies, and walls as NO_BODY − w), sorted by pair key, into its
-/// MAX_PAIRS slots; the count goes to row_start[i] for the prefix sum.
+/// MAX_PAIRS slots; the count goes to row_start[i] for the prefix sum. A grid body scans the 27
+/// cells around it for larger-index partners, a fast grain the cells its reach covers and the
+/// other fast grains; small bodies pair with every large body, large ones with larger-index ones.
 @compute @workgroup_size(256)
 fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
@@ -80,42 +146,30 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     var list: array<u32, MAX_PAIRS>;
     var count = 0u;
-    if !is_large(i) {
-        let c = cell_coords(pos_radius[i].xyz);
-        let lo = max(c - vec3<i32>(1), vec3<i32>(0));
-        let hi = min(c + vec3<i32>(1), grid.dims - vec3<i32>(1));
-        for (var z = lo.z; z <= hi.z; z = z + 1) {
-            for (var y = lo.y; y <= hi.y; y = y + 1) {
-                let first = cell_start[cell_index(vec3<i32>(lo.x, y, z))];
-                let last = cell_start[cell_index(vec3<i32>(hi.x, y, z)) + 1u];
-                for (var k = first; k < last; k = k + 1u) {
-                    let j = grid_bodies[k];
-                    if j > i && spheres_touch(i, j) {
-                        if count < MAX_PAIRS {
-                            list[count] = j;
-                        }
-                        count = count + 1u;
-                    }
-                }
-            }
-        }
+    let cell = cell_of[i];
+    let fast = cell == grid.cells;
+    if cell <= grid.cells {
+        // A fast grain's grid partners lie within its reach plus the largest grid reach (half a
+        // cell).
+        let p = pos_radius[i].xyz;
+        let r = vec3<f32>(select(0.0, reach[i] + 0.5 * grid.cell, fast));
+        let lo = select(cell_coords(p) - vec3<i32>(1), cell_coords(p - r), fast);
+        let hi = select(cell_coords(p) + vec3<i32>(1), cell_coords(p + r), fast);
+        gather_box(i, lo, hi, select(i + 1u, 0u, fast), &list, &count);
+    }
+    if fast {
+        gather_run(i, cell_start[cell], cell_start[cell + 1u], i + 1u, &list, &count);
     }
     for (var k = 0u; k < params.n_large; k = k + 1u) {
         let l = large[k];
         if (!is_large(i) || l > i) && spheres_touch(i, l) {
-            if count < MAX_PAIRS {
-                list[count] = l;
-            }
-            count = count + 1u;
+            add_partner(&list, &count, l);
         }
     }
     if is_dynamic(i) {
         for (var w = 0u; w < params.n_walls; w = w + 1u) {
             if wall_touches(i, w) {
-                if count < MAX_PAIRS {
-                    list[count] = NO_BODY - w;
-                }
-                count = count + 1u;
+                add_partner(&list, &count, NO_BODY - w);
             }
         }
     }

@@ -2,11 +2,15 @@
 // back only every few steps.
 
 /// Resets the step's counters and the grid bounds.
-@compute @workgroup_size(8)
+@compute @workgroup_size(16)
 fn clear_statistics(@builtin(local_invocation_index) lid: u32) {
-    atomicStore(&stats[lid], 0u);
-    // Min slots start at the largest ordered value, max slots at the smallest.
-    atomicStore(&bounds[lid], select(0u, 0xffffffffu, lid < B_MAX));
+    if lid < STAT_SLOTS {
+        atomicStore(&stats[lid], 0u);
+    }
+    // Min slots start at the largest ordered value, max slots and the reach sum at 0.
+    if lid < BOUND_SLOTS {
+        atomicStore(&bounds[lid], select(0u, 0xffffffffu, lid < B_MAX));
+    }
 }
 
 /// The last sweep's max-norm residual: the largest of the contact workgroups' residuals.

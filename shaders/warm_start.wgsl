@@ -2,18 +2,28 @@
 // body pair) start from last step's impulse, re-expressed in this step's frame; with spinning or
 // rolling friction (rolling.wgsl), from last step's moment impulse too.
 
+/// The slot of `key` in body o's segment of last step's contacts, or NO_BODY.
+fn slot_in_segment(o: u32, key: vec2<u32>) -> u32 {
+    let end = min(prev_row_start[o + 1u], params.row_capacity);
+    for (var j = prev_row_start[o]; j < end; j = j + 1u) {
+        if all(prev_keys[j] == key) {
+            return j;
+        }
+    }
+    return NO_BODY;
+}
+
 /// Contact c's slot among last step's contacts (same pair key), or NO_BODY for a new contact
-/// and when the warm start is off.
+/// and when the warm start is off. Last step's owner of the pair was one of its two bodies (a
+/// grain that was fast owned its pairs with grid bodies), so both segments are searched.
 fn previous_slot(c: u32) -> u32 {
     if params.warm_weight > 0.0 {
         let key = keys[c];
-        let owner = key_owner(key);
-        let end = min(prev_row_start[owner + 1u], params.row_capacity);
-        for (var j = prev_row_start[owner]; j < end; j = j + 1u) {
-            if all(prev_keys[j] == key) {
-                return j;
-            }
+        let found = slot_in_segment(key.x, key);
+        if found != NO_BODY || key.y >= params.n_bodies {
+            return found;
         }
+        return slot_in_segment(key.y, key);
     }
     return NO_BODY;
 }

@@ -149,7 +149,7 @@ impl Grid {
         let d = self.dims[axis];
         if !self.periodic.test(axis) {
             (lo[axis].max(0), hi[axis].min(d - 1))
-        } else if hi[axis] - lo[axis] + 1 >= d {
+        } else if hi[axis] as i64 - lo[axis] as i64 + 1 >= d as i64 {
             (0, d - 1)
         } else {
             (lo[axis], hi[axis])
@@ -480,5 +480,12 @@ mod tests {
         assert_eq!(grid_pairs(&grid, in_grid), expected);
         let bed_pairs = brute_force(&pos_radius[..bed_only], &bed.reach);
         assert_eq!(grid_pairs(&bed, &pos_radius[..bed_only]), bed_pairs);
+        // A box as wide as the coordinates go (a body of enormous reach) visits every grid body
+        // once, without overflowing the width 2³¹ + 1 of its range.
+        let mut seen = Vec::new();
+        let far = IVec3::splat(1 << 30);
+        grid.for_each_in_box(-far, far, |j| seen.push(j));
+        seen.sort_unstable();
+        assert_eq!(seen, (0..fast as u32).collect::<Vec<_>>());
     }
 }

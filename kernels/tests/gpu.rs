@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3};
 use grains_kernels::broad_phase::Envelope;
-use grains_kernels::gpu::{GpuError, GpuPipeline};
+use grains_kernels::gpu::{GpuError, GpuGrid, GpuPipeline};
 use grains_kernels::pipeline::SolverKind;
 use grains_kernels::{Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall};
 
@@ -191,6 +191,37 @@ fn sliding(mut base: Scene, passes: u32) -> Scene {
     base
 }
 
+/// Where `outlier_scene` puts its lone far grain: 10¹² m up (the grid repeats along x, with
+/// some cells, and along z, with 3), 1 km aside or up (along x, with 3 cells, and along y or z,
+/// with some), so that the 27 cells around a grain wrap partly and wholly along each axis.
+const LONE_GRAINS: [Vec3; 3] = [
+    Vec3::new(0.0, 0.0, 1e12),
+    Vec3::new(0.0, 1e3, 0.5),
+    Vec3::new(0.0, 0.0, 1e3),
+];
+
+/// `scene(300, true)` plus grains escaped far from the bed (two touching each other 10 km out,
+/// one at `lone`) and, last, three grains whose reach (their envelope margin grows with their
+/// speed) is many times the grains' mean: one shot down into the bed at 150 m/s (it meets the
+/// bed at step 4 and slows down), two side by side flying up at 150 m/s.
+fn outlier_scene(lone: Vec3) -> Scene {
+    let mut s = scene(300, true);
+    let b = &mut s.bodies;
+    push(b, Vec3::new(1e4, 0.0, 0.5), 0.06, Vec3::ZERO);
+    push(b, Vec3::new(1e4 + 0.121, 0.0, 0.5), 0.06, Vec3::ZERO);
+    push(b, lone, 0.06, Vec3::ZERO);
+    push(
+        b,
+        Vec3::new(0.5, 0.5, 2.0),
+        0.05,
+        Vec3::new(0.0, 0.0, -150.0),
+    );
+    let up = Vec3::new(0.0, 0.0, 150.0);
+    push(b, Vec3::new(-0.5, -0.5, 2.5), 0.05, up);
+    push(b, Vec3::new(-0.5, -0.39, 2.5), 0.05, up);
+    s
+}
+
 /// Keys in one list and not the other.
 fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
     let split = |k: u64| ((k >> 32) as u32, k as u32);
@@ -230,6 +261,11 @@ fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
         assert!(
             diff.is_empty(),
             "{what}, step {step}: contacts differ: {diff:?}"
+        );
+        assert_eq!(
+            keys.len(),
+            cpu.contacts().keys.len(),
+            "{what}, step {step}: a contact found twice"
         );
         most = most.max(keys.len());
         assert_eq!(
@@ -387,6 +423,82 @@ fn coulomb_correction_steps_like_cpu_jacobi() {
     );
 }
 
+/// Grains escaped far away and fast grains: the GPU finds the CPU's contacts at every step (the
+/// far pair's and the fast pair's among them; none twice), though its grid repeats periodically
+/// and the fast grains query the cells their reach covers; the contacts of the grain shot into
+/// the bed keep their warm start when it slows down and rejoins the grid.
+#[test]
+fn far_and_fast_grains_step_like_cpu_jacobi() {
+    for lone in LONE_GRAINS {
+        let s = outlier_scene(lone);
+        let n = s.bodies.len() as u64;
+        let far_pair = ((n - 6) << 32) | (n - 5);
+        let fast_pair = ((n - 2) << 32) | (n - 1);
+        let mut cpu = CpuPipeline::new(2).unwrap();
+        cpu.step(&mut s.bodies.clone(), &s.walls, &[], &s.friction, &s.params);
+        assert!(
+            cpu.contacts().keys.contains(&far_pair),
+            "the far pair must touch"
+        );
+        assert!(
+            cpu.contacts().keys.contains(&fast_pair),
+            "the fast pair must touch"
+        );
+        let what = format!("300 bodies, a large one, far and fast grains, one at {lone}");
+        lockstep(&s, &what, 100);
+    }
+}
+
+/// Far grains make the GPU's grid periodic instead of growing its cells, and a fast grain leaves
+/// the grid: the cell edge is the bed's alone, and the fast grain pairs with grid bodies itself.
+#[test]
+fn far_and_fast_grains_do_not_inflate_the_gpu_cells() {
+    let Some(mut gpu) = gpu() else { return };
+    let first_grid = |gpu: &mut GpuPipeline, s: &Scene| -> GpuGrid {
+        let mut bodies = s.bodies.clone();
+        gpu.invalidate(true);
+        gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        gpu.grid().unwrap().expect("a step was taken")
+    };
+    let bed = first_grid(&mut gpu, &scene(300, true));
+    assert_eq!(bed.periodic, [false; 3]);
+    assert!(bed.fast.is_empty());
+    for (lone, periodic) in LONE_GRAINS.into_iter().zip([
+        [true, false, true],
+        [true, true, false],
+        [true, false, true],
+    ]) {
+        let grid = first_grid(&mut gpu, &outlier_scene(lone));
+        assert_eq!(
+            grid.cell, bed.cell,
+            "far or fast grains must not change the cell edge"
+        );
+        let n = 300 + 1 + 6;
+        assert_eq!(
+            grid.fast,
+            vec![n - 3, n - 2, n - 1],
+            "the fast grains leave the grid"
+        );
+        assert_eq!(grid.periodic, periodic, "dims {:?}", grid.dims);
+        assert!(grid.dims.iter().product::<i32>() <= 4096);
+        eprintln!("lone grain at {lone}: dims {:?}", grid.dims);
+    }
+    let s = outlier_scene(LONE_GRAINS[0]);
+    let fast = s.bodies.len() as u32 - 3;
+    // The fast grain reaches the bed within a few steps, still out of the grid.
+    let mut bodies = s.bodies.clone();
+    gpu.invalidate(true);
+    let met_the_bed = (0..5).any(|_| {
+        gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        let (keys, _, _, _) = gpu.contacts().unwrap();
+        let out = gpu.grid().unwrap().unwrap().fast.contains(&fast);
+        out && keys.iter().any(|&k| k as u32 == fast && (k >> 32) < 300)
+    });
+    assert!(met_the_bed, "the fast grain never paired with the bed");
+}
+
 #[test]
 fn free_runs_stay_together() {
     free_run(300, false, 100);
@@ -412,7 +524,11 @@ fn gpu_runs_repeat_bit_for_bit() {
         let (_, _, impulses, moments) = gpu.contacts().unwrap();
         Some((bodies, impulses, moments))
     };
-    for s in [scene(300, true), rough_scene(300)] {
+    for s in [
+        scene(300, true),
+        rough_scene(300),
+        outlier_scene(LONE_GRAINS[0]),
+    ] {
         let (Some(a), Some(b)) = (run(&s), run(&s)) else {
             return;
         };

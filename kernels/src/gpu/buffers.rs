@@ -11,6 +11,8 @@ pub const MAX_PAIRS: u64 = 32;
 pub const ROWS_PER_BODY: u64 = 8;
 /// Threads per workgroup in every stage.
 pub const WG: u64 = 256;
+/// Slots of `bounds` (`BOUND_SLOTS` in `shaders/layout.wgsl`).
+const BOUND_SLOTS: u64 = 9;
 /// Elements a prefix-sum workgroup scans.
 const SCAN_BLOCK: u64 = 1024;
 /// Most workgroups along one dispatch dimension.
@@ -38,6 +40,18 @@ pub struct Params {
     pub cell_capacity: u32,
     pub row_capacity: u32,
     pub stabilise: u32,
+}
+
+/// The step's grid (`GridInfo` in `shaders/layout.wgsl`), 48 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct GridInfo {
+    pub origin: [f32; 3],
+    pub cell: f32,
+    pub dims: [i32; 3],
+    pub cells: u32,
+    pub periodic: [u32; 3],
+    pub rows: u32,
 }
 
 /// One contact's moment rows (`Moment` in `shaders/rolling.wgsl`), 64 bytes: (e_r, e_roll,
@@ -101,6 +115,11 @@ impl Sizes {
             moments,
         }
     }
+
+    /// Slots of the cell counts: the grid's cells, then the fast grains' slot.
+    pub fn cell_slots(&self) -> u64 {
+        self.cells + 1
+    }
 }
 
 /// The contacts' moment rows and the bind group (group 1 of `shaders/rolling.wgsl`) that binds
@@ -123,6 +142,9 @@ pub struct Buffers {
     pub drives: wgpu::Buffer,
     pub friction: wgpu::Buffer,
     pub large: wgpu::Buffer,
+    /// The step's grid (`GridInfo` in `shaders/layout.wgsl`) and each body's cell.
+    pub grid: wgpu::Buffer,
+    pub cell_of: wgpu::Buffer,
     pub rows: wgpu::Buffer,
     pub gamma: wgpu::Buffer,
     pub stats: wgpu::Buffer,
@@ -304,11 +326,11 @@ impl Buffers {
         // μ, e_r and e_roll of every material pair, one table after the other.
         let friction = a.storage("friction", 3 * sizes.materials * sizes.materials, 4)?;
         let large = a.storage("large", sizes.large, 4)?;
-        let grid = a.storage("grid", 1, 48)?;
-        let bounds = a.storage("bounds", 8, 4)?;
+        let grid = a.storage("grid", 1, std::mem::size_of::<GridInfo>() as u64)?;
+        let bounds = a.storage("bounds", BOUND_SLOTS, 4)?;
         let cell_of = a.storage("cell_of", n, 4)?;
-        let cell_start = a.storage("cell_start", sizes.cells + 1, 4)?;
-        let cell_fill = a.storage("cell_fill", sizes.cells, 4)?;
+        let cell_start = a.storage("cell_start", sizes.cell_slots() + 1, 4)?;
+        let cell_fill = a.storage("cell_fill", sizes.cell_slots(), 4)?;
         let grid_bodies = a.storage("grid_bodies", n, 4)?;
         let partners = a.storage("partners", n * MAX_PAIRS, 4)?;
         let rows = a.storage("rows", rows_cap, std::mem::size_of::<ContactRow>() as u64)?;
@@ -343,7 +365,7 @@ impl Buffers {
             device,
             programs,
             &cell_start,
-            sizes.cells + 1,
+            sizes.cell_slots() + 1,
             Some(&cell_fill),
         )?;
         let body_scan = a.scan(device, programs, &body_start, n + 1, Some(&body_fill))?;
@@ -426,6 +448,8 @@ impl Buffers {
             drives,
             friction,
             large,
+            grid,
+            cell_of,
             rows,
             gamma,
             stats,

@@ -14,7 +14,7 @@ use crate::forces::Drive;
 use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::observe::kinetic_energy;
 use crate::pipeline::{StageTimes, StepParams, StepStats};
-use buffers::{Buffers, Moment, Params, Sizes, MAX_PAIRS};
+use buffers::{Buffers, GridInfo, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
 use profiler::{Profiler, STAGES};
 use programs::Programs;
@@ -77,6 +77,19 @@ pub type ContactReadBack = (Vec<u64>, Vec<ContactRow>, Vec<[f32; 4]>, Vec<[f32; 
 /// The warm-start memory: pair keys (ascending), world-space impulse vectors and moment impulse
 /// vectors (one per key, or none without spinning and rolling friction).
 pub type WarmStartState = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
+
+/// The grid of the last step as the device built it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuGrid {
+    /// Cell edge (m): twice the largest reach of a grid body.
+    pub cell: f32,
+    /// Cells along x, y, z.
+    pub dims: [i32; 3],
+    /// The axes along which the grid repeats periodically.
+    pub periodic: [bool; 3],
+    /// The grains left out of the grid for their speed, in increasing index.
+    pub fast: Vec<u32>,
+}
 
 /// GPU backend: a wgpu device with every buffer and pipeline of the step.
 pub struct GpuPipeline {
@@ -267,6 +280,27 @@ impl GpuPipeline {
         Ok(self.last)
     }
 
+    /// The last step's grid read back from the device (`None` before any step).
+    pub fn grid(&mut self) -> Result<Option<GpuGrid>, GpuError> {
+        let Some(b) = &self.buffers else {
+            return Ok(None);
+        };
+        let size = std::mem::size_of::<GridInfo>() as u64;
+        let parts = self
+            .gpu
+            .read(&[(&b.grid, size), (&b.cell_of, b.sizes.bodies * 4)])?;
+        let info: GridInfo = bytemuck::pod_read_unaligned(&parts[0]);
+        let cell_of: Vec<u32> = bytemuck::pod_collect_to_vec(&parts[1]);
+        Ok(Some(GpuGrid {
+            cell: info.cell,
+            dims: info.dims,
+            periodic: info.periodic.map(|p| p != 0),
+            fast: (0..cell_of.len() as u32)
+                .filter(|&i| cell_of[i as usize] == info.cells)
+                .collect(),
+        }))
+    }
+
     /// The last step's contacts read back from the device: pair keys (ascending), rows,
     /// impulses (γn, γt1, γt2, 0) and moment impulses (γ_s, γ_r1, γ_r2, 0), all in key order.
     pub fn contacts(&mut self) -> Result<ContactReadBack, GpuError> {
@@ -428,35 +462,22 @@ impl GpuPipeline {
         moment: &[[f32; 4]],
     ) {
         let b = self.buffers.as_ref().expect("buffers exist");
-        let n = bodies.len();
-        let large = |i: u32| bodies.pos_radius[i as usize].w > self.large_limit;
-        let owner = |key: u64| {
-            let (a, bb) = ((key >> 32) as u32, key as u32);
-            if (bb as usize) < n && large(a) && !large(bb) {
-                bb
-            } else {
-                a
-            }
-        };
+        // Segmented by the pair's first body: the warm start looks a key up in both of its
+        // bodies' segments.
         let kept = keys.len().min(b.sizes.rows as usize);
-        let mut order: Vec<(u32, u64, usize)> = keys[..kept]
-            .iter()
-            .enumerate()
-            .map(|(k, &key)| (owner(key), key, k))
-            .collect();
-        order.sort_unstable();
-        let mut start = vec![0u32; n + 1];
-        for &(o, _, _) in &order {
-            start[o as usize + 1] += 1;
+        let order = key_order(&keys[..kept]);
+        let mut start = vec![0u32; bodies.len() + 1];
+        for &k in &order {
+            start[(keys[k] >> 32) as usize + 1] += 1;
         }
-        for i in 0..n {
+        for i in 0..bodies.len() {
             start[i + 1] += start[i];
         }
         let pairs: Vec<[u32; 2]> = order
             .iter()
-            .map(|&(_, key, _)| [(key >> 32) as u32, key as u32])
+            .map(|&k| [(keys[k] >> 32) as u32, keys[k] as u32])
             .collect();
-        let cache: Vec<[f32; 4]> = order.iter().map(|&(_, _, k)| impulse[k]).collect();
+        let cache: Vec<[f32; 4]> = order.iter().map(|&k| impulse[k]).collect();
         let q = &self.gpu.queue;
         let p = self.parity;
         q.write_buffer(&b.row_start[p], 0, bytemuck::cast_slice(&start));
@@ -468,7 +489,7 @@ impl GpuPipeline {
                 let given = moment.len() == keys.len();
                 let stored: Vec<Moment> = order
                     .iter()
-                    .map(|&(_, _, k)| Moment {
+                    .map(|&k| Moment {
                         cache: if given { moment[k] } else { [0.0; 4] },
                         ..Moment::default()
                     })

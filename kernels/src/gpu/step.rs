@@ -37,13 +37,14 @@ impl GpuPipeline {
         }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Broad);
-            pass.run(&pr.reach_and_bounds, groups(n));
+            pass.run(&pr.body_reach, groups(n));
+            pass.run(&pr.grid_bounds, groups(n));
             pass.run(&pr.size_grid, (1, 1));
             pass.run(&pr.count_cells, groups(n));
-            pass.take_counts(pr, &b.cell_scan, b.sizes.cells + 1);
+            pass.take_counts(pr, &b.cell_scan, b.sizes.cell_slots() + 1);
             pass.scan(pr, &b.cell_scan);
             pass.run(&pr.scatter_cells, groups(n));
-            pass.run(&pr.sort_cells, groups(b.sizes.cells));
+            pass.run(&pr.sort_cells, groups(b.sizes.cell_slots()));
         }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Narrow);
