@@ -41,11 +41,13 @@ struct Wall {
     velocity: vec4<f32>,
 }
 
+/// A per-body input of stage 1: a kinematic body's prescribed velocities (kind 0: l linear, a
+/// angular) or the applied force on a dynamic body (kind 1: l, in N).
 struct Drive {
     body: u32,
     lx: f32, ly: f32, lz: f32,
     ax: f32, ay: f32, az: f32,
-    pad: u32,
+    kind: u32,
 }
 
 struct ContactRow {

@@ -8,7 +8,7 @@ use crate::material::{Material, MaterialId, Materials};
 use crate::motion::Prescribed;
 use crate::settings::{Backend, Envelope, Settings, SolverKind};
 use glam::{Quat, Vec3, Vec4};
-use grains_kernels::forces::{Drive, Load};
+use grains_kernels::forces::{Drive, Load, DRIVE};
 use grains_kernels::gpu::{GpuError, GpuPipeline};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
@@ -177,9 +177,6 @@ impl WorldBuilder {
             }
             Backend::Gpu if !springs.is_empty() => {
                 return Err(GpuError::Unsupported("springs and dampers").into())
-            }
-            Backend::Gpu if !self.forces.is_empty() => {
-                return Err(GpuError::Unsupported("applied forces").into())
             }
             Backend::Gpu => {
                 let mut device = GpuPipeline::new()?;
@@ -425,7 +422,7 @@ impl World {
                 body,
                 linear: linear.to_array(),
                 angular: angular.to_array(),
-                _pad: 0,
+                kind: DRIVE,
             });
         }
         let s = &self.settings;
@@ -460,6 +457,11 @@ impl World {
                 self.steps += 1;
             }
             Pipeline::Gpu(gpu) => {
+                if !self.forces.is_empty() {
+                    self.load_buf.clear();
+                    self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+                    gpu.device.set_loads(&self.load_buf);
+                }
                 params.solver = SolverKind::Jacobi;
                 let read_back = (self.steps + 1).is_multiple_of(s.sync_every as u64);
                 self.last = gpu.device.step(

@@ -402,20 +402,17 @@ fn bad_springs_and_forces_name_the_item_and_the_field() {
 type Adds = fn(&mut grains::WorldBuilder);
 
 #[test]
-fn the_gpu_backend_refuses_joints_springs_and_forces_with_a_typed_error() {
+fn the_gpu_backend_refuses_joints_and_springs_with_a_typed_error() {
     let gpu = Settings {
         backend: Backend::Gpu,
         ..Settings::default()
     };
-    let attempts: [(&str, Adds); 3] = [
+    let attempts: [(&str, Adds); 2] = [
         ("joints", |b| {
             b.joint(JointDesc::ball(0, Some(1), Vec3::X));
         }),
         ("springs", |b| {
             b.spring(SpringDesc::new(0, Some(1), Vec3::ZERO, Vec3::X).with_stiffness(1.0));
-        }),
-        ("applied forces", |b| {
-            b.force(AppliedForce::constant(0, Vec3::X));
         }),
     ];
     for (what, add) in attempts {

@@ -5,6 +5,12 @@ use crate::parallel::BLOCK;
 use glam::Vec3;
 use rayon::prelude::*;
 
+/// [`Drive::kind`] of a kinematic body's prescribed velocities.
+pub const DRIVE: u32 = 0;
+/// [`Drive::kind`] of an applied force: the GPU passes its per-body forces to stage 1 in the
+/// same list as the drives, with the force (N) in `linear`.
+pub const LOAD: u32 = 1;
+
 /// A kinematic body's prescribed velocities over the coming step.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -15,8 +21,8 @@ pub struct Drive {
     pub linear: [f32; 3],
     /// Prescribed angular velocity (rad/s).
     pub angular: [f32; 3],
-    /// Padding to 32 bytes.
-    pub _pad: u32,
+    /// [`DRIVE`] (on the GPU also [`LOAD`]); pads the struct to 32 bytes.
+    pub kind: u32,
 }
 
 /// Restricts a velocity pair to planar motion in the x–z plane: v_y = 0, ω about y only.

@@ -10,7 +10,7 @@ mod programs;
 mod step;
 
 use crate::broad_phase::{large_limit, Envelope};
-use crate::forces::Drive;
+use crate::forces::{Drive, Load, LOAD};
 use crate::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::observe::kinetic_energy;
 use crate::pipeline::{StageTimes, StepParams, StepStats};
@@ -102,6 +102,8 @@ pub struct GpuPipeline {
     warm_valid: bool,
     pending_warm: Option<WarmStartState>,
     large_limit: f32,
+    /// The applied forces of the coming steps, one [`LOAD`] entry per body.
+    loads: Vec<Drive>,
     last: StepStats,
     elapsed: f64,
     energy_blocks: Vec<f64>,
@@ -133,6 +135,7 @@ impl GpuPipeline {
             warm_valid: false,
             pending_warm: None,
             large_limit: f32::INFINITY,
+            loads: Vec::new(),
             last: StepStats::default(),
             elapsed: 0.0,
             energy_blocks: Vec::new(),
@@ -163,6 +166,27 @@ impl GpuPipeline {
         }
     }
 
+    /// Replaces the applied forces of the following steps (each body's forces summed, in the
+    /// order given).
+    pub fn set_loads(&mut self, loads: &[Load]) {
+        self.loads.clear();
+        let mut order: Vec<&Load> = loads.iter().collect();
+        order.sort_by_key(|l| l.body);
+        for l in order {
+            match self.loads.last_mut() {
+                Some(d) if d.body == l.body => {
+                    d.linear = (glam::Vec3::from_array(d.linear) + l.force).to_array();
+                }
+                _ => self.loads.push(Drive {
+                    body: l.body,
+                    linear: l.force.to_array(),
+                    angular: [0.0; 3],
+                    kind: LOAD,
+                }),
+            }
+        }
+    }
+
     /// Runs one step on the device. With `read_back`, waits for it and copies the bodies into
     /// `bodies` and returns fresh statistics; otherwise returns the last read-back statistics
     /// and leaves `bodies` as they were at the last read-back.
@@ -185,7 +209,7 @@ impl GpuPipeline {
         let shape = |s: &Sizes| {
             s.bodies == bodies.len() as u64
                 && s.walls == walls.len() as u64
-                && s.drives == drives.len() as u64
+                && s.drives == (drives.len() + self.loads.len()) as u64
                 && s.materials == friction.count as u64
                 && s.moments == rolls
         };
@@ -197,7 +221,7 @@ impl GpuPipeline {
             let sizes = Sizes::for_scene(
                 bodies.len(),
                 walls.len(),
-                drives.len(),
+                drives.len() + self.loads.len(),
                 friction.count,
                 large.len(),
                 rolls,
@@ -223,7 +247,8 @@ impl GpuPipeline {
         }
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);
-        self.encode_step(cur, drives.len(), p.max_iterations, p.coulomb_correction);
+        let inputs = drives.len() + self.loads.len();
+        self.encode_step(cur, inputs, p.max_iterations, p.coulomb_correction);
         self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
         self.steps += 1;
         self.parity = cur;
@@ -500,7 +525,7 @@ impl GpuPipeline {
         self.warm_valid = true;
     }
 
-    /// Uploads the step's parameters, walls (at their current place) and drives.
+    /// Uploads the step's parameters, walls (at their current place), drives and applied forces.
     fn write_step_inputs(
         &self,
         walls: &[Wall],
@@ -530,7 +555,7 @@ impl GpuPipeline {
             planar: p.planar as u32,
             n_bodies: b.sizes.bodies as u32,
             n_walls: walls.len() as u32,
-            n_drives: drives.len() as u32,
+            n_drives: (drives.len() + self.loads.len()) as u32,
             n_large: b.sizes.large as u32,
             n_materials: friction.count as u32,
             cell_capacity: b.sizes.cells as u32,
@@ -555,6 +580,10 @@ impl GpuPipeline {
         }
         if !drives.is_empty() {
             q.write_buffer(&b.drives, 0, bytemuck::cast_slice(drives));
+        }
+        if !self.loads.is_empty() {
+            let after_drives = std::mem::size_of_val(drives) as u64;
+            q.write_buffer(&b.drives, after_drives, bytemuck::cast_slice(&self.loads));
         }
     }
 }
