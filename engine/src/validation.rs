@@ -1509,6 +1509,12 @@ pub fn run_case(
         }
         s
     };
+    // The world of `scenes/<name>.toml` on the chosen backend, and the scene's step count.
+    let scene_run = |name: &str| {
+        load(dir, name)
+            .map(on)
+            .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
+    };
     let fail = |expected: &str, e: String| CaseResult {
         details: Vec::new(),
         id: id.clone(),
@@ -1668,10 +1674,7 @@ pub fn run_case(
                  velocities stay 0",
                 spin_and_roll::V8_DECELERATION
             );
-            match load(dir, "v8_spinning_sphere")
-                .map(on)
-                .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
-            {
+            match scene_run("v8_spinning_sphere") {
                 Err(e) => fail(&exp, e.to_string()),
                 Ok((w, n)) => match spin_and_roll::v8(w, n) {
                     Err(e) => fail(&exp, e.to_string()),
@@ -1701,10 +1704,7 @@ pub fn run_case(
                  {t_small_slip:.2} s, all motion at the contact stops at {t_end:.2} s",
                 v_roll.x, v_roll.y
             );
-            match load(dir, "v10_bowling")
-                .map(on)
-                .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
-            {
+            match scene_run("v10_bowling") {
                 Err(e) => fail(&exp, e.to_string()),
                 Ok((w, n)) => match spin_and_roll::v10(w, n) {
                     Err(e) => fail(&exp, e.to_string()),
@@ -1734,10 +1734,7 @@ pub fn run_case(
         "V12" => {
             let exp = "contact 1 slides until it separates near 3.2 s; contact 2 rolls until \
                        ≈ 3 s, then slides, separates near 3.6 s (paper figures, ±0.25 s)";
-            match load(dir, "v12_two_spheres")
-                .map(on)
-                .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
-            {
+            match scene_run("v12_two_spheres") {
                 Err(e) => fail(exp, e.to_string()),
                 Ok((w, n)) => match spin_and_roll::v12(w, n) {
                     Err(e) => fail(exp, e.to_string()),
@@ -1987,10 +1984,7 @@ pub fn run_case(
         }
         "V11" => {
             let exp = "kinetic energy constant to 1e-5 relative over 10 s";
-            match load(dir, "v11_rolling_disk")
-                .map(on)
-                .and_then(|s| Ok((s.world(threads)?, s.total_steps())))
-            {
+            match scene_run("v11_rolling_disk") {
                 Err(e) => fail(exp, e.to_string()),
                 Ok((w, n)) => match v11(w, n) {
                     Err(e) => fail(exp, e.to_string()),

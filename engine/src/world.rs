@@ -440,11 +440,13 @@ impl World {
             coulomb_correction: s.coulomb_correction,
             stabilise_contacts: s.stabilise_contacts,
         };
+        if !self.forces.is_empty() {
+            self.load_buf.clear();
+            self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+        }
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => {
                 if !self.forces.is_empty() {
-                    self.load_buf.clear();
-                    self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
                     cpu.set_loads(&self.load_buf);
                 }
                 self.last = cpu.step(
@@ -458,8 +460,6 @@ impl World {
             }
             Pipeline::Gpu(gpu) => {
                 if !self.forces.is_empty() {
-                    self.load_buf.clear();
-                    self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
                     gpu.device.set_loads(&self.load_buf);
                 }
                 params.solver = SolverKind::Jacobi;

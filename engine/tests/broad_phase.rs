@@ -2,9 +2,14 @@
 //! also with a Brazil nut many times larger than the grains and a few medium grains.
 
 use glam::Vec3;
-use grains::{Body, Envelope, Material, Settings, World};
+use grains::{Body, Envelope, Material, Settings, World, WorldBuilder};
 
 fn scene(nut_radius: f32) -> World {
+    bed(nut_radius).build().unwrap()
+}
+
+/// The builder of [`scene`]: 4,000 grains around a nut of `nut_radius`, without gravity.
+fn bed(nut_radius: f32) -> WorldBuilder {
     let mut b = World::builder(Settings {
         gravity: Vec3::ZERO,
         envelope: Some(Envelope::Fixed(0.02)),
@@ -28,7 +33,7 @@ fn scene(nut_radius: f32) -> World {
             b.body(Body::sphere(p, r, 1.0));
         }
     }
-    b.build().unwrap()
+    b
 }
 
 fn brute_force_pairs(w: &World, eps: f32) -> Vec<u64> {
@@ -73,18 +78,8 @@ fn grid_finds_every_pair_with_a_brazil_nut_present() {
 /// its cells (see `broad_phase`), and the contact list stays exactly the brute-force one.
 #[test]
 fn grid_finds_every_pair_with_grains_escaped_far_away() {
-    let near = scene(0.1);
-    let mut b = World::builder(Settings {
-        gravity: Vec3::ZERO,
-        envelope: Some(Envelope::Fixed(0.02)),
-        threads: 2,
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    for i in 0..near.len() {
-        b.body(Body::sphere(near.position(i), near.radius(i), 1.0));
-    }
-    let far = near.len();
+    let mut b = bed(0.1);
+    let far = b.body_count();
     b.body(Body::sphere(Vec3::new(1e4, 0.0, 0.0), 0.05, 1.0));
     b.body(Body::sphere(Vec3::new(1e4 + 0.09, 0.0, 0.0), 0.05, 1.0));
     b.body(Body::sphere(Vec3::new(0.0, -4e3, 7e3), 0.05, 1.0));

@@ -229,22 +229,25 @@ impl Grid {
         let n = pos_radius.len();
         self.reach.resize(n, 0.0);
         self.cell_of.resize(n, NOT_IN_GRID);
-        self.reach
+        let large_limit = large_limit(pos_radius, shapes);
+        let small = |i: usize| pos_radius[i].w <= large_limit && shape_of(shapes, i).is_sphere();
+        // Each body's reach, and the small spheres' sum and count of them, in one pass.
+        let (reach_sum, small_count) = self
+            .reach
             .par_chunks_mut(BLOCK)
             .enumerate()
-            .for_each(|(b, out)| {
+            .map(|(b, out)| {
+                let mut sum = (0.0f64, 0usize);
                 for (k, r) in out.iter_mut().enumerate() {
                     let i = b * BLOCK + k;
                     *r = shape_of(shapes, i).bounding_radius(pos_radius[i].w)
                         + envelope.body_margin(motion[i].v().length(), h);
+                    if small(i) {
+                        sum = (sum.0 + *r as f64, sum.1 + 1);
+                    }
                 }
-            });
-        let large_limit = large_limit(pos_radius, shapes);
-        let small = |i: usize| pos_radius[i].w <= large_limit && shape_of(shapes, i).is_sphere();
-        let (reach_sum, small_count) = (0..n)
-            .into_par_iter()
-            .filter(|&i| small(i))
-            .map(|i| (self.reach[i] as f64, 1usize))
+                sum
+            })
             .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         let reach = std::mem::take(&mut self.reach);
         let fast_limit = FAST_REACH * (reach_sum / small_count.max(1) as f64) as f32;

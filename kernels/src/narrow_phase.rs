@@ -170,32 +170,48 @@ impl Scene<'_> {
         if dist2 > bound * bound || !(b.is_dynamic(a as usize) || b.is_dynamic(bb as usize)) {
             return;
         }
-        let rsum = pa.w + pb.w;
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
-        let phi = dist - rsum;
         let closing = closing_speed(ma.v(), mb.v(), n);
+        let touch = (n, dist - (pa.w + pb.w), -pa.w * n, pb.w * n);
+        self.keep_pair(a, bb, touch, closing, pair_key(a, bb), out);
+    }
+
+    /// Pushes the row of contact (a, b) (a < b) with its normal n, gap Φ and arms
+    /// `touch = (n, Φ, r_a, r_b)` under `key`, when Φ ≤ ε̂ of the pair's `closing` speed.
+    #[inline(always)]
+    fn keep_pair(
+        &self,
+        a: u32,
+        b: u32,
+        (n, phi, ra, rb): (Vec3, f32, Vec3, Vec3),
+        closing: f32,
+        key: u64,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
         if phi > self.params.envelope.pair(closing, self.params.h) {
             return;
         }
+        let bodies = self.bodies;
+        let (ma, mb) = (&bodies.motion[a as usize], &bodies.motion[b as usize]);
         let mu = self
             .friction
-            .mu(b.material[a as usize], b.material[bb as usize]);
+            .mu(bodies.material[a as usize], bodies.material[b as usize]);
         let row = contact_row(
             a,
-            bb,
+            b,
             ma,
             Some(mb),
             n,
             phi,
-            -pa.w * n,
-            pb.w * n,
+            ra,
+            rb,
             mu,
             Vec3::ZERO,
             &self.params,
         );
-        out.push((pair_key(a, bb), row));
+        out.push((key, row));
     }
 
     /// Sphere–wall: Φ = (p − o)·n − r inside the wall's rectangle, kept when Φ ≤ ε̂.
@@ -346,28 +362,9 @@ impl Scene<'_> {
         );
         let (ma, mb) = (&bodies.motion[a as usize], &bodies.motion[b as usize]);
         let (ra, rb) = (touch.pa - ca, touch.pb - cb);
-        let n = touch.n;
-        let closing = closing_speed(point_velocity(ma, ra), point_velocity(mb, rb), n);
-        if touch.phi > self.params.envelope.pair(closing, self.params.h) {
-            return;
-        }
-        let mu = self
-            .friction
-            .mu(bodies.material[a as usize], bodies.material[b as usize]);
-        let row = contact_row(
-            a,
-            b,
-            ma,
-            Some(mb),
-            n,
-            touch.phi,
-            ra,
-            rb,
-            mu,
-            Vec3::ZERO,
-            &self.params,
-        );
-        out.push((pair_key(a, b) | flag, row));
+        let closing = closing_speed(point_velocity(ma, ra), point_velocity(mb, rb), touch.n);
+        let key = pair_key(a, b) | flag;
+        self.keep_pair(a, b, (touch.n, touch.phi, ra, rb), closing, key, out);
     }
 
     /// Capsule–wall: each end point of the segment as a sphere of the capsule's radius against

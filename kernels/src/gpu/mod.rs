@@ -170,21 +170,23 @@ impl GpuPipeline {
     /// order given).
     pub fn set_loads(&mut self, loads: &[Load]) {
         self.loads.clear();
-        let mut order: Vec<&Load> = loads.iter().collect();
-        order.sort_by_key(|l| l.body);
-        for l in order {
-            match self.loads.last_mut() {
-                Some(d) if d.body == l.body => {
-                    d.linear = (glam::Vec3::from_array(d.linear) + l.force).to_array();
-                }
-                _ => self.loads.push(Drive {
-                    body: l.body,
-                    linear: l.force.to_array(),
-                    angular: [0.0; 3],
-                    kind: LOAD,
-                }),
+        self.loads.extend(loads.iter().map(|l| Drive {
+            body: l.body,
+            linear: l.force.to_array(),
+            angular: [0.0; 3],
+            kind: LOAD,
+        }));
+        // A stable sort keeps each body's forces in the order given for the sum.
+        self.loads.sort_by_key(|d| d.body);
+        self.loads.dedup_by(|later, kept| {
+            let same = later.body == kept.body;
+            if same {
+                kept.linear = (glam::Vec3::from_array(kept.linear)
+                    + glam::Vec3::from_array(later.linear))
+                .to_array();
             }
-        }
+            same
+        });
     }
 
     /// Runs one step on the device. With `read_back`, waits for it and copies the bodies into
