@@ -3,9 +3,9 @@
 //! end-state quality figures of POUR.md are printed.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use grains::output::Quality;
-use grains::pour::PourScene;
 use grains::Settings;
+use grains_app::output::Quality;
+use grains_app::pour::PourScene;
 use std::time::{Duration, Instant};
 
 const STEPS: u64 = 500;

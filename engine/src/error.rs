@@ -1,6 +1,6 @@
 //! Typed errors for worlds that cannot be built.
 
-use grains_kernels::gpu::GpuError;
+use grains_kernels::GpuError;
 use thiserror::Error;
 
 /// Why a world could not be built. Every variant names the offending item and field.

@@ -131,7 +131,7 @@ impl JointDesc {
 
     /// The first thing wrong with this joint among bodies of which `dynamic[i]` tells whether
     /// body i moves: (field, problem).
-    pub(crate) fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
+    pub fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
         if let Some(p) = pair_problem(self.a, self.b, dynamic) {
             return Some(p);
         }
@@ -323,7 +323,7 @@ impl SpringDesc {
 
     /// The first thing wrong with this spring among bodies of which `dynamic[i]` tells whether
     /// body i moves: (field, problem).
-    pub(crate) fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
+    pub fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
         if let Some(p) = pair_problem(self.a, self.b, dynamic) {
             return Some(p);
         }
@@ -419,7 +419,7 @@ impl AppliedForce {
 
     /// The first thing wrong with this force among bodies of which `dynamic[i]` tells whether
     /// body i moves: (field, problem).
-    pub(crate) fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
+    pub fn problem(&self, dynamic: &[bool]) -> Option<(&'static str, String)> {
         match dynamic.get(self.body) {
             None => {
                 return Some((

@@ -24,14 +24,8 @@ pub mod geometry;
 pub mod joint;
 pub mod material;
 pub mod motion;
-pub mod output;
-pub mod pour;
-pub mod reference;
-pub mod runner;
-pub mod scene;
 pub mod settings;
 pub mod snapshot;
-pub mod validation;
 pub mod world;
 
 pub use body::{sphere_mass, Body, BodyKind, Shape};
@@ -44,5 +38,5 @@ pub use settings::{Backend, Envelope, Settings, SolverKind};
 pub use snapshot::{Snapshot, SnapshotError};
 pub use world::{World, WorldBuilder};
 
-pub use grains_kernels::gpu::GpuError;
+pub use grains_kernels::GpuError;
 pub use grains_kernels::{StageTimes, StepStats};

@@ -4,7 +4,7 @@ use crate::error::BuildError;
 use glam::Vec3;
 
 pub use grains_kernels::broad_phase::Envelope;
-pub use grains_kernels::pipeline::SolverKind;
+pub use grains_kernels::SolverKind;
 
 /// Where the step runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

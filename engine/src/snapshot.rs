@@ -3,7 +3,7 @@
 use crate::world::World;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
-use grains_kernels::gpu::GpuError;
+use grains_kernels::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 

@@ -6,14 +6,17 @@ use crate::geometry::{BoxContainer, WallDesc};
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::motion::Prescribed;
-use crate::settings::{Backend, Envelope, Settings, SolverKind};
+#[cfg(feature = "gpu")]
+use crate::settings::SolverKind;
+use crate::settings::{Backend, Envelope, Settings};
 use glam::{Quat, Vec3, Vec4};
+#[cfg(feature = "gpu")]
+use grains_gpu::GpuPipeline;
 use grains_kernels::forces::{Drive, Load, DRIVE};
-use grains_kernels::gpu::{GpuError, GpuPipeline};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::pipeline::{StepParams, StepStats};
-use grains_kernels::{Bodies, CpuPipeline, FrictionTable, Motion, StageTimes, Wall};
+use grains_kernels::{Bodies, CpuPipeline, FrictionTable, GpuError, Motion, StageTimes, Wall};
+use grains_kernels::{StepParams, StepStats};
 
 /// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
 /// in [`WorldBuilder::build`].
@@ -178,6 +181,7 @@ impl WorldBuilder {
             Backend::Gpu if !springs.is_empty() => {
                 return Err(GpuError::Unsupported("springs and dampers").into())
             }
+            #[cfg(feature = "gpu")]
             Backend::Gpu => {
                 let mut device = GpuPipeline::new()?;
                 if friction.any_moment_friction() {
@@ -191,6 +195,13 @@ impl WorldBuilder {
                     synced_at: 0,
                     contacts_at: 0,
                 }))
+            }
+            #[cfg(not(feature = "gpu"))]
+            Backend::Gpu => {
+                return Err(BuildError::Gpu(
+                    "this build of grains has no GPU backend (built without the `gpu` feature)"
+                        .into(),
+                ))
             }
         };
         let r_min = bodies
@@ -339,10 +350,12 @@ enum Pipeline {
     /// CPU threads; the host buffers are the state.
     Cpu(Box<CpuPipeline>),
     /// The device holds the state; the host keeps a copy as of the last read-back.
+    #[cfg(feature = "gpu")]
     Gpu(Box<GpuState>),
 }
 
 /// The GPU pipeline and the host copies of what it last read back.
+#[cfg(feature = "gpu")]
 struct GpuState {
     device: GpuPipeline,
     /// Contacts of the step read back last (keys and rows; the private buffers stay empty).
@@ -358,6 +371,7 @@ struct GpuState {
     contacts_at: u64,
 }
 
+#[cfg(feature = "gpu")]
 impl GpuState {
     /// Copies the last step's contacts and impulses from the device; the host copy now holds
     /// those of step `steps`.
@@ -426,7 +440,7 @@ impl World {
             });
         }
         let s = &self.settings;
-        let mut params = StepParams {
+        let params = StepParams {
             h,
             gravity: s.gravity,
             envelope: self.envelope,
@@ -458,11 +472,15 @@ impl World {
                 );
                 self.steps += 1;
             }
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => {
                 if !self.forces.is_empty() {
                     gpu.device.set_loads(&self.load_buf);
                 }
-                params.solver = SolverKind::Jacobi;
+                let params = StepParams {
+                    solver: SolverKind::Jacobi,
+                    ..params
+                };
                 let read_back = (self.steps + 1).is_multiple_of(s.sync_every as u64);
                 self.last = gpu.device.step(
                     &mut self.bodies,
@@ -495,6 +513,7 @@ impl World {
     /// into the host copy, unless it already holds the current step. Does nothing on the CPU
     /// backend.
     pub fn sync(&mut self) -> Result<(), GpuError> {
+        #[cfg(feature = "gpu")]
         if let Pipeline::Gpu(gpu) = &mut self.pipeline {
             if gpu.synced_at != self.steps {
                 self.last = gpu.device.read_back(&mut self.bodies)?;
@@ -509,6 +528,7 @@ impl World {
     /// periodic read-backs).
     pub fn sync_contacts(&mut self) -> Result<(), GpuError> {
         self.sync()?;
+        #[cfg(feature = "gpu")]
         if let Pipeline::Gpu(gpu) = &mut self.pipeline {
             if gpu.contacts_at != self.steps {
                 gpu.fetch_contacts(self.steps)?;
@@ -522,6 +542,7 @@ impl World {
     pub fn synced_at(&self) -> u64 {
         match &self.pipeline {
             Pipeline::Cpu(_) => self.steps,
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => gpu.synced_at,
         }
     }
@@ -589,6 +610,7 @@ impl World {
     pub fn adapter_name(&self) -> Option<&str> {
         match &self.pipeline {
             Pipeline::Cpu(_) => None,
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => Some(gpu.device.adapter_name()),
         }
     }
@@ -655,6 +677,7 @@ impl World {
     pub fn joint_impulses(&self) -> &[f32] {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.joint_impulses(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(_) => &[],
         }
     }
@@ -680,6 +703,7 @@ impl World {
     pub fn stage_times(&self) -> Option<StageTimes> {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => Some(cpu.times()),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => gpu.device.stage_times(),
         }
     }
@@ -690,6 +714,7 @@ impl World {
     pub fn step_seconds(&self) -> f64 {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.times().total(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => gpu.device.elapsed(),
         }
     }
@@ -698,6 +723,7 @@ impl World {
     pub fn contacts(&self) -> &Contacts {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.contacts(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => &gpu.contacts,
         }
     }
@@ -707,6 +733,7 @@ impl World {
     pub fn impulses(&self) -> &[[f32; 4]] {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.impulses(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => &gpu.impulses,
         }
     }
@@ -717,6 +744,7 @@ impl World {
     pub fn moment_impulses(&self) -> &[[f32; 4]] {
         match &self.pipeline {
             Pipeline::Cpu(cpu) => cpu.moment_impulses(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => &gpu.moment_impulses,
         }
     }
@@ -743,6 +771,7 @@ impl World {
         self.bodies.motion[i].angular = w.to_array();
         match &mut self.pipeline {
             Pipeline::Cpu(cpu) => cpu.reset_warm_start(),
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => gpu.device.invalidate(true),
         }
         Ok(())
@@ -757,6 +786,7 @@ impl World {
                 let moments = cpu.warm_start_moments();
                 Ok((keys.to_vec(), impulses.to_vec(), moments.to_vec()))
             }
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => gpu.device.warm_start_state(),
         }
     }
@@ -781,6 +811,7 @@ impl World {
                 cpu.restore_warm_start_moments(moments);
                 cpu.restore_joint_impulses(joint_impulses);
             }
+            #[cfg(feature = "gpu")]
             Pipeline::Gpu(gpu) => {
                 gpu.device.invalidate(false);
                 gpu.device.restore_warm_start(keys, impulses, moments);

@@ -1,7 +1,7 @@
 //! The CPU backend: the stages of one step in order, on a private thread pool, with every
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
-use crate::broad_phase::{Envelope, Grid};
+use crate::broad_phase::Grid;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
@@ -19,105 +19,10 @@ use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
 use crate::springs::{apply_spring_forces, Spring};
+use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
 use std::time::Instant;
-
-/// Which projected iteration solves the CCP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverKind {
-    /// Projected Jacobi: all contacts at once, then a per-body gather.
-    Jacobi,
-    /// Projected Gauss–Seidel over the colour classes of the contact graph.
-    GaussSeidel,
-}
-
-/// Everything a step needs besides the bodies and walls.
-#[derive(Clone, Copy, Debug)]
-pub struct StepParams {
-    /// Time step h (s).
-    pub h: f32,
-    /// Gravitational acceleration (m/s²).
-    pub gravity: Vec3,
-    /// ε̂ rule for the active set.
-    pub envelope: Envelope,
-    /// Solver.
-    pub solver: SolverKind,
-    /// Most sweeps per step.
-    pub max_iterations: u32,
-    /// Stop when the max-norm residual falls to this (m/s).
-    pub tolerance: f32,
-    /// Over-relaxation ω (Jacobi needs ≤ about 0.4 on dense piles; Gauss–Seidel takes 1).
-    pub omega: f32,
-    /// Fraction of last step's impulse a persisting contact starts from (0 = cold start).
-    pub warm_start: f32,
-    /// Motion restricted to the x–z plane.
-    pub planar: bool,
-    /// Natural frequency f (Hz) of the compliant contact, Φ⁺ ≥ −F/(m_eff (2πf)²) as an implicit
-    /// spring; infinity for rigid contact.
-    pub contact_frequency: f32,
-    /// Coulomb-correction passes after each solve (0 = the plain cone relaxation): each moves
-    /// μ‖u_T‖ of the last iterate into the normal rows' bias and solves again from the last γ.
-    pub coulomb_correction: u32,
-    /// Keep the stabilising term Φ/h in the contacts' normal rows (hart-anitescu eq. 2.9);
-    /// false gives their unstabilised comparison, n·v⁺ ≥ 0.
-    pub stabilise_contacts: bool,
-}
-
-impl StepParams {
-    /// ε/w_n = 1/(2π f h)²: the compliance added to a contact's normal diagonal.
-    pub fn softness_ratio(&self) -> f32 {
-        let wh = std::f32::consts::TAU * self.contact_frequency * self.h;
-        1.0 / (wh * wh)
-    }
-}
-
-/// What one step did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepStats {
-    /// ε̂-active contacts.
-    pub contacts: usize,
-    /// Solver sweeps run, over every solve of the step (impact, Coulomb-correction passes).
-    pub iterations: u32,
-    /// Max-norm residual after the last sweep (m/s).
-    pub residual: f32,
-    /// Deepest overlap at the start of the step (m).
-    pub max_penetration: f32,
-    /// Kinetic energy after the step (J).
-    pub kinetic_energy: f64,
-}
-
-/// Seconds spent in each stage, summed over steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StageTimes {
-    /// Forces and kinematic drives.
-    pub forces: f64,
-    /// Grid build.
-    pub broad: f64,
-    /// Contact generation.
-    pub narrow: f64,
-    /// Warm start, body index and colouring.
-    pub prepare: f64,
-    /// CCP sweeps.
-    pub solve: f64,
-    /// Position update.
-    pub integrate: f64,
-    /// Statistics and impulse cache.
-    pub observe: f64,
-}
-
-impl StageTimes {
-    /// Sum of all stages (s).
-    pub fn total(&self) -> f64 {
-        self.forces
-            + self.broad
-            + self.narrow
-            + self.prepare
-            + self.solve
-            + self.integrate
-            + self.observe
-    }
-}
 
 /// CPU backend: a private thread pool and the step's buffers.
 pub struct CpuPipeline {

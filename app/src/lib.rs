@@ -1,0 +1,13 @@
+//! # grains-app: scene files, headless runs and their outputs
+//!
+//! The application layer over the `grains` library: [`scene`] reads a TOML scene file into a
+//! world, [`runner`] steps it headless with progress, checkpoints and resume, and [`output`]
+//! writes ParaView frames, CSV observables, PNG pictures and a JSON summary. [`pour`] builds the
+//! `pour` benchmark scene to the bit.
+
+#![warn(missing_docs)]
+
+pub mod output;
+pub mod pour;
+pub mod runner;
+pub mod scene;

@@ -1,0 +1,511 @@
+//! The headless run of a scene: steps the world for the scene's duration, samples its
+//! observables, hands frames and checkpoints to the writer thread, shows progress, and ends
+//! with `summary.json`. A run cut short continues from its last checkpoint with `resume`,
+//! ending bit-identical to an uninterrupted run.
+
+use crate::output::image::View;
+use crate::output::quality::percentile_95;
+use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
+use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
+use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
+use grains::settings::Backend;
+use grains::snapshot::Snapshot;
+use grains::world::World;
+use grains::GpuError;
+use std::io::IsTerminal;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Instant;
+use thiserror::Error;
+
+/// Why a run failed.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The scene is invalid or its world could not be built.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The output folder cannot be used.
+    #[error("output folder {dir}: {problem}")]
+    Output {
+        /// The folder.
+        dir: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The checkpoint to resume from is missing, unreadable or from another scene.
+    #[error("cannot resume from {dir}: {problem}")]
+    Resume {
+        /// The folder.
+        dir: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The GPU failed while stepping or reading back; the results written so far end at the
+    /// last checkpoint before `step`.
+    #[error("GPU backend failed at step {step}: {source}; the output folder holds the results up to the last checkpoint (continue with --resume, or use --backend cpu)")]
+    Gpu {
+        /// Steps taken when the failure was found.
+        step: u64,
+        /// The device's error.
+        source: GpuError,
+    },
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Worker threads (None: the scene's).
+    pub threads: Option<usize>,
+    /// Backend (None: the scene's).
+    pub backend: Option<Backend>,
+    /// Continue the run in `out` from its checkpoint.
+    pub resume: bool,
+    /// Show a progress bar (only drawn when stdout is a terminal).
+    pub progress: bool,
+    /// Stop after this many steps in total without finishing (as if killed; for tests).
+    pub stop_after: Option<u64>,
+}
+
+/// Figures of a finished run, as written to `summary.json`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunSummary {
+    /// Scene name.
+    pub scene: String,
+    /// Bodies in the world.
+    pub bodies: usize,
+    /// Worker threads (CPU backend).
+    pub threads: usize,
+    /// `"cpu"` or `"gpu"`.
+    pub backend: &'static str,
+    /// GPU adapter name; `None` on the CPU backend.
+    pub adapter: Option<String>,
+    /// Time step h (s).
+    pub dt: f64,
+    /// Steps taken in total.
+    pub steps: u64,
+    /// Simulated time at the end (s).
+    pub simulated_time_s: f64,
+    /// Step at which this session started (0, or the checkpoint resumed from).
+    pub resumed_from_step: u64,
+    /// Wall-clock seconds of stepping in this session.
+    pub wall_seconds: f64,
+    /// Steps per wall-clock second in this session.
+    pub steps_per_s: f64,
+    /// Bodies × steps per wall-clock second.
+    pub body_steps_per_s: f64,
+    /// Mean solver sweeps per step (GPU: over the steps read back).
+    pub iterations_mean: f64,
+    /// Mean ε̂-active contacts per step (GPU: over the steps read back).
+    pub contacts_mean: f64,
+    /// Frames written (all sessions).
+    pub frames: u64,
+    /// End-state quality figures.
+    pub quality: Quality,
+    /// Last value of each observable.
+    pub observables_final: std::collections::BTreeMap<String, f64>,
+    /// For each `rank_from_top` observable: the first sampled time (s) at which the group's
+    /// centre reached the top of the bed (rank ≥ 1), over the whole run (resumed runs included).
+    pub top_reached_s: std::collections::BTreeMap<String, f64>,
+    /// The same in shakes (time × the box's shaking frequency), when the box is shaken.
+    pub top_reached_shakes: std::collections::BTreeMap<String, f64>,
+    /// Whether the run was stopped before the end (`stop_after`).
+    pub stopped_early: bool,
+}
+
+/// First time (s) each rank column of `observables.csv` reaches 1.
+fn top_times(scene: &Scene, csv: &std::path::Path) -> std::collections::BTreeMap<String, f64> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(csv) else {
+        return out;
+    };
+    for (k, o) in scene.observables.iter().enumerate() {
+        if !matches!(o.kind, ObservableKind::RankFromTop(_)) {
+            continue;
+        }
+        for line in text.lines().skip(1) {
+            let cols: Vec<f64> = line
+                .split(',')
+                .map(|x| x.parse().unwrap_or(f64::NAN))
+                .collect();
+            if cols.get(k + 2).is_some_and(|&v| v >= 1.0) {
+                out.insert(o.name.clone(), cols[1]);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Height of the box floor at the world's current time (0 without a box).
+pub fn floor_height(bounds: Option<&Bounds>, world: &World) -> f64 {
+    bounds.map_or(0.0, |bd| {
+        bd.floor_centre.z as f64
+            + bd.motion
+                .map(|m| m.displacement(world.time()).z as f64)
+                .unwrap_or(0.0)
+    })
+}
+
+/// Mean centre height of the bodies in `group` (m).
+fn mean_height(world: &World, group: &Range<usize>) -> f64 {
+    let b = world.bodies();
+    group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
+}
+
+/// 95th percentile of the dynamic bodies' centre heights, leaving out `skip` (m).
+fn bed_z95(world: &World, skip: Option<&Range<usize>>) -> f64 {
+    let b = world.bodies();
+    percentile_95(
+        (0..b.len())
+            .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
+            .map(|i| b.pos_radius[i].z as f64)
+            .collect(),
+    )
+}
+
+/// Height of `group` above the floor as a fraction of the other grains' z95 above the floor:
+/// 1 or more means the group has reached the top of the bed.
+pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
+    (mean_height(world, group) - floor) / (bed_z95(world, Some(group)) - floor)
+}
+
+/// Current value of every observable of `scene`.
+pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
+    let b = world.bodies();
+    let floor = floor_height(scene.bounds.as_ref(), world);
+    scene
+        .observables
+        .iter()
+        .map(|o| match &o.kind {
+            ObservableKind::Height(r) => mean_height(world, r),
+            ObservableKind::RankFromTop(r) => rank_from_top(world, floor, r),
+            ObservableKind::KineticEnergy => world.last_stats().kinetic_energy,
+            ObservableKind::Contacts => world.last_stats().contacts as f64,
+            ObservableKind::BedHeight => bed_z95(world, None),
+            ObservableKind::MaxSpeed => b
+                .motion
+                .iter()
+                .map(|m| m.v().length() as f64)
+                .fold(0.0, f64::max),
+        })
+        .collect()
+}
+
+fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
+    let n = world.len();
+    let mut f = Frame {
+        step: world.steps(),
+        time: world.time(),
+        positions: Vec::with_capacity(n),
+        radii: Vec::with_capacity(n),
+        velocities: Vec::with_capacity(n),
+        angular_velocities: Vec::with_capacity(n),
+        box_shift: scene
+            .bounds
+            .and_then(|b| b.motion)
+            .map(|m| m.displacement(world.time()).z)
+            .unwrap_or(0.0),
+        png,
+    };
+    for i in 0..n {
+        f.positions.push(world.position(i).to_array());
+        f.radii.push(world.radius(i));
+        f.velocities.push(world.velocity(i).to_array());
+        f.angular_velocities
+            .push(world.angular_velocity(i).to_array());
+    }
+    f
+}
+
+/// The region a snapshot shows: the box (or the bodies) with a margin, from the floor up to
+/// 1.3 × the highest body top at the start.
+fn view(scene: &Scene) -> View {
+    let top = scene
+        .bodies
+        .iter()
+        .map(|b| b.position.z + b.radius)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let bottom = scene
+        .bodies
+        .iter()
+        .map(|b| b.position.z - b.radius)
+        .fold(f32::INFINITY, f32::min);
+    let (x0, x1) = match scene.bounds {
+        Some(b) => (b.floor_centre.x - b.half_x, b.floor_centre.x + b.half_x),
+        None => (
+            scene
+                .bodies
+                .iter()
+                .map(|b| b.position.x - b.radius)
+                .fold(f32::INFINITY, f32::min),
+            scene
+                .bodies
+                .iter()
+                .map(|b| b.position.x + b.radius)
+                .fold(f32::NEG_INFINITY, f32::max),
+        ),
+    };
+    let floor = scene.bounds.map(|b| b.floor_centre.z).unwrap_or(bottom);
+    let amp = scene
+        .bounds
+        .and_then(|b| b.motion)
+        .map(|m| match m {
+            grains::motion::Prescribed::Shake { amplitude, .. } => amplitude,
+            _ => 0.0,
+        })
+        .unwrap_or(0.0);
+    let w = (x1 - x0).max(1e-6);
+    let z0 = floor.min(bottom) - amp - 0.05 * w;
+    let z1 = match scene.output.view_height {
+        Some(hgt) => floor + hgt + amp,
+        None => floor + 1.3 * (top - floor) + amp,
+    };
+    View {
+        x0: x0 - 0.05 * w,
+        x1: x1 + 0.05 * w,
+        z0,
+        z1: z1.max(z0 + 0.2 * w),
+    }
+}
+
+/// Runs `scene` with `opts`; returns the summary (also written to `summary.json`).
+pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
+    let layout = Layout {
+        dir: opts.out.clone(),
+    };
+    let out_err = |problem: String| RunError::Output {
+        dir: opts.out.clone(),
+        problem,
+    };
+    let scene_text = std::fs::read(&scene.path).map_err(|e| {
+        RunError::Scene(SceneError::Read {
+            file: scene.path.clone(),
+            reason: e.to_string(),
+        })
+    })?;
+    let mut world = scene.world_with(opts.threads, opts.backend)?;
+    let gpu_err = |world: &World, source| RunError::Gpu {
+        step: world.steps(),
+        source,
+    };
+    let mut resume_step = None;
+    if opts.resume {
+        let res_err = |problem: String| RunError::Resume {
+            dir: opts.out.clone(),
+            problem,
+        };
+        let saved =
+            std::fs::read(layout.scene()).map_err(|e| res_err(format!("no scene.toml: {e}")))?;
+        if saved != scene_text {
+            return Err(res_err(format!(
+                "its scene.toml differs from {}; resume with the same scene file",
+                scene.path.display()
+            )));
+        }
+        let bytes = std::fs::read(layout.checkpoint())
+            .map_err(|e| res_err(format!("no checkpoint.bin: {e}")))?;
+        let snap = Snapshot::from_bytes(&bytes).map_err(|e| res_err(e.to_string()))?;
+        world.restore(&snap).map_err(|e| res_err(e.to_string()))?;
+        resume_step = Some(world.steps());
+    } else {
+        if !is_empty_dir(&opts.out) {
+            return Err(out_err(
+                "exists and is not empty; choose a new folder, or continue a cut-short run with --resume".into(),
+            ));
+        }
+        std::fs::create_dir_all(&opts.out).map_err(|e| out_err(format!("cannot create: {e}")))?;
+        write_atomic(&layout.scene(), &scene_text)
+            .map_err(|e| out_err(format!("cannot write: {e}")))?;
+    }
+    let o = &scene.output;
+    let box_outline = scene.bounds.map(|b| {
+        (
+            b.floor_centre.x - b.half_x,
+            b.floor_centre.x + b.half_x,
+            b.floor_centre.z,
+        )
+    });
+    let writer = Writer::start(
+        WriterConfig {
+            layout: layout.clone(),
+            formats: o.formats,
+            colour: o.colour,
+            image_width: o.image_width,
+            view: view(scene),
+            box_outline,
+            section: o.section,
+            columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
+            h: scene.settings.h as f64,
+        },
+        resume_step,
+    )
+    .map_err(|e| out_err(format!("cannot write: {e}")))?;
+
+    let total = scene.total_steps();
+    let start_step = world.steps();
+    let mut frames_written = if opts.resume {
+        (start_step / o.every) + 1
+    } else {
+        0
+    };
+    // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU).
+    let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
+        let s = world.steps();
+        let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
+        let frame_due = s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png);
+        if csv || frame_due {
+            world.sync()?;
+        }
+        if csv {
+            let mut row = vec![s as f64, world.time()];
+            row.extend(sample(scene, world));
+            writer.send(WriterMsg::Sample(row));
+        }
+        if frame_due {
+            let k = s / o.every;
+            writer.send(WriterMsg::Frame(Box::new(frame(
+                scene,
+                world,
+                k.is_multiple_of(o.png_every) || s == total,
+            ))));
+            *frames_written += 1;
+        }
+        Ok(())
+    };
+    if !opts.resume {
+        // Step 0 (or the restored checkpoint) is on the host: nothing to read back, no failure.
+        emit(&mut world, &mut frames_written, &writer).map_err(|e| gpu_err(&world, e))?;
+    }
+
+    let bar = if opts.progress && std::io::stdout().is_terminal() {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40.cyan/blue} {pos}/{len} steps  {msg}  ETA {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b.set_position(start_step);
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+
+    // Statistics are summed over the steps whose figures are fresh (every step on the CPU, the
+    // read-back steps on the GPU).
+    let (mut iters, mut contacts, mut taken, mut counted) = (0u64, 0u64, 0u64, 0u64);
+    let clock = Instant::now();
+    let mut last_draw = Instant::now();
+    let mut stopped_early = false;
+    // A GPU failure ends the loop; what was queued is still written before it is reported.
+    let stepped: Result<(), GpuError> = 'steps: {
+        while world.steps() < total {
+            if opts.stop_after.is_some_and(|s| world.steps() >= s) {
+                stopped_early = true;
+                break;
+            }
+            let st = match world.step() {
+                Ok(st) => st,
+                Err(e) => break 'steps Err(e),
+            };
+            taken += 1;
+            if world.synced_at() == world.steps() {
+                iters += st.iterations as u64;
+                contacts += st.contacts as u64;
+                counted += 1;
+            }
+            if let Err(e) = emit(&mut world, &mut frames_written, &writer) {
+                break 'steps Err(e);
+            }
+            let s = world.steps();
+            if s.is_multiple_of(o.checkpoint_every) && s < total {
+                match world.snapshot() {
+                    Ok(snap) => writer.send(WriterMsg::Checkpoint(s, snap.to_bytes())),
+                    Err(e) => break 'steps Err(e),
+                };
+            }
+            if last_draw.elapsed().as_secs_f64() > 0.2 {
+                last_draw = Instant::now();
+                let rate = taken as f64 / clock.elapsed().as_secs_f64();
+                bar.set_position(s);
+                bar.set_message(format!("t = {:.3} s, {:.0} steps/s", world.time(), rate));
+            }
+        }
+        // The end state on the host (GPU), for the summary; and, unless stopped early, the final
+        // checkpoint, so that resuming a finished run does nothing.
+        if let Err(e) = world.sync() {
+            break 'steps Err(e);
+        }
+        if !stopped_early {
+            match world.snapshot() {
+                Ok(snap) => writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes())),
+                Err(e) => break 'steps Err(e),
+            };
+        }
+        Ok(())
+    };
+    let wall = clock.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let written = writer
+        .finish()
+        .map_err(|e| out_err(format!("writing results failed: {e}")));
+    stepped.map_err(|e| gpu_err(&world, e))?;
+    written?;
+
+    let values = sample(scene, &world);
+    let top_reached_s = top_times(scene, &layout.csv());
+    let freq = match scene.bounds.and_then(|b| b.motion) {
+        Some(grains::motion::Prescribed::Shake { frequency, .. }) => Some(frequency as f64),
+        _ => None,
+    };
+    let top_reached_shakes = match freq {
+        Some(f) => top_reached_s
+            .iter()
+            .map(|(k, t)| (k.clone(), t * f))
+            .collect(),
+        None => Default::default(),
+    };
+    let summary = RunSummary {
+        scene: scene.name.clone(),
+        bodies: world.len(),
+        threads: world.settings().threads,
+        backend: match world.backend() {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        },
+        adapter: world.adapter_name().map(str::to_string),
+        dt: scene
+            .settings
+            .h
+            .to_string()
+            .parse()
+            .unwrap_or(scene.settings.h as f64),
+        steps: world.steps(),
+        simulated_time_s: world.time(),
+        resumed_from_step: start_step,
+        wall_seconds: wall,
+        steps_per_s: taken as f64 / wall.max(1e-12),
+        body_steps_per_s: (taken * world.len() as u64) as f64 / wall.max(1e-12),
+        iterations_mean: iters as f64 / counted.max(1) as f64,
+        contacts_mean: contacts as f64 / counted.max(1) as f64,
+        frames: frames_written,
+        quality: Quality::measure(&world, scene.bounds.as_ref()),
+        observables_final: scene
+            .observables
+            .iter()
+            .zip(values)
+            .map(|(o, v)| (o.name.clone(), v))
+            .collect(),
+        top_reached_s,
+        top_reached_shakes,
+        stopped_early,
+    };
+    if !stopped_early {
+        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        write_atomic(&layout.summary(), json.as_bytes())
+            .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
+    }
+    Ok(summary)
+}

@@ -1,0 +1,268 @@
+//! A body generator's shape keys, `shape`, `half_length`, `a`, `b` and `axis`: which bodies it
+//! makes, their mass from a density, and how they are turned.
+
+use super::spec::{BodySpec, S, V3};
+use super::{need, positive, Ctx, SceneError};
+use crate::pour::SplitMix64;
+use glam::{Quat, Vec3};
+use grains::body::{sphere_mass, Body};
+use std::f32::consts::PI;
+
+/// What a generator makes, from its `shape` key and the dimensions that go with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Form {
+    /// A solid sphere.
+    Sphere,
+    /// A uniform disk (planar mode).
+    Disk,
+    /// A capsule of the body's radius about a segment of half-length `half_length`; a flat
+    /// stadium in planar mode (`planar`).
+    Capsule { half_length: f32, planar: bool },
+    /// An ellipse with semi-axes `a` and `b` (planar mode only).
+    Ellipse { a: f32, b: f32 },
+}
+
+impl Form {
+    /// Reads `shape`, `half_length`, `a` and `b`, refusing the dimensions the shape does not use
+    /// and, for ellipses, `radius` and `radius_max` (their size is `a` and `b`).
+    pub(super) fn read(cx: &Ctx, g: &BodySpec, planar: bool) -> Result<Form, SceneError> {
+        let form = match &g.shape {
+            None if planar => Form::Disk,
+            None => Form::Sphere,
+            Some(s) => match (s.get_ref().as_str(), planar) {
+                ("sphere", _) => Form::Sphere,
+                ("disk", true) => Form::Disk,
+                ("capsule", _) => Form::Capsule {
+                    half_length: positive(
+                        cx,
+                        need(cx, &g.half_length, "half_length", s)?,
+                        "half_length",
+                    )?,
+                    planar,
+                },
+                ("ellipse", true) => Form::Ellipse {
+                    a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
+                    b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
+                },
+                (flat @ ("disk" | "ellipse"), false) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        format!("{flat}s need `planar = true` in [settings]"),
+                    ))
+                }
+                (other, _) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        format!(
+                        "must be \"sphere\", \"disk\", \"capsule\" or \"ellipse\", got \"{other}\""
+                    ),
+                    ))
+                }
+            },
+        };
+        let capsule = matches!(form, Form::Capsule { .. });
+        let ellipse = matches!(form, Form::Ellipse { .. });
+        let unused = [
+            (
+                "half_length",
+                &g.half_length,
+                !capsule,
+                "shape = \"capsule\"",
+            ),
+            ("a", &g.a, !ellipse, "shape = \"ellipse\""),
+            ("b", &g.b, !ellipse, "shape = \"ellipse\""),
+            ("radius", &g.radius, ellipse, "spheres, disks and capsules"),
+            (
+                "radius_max",
+                &g.radius_max,
+                ellipse,
+                "spheres, disks and capsules",
+            ),
+        ];
+        for (key, value, refused, users) in unused {
+            if let Some(v) = value.as_ref().filter(|_| refused) {
+                return Err(cx.err(v.span(), key, format!("used only by {users}")));
+            }
+        }
+        Ok(form)
+    }
+
+    /// True for spheres and disks, the forms without an axis.
+    pub(super) fn is_round(self) -> bool {
+        matches!(self, Form::Sphere | Form::Disk)
+    }
+
+    /// The radius of a body from a `radius` key (`given`, required but for ellipses, whose
+    /// radius is their larger semi-axis).
+    pub(super) fn radius(
+        self,
+        cx: &Ctx,
+        given: &Option<S<f64>>,
+        owner: &S<String>,
+    ) -> Result<f32, SceneError> {
+        match self {
+            Form::Ellipse { a, b } => Ok(a.max(b)),
+            _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
+        }
+    }
+
+    /// Radius of the smallest sphere about the centre that holds a body of radius `r`.
+    pub(super) fn bounding_radius(self, r: f32) -> f32 {
+        match self {
+            Form::Capsule { half_length, .. } => r + half_length,
+            _ => r,
+        }
+    }
+
+    /// Mass of a body of radius `r` and density `rho` (kg/m³, kg/m² in planar mode): sphere
+    /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b.
+    pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
+        match self {
+            Form::Sphere => sphere_mass(r, rho),
+            Form::Disk => PI * r * r * rho,
+            Form::Capsule {
+                half_length,
+                planar: false,
+            } => (PI * r * r * 2.0 * half_length) * rho + sphere_mass(r, rho),
+            Form::Capsule {
+                half_length,
+                planar: true,
+            } => (4.0 * r * half_length + PI * r * r) * rho,
+            Form::Ellipse { a, b } => PI * a * b * rho,
+        }
+    }
+
+    /// A dynamic body of this form at `p` with radius `r`, mass `m` and the form's inertia.
+    pub(super) fn body(self, p: Vec3, r: f32, m: f32) -> Body {
+        match self {
+            Form::Sphere => Body::sphere(p, r, m),
+            Form::Disk => Body::disk(p, r, m),
+            Form::Capsule { half_length, .. } => Body::capsule(p, r, half_length, m),
+            Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
+        }
+    }
+}
+
+/// Offset of the random stream of `axis = "random"` from the generator's seed, so that the
+/// axes do not repeat the positions' random numbers.
+const AXIS_STREAM: u64 = 0xA715_A715_A715_A715;
+
+/// How a generator turns its bodies: one orientation, or a random one per body.
+pub(super) enum Axis {
+    /// Every body turned by this rotation.
+    Fixed(Quat),
+    /// Axes uniform on the sphere (on the circle of the x–z plane in planar mode).
+    Random { rng: SplitMix64, planar: bool },
+}
+
+impl Axis {
+    /// Reads the generator's `axis`: `[x, y, z]` or `"random"` (from `seed`); none: the body's
+    /// axes are the world's.
+    pub(super) fn read(
+        cx: &Ctx,
+        g: &BodySpec,
+        form: Form,
+        planar: bool,
+        seed: u64,
+    ) -> Result<Axis, SceneError> {
+        let Some(v) = &g.axis else {
+            return Ok(Axis::Fixed(Quat::IDENTITY));
+        };
+        refuse_round(cx, v.span(), form)?;
+        let numbers: Option<Vec<f64>> = match v.get_ref() {
+            toml::Value::String(s) if s == "random" => {
+                return Ok(Axis::Random {
+                    rng: SplitMix64(seed ^ AXIS_STREAM),
+                    planar,
+                })
+            }
+            toml::Value::Array(xs) if xs.len() == 3 => xs
+                .iter()
+                .map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
+                .collect(),
+            _ => None,
+        };
+        match numbers {
+            Some(d) => Ok(Axis::Fixed(turn_towards(
+                cx,
+                v.span(),
+                &[d[0], d[1], d[2]],
+                planar,
+            )?)),
+            None => Err(cx.err(
+                v.span(),
+                "axis",
+                format!("must be [x, y, z] or \"random\", got {}", v.get_ref()),
+            )),
+        }
+    }
+
+    /// The orientation of the next body, or `entry`'s own `axis` (a `list` entry's).
+    pub(super) fn next(
+        &mut self,
+        cx: &Ctx,
+        entry: &Option<S<V3>>,
+        form: Form,
+        planar: bool,
+    ) -> Result<Quat, SceneError> {
+        if let Some(v) = entry {
+            refuse_round(cx, v.span(), form)?;
+            return turn_towards(cx, v.span(), v.get_ref(), planar);
+        }
+        Ok(match self {
+            Axis::Fixed(q) => *q,
+            Axis::Random { rng, planar: true } => {
+                Quat::from_rotation_y(std::f64::consts::TAU as f32 * rng.next_f64() as f32)
+            }
+            Axis::Random { rng, planar: false } => {
+                let z = 2.0 * rng.next_f64() - 1.0;
+                let phi = std::f64::consts::TAU * rng.next_f64();
+                let s = (1.0 - z * z).sqrt();
+                Quat::from_rotation_arc(
+                    Vec3::X,
+                    Vec3::new((s * phi.cos()) as f32, (s * phi.sin()) as f32, z as f32),
+                )
+            }
+        })
+    }
+}
+
+/// Fails for `axis` on spheres and disks, which have none.
+fn refuse_round(cx: &Ctx, span: std::ops::Range<usize>, form: Form) -> Result<(), SceneError> {
+    if form.is_round() {
+        return Err(cx.err(span, "axis", "used only by capsules and ellipses"));
+    }
+    Ok(())
+}
+
+/// The rotation that turns the body's x axis onto the direction `d` (non-zero, finite; in the
+/// x–z plane in planar mode, where it is a rotation about y).
+fn turn_towards(
+    cx: &Ctx,
+    span: std::ops::Range<usize>,
+    d: &V3,
+    planar: bool,
+) -> Result<Quat, SceneError> {
+    let v = Vec3::new(d[0] as f32, d[1] as f32, d[2] as f32);
+    if !(v.is_finite() && v.length() > 0.0) {
+        return Err(cx.err(
+            span,
+            "axis",
+            format!("must be finite and non-zero, got {d:?}"),
+        ));
+    }
+    if planar {
+        if v.y != 0.0 {
+            return Err(cx.err(
+                span,
+                "axis",
+                format!("must lie in the x–z plane (y = 0) in planar mode, got {d:?}"),
+            ));
+        }
+        // R_y(θ) x̂ = (cos θ, 0, −sin θ).
+        return Ok(Quat::from_rotation_y((-v.z).atan2(v.x)));
+    }
+    Ok(Quat::from_rotation_arc(Vec3::X, v.normalize()))
+}

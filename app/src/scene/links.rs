@@ -1,0 +1,343 @@
+//! `[[joints]]`, `[[springs]]` and `[[forces]]`: what ties a scene's bodies together, each body
+//! named by its group and its index in the group. Every check of the engine's descriptions is
+//! run here too, so that a bad value is reported with its line and key.
+
+use super::spec::{ForceSpec, JointSpec, SpringSpec, S, V3};
+use super::{finite3, need, non_negative, only, sp, Ctx, Group, SceneError};
+use glam::Vec3;
+use grains::body::{Body, BodyKind};
+use grains::joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
+use std::ops::Range;
+
+/// Joints, springs and forces of a scene, in the order of the file.
+pub(super) struct Links {
+    pub(super) joints: Vec<JointDesc>,
+    pub(super) springs: Vec<SpringDesc>,
+    pub(super) forces: Vec<AppliedForce>,
+}
+
+/// Reads the three tables against the scene's `bodies` and their `groups`.
+pub(super) fn links(
+    cx: &Ctx,
+    joints: &[JointSpec],
+    springs: &[SpringSpec],
+    forces: &[ForceSpec],
+    bodies: &[Body],
+    groups: &[Group],
+) -> Result<Links, SceneError> {
+    let dynamic: Vec<bool> = bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+    let at = Bodies {
+        cx,
+        bodies,
+        groups,
+        dynamic: &dynamic,
+    };
+    Ok(Links {
+        joints: joints
+            .iter()
+            .map(|j| at.joint(j))
+            .collect::<Result<_, _>>()?,
+        springs: springs
+            .iter()
+            .map(|s| at.spring(s))
+            .collect::<Result<_, _>>()?,
+        forces: forces
+            .iter()
+            .map(|f| at.force(f))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// The scene's bodies as the tables refer to them.
+struct Bodies<'a> {
+    cx: &'a Ctx<'a>,
+    bodies: &'a [Body],
+    groups: &'a [Group],
+    dynamic: &'a [bool],
+}
+
+/// A key's value with its span, for error reports.
+type Keyed<'a> = (&'a str, Option<Range<usize>>);
+
+impl Bodies<'_> {
+    /// Body `index` of the group named `name` (`key` and `index_key` name them in errors).
+    fn body(
+        &self,
+        name: &S<String>,
+        index: &Option<S<i64>>,
+        key: &str,
+        index_key: &str,
+    ) -> Result<usize, SceneError> {
+        let cx = self.cx;
+        let group = self
+            .groups
+            .iter()
+            .find(|g| &g.name == name.get_ref())
+            .ok_or_else(|| {
+                cx.err(
+                    name.span(),
+                    key,
+                    format!("no body group named \"{}\"", name.get_ref()),
+                )
+            })?;
+        let len = group.range.len();
+        match index {
+            None if len == 1 => Ok(group.range.start),
+            None => Err(cx.err(
+                name.span(),
+                index_key,
+                format!(
+                    "missing: group \"{}\" has {len} bodies; say which one (0 to {})",
+                    name.get_ref(),
+                    len - 1
+                ),
+            )),
+            Some(i) if (0..len as i64).contains(i.get_ref()) => {
+                Ok(group.range.start + *i.get_ref() as usize)
+            }
+            Some(i) => Err(cx.err(
+                i.span(),
+                index_key,
+                format!(
+                    "is {} but group \"{}\" has {len} bodies (0 to {})",
+                    i.get_ref(),
+                    name.get_ref(),
+                    len - 1
+                ),
+            )),
+        }
+    }
+
+    /// Body b of a joint or spring: the named body, or the world when `b` is omitted.
+    fn other(
+        &self,
+        b: &Option<S<String>>,
+        b_index: &Option<S<i64>>,
+    ) -> Result<Option<usize>, SceneError> {
+        match (b, b_index) {
+            (Some(b), _) => self.body(b, b_index, "b", "b_index").map(Some),
+            (None, Some(i)) => Err(self.cx.err(
+                i.span(),
+                "b_index",
+                "given without `b` (omit both to join to the world)",
+            )),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// A point: the value of `key` if given, else `default`; `None` for neither.
+    fn point(
+        &self,
+        v: &Option<S<V3>>,
+        key: &str,
+        default: Option<Vec3>,
+    ) -> Result<Option<Vec3>, SceneError> {
+        match v {
+            Some(v) => finite3(self.cx, v, key).map(Some),
+            None => Ok(default),
+        }
+    }
+
+    /// Turns a description's (field, problem) into an error at the field's key, or at
+    /// `fallback` (the table's first key) when the field was not written.
+    fn refuse(
+        &self,
+        problem: Option<(&'static str, String)>,
+        keys: &[Keyed],
+        fallback: Range<usize>,
+    ) -> Result<(), SceneError> {
+        match problem {
+            None => Ok(()),
+            Some((field, text)) => {
+                let (key, span) = keys
+                    .iter()
+                    .find(|(k, s)| *k == field && s.is_some())
+                    .map(|(k, s)| (*k, s.clone().unwrap_or_default()))
+                    .unwrap_or((field, fallback));
+                Err(self.cx.err(span, key, format!("{field} {text}")))
+            }
+        }
+    }
+
+    fn joint(&self, j: &JointSpec) -> Result<JointDesc, SceneError> {
+        let cx = self.cx;
+        let kind = match j.kind.get_ref().as_str() {
+            "ball" => JointKind::Ball,
+            "hinge" => JointKind::Hinge,
+            "distance" => JointKind::Distance,
+            "fixed" => JointKind::Fixed,
+            "prismatic" => JointKind::Prismatic,
+            other => {
+                return Err(cx.err(
+                    j.kind.span(),
+                    "kind",
+                    format!("joint kind must be \"ball\", \"hinge\", \"distance\", \"fixed\" or \"prismatic\", got \"{other}\""),
+                ))
+            }
+        };
+        let given = [
+            ("anchor", sp(&j.anchor)),
+            ("anchor_b", sp(&j.anchor_b)),
+            ("axis", sp(&j.axis)),
+            ("motor_speed", sp(&j.motor_speed)),
+            ("motor_max_force", sp(&j.motor_max_force)),
+        ];
+        let allowed: &[&str] = match kind {
+            JointKind::Ball | JointKind::Fixed => &["anchor"],
+            JointKind::Distance => &["anchor", "anchor_b"],
+            JointKind::Hinge | JointKind::Prismatic => {
+                &["anchor", "axis", "motor_speed", "motor_max_force"]
+            }
+        };
+        only(cx, &j.kind, &given, allowed)?;
+        let a = self.body(&j.a, &j.a_index, "a", "a_index")?;
+        let b = self.other(&j.b, &j.b_index)?;
+        let centre_a = self.bodies[a].position;
+        let centre_b = b.map(|b| self.bodies[b].position);
+        let default_anchor = match kind {
+            JointKind::Ball | JointKind::Hinge => None,
+            JointKind::Fixed => Some(centre_b.map_or(centre_a, |c| 0.5 * (centre_a + c))),
+            JointKind::Distance | JointKind::Prismatic => Some(centre_a),
+        };
+        let Some(anchor) = self.point(&j.anchor, "anchor", default_anchor)? else {
+            return Err(cx.err(
+                j.kind.span(),
+                "anchor",
+                format!("missing: required for `{}`", j.kind.get_ref()),
+            ));
+        };
+        let mut d = JointDesc {
+            kind,
+            a,
+            b,
+            anchor,
+            anchor_b: anchor,
+            axis: Vec3::Z,
+            motor: None,
+            stabilise: j.stabilise.as_ref().is_none_or(|s| *s.get_ref()),
+            collide: j.collide.as_ref().is_none_or(|c| *c.get_ref()),
+        };
+        if kind == JointKind::Distance {
+            d.anchor_b = match self.point(&j.anchor_b, "anchor_b", centre_b)? {
+                Some(p) => p,
+                None => {
+                    return Err(cx.err(
+                        j.kind.span(),
+                        "anchor_b",
+                        "missing: required for a distance joint to the world",
+                    ))
+                }
+            };
+        }
+        if matches!(kind, JointKind::Hinge | JointKind::Prismatic) {
+            d.axis = finite3(cx, need(cx, &j.axis, "axis", &j.kind)?, "axis")?;
+        }
+        d.motor = match (&j.motor_speed, &j.motor_max_force) {
+            (Some(s), bound) => Some(Motor {
+                speed: *s.get_ref() as f32,
+                max_force: match bound {
+                    Some(f) => *f.get_ref() as f32,
+                    None => f32::INFINITY,
+                },
+            }),
+            (None, Some(f)) => {
+                return Err(cx.err(f.span(), "motor_max_force", "given without `motor_speed`"))
+            }
+            (None, None) => None,
+        };
+        let keys = [
+            ("a", Some(j.a.span())),
+            ("b", sp(&j.b)),
+            ("anchor", sp(&j.anchor)),
+            ("anchor_b", sp(&j.anchor_b)),
+            ("axis", sp(&j.axis)),
+            ("motor", sp(&j.motor_speed)),
+            ("collide", sp(&j.collide)),
+        ];
+        self.refuse(d.problem(self.dynamic), &keys, j.kind.span())?;
+        Ok(d)
+    }
+
+    fn spring(&self, s: &SpringSpec) -> Result<SpringDesc, SceneError> {
+        let cx = self.cx;
+        let a = self.body(&s.a, &s.a_index, "a", "a_index")?;
+        let b = self.other(&s.b, &s.b_index)?;
+        let anchor_a = self
+            .point(&s.anchor_a, "anchor_a", Some(self.bodies[a].position))?
+            .unwrap_or_default();
+        let anchor_b =
+            match self.point(&s.anchor_b, "anchor_b", b.map(|b| self.bodies[b].position))? {
+                Some(p) => p,
+                None => {
+                    return Err(cx.err(
+                        s.a.span(),
+                        "anchor_b",
+                        "missing: required for a spring to the world",
+                    ))
+                }
+            };
+        let number = |v: &Option<S<f64>>, key| match v {
+            Some(v) => non_negative(cx, v, key),
+            None => Ok(0.0),
+        };
+        let integration = match &s.integration {
+            None => SpringIntegration::LinearlyImplicit,
+            Some(i) => match i.get_ref().as_str() {
+                "implicit" => SpringIntegration::LinearlyImplicit,
+                "explicit" => SpringIntegration::Explicit,
+                other => {
+                    return Err(cx.err(
+                        i.span(),
+                        "integration",
+                        format!("must be \"implicit\" or \"explicit\", got \"{other}\""),
+                    ))
+                }
+            },
+        };
+        let d = SpringDesc {
+            a,
+            b,
+            anchor_a,
+            anchor_b,
+            stiffness: number(&s.stiffness, "stiffness")?,
+            damping: number(&s.damping, "damping")?,
+            rest_length: match &s.rest_length {
+                Some(l) => Some(non_negative(cx, l, "rest_length")?),
+                None => None,
+            },
+            integration,
+        };
+        let keys = [
+            ("a", Some(s.a.span())),
+            ("b", sp(&s.b)),
+            ("anchor_a", sp(&s.anchor_a)),
+            ("anchor_b", sp(&s.anchor_b)),
+            ("stiffness", sp(&s.stiffness)),
+            ("damping", sp(&s.damping)),
+        ];
+        self.refuse(d.problem(self.dynamic), &keys, s.a.span())?;
+        Ok(d)
+    }
+
+    fn force(&self, f: &ForceSpec) -> Result<AppliedForce, SceneError> {
+        let cx = self.cx;
+        let finite = |v: &Option<S<f64>>, key| match v {
+            Some(x) if x.get_ref().is_finite() => Ok(*x.get_ref() as f32),
+            Some(x) => Err(cx.err(
+                x.span(),
+                key,
+                format!("must be finite, got {}", x.get_ref()),
+            )),
+            None => Ok(0.0),
+        };
+        let d = AppliedForce {
+            body: self.body(&f.body, &f.index, "body", "index")?,
+            force: finite3(cx, &f.force, "force")?,
+            angular_frequency: finite(&f.angular_frequency, "angular_frequency")?,
+            phase: finite(&f.phase, "phase")?,
+        };
+        let keys = [("body", Some(f.body.span()))];
+        self.refuse(d.problem(self.dynamic), &keys, f.body.span())?;
+        Ok(d)
+    }
+}

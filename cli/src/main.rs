@@ -1,0 +1,471 @@
+//! `grains`: the command-line program of the granular engine — run a scene headless, check the
+//! validation cases, benchmark a scene.
+
+use clap::{Parser, Subcommand};
+use grains::{Settings, SolverKind};
+use grains_app::output::Quality;
+use grains_app::runner::{run, RunOptions};
+use grains_app::scene::Scene;
+use grains_validation::{run_case, scenes_dir, Status, IDS};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "grains",
+    version,
+    about = "Granular matter by CCP time stepping: rigid spheres, hard contact, Coulomb friction",
+    long_about = "Granular matter by CCP time stepping: rigid spheres (disks in planar mode), hard contact and Coulomb friction.\n\nScene files are TOML; their format is documented in scenes/README.md."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The projected iteration of the CPU backend.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Solver {
+    /// Coloured projected Gauss–Seidel.
+    GaussSeidel,
+    /// Projected Jacobi.
+    Jacobi,
+}
+
+/// The computing backend.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Backend {
+    /// CPU threads (rayon); results are bit-identical for any thread count.
+    Cpu,
+    /// A GPU, or Mesa's software Vulkan device, through wgpu: always projected Jacobi with the
+    /// scene's ω and exactly max_iterations sweeps per solve, one solve per step plus one per
+    /// Coulomb-correction pass (the solver and tolerance are not used).
+    Gpu,
+}
+
+impl From<Backend> for grains::Backend {
+    fn from(b: Backend) -> Self {
+        match b {
+            Backend::Cpu => grains::Backend::Cpu,
+            Backend::Gpu => grains::Backend::Gpu,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Runs a scene for its duration, writing ParaView frames, a CSV of the observables, PNG
+    /// snapshots and plots, checkpoints and summary.json into the output folder.
+    Run {
+        /// The scene file (TOML, see scenes/README.md).
+        scene: PathBuf,
+        /// Output folder; must not exist or be empty [default: results/<scene name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (overrides the scene's `threads`).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Computing backend [default: the scene's `backend`, else cpu].
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
+        /// Continue a cut-short run from the checkpoint in this folder (written by an earlier
+        /// `grains run` of the same scene file); the result is bit-identical to an uninterrupted run.
+        #[arg(long, conflicts_with = "out")]
+        resume: Option<PathBuf>,
+        /// Stop after this many steps in total, as if the run had been killed (for testing resume).
+        #[arg(long, hide = true)]
+        stop_after: Option<u64>,
+    },
+    /// Runs the validation cases of VALIDATION.md the engine can do so far and prints one line
+    /// per case: id, expected, measured, PASS / FAIL / TODO (with the missing feature). The exit
+    /// status is non-zero if any case fails.
+    Validate {
+        /// Case ids to run (e.g. V5 V9); all when none are given.
+        ids: Vec<String>,
+        /// Print the results as one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Folder with the validation scene files [default: this source tree's scenes/].
+        #[arg(long)]
+        scenes: Option<PathBuf>,
+        /// Worker threads.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Computing backend [default: each scene's `backend`, else cpu].
+        #[arg(long, value_enum)]
+        backend: Option<Backend>,
+    },
+    /// Steps a scene without writing output and prints the backend (and GPU adapter), bodies,
+    /// steps, seconds, ms/step, body-steps/s, mean contacts, mean iterations, the end-state
+    /// quality figures of POUR.md and the time spent in each stage of the step (GPU: from its
+    /// timestamps, where the adapter has them).
+    Bench {
+        /// The scene file.
+        scene: PathBuf,
+        #[command(flatten)]
+        opts: BenchOptions,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Run {
+            scene,
+            out,
+            threads,
+            backend,
+            resume,
+            stop_after,
+        } => cmd_run(scene, out, threads, backend, resume, stop_after),
+        Command::Validate {
+            ids,
+            json,
+            scenes,
+            threads,
+            backend,
+        } => cmd_validate(
+            ids,
+            json,
+            scenes.unwrap_or_else(scenes_dir),
+            threads,
+            backend,
+        ),
+        Command::Bench { scene, opts } => cmd_bench(scene, opts),
+    }
+}
+
+/// The line that says how the GPU backend solves, for the settings `s`.
+fn gpu_note(s: &Settings) -> String {
+    let asked = if s.solver == SolverKind::GaussSeidel {
+        " (the scene's Gauss–Seidel is not available on the GPU)"
+    } else {
+        ""
+    };
+    let caution = if s.omega > 0.4 {
+        "; ω above about 0.4 can make Jacobi diverge on dense piles: set `omega` in [settings]"
+    } else {
+        ""
+    };
+    let corrected = match s.coulomb_correction {
+        0 => String::new(),
+        1 => ", then a Coulomb-correction pass of as many sweeps".into(),
+        k => format!(", then {k} Coulomb-correction passes of as many sweeps each"),
+    };
+    format!(
+        "GPU backend: projected Jacobi{asked}, ω = {}, exactly {} sweeps per step{corrected} (no tolerance check), state read back every {} steps and whenever output needs it{caution}",
+        s.omega, s.max_iterations, s.sync_every
+    )
+}
+
+fn cmd_run(
+    path: PathBuf,
+    out: Option<PathBuf>,
+    threads: Option<usize>,
+    backend: Option<Backend>,
+    resume: Option<PathBuf>,
+    stop_after: Option<u64>,
+) -> ExitCode {
+    let mut scene = match Scene::load(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(b) = backend {
+        scene.settings.backend = b.into();
+    }
+    if scene.settings.backend == grains::Backend::Gpu {
+        println!("{}", gpu_note(&scene.settings));
+    }
+    let opts = RunOptions {
+        out: resume
+            .clone()
+            .or(out)
+            .unwrap_or_else(|| PathBuf::from("results").join(&scene.name)),
+        threads,
+        backend: None,
+        resume: resume.is_some(),
+        progress: true,
+        stop_after,
+    };
+    match run(&scene, &opts) {
+        Ok(s) => {
+            let on = match &s.adapter {
+                Some(a) => format!("GPU adapter {a}"),
+                None => format!("CPU, {} threads", s.threads),
+            };
+            println!(
+                "{}: {} bodies, {} steps ({:.3} s simulated) in {:.1} s wall ({:.0} steps/s, {:.3e} body-steps/s, {on})",
+                s.scene, s.bodies, s.steps, s.simulated_time_s, s.wall_seconds, s.steps_per_s, s.body_steps_per_s
+            );
+            println!(
+                "  mean contacts {:.1}, mean sweeps {:.1}; end state: max overlap {:.4} r, bed z95 {:.2} r, {} escaped, {} non-finite",
+                s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.non_finite
+            );
+            for (k, v) in &s.observables_final {
+                println!("  {k} = {v:.6}");
+            }
+            for (k, t) in &s.top_reached_s {
+                match s.top_reached_shakes.get(k) {
+                    Some(n) => println!(
+                        "  {k} first reached the top (≥ 1) at t = {t:.3} s = {n:.1} shakes"
+                    ),
+                    None => println!("  {k} first reached the top (≥ 1) at t = {t:.3} s"),
+                }
+            }
+            if s.stopped_early {
+                println!(
+                    "  stopped early at step {}; continue with: grains run {} --resume {}",
+                    s.steps,
+                    path.display(),
+                    opts.out.display()
+                );
+            } else {
+                println!(
+                    "  results in {} (open grains.pvd in ParaView; summary.json, observables.csv, images/)",
+                    opts.out.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cmd_validate(
+    ids: Vec<String>,
+    json: bool,
+    dir: PathBuf,
+    threads: Option<usize>,
+    backend: Option<Backend>,
+) -> ExitCode {
+    let ids: Vec<String> = if ids.is_empty() {
+        IDS.iter().map(|s| s.to_string()).collect()
+    } else {
+        ids
+    };
+    if matches!(backend, Some(Backend::Gpu)) {
+        eprintln!("GPU backend: projected Jacobi with each scene's ω and max_iterations (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
+    }
+    let mut results = Vec::new();
+    for id in &ids {
+        match run_case(id, &dir, threads, backend.map(Into::into)) {
+            Some(r) => {
+                if !json {
+                    let status = match &r.status {
+                        Status::Pass => "PASS".to_string(),
+                        Status::Fail => "FAIL".to_string(),
+                        Status::Todo(m) => format!("TODO (needs {m})"),
+                    };
+                    println!(
+                        "{:<4} expected: {} | measured: {} | {status}",
+                        r.id, r.expected, r.measured
+                    );
+                    for line in &r.details {
+                        println!("     {line}");
+                    }
+                }
+                results.push(r);
+            }
+            None => {
+                eprintln!("error: unknown case `{id}` (known: {})", IDS.join(", "));
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&results).unwrap_or_default()
+        );
+    }
+    if results.iter().any(|r| r.status == Status::Fail) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Options of `grains bench`.
+#[derive(clap::Args)]
+struct BenchOptions {
+    /// Steps to take [default: the scene's duration / h].
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Worker threads [default: the scene's].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Computing backend [default: the scene's `backend`, else cpu].
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
+    /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
+    /// exactly this many per solve).
+    #[arg(long)]
+    iterations: Option<u32>,
+    /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
+    #[arg(long)]
+    sync_every: Option<u32>,
+    /// Solver (overrides the scene's `solver`; the GPU always runs Jacobi).
+    #[arg(long, value_enum)]
+    solver: Option<Solver>,
+    /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
+    #[arg(long)]
+    omega: Option<f32>,
+    /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
+    /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
+    #[arg(long)]
+    json: bool,
+}
+
+fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
+    let mut scene = match Scene::load(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let st = &mut scene.settings;
+    if let Some(b) = opts.backend {
+        st.backend = b.into();
+    }
+    if let Some(n) = opts.iterations {
+        st.max_iterations = n;
+    }
+    if let Some(n) = opts.sync_every {
+        st.sync_every = n;
+    }
+    if let Some(s) = opts.solver {
+        st.solver = match s {
+            Solver::GaussSeidel => grains::SolverKind::GaussSeidel,
+            Solver::Jacobi => grains::SolverKind::Jacobi,
+        };
+    }
+    if let Some(w) = opts.omega {
+        st.omega = w;
+    }
+    let mut world = match scene.world(opts.threads) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let steps = opts.steps.unwrap_or_else(|| scene.total_steps());
+    // Statistics are summed over the steps whose figures are fresh: every step on the CPU, the
+    // steps read back on the GPU.
+    let (mut iters, mut contacts, mut counted) = (0u64, 0u64, 0u64);
+    let start = Instant::now();
+    for _ in 0..steps {
+        match world.step() {
+            Ok(s) if world.synced_at() == world.steps() => {
+                iters += s.iterations as u64;
+                contacts += s.contacts as u64;
+                counted += 1;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    // The time includes reading the end state back (GPU), so that every step has completed;
+    // that read-back gives the last step's figures too.
+    let last_counted = world.synced_at() == world.steps();
+    if let Err(e) = world.sync() {
+        eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
+        return ExitCode::FAILURE;
+    }
+    if !last_counted {
+        let s = world.last_stats();
+        iters += s.iterations as u64;
+        contacts += s.contacts as u64;
+        counted += 1;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let q = Quality::measure(&world, scene.bounds.as_ref());
+    let n = world.len();
+    let settings = *world.settings();
+    let (backend, solver) = match settings.backend {
+        grains::Backend::Cpu => ("cpu", settings.solver),
+        grains::Backend::Gpu => ("gpu", SolverKind::Jacobi),
+    };
+    let solver = match solver {
+        SolverKind::Jacobi => "jacobi",
+        SolverKind::GaussSeidel => "gauss_seidel",
+    };
+    let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
+    let stages = world.stage_times();
+    let v = serde_json::json!({
+        "engine": "grains",
+        "backend": backend,
+        "adapter": world.adapter_name(),
+        "scene": scene.name,
+        "threads": settings.threads,
+        "N": n,
+        "steps": steps,
+        // h is f32: print it as written (0.002), not as its f64 widening.
+        "dt": scene.settings.h.to_string().parse::<f64>().unwrap_or(scene.settings.h as f64),
+        "solver": solver,
+        "max_iterations": settings.max_iterations,
+        "sync_every": (backend == "gpu").then_some(settings.sync_every),
+        "seconds": seconds,
+        "ms_per_step": ms_per_step,
+        "body_steps_per_s": n as f64 * steps as f64 / seconds,
+        "iterations_mean": iters as f64 / counted.max(1) as f64,
+        "contacts_mean": contacts as f64 / counted.max(1) as f64,
+        "stats_steps": counted,
+        "max_pen_r": q.max_pen_r,
+        "mean_pen_r": q.mean_pen_r,
+        "wall_max_pen_r": q.wall_max_pen_r,
+        "bed_z95_r": q.bed_z95_r,
+        "ke_mean_J": q.ke_mean_j,
+        "escaped": q.escaped,
+        "non_finite": q.non_finite,
+        "stage_seconds": stages.map(|t| serde_json::json!({
+            "forces": t.forces, "broad": t.broad, "narrow": t.narrow, "prepare": t.prepare,
+            "solve": t.solve, "integrate": t.integrate, "observe": t.observe,
+        })),
+    });
+    if opts.json {
+        println!("{v}");
+    } else {
+        match world.adapter_name() {
+            Some(a) => {
+                println!(
+                    "scene {} ({}), backend gpu, adapter {a}",
+                    scene.name,
+                    path.display()
+                );
+                println!("  {}", gpu_note(&settings));
+            }
+            None => println!(
+                "scene {} ({}), backend cpu, {} threads",
+                scene.name,
+                path.display(),
+                settings.threads
+            ),
+        }
+        println!(
+            "  bodies {n}, steps {steps} (h = {} s), {seconds:.3} s, {ms_per_step:.3} ms/step, {:.4e} body-steps/s",
+            scene.settings.h,
+            n as f64 * steps as f64 / seconds
+        );
+        println!(
+            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps)",
+            contacts as f64 / counted.max(1) as f64,
+            iters as f64 / counted.max(1) as f64
+        );
+        println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.non_finite);
+        match stages {
+            Some(t) => println!("  stage seconds: forces {:.3}, broad {:.3}, narrow {:.3}, prepare {:.3}, solve {:.3}, integrate {:.3}, observe {:.3}", t.forces, t.broad, t.narrow, t.prepare, t.solve, t.integrate, t.observe),
+            None => println!("  device seconds (submission to completion, all stages): {:.3}", world.step_seconds()),
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,153 @@
+//! The step contract both backends share: what a step takes besides the bodies and walls
+//! ([`StepParams`]), what it reports ([`StepStats`], [`StageTimes`]) and how a device backend
+//! fails ([`GpuError`]). The CPU backend ([`crate::pipeline::CpuPipeline`]) and the GPU backend
+//! (crate `grains-gpu`) implement it; the library's `World` drives either through it.
+
+use crate::broad_phase::Envelope;
+use glam::Vec3;
+
+/// Which projected iteration solves the CCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverKind {
+    /// Projected Jacobi: all contacts at once, then a per-body gather.
+    Jacobi,
+    /// Projected Gauss–Seidel over the colour classes of the contact graph.
+    GaussSeidel,
+}
+
+/// Everything a step needs besides the bodies and walls.
+#[derive(Clone, Copy, Debug)]
+pub struct StepParams {
+    /// Time step h (s).
+    pub h: f32,
+    /// Gravitational acceleration (m/s²).
+    pub gravity: Vec3,
+    /// ε̂ rule for the active set.
+    pub envelope: Envelope,
+    /// Solver.
+    pub solver: SolverKind,
+    /// Most sweeps per step.
+    pub max_iterations: u32,
+    /// Stop when the max-norm residual falls to this (m/s).
+    pub tolerance: f32,
+    /// Over-relaxation ω (Jacobi needs ≤ about 0.4 on dense piles; Gauss–Seidel takes 1).
+    pub omega: f32,
+    /// Fraction of last step's impulse a persisting contact starts from (0 = cold start).
+    pub warm_start: f32,
+    /// Motion restricted to the x–z plane.
+    pub planar: bool,
+    /// Natural frequency f (Hz) of the compliant contact, Φ⁺ ≥ −F/(m_eff (2πf)²) as an implicit
+    /// spring; infinity for rigid contact.
+    pub contact_frequency: f32,
+    /// Coulomb-correction passes after each solve (0 = the plain cone relaxation): each moves
+    /// μ‖u_T‖ of the last iterate into the normal rows' bias and solves again from the last γ.
+    pub coulomb_correction: u32,
+    /// Keep the stabilising term Φ/h in the contacts' normal rows (hart-anitescu eq. 2.9);
+    /// false gives their unstabilised comparison, n·v⁺ ≥ 0.
+    pub stabilise_contacts: bool,
+}
+
+impl StepParams {
+    /// ε/w_n = 1/(2π f h)²: the compliance added to a contact's normal diagonal.
+    pub fn softness_ratio(&self) -> f32 {
+        let wh = std::f32::consts::TAU * self.contact_frequency * self.h;
+        1.0 / (wh * wh)
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// ε̂-active contacts.
+    pub contacts: usize,
+    /// Solver sweeps run, over every solve of the step (impact, Coulomb-correction passes).
+    pub iterations: u32,
+    /// Max-norm residual after the last sweep (m/s).
+    pub residual: f32,
+    /// Deepest overlap at the start of the step (m).
+    pub max_penetration: f32,
+    /// Kinetic energy after the step (J).
+    pub kinetic_energy: f64,
+}
+
+/// Seconds spent in each stage, summed over steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// Forces and kinematic drives.
+    pub forces: f64,
+    /// Grid build.
+    pub broad: f64,
+    /// Contact generation.
+    pub narrow: f64,
+    /// Warm start, body index and colouring.
+    pub prepare: f64,
+    /// CCP sweeps.
+    pub solve: f64,
+    /// Position update.
+    pub integrate: f64,
+    /// Statistics and impulse cache.
+    pub observe: f64,
+}
+
+impl StageTimes {
+    /// Sum of all stages (s).
+    pub fn total(&self) -> f64 {
+        self.forces
+            + self.broad
+            + self.narrow
+            + self.prepare
+            + self.solve
+            + self.integrate
+            + self.observe
+    }
+}
+
+/// Why the GPU backend cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No GPU adapter (nor software device) was found.
+    #[error("no GPU adapter found ({0}); install a Vulkan driver (for a software device: apt-get install mesa-vulkan-drivers) or use --backend cpu")]
+    NoAdapter(String),
+    /// The device lacks a limit the backend needs.
+    #[error("GPU adapter '{adapter}' lacks a needed limit: {limit} is {available}, the backend needs {needed}")]
+    MissingLimit {
+        /// Adapter name.
+        adapter: String,
+        /// Name of the limit.
+        limit: &'static str,
+        /// What the adapter offers.
+        available: u64,
+        /// What the backend needs.
+        needed: u64,
+    },
+    /// The scene does not fit in the device's memory or buffer limits.
+    #[error("GPU adapter '{adapter}' is out of memory for {bodies} bodies: the {buffer} buffer needs {needed} bytes ({limit})")]
+    OutOfMemory {
+        /// Adapter name.
+        adapter: String,
+        /// Bodies requested.
+        bodies: usize,
+        /// Which buffer did not fit.
+        buffer: &'static str,
+        /// Bytes it needed.
+        needed: u64,
+        /// The limit or failure met.
+        limit: String,
+    },
+    /// A fixed-capacity buffer overflowed during the steps since the last read-back.
+    #[error("GPU {what} overflowed: {needed} needed, capacity {capacity}; the steps since the last read-back are wrong")]
+    Overflow {
+        /// Which capacity.
+        what: &'static str,
+        /// Entries needed.
+        needed: u64,
+        /// Entries available.
+        capacity: u64,
+    },
+    /// A setting the GPU backend does not implement yet.
+    #[error("the GPU backend does not support {0} yet; use the CPU backend")]
+    Unsupported(&'static str),
+    /// Any other device failure.
+    #[error("GPU device error: {0}")]
+    Device(String),
+}

@@ -1,0 +1,260 @@
+//! The WGSL stages of `shaders/`, compiled into one compute pipeline per entry point.
+
+use crate::device::{Gpu, STORAGE_BINDINGS};
+use grains_kernels::GpuError;
+
+const LAYOUT: &str = include_str!("layout.wgsl");
+const CONE: &str = include_str!("cone.wgsl");
+const ROLLING: &str = include_str!("rolling.wgsl");
+const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
+const FORCES: &str = include_str!("forces.wgsl");
+const BROAD_PHASE: &str = include_str!("broad_phase.wgsl");
+const NARROW_PHASE: &str = include_str!("narrow_phase.wgsl");
+const WARM_START: &str = include_str!("warm_start.wgsl");
+const JACOBI: &str = include_str!("jacobi.wgsl");
+const COULOMB_CORRECTION: &str = include_str!("coulomb_correction.wgsl");
+const INTEGRATE: &str = include_str!("integrate.wgsl");
+const OBSERVE: &str = include_str!("observe.wgsl");
+const PARALLEL: &str = include_str!("parallel.wgsl");
+
+/// Every compute pipeline of the step and the bind group layouts they share.
+pub struct Programs {
+    /// Group 0 of every stage: the uniform parameters and the storage buffers.
+    pub step_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the narrow phase: the indirect dispatch arguments.
+    pub dispatch_layout: wgpu::BindGroupLayout,
+    /// Group 0 of the prefix sum: data, block sums and the counters emptied into the data.
+    pub scan_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the stages with moment rows: the contacts' moments (`shaders/rolling.wgsl`).
+    pub moment_layout: wgpu::BindGroupLayout,
+    pub(super) clear_statistics: wgpu::ComputePipeline,
+    pub(super) apply_forces: wgpu::ComputePipeline,
+    pub(super) apply_drives: wgpu::ComputePipeline,
+    pub(super) body_reach: wgpu::ComputePipeline,
+    pub(super) grid_bounds: wgpu::ComputePipeline,
+    pub(super) size_grid: wgpu::ComputePipeline,
+    pub(super) count_cells: wgpu::ComputePipeline,
+    pub(super) scatter_cells: wgpu::ComputePipeline,
+    pub(super) sort_cells: wgpu::ComputePipeline,
+    pub(super) find_pairs: wgpu::ComputePipeline,
+    pub(super) build_rows: wgpu::ComputePipeline,
+    pub(super) contact_dispatch: wgpu::ComputePipeline,
+    pub(super) count_body_contacts: wgpu::ComputePipeline,
+    pub(super) scatter_body_contacts: wgpu::ComputePipeline,
+    pub(super) sort_body_contacts: wgpu::ComputePipeline,
+    pub(super) contact_impulse: wgpu::ComputePipeline,
+    /// Stage 5b: the Coulomb correction's normal bias (sliding rows only, with or without moments).
+    pub(super) correct_normal_bias: wgpu::ComputePipeline,
+    /// The contact stages with the sliding rows only.
+    pub(super) sliding: ContactPrograms,
+    /// The contact stages with the moment rows too, compiled by [`Programs::load_rolling`] for
+    /// the first step that has spinning or rolling friction.
+    pub(super) rolling: Option<ContactPrograms>,
+    pub(super) integrate_positions: wgpu::ComputePipeline,
+    pub(super) reduce_residual: wgpu::ComputePipeline,
+    pub(super) take_counts: wgpu::ComputePipeline,
+    pub(super) scan_blocks: wgpu::ComputePipeline,
+    pub(super) add_block_offsets: wgpu::ComputePipeline,
+}
+
+/// The stages that touch a contact's impulses, compiled with `shaders/rolling_off.wgsl` (sliding
+/// rows only) or `shaders/rolling.wgsl` (moment rows too, bound as group 1).
+pub(super) struct ContactPrograms {
+    pub(super) warm_start: wgpu::ComputePipeline,
+    pub(super) contact_sweep: wgpu::ComputePipeline,
+    /// The same sweep without the residual reduction, for every sweep but the last.
+    pub(super) contact_sweep_quiet: wgpu::ComputePipeline,
+    pub(super) body_gather: wgpu::ComputePipeline,
+    pub(super) store_impulses: wgpu::ComputePipeline,
+}
+
+impl ContactPrograms {
+    /// The pipelines of the warm start and Jacobi modules `warm` and `jacobi`.
+    fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        warm: &wgpu::ShaderModule,
+        jacobi: &wgpu::ShaderModule,
+    ) -> Self {
+        let make = |module, entry, constants: &[(&str, f64)]| {
+            pipeline(device, layout, module, entry, constants)
+        };
+        ContactPrograms {
+            warm_start: make(warm, "warm_start", &[]),
+            contact_sweep: make(jacobi, "contact_sweep", &[]),
+            contact_sweep_quiet: make(jacobi, "contact_sweep", &[("report_residual", 0.0)]),
+            body_gather: make(jacobi, "body_gather", &[]),
+            store_impulses: make(warm, "store_impulses", &[]),
+        }
+    }
+}
+
+fn compile(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(parts.concat().into()),
+    })
+}
+
+fn pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        // Every stage writes its workgroup memory before reading it.
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            zero_initialize_workgroup_memory: false,
+        },
+        cache: None,
+    })
+}
+
+fn pipeline_layout(
+    device: &wgpu::Device,
+    groups: &[Option<&wgpu::BindGroupLayout>],
+) -> wgpu::PipelineLayout {
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: groups,
+        immediate_size: 0,
+    })
+}
+
+fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: false },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn layout(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    })
+}
+
+impl Programs {
+    /// Compiles every stage for `device` (the moment rows' variants wait for
+    /// [`Programs::load_rolling`]).
+    pub fn new(device: &wgpu::Device) -> Self {
+        let mut step_entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        step_entries.extend((1..=STORAGE_BINDINGS).map(storage_entry));
+        let step_layout = layout(device, "step", &step_entries);
+        let dispatch_layout = layout(device, "dispatch", &[storage_entry(0)]);
+        let scan_layout = layout(
+            device,
+            "scan",
+            &[storage_entry(0), storage_entry(1), storage_entry(2)],
+        );
+        let moment_layout = layout(device, "moments", &[storage_entry(0)]);
+        let step = pipeline_layout(device, &[Some(&step_layout)]);
+        let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
+        let scan = pipeline_layout(device, &[Some(&scan_layout)]);
+        let forces = compile(device, "forces", &[LAYOUT, FORCES]);
+        let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
+        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, NARROW_PHASE]);
+        let warm = compile(
+            device,
+            "warm_start",
+            &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
+        );
+        let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING_OFF, JACOBI]);
+        let correction = compile(
+            device,
+            "coulomb_correction",
+            &[LAYOUT, CONE, COULOMB_CORRECTION],
+        );
+        let integrate = compile(device, "integrate", &[LAYOUT, INTEGRATE]);
+        let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
+        let parallel = compile(device, "parallel", &[PARALLEL]);
+        let make = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str| {
+            pipeline(device, layout, module, entry, &[])
+        };
+        Programs {
+            clear_statistics: make(&step, &observe, "clear_statistics"),
+            apply_forces: make(&step, &forces, "apply_forces"),
+            apply_drives: make(&step, &forces, "apply_drives"),
+            body_reach: make(&step, &broad, "body_reach"),
+            grid_bounds: make(&step, &broad, "grid_bounds"),
+            size_grid: make(&step, &broad, "size_grid"),
+            count_cells: make(&step, &broad, "count_cells"),
+            scatter_cells: make(&step, &broad, "scatter_cells"),
+            sort_cells: make(&step, &broad, "sort_cells"),
+            find_pairs: make(&step, &narrow_module, "find_pairs"),
+            build_rows: make(&step, &narrow_module, "build_rows"),
+            contact_dispatch: make(&narrow, &narrow_module, "contact_dispatch"),
+            count_body_contacts: make(&step, &jacobi, "count_body_contacts"),
+            scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
+            sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
+            contact_impulse: make(&step, &jacobi, "contact_impulse"),
+            correct_normal_bias: make(&step, &correction, "correct_normal_bias"),
+            sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
+            rolling: None,
+            integrate_positions: make(&step, &integrate, "integrate_positions"),
+            reduce_residual: make(&step, &observe, "reduce_residual"),
+            take_counts: make(&scan, &parallel, "take_counts"),
+            scan_blocks: make(&scan, &parallel, "scan_blocks"),
+            add_block_offsets: make(&scan, &parallel, "add_block_offsets"),
+            step_layout,
+            dispatch_layout,
+            scan_layout,
+            moment_layout,
+        }
+    }
+
+    /// Compiles the contact stages with the moment rows of spinning and rolling friction, once;
+    /// they bind one storage buffer more than the others.
+    pub fn load_rolling(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
+        if self.rolling.is_some() {
+            return Ok(());
+        }
+        let available = gpu.limits.max_storage_buffers_per_shader_stage;
+        if available <= STORAGE_BINDINGS {
+            return Err(GpuError::MissingLimit {
+                adapter: gpu.adapter.clone(),
+                limit: "max_storage_buffers_per_shader_stage (spinning and rolling friction)",
+                available: available as u64,
+                needed: STORAGE_BINDINGS as u64 + 1,
+            });
+        }
+        let device = &gpu.device;
+        self.rolling = Some(gpu.validated("compiling the moment rows' shaders", || {
+            let layout = pipeline_layout(
+                device,
+                &[Some(&self.step_layout), Some(&self.moment_layout)],
+            );
+            let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
+            let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING, JACOBI]);
+            ContactPrograms::new(device, &layout, &warm, &jacobi)
+        })?);
+        Ok(())
+    }
+}

@@ -1,0 +1,187 @@
+//! Recording one step: the stages of `shaders/` in order, one compute pass per stage (timed
+//! when the adapter has timestamps), no read-back; the Coulomb correction's passes run inside the
+//! solve's pass. With spinning or rolling friction the contact stages are the variants that carry
+//! the moment rows, with the moments bound as group 1.
+
+use crate::buffers::{groups, ScanPlan};
+use crate::profiler::{Stage, STAGES};
+use crate::programs::Programs;
+use crate::GpuPipeline;
+
+impl GpuPipeline {
+    /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage: a
+    /// solve of `sweeps` Jacobi sweeps, then `corrections` Coulomb-correction passes, each a new
+    /// normal bias and as many sweeps again from the last γ.
+    pub(super) fn encode_step(&self, cur: usize, drives: usize, sweeps: u32, corrections: u32) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let pr = &self.programs;
+        let n = b.sizes.bodies;
+        let step = &b.step_groups[cur];
+        let queries = self.profiler.as_ref().map(|p| &p.queries);
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let contacts = &b.dispatch;
+        let (solver, moments) = match &b.moments {
+            Some(m) => (
+                pr.rolling.as_ref().expect("loaded with the moment buffers"),
+                Some(&m.group),
+            ),
+            None => (&pr.sliding, None),
+        };
+        {
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Forces);
+            pass.run(&pr.clear_statistics, (1, 1));
+            pass.run(&pr.apply_forces, groups(n));
+            if drives > 0 {
+                pass.run(&pr.apply_drives, groups(drives as u64));
+            }
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Broad);
+            pass.run(&pr.body_reach, groups(n));
+            pass.run(&pr.grid_bounds, groups(n));
+            pass.run(&pr.size_grid, (1, 1));
+            pass.run(&pr.count_cells, groups(n));
+            pass.take_counts(pr, &b.cell_scan, b.sizes.cell_slots() + 1);
+            pass.scan(pr, &b.cell_scan);
+            pass.run(&pr.scatter_cells, groups(n));
+            pass.run(&pr.sort_cells, groups(b.sizes.cell_slots()));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Narrow);
+            pass.run(&pr.find_pairs, groups(n + 1));
+            pass.scan(pr, &b.row_scan[cur]);
+            pass.run(&pr.build_rows, groups(n));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Dispatch);
+            pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
+            pass.run(&pr.contact_dispatch, (1, 1));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Prepare);
+            pass.indirect(&solver.warm_start, contacts);
+            pass.indirect(&pr.count_body_contacts, contacts);
+            pass.take_counts(pr, &b.body_scan, n + 1);
+            pass.scan(pr, &b.body_scan);
+            pass.indirect(&pr.scatter_body_contacts, contacts);
+            pass.run(&pr.sort_body_contacts, groups(n));
+            pass.indirect(&pr.contact_impulse, contacts);
+            pass.run(&solver.body_gather, groups(n));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Solve);
+            for solve in 0..=corrections {
+                if solve > 0 {
+                    pass.indirect(&pr.correct_normal_bias, contacts);
+                }
+                for k in 1..=sweeps {
+                    let sweep = if solve == corrections && k == sweeps {
+                        &solver.contact_sweep
+                    } else {
+                        &solver.contact_sweep_quiet
+                    };
+                    pass.indirect(sweep, contacts);
+                    pass.run(&solver.body_gather, groups(n));
+                }
+            }
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Integrate);
+            pass.run(&pr.integrate_positions, groups(n));
+        }
+        {
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Observe);
+            pass.indirect(&solver.store_impulses, contacts);
+            if sweeps > 0 {
+                pass.run(&pr.reduce_residual, (1, 1));
+            }
+        }
+        if let Some(prof) = &self.profiler {
+            encoder.resolve_query_set(&prof.queries, 0..2 * STAGES, &prof.resolved, 0);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+}
+
+/// A compute pass with the step's bind group (and the moments' group 1, where given) restored
+/// before every stage.
+struct Pass<'a> {
+    pass: wgpu::ComputePass<'a>,
+    step: &'a wgpu::BindGroup,
+    moments: Option<&'a wgpu::BindGroup>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(
+        encoder: &'a mut wgpu::CommandEncoder,
+        step: &'a wgpu::BindGroup,
+        moments: Option<&'a wgpu::BindGroup>,
+        queries: Option<&'a wgpu::QuerySet>,
+        stage: Stage,
+    ) -> Self {
+        let timestamp_writes = queries.map(|query_set| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(2 * stage as u32),
+            end_of_pass_write_index: Some(2 * stage as u32 + 1),
+        });
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes,
+            })
+            .forget_lifetime();
+        pass.set_bind_group(0, step, &[]);
+        Pass {
+            pass,
+            step,
+            moments,
+        }
+    }
+
+    /// Sets `pipeline` with the step's groups.
+    fn bind(&mut self, pipeline: &wgpu::ComputePipeline) {
+        self.pass.set_pipeline(pipeline);
+        self.pass.set_bind_group(0, self.step, &[]);
+        if let Some(moments) = self.moments {
+            self.pass.set_bind_group(1, moments, &[]);
+        }
+    }
+
+    fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
+        self.bind(pipeline);
+        self.pass.dispatch_workgroups(x, y, 1);
+    }
+
+    fn indirect(&mut self, pipeline: &wgpu::ComputePipeline, args: &wgpu::Buffer) {
+        self.bind(pipeline);
+        self.pass.dispatch_workgroups_indirect(args, 0);
+    }
+
+    /// Empties the counters of `plan` into its `len` elements, ready for the prefix sum.
+    fn take_counts(&mut self, programs: &Programs, plan: &ScanPlan, len: u64) {
+        let (x, y) = groups(len);
+        self.pass.set_pipeline(&programs.take_counts);
+        self.pass.set_bind_group(0, &plan.levels[0].0, &[]);
+        self.pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Exclusive prefix sum: scan every level's blocks upwards, add the offsets downwards.
+    fn scan(&mut self, programs: &Programs, plan: &ScanPlan) {
+        let dims = |blocks: u32| {
+            let x = blocks.min(65535);
+            (x, blocks.div_ceil(x))
+        };
+        self.pass.set_pipeline(&programs.scan_blocks);
+        for (group, blocks) in &plan.levels {
+            let (x, y) = dims(*blocks);
+            self.pass.set_bind_group(0, group, &[]);
+            self.pass.dispatch_workgroups(x, y, 1);
+        }
+        self.pass.set_pipeline(&programs.add_block_offsets);
+        for (group, blocks) in plan.levels.iter().rev().skip(1) {
+            let (x, y) = dims(*blocks);
+            self.pass.set_bind_group(0, group, &[]);
+            self.pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+}

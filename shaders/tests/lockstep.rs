@@ -1,0 +1,541 @@
+//! The GPU backend against the CPU's projected Jacobi on the same bodies: same active contacts,
+//! positions within a stated tolerance. Skips with a message where no adapter exists.
+
+use glam::{Quat, Vec3};
+use grains_gpu::{GpuError, GpuGrid, GpuPipeline};
+use grains_kernels::broad_phase::Envelope;
+use grains_kernels::SolverKind;
+use grains_kernels::{Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall};
+
+fn gpu() -> Option<GpuPipeline> {
+    match GpuPipeline::new() {
+        Ok(g) => Some(g),
+        Err(GpuError::NoAdapter(why)) => {
+            eprintln!("skipped: no GPU adapter ({why}); install mesa-vulkan-drivers for the software device");
+            None
+        }
+        Err(e) => panic!("GPU backend failed to start: {e}"),
+    }
+}
+
+/// A floor and four side walls around [−half, half]² (normals inwards).
+fn open_box(half: f32) -> Vec<Wall> {
+    let wall = |o: Vec3, n: Vec3, u: Vec3| Wall {
+        origin: o.extend(0.0).to_array(),
+        normal: n.extend(0.0).to_array(),
+        u: u.extend(f32::INFINITY).to_array(),
+        v: n.cross(u).extend(f32::INFINITY).to_array(),
+        velocity: [0.0; 4],
+    };
+    vec![
+        wall(Vec3::ZERO, Vec3::Z, Vec3::X),
+        wall(Vec3::new(-half, 0.0, 0.0), Vec3::X, Vec3::Y),
+        wall(Vec3::new(half, 0.0, 0.0), -Vec3::X, Vec3::Y),
+        wall(Vec3::new(0.0, -half, 0.0), Vec3::Y, Vec3::Z),
+        wall(Vec3::new(0.0, half, 0.0), -Vec3::Y, Vec3::Z),
+    ]
+}
+
+/// `n` spheres of radius 0.05–0.1 m on a jittered lattice above the floor, plus one large one.
+fn spheres(n: usize, with_large: bool) -> Bodies {
+    let mut b = Bodies::default();
+    let mut seed = 12345u64;
+    let mut rand = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let side = 8;
+    for i in 0..n {
+        let (x, y, z) = (i % side, (i / side) % side, i / (side * side));
+        let r = 0.05 + 0.05 * rand();
+        let p = Vec3::new(
+            (x as f32 - 3.5) * 0.21 + 0.01 * rand(),
+            (y as f32 - 3.5) * 0.21 + 0.01 * rand(),
+            0.12 + z as f32 * 0.21,
+        );
+        push(&mut b, p, r, Vec3::new(rand() - 0.5, rand() - 0.5, -rand()));
+    }
+    if with_large {
+        // Just above the top layer, falling into it.
+        let z = 0.53 + (n / (side * side)) as f32 * 0.21;
+        push(
+            &mut b,
+            Vec3::new(0.0, 0.0, z),
+            0.3,
+            Vec3::new(0.0, 0.0, -2.0),
+        );
+    }
+    b
+}
+
+fn push(b: &mut Bodies, p: Vec3, r: f32, v: Vec3) {
+    let m = 2500.0 * 4.0 / 3.0 * std::f32::consts::PI * r * r * r;
+    b.pos_radius.push(p.extend(r));
+    b.orientation.push(Quat::IDENTITY);
+    b.motion.push(Motion {
+        linear: v.to_array(),
+        inv_mass: 1.0 / m,
+        angular: [0.0; 3],
+        inv_inertia: 1.0 / (0.4 * m * r * r),
+    });
+    b.material.push(0);
+    b.kind.push(BodyKind::Dynamic as u32);
+}
+
+fn params(h: f32) -> StepParams {
+    StepParams {
+        h,
+        gravity: Vec3::new(0.0, 0.0, -9.81),
+        envelope: Envelope::PerPair {
+            floor: 0.0025,
+            speed_factor: 1.5,
+        },
+        solver: SolverKind::Jacobi,
+        max_iterations: 30,
+        tolerance: 0.0,
+        omega: 0.3,
+        warm_start: 1.0,
+        planar: false,
+        contact_frequency: 1.2 / h,
+        coulomb_correction: 0,
+        stabilise_contacts: true,
+    }
+}
+
+/// Largest distance between the two bodies' centres, in units of the smallest radius.
+fn max_drift(a: &Bodies, b: &Bodies) -> f32 {
+    let r_min = a
+        .pos_radius
+        .iter()
+        .map(|p| p.w)
+        .fold(f32::INFINITY, f32::min);
+    a.pos_radius
+        .iter()
+        .zip(&b.pos_radius)
+        .map(|(p, q)| (p.truncate() - q.truncate()).length())
+        .fold(0.0, f32::max)
+        / r_min
+}
+
+/// Largest rotation between the two bodies' orientations (rad): 2 min(‖p − q‖, ‖p + q‖) of
+/// the unit quaternions, exact to first order and free of acos's round-off near 0.
+fn max_turn(a: &Bodies, b: &Bodies) -> f32 {
+    a.orientation
+        .iter()
+        .zip(&b.orientation)
+        .map(|(p, q)| 2.0 * (*p - *q).length().min((*p + *q).length()))
+        .fold(0.0, f32::max)
+}
+
+/// Largest difference between two sets of moment impulses (N m s).
+fn max_moment_difference(a: &[[f32; 4]], b: &[[f32; 4]]) -> f32 {
+    a.iter()
+        .zip(b)
+        .flat_map(|(p, q)| p.iter().zip(q).map(|(x, y)| (x - y).abs()))
+        .fold(0.0, f32::max)
+}
+
+struct Scene {
+    walls: Vec<Wall>,
+    friction: FrictionTable,
+    params: StepParams,
+    bodies: Bodies,
+}
+
+fn scene(n: usize, with_large: bool) -> Scene {
+    Scene {
+        walls: open_box(0.9),
+        friction: FrictionTable {
+            count: 1,
+            mu: vec![0.5],
+            restitution: vec![0.0],
+            ..FrictionTable::default()
+        },
+        params: params(2e-3),
+        bodies: spheres(n, with_large),
+    }
+}
+
+/// `scene(n, false)` with two materials (the spheres alternate, the walls are the second) whose
+/// pairs differ in μ, spinning length e_r (0.01–0.03 m) and rolling length e_roll (0.005–0.015 m),
+/// and every sphere spinning at up to 18 rad/s about its own axis, so that the spheres land and
+/// pile up against the moment rows.
+fn rough_scene(n: usize) -> Scene {
+    let mut s = scene(n, false);
+    s.friction = FrictionTable {
+        count: 2,
+        mu: vec![0.5, 0.4, 0.4, 0.3],
+        restitution: vec![0.0; 4],
+        spinning: vec![0.02, 0.01, 0.01, 0.03],
+        rolling: vec![0.01, 0.005, 0.005, 0.015],
+    };
+    for w in &mut s.walls {
+        w.normal[3] = 1.0;
+    }
+    for (k, m) in s.bodies.motion.iter_mut().enumerate() {
+        m.angular = [k % 7, k % 5, k % 3].map(|c| 6.0 * (c as f32 - 1.0));
+        s.bodies.material[k] = k as u32 % 2;
+    }
+    s
+}
+
+/// `base` with every sphere also moving at 1.5 m/s along x, so that the spheres land sliding on
+/// the floor and on one another, solved with `passes` Coulomb-correction passes.
+fn sliding(mut base: Scene, passes: u32) -> Scene {
+    for m in &mut base.bodies.motion {
+        m.linear[0] += 1.5;
+    }
+    base.params.coulomb_correction = passes;
+    base
+}
+
+/// Where `outlier_scene` puts its lone far grain: 10¹² m up (the grid repeats along x, with
+/// some cells, and along z, with 3), 1 km aside or up (along x, with 3 cells, and along y or z,
+/// with some), so that the 27 cells around a grain wrap partly and wholly along each axis.
+const LONE_GRAINS: [Vec3; 3] = [
+    Vec3::new(0.0, 0.0, 1e12),
+    Vec3::new(0.0, 1e3, 0.5),
+    Vec3::new(0.0, 0.0, 1e3),
+];
+
+/// `scene(300, true)` plus grains escaped far from the bed (two touching each other 10 km out,
+/// one at `lone`) and, last, three grains whose reach (their envelope margin grows with their
+/// speed) is many times the grains' mean: one shot down into the bed at 150 m/s (it meets the
+/// bed at step 4 and slows down), two side by side flying up at 150 m/s.
+fn outlier_scene(lone: Vec3) -> Scene {
+    let mut s = scene(300, true);
+    let b = &mut s.bodies;
+    push(b, Vec3::new(1e4, 0.0, 0.5), 0.06, Vec3::ZERO);
+    push(b, Vec3::new(1e4 + 0.121, 0.0, 0.5), 0.06, Vec3::ZERO);
+    push(b, lone, 0.06, Vec3::ZERO);
+    push(
+        b,
+        Vec3::new(0.5, 0.5, 2.0),
+        0.05,
+        Vec3::new(0.0, 0.0, -150.0),
+    );
+    let up = Vec3::new(0.0, 0.0, 150.0);
+    push(b, Vec3::new(-0.5, -0.5, 2.5), 0.05, up);
+    push(b, Vec3::new(-0.5, -0.39, 2.5), 0.05, up);
+    s
+}
+
+/// Keys in one list and not the other.
+fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
+    let split = |k: u64| ((k >> 32) as u32, k as u32);
+    a.iter()
+        .filter(|k| b.binary_search(k).is_err())
+        .chain(b.iter().filter(|k| a.binary_search(k).is_err()))
+        .map(|&k| split(k))
+        .collect()
+}
+
+/// Each step starts the CPU from the GPU's state (bodies and warm start, moments included): the
+/// two must find the same contacts, move the bodies alike within 1e-5 r and turn them alike
+/// within 1e-4 rad; with moment rows, their impulses must agree within 1e-3 of the largest.
+///
+/// Measured on lavapipe: 1.3e-6 r, and 4e-7 rad without spinning friction. Spinning friction
+/// turns round-off into more: at a contact sliding on the cone, (μ γn)² − ‖γ_t‖² is a round-off
+/// of ±1e-7 (μ γn)², so one backend's spin bound is 0 and the other's e_r √(1e-7) μ γn; the
+/// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
+/// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
+fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
+    let mut gpu = gpu()?;
+    let mut cpu = CpuPipeline::new(2).unwrap();
+    let mut gpu_bodies = s.bodies.clone();
+    let mut most = 0;
+    let (mut worst, mut worst_turn, mut worst_moment, mut largest_moment) =
+        (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for step in 1..=steps {
+        let mut cpu_bodies = gpu_bodies.clone();
+        let (keys, impulses, moments) = gpu.warm_start_state().unwrap();
+        cpu.restore_warm_start(&keys, &impulses);
+        cpu.restore_warm_start_moments(&moments);
+        cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params);
+        gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        let (keys, _, _, moments) = gpu.contacts().unwrap();
+        let diff = difference(&keys, &cpu.contacts().keys);
+        assert!(
+            diff.is_empty(),
+            "{what}, step {step}: contacts differ: {diff:?}"
+        );
+        assert_eq!(
+            keys.len(),
+            cpu.contacts().keys.len(),
+            "{what}, step {step}: a contact found twice"
+        );
+        most = most.max(keys.len());
+        assert_eq!(
+            moments.len(),
+            cpu.moment_impulses().len(),
+            "{what}, step {step}: moment rows"
+        );
+        worst = worst.max(max_drift(&cpu_bodies, &gpu_bodies));
+        worst_turn = worst_turn.max(max_turn(&cpu_bodies, &gpu_bodies));
+        worst_moment = worst_moment.max(max_moment_difference(&moments, cpu.moment_impulses()));
+        largest_moment = moments
+            .iter()
+            .flatten()
+            .fold(largest_moment, |m, x| m.max(x.abs()));
+    }
+    eprintln!("lockstep {what}, {steps} steps, up to {most} contacts: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
+    assert!(
+        worst < 1e-5,
+        "{what}: one step moves bodies differently by {worst} r"
+    );
+    assert!(
+        worst_turn < 1e-4,
+        "{what}: one step turns bodies differently by {worst_turn} rad"
+    );
+    assert!(
+        worst_moment <= 1e-3 * largest_moment,
+        "{what}: moment impulses differ by {worst_moment} N m s (largest {largest_moment})"
+    );
+    Some(most)
+}
+
+/// Both backends run freely: the contact sets agree exactly at first and the positions stay
+/// within 1e-3 r over `steps` steps (rounding differences grow, as in any chaotic system).
+fn free_run(n: usize, with_large: bool, steps: usize) {
+    let Some(mut gpu) = gpu() else { return };
+    let s = scene(n, with_large);
+    let mut cpu = CpuPipeline::new(2).unwrap();
+    let (mut cpu_bodies, mut gpu_bodies) = (s.bodies.clone(), s.bodies.clone());
+    let mut first_difference = None;
+    for step in 1..=steps {
+        let c = cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params);
+        let g = gpu
+            .step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        let (keys, _, _, _) = gpu.contacts().unwrap();
+        let diff = difference(&keys, &cpu.contacts().keys);
+        if !diff.is_empty() && first_difference.is_none() {
+            first_difference = Some((step, diff.len(), c.contacts));
+        }
+        assert!(g.kinetic_energy.is_finite());
+    }
+    let drift = max_drift(&cpu_bodies, &gpu_bodies);
+    eprintln!(
+        "free run {n} bodies (large: {with_large}), {steps} steps: drift {drift:.2e} r; first contact-set difference {first_difference:?} (step, pairs, contacts)"
+    );
+    assert!(
+        drift < 1e-3,
+        "positions differ by {drift} r after {steps} steps"
+    );
+    assert!(
+        first_difference.is_none_or(|(step, _, _)| step > 20),
+        "contact sets differ early: {first_difference:?}"
+    );
+}
+
+#[test]
+fn falling_spheres_step_like_cpu_jacobi() {
+    lockstep(&scene(300, false), "300 bodies", 100);
+}
+
+#[test]
+fn large_body_in_a_bed_steps_like_cpu_jacobi() {
+    lockstep(&scene(300, true), "300 bodies and a large one", 100);
+}
+
+/// Without the Φ/h term (n·v⁺ ≥ 0 for every ε̂-active contact) the GPU steps like the CPU too;
+/// with the term wrongly kept, contacts found inside the envelope would close their gap within
+/// the step and the bodies land ~0.1 r apart (measured on lavapipe: 9e-2 r).
+#[test]
+fn unstabilised_contacts_step_like_cpu_jacobi() {
+    let mut s = scene(300, false);
+    s.params.stabilise_contacts = false;
+    lockstep(&s, "300 bodies without Φ/h", 100);
+}
+
+/// A world without walls (the spheres converge on their centre and collide in free fall): its
+/// wall buffer still binds one element, as the shaders that read walls need.
+#[test]
+fn spheres_without_walls_step_like_cpu_jacobi() {
+    let mut s = scene(300, false);
+    s.walls.clear();
+    let centre = s
+        .bodies
+        .pos_radius
+        .iter()
+        .map(|p| p.truncate())
+        .sum::<Vec3>()
+        / 300.0;
+    for (m, p) in s.bodies.motion.iter_mut().zip(&s.bodies.pos_radius) {
+        m.linear = (3.0 * (centre - p.truncate())).to_array();
+    }
+    let most = lockstep(&s, "300 bodies without walls", 20);
+    assert_ne!(most, Some(0), "nothing collided");
+}
+
+/// Spinning spheres landing and piling up with spinning and rolling friction: the moment rows
+/// (their warm start, update and gather) step like the CPU's. Without the moment rows on the GPU
+/// the moment impulses would be 0 against the CPU's and the bodies would turn differently.
+#[test]
+fn spinning_and_rolling_friction_step_like_cpu_jacobi() {
+    let s = rough_scene(300);
+    lockstep(
+        &s,
+        "300 spinning bodies with spinning and rolling friction",
+        100,
+    );
+    let mut roll_only = rough_scene(300);
+    roll_only.friction.spinning.clear();
+    lockstep(
+        &roll_only,
+        "300 spinning bodies with rolling friction only",
+        100,
+    );
+}
+
+/// Two Coulomb-correction passes per step: the passes (new normal biases from the velocities
+/// after each solve, then as many sweeps again from the last γ) step like the CPU's, for the
+/// spheres landing sideways, for the spinning spheres with spinning and rolling friction, and for
+/// those landing sideways with rolling friction. Measured on lavapipe: 1.2e-6, 3.2e-6 and
+/// 1.2e-6 r; moment impulses apart by 1.9e-4 and 4e-7 of the largest. (Spinning spheres landing
+/// sideways put many contacts on the cone's edge, where the spin bound is √ of round-off: their
+/// moment impulses differ by 1.9e-3 of the largest, as they would without the passes.) Without
+/// the passes on the GPU the sliding contacts keep the lift h μ‖u_T‖ and the first case's
+/// bodies land 1e-2 r apart.
+#[test]
+fn coulomb_correction_steps_like_cpu_jacobi() {
+    lockstep(
+        &sliding(scene(300, false), 2),
+        "300 sliding bodies, 2 Coulomb-correction passes",
+        100,
+    );
+    let mut rough = rough_scene(300);
+    rough.params.coulomb_correction = 2;
+    lockstep(
+        &rough,
+        "300 spinning bodies with spinning and rolling friction, 2 passes",
+        100,
+    );
+    let mut rolling = rough_scene(300);
+    rolling.friction.spinning.clear();
+    lockstep(
+        &sliding(rolling, 2),
+        "300 sliding, spinning bodies with rolling friction, 2 passes",
+        100,
+    );
+}
+
+/// Grains escaped far away and fast grains: the GPU finds the CPU's contacts at every step (the
+/// far pair's and the fast pair's among them; none twice), though its grid repeats periodically
+/// and the fast grains query the cells their reach covers; the contacts of the grain shot into
+/// the bed keep their warm start when it slows down and rejoins the grid.
+#[test]
+fn far_and_fast_grains_step_like_cpu_jacobi() {
+    for lone in LONE_GRAINS {
+        let s = outlier_scene(lone);
+        let n = s.bodies.len() as u64;
+        let far_pair = ((n - 6) << 32) | (n - 5);
+        let fast_pair = ((n - 2) << 32) | (n - 1);
+        let mut cpu = CpuPipeline::new(2).unwrap();
+        cpu.step(&mut s.bodies.clone(), &s.walls, &[], &s.friction, &s.params);
+        assert!(
+            cpu.contacts().keys.contains(&far_pair),
+            "the far pair must touch"
+        );
+        assert!(
+            cpu.contacts().keys.contains(&fast_pair),
+            "the fast pair must touch"
+        );
+        let what = format!("300 bodies, a large one, far and fast grains, one at {lone}");
+        lockstep(&s, &what, 100);
+    }
+}
+
+/// Far grains make the GPU's grid periodic instead of growing its cells, and a fast grain leaves
+/// the grid: the cell edge is the bed's alone, and the fast grain pairs with grid bodies itself.
+#[test]
+fn far_and_fast_grains_do_not_inflate_the_gpu_cells() {
+    let Some(mut gpu) = gpu() else { return };
+    let first_grid = |gpu: &mut GpuPipeline, s: &Scene| -> GpuGrid {
+        let mut bodies = s.bodies.clone();
+        gpu.invalidate(true);
+        gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        gpu.grid().unwrap().expect("a step was taken")
+    };
+    let bed = first_grid(&mut gpu, &scene(300, true));
+    assert_eq!(bed.periodic, [false; 3]);
+    assert!(bed.fast.is_empty());
+    for (lone, periodic) in LONE_GRAINS.into_iter().zip([
+        [true, false, true],
+        [true, true, false],
+        [true, false, true],
+    ]) {
+        let grid = first_grid(&mut gpu, &outlier_scene(lone));
+        assert_eq!(
+            grid.cell, bed.cell,
+            "far or fast grains must not change the cell edge"
+        );
+        let n = 300 + 1 + 6;
+        assert_eq!(
+            grid.fast,
+            vec![n - 3, n - 2, n - 1],
+            "the fast grains leave the grid"
+        );
+        assert_eq!(grid.periodic, periodic, "dims {:?}", grid.dims);
+        assert!(grid.dims.iter().product::<i32>() <= 4096);
+        eprintln!("lone grain at {lone}: dims {:?}", grid.dims);
+    }
+    let s = outlier_scene(LONE_GRAINS[0]);
+    let fast = s.bodies.len() as u32 - 3;
+    // The fast grain reaches the bed within a few steps, still out of the grid.
+    let mut bodies = s.bodies.clone();
+    gpu.invalidate(true);
+    let met_the_bed = (0..5).any(|_| {
+        gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
+            .unwrap();
+        let (keys, _, _, _) = gpu.contacts().unwrap();
+        let out = gpu.grid().unwrap().unwrap().fast.contains(&fast);
+        out && keys.iter().any(|&k| k as u32 == fast && (k >> 32) < 300)
+    });
+    assert!(met_the_bed, "the fast grain never paired with the bed");
+}
+
+#[test]
+fn free_runs_stay_together() {
+    free_run(300, false, 100);
+    free_run(300, true, 100);
+}
+
+#[test]
+fn gpu_runs_repeat_bit_for_bit() {
+    let run = |s: &Scene| {
+        let mut gpu = gpu()?;
+        let mut bodies = s.bodies.clone();
+        for step in 1..=60 {
+            gpu.step(
+                &mut bodies,
+                &s.walls,
+                &[],
+                &s.friction,
+                &s.params,
+                step % 30 == 0,
+            )
+            .unwrap();
+        }
+        let (_, _, impulses, moments) = gpu.contacts().unwrap();
+        Some((bodies, impulses, moments))
+    };
+    for s in [
+        scene(300, true),
+        rough_scene(300),
+        outlier_scene(LONE_GRAINS[0]),
+    ] {
+        let (Some(a), Some(b)) = (run(&s), run(&s)) else {
+            return;
+        };
+        assert_eq!(a.0, b.0, "bodies differ between two runs");
+        assert_eq!(a.1, b.1, "impulses differ between two runs");
+        assert_eq!(a.2, b.2, "moment impulses differ between two runs");
+        assert!(!a.1.is_empty());
+        assert_eq!(a.2.is_empty(), !s.friction.any_moment_friction());
+    }
+}

@@ -1,0 +1,424 @@
+//! Capsules and ellipses: contacts, V3 and V4, and the typed refusals.
+
+use glam::{Quat, Vec3};
+use grains::{Backend, Body, BuildError, Material, Settings, Shape, WallDesc, World};
+use grains_app::scene::Scene;
+use grains_validation::{
+    shapes, v3_passes, v3_reference_passes, v3_reference_rows, V3_DURATION, V3_TABLE,
+};
+
+fn floor_world(settings: Settings, bodies: &[Body]) -> Result<World, BuildError> {
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    for &body in bodies {
+        b.body(body);
+    }
+    b.build()
+}
+
+#[test]
+fn capsule_lying_on_the_floor_rests_on_both_ends() {
+    let (r, l) = (0.1, 0.5);
+    let cap = Body::capsule(Vec3::new(0.0, 0.0, r + 0.05), r, l, 1.0);
+    let mut w = floor_world(Settings::default(), &[cap]).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    assert_eq!(w.contacts().len(), 2, "one contact per end");
+    let p = w.position(0);
+    assert!((p.z - r).abs() < 1e-4, "rests at its radius: z = {}", p.z);
+    let tilt = (w.orientation(0) * Vec3::X).z.abs();
+    assert!(tilt < 1e-4, "stays level: axis z = {tilt}");
+    assert!(w.velocity(0).length() < 1e-4);
+}
+
+#[test]
+fn sphere_comes_to_rest_on_a_lying_capsule() {
+    let (rc, rs) = (0.1, 0.05);
+    let cap = Body::capsule(Vec3::new(0.0, 0.0, rc), rc, 0.5, 1.0)
+        .with_orientation(Quat::from_rotation_z(0.7))
+        .fixed();
+    let over = Quat::from_rotation_z(0.7) * Vec3::new(0.3, 0.0, 0.0);
+    let ball = Body::sphere(over + Vec3::Z * (2.0 * rc + rs + 0.05), rs, 0.1);
+    let mut w = floor_world(Settings::default(), &[cap, ball]).unwrap();
+    for _ in 0..1500 {
+        w.step().unwrap();
+    }
+    let p = w.position(1);
+    let axis = w.orientation(0) * Vec3::X;
+    let across = p - axis * p.dot(axis) - Vec3::new(0.0, 0.0, rc);
+    assert!(
+        (across.length() - rc - rs).abs() < 1e-3,
+        "touches the segment's surface: distance {}",
+        across.length()
+    );
+    assert!(
+        (p.z - 2.0 * rc - rs).abs() < 1e-3,
+        "on top of the capsule, not fallen through: z = {}",
+        p.z
+    );
+}
+
+#[test]
+fn ellipse_at_rest_on_its_flat_side_touches_the_floor_at_b() {
+    let settings = Settings {
+        planar: true,
+        ..Settings::default()
+    };
+    let e = Body::ellipse(Vec3::new(0.0, 0.0, 2.05), 4.0, 2.0, 10.0);
+    let mut w = floor_world(settings, &[e]).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    assert!(
+        (w.position(0).z - 2.0).abs() < 1e-4,
+        "z = {}",
+        w.position(0).z
+    );
+}
+
+#[test]
+fn v4_stabilisation_keeps_the_ellipse_out_of_the_table() {
+    let with = shapes::v4(shapes::v4_world(true, None).unwrap(), true).unwrap();
+    let without = shapes::v4(shapes::v4_world(false, None).unwrap(), false).unwrap();
+    assert!(
+        shapes::v4_passes(&with, &without),
+        "with {with:?}, without {without:?}"
+    );
+}
+
+#[test]
+fn v3_bar_steps_stay_solvable_and_lose_energy() {
+    let runs: Vec<_> = [(0.5, -1.0), (0.0, -1.0)]
+        .into_iter()
+        .map(|(drop, v0)| {
+            let w = shapes::v3_world(0.01, drop, v0, 0.0, None).unwrap();
+            shapes::v3(w, V3_DURATION).unwrap()
+        })
+        .collect();
+    assert!(v3_passes(&runs), "{runs:?}");
+    for r in &runs {
+        assert!(
+            r.tip.1 > -1e-3,
+            "the tip stays on the line: lowest {}",
+            r.tip.1
+        );
+        assert!(r.energy.1 < r.energy.0, "energy lost: {:?}", r.energy);
+    }
+}
+
+/// anitescu-2006 ex. 3: dropped without initial contact, the bar's CCP path tends to its exact
+/// Coulomb LCP path as h → 0 (both solved by Lemke's method), and the engine follows the exact
+/// CCP; a table whose differences stop falling, or an engine that strays, fails the verdict.
+#[test]
+fn v3_bar_ccp_tends_to_the_exact_lcp_without_initial_contact() {
+    let (drop, v0) = V3_TABLE;
+    let rows = v3_reference_rows(drop, v0).unwrap();
+    assert!(v3_reference_passes(&rows), "{rows:#?}");
+    let ratio = rows[0].lower_end / rows[7].lower_end;
+    assert!(
+        ratio > 2f64.powi(7),
+        "lower end falls ≥ 2× per halving: {ratio}"
+    );
+    let mut stalled = rows.clone();
+    stalled[7].lower_end = stalled[6].lower_end;
+    assert!(!v3_reference_passes(&stalled));
+    let mut strayed = rows;
+    strayed[3].engine.relative_error = 2e-3;
+    assert!(!v3_reference_passes(&strayed));
+}
+
+#[test]
+fn ellipse_outside_planar_mode_is_refused() {
+    let e = Body::ellipse(Vec3::new(0.0, 0.0, 3.0), 4.0, 2.0, 10.0);
+    match floor_world(Settings::default(), &[e]) {
+        Err(BuildError::Body { body, field, .. }) => assert_eq!((body, field), (0, "shape")),
+        other => panic!("expected a shape error, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn bad_capsule_length_is_refused() {
+    let mut c = Body::capsule(Vec3::new(0.0, 0.0, 3.0), 0.1, 1.0, 1.0);
+    c.shape = Shape::Capsule { half_length: -1.0 };
+    match floor_world(Settings::default(), &[c]) {
+        Err(BuildError::Body { body, field, .. }) => assert_eq!((body, field), (0, "shape")),
+        other => panic!("expected a shape error, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn gpu_refuses_non_sphere_shapes_but_takes_unstabilised_contacts() {
+    let gpu = Settings {
+        backend: Backend::Gpu,
+        ..Settings::default()
+    };
+    let c = Body::capsule(Vec3::new(0.0, 0.0, 3.0), 0.1, 1.0, 1.0);
+    assert!(matches!(floor_world(gpu, &[c]), Err(BuildError::Gpu(_))));
+    let s = Body::sphere(Vec3::new(0.0, 0.0, 3.0), 0.1, 1.0);
+    let unstabilised = Settings {
+        stabilise_contacts: false,
+        ..gpu
+    };
+    match floor_world(unstabilised, &[s]) {
+        Ok(_) => {}
+        Err(BuildError::NoGpuAdapter(why)) => {
+            eprintln!("skipped the build: no GPU adapter ({why})")
+        }
+        Err(e) => panic!("the GPU refused unstabilised contacts: {e}"),
+    }
+}
+
+/// The distance from `p` to the boundary of the ellipse (centre c, semi-axes a along x and b
+/// along z), by sampling the boundary.
+fn sampled_ellipse_distance(c: Vec3, a: f32, b: f32, p: Vec3) -> f32 {
+    (0..100_000)
+        .map(|k| {
+            let t = std::f32::consts::TAU * k as f32 / 100_000.0;
+            (c + Vec3::new(a * t.cos(), 0.0, b * t.sin()) - p).length()
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
+#[test]
+fn disk_rests_on_a_fixed_ellipse_at_its_radius_from_the_boundary() {
+    let settings = Settings {
+        planar: true,
+        ..Settings::default()
+    };
+    // Small and near the origin, so that f32 positions resolve a creep of 1e-5 m/s per step.
+    let (a, b, r) = (0.4f32, 0.2f32, 0.05f32);
+    let c = Vec3::new(0.0, 0.0, 0.25);
+    // On top (closed form: centre height c_z + b + r), and on the shoulder at θ = 60° of the
+    // parametrisation (a cos θ, b sin θ): centre e + r n̂, n̂ ∝ (cos θ / a, sin θ / b); the
+    // shoulder's disk slides like a block (huge inertia) and μ = 0.5 holds it on the slope.
+    let t = 60f32.to_radians();
+    let e = Vec3::new(a * t.cos(), 0.0, b * t.sin());
+    let n = Vec3::new(t.cos() / a, 0.0, t.sin() / b).normalize();
+    let shoulder = c + e + r * n;
+    let slope = n.x.abs() / n.z;
+    assert!(slope < 0.5, "the slope {slope} is within μ");
+    let ellipse = Body::ellipse(c, a, b, 100.0).fixed();
+    let top = Body::disk(c + Vec3::Z * (b + r + 0.002), r, 1.0);
+    let mut side = Body::disk(shoulder + n * 1e-4, r, 1.0);
+    side.inertia = 1e20;
+    let mut w = floor_world(settings, &[ellipse, top, side]).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    let z = w.position(1).z;
+    assert!((z - (c.z + b + r)).abs() < 1e-4, "top: z = {z}");
+    assert!(
+        w.position(1).x.abs() < 1e-4,
+        "stays on top: x = {}",
+        w.position(1).x
+    );
+    let p = w.position(2);
+    let d = sampled_ellipse_distance(c, a, b, p);
+    assert!(
+        (d - r).abs() < 2e-4,
+        "shoulder: distance {d} from the boundary"
+    );
+    assert!(
+        (p - shoulder).length() < 5e-3,
+        "stays put: {p} vs {shoulder}"
+    );
+    for i in [1, 2] {
+        assert!(
+            w.velocity(i).length() < 1e-4,
+            "{i} at rest: {}",
+            w.velocity(i)
+        );
+    }
+}
+
+#[test]
+fn capsule_dropped_across_a_fixed_capsule_rests_at_the_sum_of_the_radii() {
+    // Centred across the lower one, a plank on a log: balanced, and stable since the log's
+    // radius r1 exceeds the height r2 of the plank's centre above the contact.
+    let (r1, r2) = (0.1, 0.06);
+    let below = Body::capsule(Vec3::new(0.0, 0.0, 1.0), r1, 0.5, 1.0).fixed();
+    let across = Body::capsule(Vec3::new(0.15, 0.0, 1.0 + r1 + r2 + 0.05), r2, 0.4, 1.0)
+        .with_orientation(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
+    let mut w = floor_world(Settings::default(), &[below, across]).unwrap();
+    for _ in 0..1500 {
+        w.step().unwrap();
+    }
+    let p = w.position(1);
+    assert!(
+        (p.z - 1.0 - r1 - r2).abs() < 1e-4,
+        "axes r1 + r2 apart: z = {}",
+        p.z
+    );
+    assert!(w.velocity(1).length() < 1e-4, "at rest: {}", w.velocity(1));
+    assert_eq!(
+        w.contacts().len(),
+        1,
+        "crossing capsules touch at one point"
+    );
+}
+
+#[test]
+fn log_on_two_parallel_logs_rests_on_both_ends_of_each() {
+    // Two fixed logs along x, axes 2.4 r apart in y; a third on top, parallel: its axis rests at
+    // r + √((2r)² − (1.2 r)²) = 2.6 r, level, on four contacts (both ends of each overlap).
+    let r = 0.1;
+    let log = |y: f32, z: f32| Body::capsule(Vec3::new(0.0, y, z), r, 0.5, 1.0);
+    let bodies = [
+        log(-1.2 * r, r).fixed(),
+        log(1.2 * r, r).fixed(),
+        log(0.0, 2.6 * r + 0.02).with_velocity(Vec3::new(0.0, 0.0, -0.1)),
+    ];
+    let mut w = floor_world(Settings::default(), &bodies).unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    let p = w.position(2);
+    assert!((p.z - 2.6 * r).abs() < 1e-4, "z = {} vs {}", p.z, 2.6 * r);
+    assert!(p.y.abs() < 1e-4, "centred: y = {}", p.y);
+    let tilt = (w.orientation(2) * Vec3::X).z.abs();
+    assert!(tilt < 1e-4, "stays level: axis z = {tilt}");
+    assert_eq!(w.contacts().len(), 4, "two contacts per pair of logs");
+}
+
+fn rods_pour_scene() -> Scene {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenes/rods_pour.toml");
+    Scene::load(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `scenes/rods_pour.toml` stepped `steps` steps on `threads` threads: (world, largest
+/// penetration −Φ of any contact over the run, largest rod speed over the last 0.1 s).
+fn rods_pour(threads: usize, steps: Option<u64>) -> (World, f32, f32) {
+    let scene = rods_pour_scene();
+    let mut w = scene.world(Some(threads)).unwrap();
+    let steps = steps.unwrap_or(scene.total_steps());
+    let rods = scene.group("rods").unwrap();
+    let late = steps - (0.1 / scene.settings.h).round() as u64;
+    let (mut worst, mut rod_speed) = (0.0f32, 0.0f32);
+    for k in 0..steps {
+        w.step().unwrap();
+        let deepest = w.contacts().rows.iter().map(|r| -r.phi);
+        worst = deepest.fold(worst, f32::max);
+        if k >= late {
+            rod_speed = rods
+                .clone()
+                .map(|i| w.velocity(i).length())
+                .fold(rod_speed, f32::max);
+        }
+    }
+    (w, worst, rod_speed)
+}
+
+#[test]
+fn rods_pour_settles_without_nan_or_deep_overlap() {
+    let (w, worst, rod_speed) = rods_pour(1, None);
+    let r = 0.005;
+    for i in 0..w.len() {
+        assert!(
+            w.position(i).is_finite() && w.velocity(i).is_finite(),
+            "body {i}"
+        );
+    }
+    let rods = rods_pour_scene()
+        .bodies
+        .iter()
+        .filter(|b| !b.shape.is_sphere())
+        .count();
+    assert_eq!(rods, 200, "the scene's 200 rods");
+    // Impacts of rods spinning at tens of rad/s reach a few tenths of a millimetre for a step
+    // (the contact points slide along crossing rods within the step); the settled bed none.
+    assert!(worst < 0.25 * r, "largest penetration {worst} m");
+    let settled = w
+        .contacts()
+        .rows
+        .iter()
+        .map(|c| -c.phi)
+        .fold(0.0f32, f32::max);
+    assert!(settled < 0.05 * r, "settled penetration {settled} m");
+    assert!(
+        rod_speed < 0.01,
+        "rods still moving at {rod_speed} m/s over the last 0.1 s"
+    );
+    let inside = (0..w.len()).all(|i| {
+        let p = w.position(i);
+        p.x.abs() < 0.15 && p.y.abs() < 0.15 && p.z > 0.0 && p.z < 0.1
+    });
+    assert!(inside, "every body settled in the box, below 0.1 m");
+}
+
+#[test]
+fn rods_pour_is_bit_identical_on_1_and_2_threads() {
+    let (one, ..) = rods_pour(1, Some(150));
+    let (two, ..) = rods_pour(2, Some(150));
+    for i in 0..one.len() {
+        let bits = |w: &World| {
+            let (p, q) = (w.position(i), w.orientation(i));
+            (
+                p.to_array().map(f32::to_bits),
+                q.to_array().map(f32::to_bits),
+            )
+        };
+        assert_eq!(bits(&one), bits(&two), "body {i}");
+    }
+    assert_eq!(one.contacts().keys, two.contacts().keys);
+}
+
+#[test]
+fn scene_shape_keys_set_the_axis_mass_and_inertia() {
+    let text = r#"
+[scene]
+name = "keys"
+duration = 0.01
+
+[settings]
+preset = "rigid"
+h = 0.01
+planar = true
+
+[[containers]]
+kind = "floor"
+
+[[bodies]]
+generator = "list"
+shape = "capsule"
+radius = 0.1
+half_length = 0.3
+density = 2.0
+axis = [0.0, 0.0, 1.0]
+list = [{ position = [0.0, 0.0, 1.0] }, { position = [2.0, 0.0, 1.0], axis = [-1.0, 0.0, 1.0] }]
+
+[[bodies]]
+generator = "lattice"
+shape = "ellipse"
+a = 0.4
+b = 0.2
+axis = "random"
+density = 3.0
+origin = [-4.0, 0.0, 2.0]
+spacing = 1.0
+counts = [8, 1, 1]
+"#;
+    let s = Scene::parse(std::path::Path::new("keys.toml"), text).unwrap_or_else(|e| panic!("{e}"));
+    let x = |i: usize| s.bodies[i].orientation * Vec3::X;
+    assert!((x(0) - Vec3::Z).length() < 1e-6, "{}", x(0));
+    let diagonal = Vec3::new(-1.0, 0.0, 1.0).normalize();
+    assert!((x(1) - diagonal).length() < 1e-6, "{}", x(1));
+    // Planar capsule: ρ (4 r L + π r²), the bar's inertia m (2L)²/12.
+    let m = 2.0 * (4.0 * 0.1 * 0.3 + std::f32::consts::PI * 0.01);
+    assert!((s.bodies[0].mass - m).abs() < 1e-6, "{}", s.bodies[0].mass);
+    assert!((s.bodies[0].inertia - m * 0.36 / 12.0).abs() < 1e-6);
+    // Ellipses: ρ π a b, m (a² + b²)/4, random axes in the x–z plane, no two alike.
+    let e = &s.bodies[2];
+    let m = 3.0 * std::f32::consts::PI * 0.4 * 0.2;
+    assert!((e.mass - m).abs() < 1e-6 && (e.inertia - m * 0.2 / 4.0).abs() < 1e-6);
+    assert_eq!(e.shape, Shape::Ellipse { a: 0.4, b: 0.2 });
+    let axes: Vec<Vec3> = (2..10).map(x).collect();
+    for (k, a) in axes.iter().enumerate() {
+        assert!(a.y.abs() < 1e-6 && (a.length() - 1.0).abs() < 1e-6, "{a}");
+        assert!(
+            axes[..k].iter().all(|b| (*a - *b).length() > 1e-3),
+            "{axes:?}"
+        );
+    }
+}
