@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod body;
+pub mod builder;
 pub mod error;
 pub mod geometry;
 pub mod joint;
@@ -29,6 +30,7 @@ pub mod snapshot;
 pub mod world;
 
 pub use body::{sphere_mass, Body, BodyKind, Shape};
+pub use builder::WorldBuilder;
 pub use error::BuildError;
 pub use geometry::{BoxContainer, WallDesc};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
@@ -36,7 +38,7 @@ pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
 pub use settings::{Backend, Envelope, Settings, SolverKind};
 pub use snapshot::{Snapshot, SnapshotError};
-pub use world::{World, WorldBuilder};
+pub use world::World;
 
 pub use grains_kernels::GpuError;
 pub use grains_kernels::{StageTimes, StepStats};

@@ -1,10 +1,10 @@
 //! The world a user builds, steps and reads.
 
-use crate::body::{Body, BodyKind, Shape};
-use crate::error::{finite3, BuildError};
-use crate::geometry::{BoxContainer, WallDesc};
-use crate::joint::{AppliedForce, JointDesc, SpringDesc};
-use crate::material::{Material, MaterialId, Materials};
+use crate::body::BodyKind;
+use crate::builder::WorldBuilder;
+use crate::error::BuildError;
+use crate::geometry::WallDesc;
+use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
 #[cfg(feature = "gpu")]
 use crate::settings::SolverKind;
@@ -15,338 +15,15 @@ use grains_gpu::GpuPipeline;
 use grains_kernels::forces::{Drive, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::{Bodies, CpuPipeline, FrictionTable, GpuError, Motion, StageTimes, Wall};
+use grains_kernels::{Bodies, CpuPipeline, FrictionTable, GpuError, StageTimes, Wall};
 use grains_kernels::{StepParams, StepStats};
-
-/// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
-/// in [`WorldBuilder::build`].
-#[derive(Clone, Debug, Default)]
-pub struct WorldBuilder {
-    settings: Settings,
-    materials: Materials,
-    bodies: Vec<Body>,
-    walls: Vec<WallDesc>,
-    joints: Vec<JointDesc>,
-    springs: Vec<SpringDesc>,
-    forces: Vec<AppliedForce>,
-}
-
-impl WorldBuilder {
-    /// An empty world with the given settings.
-    pub fn new(settings: Settings) -> Self {
-        WorldBuilder {
-            settings,
-            ..Default::default()
-        }
-    }
-
-    /// Adds a material and returns its id (the first material is id 0, the default of bodies
-    /// and walls).
-    pub fn material(&mut self, m: Material) -> MaterialId {
-        self.materials.list.push(m);
-        MaterialId(self.materials.list.len() as u32 - 1)
-    }
-
-    /// Sets the friction coefficient of the pair (a, b), replacing the min rule for it.
-    pub fn pair_friction(&mut self, a: MaterialId, b: MaterialId, mu: f32) -> &mut Self {
-        self.materials.overrides.push((a, b, mu));
-        self
-    }
-
-    /// Adds a body and returns its index.
-    pub fn body(&mut self, b: Body) -> usize {
-        self.bodies.push(b);
-        self.bodies.len() - 1
-    }
-
-    /// Adds a wall and returns its index.
-    pub fn wall(&mut self, w: WallDesc) -> usize {
-        self.walls.push(w);
-        self.walls.len() - 1
-    }
-
-    /// Adds a joint between bodies added before or after it (checked at build) and returns its
-    /// index.
-    pub fn joint(&mut self, j: JointDesc) -> usize {
-        self.joints.push(j);
-        self.joints.len() - 1
-    }
-
-    /// Adds a spring–damper and returns its index.
-    pub fn spring(&mut self, s: SpringDesc) -> usize {
-        self.springs.push(s);
-        self.springs.len() - 1
-    }
-
-    /// Adds an applied force and returns its index.
-    pub fn force(&mut self, f: AppliedForce) -> usize {
-        self.forces.push(f);
-        self.forces.len() - 1
-    }
-
-    /// Adds the five walls of an open box.
-    pub fn container(&mut self, c: &BoxContainer) -> &mut Self {
-        for w in c.walls() {
-            self.wall(w);
-        }
-        self
-    }
-
-    /// Number of bodies added so far.
-    pub fn body_count(&self) -> usize {
-        self.bodies.len()
-    }
-
-    /// Checks everything and builds the world.
-    pub fn build(&self) -> Result<World, BuildError> {
-        self.settings.check()?;
-        let mut materials = self.materials.clone();
-        if materials.list.is_empty() {
-            return Err(BuildError::Material {
-                material: 0,
-                field: "friction",
-                problem: "is undefined: the world has no material (add one before building)".into(),
-            });
-        }
-        let friction = materials.table()?;
-        if self.settings.backend == Backend::Gpu && friction.any_restitution() {
-            return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
-        }
-        if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
-        {
-            return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
-        }
-        materials.list.shrink_to_fit();
-        let mut bodies = Bodies::default();
-        let mut drives = Vec::new();
-        for (i, b) in self.bodies.iter().enumerate() {
-            check_body(i, b, materials.list.len())?;
-            check_shape(i, b, self.settings.planar)?;
-            push_body(&mut bodies, b);
-            if let Some(m) = b.prescribed {
-                drives.push((i as u32, m));
-            }
-        }
-        let walls = self
-            .walls
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let w = w.normalised(i)?;
-                if w.material.0 as usize >= materials.list.len() {
-                    return Err(BuildError::Wall {
-                        wall: i,
-                        field: "material",
-                        problem: format!(
-                            "is {} but only {} materials exist",
-                            w.material.0,
-                            materials.list.len()
-                        ),
-                    });
-                }
-                Ok(w)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let joints = self
-            .joints
-            .iter()
-            .enumerate()
-            .map(|(i, j)| j.to_kernel(i, &bodies))
-            .collect::<Result<Vec<_>, _>>()?;
-        let springs = self
-            .springs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| s.to_kernel(i, &bodies))
-            .collect::<Result<Vec<_>, _>>()?;
-        for (i, f) in self.forces.iter().enumerate() {
-            f.check(i, &bodies)?;
-        }
-        let pipeline = match self.settings.backend {
-            Backend::Cpu => {
-                let mut cpu =
-                    CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
-                        threads: self.settings.threads,
-                        reason: e.to_string(),
-                    })?;
-                cpu.set_links(joints.clone(), springs);
-                if self.bodies.iter().any(|b| !b.shape.is_sphere()) {
-                    cpu.set_shapes(self.bodies.iter().map(|b| b.shape).collect());
-                }
-                Pipeline::Cpu(Box::new(cpu))
-            }
-            Backend::Gpu if !joints.is_empty() => {
-                return Err(GpuError::Unsupported("joints").into())
-            }
-            Backend::Gpu if !springs.is_empty() => {
-                return Err(GpuError::Unsupported("springs and dampers").into())
-            }
-            #[cfg(feature = "gpu")]
-            Backend::Gpu => {
-                let mut device = GpuPipeline::new()?;
-                if friction.any_moment_friction() {
-                    device.prepare_moment_rows()?;
-                }
-                Pipeline::Gpu(Box::new(GpuState {
-                    device,
-                    contacts: Contacts::default(),
-                    impulses: Vec::new(),
-                    moment_impulses: Vec::new(),
-                    synced_at: 0,
-                    contacts_at: 0,
-                }))
-            }
-            #[cfg(not(feature = "gpu"))]
-            Backend::Gpu => {
-                return Err(BuildError::Gpu(
-                    "this build of grains has no GPU backend (built without the `gpu` feature)"
-                        .into(),
-                ))
-            }
-        };
-        let r_min = bodies
-            .pos_radius
-            .iter()
-            .map(|p| p.w)
-            .fold(f32::INFINITY, f32::min);
-        let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
-            floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
-            speed_factor: 1.5,
-        });
-        Ok(World {
-            settings: self.settings,
-            envelope,
-            bodies,
-            wall_descs: walls,
-            walls: Vec::new(),
-            drives,
-            drive_buf: Vec::new(),
-            joints,
-            forces: self.forces.clone(),
-            load_buf: Vec::new(),
-            friction,
-            pipeline,
-            steps: 0,
-            last: StepStats::default(),
-        })
-    }
-}
-
-fn check_body(i: usize, b: &Body, materials: usize) -> Result<(), BuildError> {
-    let err = |field, problem: String| {
-        Err(BuildError::Body {
-            body: i,
-            field,
-            problem,
-        })
-    };
-    if !finite3(b.position.to_array()) {
-        return err("position", format!("must be finite, got {}", b.position));
-    }
-    if !(b.radius.is_finite() && b.radius > 0.0) {
-        return err(
-            "radius",
-            format!("must be positive and finite, got {}", b.radius),
-        );
-    }
-    if !(b.mass.is_finite() && b.mass > 0.0) {
-        return err(
-            "mass",
-            format!("must be positive and finite, got {}", b.mass),
-        );
-    }
-    if !(b.inertia.is_finite() && b.inertia > 0.0) {
-        return err(
-            "inertia",
-            format!("must be positive and finite, got {}", b.inertia),
-        );
-    }
-    let q = b.orientation;
-    if !(q.is_finite() && (q.length() - 1.0).abs() <= 1e-4) {
-        return err(
-            "orientation",
-            format!("must be a unit quaternion, got {q} (length {})", q.length()),
-        );
-    }
-    if !finite3(b.velocity.to_array()) {
-        return err("velocity", format!("must be finite, got {}", b.velocity));
-    }
-    if !finite3(b.angular_velocity.to_array()) {
-        return err(
-            "angular_velocity",
-            format!("must be finite, got {}", b.angular_velocity),
-        );
-    }
-    if b.material.0 as usize >= materials {
-        return err(
-            "material",
-            format!("is {} but only {materials} materials exist", b.material.0),
-        );
-    }
-    match (b.kind, &b.prescribed) {
-        (BodyKind::Kinematic, None) => err("prescribed", "is required for a kinematic body".into()),
-        (BodyKind::Kinematic, Some(m)) => match m.problem() {
-            Some(p) => err("prescribed", p),
-            None => Ok(()),
-        },
-        (_, Some(_)) => err("prescribed", "is only allowed for kinematic bodies".into()),
-        _ => Ok(()),
-    }
-}
-
-/// Checks a body's shape: positive finite dimensions, ellipses in planar mode only.
-fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
-    let bad = |problem: String| {
-        Err(BuildError::Body {
-            body: i,
-            field: "shape",
-            problem,
-        })
-    };
-    let positive = |x: f32| x.is_finite() && x > 0.0;
-    match b.shape {
-        Shape::Sphere => Ok(()),
-        Shape::Capsule { half_length } if !positive(half_length) => bad(format!(
-            "capsule half_length must be positive and finite, got {half_length}"
-        )),
-        Shape::Ellipse { a, b: bb } if !(positive(a) && positive(bb)) => bad(format!(
-            "ellipse semi-axes must be positive and finite, got a = {a}, b = {bb}"
-        )),
-        Shape::Ellipse { .. } if !planar => {
-            bad("ellipse needs planar mode (settings.planar = true)".into())
-        }
-        _ => Ok(()),
-    }
-}
-
-fn push_body(bodies: &mut Bodies, b: &Body) {
-    let dynamic = b.kind == BodyKind::Dynamic;
-    bodies.pos_radius.push(b.position.extend(b.radius));
-    bodies.orientation.push(b.orientation);
-    bodies.motion.push(Motion {
-        linear: if b.kind == BodyKind::Fixed {
-            [0.0; 3]
-        } else {
-            b.velocity.to_array()
-        },
-        inv_mass: if dynamic { 1.0 / b.mass } else { 0.0 },
-        angular: if b.kind == BodyKind::Fixed {
-            [0.0; 3]
-        } else {
-            b.angular_velocity.to_array()
-        },
-        inv_inertia: if dynamic { 1.0 / b.inertia } else { 0.0 },
-    });
-    bodies.material.push(b.material.0);
-    bodies.kind.push(b.kind as u32);
-}
 
 /// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
 /// per key, or none).
 pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
 
 /// The backend a world steps on.
-enum Pipeline {
+pub(crate) enum Pipeline {
     /// CPU threads; the host buffers are the state.
     Cpu(Box<CpuPipeline>),
     /// The device holds the state; the host keeps a copy as of the last read-back.
@@ -356,19 +33,19 @@ enum Pipeline {
 
 /// The GPU pipeline and the host copies of what it last read back.
 #[cfg(feature = "gpu")]
-struct GpuState {
-    device: GpuPipeline,
+pub(crate) struct GpuState {
+    pub(crate) device: GpuPipeline,
     /// Contacts of the step read back last (keys and rows; the private buffers stay empty).
-    contacts: Contacts,
+    pub(crate) contacts: Contacts,
     /// Their impulses (γn, γt1, γt2, 0), in key order.
-    impulses: Vec<[f32; 4]>,
+    pub(crate) impulses: Vec<[f32; 4]>,
     /// Their moment impulses (γ_s, γ_r1, γ_r2, 0), in key order (none without spinning and
     /// rolling friction).
-    moment_impulses: Vec<[f32; 4]>,
+    pub(crate) moment_impulses: Vec<[f32; 4]>,
     /// Step whose bodies and statistics the host copy holds.
-    synced_at: u64,
+    pub(crate) synced_at: u64,
     /// Step whose contacts the host copy holds.
-    contacts_at: u64,
+    pub(crate) contacts_at: u64,
 }
 
 #[cfg(feature = "gpu")]
@@ -395,21 +72,21 @@ impl GpuState {
 /// between it holds the state of step [`World::synced_at`]. Contacts are copied only by
 /// [`World::sync_contacts`]. On the CPU backend the host copy is always current.
 pub struct World {
-    settings: Settings,
-    envelope: Envelope,
-    bodies: Bodies,
-    wall_descs: Vec<WallDesc>,
-    walls: Vec<Wall>,
-    drives: Vec<(u32, Prescribed)>,
-    drive_buf: Vec<Drive>,
+    pub(crate) settings: Settings,
+    pub(crate) envelope: Envelope,
+    pub(crate) bodies: Bodies,
+    pub(crate) wall_descs: Vec<WallDesc>,
+    pub(crate) walls: Vec<Wall>,
+    pub(crate) drives: Vec<(u32, Prescribed)>,
+    pub(crate) drive_buf: Vec<Drive>,
     /// The joints as the kernels hold them (for [`World::joint_violation`]).
-    joints: Vec<Joint>,
-    forces: Vec<AppliedForce>,
-    load_buf: Vec<Load>,
-    friction: FrictionTable,
-    pipeline: Pipeline,
-    steps: u64,
-    last: StepStats,
+    pub(crate) joints: Vec<Joint>,
+    pub(crate) forces: Vec<AppliedForce>,
+    pub(crate) load_buf: Vec<Load>,
+    pub(crate) friction: FrictionTable,
+    pub(crate) pipeline: Pipeline,
+    pub(crate) steps: u64,
+    pub(crate) last: StepStats,
 }
 
 impl World {
