@@ -1,5 +1,5 @@
-//! Stage 3b: joints, bilateral constraints Θ(q) = 0 between two bodies or a body and the world,
-//! enforced at velocity level with the stabilising term Θ/h (hart-anitescu eq. 2.8):
+//! Joints (rows built in stage 5, prepare; relaxed in stage 6, solve): bilateral constraints
+//! Θ(q) = 0 between two bodies or a body and the world, enforced at velocity level with the stabilising term Θ/h (hart-anitescu eq. 2.8):
 //!
 //! ```text
 //! Θ(q⁽ˡ⁾)/h + ∇Θ(q⁽ˡ⁾)ᵀ v⁺ = 0,     v⁺ = v* + M⁻¹ ∇Θ c_ν + M⁻¹ D γ   (c_ν free: no projection)
@@ -30,12 +30,13 @@
 use crate::contact_update::apply_impulse;
 use crate::layout::{Bodies, Motion, NO_BODY};
 use crate::springs::{soft_row, Spring};
+use crate::step::StepParams;
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3};
 
 /// What a joint holds fixed between its bodies.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum JointKind {
+pub enum JointConstraint {
     /// Point to point: the anchors coincide, Θ = p_a − p_b (3 rows).
     Ball,
     /// Ball joint whose bodies keep an axis aligned: u_a ⊥ the two normals n₁, n₂ of b's axis
@@ -67,7 +68,7 @@ pub struct Motor {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Joint {
     /// What it constrains.
-    pub kind: JointKind,
+    pub kind: JointConstraint,
     /// Body a.
     pub body_a: u32,
     /// Body b, or [`NO_BODY`] for the world (a fixed frame at the origin).
@@ -133,7 +134,7 @@ impl Joint {
     /// and the world direction `axis` (unit) in both; the present relative orientation is the
     /// one fixed and prismatic joints keep. Stabilised, no motor.
     pub fn new(
-        kind: JointKind,
+        kind: JointConstraint,
         body_a: u32,
         body_b: u32,
         anchor_a: Vec3,
@@ -163,10 +164,10 @@ impl Joint {
     /// Rows the joint adds to a step (its constraints and its motor).
     pub fn row_count(&self) -> usize {
         let constraints = match self.kind {
-            JointKind::Ball => 3,
-            JointKind::Hinge | JointKind::Prismatic => 5,
-            JointKind::Distance { .. } => 1,
-            JointKind::Fixed => 6,
+            JointConstraint::Ball => 3,
+            JointConstraint::Hinge | JointConstraint::Prismatic => 5,
+            JointConstraint::Distance { .. } => 1,
+            JointConstraint::Fixed => 6,
         };
         constraints + usize::from(self.motor.is_some())
     }
@@ -181,11 +182,11 @@ impl Joint {
             (n1, (b.rotation * self.axis_b).cross(n1))
         };
         match self.kind {
-            JointKind::Ball => {
+            JointConstraint::Ball => {
                 point_gradients(pa - pb, ra, rb, &mut out[..3]);
                 3
             }
-            JointKind::Hinge => {
+            JointConstraint::Hinge => {
                 point_gradients(pa - pb, ra, rb, &mut out[..3]);
                 let (n1, n2) = normals();
                 let ua = a.rotation * self.axis_a;
@@ -193,16 +194,16 @@ impl Joint {
                 out[4] = alignment_gradient(ua, n2);
                 5
             }
-            JointKind::Distance { length } => {
+            JointConstraint::Distance { length } => {
                 out[0] = distance_gradient(pa - pb, ra, rb, length);
                 1
             }
-            JointKind::Fixed => {
+            JointConstraint::Fixed => {
                 point_gradients(pa - pb, ra, rb, &mut out[..3]);
                 orientation_gradients(a.rotation, b.rotation * self.orientation, &mut out[3..]);
                 6
             }
-            JointKind::Prismatic => {
+            JointConstraint::Prismatic => {
                 // b's arm to a's anchor: the exact gradient of (p_a − p_b)·n on b's side.
                 let rb_at_pa = pa - b.centre;
                 let (n1, n2) = normals();
@@ -219,7 +220,7 @@ impl Joint {
     fn motor_gradient(&self, bodies: &Bodies) -> Gradient {
         let (a, b) = (Pose::of(bodies, self.body_a), Pose::of(bodies, self.body_b));
         match self.kind {
-            JointKind::Prismatic => {
+            JointConstraint::Prismatic => {
                 let pa = a.centre + a.arm(self.anchor_a);
                 let u = b.rotation * self.axis_b;
                 line_gradient(Vec3::ZERO, pa - a.centre, pa - b.centre, u)
@@ -521,11 +522,14 @@ pub struct JointRows {
     members: Vec<u32>,
     bounded: Vec<Bounded>,
     factors: Vec<f64>,
+    /// Whether the rows were built for planar motion (their impulses then keep it).
+    planar: bool,
 }
 
 /// The part of [`JointRows`] a sweep reads (the impulses are written apart).
 #[derive(Clone, Copy, Debug)]
 pub struct JointSystem<'a> {
+    planar: bool,
     rows: &'a [JointRow],
     groups: &'a [Group],
     members: &'a [u32],
@@ -534,37 +538,31 @@ pub struct JointSystem<'a> {
 }
 
 impl JointRows {
-    /// Rebuilds the rows at the bodies' present poses q⁽ˡ⁾ for a step `h`, factors each
-    /// group's K (inverse masses from `bodies`) and starts each impulse from `warm_start` ×
+    /// Rebuilds the rows at the bodies' present poses q⁽ˡ⁾ for the step `p`, factors each
+    /// group's K (inverse masses from `bodies`) and starts each impulse from `p.warm_start` ×
     /// last step's (zero when the row layout changed).
-    pub fn build(
-        &mut self,
-        joints: &[Joint],
-        springs: &[Spring],
-        bodies: &Bodies,
-        h: f32,
-        planar: bool,
-        warm_start: f32,
-    ) {
-        self.push_joint_rows(joints, bodies, planar, Some(h));
+    pub fn build(&mut self, joints: &[Joint], springs: &[Spring], bodies: &Bodies, p: &StepParams) {
+        self.push_joint_rows(joints, bodies, p, false);
         for s in springs.iter().filter(|s| s.implicit) {
-            self.rows.push(soft_row(s, bodies, h, planar));
+            self.rows.push(soft_row(s, bodies, p));
         }
-        self.prepare(joints, bodies, warm_start);
+        self.prepare(joints, bodies, p.warm_start);
     }
 
     /// Rebuilds the rows of an impact, which takes no time (the slides' Poisson impact): the
     /// joints' velocity constraints J v⁺ = 0 without Θ/h (positions do not move), each motor's
     /// J v⁺ = s with the impulse a force bound gives in no time (none; an unbounded motor
     /// holds), no springs (a finite force gives no impulse); impulses from zero.
-    pub fn build_impact(&mut self, joints: &[Joint], bodies: &Bodies, planar: bool) {
-        self.push_joint_rows(joints, bodies, planar, None);
+    pub fn build_impact(&mut self, joints: &[Joint], bodies: &Bodies, p: &StepParams) {
+        self.push_joint_rows(joints, bodies, p, true);
         self.prepare(joints, bodies, 0.0);
     }
 
-    /// Replaces the rows by the joints' constraint and motor rows for a step `h`, or for an
-    /// impact when `h` is `None`.
-    fn push_joint_rows(&mut self, joints: &[Joint], bodies: &Bodies, planar: bool, h: Option<f32>) {
+    /// Replaces the rows by the joints' constraint and motor rows for the step `p`, or for an
+    /// impact (which takes no time).
+    fn push_joint_rows(&mut self, joints: &[Joint], bodies: &Bodies, p: &StepParams, impact: bool) {
+        let (h, planar) = ((!impact).then_some(p.h), p.planar);
+        self.planar = planar;
         self.rows.clear();
         let mut g = [Gradient::default(); 6];
         for j in joints {
@@ -742,6 +740,7 @@ impl JointRows {
     pub fn split(&mut self) -> (JointSystem<'_>, &mut [f32]) {
         (
             JointSystem {
+                planar: self.planar,
                 rows: &self.rows,
                 groups: &self.groups,
                 members: &self.members,
@@ -753,8 +752,8 @@ impl JointRows {
     }
 
     /// Applies the starting impulses, v ← v + M⁻¹ Jᵀ c.
-    pub fn apply_warm_start(&self, motion: &mut [Motion], planar: bool) {
-        apply_row_impulses(&self.rows, &self.gamma, motion, planar);
+    pub fn apply_warm_start(&self, motion: &mut [Motion]) {
+        apply_row_impulses(&self.rows, &self.gamma, motion, self.planar);
     }
 
     /// Forgets the impulses (the next step starts cold).
@@ -773,7 +772,8 @@ impl JointSystem<'_> {
     /// c ← clamp(c − m̃ (J v + bias + ε c), lower, upper) with its effective mass m̃ through the
     /// group, then the group's unbounded rows exactly, Δc = −K⁻¹ (J v + bias + ε c); returns the
     /// residual, the largest |J v + bias + ε c| before the update (m/s, rad/s).
-    pub fn relax(&self, gamma: &mut [f32], motion: &mut [Motion], planar: bool) -> f32 {
+    pub fn relax(&self, gamma: &mut [f32], motion: &mut [Motion]) -> f32 {
+        let planar = self.planar;
         let mut residual = 0.0f32;
         let mut u = [0.0f64; MAX_GROUP_ROWS];
         for g in self.groups {

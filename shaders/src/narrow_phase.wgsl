@@ -1,4 +1,4 @@
-// Stage 3 (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps Φ; pairs
+// Stage 3, narrow phase (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps Φ; pairs
 // with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns the rows
 // of its pairs with larger-index grid bodies, with large bodies (when it is small) and with
 // walls, in one segment sorted by pair key, so the order never depends on timing. A fast grain

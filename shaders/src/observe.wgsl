@@ -1,4 +1,4 @@
-// Stage 7 (mirrors kernels/src/observe.rs): per-step statistics kept on the device and read
+// Stage 8, observe (mirrors kernels/src/observe.rs): per-step statistics kept on the device and read
 // back only every few steps.
 
 /// Resets the step's counters and the grid bounds.

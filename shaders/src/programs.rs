@@ -43,7 +43,7 @@ pub struct Programs {
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
-    /// Stage 5b: the Coulomb correction's normal bias (sliding rows only, with or without moments).
+    /// Stage 6's Coulomb correction: the normal bias (sliding rows only, with or without moments).
     pub(super) correct_normal_bias: wgpu::ComputePipeline,
     /// The contact stages with the sliding rows only.
     pub(super) sliding: ContactPrograms,
