@@ -9,13 +9,16 @@ use grains_kernels::{pair_key, wall_key, Bodies, CpuPipeline, SolverKind};
 
 const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::GaussSeidel];
 
+/// Normal impulses (N s) by contact key.
+type NormalImpulses = Vec<(u64, f32)>;
+
 /// Steps `bodies` once on a floor of friction coefficient `mu` with `solver` from rest; returns the normal impulse (N s) of
 /// each contact key, the bodies' largest speed after the step (m/s), and the sweeps run.
-fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (Vec<(u64, f32)>, f32, u32) {
+fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (NormalImpulses, f32, u32) {
     let mut cpu = CpuPipeline::new(2).unwrap();
     let floor = [plane(Vec3::ZERO, Vec3::Z)];
     let stats = cpu.step(&mut bodies, &floor, &[], &material(mu), &settings(solver));
-    let normal: Vec<(u64, f32)> = cpu
+    let normal: NormalImpulses = cpu
         .contacts()
         .keys
         .iter()
@@ -91,7 +94,7 @@ fn jacobi_and_gauss_seidel_agree_on_a_small_pile() {
             "key {kj:x}: Jacobi γn = {gj}, Gauss–Seidel {gg}"
         );
     }
-    let (floor, under_top): (Vec<(u64, f32)>, Vec<(u64, f32)>) = gauss_seidel
+    let (floor, under_top): (NormalImpulses, NormalImpulses) = gauss_seidel
         .iter()
         .copied()
         .partition(|c| c.0 == wall_key((c.0 >> 32) as u32, 0));
