@@ -1,7 +1,9 @@
 //! The GPU backend: the same step as [`grains_kernels::CpuPipeline`] with projected Jacobi
-//! (and its Coulomb-correction passes), every stage a WGSL compute shader of `shaders/` run
-//! through wgpu. The body state lives on the device; the host copy is refreshed only when asked
-//! ([`GpuPipeline::step`] with `read_back`, or [`GpuPipeline::read_back`]).
+//! (and its Coulomb-correction passes), every stage a WGSL compute shader beside this crate's
+//! host code (`src/*.wgsl`, each naming the CPU file it mirrors), run through wgpu in the stage
+//! order of [`grains_kernels::Stage`]. The body state lives on the device; the host copy is
+//! refreshed only when asked ([`GpuPipeline::step`] with `read_back`, or
+//! [`GpuPipeline::read_back`]).
 
 mod buffers;
 mod device;
@@ -66,7 +68,7 @@ pub struct GpuPipeline {
 /// Bytes of one contact's moment rows.
 const MOMENT_BYTES: u64 = std::mem::size_of::<Moment>() as u64;
 
-/// Slots of the statistics buffer (`stats` in `shaders/layout.wgsl`).
+/// Slots of the statistics buffer (`stats` in `layout.wgsl`).
 const STAT_ROWS: usize = 0;
 const STAT_PENETRATION: usize = 1;
 const STAT_PAIRS: usize = 2;

@@ -1,4 +1,4 @@
-//! Recording one step: the stages of `shaders/` in order, one compute pass per stage (timed
+//! Recording one step: the WGSL stages in order, one compute pass per stage (timed
 //! when the adapter has timestamps), no read-back; the Coulomb correction's passes run inside the
 //! solve's pass. With spinning or rolling friction the contact stages are the variants that carry
 //! the moment rows, with the moments bound as group 1.
