@@ -1,5 +1,5 @@
-//! Stage 5, prepare (Gauss–Seidel): greedy colouring of the contact graph: no two contacts of one colour share a dynamic body,
-//! so a colour's contacts can be relaxed in parallel by Gauss–Seidel.
+//! Stage 5, prepare (Gauss–Seidel): greedy colouring of the contact graph: no two contacts of one
+//! colour share a dynamic body, so a colour's contacts can be relaxed in parallel by Gauss–Seidel.
 
 use crate::layout::{BodyKind, ContactRow, NO_BODY};
 use crate::parallel::exclusive_scan;

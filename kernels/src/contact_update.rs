@@ -1,6 +1,6 @@
-//! Stage 6, solve: the per-contact work of every CCP sweep, four contacts at a time: relative velocity,
-//! projected impulse update and the impulse each body receives (anitescu-2006 eq. 5.5 solved by
-//! a projected iteration). Lanes are independent contacts; the arithmetic is SIMD-wide.
+//! Stage 6, solve: the per-contact work of every CCP sweep, four contacts at a time: relative
+//! velocity, projected impulse update and the impulse each body receives (anitescu-2006 eq. 5.5
+//! solved by a projected iteration). Lanes are independent contacts; the arithmetic is SIMD-wide.
 
 use crate::cone::project_cone_scaled4;
 use crate::forces::planar_mask;

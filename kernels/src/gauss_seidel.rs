@@ -1,18 +1,18 @@
-//! Stage 6, solve (Gauss–Seidel): projected Gauss–Seidel CCP sweeps made parallel by colouring: the contacts of one colour
-//! share no dynamic body, so each updates γ and both bodies' velocities at once, four lanes at a
-//! time (with spinning or rolling friction, each contact's moment rows right after its sliding
-//! update, in the same colour class).
+//! Stage 6, solve (Gauss–Seidel): projected Gauss–Seidel CCP sweeps made parallel by colouring: the
+//! contacts of one colour share no dynamic body, so each updates γ and both bodies' velocities at
+//! once, four lanes at a time (with spinning or rolling friction, each contact's moment rows right
+//! after its sliding update, in the same colour class).
 //!
 //! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
 //! colour, with a spin barrier between colours, so a sweep costs no task spawns. The joint rows
-//! ([`crate::joints`]) follow the colour classes of every sweep, relaxed in order by the first
+//! ([`crate::joint_rows`]) follow the colour classes of every sweep, relaxed in order by the first
 //! worker while the others wait at the barrier.
 
 use crate::contact_update::{
     apply_impulse, impulse_moments, lane, pack_impulse, update_pack, Lanes3, PackVelocities,
     RowPack, SweepParams,
 };
-use crate::joints::JointRows;
+use crate::joint_rows::JointRows;
 use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};

@@ -2,11 +2,11 @@
 //! sweeps (Tasora–Anitescu): every contact updates from the same velocities
 //! in parallel, then every body gathers M⁻¹ D Δγ of its own contacts (no float atomics). With
 //! spinning or rolling friction every contact's moment rows update from the same velocities
-//! too, and the gather adds their moment impulses. The joint rows ([`crate::joints`]) follow
+//! too, and the gather adds their moment impulses. The joint rows ([`crate::joint_rows`]) follow
 //! each gather, relaxed in order on the calling thread.
 
 use crate::contact_update::{apply_impulse, lane, update_pack, PackVelocities, SweepParams};
-use crate::joints::JointRows;
+use crate::joint_rows::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};

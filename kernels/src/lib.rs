@@ -12,8 +12,8 @@
 //!    the moment rows of spinning and rolling friction.
 //! 4. **impact** (only when some pair restitutes): [`restitution`], Poisson's impact.
 //! 5. **prepare**: [`warm_start`]; the solver's layout, [`colouring`] and [`packing`] for
-//!    Gauss–Seidel or [`jacobi`]'s body index; the bilateral rows of [`joints`] and the implicit
-//!    [`springs`].
+//!    Gauss–Seidel or [`jacobi`]'s body index; the bilateral rows ([`joint_rows`]) of the
+//!    [`joints`] and the implicit [`springs`].
 //! 6. **solve**: [`jacobi`] or [`gauss_seidel`], both built on [`contact_update`] and [`cone`],
 //!    with the moment rows of [`rolling`], the joint rows, and the optional passes of
 //!    [`coulomb_correction`].
@@ -39,6 +39,7 @@ pub mod forces;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
+pub mod joint_rows;
 pub mod joints;
 pub mod layout;
 pub mod narrow_phase;

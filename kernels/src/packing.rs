@@ -1,5 +1,6 @@
-//! Stage 5, prepare: the solver's layout, contact rows regrouped into packs of four lanes ([`RowPack`]), class by
-//! class (the colours for Gauss–Seidel, one class in contact order for Jacobi).
+//! Stage 5, prepare: the solver's layout, contact rows regrouped into packs of four lanes
+//! ([`RowPack`]), class by class (the colours for Gauss–Seidel, one class in contact order for
+//! Jacobi).
 
 use crate::contact_update::{Lanes3, RowPack};
 use crate::layout::ContactRow;

@@ -1,7 +1,8 @@
 //! Springs and dampers between two bodies' points: the explicit ones are forces of stage 1
 //! (forces), the implicit ones soft rows built in stage 5 (prepare) and relaxed in stage 6 (solve)
-//! beside the joints (anitescu slides, "Damping and elastic forces"): along the line between the anchors, φ = ‖p_a − p_b‖ − L with gradient ∇φ = Jᵀ,
-//! J = (n, r_a × n, −n, −r_b × n), the spring–damper force is
+//! beside the joints (anitescu slides, "Damping and elastic forces"): along the line between the
+//! anchors, φ = ‖p_a − p_b‖ − L with gradient ∇φ = Jᵀ, J = (n, r_a × n, −n, −r_b × n), the
+//! spring–damper force is
 //!
 //! ```text
 //! k_s(q, v) = −k φ(q) ∇φ − δ ∇φ (∇φᵀ v)        (stiffness k, damping δ; ψ = φ for the damper)
@@ -26,7 +27,8 @@
 //!   forces, v* = v + h M⁻¹ F; stable only while h δ (1/m_a + 1/m_b) < 2 and h² k (1/m_a + 1/m_b)
 //!   < 4 for point masses.
 
-use crate::joints::{apply_row_impulses, distance_gradient, Gradient, JointRow, JointRows, Pose};
+use crate::joint_rows::{apply_row_impulses, JointRow, JointRows};
+use crate::joints::{distance_gradient, Gradient, Pose};
 use crate::layout::Bodies;
 use crate::step::StepParams;
 use glam::Vec3;

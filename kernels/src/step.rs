@@ -75,7 +75,7 @@ pub struct StepStats {
 /// lists each stage's files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
-    /// 1. Forces: explicit springs, applied loads, gravity and the kinematic drives, v* = v + h M⁻¹ f.
+    /// 1. Forces: explicit springs, applied loads, gravity, kinematic drives; v* = v + h M⁻¹ f.
     Forces,
     /// 2. Broad phase: the uniform grid.
     Broad,

@@ -12,8 +12,9 @@ const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::GaussSeidel];
 /// Normal impulses (N s) by contact key.
 type NormalImpulses = Vec<(u64, f32)>;
 
-/// Steps `bodies` once on a floor of friction coefficient `mu` with `solver` from rest; returns the normal impulse (N s) of
-/// each contact key, the bodies' largest speed after the step (m/s), and the sweeps run.
+/// Steps `bodies` once on a floor of friction coefficient `mu` with `solver` from rest; returns the
+/// normal impulse (N s) of each contact key, the bodies' largest speed after the step (m/s), and
+/// the sweeps run.
 fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (NormalImpulses, f32, u32) {
     let mut cpu = CpuPipeline::new(2).unwrap();
     let floor = [plane(Vec3::ZERO, Vec3::Z)];
