@@ -11,7 +11,7 @@ use crate::body::BodyKind;
 use crate::error::{finite3, BuildError};
 use glam::Vec3;
 use grains_kernels::forces::Load;
-use grains_kernels::joints::{Joint, JointKind as Kind};
+use grains_kernels::joints::{Joint, JointConstraint as Kind};
 use grains_kernels::springs::Spring;
 use grains_kernels::{Bodies, NO_BODY};
 

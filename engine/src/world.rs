@@ -12,7 +12,7 @@ use crate::settings::{Backend, Envelope, Settings};
 use glam::{Quat, Vec3, Vec4};
 #[cfg(feature = "gpu")]
 use grains_gpu::GpuPipeline;
-use grains_kernels::forces::{Drive, Load, DRIVE};
+use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::{Bodies, CpuPipeline, FrictionTable, GpuError, StageTimes, Wall};
@@ -78,7 +78,7 @@ pub struct World {
     pub(crate) wall_descs: Vec<WallDesc>,
     pub(crate) walls: Vec<Wall>,
     pub(crate) drives: Vec<(u32, Prescribed)>,
-    pub(crate) drive_buf: Vec<Drive>,
+    pub(crate) drive_buf: Vec<Actuation>,
     /// The joints as the kernels hold them (for [`World::joint_violation`]).
     pub(crate) joints: Vec<Joint>,
     pub(crate) forces: Vec<AppliedForce>,
@@ -109,7 +109,7 @@ impl World {
         self.drive_buf.clear();
         for &(body, m) in &self.drives {
             let (linear, angular) = m.step_velocity(t, h);
-            self.drive_buf.push(Drive {
+            self.drive_buf.push(Actuation {
                 body,
                 linear: linear.to_array(),
                 angular: angular.to_array(),

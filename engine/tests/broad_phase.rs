@@ -17,13 +17,8 @@ fn bed(nut_radius: f32) -> WorldBuilder {
         ..Settings::default()
     });
     b.material(Material::new(0.5));
-    let mut k = 12345u64;
-    let mut next = || {
-        k = k
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (k >> 11) as f32 / (1u64 << 53) as f32
-    };
+    let mut random = grains_kernels::random::Lcg::new(12345);
+    let mut next = || random.unit();
     // 4,000 grains of radius 0.05–0.1 packed loosely in a 2 m cube, around a nut at the centre.
     b.body(Body::sphere(Vec3::ZERO, nut_radius, 50.0));
     while b.body_count() < 4000 {

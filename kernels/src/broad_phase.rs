@@ -1,4 +1,4 @@
-//! Stage 2: uniform-grid broad phase, built by count → prefix sum → scatter in O(N).
+//! Stage 2, broad phase: the uniform grid, built by count → prefix sum → scatter in O(N).
 //!
 //! The cell edge fits the largest *small* grain with its envelope margin, so the 27 cells around
 //! a grain hold every partner it can touch. Bodies more than twice as large as the smallest one
@@ -424,13 +424,8 @@ mod tests {
     /// once.
     #[test]
     fn far_and_fast_grains_neither_inflate_the_cells_nor_lose_or_repeat_pairs() {
-        let mut k = 7u64;
-        let mut next = || {
-            k = k
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (k >> 11) as f32 / (1u64 << 53) as f32
-        };
+        let mut random = crate::random::Lcg::new(7);
+        let mut next = || random.unit();
         let mut pos_radius: Vec<Vec4> = (0..2000)
             .map(|_| Vec4::new(next(), next(), next(), 0.03 + 0.02 * next()))
             .collect();

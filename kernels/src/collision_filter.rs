@@ -1,4 +1,5 @@
-//! Stage 3b (only when some joint says its bodies do not collide): drops the contacts between
+//! Stage 3, narrow phase, its collision filter (only when some joint says its bodies do not
+//! collide): drops the contacts between
 //! such pairs of bodies, so that bodies built to overlap at their joint (a paddle of spheres, a
 //! chain of touching links) are held by the joint alone instead of also pushing each other
 //! apart.

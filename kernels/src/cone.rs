@@ -1,4 +1,5 @@
-//! Euclidean projection onto the Coulomb friction cone (anitescu-2006 eq. 5.3's K_i).
+//! Euclidean projection onto the Coulomb friction cone (anitescu-2006 eq. 5.3's K_i), for the
+//! warm start of stage 5 (prepare) and the sweeps of stage 6 (solve).
 
 use glam::Vec4;
 

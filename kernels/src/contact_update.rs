@@ -1,24 +1,58 @@
-//! The per-contact work of every CCP sweep, four contacts at a time: relative velocity,
-//! projected impulse update and the impulse each body receives (anitescu-2006 eq. 5.5 solved by
-//! a projected iteration). Lanes are independent contacts; the arithmetic is SIMD-wide.
+//! Stage 6, solve: the per-contact work of every CCP sweep, four contacts at a time: relative
+//! velocity, projected impulse update and the impulse each body receives (anitescu-2006 eq. 5.5
+//! solved by a projected iteration). Lanes are independent contacts; the arithmetic is SIMD-wide.
 
 use crate::cone::project_cone_scaled4;
 use crate::forces::planar_mask;
 use crate::layout::{ContactRow, Motion, NO_BODY};
 use crate::parallel::BLOCK;
+use crate::step::{SolverKind, StepParams};
 use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-/// What a sweep needs besides the rows.
+/// The solver's view of the step's settings: what laying out, warm-starting and sweeping the
+/// rows need, built once per solve kind from [`StepParams`] ([`Self::step`], [`Self::impact`]).
 #[derive(Clone, Copy, Debug)]
 pub struct SweepParams {
+    /// Which projected iteration runs the sweeps.
+    pub solver: SolverKind,
+    /// Most sweeps per solve.
+    pub max_iterations: u32,
+    /// Stop when the max-norm residual falls to this (m/s).
+    pub tolerance: f32,
     /// Over-relaxation ω of the projected step.
     pub omega: f32,
+    /// Coulomb-correction passes after each solve (each followed by a solve from the last γ).
+    pub coulomb_correction: u32,
     /// Planar mode: bodies keep v_y = 0 and ω ∥ ŷ.
     pub planar: bool,
     /// Share of the softened normal diagonal that is compliance, ε·mass_n (0 = rigid).
     pub softness: f32,
+}
+
+impl SweepParams {
+    /// The sweeps of a step's CCP: the normal rows carry the step's implicit spring,
+    /// softness = (ε/w_n) / (1 + ε/w_n).
+    pub fn step(p: &StepParams) -> Self {
+        SweepParams {
+            softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+            ..Self::impact(p)
+        }
+    }
+
+    /// The sweeps of an impact, which takes no time: rigid normal rows (softness 0).
+    pub fn impact(p: &StepParams) -> Self {
+        SweepParams {
+            solver: p.solver,
+            max_iterations: p.max_iterations,
+            tolerance: p.tolerance,
+            omega: p.omega,
+            coulomb_correction: p.coulomb_correction,
+            planar: p.planar,
+            softness: 0.0,
+        }
+    }
 }
 
 /// A 3-vector per lane: x, y and z of four contacts.

@@ -1,9 +1,9 @@
-//! Stage 5b (optional): the Coulomb correction of the cone relaxation. The CCP's velocity
-//! condition at a contact is u_n ≥ μ‖u_T‖ (the dual cone of anitescu-2006 eq. 5.5), so a sliding
-//! contact separates at μ‖u_T‖. One pass moves that speed, taken from the last iterate, into the
-//! normal row's right-hand side; the solve that follows then meets u_n + μ‖u_T^prev‖ ≥ μ‖u_T‖,
-//! and at the fixed point u_T = u_T^prev the normal condition is Coulomb's u_n ≥ 0 (the
-//! fixed-point approach of Anitescu and Hart that the CCP was derived from).
+//! Stage 6, solve (optional passes after each solve): the Coulomb correction of the cone
+//! relaxation. The CCP's velocity condition at a contact is u_n ≥ μ‖u_T‖ (the dual cone of
+//! anitescu-2006 eq. 5.5), so a sliding contact separates at μ‖u_T‖. One pass moves that speed,
+//! taken from the last iterate, into the normal row's right-hand side; the solve that follows then
+//! meets u_n + μ‖u_T^prev‖ ≥ μ‖u_T‖, and at the fixed point u_T = u_T^prev the normal condition is
+//! Coulomb's u_n ≥ 0 (the fixed-point approach of Anitescu and Hart that the CCP was derived from).
 
 use crate::contact_update::{relative_velocity, PackVelocities};
 use crate::layout::{ContactRow, Motion};

@@ -1,25 +1,29 @@
-//! Stage 1: non-contact forces, v* = v + h M⁻¹ f (hart-anitescu eq. 2.11's h·f term).
+//! Stage 1, forces: non-contact forces, v* = v + h M⁻¹ f (hart-anitescu eq. 2.11's h·f term).
 
 use crate::layout::{BodyKind, Motion};
 use crate::parallel::BLOCK;
+use crate::step::StepParams;
 use glam::Vec3;
 use rayon::prelude::*;
 
-/// [`Drive::kind`] of a kinematic body's prescribed velocities.
+/// [`Actuation::kind`] of a kinematic body's drive: prescribed velocities.
 pub const DRIVE: u32 = 0;
-/// [`Drive::kind`] of an applied force: the GPU passes its per-body forces to stage 1 in the
+/// [`Actuation::kind`] of an applied force: the GPU passes its per-body forces to stage 1 in the
 /// same list as the drives, with the force (N) in `linear`.
 pub const LOAD: u32 = 1;
 
-/// A kinematic body's prescribed velocities over the coming step.
+/// What stage 1 imposes on one body besides gravity and the springs, over the coming step:
+/// either a kinematic body's drive (kind [`DRIVE`]: its prescribed velocities) or, in the GPU
+/// backend's list, an applied force on a dynamic body (kind [`LOAD`]: the force in `linear`).
+/// The CPU backend takes the applied forces apart, as [`Load`]s.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Drive {
+pub struct Actuation {
     /// Body index.
     pub body: u32,
-    /// Prescribed linear velocity (m/s).
+    /// Prescribed linear velocity (m/s), or the applied force (N) of a [`LOAD`].
     pub linear: [f32; 3],
-    /// Prescribed angular velocity (rad/s).
+    /// Prescribed angular velocity (rad/s); zero for a [`LOAD`].
     pub angular: [f32; 3],
     /// [`DRIVE`] (on the GPU also [`LOAD`]); pads the struct to 32 bytes.
     pub kind: u32,
@@ -34,15 +38,8 @@ pub fn planar_mask(m: &mut Motion) {
 }
 
 /// Applies gravity to dynamic bodies, v ← v + h g, and sets kinematic bodies to their drives.
-pub fn apply_forces(
-    motion: &mut [Motion],
-    kind: &[u32],
-    drives: &[Drive],
-    gravity: Vec3,
-    h: f32,
-    planar: bool,
-) {
-    let dv = gravity * h;
+pub fn apply_forces(motion: &mut [Motion], kind: &[u32], drives: &[Actuation], p: &StepParams) {
+    let (dv, planar) = (p.gravity * p.h, p.planar);
     motion
         .par_chunks_mut(BLOCK)
         .zip(kind.par_chunks(BLOCK))
@@ -74,11 +71,11 @@ pub struct Load {
 
 /// Adds applied forces to their dynamic bodies, v ← v + h M⁻¹ f (hart-anitescu eq. 2.11's h·k
 /// term for forces other than gravity).
-pub fn apply_loads(motion: &mut [Motion], loads: &[Load], h: f32, planar: bool) {
+pub fn apply_loads(motion: &mut [Motion], loads: &[Load], p: &StepParams) {
     for l in loads {
         let m = &mut motion[l.body as usize];
-        m.linear = (m.v() + l.force * (h * m.inv_mass)).to_array();
-        if planar {
+        m.linear = (m.v() + l.force * (p.h * m.inv_mass)).to_array();
+        if p.planar {
             planar_mask(m);
         }
     }

@@ -1,18 +1,18 @@
-//! Projected Gauss–Seidel CCP sweeps made parallel by colouring: the contacts of one colour
-//! share no dynamic body, so each updates γ and both bodies' velocities at once, four lanes at a
-//! time (with spinning or rolling friction, each contact's moment rows right after its sliding
-//! update, in the same colour class).
+//! Stage 6, solve (Gauss–Seidel): projected Gauss–Seidel CCP sweeps made parallel by colouring: the
+//! contacts of one colour share no dynamic body, so each updates γ and both bodies' velocities at
+//! once, four lanes at a time (with spinning or rolling friction, each contact's moment rows right
+//! after its sliding update, in the same colour class).
 //!
 //! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
 //! colour, with a spin barrier between colours, so a sweep costs no task spawns. The joint rows
-//! ([`crate::joints`]) follow the colour classes of every sweep, relaxed in order by the first
+//! ([`crate::joint_rows`]) follow the colour classes of every sweep, relaxed in order by the first
 //! worker while the others wait at the barrier.
 
 use crate::contact_update::{
     apply_impulse, impulse_moments, lane, pack_impulse, update_pack, Lanes3, PackVelocities,
     RowPack, SweepParams,
 };
-use crate::joints::JointRows;
+use crate::joint_rows::JointRows;
 use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 const SPLIT_MIN: usize = 32;
 
 /// Runs coloured projected Gauss–Seidel sweeps over the contacts of `packs` and the rows of
-/// `joints` until the max-norm residual is below `tol` or `max_iter` sweeps have run; returns
-/// (sweeps, residual in m/s).
+/// `joints` until the max-norm residual is below `p.tolerance` or `p.max_iterations` sweeps have
+/// run; returns (sweeps, residual in m/s).
 ///
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
@@ -38,9 +38,8 @@ pub fn solve_gauss_seidel(
     moments: Option<&mut MomentPacks>,
     motion: &mut [Motion],
     p: &SweepParams,
-    max_iter: u32,
-    tol: f32,
 ) -> (u32, f32) {
+    let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let classes = packs.start.len() - 1;
     let start = &packs.start;
     let rows = &packs.rows;
@@ -96,7 +95,7 @@ pub fn solve_gauss_seidel(
                             motion.range(0, bodies),
                         )
                     };
-                    local = local.max(joint_system.relax(g, m, p.planar));
+                    local = local.max(joint_system.relax(g, m));
                 }
                 barrier.wait();
             }
@@ -139,7 +138,7 @@ unsafe fn relax_pack(
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
-    apply_pack_impulse(pack, &impulse, motion, p.planar);
+    apply_pack_impulse(pack, &impulse, motion, p);
     if let Some((moment_rows, moment_gamma)) = moments {
         let vel = PackVelocities::gather(pack, |i| motion.read(i));
         let (moment, r) = update_moment_pack(
@@ -150,7 +149,7 @@ unsafe fn relax_pack(
             &vel,
             p.omega,
         );
-        apply_pack_moment(pack, &moment, motion, p.planar);
+        apply_pack_moment(pack, &moment, motion, p);
         residual = residual.max(r);
     }
     residual.max_element()
@@ -165,10 +164,10 @@ unsafe fn apply_pack_impulse(
     pack: &RowPack,
     impulse: &Lanes3,
     motion: &Disjoint<Motion>,
-    planar: bool,
+    p: &SweepParams,
 ) {
     let (la, lb) = impulse_moments(pack, impulse);
-    apply_pack(pack, impulse, &la, &lb, motion, planar);
+    apply_pack(pack, impulse, &la, &lb, motion, p);
 }
 
 /// Applies the moment impulses L of one pack to its dynamic bodies (a gets +L, b gets −L).
@@ -180,9 +179,9 @@ unsafe fn apply_pack_moment(
     pack: &RowPack,
     moment: &Lanes3,
     motion: &Disjoint<Motion>,
-    planar: bool,
+    p: &SweepParams,
 ) {
-    apply_pack(pack, &[Vec4::ZERO; 3], moment, moment, motion, planar);
+    apply_pack(pack, &[Vec4::ZERO; 3], moment, moment, motion, p);
 }
 
 /// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies: a gets (P, la), b gets (−P, −lb).
@@ -196,7 +195,7 @@ unsafe fn apply_pack(
     la: &Lanes3,
     lb: &Lanes3,
     motion: &Disjoint<Motion>,
-    planar: bool,
+    p: &SweepParams,
 ) {
     for k in 0..4 {
         let (a, b) = (pack.body_a[k], pack.body_b[k]);
@@ -208,7 +207,7 @@ unsafe fn apply_pack(
                 motion.get(a as usize),
                 lane(impulse, k),
                 lane(la, k),
-                planar,
+                p.planar,
             );
         }
         if b != NO_BODY && motion.read(b as usize).inv_mass > 0.0 {
@@ -216,7 +215,7 @@ unsafe fn apply_pack(
                 motion.get(b as usize),
                 -lane(impulse, k),
                 -lane(lb, k),
-                planar,
+                p.planar,
             );
         }
     }
@@ -229,7 +228,7 @@ pub fn apply_warm_start(
     packs: &Packs,
     moments: Option<&MomentPacks>,
     motion: &mut [Motion],
-    planar: bool,
+    p: &SweepParams,
 ) {
     let motion = Disjoint::new(motion);
     let classes = packs.start.len() - 1;
@@ -240,9 +239,9 @@ pub fn apply_warm_start(
             // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
             // serially below).
             unsafe {
-                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, planar);
+                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, p);
                 if let Some(m) = moments {
-                    apply_pack_moment(pack, &pack_impulse(pack, &m.gamma[pk]), &motion, planar);
+                    apply_pack_moment(pack, &pack_impulse(pack, &m.gamma[pk]), &motion, p);
                 }
             };
         };

@@ -1,4 +1,4 @@
-//! Stage 6: positions follow the new velocities, q⁺ = q + h v⁺ (hart-anitescu eq. 2.11's
+//! Stage 7, integrate: positions follow the new velocities, q⁺ = q + h v⁺ (hart-anitescu eq. 2.11's
 //! position update); orientations by q⁺ = normalise(q + ½ h ω ⊗ q).
 
 use crate::layout::{BodyKind, Motion};

@@ -1,11 +1,12 @@
-//! Projected Jacobi CCP sweeps (Tasora–Anitescu): every contact updates from the same velocities
+//! Stage 6, solve (Jacobi; its body index is built in stage 5, prepare): projected Jacobi CCP
+//! sweeps (Tasora–Anitescu): every contact updates from the same velocities
 //! in parallel, then every body gathers M⁻¹ D Δγ of its own contacts (no float atomics). With
 //! spinning or rolling friction every contact's moment rows update from the same velocities
-//! too, and the gather adds their moment impulses. The joint rows ([`crate::joints`]) follow
+//! too, and the gather adds their moment impulses. The joint rows ([`crate::joint_rows`]) follow
 //! each gather, relaxed in order on the calling thread.
 
 use crate::contact_update::{apply_impulse, lane, update_pack, PackVelocities, SweepParams};
-use crate::joints::JointRows;
+use crate::joint_rows::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};
@@ -55,8 +56,8 @@ impl BodyContacts {
 }
 
 /// Runs projected Jacobi sweeps over the contacts, each followed by a Gauss–Seidel pass over the
-/// rows of `joints`, until the max-norm residual is below `tol` or `max_iter` sweeps have run;
-/// returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one class);
+/// rows of `joints`, until the max-norm residual is below `p.tolerance` or `p.max_iterations`
+/// sweeps have run; returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one class);
 /// `impulse` is scratch of the contacts' length; `moments`, built on the same packs, adds the
 /// spinning and rolling rows of [`crate::rolling`].
 #[allow(clippy::too_many_arguments)]
@@ -69,9 +70,8 @@ pub fn solve_jacobi(
     motion: &mut [Motion],
     index: &BodyContacts,
     p: &SweepParams,
-    max_iter: u32,
-    tol: f32,
 ) -> (u32, f32) {
+    let (max_iter, tol) = (p.max_iterations, p.tolerance);
     impulse.resize(packs.lanes.len(), [0.0; 4]);
     if let Some(m) = moments.as_deref_mut() {
         m.impulse.resize(packs.lanes.len(), [0.0; 4]);
@@ -84,9 +84,9 @@ pub fn solve_jacobi(
             residual = residual.max(moment_sweep(packs, m, motion, p.omega));
         }
         let moment_impulse = moments.as_deref().map(|m| m.impulse.as_slice());
-        body_gather(rows, impulse, moment_impulse, motion, index, p.planar);
+        body_gather(rows, impulse, moment_impulse, motion, index, p);
         if !joint_system.is_empty() {
-            residual = residual.max(joint_system.relax(joint_gamma, motion, p.planar));
+            residual = residual.max(joint_system.relax(joint_gamma, motion));
         }
         if residual <= tol {
             return (it, residual);
@@ -151,7 +151,7 @@ pub(crate) fn body_gather(
     moment: Option<&[[f32; 4]]>,
     motion: &mut [Motion],
     index: &BodyContacts,
-    planar: bool,
+    p: &SweepParams,
 ) {
     motion
         .par_chunks_mut(BLOCK)
@@ -179,7 +179,7 @@ pub(crate) fn body_gather(
                         dl += Vec4::from_array(moment[c]).truncate() * sign;
                     }
                 }
-                apply_impulse(m, dp, dl, planar);
+                apply_impulse(m, dp, dl, p.planar);
             }
         });
 }

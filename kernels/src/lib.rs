@@ -1,12 +1,28 @@
-//! Data-parallel compute of the granular engine.
+//! Data-parallel compute of the granular engine: the CPU step, one file per stage.
 //!
-//! One file per stage of the time step of `DESIGN.md`:
-//! [`forces`] (with the explicit [`springs`]) → [`broad_phase`] → [`narrow_phase`] →
-//! ([`restitution`]: Poisson impacts) → [`warm_start`] and the bilateral rows of [`joints`] (and
-//! the implicit [`springs`]) → solve ([`jacobi`] or [`gauss_seidel`], both built on
-//! [`contact_update`], with the optional [`coulomb_correction`] and the optional spinning and
-//! rolling friction of [`rolling`]) → [`integrate`] → [`observe`]. [`pipeline`] strings them
-//! together on a private thread pool.
+//! The stages of one step, in the order [`CpuPipeline::step`] runs them; [`Stage`],
+//! [`StageTimes`] and the GPU backend's timed passes use the same list, and each WGSL file of the
+//! GPU backend (crate `grains-gpu`) names the file here that it mirrors.
+//!
+//! 1. **forces**: [`forces`] (gravity, applied loads, the kinematic bodies' drives) and the
+//!    explicit [`springs`], v* = v + h M⁻¹ f.
+//! 2. **broad**: [`broad_phase`], the uniform grid.
+//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`]) finds the contact rows;
+//!    [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
+//!    the moment rows of spinning and rolling friction.
+//! 4. **impact** (only when some pair restitutes): [`restitution`], Poisson's impact.
+//! 5. **prepare**: [`warm_start`]; the solver's layout, [`colouring`] and [`packing`] for
+//!    Gauss–Seidel or [`jacobi`]'s body index; the bilateral rows ([`joint_rows`]) of the
+//!    [`joints`] and the implicit [`springs`].
+//! 6. **solve**: [`jacobi`] or [`gauss_seidel`], both built on [`contact_update`] and [`cone`],
+//!    with the moment rows of [`rolling`], the joint rows, and the optional passes of
+//!    [`coulomb_correction`].
+//! 7. **integrate**: [`integrate`].
+//! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
+//!
+//! [`pipeline`] strings the stages together on a private thread pool; [`step`] is the contract
+//! both backends share; [`parallel`] holds the deterministic data-parallel helpers; [`random`]
+//! the seeded sequence that test scenes are built from.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
@@ -23,6 +39,7 @@ pub mod forces;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
+pub mod joint_rows;
 pub mod joints;
 pub mod layout;
 pub mod narrow_phase;
@@ -30,6 +47,7 @@ pub mod observe;
 pub mod packing;
 pub mod parallel;
 pub mod pipeline;
+pub mod random;
 pub mod restitution;
 pub mod rolling;
 pub mod shape;
@@ -40,4 +58,4 @@ pub mod warm_start;
 pub use layout::*;
 pub use pipeline::CpuPipeline;
 pub use shape::Shape;
-pub use step::{GpuError, SolverKind, StageTimes, StepParams, StepStats};
+pub use step::{GpuError, SolverKind, Stage, StageTimes, StepParams, StepStats};

@@ -1,4 +1,4 @@
-//! Stage 3: narrow phase. Sphere–sphere and sphere–wall gaps Φ, and for the shapes of
+//! Stage 3, narrow phase: sphere–sphere and sphere–wall gaps Φ, and for the shapes of
 //! [`crate::shape`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
 //! capsule–capsule (the segments' closest points, plus the ends of the stretch of one's axis
 //! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
@@ -6,28 +6,13 @@
 //! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
 //! ellipse–ellipse pairs are not detected: they pass through each other.
 
-use crate::broad_phase::{Envelope, Grid};
+use crate::broad_phase::Grid;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
+use crate::step::StepParams;
 use glam::Vec3;
 use rayon::prelude::*;
-
-/// Settings the narrow phase needs from the step.
-#[derive(Clone, Copy, Debug)]
-pub struct NarrowParams {
-    /// Time step h (s).
-    pub h: f32,
-    /// ε̂ rule.
-    pub envelope: Envelope,
-    /// Planar mode (x–z plane): t2 is the plane normal ŷ.
-    pub planar: bool,
-    /// Contact compliance relative to the normal diagonal, ε/w_n = 1/(2π f h)² (0 = rigid).
-    pub softness_ratio: f32,
-    /// Keep the stabilising term Φ/h of hart-anitescu eq. 2.9 in the normal rows (false: Δ = 0,
-    /// the unstabilised scheme n·v⁺ ≥ 0 of their §3 comparison).
-    pub stabilise: bool,
-}
 
 /// Flag set in the pair key of a pair's second contact (a capsule's second end on a wall, the
 /// lower end of two capsules' overlap), so that the contacts of one pair have distinct keys
@@ -107,56 +92,60 @@ fn body_weight(m: &Motion, r: Vec3, e: Vec3) -> f32 {
     m.inv_mass + m.inv_inertia * r.cross(e).length_squared()
 }
 
-/// Builds the row of a contact with normal `n` (b → a), gap `phi` and arms `ra`, `rb`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn contact_row(
-    a: u32,
-    b: u32,
-    ma: &Motion,
-    mb: Option<&Motion>,
-    n: Vec3,
-    phi: f32,
-    ra: Vec3,
-    rb: Vec3,
-    mu: f32,
-    wall_velocity: Vec3,
-    p: &NarrowParams,
-) -> ContactRow {
-    let (t1, t2) = tangent_frame(n, p.planar);
-    let w = |e: Vec3| body_weight(ma, ra, e) + mb.map_or(0.0, |mb| body_weight(mb, rb, e));
-    let wn = w(n) * (1.0 + p.softness_ratio);
-    let wt = 0.5 * (w(t1) + w(t2));
-    ContactRow {
-        n: n.to_array(),
-        phi,
-        t1: t1.to_array(),
-        mu,
-        t2: t2.to_array(),
-        mass_n: 1.0 / wn,
-        ra: ra.to_array(),
-        mass_t: 1.0 / wt,
-        rb: rb.to_array(),
-        body_a: a,
-        bias: [
-            if p.stabilise { phi / p.h } else { 0.0 } - n.dot(wall_velocity),
-            -t1.dot(wall_velocity),
-            -t2.dot(wall_velocity),
-        ],
-        body_b: b,
-    }
-}
-
 /// What one pair test needs to read.
-struct Scene<'a> {
+struct PairTests<'a> {
     bodies: &'a Bodies,
     shapes: &'a [Shape],
     walls: &'a [Wall],
     friction: &'a FrictionTable,
-    params: NarrowParams,
+    /// The step: h, the ε̂ rule, planar mode and whether the normal rows keep Φ/h.
+    p: &'a StepParams,
+    /// Contact compliance relative to the normal diagonal, ε/w_n = 1/(2π f h)² (0 = rigid).
+    softness_ratio: f32,
 }
 
-impl Scene<'_> {
+impl PairTests<'_> {
+    /// Builds the row of a contact with normal `n` (b → a), gap `phi` and arms `ra`, `rb`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn contact_row(
+        &self,
+        a: u32,
+        b: u32,
+        ma: &Motion,
+        mb: Option<&Motion>,
+        n: Vec3,
+        phi: f32,
+        ra: Vec3,
+        rb: Vec3,
+        mu: f32,
+        wall_velocity: Vec3,
+    ) -> ContactRow {
+        let p = self.p;
+        let (t1, t2) = tangent_frame(n, p.planar);
+        let w = |e: Vec3| body_weight(ma, ra, e) + mb.map_or(0.0, |mb| body_weight(mb, rb, e));
+        let wn = w(n) * (1.0 + self.softness_ratio);
+        let wt = 0.5 * (w(t1) + w(t2));
+        ContactRow {
+            n: n.to_array(),
+            phi,
+            t1: t1.to_array(),
+            mu,
+            t2: t2.to_array(),
+            mass_n: 1.0 / wn,
+            ra: ra.to_array(),
+            mass_t: 1.0 / wt,
+            rb: rb.to_array(),
+            body_a: a,
+            bias: [
+                if p.stabilise_contacts { phi / p.h } else { 0.0 } - n.dot(wall_velocity),
+                -t1.dot(wall_velocity),
+                -t2.dot(wall_velocity),
+            ],
+            body_b: b,
+        }
+    }
+
     /// Sphere–sphere: Φ = ‖p_a − p_b‖ − r_a − r_b, kept when Φ ≤ ε̂ of the pair.
     #[inline(always)]
     fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
@@ -190,7 +179,7 @@ impl Scene<'_> {
         key: u64,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
-        if phi > self.params.envelope.pair(closing, self.params.h) {
+        if phi > self.p.envelope.pair(closing, self.p.h) {
             return;
         }
         let bodies = self.bodies;
@@ -198,19 +187,7 @@ impl Scene<'_> {
         let mu = self
             .friction
             .mu(bodies.material[a as usize], bodies.material[b as usize]);
-        let row = contact_row(
-            a,
-            b,
-            ma,
-            Some(mb),
-            n,
-            phi,
-            ra,
-            rb,
-            mu,
-            Vec3::ZERO,
-            &self.params,
-        );
+        let row = self.contact_row(a, b, ma, Some(mb), n, phi, ra, rb, mu, Vec3::ZERO);
         out.push((key, row));
     }
 
@@ -241,28 +218,11 @@ impl Scene<'_> {
                 continue;
             }
             let vw = glam::Vec4::from_array(wall.velocity).truncate();
-            if phi
-                > self
-                    .params
-                    .envelope
-                    .pair(closing_speed(m.v(), vw, n), self.params.h)
-            {
+            if phi > self.p.envelope.pair(closing_speed(m.v(), vw, n), self.p.h) {
                 continue;
             }
             let mu = self.friction.mu(b.material[i as usize], wall.material());
-            let row = contact_row(
-                i,
-                NO_BODY,
-                m,
-                None,
-                n,
-                phi,
-                -pr.w * n,
-                Vec3::ZERO,
-                mu,
-                vw,
-                &self.params,
-            );
+            let row = self.contact_row(i, NO_BODY, m, None, n, phi, -pr.w * n, Vec3::ZERO, mu, vw);
             out.push((wall_key(i, w as u32), row));
         }
     }
@@ -440,25 +400,13 @@ impl Scene<'_> {
         let wall = &self.walls[w];
         let vw = glam::Vec4::from_array(wall.velocity).truncate();
         let closing = closing_speed(point_velocity(m, ra), vw, n);
-        if phi > self.params.envelope.pair(closing, self.params.h) {
+        if phi > self.p.envelope.pair(closing, self.p.h) {
             return;
         }
         let mu = self
             .friction
             .mu(self.bodies.material[i as usize], wall.material());
-        let row = contact_row(
-            i,
-            NO_BODY,
-            m,
-            None,
-            n,
-            phi,
-            ra,
-            Vec3::ZERO,
-            mu,
-            vw,
-            &self.params,
-        );
+        let row = self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw);
         out.push((wall_key(i, w as u32) | flag, row));
     }
 }
@@ -470,15 +418,16 @@ pub fn find_contacts(
     shapes: &[Shape],
     walls: &[Wall],
     friction: &FrictionTable,
-    params: NarrowParams,
+    p: &StepParams,
     contacts: &mut Contacts,
 ) {
-    let scene = Scene {
+    let tests = PairTests {
         bodies,
         shapes,
         walls,
         friction,
-        params,
+        p,
+        softness_ratio: p.softness_ratio(),
     };
     let n = bodies.len();
     let grid_blocks = n.div_ceil(BLOCK);
@@ -491,7 +440,7 @@ pub fn find_contacts(
         out.clear();
         for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
             if grid.cell_of[i] != crate::broad_phase::NOT_IN_GRID {
-                scene.grid_body(grid, i as u32, out);
+                tests.grid_body(grid, i as u32, out);
             }
         }
     });
@@ -500,7 +449,7 @@ pub fn find_contacts(
         .zip(grid.large.par_iter())
         .for_each(|(out, &l)| {
             out.clear();
-            scene.large_body(grid, l, out);
+            tests.large_body(grid, l, out);
         });
     gather_blocks(contacts, blocks_needed, !grid.large.is_empty());
 }

@@ -1,4 +1,5 @@
-//! Stage 7: per-step statistics, reduced in fixed block order (bit-identical for any thread count).
+//! Stage 8, observe: per-step statistics, reduced in fixed block order (bit-identical for any
+//! thread count).
 
 use crate::layout::{BodyKind, ContactRow, Motion};
 use crate::parallel::BLOCK;

@@ -6,13 +6,14 @@ use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
-use crate::forces::{apply_forces, apply_loads, Drive, Load};
+use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
-use crate::joints::{Joint, JointRows};
+use crate::joint_rows::JointRows;
+use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
-use crate::narrow_phase::{find_contacts, Contacts, NarrowParams};
+use crate::narrow_phase::{find_contacts, Contacts};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
@@ -44,16 +45,17 @@ struct Workspace {
     moments: Moments,
     solver: SolverLayout,
     impacts: Impacts,
-    links: Links,
+    non_contact: NonContact,
     /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
     pre_force: Vec<Motion>,
     energy_blocks: Vec<f64>,
     times: StageTimes,
 }
 
-/// What ties bodies together besides contact, with the rows it gives each step.
+/// What acts on the bodies besides contact: joints, springs and applied loads, with the rows
+/// they give each step (stage 1 applies the forces among them, with gravity and the drives).
 #[derive(Default)]
-struct Links {
+struct NonContact {
     joints: Vec<Joint>,
     /// Body pairs whose joint excludes their contacts (sorted).
     non_colliding: Vec<(u32, u32)>,
@@ -63,24 +65,17 @@ struct Links {
     rows: JointRows,
     /// The explicit springs' rows and impulses of stage 1.
     explicit: JointRows,
-    /// The joints' rows in the impact of stage 5a.
+    /// The joints' rows in the impact of stage 4.
     impact: JointRows,
 }
 
-impl Links {
+impl NonContact {
     /// Stage 1: v* = v + h M⁻¹ f for the explicit springs, the applied loads and gravity, then
     /// the kinematic bodies' drives.
-    fn apply_forces(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) {
-        apply_spring_forces(&self.springs, bodies, p.h, p.planar, &mut self.explicit);
-        apply_loads(&mut bodies.motion, &self.loads, p.h, p.planar);
-        apply_forces(
-            &mut bodies.motion,
-            &bodies.kind,
-            drives,
-            p.gravity,
-            p.h,
-            p.planar,
-        );
+    fn apply_forces(&mut self, bodies: &mut Bodies, drives: &[Actuation], p: &StepParams) {
+        apply_spring_forces(&self.springs, bodies, p, &mut self.explicit);
+        apply_loads(&mut bodies.motion, &self.loads, p);
+        apply_forces(&mut bodies.motion, &bodies.kind, drives, p);
     }
 }
 
@@ -116,18 +111,18 @@ impl CpuPipeline {
     /// Forgets the warm-start impulses (after bodies were moved by hand).
     pub fn reset_warm_start(&mut self) {
         self.work.cache.clear();
-        self.work.links.rows.clear();
+        self.work.non_contact.rows.clear();
     }
 
     /// Replaces the joints and springs the following steps enforce (forgetting the joints'
     /// impulses). Joints and implicit springs are rows of every step's CCP; explicit springs
     /// are forces of stage 1.
     pub fn set_links(&mut self, joints: Vec<Joint>, springs: Vec<Spring>) {
-        let links = &mut self.work.links;
-        links.non_colliding = non_colliding_pairs(&joints);
-        links.joints = joints;
-        links.springs = springs;
-        links.rows = JointRows::default();
+        let non_contact = &mut self.work.non_contact;
+        non_contact.non_colliding = non_colliding_pairs(&joints);
+        non_contact.joints = joints;
+        non_contact.springs = springs;
+        non_contact.rows = JointRows::default();
     }
 
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
@@ -137,20 +132,20 @@ impl CpuPipeline {
 
     /// Replaces the applied forces of the following steps.
     pub fn set_loads(&mut self, loads: &[Load]) {
-        self.work.links.loads.clear();
-        self.work.links.loads.extend_from_slice(loads);
+        self.work.non_contact.loads.clear();
+        self.work.non_contact.loads.extend_from_slice(loads);
     }
 
     /// The joint rows' impulses of the last step (N s), in row order: each joint's rows in joint
     /// order, then the implicit springs' rows.
     pub fn joint_impulses(&self) -> &[f32] {
-        &self.work.links.rows.gamma
+        &self.work.non_contact.rows.gamma
     }
 
     /// Restores the joint impulses saved by [`Self::joint_impulses`] (the next step warm-starts
     /// from them).
     pub fn restore_joint_impulses(&mut self, gamma: &[f32]) {
-        let rows = &mut self.work.links.rows;
+        let rows = &mut self.work.non_contact.rows;
         rows.gamma.clear();
         rows.gamma.extend_from_slice(gamma);
     }
@@ -208,7 +203,7 @@ impl CpuPipeline {
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
-        drives: &[Drive],
+        drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
     ) -> StepStats {
@@ -223,7 +218,7 @@ impl Workspace {
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
-        drives: &[Drive],
+        drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
     ) -> StepStats {
@@ -237,17 +232,15 @@ impl Workspace {
         let restitutes = friction.any_restitution();
         let rolls = friction.any_moment_friction();
         if restitutes {
+            // v⁻: the drives without any force (the impact takes no time).
+            let weightless = StepParams {
+                gravity: Vec3::ZERO,
+                ..*p
+            };
             self.pre_force.clone_from(&bodies.motion);
-            apply_forces(
-                &mut self.pre_force,
-                &bodies.kind,
-                drives,
-                Vec3::ZERO,
-                p.h,
-                p.planar,
-            );
+            apply_forces(&mut self.pre_force, &bodies.kind, drives, &weightless);
         }
-        self.links.apply_forces(bodies, drives, p);
+        self.non_contact.apply_forces(bodies, drives, p);
         lap(&mut t.forces);
 
         self.grid.build(
@@ -259,23 +252,16 @@ impl Workspace {
         );
         lap(&mut t.broad);
 
-        let narrow = NarrowParams {
-            h: p.h,
-            envelope: p.envelope,
-            planar: p.planar,
-            softness_ratio: p.softness_ratio(),
-            stabilise: p.stabilise_contacts,
-        };
         find_contacts(
             &self.grid,
             bodies,
             &self.shapes,
             walls,
             friction,
-            narrow,
+            p,
             &mut self.contacts,
         );
-        drop_non_colliding(&mut self.contacts, &self.links.non_colliding);
+        drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
         if rolls {
             self.moments.build(&self.contacts, bodies, walls, friction);
         }
@@ -287,7 +273,7 @@ impl Workspace {
             } else {
                 0
             };
-        lap(&mut t.solve);
+        lap(&mut t.impact);
 
         let rows = &self.contacts.rows;
         self.gamma.resize(rows.len(), [0.0; 4]);
@@ -304,29 +290,19 @@ impl Workspace {
             );
         }
         let moments = rolls.then_some(&self.moments);
-        self.solver.load(
-            rows,
-            &self.gamma,
-            moments,
-            &bodies.kind,
-            &mut bodies.motion,
-            p,
-        );
-        let links = &mut self.links;
-        links.rows.build(
-            &links.joints,
-            &links.springs,
-            bodies,
-            p.h,
-            p.planar,
-            p.warm_start,
-        );
-        links.rows.apply_warm_start(&mut bodies.motion, p.planar);
+        let sweep = SweepParams::step(p);
+        let motion = &mut bodies.motion;
+        self.solver
+            .load(rows, &self.gamma, moments, &bodies.kind, motion, &sweep);
+        let non_contact = &mut self.non_contact;
+        let (joints, springs) = (&non_contact.joints, &non_contact.springs);
+        non_contact.rows.build(joints, springs, bodies, p);
+        non_contact.rows.apply_warm_start(&mut bodies.motion);
         lap(&mut t.prepare);
 
         let (iterations, residual) =
             self.solver
-                .solve_corrected(rows, &mut links.rows, &mut bodies.motion, p, true);
+                .solve_corrected(rows, &mut non_contact.rows, &mut bodies.motion, &sweep);
         lap(&mut t.solve);
 
         integrate_positions(
@@ -364,27 +340,23 @@ impl Workspace {
     /// `self.impacts`, with the joints holding their velocity constraints through it:
     /// compression and decompression from the pre-force velocities, then v ← v⁺ + h M⁻¹ f for
     /// the step's CCP. Returns the sweeps of both solves.
-    fn impact(&mut self, bodies: &mut Bodies, drives: &[Drive], p: &StepParams) -> u32 {
+    fn impact(&mut self, bodies: &mut Bodies, drives: &[Actuation], p: &StepParams) -> u32 {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
-        let joints = &mut self.links.impact;
-        joints.build_impact(&self.links.joints, bodies, p.planar);
-        self.solver
-            .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
-        let (compression, _) = self
-            .solver
-            .solve_corrected(&impacts.rows, joints, v, p, false);
-        self.solver.packs.unpack_gamma(&mut impacts.gamma);
+        let joints = &mut self.non_contact.impact;
+        joints.build_impact(&self.non_contact.joints, bodies, p);
+        let sweep = SweepParams::impact(p);
+        let solver = &mut self.solver;
+        solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
+        let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
+        solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         joints.gamma.fill(0.0);
-        self.solver
-            .load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, p);
-        self.solver.packs.gamma.fill([Vec4::ZERO; 3]);
-        let (decompression, _) = self
-            .solver
-            .solve_corrected(&impacts.rows, joints, v, p, false);
+        solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
+        solver.packs.gamma.fill([Vec4::ZERO; 3]);
+        let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
         bodies.motion.copy_from_slice(v);
-        self.links.apply_forces(bodies, drives, p);
+        self.non_contact.apply_forces(bodies, drives, p);
         compression + decompression
     }
 }
@@ -399,7 +371,7 @@ impl SolverLayout {
         moments: Option<&Moments>,
         kind: &[u32],
         motion: &mut [Motion],
-        p: &StepParams,
+        p: &SweepParams,
     ) {
         self.with_moments = moments.is_some();
         match p.solver {
@@ -412,7 +384,7 @@ impl SolverLayout {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
                 let moment_packs = self.with_moments.then_some(&self.moment_packs);
-                apply_warm_start(&self.packs, moment_packs, motion, p.planar);
+                apply_warm_start(&self.packs, moment_packs, motion, p);
             }
             SolverKind::Jacobi => {
                 self.index.build(rows, kind);
@@ -423,14 +395,7 @@ impl SolverLayout {
                 let moment_impulse = self
                     .with_moments
                     .then_some(self.moment_packs.impulse.as_slice());
-                body_gather(
-                    rows,
-                    &self.impulse,
-                    moment_impulse,
-                    motion,
-                    &self.index,
-                    p.planar,
-                );
+                body_gather(rows, &self.impulse, moment_impulse, motion, &self.index, p);
                 self.packs
                     .build(rows, gamma, None, &[0, rows.len() as u32], None);
                 if let Some(m) = moments {
@@ -441,33 +406,21 @@ impl SolverLayout {
     }
 
     /// Solves the CCP of the loaded `rows` and the bilateral `joints` from the packed γ and the
-    /// joints' impulses, then runs `p.coulomb_correction`
-    /// passes of [`correct_normal_bias`], each followed by a solve from the last γ; returns the
-    /// sweeps of all solves and the last residual (m/s). `compliant`: the normal rows carry the
-    /// step's implicit spring (a step's CCP); otherwise they are rigid (an impact, which takes
-    /// no time).
+    /// joints' impulses, then runs `p.coulomb_correction` passes of [`correct_normal_bias`],
+    /// each followed by a solve from the last γ; returns the sweeps of all solves and the last
+    /// residual (m/s). `p` is a step's CCP ([`SweepParams::step`]: the normal rows carry the
+    /// step's implicit spring) or an impact's ([`SweepParams::impact`]: rigid rows).
     fn solve_corrected(
         &mut self,
         rows: &[ContactRow],
         joints: &mut JointRows,
         motion: &mut [Motion],
-        p: &StepParams,
-        compliant: bool,
+        p: &SweepParams,
     ) -> (u32, f32) {
-        let softness = if compliant {
-            p.softness_ratio() / (1.0 + p.softness_ratio())
-        } else {
-            0.0
-        };
-        let sweep = SweepParams {
-            omega: p.omega,
-            planar: p.planar,
-            softness,
-        };
-        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, &sweep, p);
+        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, p);
         for _ in 0..p.coulomb_correction {
             correct_normal_bias(&mut self.packs, rows, motion);
-            let (more, last) = self.solve(rows, joints, motion, &sweep, p);
+            let (more, last) = self.solve(rows, joints, motion, p);
             sweeps += more;
             residual = last;
         }
@@ -479,8 +432,7 @@ impl SolverLayout {
         rows: &[ContactRow],
         joints: &mut JointRows,
         motion: &mut [Motion],
-        sweep: &SweepParams,
-        p: &StepParams,
+        p: &SweepParams,
     ) -> (u32, f32) {
         let moments = self.with_moments.then_some(&mut self.moment_packs);
         match p.solver {
@@ -492,19 +444,11 @@ impl SolverLayout {
                 &mut self.impulse,
                 motion,
                 &self.index,
-                sweep,
-                p.max_iterations,
-                p.tolerance,
+                p,
             ),
-            SolverKind::GaussSeidel => solve_gauss_seidel(
-                &mut self.packs,
-                joints,
-                moments,
-                motion,
-                sweep,
-                p.max_iterations,
-                p.tolerance,
-            ),
+            SolverKind::GaussSeidel => {
+                solve_gauss_seidel(&mut self.packs, joints, moments, motion, p)
+            }
         }
     }
 }

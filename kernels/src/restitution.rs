@@ -1,4 +1,4 @@
-//! Stage 5a (only when some material pair restitutes): the Poisson impact of the anitescu
+//! Stage 4, impact (only when some material pair restitutes): the Poisson impact of the anitescu
 //! slides ("Impact Model"), run before the step's CCP.
 //!
 //! The colliding contacts C are those whose CCP row the free velocity v* = v⁻ + h M⁻¹ f

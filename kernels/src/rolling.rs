@@ -1,5 +1,6 @@
-//! Stage 5c (only when some material pair has spinning or rolling friction): moment impulses as
-//! extra cones of each contact in the same CCP sweeps.
+//! Spinning and rolling friction (only when some material pair has either): moment impulses as
+//! extra cones of each contact in the same CCP sweeps; their rows are built in stage 3 (narrow
+//! phase), warm-started in stage 5 (prepare) and relaxed in stage 6 (solve).
 //!
 //! At a contact with normal n (b → a) and tangents t1, t2 the relative angular velocity
 //! ω_a − ω_b splits into a spin u_s = n·(ω_a − ω_b) and a rolling part
@@ -27,7 +28,7 @@
 //! sliding cone of the relaxation they add no normal velocity. The data live in their own
 //! arrays indexed like the contact rows ([`Moments`]) and like the solver's packs
 //! ([`MomentPacks`]); nothing here runs when no pair has either friction. The GPU backend does the
-//! same in projected Jacobi's order (`shaders/rolling.wgsl`).
+//! same in projected Jacobi's order (its `rolling.wgsl`).
 
 use crate::contact_update::{dot, pack_impulse, Lanes3, PackVelocities, RowPack};
 use crate::layout::{pair_materials, Bodies, FrictionTable, Wall, NO_BODY};

@@ -1,6 +1,8 @@
-//! Springs and dampers between two bodies' points (anitescu slides, "Damping and elastic
-//! forces"): along the line between the anchors, φ = ‖p_a − p_b‖ − L with gradient ∇φ = Jᵀ,
-//! J = (n, r_a × n, −n, −r_b × n), the spring–damper force is
+//! Springs and dampers between two bodies' points: the explicit ones are forces of stage 1
+//! (forces), the implicit ones soft rows built in stage 5 (prepare) and relaxed in stage 6 (solve)
+//! beside the joints (anitescu slides, "Damping and elastic forces"): along the line between the
+//! anchors, φ = ‖p_a − p_b‖ − L with gradient ∇φ = Jᵀ, J = (n, r_a × n, −n, −r_b × n), the
+//! spring–damper force is
 //!
 //! ```text
 //! k_s(q, v) = −k φ(q) ∇φ − δ ∇φ (∇φᵀ v)        (stiffness k, damping δ; ψ = φ for the damper)
@@ -25,8 +27,10 @@
 //!   forces, v* = v + h M⁻¹ F; stable only while h δ (1/m_a + 1/m_b) < 2 and h² k (1/m_a + 1/m_b)
 //!   < 4 for point masses.
 
-use crate::joints::{apply_row_impulses, distance_gradient, Gradient, JointRow, JointRows, Pose};
+use crate::joint_rows::{apply_row_impulses, JointRow, JointRows};
+use crate::joints::{distance_gradient, Gradient, Pose};
 use crate::layout::Bodies;
+use crate::step::StepParams;
 use glam::Vec3;
 
 /// A spring–damper between a point of body a and a point of body b (or of the world).
@@ -78,7 +82,8 @@ impl Spring {
 
 /// The linearly implicit spring's soft row J v⁺ + k φ/(h k + δ) + ε c = 0, ε = 1/(h² k + h δ)
 /// (the slides' M̂ = M + h δ ∇ψ∇ψᵀ + h² k ∇φ∇φᵀ, see the module notes).
-pub(crate) fn soft_row(s: &Spring, bodies: &Bodies, h: f32, planar: bool) -> JointRow {
+pub(crate) fn soft_row(s: &Spring, bodies: &Bodies, p: &StepParams) -> JointRow {
+    let h = p.h;
     let resistance = h * s.stiffness + s.damping;
     // Neither stiffness nor damping: a row that cannot act (zero gradient, dropped by the solve).
     let (g, bias, compliance) = match s.gradient(bodies) {
@@ -90,7 +95,7 @@ pub(crate) fn soft_row(s: &Spring, bodies: &Bodies, h: f32, planar: bool) -> Joi
         _ => (Gradient::default(), 0.0, 0.0),
     };
     let pair = (s.body_a, s.body_b);
-    JointRow::new(g, pair, planar, (bias, compliance, f32::INFINITY))
+    JointRow::new(g, pair, p.planar, (bias, compliance, f32::INFINITY))
 }
 
 /// Stage 1 for the explicit springs: v ← v + h M⁻¹ F with F = −(k φ + δ J v) ∇φ, every force
@@ -98,8 +103,7 @@ pub(crate) fn soft_row(s: &Spring, bodies: &Bodies, h: f32, planar: bool) -> Joi
 pub fn apply_spring_forces(
     springs: &[Spring],
     bodies: &mut Bodies,
-    h: f32,
-    planar: bool,
+    p: &StepParams,
     scratch: &mut JointRows,
 ) {
     scratch.rows.clear();
@@ -107,10 +111,10 @@ pub fn apply_spring_forces(
     for s in springs.iter().filter(|s| !s.implicit) {
         let g = s.gradient(bodies);
         let pair = (s.body_a, s.body_b);
-        let row = JointRow::new(g, pair, planar, (0.0, 0.0, f32::INFINITY));
+        let row = JointRow::new(g, pair, p.planar, (0.0, 0.0, f32::INFINITY));
         let force = -(s.stiffness * g.theta + s.damping * row.rate(&bodies.motion));
         scratch.rows.push(row);
-        scratch.gamma.push(h * force);
+        scratch.gamma.push(p.h * force);
     }
-    apply_row_impulses(&scratch.rows, &scratch.gamma, &mut bodies.motion, planar);
+    apply_row_impulses(&scratch.rows, &scratch.gamma, &mut bodies.motion, p.planar);
 }

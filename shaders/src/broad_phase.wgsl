@@ -1,8 +1,8 @@
-// Stage 2 (mirrors kernels/src/broad_phase.rs): uniform grid by count → prefix sum → scatter.
-// Bodies larger than `large_limit` stay out of the grid (the narrow phase pairs them directly), and
-// so do small spheres whose reach exceeds FAST_REACH times the small spheres' mean, listed in the
-// slot after the last cell. Where the grid bodies' extent needs more cells than the budget, the
-// grid repeats periodically along its longest axes instead of growing its cells.
+// Stage 2, broad phase (mirrors kernels/src/broad_phase.rs): uniform grid by count → prefix sum →
+// scatter. Bodies larger than `large_limit` stay out of the grid (the narrow phase pairs them
+// directly), and so do small spheres whose reach exceeds FAST_REACH times the small spheres' mean,
+// listed in the slot after the last cell. Where the grid bodies' extent needs more cells than the
+// budget, the grid repeats periodically along its longest axes instead of growing its cells.
 
 const NOT_IN_GRID: u32 = 0xffffffffu;
 

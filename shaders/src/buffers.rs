@@ -5,20 +5,20 @@ use bytemuck::{Pod, Zeroable};
 use grains_kernels::layout::{ContactRow, Motion, Wall};
 use grains_kernels::GpuError;
 
-/// Partner slots per body (`MAX_PAIRS` in `shaders/narrow_phase.wgsl`).
+/// Partner slots per body (`MAX_PAIRS` in `narrow_phase.wgsl`).
 pub const MAX_PAIRS: u64 = 32;
 /// Contact rows reserved per body.
 pub const ROWS_PER_BODY: u64 = 8;
 /// Threads per workgroup in every stage.
 pub const WG: u64 = 256;
-/// Slots of `bounds` (`BOUND_SLOTS` in `shaders/layout.wgsl`).
+/// Slots of `bounds` (`BOUND_SLOTS` in `layout.wgsl`).
 const BOUND_SLOTS: u64 = 9;
 /// Elements a prefix-sum workgroup scans.
 const SCAN_BLOCK: u64 = 1024;
 /// Most workgroups along one dispatch dimension.
 const MAX_GROUPS: u64 = 65535;
 
-/// The uniform parameters of a step (`Params` in `shaders/layout.wgsl`), 80 bytes.
+/// The uniform parameters of a step (`Params` in `layout.wgsl`), 80 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct Params {
@@ -42,7 +42,7 @@ pub struct Params {
     pub stabilise: u32,
 }
 
-/// The step's grid (`GridInfo` in `shaders/layout.wgsl`), 48 bytes.
+/// The step's grid (`GridInfo` in `layout.wgsl`), 48 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct GridInfo {
@@ -54,7 +54,7 @@ pub struct GridInfo {
     pub rows: u32,
 }
 
-/// One contact's moment rows (`Moment` in `shaders/rolling.wgsl`), 64 bytes: (e_r, e_roll,
+/// One contact's moment rows (`Moment` in `rolling.wgsl`), 64 bytes: (e_r, e_roll,
 /// 1/w_m, w_m |r_a|), (γ_s, γ_r1, γ_r2, 0), the sweep's moment-impulse change and the step's
 /// moment impulse as world vectors.
 #[repr(C)]
@@ -122,7 +122,7 @@ impl Sizes {
     }
 }
 
-/// The contacts' moment rows and the bind group (group 1 of `shaders/rolling.wgsl`) that binds
+/// The contacts' moment rows and the bind group (group 1 of `rolling.wgsl`) that binds
 /// them, only where some material pair has spinning or rolling friction.
 pub struct MomentBuffers {
     pub moments: wgpu::Buffer,
@@ -142,7 +142,7 @@ pub struct Buffers {
     pub drives: wgpu::Buffer,
     pub friction: wgpu::Buffer,
     pub large: wgpu::Buffer,
-    /// The step's grid (`GridInfo` in `shaders/layout.wgsl`) and each body's cell.
+    /// The step's grid (`GridInfo` in `layout.wgsl`) and each body's cell.
     pub grid: wgpu::Buffer,
     pub cell_of: wgpu::Buffer,
     pub rows: wgpu::Buffer,

@@ -1,4 +1,4 @@
-// Stage 5b (mirrors kernels/src/coulomb_correction.rs; only with coulomb_correction = k > 0):
+// Stage 6, solve (mirrors kernels/src/coulomb_correction.rs; only with coulomb_correction = k > 0):
 // the Coulomb correction of the cone relaxation. The CCP lets a sliding contact separate at
 // μ‖u_T‖ (anitescu-2006 eq. 5.5's dual cone); each of the k passes moves μ‖u_T‖ of the last
 // iterate into the normal row's right-hand side, then the step runs another max_iterations Jacobi

@@ -3,7 +3,7 @@
 use grains_kernels::GpuError;
 use std::sync::{Arc, Mutex};
 
-/// Storage buffers the main bind group of the step binds (see `shaders/layout.wgsl`).
+/// Storage buffers the main bind group of the step binds (see `layout.wgsl`).
 pub const STORAGE_BINDINGS: u32 = 31;
 
 /// A device, its queue and the first error it reported.

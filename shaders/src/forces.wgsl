@@ -1,6 +1,6 @@
-// Stage 1 (mirrors kernels/src/forces.rs): non-contact forces.
+// Stage 1, forces (mirrors kernels/src/forces.rs): non-contact forces.
 
-/// `Drive.kind` of an applied force.
+/// `Actuation.kind` of an applied force (kernels/src/forces.rs's LOAD).
 const LOAD: u32 = 1u;
 
 /// v* = v + h M⁻¹ f for gravity (hart-anitescu eq. 2.11's h·f term), dynamic bodies only.

@@ -1,4 +1,4 @@
-// Stage 6 (mirrors kernels/src/integrate.rs): positions follow the new velocities.
+// Stage 7, integrate (mirrors kernels/src/integrate.rs): positions follow the new velocities.
 
 /// q⁺ = q + h v⁺ (hart-anitescu eq. 2.11) and orientation q⁺ = normalise(q + ½ h ω ⊗ q).
 @compute @workgroup_size(256)

@@ -1,4 +1,5 @@
-// Stage 5 (mirrors kernels/src/jacobi.rs): projected Jacobi CCP sweeps (Tasora–Anitescu). Every
+// Stage 6, solve (mirrors kernels/src/jacobi.rs; the body index is built in stage 5, prepare):
+// projected Jacobi CCP sweeps (Tasora–Anitescu). Every
 // contact updates from the same velocities (with spinning or rolling friction its moment rows
 // right after its sliding rows, rolling.wgsl), then every body gathers M⁻¹ D Δγ of its contacts
 // through the body → contacts index (no float atomics, a fixed summation order).

@@ -43,7 +43,7 @@ struct Wall {
 
 /// A per-body input of stage 1: a kinematic body's prescribed velocities (kind 0: l linear, a
 /// angular) or the applied force on a dynamic body (kind 1: l, in N).
-struct Drive {
+struct Actuation {
     body: u32,
     lx: f32, ly: f32, lz: f32,
     ax: f32, ay: f32, az: f32,
@@ -111,7 +111,7 @@ struct GridInfo {
 @group(0) @binding(5) var<storage, read_write> kind: array<u32>;
 @group(0) @binding(6) var<storage, read_write> reach: array<f32>;
 @group(0) @binding(7) var<storage, read_write> walls: array<Wall>;
-@group(0) @binding(8) var<storage, read_write> drives: array<Drive>;
+@group(0) @binding(8) var<storage, read_write> drives: array<Actuation>;
 // μ, then e_r, then e_roll of every material pair (n_materials² each, row-major).
 @group(0) @binding(9) var<storage, read_write> friction: array<f32>;
 @group(0) @binding(10) var<storage, read_write> large: array<u32>;

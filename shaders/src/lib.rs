@@ -1,7 +1,9 @@
 //! The GPU backend: the same step as [`grains_kernels::CpuPipeline`] with projected Jacobi
-//! (and its Coulomb-correction passes), every stage a WGSL compute shader of `shaders/` run
-//! through wgpu. The body state lives on the device; the host copy is refreshed only when asked
-//! ([`GpuPipeline::step`] with `read_back`, or [`GpuPipeline::read_back`]).
+//! (and its Coulomb-correction passes), every stage a WGSL compute shader beside this crate's
+//! host code (`src/*.wgsl`, each naming the CPU file it mirrors), run through wgpu in the stage
+//! order of [`grains_kernels::Stage`]. The body state lives on the device; the host copy is
+//! refreshed only when asked ([`GpuPipeline::step`] with `read_back`, or
+//! [`GpuPipeline::read_back`]).
 
 mod buffers;
 mod device;
@@ -14,11 +16,11 @@ pub use grains_kernels::GpuError;
 use buffers::{Buffers, GridInfo, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
 use grains_kernels::broad_phase::{large_limit, Envelope};
-use grains_kernels::forces::{Drive, Load, LOAD};
+use grains_kernels::forces::{Actuation, Load, LOAD};
 use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use grains_kernels::observe::kinetic_energy;
 use grains_kernels::{StageTimes, StepParams, StepStats};
-use profiler::{Profiler, STAGES};
+use profiler::{Profiler, TIMED_PASSES};
 use programs::Programs;
 use std::time::Instant;
 
@@ -55,7 +57,7 @@ pub struct GpuPipeline {
     pending_warm: Option<WarmStartState>,
     large_limit: f32,
     /// The applied forces of the coming steps, one [`LOAD`] entry per body.
-    loads: Vec<Drive>,
+    loads: Vec<Actuation>,
     last: StepStats,
     elapsed: f64,
     energy_blocks: Vec<f64>,
@@ -66,7 +68,7 @@ pub struct GpuPipeline {
 /// Bytes of one contact's moment rows.
 const MOMENT_BYTES: u64 = std::mem::size_of::<Moment>() as u64;
 
-/// Slots of the statistics buffer (`stats` in `shaders/layout.wgsl`).
+/// Slots of the statistics buffer (`stats` in `layout.wgsl`).
 const STAT_ROWS: usize = 0;
 const STAT_PENETRATION: usize = 1;
 const STAT_PAIRS: usize = 2;
@@ -122,7 +124,7 @@ impl GpuPipeline {
     /// order given).
     pub fn set_loads(&mut self, loads: &[Load]) {
         self.loads.clear();
-        self.loads.extend(loads.iter().map(|l| Drive {
+        self.loads.extend(loads.iter().map(|l| Actuation {
             body: l.body,
             linear: l.force.to_array(),
             angular: [0.0; 3],
@@ -148,7 +150,7 @@ impl GpuPipeline {
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
-        drives: &[Drive],
+        drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
         read_back: bool,
@@ -202,7 +204,7 @@ impl GpuPipeline {
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);
         let inputs = drives.len() + self.loads.len();
-        self.encode_step(cur, inputs, p.max_iterations, p.coulomb_correction);
+        self.encode_step(cur, inputs, p);
         self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
         self.steps += 1;
         self.parity = cur;
@@ -231,7 +233,7 @@ impl GpuPipeline {
             (&b.stats, 32),
         ];
         if let Some(prof) = &self.profiler {
-            list.push((&prof.resolved, 16 * STAGES as u64));
+            list.push((&prof.resolved, 16 * TIMED_PASSES as u64));
         }
         let parts = self.gpu.read(&list)?;
         if let Some(prof) = &mut self.profiler {
@@ -483,7 +485,7 @@ impl GpuPipeline {
     fn write_step_inputs(
         &self,
         walls: &[Wall],
-        drives: &[Drive],
+        drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
     ) {

@@ -1,7 +1,7 @@
-// Stage 3 (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps Φ; pairs
-// with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns the rows
-// of its pairs with larger-index grid bodies, with large bodies (when it is small) and with
-// walls, in one segment sorted by pair key, so the order never depends on timing. A fast grain
+// Stage 3, narrow phase (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps
+// Φ; pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns
+// the rows of its pairs with larger-index grid bodies, with large bodies (when it is small) and
+// with walls, in one segment sorted by pair key, so the order never depends on timing. A fast grain
 // (out of the grid for its speed) owns its pairs with every grid body within its reach and with
 // larger-index fast grains; grid bodies leave those pairs to it.
 

@@ -1,11 +1,12 @@
 //! GPU timestamps around each stage's pass, read at read-backs.
 
 use crate::device::Gpu;
-use grains_kernels::StageTimes;
+use grains_kernels::{Stage, StageTimes};
 
-/// The passes of a step, each timed on the device when the adapter allows.
+/// The timed compute passes of a step, in order: one per [`Stage`] the GPU runs (it has no
+/// impact stage), and the narrow phase's sizing of the contact dispatches apart.
 #[derive(Clone, Copy)]
-pub(super) enum Stage {
+pub(super) enum TimedPass {
     Forces,
     Broad,
     Narrow,
@@ -16,7 +17,35 @@ pub(super) enum Stage {
     Observe,
 }
 
-pub(super) const STAGES: u32 = 8;
+impl TimedPass {
+    /// Every pass in order.
+    const ALL: [TimedPass; TIMED_PASSES as usize] = [
+        TimedPass::Forces,
+        TimedPass::Broad,
+        TimedPass::Narrow,
+        TimedPass::Dispatch,
+        TimedPass::Prepare,
+        TimedPass::Solve,
+        TimedPass::Integrate,
+        TimedPass::Observe,
+    ];
+
+    /// The stage whose time the pass counts in.
+    fn stage(self) -> Stage {
+        match self {
+            TimedPass::Forces => Stage::Forces,
+            TimedPass::Broad => Stage::Broad,
+            TimedPass::Narrow | TimedPass::Dispatch => Stage::Narrow,
+            TimedPass::Prepare => Stage::Prepare,
+            TimedPass::Solve => Stage::Solve,
+            TimedPass::Integrate => Stage::Integrate,
+            TimedPass::Observe => Stage::Observe,
+        }
+    }
+}
+
+/// Timed passes of a step.
+pub(super) const TIMED_PASSES: u32 = 8;
 
 /// GPU timestamps at the start and end of every pass, resolved each step and read at
 /// read-backs: per-stage times sampled every `sync_every` steps.
@@ -25,8 +54,8 @@ pub(super) struct Profiler {
     pub(super) resolved: wgpu::Buffer,
     /// Nanoseconds per timestamp tick.
     period: f64,
-    /// Summed stage seconds of the sampled steps.
-    sum: [f64; STAGES as usize],
+    /// Summed seconds of each timed pass over the sampled steps.
+    sum: [f64; TIMED_PASSES as usize],
     samples: u64,
 }
 
@@ -37,16 +66,16 @@ impl Profiler {
             queries: gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("stage times"),
                 ty: wgpu::QueryType::Timestamp,
-                count: 2 * STAGES,
+                count: 2 * TIMED_PASSES,
             }),
             resolved: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("stage times"),
-                size: 16 * STAGES as u64,
+                size: 16 * TIMED_PASSES as u64,
                 usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }),
             period: gpu.queue.get_timestamp_period() as f64,
-            sum: [0.0; STAGES as usize],
+            sum: [0.0; TIMED_PASSES as usize],
             samples: 0,
         })
     }
@@ -68,15 +97,10 @@ impl Profiler {
             return None;
         }
         let scale = steps as f64 / self.samples as f64;
-        let t = |s: Stage| self.sum[s as usize] * scale;
-        Some(StageTimes {
-            forces: t(Stage::Forces),
-            broad: t(Stage::Broad),
-            narrow: t(Stage::Narrow) + t(Stage::Dispatch),
-            prepare: t(Stage::Prepare),
-            solve: t(Stage::Solve),
-            integrate: t(Stage::Integrate),
-            observe: t(Stage::Observe),
-        })
+        let mut times = StageTimes::default();
+        for pass in TimedPass::ALL {
+            *times.slot(pass.stage()) += self.sum[pass as usize] * scale;
+        }
+        Some(times)
     }
 }

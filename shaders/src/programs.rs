@@ -1,4 +1,4 @@
-//! The WGSL stages of `shaders/`, compiled into one compute pipeline per entry point.
+//! The WGSL stages (`src/*.wgsl`), compiled into one compute pipeline per entry point.
 
 use crate::device::{Gpu, STORAGE_BINDINGS};
 use grains_kernels::GpuError;
@@ -25,7 +25,7 @@ pub struct Programs {
     pub dispatch_layout: wgpu::BindGroupLayout,
     /// Group 0 of the prefix sum: data, block sums and the counters emptied into the data.
     pub scan_layout: wgpu::BindGroupLayout,
-    /// Group 1 of the stages with moment rows: the contacts' moments (`shaders/rolling.wgsl`).
+    /// Group 1 of the stages with moment rows: the contacts' moments (`rolling.wgsl`).
     pub moment_layout: wgpu::BindGroupLayout,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
@@ -43,7 +43,7 @@ pub struct Programs {
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
-    /// Stage 5b: the Coulomb correction's normal bias (sliding rows only, with or without moments).
+    /// Stage 6's Coulomb correction: the normal bias (sliding rows only, with or without moments).
     pub(super) correct_normal_bias: wgpu::ComputePipeline,
     /// The contact stages with the sliding rows only.
     pub(super) sliding: ContactPrograms,
@@ -57,8 +57,8 @@ pub struct Programs {
     pub(super) add_block_offsets: wgpu::ComputePipeline,
 }
 
-/// The stages that touch a contact's impulses, compiled with `shaders/rolling_off.wgsl` (sliding
-/// rows only) or `shaders/rolling.wgsl` (moment rows too, bound as group 1).
+/// The stages that touch a contact's impulses, compiled with `rolling_off.wgsl` (sliding
+/// rows only) or `rolling.wgsl` (moment rows too, bound as group 1).
 pub(super) struct ContactPrograms {
     pub(super) warm_start: wgpu::ComputePipeline,
     pub(super) contact_sweep: wgpu::ComputePipeline,

@@ -1,6 +1,7 @@
-// Stage 5c (mirrors kernels/src/rolling.rs; only when some material pair has spinning or rolling
-// friction): each contact's moment rows, a moment impulse γ_s n + γ_r1 t1 + γ_r2 t2 on a (b takes
-// its negative) bounded by the contact's sliding impulses (γn, γ_t):
+// Spinning and rolling friction (mirrors kernels/src/rolling.rs; only when some material pair has
+// either), warm-started in stage 5 (prepare) and relaxed in stage 6 (solve): each contact's moment
+// rows, a moment impulse γ_s n + γ_r1 t1 + γ_r2 t2 on a (b takes its negative) bounded by the
+// contact's sliding impulses (γn, γ_t):
 //
 //   spinning  |γ_s| ≤ e_r ((μ γn)² − ‖γ_t‖²)^½   trinkle eq. 1's ellipsoid, sliding served first
 //   rolling   ‖γ_r‖ ≤ e_roll γn

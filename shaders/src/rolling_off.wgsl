@@ -1,4 +1,5 @@
-// Stage 5c switched off: rolling.wgsl's hooks doing nothing, prepended instead of it when no
+// Spinning and rolling friction switched off (the idle twin of rolling.wgsl, which mirrors
+// kernels/src/rolling.rs): rolling.wgsl's hooks doing nothing, prepended instead of it when no
 // material pair has spinning or rolling friction (the stages then bind and compute only the
 // sliding rows).
 

@@ -1,18 +1,21 @@
-//! Recording one step: the stages of `shaders/` in order, one compute pass per stage (timed
+//! Recording one step: the WGSL stages in order, one compute pass per stage (timed
 //! when the adapter has timestamps), no read-back; the Coulomb correction's passes run inside the
 //! solve's pass. With spinning or rolling friction the contact stages are the variants that carry
 //! the moment rows, with the moments bound as group 1.
 
 use crate::buffers::{groups, ScanPlan};
-use crate::profiler::{Stage, STAGES};
+use crate::profiler::{TimedPass, TIMED_PASSES};
 use crate::programs::Programs;
 use crate::GpuPipeline;
+use grains_kernels::StepParams;
 
 impl GpuPipeline {
     /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage: a
-    /// solve of `sweeps` Jacobi sweeps, then `corrections` Coulomb-correction passes, each a new
-    /// normal bias and as many sweeps again from the last γ.
-    pub(super) fn encode_step(&self, cur: usize, drives: usize, sweeps: u32, corrections: u32) {
+    /// solve of `p.max_iterations` Jacobi sweeps, then `p.coulomb_correction` Coulomb-correction
+    /// passes, each a new normal bias and as many sweeps again from the last γ. `drives` counts
+    /// the stage-1 inputs (drives and applied forces).
+    pub(super) fn encode_step(&self, cur: usize, drives: usize, p: &StepParams) {
+        let (sweeps, corrections) = (p.max_iterations, p.coulomb_correction);
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
         let n = b.sizes.bodies;
@@ -28,7 +31,7 @@ impl GpuPipeline {
             None => (&pr.sliding, None),
         };
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Forces);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Forces);
             pass.run(&pr.clear_statistics, (1, 1));
             pass.run(&pr.apply_forces, groups(n));
             if drives > 0 {
@@ -36,7 +39,7 @@ impl GpuPipeline {
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Broad);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Broad);
             pass.run(&pr.body_reach, groups(n));
             pass.run(&pr.grid_bounds, groups(n));
             pass.run(&pr.size_grid, (1, 1));
@@ -47,18 +50,18 @@ impl GpuPipeline {
             pass.run(&pr.sort_cells, groups(b.sizes.cell_slots()));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Narrow);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Narrow);
             pass.run(&pr.find_pairs, groups(n + 1));
             pass.scan(pr, &b.row_scan[cur]);
             pass.run(&pr.build_rows, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Dispatch);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Dispatch);
             pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
             pass.run(&pr.contact_dispatch, (1, 1));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Prepare);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Prepare);
             pass.indirect(&solver.warm_start, contacts);
             pass.indirect(&pr.count_body_contacts, contacts);
             pass.take_counts(pr, &b.body_scan, n + 1);
@@ -69,7 +72,7 @@ impl GpuPipeline {
             pass.run(&solver.body_gather, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Solve);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Solve);
             for solve in 0..=corrections {
                 if solve > 0 {
                     pass.indirect(&pr.correct_normal_bias, contacts);
@@ -86,18 +89,18 @@ impl GpuPipeline {
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, Stage::Integrate);
+            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Integrate);
             pass.run(&pr.integrate_positions, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, Stage::Observe);
+            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Observe);
             pass.indirect(&solver.store_impulses, contacts);
             if sweeps > 0 {
                 pass.run(&pr.reduce_residual, (1, 1));
             }
         }
         if let Some(prof) = &self.profiler {
-            encoder.resolve_query_set(&prof.queries, 0..2 * STAGES, &prof.resolved, 0);
+            encoder.resolve_query_set(&prof.queries, 0..2 * TIMED_PASSES, &prof.resolved, 0);
         }
         self.gpu.queue.submit([encoder.finish()]);
     }
@@ -117,7 +120,7 @@ impl<'a> Pass<'a> {
         step: &'a wgpu::BindGroup,
         moments: Option<&'a wgpu::BindGroup>,
         queries: Option<&'a wgpu::QuerySet>,
-        stage: Stage,
+        stage: TimedPass,
     ) -> Self {
         let timestamp_writes = queries.map(|query_set| wgpu::ComputePassTimestampWrites {
             query_set,

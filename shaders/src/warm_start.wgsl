@@ -1,4 +1,5 @@
-// Stage 4 (mirrors kernels/src/warm_start.rs): contacts that persist from the last step (same
+// Stage 5, prepare: the warm start (mirrors kernels/src/warm_start.rs), and stage 8's store of
+// the step's impulses. Contacts that persist from the last step (same
 // body pair) start from last step's impulse, re-expressed in this step's frame; with spinning or
 // rolling friction (rolling.wgsl), from last step's moment impulse too.
 

@@ -1,10 +1,20 @@
-//! The GPU backend agrees with the CPU running the same projected Jacobi (same ω, same fixed
-//! sweep count, tolerance 0 so the CPU runs every sweep too): same active contacts, positions
-//! within a stated tolerance, same validation verdicts; snapshots and the runner work on it.
+//! The CPU-vs-GPU lockstep suite: the GPU backend agrees with the CPU running the same projected
+//! Jacobi (same ω, same fixed sweep count, tolerance 0 so the CPU runs every sweep too): same
+//! active contacts, positions within a stated tolerance, same validation verdicts; snapshots and
+//! the runner work on it. The tests here go through `World` and the scene files;
+//! [`pipelines`] steps the two pipelines directly on generated beds; [`common`] holds the
+//! comparisons both use.
 //!
-//! Each test first builds its GPU world; where no adapter exists (no GPU and no software Vulkan
-//! device) it prints why it is skipped and returns. Any other error fails the test.
+//! Each test first opens its GPU backend; where no adapter exists (no GPU and no software Vulkan
+//! device) it prints why it is skipped and returns. Any other error fails the test. On a machine
+//! without a GPU, Mesa's lavapipe (`mesa-vulkan-drivers`) runs them on the CPU, in minutes.
 
+#[path = "gpu/common.rs"]
+mod common;
+#[path = "gpu/pipelines.rs"]
+mod pipelines;
+
+use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};
 use grains::{Backend, Body, BuildError, Material, Settings, SolverKind, World};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, SceneError};
@@ -14,7 +24,6 @@ use grains_validation::{
     load_variant, scenes_dir, v2_correction, v9, PAPER_PARTICLE, V2_CORRECTION_PASSES, V2_DURATION,
     V2_START,
 };
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// Largest |Δposition| allowed between the backends after one step from the same state, in
@@ -29,18 +38,20 @@ use std::path::PathBuf;
 /// step by step from the GPU's state, and the free runs only through verdicts (V7, V9).
 const POSITION_TOLERANCE_R: f32 = 1e-3;
 
-const SKIPPED: &str =
-    "skipped: no GPU adapter (install mesa-vulkan-drivers for the software device)";
-
 /// Builds `scene` on the GPU; `None` (after saying so on stderr) when there is no adapter.
 fn on_gpu(scene: &Scene) -> Option<World> {
     match scene.world_with(None, Some(Backend::Gpu)) {
+        Err(SceneError::Build { source, .. }) => gpu_world(Err(source)),
+        built => Some(built.unwrap_or_else(|e| panic!("the GPU world could not be built: {e}"))),
+    }
+}
+
+/// The GPU world `built`; `None` (after saying so on stderr) when there is no adapter.
+fn gpu_world(built: Result<World, BuildError>) -> Option<World> {
+    match built {
         Ok(w) => Some(w),
-        Err(SceneError::Build {
-            source: BuildError::NoGpuAdapter(_),
-            ..
-        }) => {
-            eprintln!("{SKIPPED}");
+        Err(BuildError::NoGpuAdapter(why)) => {
+            skipped(&why);
             None
         }
         Err(e) => panic!("the GPU world could not be built: {e}"),
@@ -79,34 +90,9 @@ fn rough_pour() -> Scene {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn smallest_radius(w: &World) -> f32 {
-    (0..w.len())
-        .map(|i| w.radius(i))
-        .fold(f32::INFINITY, f32::min)
-}
-
-/// Largest |Δposition| over all bodies, in units of the smallest radius.
-fn max_position_difference(cpu: &World, gpu: &World) -> f32 {
-    (0..cpu.len())
-        .map(|i| (cpu.position(i) - gpu.position(i)).length())
-        .fold(0.0, f32::max)
-        / smallest_radius(cpu)
-}
-
-/// Panics with the symmetric difference when the active contact keys differ.
-fn assert_same_contacts(cpu: &World, gpu: &World, what: &str) {
-    let a: BTreeSet<u64> = cpu.contacts().keys.iter().copied().collect();
-    let b: BTreeSet<u64> = gpu.contacts().keys.iter().copied().collect();
-    let pair = |k: &u64| (k >> 32, k & 0xffff_ffff);
-    let only_cpu: Vec<_> = a.difference(&b).map(pair).collect();
-    let only_gpu: Vec<_> = b.difference(&a).map(pair).collect();
-    assert!(
-        only_cpu.is_empty() && only_gpu.is_empty(),
-        "{what}: {} contacts on the CPU, {} on the GPU; (body a, body b or wall key) only on the \
-         CPU: {only_cpu:?}; only on the GPU: {only_gpu:?}",
-        a.len(),
-        b.len()
-    );
+/// Largest |Δposition| over all bodies of two worlds, in units of the smallest radius.
+fn max_world_difference(cpu: &World, gpu: &World) -> f32 {
+    max_position_difference(cpu.bodies(), gpu.bodies())
 }
 
 /// Steps `scene` 100 steps on the GPU; before each step the CPU world is set to the GPU's
@@ -131,9 +117,10 @@ fn compare_100_steps(scene: Scene, what: &str) {
             step,
             "sync_every = 1 reads back every step"
         );
-        let d = max_position_difference(&cpu, &gpu);
+        let d = max_world_difference(&cpu, &gpu);
         gpu.sync_contacts().unwrap();
-        assert_same_contacts(&cpu, &gpu, &format!("{what}, step {step}"));
+        let (cpu_keys, gpu_keys) = (&cpu.contacts().keys, &gpu.contacts().keys);
+        assert_same_contacts(cpu_keys, gpu_keys, &format!("{what}, step {step}"));
         if d > worst.0 {
             worst = (d, step);
         }
@@ -143,7 +130,7 @@ fn compare_100_steps(scene: Scene, what: &str) {
          after 100 steps; on {}",
         worst.0,
         worst.1,
-        max_position_difference(&free, &gpu),
+        max_world_difference(&free, &gpu),
         gpu.adapter_name().unwrap_or("?")
     );
     assert!(
@@ -156,7 +143,8 @@ fn compare_100_steps(scene: Scene, what: &str) {
 
 #[test]
 fn contacts_and_positions_agree_with_cpu_jacobi() {
-    // POUR.md pour, 1000 spheres, granular preset but 30 Jacobi sweeps at ω = 0.3.
+    // The pour benchmark (docs/benchmark.md) at 1000 spheres, granular preset but 30 Jacobi
+    // sweeps at ω = 0.3.
     let s = jacobi(scene("pour_1k"), 30);
     assert_eq!(s.bodies.len(), 1000);
     compare_100_steps(s, "pour_1k");
@@ -234,14 +222,7 @@ fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
         inertia: 1.0 / cpu.bodies().motion[0].inv_inertia,
         ..Body::sphere(cpu.position(0), cpu.radius(0), cpu.mass(0)).with_velocity(cpu.velocity(0))
     });
-    match b.build() {
-        Ok(w) => Some(w),
-        Err(BuildError::NoGpuAdapter(_)) => {
-            eprintln!("{SKIPPED}");
-            None
-        }
-        Err(e) => panic!("the GPU world could not be built: {e}"),
-    }
+    gpu_world(b.build())
 }
 
 /// V2 with the Coulomb correction on the GPU: the sliding particle's lift with 0 → 1 → 2 → 3
@@ -375,7 +356,7 @@ fn snapshot_on_gpu_resumes_the_run() {
         assert!(
             straight.bodies() == w.bodies(),
             "the resumed GPU run differs from the straight one (positions by up to {} r)",
-            max_position_difference(&straight, &w)
+            max_world_difference(&straight, &w)
         );
         if rough {
             // Without the moments' warm start the resumed run differs.
@@ -411,7 +392,7 @@ fn set_velocity_on_gpu_edits_the_current_state() {
         w.set_velocity(999, kick, glam::Vec3::ZERO).unwrap();
         w.run(5).unwrap();
     }
-    let d = max_position_difference(&cpu, &gpu);
+    let d = max_world_difference(&cpu, &gpu);
     assert!(
         d <= POSITION_TOLERANCE_R,
         "after set_velocity the GPU is {d} r away from the CPU"
@@ -471,7 +452,7 @@ fn runner_on_gpu_samples_the_current_step() {
     assert_eq!((gpu.steps, gpu.frames), (50, 6));
     assert_eq!(gpu.backend, "gpu");
     assert!(gpu.adapter.is_some());
-    let r = smallest_radius(&s.world(None).unwrap()) as f64;
+    let r = smallest_radius(s.world(None).unwrap().bodies()) as f64;
     let (a, b) = (bed_heights(&cpu_dir), bed_heights(&gpu_dir));
     assert_eq!(
         a.iter().map(|x| x.0).collect::<Vec<_>>(),
@@ -517,10 +498,8 @@ fn applied_forces_move_free_bodies_as_on_the_cpu() {
         b.force(AppliedForce::constant(1, Vec3::new(0.0, 1.0, 0.0)));
         b.build()
     };
-    let mut gpu = match build(Backend::Gpu) {
-        Ok(w) => w,
-        Err(BuildError::NoGpuAdapter(_)) => return eprintln!("{SKIPPED}"),
-        Err(e) => panic!("the GPU world could not be built: {e}"),
+    let Some(mut gpu) = gpu_world(build(Backend::Gpu)) else {
+        return;
     };
     let mut cpu = build(Backend::Cpu).unwrap();
     gpu.run(1000).unwrap();

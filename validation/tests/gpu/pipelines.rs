@@ -1,17 +1,21 @@
-//! The GPU backend against the CPU's projected Jacobi on the same bodies: same active contacts,
-//! positions within a stated tolerance. Skips with a message where no adapter exists.
+//! The two pipelines stepped directly, without a world: the GPU backend against the CPU's
+//! projected Jacobi on the same bodies, same active contacts, positions within a stated
+//! tolerance.
 
+use super::common::{assert_same_contacts, contact_difference, max_position_difference, skipped};
 use glam::{Quat, Vec3};
 use grains_gpu::{GpuError, GpuGrid, GpuPipeline};
 use grains_kernels::broad_phase::Envelope;
+use grains_kernels::random::Lcg;
 use grains_kernels::SolverKind;
 use grains_kernels::{Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall};
 
+/// The GPU pipeline, or `None` (after saying so) where no adapter exists.
 fn gpu() -> Option<GpuPipeline> {
     match GpuPipeline::new() {
         Ok(g) => Some(g),
         Err(GpuError::NoAdapter(why)) => {
-            eprintln!("skipped: no GPU adapter ({why}); install mesa-vulkan-drivers for the software device");
+            skipped(&why);
             None
         }
         Err(e) => panic!("GPU backend failed to start: {e}"),
@@ -39,13 +43,8 @@ fn open_box(half: f32) -> Vec<Wall> {
 /// `n` spheres of radius 0.05–0.1 m on a jittered lattice above the floor, plus one large one.
 fn spheres(n: usize, with_large: bool) -> Bodies {
     let mut b = Bodies::default();
-    let mut seed = 12345u64;
-    let mut rand = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut random = Lcg::new(12345);
+    let mut rand = || random.unit();
     let side = 8;
     for i in 0..n {
         let (x, y, z) = (i % side, (i / side) % side, i / (side * side));
@@ -104,21 +103,6 @@ fn params(h: f32) -> StepParams {
     }
 }
 
-/// Largest distance between the two bodies' centres, in units of the smallest radius.
-fn max_drift(a: &Bodies, b: &Bodies) -> f32 {
-    let r_min = a
-        .pos_radius
-        .iter()
-        .map(|p| p.w)
-        .fold(f32::INFINITY, f32::min);
-    a.pos_radius
-        .iter()
-        .zip(&b.pos_radius)
-        .map(|(p, q)| (p.truncate() - q.truncate()).length())
-        .fold(0.0, f32::max)
-        / r_min
-}
-
 /// Largest rotation between the two bodies' orientations (rad): 2 min(‖p − q‖, ‖p + q‖) of
 /// the unit quaternions, exact to first order and free of acos's round-off near 0.
 fn max_turn(a: &Bodies, b: &Bodies) -> f32 {
@@ -137,15 +121,17 @@ fn max_moment_difference(a: &[[f32; 4]], b: &[[f32; 4]]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-struct Scene {
+/// What one step of either pipeline takes: walls, materials, settings, and the bodies to start
+/// from.
+struct StepInputs {
     walls: Vec<Wall>,
     friction: FrictionTable,
     params: StepParams,
     bodies: Bodies,
 }
 
-fn scene(n: usize, with_large: bool) -> Scene {
-    Scene {
+fn bed(n: usize, with_large: bool) -> StepInputs {
+    StepInputs {
         walls: open_box(0.9),
         friction: FrictionTable {
             count: 1,
@@ -158,12 +144,12 @@ fn scene(n: usize, with_large: bool) -> Scene {
     }
 }
 
-/// `scene(n, false)` with two materials (the spheres alternate, the walls are the second) whose
+/// `bed(n, false)` with two materials (the spheres alternate, the walls are the second) whose
 /// pairs differ in μ, spinning length e_r (0.01–0.03 m) and rolling length e_roll (0.005–0.015 m),
 /// and every sphere spinning at up to 18 rad/s about its own axis, so that the spheres land and
 /// pile up against the moment rows.
-fn rough_scene(n: usize) -> Scene {
-    let mut s = scene(n, false);
+fn rough_bed(n: usize) -> StepInputs {
+    let mut s = bed(n, false);
     s.friction = FrictionTable {
         count: 2,
         mu: vec![0.5, 0.4, 0.4, 0.3],
@@ -183,7 +169,7 @@ fn rough_scene(n: usize) -> Scene {
 
 /// `base` with every sphere also moving at 1.5 m/s along x, so that the spheres land sliding on
 /// the floor and on one another, solved with `passes` Coulomb-correction passes.
-fn sliding(mut base: Scene, passes: u32) -> Scene {
+fn sliding(mut base: StepInputs, passes: u32) -> StepInputs {
     for m in &mut base.bodies.motion {
         m.linear[0] += 1.5;
     }
@@ -191,7 +177,7 @@ fn sliding(mut base: Scene, passes: u32) -> Scene {
     base
 }
 
-/// Where `outlier_scene` puts its lone far grain: 10¹² m up (the grid repeats along x, with
+/// Where `outlier_bed` puts its lone far grain: 10¹² m up (the grid repeats along x, with
 /// some cells, and along z, with 3), 1 km aside or up (along x, with 3 cells, and along y or z,
 /// with some), so that the 27 cells around a grain wrap partly and wholly along each axis.
 const LONE_GRAINS: [Vec3; 3] = [
@@ -200,12 +186,12 @@ const LONE_GRAINS: [Vec3; 3] = [
     Vec3::new(0.0, 0.0, 1e3),
 ];
 
-/// `scene(300, true)` plus grains escaped far from the bed (two touching each other 10 km out,
+/// `bed(300, true)` plus grains escaped far from the bed (two touching each other 10 km out,
 /// one at `lone`) and, last, three grains whose reach (their envelope margin grows with their
 /// speed) is many times the grains' mean: one shot down into the bed at 150 m/s (it meets the
 /// bed at step 4 and slows down), two side by side flying up at 150 m/s.
-fn outlier_scene(lone: Vec3) -> Scene {
-    let mut s = scene(300, true);
+fn outlier_bed(lone: Vec3) -> StepInputs {
+    let mut s = bed(300, true);
     let b = &mut s.bodies;
     push(b, Vec3::new(1e4, 0.0, 0.5), 0.06, Vec3::ZERO);
     push(b, Vec3::new(1e4 + 0.121, 0.0, 0.5), 0.06, Vec3::ZERO);
@@ -222,16 +208,6 @@ fn outlier_scene(lone: Vec3) -> Scene {
     s
 }
 
-/// Keys in one list and not the other.
-fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
-    let split = |k: u64| ((k >> 32) as u32, k as u32);
-    a.iter()
-        .filter(|k| b.binary_search(k).is_err())
-        .chain(b.iter().filter(|k| a.binary_search(k).is_err()))
-        .map(|&k| split(k))
-        .collect()
-}
-
 /// Each step starts the CPU from the GPU's state (bodies and warm start, moments included): the
 /// two must find the same contacts, move the bodies alike within 1e-5 r and turn them alike
 /// within 1e-4 rad; with moment rows, their impulses must agree within 1e-3 of the largest.
@@ -241,7 +217,7 @@ fn difference(a: &[u64], b: &[u64]) -> Vec<(u32, u32)> {
 /// of ±1e-7 (μ γn)², so one backend's spin bound is 0 and the other's e_r √(1e-7) μ γn; the
 /// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
 /// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
-fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
+fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
     let mut gpu = gpu()?;
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut gpu_bodies = s.bodies.clone();
@@ -257,23 +233,14 @@ fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
         gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         let (keys, _, _, moments) = gpu.contacts().unwrap();
-        let diff = difference(&keys, &cpu.contacts().keys);
-        assert!(
-            diff.is_empty(),
-            "{what}, step {step}: contacts differ: {diff:?}"
-        );
-        assert_eq!(
-            keys.len(),
-            cpu.contacts().keys.len(),
-            "{what}, step {step}: a contact found twice"
-        );
+        assert_same_contacts(&cpu.contacts().keys, &keys, &format!("{what}, step {step}"));
         most = most.max(keys.len());
         assert_eq!(
             moments.len(),
             cpu.moment_impulses().len(),
             "{what}, step {step}: moment rows"
         );
-        worst = worst.max(max_drift(&cpu_bodies, &gpu_bodies));
+        worst = worst.max(max_position_difference(&cpu_bodies, &gpu_bodies));
         worst_turn = worst_turn.max(max_turn(&cpu_bodies, &gpu_bodies));
         worst_moment = worst_moment.max(max_moment_difference(&moments, cpu.moment_impulses()));
         largest_moment = moments
@@ -301,7 +268,7 @@ fn lockstep(s: &Scene, what: &str, steps: usize) -> Option<usize> {
 /// within 1e-3 r over `steps` steps (rounding differences grow, as in any chaotic system).
 fn free_run(n: usize, with_large: bool, steps: usize) {
     let Some(mut gpu) = gpu() else { return };
-    let s = scene(n, with_large);
+    let s = bed(n, with_large);
     let mut cpu = CpuPipeline::new(2).unwrap();
     let (mut cpu_bodies, mut gpu_bodies) = (s.bodies.clone(), s.bodies.clone());
     let mut first_difference = None;
@@ -311,13 +278,14 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
             .step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         let (keys, _, _, _) = gpu.contacts().unwrap();
-        let diff = difference(&keys, &cpu.contacts().keys);
-        if !diff.is_empty() && first_difference.is_none() {
-            first_difference = Some((step, diff.len(), c.contacts));
+        let (only_gpu, only_cpu) = contact_difference(&keys, &cpu.contacts().keys);
+        let pairs = only_gpu.len() + only_cpu.len();
+        if pairs > 0 && first_difference.is_none() {
+            first_difference = Some((step, pairs, c.contacts));
         }
         assert!(g.kinetic_energy.is_finite());
     }
-    let drift = max_drift(&cpu_bodies, &gpu_bodies);
+    let drift = max_position_difference(&cpu_bodies, &gpu_bodies);
     eprintln!(
         "free run {n} bodies (large: {with_large}), {steps} steps: drift {drift:.2e} r; first contact-set difference {first_difference:?} (step, pairs, contacts)"
     );
@@ -333,12 +301,12 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
 
 #[test]
 fn falling_spheres_step_like_cpu_jacobi() {
-    lockstep(&scene(300, false), "300 bodies", 100);
+    lockstep(&bed(300, false), "300 bodies", 100);
 }
 
 #[test]
 fn large_body_in_a_bed_steps_like_cpu_jacobi() {
-    lockstep(&scene(300, true), "300 bodies and a large one", 100);
+    lockstep(&bed(300, true), "300 bodies and a large one", 100);
 }
 
 /// Without the Φ/h term (n·v⁺ ≥ 0 for every ε̂-active contact) the GPU steps like the CPU too;
@@ -346,7 +314,7 @@ fn large_body_in_a_bed_steps_like_cpu_jacobi() {
 /// the step and the bodies land ~0.1 r apart (measured on lavapipe: 9e-2 r).
 #[test]
 fn unstabilised_contacts_step_like_cpu_jacobi() {
-    let mut s = scene(300, false);
+    let mut s = bed(300, false);
     s.params.stabilise_contacts = false;
     lockstep(&s, "300 bodies without Φ/h", 100);
 }
@@ -355,7 +323,7 @@ fn unstabilised_contacts_step_like_cpu_jacobi() {
 /// wall buffer still binds one element, as the shaders that read walls need.
 #[test]
 fn spheres_without_walls_step_like_cpu_jacobi() {
-    let mut s = scene(300, false);
+    let mut s = bed(300, false);
     s.walls.clear();
     let centre = s
         .bodies
@@ -376,13 +344,13 @@ fn spheres_without_walls_step_like_cpu_jacobi() {
 /// the moment impulses would be 0 against the CPU's and the bodies would turn differently.
 #[test]
 fn spinning_and_rolling_friction_step_like_cpu_jacobi() {
-    let s = rough_scene(300);
+    let s = rough_bed(300);
     lockstep(
         &s,
         "300 spinning bodies with spinning and rolling friction",
         100,
     );
-    let mut roll_only = rough_scene(300);
+    let mut roll_only = rough_bed(300);
     roll_only.friction.spinning.clear();
     lockstep(
         &roll_only,
@@ -403,18 +371,18 @@ fn spinning_and_rolling_friction_step_like_cpu_jacobi() {
 #[test]
 fn coulomb_correction_steps_like_cpu_jacobi() {
     lockstep(
-        &sliding(scene(300, false), 2),
+        &sliding(bed(300, false), 2),
         "300 sliding bodies, 2 Coulomb-correction passes",
         100,
     );
-    let mut rough = rough_scene(300);
+    let mut rough = rough_bed(300);
     rough.params.coulomb_correction = 2;
     lockstep(
         &rough,
         "300 spinning bodies with spinning and rolling friction, 2 passes",
         100,
     );
-    let mut rolling = rough_scene(300);
+    let mut rolling = rough_bed(300);
     rolling.friction.spinning.clear();
     lockstep(
         &sliding(rolling, 2),
@@ -430,7 +398,7 @@ fn coulomb_correction_steps_like_cpu_jacobi() {
 #[test]
 fn far_and_fast_grains_step_like_cpu_jacobi() {
     for lone in LONE_GRAINS {
-        let s = outlier_scene(lone);
+        let s = outlier_bed(lone);
         let n = s.bodies.len() as u64;
         let far_pair = ((n - 6) << 32) | (n - 5);
         let fast_pair = ((n - 2) << 32) | (n - 1);
@@ -454,14 +422,14 @@ fn far_and_fast_grains_step_like_cpu_jacobi() {
 #[test]
 fn far_and_fast_grains_do_not_inflate_the_gpu_cells() {
     let Some(mut gpu) = gpu() else { return };
-    let first_grid = |gpu: &mut GpuPipeline, s: &Scene| -> GpuGrid {
+    let first_grid = |gpu: &mut GpuPipeline, s: &StepInputs| -> GpuGrid {
         let mut bodies = s.bodies.clone();
         gpu.invalidate(true);
         gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         gpu.grid().unwrap().expect("a step was taken")
     };
-    let bed = first_grid(&mut gpu, &scene(300, true));
+    let bed = first_grid(&mut gpu, &bed(300, true));
     assert_eq!(bed.periodic, [false; 3]);
     assert!(bed.fast.is_empty());
     for (lone, periodic) in LONE_GRAINS.into_iter().zip([
@@ -469,7 +437,7 @@ fn far_and_fast_grains_do_not_inflate_the_gpu_cells() {
         [true, true, false],
         [true, false, true],
     ]) {
-        let grid = first_grid(&mut gpu, &outlier_scene(lone));
+        let grid = first_grid(&mut gpu, &outlier_bed(lone));
         assert_eq!(
             grid.cell, bed.cell,
             "far or fast grains must not change the cell edge"
@@ -484,7 +452,7 @@ fn far_and_fast_grains_do_not_inflate_the_gpu_cells() {
         assert!(grid.dims.iter().product::<i32>() <= 4096);
         eprintln!("lone grain at {lone}: dims {:?}", grid.dims);
     }
-    let s = outlier_scene(LONE_GRAINS[0]);
+    let s = outlier_bed(LONE_GRAINS[0]);
     let fast = s.bodies.len() as u32 - 3;
     // The fast grain reaches the bed within a few steps, still out of the grid.
     let mut bodies = s.bodies.clone();
@@ -507,7 +475,7 @@ fn free_runs_stay_together() {
 
 #[test]
 fn gpu_runs_repeat_bit_for_bit() {
-    let run = |s: &Scene| {
+    let run = |s: &StepInputs| {
         let mut gpu = gpu()?;
         let mut bodies = s.bodies.clone();
         for step in 1..=60 {
@@ -524,11 +492,7 @@ fn gpu_runs_repeat_bit_for_bit() {
         let (_, _, impulses, moments) = gpu.contacts().unwrap();
         Some((bodies, impulses, moments))
     };
-    for s in [
-        scene(300, true),
-        rough_scene(300),
-        outlier_scene(LONE_GRAINS[0]),
-    ] {
+    for s in [bed(300, true), rough_bed(300), outlier_bed(LONE_GRAINS[0])] {
         let (Some(a), Some(b)) = (run(&s), run(&s)) else {
             return;
         };

@@ -1,0 +1,109 @@
+//! Stage 6, the solve: projected Jacobi and Gauss–Seidel reach the same impulses on a fixed small
+//! pile, and the closed form where there is one.
+
+mod common;
+
+use common::{material, plane, settings, sphere};
+use glam::Vec3;
+use grains_kernels::{pair_key, wall_key, Bodies, CpuPipeline, SolverKind};
+
+const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::GaussSeidel];
+
+/// Normal impulses (N s) by contact key.
+type NormalImpulses = Vec<(u64, f32)>;
+
+/// Steps `bodies` once on a floor of friction coefficient `mu` with `solver` from rest; returns the
+/// normal impulse (N s) of each contact key, the bodies' largest speed after the step (m/s), and
+/// the sweeps run.
+fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (NormalImpulses, f32, u32) {
+    let mut cpu = CpuPipeline::new(2).unwrap();
+    let floor = [plane(Vec3::ZERO, Vec3::Z)];
+    let stats = cpu.step(&mut bodies, &floor, &[], &material(mu), &settings(solver));
+    let normal: NormalImpulses = cpu
+        .contacts()
+        .keys
+        .iter()
+        .zip(cpu.impulses())
+        .map(|(&k, g)| (k, g[0]))
+        .collect();
+    let speed = bodies
+        .motion
+        .iter()
+        .map(|m| m.v().length())
+        .fold(0.0, f32::max);
+    (normal, speed, stats.iterations)
+}
+
+/// Three equal spheres stacked on the floor, touching (radii and heights exact in binary): one
+/// step from rest stops them, so each contact carries the weight above it over the step,
+/// γn = k m g h with k = 3 at the floor, 2 and 1 between the spheres, on both solvers.
+#[test]
+fn a_resting_column_carries_its_weight_on_both_solvers() {
+    let (r, m, g, h) = (0.125, 2.0, 9.81f32, 1e-3f32);
+    let mut column = Bodies::default();
+    for k in 0..3 {
+        sphere(
+            &mut column,
+            Vec3::new(0.0, 0.0, r * (1.0 + 2.0 * k as f32)),
+            r,
+            m,
+        );
+    }
+    for solver in SOLVERS {
+        let (normal, speed, sweeps) = one_step(column.clone(), solver, 0.5);
+        let keys: Vec<u64> = normal.iter().map(|c| c.0).collect();
+        assert_eq!(keys, vec![pair_key(0, 1), wall_key(0, 0), pair_key(1, 2)]);
+        for ((key, gn), k) in normal.iter().zip([2.0, 3.0, 1.0]) {
+            let want = k * m * g * h;
+            assert!(
+                (gn - want).abs() < 1e-5 * want,
+                "{solver:?}, key {key:x}: γn = {gn}, closed form {want} ({sweeps} sweeps)"
+            );
+        }
+        assert!(
+            speed < 1e-6,
+            "{solver:?}: the column still moves at {speed} m/s"
+        );
+    }
+}
+
+/// A small frictionless pile on the floor: four spheres at the corners of a square, 2 cm apart
+/// (beyond the envelope, so they do not touch), and a fifth resting on all four. It is not at
+/// rest (the top sphere wedges the others apart), but without friction its eight normal rows are
+/// independent, so the impulses are unique: both solvers find the same contacts and the same
+/// normal impulses to 1e-4 of the largest, and by symmetry the four floor contacts carry one
+/// impulse, as do the four under the top sphere. (With friction the impulses are not unique:
+/// Gauss–Seidel then converges to a lopsided solution, Jacobi to the symmetric one.)
+#[test]
+fn jacobi_and_gauss_seidel_agree_on_a_small_pile() {
+    let (r, m) = (0.125f32, 1.0);
+    let a = r + 0.01;
+    let mut pile = Bodies::default();
+    for (x, y) in [(-a, -a), (a, -a), (-a, a), (a, a)] {
+        sphere(&mut pile, Vec3::new(x, y, r), r, m);
+    }
+    // Touching all four: ‖(a, a, z − r)‖ = 2r.
+    let top = r + (4.0 * r * r - 2.0 * a * a).sqrt();
+    sphere(&mut pile, Vec3::new(0.0, 0.0, top), r, m);
+    let [(jacobi, _, _), (gauss_seidel, _, _)] = SOLVERS.map(|s| one_step(pile.clone(), s, 0.0));
+    assert_eq!(jacobi.len(), 4 + 4, "floor and top contacts");
+    let largest = gauss_seidel.iter().map(|c| c.1).fold(0.0, f32::max);
+    for ((kj, gj), (kg, gg)) in jacobi.iter().zip(&gauss_seidel) {
+        assert_eq!(kj, kg);
+        assert!(
+            (gj - gg).abs() <= 1e-4 * largest,
+            "key {kj:x}: Jacobi γn = {gj}, Gauss–Seidel {gg}"
+        );
+    }
+    let (floor, under_top): (NormalImpulses, NormalImpulses) = gauss_seidel
+        .iter()
+        .copied()
+        .partition(|c| c.0 == wall_key((c.0 >> 32) as u32, 0));
+    for set in [floor, under_top] {
+        assert_eq!(set.len(), 4);
+        for c in &set {
+            assert!((c.1 - set[0].1).abs() <= 1e-4 * largest, "{set:?}");
+        }
+        assert!(set[0].1 > 0.0);
+    }
+}
