@@ -5,7 +5,7 @@
 //! Each test first builds its GPU world; where no adapter exists (no GPU and no software Vulkan
 //! device) it prints why it is skipped and returns. Any other error fails the test.
 
-use grains::{Backend, Body, BuildError, Material, Settings, SolverKind, World};
+use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, SceneError};
 use grains_validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
@@ -32,8 +32,15 @@ const POSITION_TOLERANCE_R: f32 = 1e-3;
 const SKIPPED: &str =
     "skipped: no GPU adapter (install mesa-vulkan-drivers for the software device)";
 
-/// Builds `scene` on the GPU; `None` (after saying so on stderr) when there is no adapter.
+/// Builds `scene` on the GPU with the one solver it has: projected Jacobi at tolerance 0, with
+/// the scene's sweeps and ω. `None` (after saying so on stderr) when there is no adapter.
 fn on_gpu(scene: &Scene) -> Option<World> {
+    let mut scene = scene.clone();
+    scene.settings.solver = scene
+        .settings
+        .solver
+        .with_kind(SolverKind::Jacobi)
+        .with_tolerance(0.0);
     match scene.world_with(None, Some(Backend::Gpu)) {
         Ok(w) => Some(w),
         Err(SceneError::Build {
@@ -51,10 +58,11 @@ fn on_gpu(scene: &Scene) -> Option<World> {
 /// step (tolerance 0), read back every step on the GPU.
 fn jacobi(mut scene: Scene, sweeps: u32) -> Scene {
     scene.settings = Settings {
-        solver: SolverKind::Jacobi,
-        omega: 0.3,
-        max_iterations: sweeps,
-        tolerance: 0.0,
+        solver: Solver::Jacobi {
+            sweeps,
+            tolerance: 0.0,
+            omega: 0.3,
+        },
         sync_every: 1,
         threads: 2,
         ..scene.settings
@@ -95,8 +103,8 @@ fn max_position_difference(cpu: &World, gpu: &World) -> f32 {
 
 /// Panics with the symmetric difference when the active contact keys differ.
 fn assert_same_contacts(cpu: &World, gpu: &World, what: &str) {
-    let a: BTreeSet<u64> = cpu.contacts().keys.iter().copied().collect();
-    let b: BTreeSet<u64> = gpu.contacts().keys.iter().copied().collect();
+    let a: BTreeSet<u64> = cpu.contact_rows().keys.iter().copied().collect();
+    let b: BTreeSet<u64> = gpu.contact_rows().keys.iter().copied().collect();
     let pair = |k: &u64| (k >> 32, k & 0xffff_ffff);
     let only_cpu: Vec<_> = a.difference(&b).map(pair).collect();
     let only_gpu: Vec<_> = b.difference(&a).map(pair).collect();
@@ -225,7 +233,7 @@ fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
     let mut b = World::builder(Settings {
         backend: Backend::Gpu,
         sync_every: 1,
-        max_iterations: 5,
+        solver: cpu.settings().solver.with_sweeps(5).with_tolerance(0.0),
         ..*cpu.settings()
     });
     b.material(Material::new(p.mu as f32));
@@ -500,6 +508,11 @@ fn applied_forces_move_free_bodies_as_on_the_cpu() {
         let mut b = World::builder(Settings {
             h: 1e-3,
             gravity: Vec3::ZERO,
+            solver: Solver::Jacobi {
+                sweeps: 100,
+                tolerance: 0.0,
+                omega: 1.0,
+            },
             backend,
             sync_every: 1000,
             ..Settings::default()
