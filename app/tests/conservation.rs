@@ -79,9 +79,9 @@ fn pour_state(threads: usize, solver: SolverKind) -> Vec<u8> {
     let scene = PourScene::new(5000);
     let mut settings = Settings::granular(2e-3);
     settings.threads = threads;
-    settings.solver = solver;
+    settings.solver = settings.solver.with_kind(solver);
     if solver == SolverKind::Jacobi {
-        settings.omega = 0.3;
+        settings.solver = settings.solver.with_omega(0.3);
     }
     let mut w = scene.world(settings).unwrap();
     w.run(200).unwrap();

@@ -31,15 +31,17 @@ static GLOBAL: Counting = Counting;
 #[test]
 fn a_settled_step_allocates_nothing() {
     for solver in [grains::SolverKind::Jacobi, grains::SolverKind::GaussSeidel] {
+        let granular = Settings::granular(2e-3);
         let settings = Settings {
             threads: 2,
-            solver,
-            omega: if solver == grains::SolverKind::Jacobi {
-                0.3
-            } else {
-                1.0
-            },
-            ..Settings::granular(2e-3)
+            solver: granular.solver.with_kind(solver).with_omega(
+                if solver == grains::SolverKind::Jacobi {
+                    0.3
+                } else {
+                    1.0
+                },
+            ),
+            ..granular
         };
         let mut w = PourScene::new(1000).world(settings).unwrap();
         w.run(400).unwrap();

@@ -27,8 +27,7 @@ fn settled_pile_stays_at_rest_for_2000_steps() {
     // Resting: each step solved to 1e-5 m/s (the 30 sweeps of the benchmark, cut off before
     // convergence, let the bed creep by slow compaction).
     let settings = Settings {
-        max_iterations: 1000,
-        tolerance: 1e-5,
+        solver: w.settings().solver.with_sweeps(1000).with_tolerance(1e-5),
         ..*w.settings()
     };
     w.set_settings(settings).unwrap();
@@ -85,10 +84,12 @@ fn jacobi_and_gauss_seidel_converge_on_the_pile() {
         let (mut w, _) = settled_pile();
         let base = *w.settings();
         w.set_settings(Settings {
-            solver,
-            omega,
-            max_iterations: 5000,
-            tolerance: tol,
+            solver: base
+                .solver
+                .with_kind(solver)
+                .with_omega(omega)
+                .with_sweeps(5000)
+                .with_tolerance(tol),
             ..base
         })
         .unwrap();

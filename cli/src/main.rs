@@ -2,7 +2,7 @@
 //! validation cases, benchmark a scene.
 
 use clap::{Parser, Subcommand};
-use grains::{Settings, SolverKind};
+use grains::{Settings, SolverKind, Stage};
 use grains_app::output::Quality;
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
@@ -37,9 +37,10 @@ enum Solver {
 enum Backend {
     /// CPU threads (rayon); results are bit-identical for any thread count.
     Cpu,
-    /// A GPU, or Mesa's software Vulkan device, through wgpu: always projected Jacobi with the
+    /// A GPU, or Mesa's software Vulkan device, through wgpu: projected Jacobi only, with the
     /// scene's ω and exactly max_iterations sweeps per solve, one solve per step plus one per
-    /// Coulomb-correction pass (the solver and tolerance are not used).
+    /// Coulomb-correction pass; a scene asking for Gauss–Seidel or a tolerance above 0 is
+    /// refused.
     Gpu,
 }
 
@@ -136,12 +137,7 @@ fn main() -> ExitCode {
 
 /// The line that says how the GPU backend solves, for the settings `s`.
 fn gpu_note(s: &Settings) -> String {
-    let asked = if s.solver == SolverKind::GaussSeidel {
-        " (the scene's Gauss–Seidel is not available on the GPU)"
-    } else {
-        ""
-    };
-    let caution = if s.omega > 0.4 {
+    let caution = if s.solver.omega() > 0.4 {
         "; ω above about 0.4 can make Jacobi diverge on dense piles: set `omega` in [settings]"
     } else {
         ""
@@ -152,8 +148,8 @@ fn gpu_note(s: &Settings) -> String {
         k => format!(", then {k} Coulomb-correction passes of as many sweeps each"),
     };
     format!(
-        "GPU backend: projected Jacobi{asked}, ω = {}, exactly {} sweeps per step{corrected} (no tolerance check), state read back every {} steps and whenever output needs it{caution}",
-        s.omega, s.max_iterations, s.sync_every
+        "GPU backend: projected Jacobi, ω = {}, exactly {} sweeps per step{corrected} (tolerance 0), state read back every {} steps and whenever output needs it{caution}",
+        s.solver.omega(), s.solver.sweeps(), s.sync_every
     )
 }
 
@@ -174,6 +170,10 @@ fn cmd_run(
     };
     if let Some(b) = backend {
         scene.settings.backend = b.into();
+    }
+    if let Err(e) = scene.settings.check() {
+        eprintln!("error: {}: {e}", path.display());
+        return ExitCode::FAILURE;
     }
     if scene.settings.backend == grains::Backend::Gpu {
         println!("{}", gpu_note(&scene.settings));
@@ -249,7 +249,7 @@ fn cmd_validate(
         ids
     };
     if matches!(backend, Some(Backend::Gpu)) {
-        eprintln!("GPU backend: projected Jacobi with each scene's ω and max_iterations (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
+        eprintln!("GPU backend: each case runs with projected Jacobi at tolerance 0, with its scene's ω and exactly its max_iterations sweeps (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
     }
     let mut results = Vec::new();
     for id in &ids {
@@ -302,16 +302,20 @@ struct BenchOptions {
     /// Computing backend [default: the scene's `backend`, else cpu].
     #[arg(long, value_enum)]
     backend: Option<Backend>,
-    /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU always runs
-    /// exactly this many per solve).
+    /// Solver sweeps per step (overrides the scene's `max_iterations`; the GPU runs exactly
+    /// this many per solve).
     #[arg(long)]
     iterations: Option<u32>,
     /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
     #[arg(long)]
     sync_every: Option<u32>,
-    /// Solver (overrides the scene's `solver`; the GPU always runs Jacobi).
+    /// Solver (overrides the scene's `solver`; the GPU runs Jacobi only).
     #[arg(long, value_enum)]
     solver: Option<Solver>,
+    /// Residual (m/s) at which a solve stops (overrides the scene's `tolerance`; the GPU
+    /// needs 0).
+    #[arg(long)]
+    tolerance: Option<f32>,
     /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
     #[arg(long)]
     omega: Option<f32>,
@@ -334,19 +338,22 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         st.backend = b.into();
     }
     if let Some(n) = opts.iterations {
-        st.max_iterations = n;
+        st.solver = st.solver.with_sweeps(n);
     }
     if let Some(n) = opts.sync_every {
         st.sync_every = n;
     }
     if let Some(s) = opts.solver {
-        st.solver = match s {
-            Solver::GaussSeidel => grains::SolverKind::GaussSeidel,
-            Solver::Jacobi => grains::SolverKind::Jacobi,
-        };
+        st.solver = st.solver.with_kind(match s {
+            Solver::GaussSeidel => SolverKind::GaussSeidel,
+            Solver::Jacobi => SolverKind::Jacobi,
+        });
+    }
+    if let Some(t) = opts.tolerance {
+        st.solver = st.solver.with_tolerance(t);
     }
     if let Some(w) = opts.omega {
-        st.omega = w;
+        st.solver = st.solver.with_omega(w);
     }
     let mut world = match scene.world(opts.threads) {
         Ok(w) => w,
@@ -391,11 +398,11 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let q = Quality::measure(&world, scene.bounds.as_ref());
     let n = world.len();
     let settings = *world.settings();
-    let (backend, solver) = match settings.backend {
-        grains::Backend::Cpu => ("cpu", settings.solver),
-        grains::Backend::Gpu => ("gpu", SolverKind::Jacobi),
+    let backend = match settings.backend {
+        grains::Backend::Cpu => "cpu",
+        grains::Backend::Gpu => "gpu",
     };
-    let solver = match solver {
+    let solver = match settings.solver.kind() {
         SolverKind::Jacobi => "jacobi",
         SolverKind::GaussSeidel => "gauss_seidel",
     };
@@ -412,7 +419,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         // h is f32: print it as written (0.002), not as its f64 widening.
         "dt": scene.settings.h.to_string().parse::<f64>().unwrap_or(scene.settings.h as f64),
         "solver": solver,
-        "max_iterations": settings.max_iterations,
+        "max_iterations": settings.solver.sweeps(),
         "sync_every": (backend == "gpu").then_some(settings.sync_every),
         "seconds": seconds,
         "ms_per_step": ms_per_step,
@@ -427,10 +434,10 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "ke_mean_J": q.ke_mean_j,
         "escaped": q.escaped,
         "non_finite": q.non_finite,
-        "stage_seconds": stages.map(|t| serde_json::json!({
-            "forces": t.forces, "broad": t.broad, "narrow": t.narrow, "prepare": t.prepare,
-            "solve": t.solve, "integrate": t.integrate, "observe": t.observe,
-        })),
+        "stage_seconds": stages.map(|t| Stage::ALL
+            .iter()
+            .map(|&s| (s.name().to_string(), serde_json::json!(t.seconds(s))))
+            .collect::<serde_json::Map<_, _>>()),
     });
     if opts.json {
         println!("{v}");
@@ -463,8 +470,17 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         );
         println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.non_finite);
         match stages {
-            Some(t) => println!("  stage seconds: forces {:.3}, broad {:.3}, narrow {:.3}, prepare {:.3}, solve {:.3}, integrate {:.3}, observe {:.3}", t.forces, t.broad, t.narrow, t.prepare, t.solve, t.integrate, t.observe),
-            None => println!("  device seconds (submission to completion, all stages): {:.3}", world.step_seconds()),
+            Some(t) => {
+                let each: Vec<String> = Stage::ALL
+                    .iter()
+                    .map(|&s| format!("{} {:.3}", s.name(), t.seconds(s)))
+                    .collect();
+                println!("  stage seconds: {}", each.join(", "));
+            }
+            None => println!(
+                "  device seconds (submission to completion, all stages): {:.3}",
+                world.step_seconds()
+            ),
         }
     }
     ExitCode::SUCCESS

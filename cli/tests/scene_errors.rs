@@ -139,6 +139,44 @@ fn bad_backend_or_sync_every() {
     expect_error("backend", &t, line_of(&t, "backend"), "backend");
 }
 
+/// The GPU backend solves by projected Jacobi at tolerance 0 only: a scene asking it for more
+/// is refused with one line naming the key, in the file or by `--backend gpu`.
+#[test]
+fn gpu_refuses_gauss_seidel_and_a_tolerance() {
+    let t = GOOD.replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
+    expect_error("gpu_gs", &t, line_of(&t, "preset"), "solver");
+    let t = GOOD.replace(
+        "h = 0.01",
+        "h = 0.01\nbackend = \"gpu\"\nsolver = \"jacobi\"\nomega = 0.3",
+    );
+    expect_error("gpu_tolerance", &t, line_of(&t, "preset"), "tolerance");
+    let dir = tmp("gpu_flag");
+    let scene = dir.join("ok.toml");
+    std::fs::write(&scene, GOOD).unwrap();
+    let out = dir.join("out");
+    for command in ["run", "bench"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+            .args([command, scene.to_str().unwrap(), "--backend", "gpu"])
+            .args(
+                (command == "run")
+                    .then_some(["--out", out.to_str().unwrap()])
+                    .iter()
+                    .flatten(),
+            )
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{command}: exited 0");
+        assert_eq!(err.lines().count(), 1, "{command}: not one line: {err}");
+        assert!(
+            err.contains("projected Jacobi only: set solver = \"jacobi\""),
+            "{command}: {err}"
+        );
+    }
+    assert!(!out.exists(), "output folder was created");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn restitution_out_of_range() {
     let t = GOOD.replace("friction = 0.5", "friction = 0.5\nrestitution = 1.5");

@@ -1,19 +1,14 @@
 //! The builder of a world: collects its parts, checks each one and picks the backend.
 
+use crate::backend::{self, Parts};
 use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::settings::{Backend, Envelope, Settings};
-#[cfg(feature = "gpu")]
-use crate::world::GpuState;
-use crate::world::{Pipeline, World};
-#[cfg(feature = "gpu")]
-use grains_gpu::GpuPipeline;
-#[cfg(feature = "gpu")]
-use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::{Bodies, CpuPipeline, GpuError, Motion, StepStats};
+use crate::world::World;
+use grains_kernels::{Bodies, GpuError, Motion, StepStats};
 
 /// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
 /// in [`WorldBuilder::build`].
@@ -159,48 +154,17 @@ impl WorldBuilder {
         for (i, f) in self.forces.iter().enumerate() {
             f.check(i, &bodies)?;
         }
-        let pipeline = match self.settings.backend {
-            Backend::Cpu => {
-                let mut cpu =
-                    CpuPipeline::new(self.settings.threads).map_err(|e| BuildError::Threads {
-                        threads: self.settings.threads,
-                        reason: e.to_string(),
-                    })?;
-                cpu.set_links(joints.clone(), springs);
-                if self.bodies.iter().any(|b| !b.shape.is_sphere()) {
-                    cpu.set_shapes(self.bodies.iter().map(|b| b.shape).collect());
-                }
-                Pipeline::Cpu(Box::new(cpu))
-            }
-            Backend::Gpu if !joints.is_empty() => {
-                return Err(GpuError::Unsupported("joints").into())
-            }
-            Backend::Gpu if !springs.is_empty() => {
-                return Err(GpuError::Unsupported("springs and dampers").into())
-            }
-            #[cfg(feature = "gpu")]
-            Backend::Gpu => {
-                let mut device = GpuPipeline::new()?;
-                if friction.any_moment_friction() {
-                    device.prepare_moment_rows()?;
-                }
-                Pipeline::Gpu(Box::new(GpuState {
-                    device,
-                    contacts: Contacts::default(),
-                    impulses: Vec::new(),
-                    moment_impulses: Vec::new(),
-                    synced_at: 0,
-                    contacts_at: 0,
-                }))
-            }
-            #[cfg(not(feature = "gpu"))]
-            Backend::Gpu => {
-                return Err(BuildError::Gpu(
-                    "this build of grains has no GPU backend (built without the `gpu` feature)"
-                        .into(),
-                ))
-            }
+        let shapes = self
+            .bodies
+            .iter()
+            .any(|b| !b.shape.is_sphere())
+            .then(|| self.bodies.iter().map(|b| b.shape).collect());
+        let parts = Parts {
+            joints: joints.clone(),
+            springs,
+            shapes,
         };
+        let backend = backend::open(&self.settings, parts, &friction)?;
         let r_min = bodies
             .pos_radius
             .iter()
@@ -212,7 +176,7 @@ impl WorldBuilder {
         });
         Ok(World {
             settings: self.settings,
-            envelope,
+            params: self.settings.step_params(envelope),
             bodies,
             wall_descs: walls,
             walls: Vec::new(),
@@ -222,7 +186,7 @@ impl WorldBuilder {
             forces: self.forces.clone(),
             load_buf: Vec::new(),
             friction,
-            pipeline,
+            backend,
             steps: 0,
             last: StepStats::default(),
         })

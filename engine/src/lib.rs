@@ -4,22 +4,31 @@
 //! the Coulomb contact problem in velocities and impulses, over the ε̂-active contacts, with the
 //! Φ/h stabilisation, then moves positions with the new velocities (`q⁺ = q + h v⁺`).
 //!
+//! A sphere dropped on a floor comes to rest on it:
+//!
 //! ```
-//! use grains::{Body, Material, Settings, World, WallDesc};
-//! use glam::Vec3;
-//! let mut b = World::builder(Settings::default());
-//! b.material(Material::new(0.5));
-//! b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
-//! b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.1), 0.05, 1.0));
-//! let mut world = b.build().unwrap();
-//! world.run(1000).unwrap(); // only the GPU backend can fail (device lost, …)
+//! use grains::{Body, Material, Settings, Vec3, WallDesc, World};
+//!
+//! let mut builder = World::builder(Settings::default());
+//! builder.material(Material::new(0.5)); // friction coefficient μ
+//! builder.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z)); // the floor z = 0
+//! builder.body(Body::sphere(Vec3::new(0.0, 0.0, 0.1), 0.05, 1.0)); // centre, radius, mass
+//! let mut world = builder.build().unwrap();
+//! world.run(1000).unwrap(); // one second at h = 1 ms
 //! assert!((world.position(0).z - 0.05).abs() < 1e-3);
+//! let contact = world.contacts().next().unwrap(); // the floor holds the sphere up
+//! assert!((contact.force.z - 9.81).abs() < 1e-2);
 //! ```
+//!
+//! The math types of the API ([`Vec3`], [`Quat`], [`Vec4`]) are re-exported, and the whole
+//! [`glam`] crate with them, so a program needs no `glam` dependency of its own.
 
 #![warn(missing_docs)]
 
+mod backend;
 pub mod body;
 pub mod builder;
+pub mod contact;
 pub mod error;
 pub mod geometry;
 pub mod joint;
@@ -27,18 +36,24 @@ pub mod material;
 pub mod motion;
 pub mod settings;
 pub mod snapshot;
+pub mod solver;
 pub mod world;
+
+pub use glam;
+pub use glam::{Quat, Vec3, Vec4};
 
 pub use body::{sphere_mass, Body, BodyKind, Shape};
 pub use builder::WorldBuilder;
+pub use contact::{Contact, Touching};
 pub use error::BuildError;
 pub use geometry::{BoxContainer, WallDesc};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
 pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
-pub use settings::{Backend, Envelope, Settings, SolverKind};
+pub use settings::{Backend, Envelope, Settings};
 pub use snapshot::{Snapshot, SnapshotError};
+pub use solver::{Solver, SolverKind};
 pub use world::World;
 
 pub use grains_kernels::GpuError;
-pub use grains_kernels::{StageTimes, StepStats};
+pub use grains_kernels::{Stage, StageTimes, StepStats};

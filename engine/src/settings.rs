@@ -1,10 +1,11 @@
 //! Time-stepping and solver settings of a world.
 
 use crate::error::BuildError;
+use crate::solver::Solver;
 use glam::Vec3;
+use grains_kernels::StepParams;
 
 pub use grains_kernels::broad_phase::Envelope;
-pub use grains_kernels::SolverKind;
 
 /// Where the step runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -12,10 +13,10 @@ pub enum Backend {
     /// CPU worker threads (rayon); results are bit-identical for any thread count.
     #[default]
     Cpu,
-    /// A GPU (or Mesa's software Vulkan device) through wgpu. It always solves with projected
-    /// Jacobi: `solver` is ignored, every solve runs exactly `max_iterations` sweeps with
-    /// relaxation `omega` (a step 1 + `coulomb_correction` solves), and `tolerance` is not used
-    /// (checking it would need a read-back each sweep).
+    /// A GPU (or Mesa's software Vulkan device) through wgpu. It solves by projected Jacobi
+    /// only, with exactly `sweeps` sweeps per solve (a step takes 1 + `coulomb_correction`
+    /// solves): a world asking for [`Solver::GaussSeidel`] or a tolerance above 0 is refused at
+    /// build (stopping at a tolerance would need a read-back each sweep).
     Gpu,
 }
 
@@ -29,14 +30,9 @@ pub struct Settings {
     pub gravity: Vec3,
     /// ε̂ rule; `None` = per pair, floor 5 % of the smallest radius, 1.5 · h · approach speed.
     pub envelope: Option<Envelope>,
-    /// Projected iteration.
-    pub solver: SolverKind,
-    /// Most sweeps per step.
-    pub max_iterations: u32,
-    /// Stop when the per-contact max-norm residual falls to this (m/s).
-    pub tolerance: f32,
-    /// Over-relaxation ω (Gauss–Seidel: 1; Jacobi: at most about 0.4 on dense piles).
-    pub omega: f32,
+    /// The projected iteration and its knobs: sweeps, tolerance and over-relaxation ω
+    /// (Gauss–Seidel: ω = 1; Jacobi: ω at most about 0.4 on dense piles).
+    pub solver: Solver,
     /// Fraction of last step's impulse a persisting contact starts from, in [0, 1].
     pub warm_start: f32,
     /// Natural frequency f (Hz) of a compliant contact (an implicit spring in the CCP's normal
@@ -54,11 +50,12 @@ pub struct Settings {
     /// (hart-anitescu eq. 2.9; default true). False drops it (their Δ = 0, n·v⁺ ≥ 0 for every
     /// ε̂-active contact), the unstabilised scheme that V4 compares against.
     pub stabilise_contacts: bool,
-    /// Worker threads of the CPU backend (results are bit-identical for any count).
+    /// Worker threads of the CPU backend. The library defaults to one thread; results are
+    /// bit-identical for any count, so raise it (e.g. to the machine's cores) for speed.
     pub threads: usize,
-    /// Where the step runs. On [`Backend::Gpu`] the solver is always projected Jacobi with
-    /// `omega` and exactly `max_iterations` sweeps per solve (`solver` and `tolerance` are not
-    /// used), so set `omega` for Jacobi (at most about 0.4 on dense piles).
+    /// Where the step runs. [`Backend::Gpu`] runs only [`Solver::Jacobi`] with tolerance 0
+    /// (exactly `sweeps` sweeps per solve) and refuses any other solver setting at build; set
+    /// `omega` for Jacobi (at most about 0.4 on dense piles).
     pub backend: Backend,
     /// GPU backend: steps between read-backs of the bodies and statistics to the host (at least
     /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.
@@ -72,10 +69,11 @@ impl Default for Settings {
             h: 1e-3,
             gravity: Vec3::new(0.0, 0.0, -9.81),
             envelope: None,
-            solver: SolverKind::GaussSeidel,
-            max_iterations: 100,
-            tolerance: 1e-6,
-            omega: 1.0,
+            solver: Solver::GaussSeidel {
+                sweeps: 100,
+                tolerance: 1e-6,
+                omega: 1.0,
+            },
             warm_start: 1.0,
             contact_frequency: f32::INFINITY,
             coulomb_correction: 0,
@@ -96,14 +94,17 @@ impl Settings {
     pub fn granular(h: f32) -> Self {
         Settings {
             h,
-            max_iterations: 30,
-            tolerance: 1e-4,
+            solver: Solver::GaussSeidel {
+                sweeps: 30,
+                tolerance: 1e-4,
+                omega: 1.0,
+            },
             contact_frequency: 1.2 / h,
             ..Settings::default()
         }
     }
 
-    /// Checks every field.
+    /// Checks every field, and that [`Settings::backend`] can honour the solver asked for.
     pub fn check(&self) -> Result<(), BuildError> {
         let err = |field, problem: String| Err(BuildError::Settings { field, problem });
         if !(self.h.is_finite() && self.h > 0.0) {
@@ -128,18 +129,7 @@ impl Settings {
             }
             _ => {}
         }
-        if self.max_iterations == 0 {
-            return err("max_iterations", "must be at least 1".into());
-        }
-        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
-            return err(
-                "tolerance",
-                format!("must be finite and ≥ 0, got {}", self.tolerance),
-            );
-        }
-        if !(self.omega > 0.0 && self.omega < 2.0) {
-            return err("omega", format!("must lie in (0, 2), got {}", self.omega));
-        }
+        self.solver.check(self.backend)?;
         if !(0.0..=1.0).contains(&self.warm_start) {
             return err(
                 "warm_start",
@@ -162,5 +152,24 @@ impl Settings {
             return err("sync_every", "must be at least 1".into());
         }
         Ok(())
+    }
+
+    /// What the kernels take for each step: these settings with the ε̂ rule `envelope` resolved
+    /// (see [`crate::World::envelope`]).
+    pub(crate) fn step_params(&self, envelope: Envelope) -> StepParams {
+        StepParams {
+            h: self.h,
+            gravity: self.gravity,
+            envelope,
+            solver: self.solver.kind(),
+            max_iterations: self.solver.sweeps(),
+            tolerance: self.solver.tolerance(),
+            omega: self.solver.omega(),
+            warm_start: self.warm_start,
+            planar: self.planar,
+            contact_frequency: self.contact_frequency,
+            coulomb_correction: self.coulomb_correction,
+            stabilise_contacts: self.stabilise_contacts,
+        }
     }
 }

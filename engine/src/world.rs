@@ -1,67 +1,20 @@
 //! The world a user builds, steps and reads.
 
+use crate::backend::{StepBackend, StepInputs, WarmStart};
 use crate::body::BodyKind;
 use crate::builder::WorldBuilder;
+use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
-#[cfg(feature = "gpu")]
-use crate::settings::SolverKind;
 use crate::settings::{Backend, Envelope, Settings};
 use glam::{Quat, Vec3, Vec4};
-#[cfg(feature = "gpu")]
-use grains_gpu::GpuPipeline;
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::{Bodies, CpuPipeline, FrictionTable, GpuError, StageTimes, Wall};
+use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, Wall};
 use grains_kernels::{StepParams, StepStats};
-
-/// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
-/// per key, or none).
-pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
-
-/// The backend a world steps on.
-pub(crate) enum Pipeline {
-    /// CPU threads; the host buffers are the state.
-    Cpu(Box<CpuPipeline>),
-    /// The device holds the state; the host keeps a copy as of the last read-back.
-    #[cfg(feature = "gpu")]
-    Gpu(Box<GpuState>),
-}
-
-/// The GPU pipeline and the host copies of what it last read back.
-#[cfg(feature = "gpu")]
-pub(crate) struct GpuState {
-    pub(crate) device: GpuPipeline,
-    /// Contacts of the step read back last (keys and rows; the private buffers stay empty).
-    pub(crate) contacts: Contacts,
-    /// Their impulses (γn, γt1, γt2, 0), in key order.
-    pub(crate) impulses: Vec<[f32; 4]>,
-    /// Their moment impulses (γ_s, γ_r1, γ_r2, 0), in key order (none without spinning and
-    /// rolling friction).
-    pub(crate) moment_impulses: Vec<[f32; 4]>,
-    /// Step whose bodies and statistics the host copy holds.
-    pub(crate) synced_at: u64,
-    /// Step whose contacts the host copy holds.
-    pub(crate) contacts_at: u64,
-}
-
-#[cfg(feature = "gpu")]
-impl GpuState {
-    /// Copies the last step's contacts and impulses from the device; the host copy now holds
-    /// those of step `steps`.
-    fn fetch_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
-        let (keys, rows, impulses, moment_impulses) = self.device.contacts()?;
-        self.contacts.keys = keys;
-        self.contacts.rows = rows;
-        self.impulses = impulses;
-        self.moment_impulses = moment_impulses;
-        self.contacts_at = steps;
-        Ok(())
-    }
-}
 
 /// A world of grains stepped by the CCP scheme, on CPU threads or on a GPU
 /// ([`Settings::backend`]).
@@ -73,7 +26,9 @@ impl GpuState {
 /// [`World::sync_contacts`]. On the CPU backend the host copy is always current.
 pub struct World {
     pub(crate) settings: Settings,
-    pub(crate) envelope: Envelope,
+    /// The settings as the kernels take them, with ε̂ resolved (from `settings`, at build and
+    /// by [`World::set_settings`]).
+    pub(crate) params: StepParams,
     pub(crate) bodies: Bodies,
     pub(crate) wall_descs: Vec<WallDesc>,
     pub(crate) walls: Vec<Wall>,
@@ -84,7 +39,7 @@ pub struct World {
     pub(crate) forces: Vec<AppliedForce>,
     pub(crate) load_buf: Vec<Load>,
     pub(crate) friction: FrictionTable,
-    pub(crate) pipeline: Pipeline,
+    pub(crate) backend: Box<dyn StepBackend>,
     pub(crate) steps: u64,
     pub(crate) last: StepStats,
 }
@@ -104,7 +59,7 @@ impl World {
     /// state unspecified: build it again or [`World::restore`] a snapshot.
     pub fn step(&mut self) -> Result<StepStats, GpuError> {
         let t = self.time();
-        let h = self.settings.h;
+        let h = self.params.h;
         self.place_walls(t);
         self.drive_buf.clear();
         for &(body, m) in &self.drives {
@@ -116,63 +71,22 @@ impl World {
                 kind: DRIVE,
             });
         }
-        let s = &self.settings;
-        let params = StepParams {
-            h,
-            gravity: s.gravity,
-            envelope: self.envelope,
-            solver: s.solver,
-            max_iterations: s.max_iterations,
-            tolerance: s.tolerance,
-            omega: s.omega,
-            warm_start: s.warm_start,
-            planar: s.planar,
-            contact_frequency: s.contact_frequency,
-            coulomb_correction: s.coulomb_correction,
-            stabilise_contacts: s.stabilise_contacts,
-        };
         if !self.forces.is_empty() {
             self.load_buf.clear();
             self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+            self.backend.set_loads(&self.load_buf);
         }
-        match &mut self.pipeline {
-            Pipeline::Cpu(cpu) => {
-                if !self.forces.is_empty() {
-                    cpu.set_loads(&self.load_buf);
-                }
-                self.last = cpu.step(
-                    &mut self.bodies,
-                    &self.walls,
-                    &self.drive_buf,
-                    &self.friction,
-                    &params,
-                );
-                self.steps += 1;
-            }
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => {
-                if !self.forces.is_empty() {
-                    gpu.device.set_loads(&self.load_buf);
-                }
-                let params = StepParams {
-                    solver: SolverKind::Jacobi,
-                    ..params
-                };
-                let read_back = (self.steps + 1).is_multiple_of(s.sync_every as u64);
-                self.last = gpu.device.step(
-                    &mut self.bodies,
-                    &self.walls,
-                    &self.drive_buf,
-                    &self.friction,
-                    &params,
-                    read_back,
-                )?;
-                self.steps += 1;
-                if read_back {
-                    gpu.synced_at = self.steps;
-                }
-            }
-        }
+        let inputs = StepInputs {
+            walls: &self.walls,
+            drives: &self.drive_buf,
+            friction: &self.friction,
+            params: &self.params,
+        };
+        let read_back = (self.steps + 1).is_multiple_of(self.settings.sync_every as u64);
+        self.last = self
+            .backend
+            .step(&mut self.bodies, &inputs, self.steps + 1, read_back)?;
+        self.steps += 1;
         Ok(self.last)
     }
 
@@ -190,43 +104,29 @@ impl World {
     /// into the host copy, unless it already holds the current step. Does nothing on the CPU
     /// backend.
     pub fn sync(&mut self) -> Result<(), GpuError> {
-        #[cfg(feature = "gpu")]
-        if let Pipeline::Gpu(gpu) = &mut self.pipeline {
-            if gpu.synced_at != self.steps {
-                self.last = gpu.device.read_back(&mut self.bodies)?;
-                gpu.synced_at = self.steps;
-            }
+        if let Some(stats) = self.backend.sync(&mut self.bodies, self.steps)? {
+            self.last = stats;
         }
         Ok(())
     }
 
     /// [`World::sync`], and on the GPU also copies the last step's contact rows and impulses
-    /// (for [`World::contacts`] and [`World::impulses`]; a large transfer, so not done by the
-    /// periodic read-backs).
+    /// (for [`World::contacts`], [`World::contact_rows`] and [`World::impulses`]; a large
+    /// transfer, so not done by the periodic read-backs).
     pub fn sync_contacts(&mut self) -> Result<(), GpuError> {
         self.sync()?;
-        #[cfg(feature = "gpu")]
-        if let Pipeline::Gpu(gpu) = &mut self.pipeline {
-            if gpu.contacts_at != self.steps {
-                gpu.fetch_contacts(self.steps)?;
-            }
-        }
-        Ok(())
+        self.backend.sync_contacts(self.steps)
     }
 
     /// The step whose state the host copy (bodies, statistics, contacts) holds: [`World::steps`]
     /// on the CPU backend and right after a read-back on the GPU.
     pub fn synced_at(&self) -> u64 {
-        match &self.pipeline {
-            Pipeline::Cpu(_) => self.steps,
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => gpu.synced_at,
-        }
+        self.backend.synced_at(self.steps)
     }
 
     /// Writes each wall's current face position and its velocity over [t, t + h].
     fn place_walls(&mut self, t: f64) {
-        let h = self.settings.h;
+        let h = self.params.h;
         self.walls.clear();
         for d in &self.wall_descs {
             let (offset, velocity) = match d.motion {
@@ -246,7 +146,7 @@ impl World {
 
     /// Simulated time (s): steps taken × h.
     pub fn time(&self) -> f64 {
-        self.steps as f64 * self.settings.h as f64
+        self.steps as f64 * self.params.h as f64
     }
 
     /// Steps taken.
@@ -260,22 +160,25 @@ impl World {
     }
 
     /// Replaces the settings from the next step on (the thread count, the backend and ε̂ stay as
-    /// built). Every setting is passed to the backend at each step, so nothing cached on the GPU
-    /// goes stale.
+    /// built); refuses settings out of range or that the backend cannot honour, as
+    /// [`WorldBuilder::build`] does. Every setting is passed to the backend at each step, so
+    /// nothing cached on the GPU goes stale.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
-        settings.check()?;
-        self.settings = Settings {
+        let settings = Settings {
             threads: self.settings.threads,
             envelope: self.settings.envelope,
             backend: self.settings.backend,
             ..settings
         };
+        settings.check()?;
+        self.params = settings.step_params(self.params.envelope);
+        self.settings = settings;
         Ok(())
     }
 
     /// The ε̂ rule in force (the default resolved against the smallest radius).
     pub fn envelope(&self) -> Envelope {
-        self.envelope
+        self.params.envelope
     }
 
     /// The backend the world steps on.
@@ -285,11 +188,7 @@ impl World {
 
     /// Name of the GPU adapter (e.g. "NVIDIA H100" or "llvmpipe"); `None` on the CPU backend.
     pub fn adapter_name(&self) -> Option<&str> {
-        match &self.pipeline {
-            Pipeline::Cpu(_) => None,
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => Some(gpu.device.adapter_name()),
-        }
+        self.backend.adapter_name()
     }
 
     /// All body buffers (structure of arrays), as of step [`World::synced_at`].
@@ -352,11 +251,7 @@ impl World {
     /// the joints were added (ball 3, hinge 5, distance 1, fixed 6, prismatic 5, plus 1 for a
     /// motor), then one row per linearly implicit spring. Empty on the GPU backend.
     pub fn joint_impulses(&self) -> &[f32] {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.joint_impulses(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(_) => &[],
-        }
+        self.backend.joint_impulses()
     }
 
     /// The walls as placed for the last step.
@@ -378,52 +273,59 @@ impl World {
     /// device's timestamps of the steps read back, scaled to all steps; `None` where the adapter
     /// has no timestamps or nothing was read back yet.
     pub fn stage_times(&self) -> Option<StageTimes> {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => Some(cpu.times()),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => gpu.device.stage_times(),
-        }
+        self.backend.stage_times()
     }
 
     /// Seconds spent stepping since the world was built: the sum of the stage times on the
     /// CPU; on the GPU the host wall time from submission to completion, as measured at the
     /// read-backs (so it includes the steps up to step [`World::synced_at`]).
     pub fn step_seconds(&self) -> f64 {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.times().total(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => gpu.device.elapsed(),
-        }
+        self.backend.step_seconds()
     }
 
-    /// Contact rows of the last step (GPU: as of the last [`World::sync_contacts`]).
-    pub fn contacts(&self) -> &Contacts {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.contacts(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => &gpu.contacts,
-        }
+    /// The contacts of the last step (GPU: as of the last [`World::sync_contacts`]): for each,
+    /// the two bodies or the body and the wall, the point, the normal, and the impulse and
+    /// force it carried.
+    ///
+    /// ```
+    /// use grains::{Body, Material, Settings, Touching, Vec3, WallDesc, World};
+    /// let mut b = World::builder(Settings::default());
+    /// b.material(Material::new(0.5));
+    /// b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    /// b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.05), 0.05, 1.0));
+    /// let mut world = b.build().unwrap();
+    /// world.run(100).unwrap();
+    /// for c in world.contacts() {
+    ///     assert_eq!(c.touching, Touching::Wall { body: 0, wall: 0 });
+    ///     println!("{:?} pushes with {} N", c.touching, c.force);
+    /// }
+    /// ```
+    pub fn contacts(&self) -> impl ExactSizeIterator<Item = Contact> + '_ {
+        contact::view(
+            self.backend.contacts(),
+            self.backend.impulses(),
+            self.params.h,
+            &self.bodies.pos_radius,
+        )
     }
 
-    /// Impulses (γn, γt1, γt2) of the last step's contacts (N s), in the contacts' order (GPU:
-    /// as of the last [`World::sync_contacts`]).
+    /// The raw contact rows of the last step, as the kernels hold them: pair keys (ascending)
+    /// and rows (GPU: as of the last [`World::sync_contacts`]). [`World::contacts`] reads them.
+    pub fn contact_rows(&self) -> &Contacts {
+        self.backend.contacts()
+    }
+
+    /// Impulses (γn, γt1, γt2) of the last step's contacts (N s) in their frames (n, t1, t2),
+    /// in the order of [`World::contact_rows`] (GPU: as of the last [`World::sync_contacts`]).
     pub fn impulses(&self) -> &[[f32; 4]] {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.impulses(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => &gpu.impulses,
-        }
+        self.backend.impulses()
     }
 
     /// Moment impulses (γ_s, γ_r1, γ_r2) of the last step's contacts about their normal and
-    /// tangents (N m s), in the contacts' order; empty when no material pair has spinning or
-    /// rolling friction (GPU: as of the last [`World::sync_contacts`]).
+    /// tangents (N m s), in the order of [`World::contact_rows`]; empty when no material pair
+    /// has spinning or rolling friction (GPU: as of the last [`World::sync_contacts`]).
     pub fn moment_impulses(&self) -> &[[f32; 4]] {
-        match &self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.moment_impulses(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => &gpu.moment_impulses,
-        }
+        self.backend.moment_impulses()
     }
 
     /// Total linear momentum Σ m v of the dynamic bodies (kg m/s), summed in f64, as of step
@@ -446,26 +348,14 @@ impl World {
         self.sync()?;
         self.bodies.motion[i].linear = v.to_array();
         self.bodies.motion[i].angular = w.to_array();
-        match &mut self.pipeline {
-            Pipeline::Cpu(cpu) => cpu.reset_warm_start(),
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => gpu.device.invalidate(true),
-        }
+        self.backend.bodies_edited();
         Ok(())
     }
 
     /// The warm-start memory (pair keys ascending, impulse vectors, and moment impulse vectors
     /// one per key or none), read from the device on the GPU.
     pub(crate) fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
-        match &mut self.pipeline {
-            Pipeline::Cpu(cpu) => {
-                let (keys, impulses) = cpu.warm_start_state();
-                let moments = cpu.warm_start_moments();
-                Ok((keys.to_vec(), impulses.to_vec(), moments.to_vec()))
-            }
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => gpu.device.warm_start_state(),
-        }
+        self.backend.warm_start_state()
     }
 
     /// Replaces the evolving state: step count, bodies and warm-start memory of the contacts
@@ -482,23 +372,8 @@ impl World {
     ) {
         self.steps = steps;
         self.bodies = bodies.clone();
-        match &mut self.pipeline {
-            Pipeline::Cpu(cpu) => {
-                cpu.restore_warm_start(keys, impulses);
-                cpu.restore_warm_start_moments(moments);
-                cpu.restore_joint_impulses(joint_impulses);
-            }
-            #[cfg(feature = "gpu")]
-            Pipeline::Gpu(gpu) => {
-                gpu.device.invalidate(false);
-                gpu.device.restore_warm_start(keys, impulses, moments);
-                gpu.contacts = Contacts::default();
-                gpu.impulses.clear();
-                gpu.moment_impulses.clear();
-                gpu.synced_at = steps;
-                gpu.contacts_at = steps;
-            }
-        }
+        self.backend
+            .restore(steps, (keys, impulses, moments), joint_impulses);
     }
 
     /// Centres of all bodies as (x, y, z, radius), as of step [`World::synced_at`].

@@ -2,8 +2,15 @@
 
 use glam::{Quat, Vec3};
 use grains::{
-    AppliedForce, Backend, Body, BuildError, JointDesc, Material, Settings, SpringDesc, WallDesc,
-    World,
+    AppliedForce, Backend, Body, BuildError, JointDesc, Material, Settings, Solver, SpringDesc,
+    WallDesc, World,
+};
+
+/// The solver the GPU backend runs (the only one it takes).
+const JACOBI_ON_GPU: Solver = Solver::Jacobi {
+    sweeps: 100,
+    tolerance: 0.0,
+    omega: 1.0,
 };
 
 fn world_with(body: Body, mu: f32, settings: Settings) -> Result<World, BuildError> {
@@ -179,6 +186,7 @@ fn the_gpu_backend_takes_spinning_and_rolling_friction() {
     ] {
         let mut b = World::builder(Settings {
             backend: Backend::Gpu,
+            solver: JACOBI_ON_GPU,
             ..Settings::default()
         });
         b.material(material);
@@ -405,6 +413,7 @@ type Adds = fn(&mut grains::WorldBuilder);
 fn the_gpu_backend_refuses_joints_and_springs_with_a_typed_error() {
     let gpu = Settings {
         backend: Backend::Gpu,
+        solver: JACOBI_ON_GPU,
         ..Settings::default()
     };
     let attempts: [(&str, Adds); 2] = [

@@ -50,7 +50,7 @@ fn grid_finds_every_pair_with_a_brazil_nut_present() {
         let mut w = scene(nut);
         let expected = brute_force_pairs(&w, 0.02);
         w.step().unwrap();
-        let found = w.contacts().keys.clone();
+        let found = w.contact_rows().keys.clone();
         assert!(
             expected.len() > 1000,
             "scene too sparse to test: {} pairs",
@@ -82,5 +82,5 @@ fn grid_finds_every_pair_with_grains_escaped_far_away() {
     let expected = brute_force_pairs(&w, 0.02);
     assert!(expected.contains(&(((far as u64) << 32) | (far as u64 + 1))));
     w.step().unwrap();
-    assert_eq!(w.contacts().keys, expected);
+    assert_eq!(w.contact_rows().keys, expected);
 }

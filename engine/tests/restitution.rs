@@ -10,7 +10,7 @@ const R: f32 = 0.05;
 fn rigid(solver: SolverKind) -> Settings {
     Settings {
         h: 1e-4,
-        solver,
+        solver: Settings::default().solver.with_kind(solver),
         ..Settings::default()
     }
 }
@@ -136,8 +136,7 @@ fn a_jointed_pair_rebounds_as_one_rigid_body() {
     let centre = Vec3::new(0.0, 0.0, half.z + R + 1e-4);
     let mut settings = rigid(SolverKind::GaussSeidel);
     settings.gravity = Vec3::ZERO;
-    settings.max_iterations = 500;
-    settings.tolerance = 1e-8;
+    settings.solver = settings.solver.with_sweeps(500).with_tolerance(1e-8);
     let mut b = World::builder(settings);
     let smooth = b.material(Material::new(0.0).with_restitution(e));
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z).with_material(smooth));

@@ -105,6 +105,20 @@ impl Stage {
         Stage::Integrate,
         Stage::Observe,
     ];
+
+    /// The stage's name, as `StageTimes`' field and `grains bench` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Forces => "forces",
+            Stage::Broad => "broad",
+            Stage::Narrow => "narrow",
+            Stage::Impact => "impact",
+            Stage::Prepare => "prepare",
+            Stage::Solve => "solve",
+            Stage::Integrate => "integrate",
+            Stage::Observe => "observe",
+        }
+    }
 }
 
 /// Seconds spent in each [`Stage`], summed over steps.
@@ -143,16 +157,14 @@ impl StageTimes {
         }
     }
 
+    /// The seconds spent in `stage`.
+    pub fn seconds(mut self, stage: Stage) -> f64 {
+        *self.slot(stage)
+    }
+
     /// Sum of all stages (s).
     pub fn total(&self) -> f64 {
-        self.forces
-            + self.broad
-            + self.narrow
-            + self.impact
-            + self.prepare
-            + self.solve
-            + self.integrate
-            + self.observe
+        Stage::ALL.iter().map(|&s| self.seconds(s)).sum()
     }
 }
 

@@ -12,9 +12,10 @@ use grains::error::BuildError;
 use grains::geometry::WallDesc;
 use grains::material::Material;
 use grains::motion::Prescribed;
-use grains::settings::{Backend, Envelope, Settings, SolverKind};
+use grains::settings::{Backend, Envelope, Settings};
 use grains::world::World;
 use grains::GpuError;
+use grains::SolverKind;
 use grains_app::output::Quality;
 use grains_app::runner::{floor_height, rank_from_top};
 use grains_app::scene::{Scene, SceneError};
@@ -206,7 +207,7 @@ pub fn engine_point_particle(
         gravity: Vec3::new(0.0, 0.0, -p.gravity as f32),
         envelope: Some(Envelope::Fixed(10.0)),
         planar: true,
-        solver,
+        solver: Settings::default().solver.with_kind(solver),
         coulomb_correction,
         ..Settings::default()
     });
@@ -709,7 +710,7 @@ pub struct Cannonball {
 /// tabletop z = 0 between two slanted walls): runs `steps` steps and measures the separation of
 /// the disks and their distance to the tabletop.
 pub fn cannonball(mut w: World, steps: u64) -> Result<Cannonball, GpuError> {
-    let tolerance = w.settings().tolerance;
+    let tolerance = w.settings().solver.tolerance();
     let (mut contacts_start, mut sweeps, mut unconverged_steps) = (0, 0u64, 0);
     let clock = Instant::now();
     for k in 0..steps {
@@ -1498,7 +1499,8 @@ fn verdict(ok: bool) -> Status {
 }
 
 /// Runs case `id` with the scene files in `dir` (None for an unknown id), on `backend` (None:
-/// each scene's own).
+/// each scene's own). On the GPU backend each scene runs with projected Jacobi at tolerance 0
+/// (exactly its `max_iterations` sweeps, with its ω), the one solver that backend has.
 pub fn run_case(
     id: &str,
     dir: &Path,
@@ -1509,6 +1511,13 @@ pub fn run_case(
     let on = |mut s: Scene| {
         if let Some(b) = backend {
             s.settings.backend = b;
+        }
+        if backend == Some(Backend::Gpu) {
+            s.settings.solver = s
+                .settings
+                .solver
+                .with_kind(SolverKind::Jacobi)
+                .with_tolerance(0.0);
         }
         s
     };

@@ -9,6 +9,7 @@ use grains::error::BuildError;
 use grains::geometry::WallDesc;
 use grains::material::Material;
 use grains::settings::{Envelope, Settings};
+use grains::solver::Solver;
 use grains::world::World;
 use grains::GpuError;
 use grains_kernels::shape::{capsule_ends, ellipse_support};
@@ -36,8 +37,11 @@ pub fn v4_world(stabilise: bool, threads: Option<usize>) -> Result<World, BuildE
         envelope: Some(Envelope::Fixed(V4_ENVELOPE)),
         planar: true,
         stabilise_contacts: stabilise,
-        max_iterations: 200,
-        tolerance: 1e-7,
+        solver: Solver::GaussSeidel {
+            sweeps: 200,
+            tolerance: 1e-7,
+            omega: 1.0,
+        },
         threads: threads.unwrap_or(1),
         ..Settings::default()
     });
@@ -144,8 +148,11 @@ pub fn v3_world(
         gravity: Vec3::new(0.0, 0.0, -G),
         envelope: Some(Envelope::Fixed(V3_ENVELOPE)),
         planar: true,
-        max_iterations: 200,
-        tolerance: 1e-7,
+        solver: Solver::GaussSeidel {
+            sweeps: 200,
+            tolerance: 1e-7,
+            omega: 1.0,
+        },
         threads: threads.unwrap_or(1),
         ..Settings::default()
     });

@@ -321,8 +321,8 @@ pub fn v12(mut w: World, steps: u64) -> Result<SeamRun, GpuError> {
         let t = w.time();
         for (fixed, c) in contacts.iter_mut().enumerate() {
             let key = pair_key(fixed as u32, ball as u32);
-            let found = w.contacts().keys.iter().position(|&k| k == key);
-            let Some((row, g)) = found.map(|i| (w.contacts().rows[i], w.impulses()[i])) else {
+            let found = w.contact_rows().keys.iter().position(|&k| k == key);
+            let Some((row, g)) = found.map(|i| (w.contact_rows().rows[i], w.impulses()[i])) else {
                 continue;
             };
             if g[0] <= 0.0 {

@@ -15,7 +15,7 @@ mod common;
 mod pipelines;
 
 use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};
-use grains::{Backend, Body, BuildError, Material, Settings, SolverKind, World};
+use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, SceneError};
 use grains_validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
@@ -38,8 +38,15 @@ use std::path::PathBuf;
 /// step by step from the GPU's state, and the free runs only through verdicts (V7, V9).
 const POSITION_TOLERANCE_R: f32 = 1e-3;
 
-/// Builds `scene` on the GPU; `None` (after saying so on stderr) when there is no adapter.
+/// Builds `scene` on the GPU with the one solver it has: projected Jacobi at tolerance 0, with
+/// the scene's sweeps and ω. `None` (after saying so on stderr) when there is no adapter.
 fn on_gpu(scene: &Scene) -> Option<World> {
+    let mut scene = scene.clone();
+    scene.settings.solver = scene
+        .settings
+        .solver
+        .with_kind(SolverKind::Jacobi)
+        .with_tolerance(0.0);
     match scene.world_with(None, Some(Backend::Gpu)) {
         Err(SceneError::Build { source, .. }) => gpu_world(Err(source)),
         built => Some(built.unwrap_or_else(|e| panic!("the GPU world could not be built: {e}"))),
@@ -62,10 +69,11 @@ fn gpu_world(built: Result<World, BuildError>) -> Option<World> {
 /// step (tolerance 0), read back every step on the GPU.
 fn jacobi(mut scene: Scene, sweeps: u32) -> Scene {
     scene.settings = Settings {
-        solver: SolverKind::Jacobi,
-        omega: 0.3,
-        max_iterations: sweeps,
-        tolerance: 0.0,
+        solver: Solver::Jacobi {
+            sweeps,
+            tolerance: 0.0,
+            omega: 0.3,
+        },
         sync_every: 1,
         threads: 2,
         ..scene.settings
@@ -119,7 +127,7 @@ fn compare_100_steps(scene: Scene, what: &str) {
         );
         let d = max_world_difference(&cpu, &gpu);
         gpu.sync_contacts().unwrap();
-        let (cpu_keys, gpu_keys) = (&cpu.contacts().keys, &gpu.contacts().keys);
+        let (cpu_keys, gpu_keys) = (&cpu.contact_rows().keys, &gpu.contact_rows().keys);
         assert_same_contacts(cpu_keys, gpu_keys, &format!("{what}, step {step}"));
         if d > worst.0 {
             worst = (d, step);
@@ -213,7 +221,7 @@ fn particle_on_gpu(h: f64, passes: u32) -> Option<World> {
     let mut b = World::builder(Settings {
         backend: Backend::Gpu,
         sync_every: 1,
-        max_iterations: 5,
+        solver: cpu.settings().solver.with_sweeps(5).with_tolerance(0.0),
         ..*cpu.settings()
     });
     b.material(Material::new(p.mu as f32));
@@ -481,6 +489,11 @@ fn applied_forces_move_free_bodies_as_on_the_cpu() {
         let mut b = World::builder(Settings {
             h: 1e-3,
             gravity: Vec3::ZERO,
+            solver: Solver::Jacobi {
+                sweeps: 100,
+                tolerance: 0.0,
+                omega: 1.0,
+            },
             backend,
             sync_every: 1000,
             ..Settings::default()

@@ -261,10 +261,16 @@ region_max = [0.5, 0.5, 0.8]
             speed_factor: 2.0
         })
     );
-    assert_eq!(st.solver, grains::SolverKind::Jacobi);
     assert_eq!(
-        (st.max_iterations, st.tolerance, st.omega, st.warm_start),
-        (77, 1e-5, 0.3, 0.5)
+        (st.solver, st.warm_start),
+        (
+            grains::Solver::Jacobi {
+                sweeps: 77,
+                tolerance: 1e-5,
+                omega: 0.3
+            },
+            0.5
+        )
     );
     assert!(st.contact_frequency.is_infinite());
     assert_eq!(st.coulomb_correction, 2);

@@ -60,14 +60,16 @@ fn sphere_on_floor(e_roll: f32, gravity: Vec3, v: Vec3, solver: SolverKind) -> W
     let mut b = World::builder(Settings {
         h: 0.01,
         gravity,
-        solver,
-        omega: if solver == SolverKind::Jacobi {
-            0.5
-        } else {
-            1.0
-        },
-        max_iterations: 1000,
-        tolerance: 1e-7,
+        solver: Settings::default()
+            .solver
+            .with_kind(solver)
+            .with_omega(if solver == SolverKind::Jacobi {
+                0.5
+            } else {
+                1.0
+            })
+            .with_sweeps(1000)
+            .with_tolerance(1e-7),
         ..Settings::default()
     });
     b.material(Material::new(0.5).with_rolling(e_roll));
@@ -152,9 +154,9 @@ fn rough_pour(threads: usize, solver: SolverKind) -> World {
     .unwrap();
     let mut world = scene.world(Some(threads)).unwrap();
     let mut settings = *world.settings();
-    settings.solver = solver;
+    settings.solver = settings.solver.with_kind(solver);
     if solver == SolverKind::Jacobi {
-        settings.omega = 0.3;
+        settings.solver = settings.solver.with_omega(0.3);
     }
     world.set_settings(settings).unwrap();
     world

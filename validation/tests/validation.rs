@@ -241,7 +241,7 @@ fn v15_sphere_rebounds_to_e_squared_h() {
     assert!(v15_passes(&runs));
     let (mut w, n) = v15_world(&scenes(), 0.9, None).unwrap();
     let mut s = *w.settings();
-    s.solver = SolverKind::Jacobi;
+    s.solver = s.solver.with_kind(SolverKind::Jacobi);
     w.set_settings(s).unwrap();
     let jacobi = v15(w, 0.9, n).unwrap();
     assert!((jacobi.ratio() - 1.0).abs() <= 0.01, "Jacobi: {jacobi:?}");

@@ -15,8 +15,9 @@ use grains::geometry::{BoxContainer, WallDesc};
 use grains::joint::{AppliedForce, JointDesc, SpringDesc};
 use grains::material::{Material, MaterialId};
 use grains::motion::Prescribed;
-use grains::settings::{Backend, Envelope, Settings, SolverKind};
+use grains::settings::{Backend, Envelope, Settings};
 use grains::world::World;
+use grains::SolverKind;
 use grains_kernels::shape::{contact_points, Placed};
 use spec::*;
 use std::collections::HashMap;
@@ -520,7 +521,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         });
     }
     if let Some(v) = &s.solver {
-        settings.solver = match v.get_ref().as_str() {
+        settings.solver = settings.solver.with_kind(match v.get_ref().as_str() {
             "gauss_seidel" => SolverKind::GaussSeidel,
             "jacobi" => SolverKind::Jacobi,
             other => {
@@ -530,16 +531,20 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
                     format!("must be \"gauss_seidel\" or \"jacobi\", got \"{other}\""),
                 ))
             }
-        };
+        });
     }
     if let Some(v) = &s.max_iterations {
-        settings.max_iterations = count_u32(cx, v, "max_iterations", 1)?;
+        settings.solver = settings
+            .solver
+            .with_sweeps(count_u32(cx, v, "max_iterations", 1)?);
     }
     if let Some(v) = &s.tolerance {
-        settings.tolerance = non_negative(cx, v, "tolerance")?;
+        settings.solver = settings
+            .solver
+            .with_tolerance(non_negative(cx, v, "tolerance")?);
     }
     if let Some(v) = &s.omega {
-        settings.omega = positive(cx, v, "omega")?;
+        settings.solver = settings.solver.with_omega(positive(cx, v, "omega")?);
     }
     if let Some(v) = &s.warm_start {
         settings.warm_start = non_negative(cx, v, "warm_start")?;

@@ -1,0 +1,108 @@
+//! The CPU backend: the kernels' pipeline on worker threads; the host's bodies are the state.
+
+use super::{Parts, StepBackend, StepInputs, WarmStart};
+use crate::error::BuildError;
+use grains_kernels::forces::Load;
+use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::{Bodies, CpuPipeline, GpuError, StageTimes, StepStats};
+
+/// The CPU pipeline of `grains-kernels`.
+pub(super) struct CpuBackend(CpuPipeline);
+
+impl CpuBackend {
+    /// Starts `threads` worker threads and hands the pipeline the joints, springs and shapes.
+    pub(super) fn open(threads: usize, parts: Parts) -> Result<Self, BuildError> {
+        let mut cpu = CpuPipeline::new(threads).map_err(|e| BuildError::Threads {
+            threads,
+            reason: e.to_string(),
+        })?;
+        cpu.set_links(parts.joints, parts.springs);
+        if let Some(shapes) = parts.shapes {
+            cpu.set_shapes(shapes);
+        }
+        Ok(CpuBackend(cpu))
+    }
+}
+
+impl StepBackend for CpuBackend {
+    fn set_loads(&mut self, loads: &[Load]) {
+        self.0.set_loads(loads);
+    }
+
+    fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        inputs: &StepInputs,
+        _steps: u64,
+        _read_back: bool,
+    ) -> Result<StepStats, GpuError> {
+        Ok(self.0.step(
+            bodies,
+            inputs.walls,
+            inputs.drives,
+            inputs.friction,
+            inputs.params,
+        ))
+    }
+
+    fn sync(&mut self, _bodies: &mut Bodies, _steps: u64) -> Result<Option<StepStats>, GpuError> {
+        Ok(None)
+    }
+
+    fn sync_contacts(&mut self, _steps: u64) -> Result<(), GpuError> {
+        Ok(())
+    }
+
+    fn synced_at(&self, steps: u64) -> u64 {
+        steps
+    }
+
+    fn adapter_name(&self) -> Option<&str> {
+        None
+    }
+
+    fn joint_impulses(&self) -> &[f32] {
+        self.0.joint_impulses()
+    }
+
+    fn stage_times(&self) -> Option<StageTimes> {
+        Some(self.0.times())
+    }
+
+    fn step_seconds(&self) -> f64 {
+        self.0.times().total()
+    }
+
+    fn contacts(&self) -> &Contacts {
+        self.0.contacts()
+    }
+
+    fn impulses(&self) -> &[[f32; 4]] {
+        self.0.impulses()
+    }
+
+    fn moment_impulses(&self) -> &[[f32; 4]] {
+        self.0.moment_impulses()
+    }
+
+    fn bodies_edited(&mut self) {
+        self.0.reset_warm_start();
+    }
+
+    fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
+        let (keys, impulses) = self.0.warm_start_state();
+        let moments = self.0.warm_start_moments();
+        Ok((keys.to_vec(), impulses.to_vec(), moments.to_vec()))
+    }
+
+    fn restore(
+        &mut self,
+        _steps: u64,
+        (keys, impulses, moments): (&[u64], &[[f32; 4]], &[[f32; 4]]),
+        joint_impulses: &[f32],
+    ) {
+        self.0.restore_warm_start(keys, impulses);
+        self.0.restore_warm_start_moments(moments);
+        self.0.restore_joint_impulses(joint_impulses);
+    }
+}

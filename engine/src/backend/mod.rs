@@ -1,0 +1,133 @@
+//! The backends a world steps on, behind one trait: [`StepBackend`]. [`open`] picks one from
+//! [`Settings::backend`]; the world then calls through the trait without knowing which it holds.
+
+mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
+
+use crate::error::BuildError;
+use crate::settings::{Backend, Settings};
+use grains_kernels::forces::{Actuation, Load};
+use grains_kernels::joints::Joint;
+use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::springs::Spring;
+use grains_kernels::{
+    Bodies, FrictionTable, GpuError, Shape, StageTimes, StepParams, StepStats, Wall,
+};
+
+/// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
+/// per key, or none).
+pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
+
+/// What one step reads besides the bodies.
+pub(crate) struct StepInputs<'a> {
+    /// The walls placed for this step.
+    pub(crate) walls: &'a [Wall],
+    /// The kinematic bodies' velocities over this step.
+    pub(crate) drives: &'a [Actuation],
+    /// Friction (and restitution) of each material pair.
+    pub(crate) friction: &'a FrictionTable,
+    /// The settings as the kernels take them.
+    pub(crate) params: &'a StepParams,
+}
+
+/// What the world needs of a backend: step, bring the host copy up to date, and hand over the
+/// contacts, timings and warm-start memory.
+///
+/// The host's [`Bodies`] are the world's; a backend that keeps the state elsewhere (a device)
+/// copies it into them when told to read back. `steps` arguments are the world's step count.
+pub(crate) trait StepBackend {
+    /// Replaces the applied forces of the following steps.
+    fn set_loads(&mut self, loads: &[Load]);
+
+    /// Takes one step, which brings the world to step `steps`. With `read_back`, the host copy
+    /// of `bodies` and the statistics returned are those of this step; otherwise a backend
+    /// that keeps the state elsewhere may return those of its last read-back.
+    fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        inputs: &StepInputs,
+        steps: u64,
+        read_back: bool,
+    ) -> Result<StepStats, GpuError>;
+
+    /// Copies the state of step `steps` into `bodies` unless the host already holds it, and
+    /// returns the statistics then read (`None` when nothing was read).
+    fn sync(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError>;
+
+    /// Copies the contacts of step `steps` to the host unless it already holds them.
+    fn sync_contacts(&mut self, steps: u64) -> Result<(), GpuError>;
+
+    /// The step whose bodies and statistics the host copy holds, out of `steps` taken.
+    fn synced_at(&self, steps: u64) -> u64;
+
+    /// Name of the GPU adapter; `None` on the CPU.
+    fn adapter_name(&self) -> Option<&str>;
+
+    /// Impulses of the last step's joint rows (empty where the backend has no joints).
+    fn joint_impulses(&self) -> &[f32];
+
+    /// Seconds spent per stage (`None` where they are not measured).
+    fn stage_times(&self) -> Option<StageTimes>;
+
+    /// Seconds spent stepping since the backend was opened.
+    fn step_seconds(&self) -> f64;
+
+    /// Contact rows of the last step the host holds, in key order.
+    fn contacts(&self) -> &Contacts;
+
+    /// Their impulses (γn, γt1, γt2, 0).
+    fn impulses(&self) -> &[[f32; 4]];
+
+    /// Their moment impulses (γ_s, γ_r1, γ_r2, 0), or none.
+    fn moment_impulses(&self) -> &[[f32; 4]];
+
+    /// Forgets the warm start after the host changed the bodies' velocities (which the next
+    /// step takes from the host).
+    fn bodies_edited(&mut self);
+
+    /// The warm-start memory.
+    fn warm_start_state(&mut self) -> Result<WarmStart, GpuError>;
+
+    /// Continues from a snapshot of step `steps`: its warm-start memory of the contacts and
+    /// joints (the bodies are already in the host copy).
+    fn restore(
+        &mut self,
+        steps: u64,
+        warm: (&[u64], &[[f32; 4]], &[[f32; 4]]),
+        joint_impulses: &[f32],
+    );
+}
+
+/// What a backend is opened with, checked by the builder.
+pub(crate) struct Parts {
+    /// The joints, as the kernels take them.
+    pub(crate) joints: Vec<Joint>,
+    /// The springs, as the kernels take them.
+    pub(crate) springs: Vec<Spring>,
+    /// Each body's shape, when any is not a sphere.
+    pub(crate) shapes: Option<Vec<Shape>>,
+}
+
+/// Opens the backend `settings` ask for, or says why it cannot run this world of `parts` and
+/// material pairs `friction`.
+#[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
+pub(crate) fn open(
+    settings: &Settings,
+    parts: Parts,
+    friction: &FrictionTable,
+) -> Result<Box<dyn StepBackend>, BuildError> {
+    match settings.backend {
+        Backend::Cpu => Ok(Box::new(cpu::CpuBackend::open(settings.threads, parts)?)),
+        Backend::Gpu if !parts.joints.is_empty() => Err(GpuError::Unsupported("joints").into()),
+        Backend::Gpu if !parts.springs.is_empty() => {
+            Err(GpuError::Unsupported("springs and dampers").into())
+        }
+        #[cfg(feature = "gpu")]
+        Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction)?)),
+        #[cfg(not(feature = "gpu"))]
+        Backend::Gpu => Err(BuildError::Gpu(
+            "this build of grains has no GPU backend (built without the `gpu` feature)".into(),
+        )),
+    }
+}

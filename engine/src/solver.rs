@@ -1,0 +1,147 @@
+//! The solver choice and its knobs: which projected iteration solves each step's CCP, how many
+//! sweeps it may take, when it stops and how far it relaxes.
+
+use crate::error::BuildError;
+use crate::settings::Backend;
+
+pub use grains_kernels::SolverKind;
+
+/// The projected iteration that solves each step's cone complementarity problem, with its knobs.
+///
+/// Both iterations sweep over the contacts up to `sweeps` times per solve and stop early once
+/// the per-contact max-norm residual falls to `tolerance` (m/s; 0 = always run every sweep).
+/// `omega` is the over-relaxation ω in (0, 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Solver {
+    /// Projected Gauss–Seidel over the colour classes of the contact graph (CPU backend only).
+    /// Takes ω = 1.
+    GaussSeidel {
+        /// Most sweeps per solve.
+        sweeps: u32,
+        /// Stop when the max-norm residual falls to this (m/s).
+        tolerance: f32,
+        /// Over-relaxation ω.
+        omega: f32,
+    },
+    /// Projected Jacobi: all contacts at once, then a per-body gather. Needs ω ≤ about 0.4 on
+    /// dense piles. The only iteration of the GPU backend, which runs exactly `sweeps` sweeps
+    /// (tolerance 0).
+    Jacobi {
+        /// Most sweeps per solve (exactly this many on the GPU).
+        sweeps: u32,
+        /// Stop when the max-norm residual falls to this (m/s); must be 0 on the GPU.
+        tolerance: f32,
+        /// Over-relaxation ω.
+        omega: f32,
+    },
+}
+
+impl Solver {
+    /// The same knobs on iteration `kind`.
+    pub fn with_kind(self, kind: SolverKind) -> Self {
+        let (sweeps, tolerance, omega) = (self.sweeps(), self.tolerance(), self.omega());
+        match kind {
+            SolverKind::GaussSeidel => Solver::GaussSeidel {
+                sweeps,
+                tolerance,
+                omega,
+            },
+            SolverKind::Jacobi => Solver::Jacobi {
+                sweeps,
+                tolerance,
+                omega,
+            },
+        }
+    }
+
+    /// The same solver with at most `n` sweeps per solve.
+    pub fn with_sweeps(mut self, n: u32) -> Self {
+        let (Solver::GaussSeidel { sweeps, .. } | Solver::Jacobi { sweeps, .. }) = &mut self;
+        *sweeps = n;
+        self
+    }
+
+    /// The same solver stopping at residual `t` (m/s).
+    pub fn with_tolerance(mut self, t: f32) -> Self {
+        let (Solver::GaussSeidel { tolerance, .. } | Solver::Jacobi { tolerance, .. }) = &mut self;
+        *tolerance = t;
+        self
+    }
+
+    /// The same solver with over-relaxation `w`.
+    pub fn with_omega(mut self, w: f32) -> Self {
+        let (Solver::GaussSeidel { omega, .. } | Solver::Jacobi { omega, .. }) = &mut self;
+        *omega = w;
+        self
+    }
+
+    /// Which iteration this is.
+    pub fn kind(&self) -> SolverKind {
+        match self {
+            Solver::GaussSeidel { .. } => SolverKind::GaussSeidel,
+            Solver::Jacobi { .. } => SolverKind::Jacobi,
+        }
+    }
+
+    /// Most sweeps per solve.
+    pub fn sweeps(&self) -> u32 {
+        match *self {
+            Solver::GaussSeidel { sweeps, .. } | Solver::Jacobi { sweeps, .. } => sweeps,
+        }
+    }
+
+    /// Residual (m/s) at which a solve stops early.
+    pub fn tolerance(&self) -> f32 {
+        match *self {
+            Solver::GaussSeidel { tolerance, .. } | Solver::Jacobi { tolerance, .. } => tolerance,
+        }
+    }
+
+    /// Over-relaxation ω.
+    pub fn omega(&self) -> f32 {
+        match *self {
+            Solver::GaussSeidel { omega, .. } | Solver::Jacobi { omega, .. } => omega,
+        }
+    }
+
+    /// Checks each knob, then that `backend` can run this solver as asked: the GPU backend
+    /// solves by projected Jacobi only and runs exactly `sweeps` sweeps.
+    pub(crate) fn check(&self, backend: Backend) -> Result<(), BuildError> {
+        let err = |field, problem: String| Err(BuildError::Settings { field, problem });
+        if self.sweeps() == 0 {
+            return err("sweeps", "must be at least 1".into());
+        }
+        let tolerance = self.tolerance();
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            return err(
+                "tolerance",
+                format!("must be finite and ≥ 0, got {tolerance}"),
+            );
+        }
+        let omega = self.omega();
+        if !(omega > 0.0 && omega < 2.0) {
+            return err("omega", format!("must lie in (0, 2), got {omega}"));
+        }
+        if backend == Backend::Gpu {
+            if self.kind() == SolverKind::GaussSeidel {
+                return err(
+                    "solver",
+                    "is Gauss–Seidel, but the GPU backend solves by projected Jacobi only: \
+                     set solver = \"jacobi\""
+                        .into(),
+                );
+            }
+            if tolerance > 0.0 {
+                return err(
+                    "tolerance",
+                    format!(
+                        "is {tolerance}, but the GPU backend runs exactly `sweeps` sweeps; it \
+                         cannot stop at a tolerance, which would need a read-back every sweep: \
+                         set tolerance = 0"
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}

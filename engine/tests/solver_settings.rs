@@ -1,0 +1,171 @@
+//! The solver setting carries its knobs; each is checked, and a backend that cannot honour the
+//! solver asked for refuses it at build (and in `set_settings`) rather than running another.
+
+use grains::{Backend, Body, BuildError, Material, Settings, Solver, Vec3, World};
+
+/// A one-sphere world with `settings`.
+fn build(settings: Settings) -> Result<World, BuildError> {
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    b.body(Body::sphere(Vec3::ZERO, 0.1, 1.0));
+    b.build()
+}
+
+/// The field and message of a settings error.
+fn settings_error(r: Result<World, BuildError>) -> (&'static str, String) {
+    match r {
+        Err(e @ BuildError::Settings { field, .. }) => (field, e.to_string()),
+        Err(e) => panic!("expected a settings error, got {e}"),
+        Ok(_) => panic!("expected a settings error, got a world"),
+    }
+}
+
+fn jacobi(tolerance: f32) -> Solver {
+    Solver::Jacobi {
+        sweeps: 50,
+        tolerance,
+        omega: 0.3,
+    }
+}
+
+#[test]
+fn defaults_are_unchanged() {
+    assert_eq!(
+        Settings::default().solver,
+        Solver::GaussSeidel {
+            sweeps: 100,
+            tolerance: 1e-6,
+            omega: 1.0
+        }
+    );
+    assert_eq!(
+        Settings::granular(2e-3).solver,
+        Solver::GaussSeidel {
+            sweeps: 30,
+            tolerance: 1e-4,
+            omega: 1.0
+        }
+    );
+}
+
+#[test]
+fn each_knob_is_checked() {
+    let base = Settings::default().solver;
+    for (solver, field) in [
+        (base.with_sweeps(0), "sweeps"),
+        (base.with_tolerance(-1.0), "tolerance"),
+        (base.with_tolerance(f32::NAN), "tolerance"),
+        (base.with_omega(0.0), "omega"),
+        (base.with_omega(2.0), "omega"),
+        (jacobi(0.0).with_omega(f32::NAN), "omega"),
+    ] {
+        let r = build(Settings {
+            solver,
+            ..Settings::default()
+        });
+        assert_eq!(settings_error(r).0, field, "{solver:?}");
+    }
+}
+
+#[test]
+fn the_gpu_refuses_gauss_seidel() {
+    let r = build(Settings {
+        backend: Backend::Gpu,
+        ..Settings::default()
+    });
+    let (field, msg) = settings_error(r);
+    assert_eq!(field, "solver");
+    assert!(
+        msg.contains("projected Jacobi only") && msg.contains("set solver = \"jacobi\""),
+        "{msg}"
+    );
+}
+
+#[test]
+fn the_gpu_refuses_a_jacobi_tolerance() {
+    let r = build(Settings {
+        backend: Backend::Gpu,
+        solver: jacobi(1e-6),
+        ..Settings::default()
+    });
+    let (field, msg) = settings_error(r);
+    assert_eq!(field, "tolerance");
+    assert!(
+        msg.contains("exactly `sweeps` sweeps") && msg.contains("set tolerance = 0"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn set_settings_refuses_what_the_backend_cannot_do() {
+    let gpu = Settings {
+        backend: Backend::Gpu,
+        solver: jacobi(0.0),
+        ..Settings::default()
+    };
+    let mut w = match build(gpu) {
+        Ok(w) => w,
+        Err(BuildError::NoGpuAdapter(why)) => return eprintln!("skipped: no GPU adapter ({why})"),
+        Err(BuildError::Gpu(why)) => return eprintln!("skipped: no GPU backend ({why})"),
+        Err(e) => panic!("the GPU refused Jacobi at tolerance 0: {e}"),
+    };
+    let refused = w.set_settings(Settings {
+        solver: jacobi(1e-4),
+        ..gpu
+    });
+    assert!(
+        matches!(
+            refused,
+            Err(BuildError::Settings {
+                field: "tolerance",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    let refused = w.set_settings(Settings::default());
+    assert!(
+        matches!(
+            refused,
+            Err(BuildError::Settings {
+                field: "solver",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        w.settings().solver,
+        jacobi(0.0),
+        "a refused setting was kept"
+    );
+    w.set_settings(Settings {
+        solver: jacobi(0.0).with_sweeps(20),
+        ..gpu
+    })
+    .unwrap();
+    assert_eq!(w.settings().solver.sweeps(), 20);
+}
+
+#[test]
+fn set_settings_checks_the_knobs_and_keeps_the_backend() {
+    let mut w = build(Settings::default()).unwrap();
+    let bad = Settings {
+        solver: Settings::default().solver.with_sweeps(0),
+        ..Settings::default()
+    };
+    assert!(matches!(
+        w.set_settings(bad),
+        Err(BuildError::Settings {
+            field: "sweeps",
+            ..
+        })
+    ));
+    // The backend stays as built: a CPU world keeps Gauss–Seidel even when handed Backend::Gpu.
+    w.set_settings(Settings {
+        backend: Backend::Gpu,
+        ..Settings::default()
+    })
+    .unwrap();
+    assert_eq!(w.backend(), Backend::Cpu);
+}
