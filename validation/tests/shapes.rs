@@ -321,7 +321,8 @@ fn rods_pour_settles_without_nan_or_deep_overlap() {
         );
     }
     let rods = rods_pour_scene()
-        .bodies
+        .builder()
+        .bodies()
         .iter()
         .filter(|b| !b.shape.is_sphere())
         .count();
