@@ -1,16 +1,17 @@
 //! Scene files: a TOML description of a world (settings, materials, walls, shakers, bodies),
 //! what to write while it runs and what to track. The format is documented in
-//! `scenes/README.md`; [`Scene::load`] reads and checks a file, [`Scene::world`] builds it.
+//! `scenes/README.md`; [`Scene::load`] reads a file, [`Scene::world`] builds its world.
 //!
 //! One file per table or group of tables: `settings` ([scene], [settings]), `materials`
-//! ([[materials]], [[friction_pairs]]), `walls` ([[shakers]], [[containers]]), `bodies` and
-//! its `form` and `placement` ([[bodies]]), `links` ([[joints]], [[springs]], [[forces]]),
+//! ([[materials]], [[friction_pairs]]), `walls` ([[shakers]], [[containers]]), `bodies`,
+//! `generators`, `form` and `placement` ([[bodies]]), `links` ([[joints]], [[springs]], [[forces]]),
 //! `output` ([output], [[observables]]). The file is read into a [`WorldBuilder`]; the engine
 //! checks it once, when the world is built, and `origin` reports a refusal at the line and
 //! key that caused it.
 
 mod bodies;
 mod form;
+mod generators;
 mod links;
 mod materials;
 mod origin;
@@ -116,7 +117,8 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Reads and checks the scene file at `path`.
+    /// Reads the scene file at `path` and checks what the file format knows (see
+    /// [`Scene::parse`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path = path.as_ref();
         let src = std::fs::read_to_string(path).map_err(|e| SceneError::Read {
