@@ -222,26 +222,23 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
 /// The region a snapshot shows: the box (or the bodies) with a margin, from the floor up to
 /// 1.3 × the highest body top at the start.
 fn view(scene: &Scene) -> View {
-    let top = scene
-        .bodies
+    let bodies = scene.builder().bodies();
+    let top = bodies
         .iter()
         .map(|b| b.position.z + b.radius)
         .fold(f32::NEG_INFINITY, f32::max);
-    let bottom = scene
-        .bodies
+    let bottom = bodies
         .iter()
         .map(|b| b.position.z - b.radius)
         .fold(f32::INFINITY, f32::min);
     let (x0, x1) = match scene.bounds {
         Some(b) => (b.floor_centre.x - b.half_x, b.floor_centre.x + b.half_x),
         None => (
-            scene
-                .bodies
+            bodies
                 .iter()
                 .map(|b| b.position.x - b.radius)
                 .fold(f32::INFINITY, f32::min),
-            scene
-                .bodies
+            bodies
                 .iter()
                 .map(|b| b.position.x + b.radius)
                 .fold(f32::NEG_INFINITY, f32::max),
@@ -337,7 +334,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             box_outline,
             section: o.section,
             columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
-            h: scene.settings.h as f64,
+            h: scene.settings().h as f64,
         },
         resume_step,
     )
@@ -477,11 +474,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         },
         adapter: world.adapter_name().map(str::to_string),
         dt: scene
-            .settings
+            .settings()
             .h
             .to_string()
             .parse()
-            .unwrap_or(scene.settings.h as f64),
+            .unwrap_or(scene.settings().h as f64),
         steps: world.steps(),
         simulated_time_s: world.time(),
         resumed_from_step: start_step,

@@ -169,14 +169,10 @@ fn cmd_run(
         }
     };
     if let Some(b) = backend {
-        scene.settings.backend = b.into();
+        scene.settings_mut().backend = b.into();
     }
-    if let Err(e) = scene.settings.check() {
-        eprintln!("error: {}: {e}", path.display());
-        return ExitCode::FAILURE;
-    }
-    if scene.settings.backend == grains::Backend::Gpu {
-        println!("{}", gpu_note(&scene.settings));
+    if scene.settings().backend == grains::Backend::Gpu {
+        println!("{}", gpu_note(scene.settings()));
     }
     let opts = RunOptions {
         out: resume
@@ -333,7 +329,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let st = &mut scene.settings;
+    let st = scene.settings_mut();
     if let Some(b) = opts.backend {
         st.backend = b.into();
     }
@@ -417,7 +413,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "N": n,
         "steps": steps,
         // h is f32: print it as written (0.002), not as its f64 widening.
-        "dt": scene.settings.h.to_string().parse::<f64>().unwrap_or(scene.settings.h as f64),
+        "dt": scene.settings().h.to_string().parse::<f64>().unwrap_or(scene.settings().h as f64),
         "solver": solver,
         "max_iterations": settings.solver.sweeps(),
         "sync_every": (backend == "gpu").then_some(settings.sync_every),
@@ -460,7 +456,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         }
         println!(
             "  bodies {n}, steps {steps} (h = {} s), {seconds:.3} s, {ms_per_step:.3} ms/step, {:.4e} body-steps/s",
-            scene.settings.h,
+            scene.settings().h,
             n as f64 * steps as f64 / seconds
         );
         println!(

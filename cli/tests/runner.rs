@@ -5,69 +5,11 @@ use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 /// A small shaken 2-D scene (the V7 box with fewer disks and a short duration) written to `dir`.
 fn small_scene(dir: &Path) -> PathBuf {
-    let text = r#"
-[scene]
-name = "tiny_shaker"
-duration = 1.2
-
-[settings]
-preset = "granular"
-h = 0.01
-planar = true
-
-[[materials]]
-name = "grain"
-friction = 0.5
-
-[[shakers]]
-name = "table"
-kind = "shake"
-amplitude = 0.05
-frequency = 3.0
-
-[[containers]]
-kind = "box"
-width_x = 1.0
-width_y = 1.0
-height = 2.0
-shaker = "table"
-
-[[bodies]]
-generator = "single"
-name = "nut"
-radius = 0.1
-density = 1.0
-position = [0.0, 0.0, 0.101]
-
-[[bodies]]
-generator = "lattice"
-name = "small"
-radius = 0.04
-density = 1.0
-origin = [-0.45, 0.0, 0.25]
-spacing = 0.09
-counts = [10, 1, 4]
-jitter = 0.05
-seed = 3
-
-[output]
-every = 10
-png_every = 3
-checkpoint_every = 25
-colour = "speed"
-
-[[observables]]
-kind = "height"
-body = "nut"
-
-[[observables]]
-kind = "kinetic_energy"
-
-[[observables]]
-kind = "contacts"
-"#;
+    let text = common::fixture("tiny_shaker.toml");
     std::fs::create_dir_all(dir).unwrap();
     let p = dir.join("tiny.toml");
     std::fs::write(&p, text).unwrap();

@@ -1,41 +1,16 @@
 //! Bad scene files: each gives one clear error naming the file, the line and the key, the
 //! program exits non-zero without a panic, and nothing is left in the output folder.
 
+use grains_app::scene::{Scene, SceneError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const GOOD: &str = r#"[scene]
-name = "ok"
-duration = 0.05
+mod common;
 
-[settings]
-preset = "granular"
-h = 0.01
-
-[[materials]]
-name = "grain"
-friction = 0.5
-
-[[containers]]
-kind = "box"
-width_x = 1.0
-width_y = 1.0
-height = 1.0
-
-[[bodies]]
-generator = "single"
-name = "ball"
-radius = 0.1
-density = 1000.0
-position = [0.0, 0.0, 0.2]
-
-[[bodies]]
-generator = "single"
-name = "other"
-radius = 0.1
-density = 1000.0
-position = [0.5, 0.0, 0.2]
-"#;
+/// A valid scene: two spheres, "ball" and "other", in a box.
+fn good() -> String {
+    common::fixture("good.toml")
+}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("grains-err-{}-{name}", std::process::id()));
@@ -85,7 +60,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 #[test]
 fn good_scene_runs() {
-    let (ok, err, out, scene) = run_cli("good", GOOD);
+    let (ok, err, out, scene) = run_cli("good", &good());
     assert!(ok, "{err}");
     assert!(out.join("summary.json").exists());
     std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
@@ -93,19 +68,19 @@ fn good_scene_runs() {
 
 #[test]
 fn syntax_error() {
-    let t = GOOD.replace("friction = 0.5", "friction = = 0.5");
+    let t = good().replace("friction = 0.5", "friction = = 0.5");
     expect_error("syntax", &t, line_of(&t, "= ="), "friction");
 }
 
 #[test]
 fn unknown_key() {
-    let t = GOOD.replace("friction = 0.5", "friction = 0.5\nfrictoin = 0.3");
+    let t = good().replace("friction = 0.5", "friction = 0.5\nfrictoin = 0.3");
     expect_error("unknown", &t, line_of(&t, "frictoin"), "frictoin");
 }
 
 #[test]
 fn missing_required_field() {
-    let t = GOOD.replacen("radius = 0.1\n", "", 1);
+    let t = good().replacen("radius = 0.1\n", "", 1);
     // Reported at the generator that needs it.
     expect_error(
         "missing",
@@ -113,29 +88,29 @@ fn missing_required_field() {
         line_of(&t, "generator = \"single\""),
         "radius",
     );
-    let t = GOOD.replace("h = 0.01\n", "");
+    let t = good().replace("h = 0.01\n", "");
     expect_error("missing_h", &t, line_of(&t, "[settings]"), "h");
 }
 
 #[test]
 fn wrong_type() {
-    let t = GOOD.replace("width_x = 1.0", "width_x = \"wide\"");
+    let t = good().replace("width_x = 1.0", "width_x = \"wide\"");
     expect_error("type", &t, line_of(&t, "width_x"), "width_x");
 }
 
 #[test]
 fn negative_size() {
-    let t = GOOD.replacen("radius = 0.1", "radius = -0.1", 1);
+    let t = good().replacen("radius = 0.1", "radius = -0.1", 1);
     expect_error("negative", &t, line_of(&t, "radius = -0.1"), "radius");
-    let t = GOOD.replace("height = 1.0", "height = -1.0");
+    let t = good().replace("height = 1.0", "height = -1.0");
     expect_error("negative_box", &t, line_of(&t, "height = -1.0"), "height");
 }
 
 #[test]
 fn bad_backend_or_sync_every() {
-    let t = GOOD.replace("h = 0.01", "h = 0.01\nsync_every = 0");
+    let t = good().replace("h = 0.01", "h = 0.01\nsync_every = 0");
     expect_error("sync_every", &t, line_of(&t, "sync_every"), "sync_every");
-    let t = GOOD.replace("h = 0.01", "h = 0.01\nbackend = \"tpu\"");
+    let t = good().replace("h = 0.01", "h = 0.01\nbackend = \"tpu\"");
     expect_error("backend", &t, line_of(&t, "backend"), "backend");
 }
 
@@ -143,16 +118,16 @@ fn bad_backend_or_sync_every() {
 /// is refused with one line naming the key, in the file or by `--backend gpu`.
 #[test]
 fn gpu_refuses_gauss_seidel_and_a_tolerance() {
-    let t = GOOD.replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
+    let t = good().replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
     expect_error("gpu_gs", &t, line_of(&t, "preset"), "solver");
-    let t = GOOD.replace(
+    let t = good().replace(
         "h = 0.01",
         "h = 0.01\nbackend = \"gpu\"\nsolver = \"jacobi\"\nomega = 0.3",
     );
     expect_error("gpu_tolerance", &t, line_of(&t, "preset"), "tolerance");
     let dir = tmp("gpu_flag");
     let scene = dir.join("ok.toml");
-    std::fs::write(&scene, GOOD).unwrap();
+    std::fs::write(&scene, good()).unwrap();
     let out = dir.join("out");
     for command in ["run", "bench"] {
         let o = Command::new(env!("CARGO_BIN_EXE_grains"))
@@ -178,22 +153,49 @@ fn gpu_refuses_gauss_seidel_and_a_tolerance() {
 }
 
 #[test]
+fn values_only_the_engine_checks_are_reported_at_their_key() {
+    // The engine refuses these when it builds the world; the error names the key's line.
+    for (key, value) in [("omega", "2.5"), ("warm_start", "1.5")] {
+        let t = good().replace("h = 0.01", &format!("h = 0.01\n{key} = {value}"));
+        expect_error(key, &t, line_of(&t, key), key);
+    }
+    let box_walls = "kind = \"box\"\nwidth_x = 1.0\nwidth_y = 1.0\nheight = 1.0";
+    let rectangle = "kind = \"rectangle\"\ncentre = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\nu = [0.0, 0.0, 2.0]\nhalf_u = 1.0\nhalf_v = 1.0";
+    let t = good().replace(box_walls, rectangle);
+    assert_ne!(t, good());
+    expect_error("wall_u", &t, line_of(&t, "u = [0.0, 0.0, 2.0]"), "u");
+}
+
+#[test]
+fn reading_a_scene_builds_no_world() {
+    // The GPU refuses joints when the world is built; reading the file does not build it (nor
+    // open the GPU), so it succeeds, and building reports the refusal.
+    let t = jointed().replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
+    let scene = Scene::parse(Path::new("gpu_joints.toml"), &t).unwrap_or_else(|e| panic!("{e}"));
+    match scene.world(Some(1)) {
+        Err(e @ SceneError::Build { .. }) => assert!(e.to_string().contains("joints"), "{e}"),
+        Err(e) => panic!("expected the GPU's refusal of joints, got {e}"),
+        Ok(_) => panic!("the GPU backend accepted joints"),
+    }
+}
+
+#[test]
 fn restitution_out_of_range() {
-    let t = GOOD.replace("friction = 0.5", "friction = 0.5\nrestitution = 1.5");
+    let t = good().replace("friction = 0.5", "friction = 0.5\nrestitution = 1.5");
     expect_error("restitution", &t, line_of(&t, "restitution"), "restitution");
 }
 
 #[test]
 fn negative_spinning_and_rolling_lengths() {
     for key in ["spinning", "rolling"] {
-        let t = GOOD.replace("friction = 0.5", &format!("friction = 0.5\n{key} = -0.01"));
+        let t = good().replace("friction = 0.5", &format!("friction = 0.5\n{key} = -0.01"));
         expect_error(key, &t, line_of(&t, key), key);
     }
 }
 
 #[test]
 fn negative_coulomb_correction() {
-    let t = GOOD.replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
+    let t = good().replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
     expect_error(
         "coulomb_correction",
         &t,
@@ -204,7 +206,7 @@ fn negative_coulomb_correction() {
 
 #[test]
 fn overlapping_bodies() {
-    let t = GOOD.replace("[0.5, 0.0, 0.2]", "[0.1, 0.0, 0.2]");
+    let t = good().replace("[0.5, 0.0, 0.2]", "[0.1, 0.0, 0.2]");
     let line = t
         .lines()
         .enumerate()
@@ -220,7 +222,7 @@ fn overlapping_bodies() {
 fn unwritable_output_folder() {
     let dir = tmp("unwritable");
     let scene = dir.join("s.toml");
-    std::fs::write(&scene, GOOD).unwrap();
+    std::fs::write(&scene, good()).unwrap();
     // A regular file where a folder is needed: no permission tricks, fails for root too.
     let blocker = dir.join("file");
     std::fs::write(&blocker, "x").unwrap();
@@ -316,28 +318,13 @@ fn validate_exits_non_zero_on_a_failing_case() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// GOOD with a hinge between its two bodies, a spring and a force.
+/// The good scene with a hinge between its two bodies, a spring and a force.
 fn jointed() -> String {
     format!(
-        "{GOOD}
-[[joints]]
-kind = \"hinge\"
-a = \"ball\"
-b = \"other\"
-anchor = [0.25, 0.0, 0.2]
-axis = [0.0, 0.0, 1.0]
-
-[[springs]]
-a = \"other\"
-anchor_b = [1.0, 0.0, 0.2]
-stiffness = 10.0
-integration = \"implicit\"
-
-[[forces]]
-body = \"other\"
-force = [1.0, 0.0, 0.0]
-angular_frequency = 2.0
-"
+        "{}
+{}",
+        good(),
+        common::fixture("links.toml")
     )
 }
 
@@ -413,76 +400,22 @@ fn bad_springs_and_forces() {
     }
 }
 
-/// GOOD's box with capsules: a lattice of randomly turned ones, a list of two and a sphere.
+/// The good scene's box with capsules: a lattice of randomly turned ones, a list of two and a
+/// sphere.
 fn capsules() -> String {
-    let head = GOOD.split("[[bodies]]").next().unwrap();
-    format!("{head}{CAPSULE_BODIES}")
+    let good = good();
+    let head = good.split("[[bodies]]").next().unwrap();
+    format!("{head}{}", common::fixture("capsule_bodies.toml"))
 }
 
-const CAPSULE_BODIES: &str = r#"[[bodies]]
-generator = "lattice"
-name = "rods"
-shape = "capsule"
-radius = 0.02
-half_length = 0.06
-axis = "random"
-density = 1000.0
-origin = [-0.3, -0.3, 0.1]
-spacing = 0.2
-counts = [4, 4, 2]
-
-[[bodies]]
-generator = "list"
-name = "pair"
-shape = "capsule"
-radius = 0.03
-half_length = 0.1
-density = 1000.0
-axis = [1.0, 0.0, 0.0]
-list = [{ position = [0.0, 0.0, 0.6] }, { position = [0.0, 0.0, 0.7], axis = [0.0, 1.0, 0.0] }]
-
-[[bodies]]
-generator = "single"
-name = "ball"
-radius = 0.05
-density = 1000.0
-position = [0.3, 0.3, 0.8]
-"#;
-
 /// A planar scene with one ellipse and a disk.
-const ELLIPSES: &str = r#"[scene]
-name = "ellipses"
-duration = 0.1
-
-[settings]
-preset = "rigid"
-h = 0.01
-planar = true
-
-[[containers]]
-kind = "floor"
-
-[[bodies]]
-generator = "single"
-name = "egg"
-shape = "ellipse"
-a = 0.2
-b = 0.1
-axis = [1.0, 0.0, 1.0]
-density = 10.0
-position = [0.0, 0.0, 0.3]
-
-[[bodies]]
-generator = "single"
-name = "disk"
-radius = 0.05
-density = 10.0
-position = [0.0, 0.0, 0.6]
-"#;
+fn ellipses() -> String {
+    common::fixture("ellipses.toml")
+}
 
 #[test]
 fn scenes_with_capsules_and_ellipses_load_and_run() {
-    for (name, text) in [("capsules", capsules()), ("ellipses", ELLIPSES.into())] {
+    for (name, text) in [("capsules", capsules()), ("ellipses", ellipses())] {
         let (ok, err, out, scene) = run_cli(name, &text);
         assert!(ok, "{name}: {err}");
         assert!(out.join("summary.json").exists());
@@ -493,6 +426,7 @@ fn scenes_with_capsules_and_ellipses_load_and_run() {
 #[test]
 fn bad_shape_keys() {
     let capsules = capsules();
+    let ellipses = ellipses();
     let cases = [
         (
             capsules.as_str(),
@@ -543,11 +477,16 @@ fn bad_shape_keys() {
             "counts = [4, 4, 2]\nseed = 3\nspacing = 0.1",
             "spacing",
         ),
-        (ELLIPSES, "b = 0.1", "b = -0.1", "b"),
-        (ELLIPSES, "a = 0.2\n", "", "a"),
-        (ELLIPSES, "a = 0.2", "a = 0.2\nradius = 0.2", "radius"),
+        (ellipses.as_str(), "b = 0.1", "b = -0.1", "b"),
+        (ellipses.as_str(), "a = 0.2\n", "", "a"),
         (
-            ELLIPSES,
+            ellipses.as_str(),
+            "a = 0.2",
+            "a = 0.2\nradius = 0.2",
+            "radius",
+        ),
+        (
+            ellipses.as_str(),
             "axis = [1.0, 0.0, 1.0]",
             "axis = [1.0, 1.0, 1.0]",
             "axis",
@@ -573,19 +512,19 @@ fn bad_shape_keys() {
 
 #[test]
 fn shapes_on_generators_that_cannot_take_them() {
-    let cannonball = GOOD.replacen(
+    let cannonball = good().replacen(
         "generator = \"single\"\nname = \"ball\"\nradius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]",
         "generator = \"cannonball\"\nname = \"ball\"\nshape = \"capsule\"\nhalf_length = 0.1\nradius = 0.1\ndensity = 1000.0\nrows = 2",
         1,
     );
-    assert_ne!(cannonball, GOOD);
+    assert_ne!(cannonball, good());
     expect_error(
         "cannonball",
         &cannonball,
         line_of(&cannonball, "shape = \"capsule\""),
         "shape",
     );
-    let pour = GOOD.replacen(
+    let pour = good().replacen(
         "generator = \"single\"\nname = \"ball\"\nradius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]",
         "generator = \"pour_lattice\"\nname = \"ball\"\nshape = \"capsule\"\ncount = 10",
         1,

@@ -301,3 +301,37 @@ fn push_body(bodies: &mut Bodies, b: &Body) {
     bodies.material.push(b.material.0);
     bodies.kind.push(b.kind as u32);
 }
+
+/// What the builder holds so far, for a program that describes a world before building it
+/// (e.g. a scene file read into a builder).
+impl WorldBuilder {
+    /// The settings the world will be built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The settings, to change before building (e.g. the thread count or the backend).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    /// The materials added so far and the pair overrides of μ.
+    pub fn materials(&self) -> &Materials {
+        &self.materials
+    }
+
+    /// The bodies added so far, in order.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// The walls added so far, in order.
+    pub fn walls(&self) -> &[WallDesc] {
+        &self.walls
+    }
+
+    /// The joints added so far, in order.
+    pub fn joints(&self) -> &[JointDesc] {
+        &self.joints
+    }
+}

@@ -1242,7 +1242,7 @@ pub fn v14_world(
     })?;
     let mut scene = scene;
     if let Some(h) = h {
-        scene.settings.h = h;
+        scene.settings_mut().h = h;
     }
     scene.world(threads)
 }
@@ -1284,7 +1284,7 @@ pub fn v14(mut w: World, stabilised: bool) -> Result<JointDrift, GpuError> {
 pub fn v14_runs(dir: &Path, threads: Option<usize>) -> Result<Vec<JointDrift>, String> {
     let h = load(dir, "v14_pendulum")
         .map_err(|e| e.to_string())?
-        .settings
+        .settings()
         .h;
     [
         ("v14_pendulum", h, true),
@@ -1510,11 +1510,11 @@ pub fn run_case(
     let id = id.to_ascii_uppercase();
     let on = |mut s: Scene| {
         if let Some(b) = backend {
-            s.settings.backend = b;
+            s.settings_mut().backend = b;
         }
         if backend == Some(Backend::Gpu) {
-            s.settings.solver = s
-                .settings
+            s.settings_mut().solver = s
+                .settings()
                 .solver
                 .with_kind(SolverKind::Jacobi)
                 .with_tolerance(0.0);
@@ -1968,7 +1968,7 @@ pub fn run_case(
             let mut ok = true;
             for h in [0.12f32, 0.012] {
                 let r = load(dir, "v9_slide_to_roll").map(on).and_then(|mut s| {
-                    s.settings.h = h;
+                    s.settings_mut().h = h;
                     s.world(threads)
                 });
                 match r {

@@ -42,8 +42,8 @@ const POSITION_TOLERANCE_R: f32 = 1e-3;
 /// the scene's sweeps and ω. `None` (after saying so on stderr) when there is no adapter.
 fn on_gpu(scene: &Scene) -> Option<World> {
     let mut scene = scene.clone();
-    scene.settings.solver = scene
-        .settings
+    scene.settings_mut().solver = scene
+        .settings()
         .solver
         .with_kind(SolverKind::Jacobi)
         .with_tolerance(0.0);
@@ -68,7 +68,7 @@ fn gpu_world(built: Result<World, BuildError>) -> Option<World> {
 /// `scene` with the solver both backends run: projected Jacobi, ω = 0.3, `sweeps` sweeps every
 /// step (tolerance 0), read back every step on the GPU.
 fn jacobi(mut scene: Scene, sweeps: u32) -> Scene {
-    scene.settings = Settings {
+    *scene.settings_mut() = Settings {
         solver: Solver::Jacobi {
             sweeps,
             tolerance: 0.0,
@@ -76,7 +76,7 @@ fn jacobi(mut scene: Scene, sweeps: u32) -> Scene {
         },
         sync_every: 1,
         threads: 2,
-        ..scene.settings
+        ..*scene.settings()
     };
     scene
 }
@@ -154,7 +154,7 @@ fn contacts_and_positions_agree_with_cpu_jacobi() {
     // The pour benchmark (docs/benchmark.md) at 1000 spheres, granular preset but 30 Jacobi
     // sweeps at ω = 0.3.
     let s = jacobi(scene("pour_1k"), 30);
-    assert_eq!(s.bodies.len(), 1000);
+    assert_eq!(s.builder().bodies().len(), 1000);
     compare_100_steps(s, "pour_1k");
 }
 
@@ -206,7 +206,7 @@ fn v12_sphere_in_a_seam_passes_on_gpu() {
 fn planar_disks_agree_with_cpu_jacobi() {
     // V7's 200 disks and the nut in the shaken box, 100 Jacobi sweeps at ω = 0.3.
     let s = jacobi(scene("v7_brazil_nut_2d"), 100);
-    assert!(s.settings.planar);
+    assert!(s.settings().planar);
     compare_100_steps(s, "v7_brazil_nut_2d");
 }
 
@@ -281,7 +281,7 @@ fn v2_coulomb_correction_removes_the_lift_on_gpu() {
 fn v9_verdict_same_on_gpu() {
     for h in [0.12f32, 0.012] {
         let mut s = scene("v9_slide_to_roll");
-        s.settings.h = h;
+        s.settings_mut().h = h;
         let Some(gpu) = on_gpu(&s) else {
             return;
         };
@@ -309,7 +309,7 @@ fn brazil_nut_verdict_same_on_gpu() {
     // backends. On the CPU the nut reaches the top after about 24 shakes with this solver.
     let cpu_scene = jacobi(scene("v7_brazil_nut_2d"), 100);
     let mut gpu_scene = cpu_scene.clone();
-    gpu_scene.settings.backend = Backend::Gpu;
+    gpu_scene.settings_mut().backend = Backend::Gpu;
     if on_gpu(&gpu_scene).is_none() {
         return;
     }
@@ -333,7 +333,7 @@ fn brazil_nut_verdict_same_on_gpu() {
 fn snapshot_on_gpu_resumes_the_run() {
     for base in [scene("pour_1k"), rough_pour()] {
         let mut s = jacobi(base, 30);
-        s.settings.sync_every = 7;
+        s.settings_mut().sync_every = 7;
         let Some(mut straight) = on_gpu(&s) else {
             return;
         };
@@ -348,7 +348,12 @@ fn snapshot_on_gpu_resumes_the_run() {
             !snap.warm_keys.is_empty(),
             "the GPU's warm start is in the snapshot"
         );
-        let rough = s.materials.iter().any(|(_, m)| m.spinning > 0.0);
+        let rough = s
+            .builder()
+            .materials()
+            .list
+            .iter()
+            .any(|m| m.spinning > 0.0);
         assert_eq!(
             snap.warm_moments.len(),
             if rough { snap.warm_keys.len() } else { 0 },
@@ -387,7 +392,7 @@ fn set_velocity_on_gpu_edits_the_current_state() {
     // No read-back in the first 20 steps: set_velocity must read the device's state back
     // before editing it, and upload the edit.
     let mut s = jacobi(scene("pour_1k"), 30);
-    s.settings.sync_every = 50;
+    s.settings_mut().sync_every = 50;
     let Some(mut gpu) = on_gpu(&s) else {
         return;
     };
@@ -406,7 +411,8 @@ fn set_velocity_on_gpu_edits_the_current_state() {
         "after set_velocity the GPU is {d} r away from the CPU"
     );
     assert!(
-        cpu.position(999).x - s.bodies[999].position.x > 0.5 * s.bodies[999].radius,
+        cpu.position(999).x - s.builder().bodies()[999].position.x
+            > 0.5 * s.builder().bodies()[999].radius,
         "the kick should have moved the grain"
     );
 }
@@ -435,14 +441,14 @@ fn bed_heights(dir: &std::path::Path) -> Vec<(u64, f64)> {
 fn runner_on_gpu_samples_the_current_step() {
     // Read-backs every 7 steps, samples every 10: the runner must read back before sampling.
     let mut s = jacobi(scene("pour_1k"), 30);
-    s.settings.sync_every = 7;
+    s.settings_mut().sync_every = 7;
     s.duration = 0.1;
     s.output.every = 10;
     s.output.observe_every = 10;
     s.output.checkpoint_every = 25;
     s.output.formats.png = false;
     let mut gpu_scene = s.clone();
-    gpu_scene.settings.backend = Backend::Gpu;
+    gpu_scene.settings_mut().backend = Backend::Gpu;
     if on_gpu(&gpu_scene).is_none() {
         return;
     }

@@ -230,8 +230,8 @@ fn a_distance_joint_keeps_its_length_while_the_pair_spins() {
 fn the_pendulum_is_held_by_jacobi_as_by_gauss_seidel() {
     for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
         let mut s = load(&scenes_dir(), "v14_pendulum").unwrap();
-        s.settings.solver =
-            s.settings
+        s.settings_mut().solver =
+            s.settings()
                 .solver
                 .with_kind(solver)
                 .with_omega(if solver == SolverKind::Jacobi {
@@ -245,7 +245,7 @@ fn the_pendulum_is_held_by_jacobi_as_by_gauss_seidel() {
             w.step().unwrap();
             worst = worst.max(drift(&w));
         }
-        let h = s.settings.h;
+        let h = s.settings().h;
         assert!(worst <= 1.2 * 9.81 * h * h, "{solver:?}: drift {worst}");
         assert!(
             w.position(0).z < 0.5,

@@ -12,8 +12,14 @@ fn the_mixer_paddle_turns_at_the_motor_speed_through_a_bed_that_stays_in_its_box
         s.group("arms").unwrap(),
         s.group("bed").unwrap(),
     );
-    assert_eq!((arms.len(), bed.len(), s.joints.len()), (8, 2000, 9));
-    let motor = s.joints[0].motor.expect("the hinge has a motor").speed;
+    assert_eq!(
+        (arms.len(), bed.len(), s.builder().joints().len()),
+        (8, 2000, 9)
+    );
+    let motor = s.builder().joints()[0]
+        .motor
+        .expect("the hinge has a motor")
+        .speed;
     let mut w = s.world(None).unwrap();
     let radius: Vec<f32> = arms
         .clone()

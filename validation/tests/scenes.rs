@@ -68,7 +68,7 @@ fn every_scene_loads_builds_and_steps() {
         .unwrap_or_else(|e| panic!("{e}"));
         assert!(s.total_steps() > 0, "{}: no steps", f.display());
         let mut w = s.world(Some(2)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(w.len(), s.bodies.len());
+        assert_eq!(w.len(), s.builder().bodies().len());
         w.run(3).unwrap();
         for i in 0..w.len() {
             assert!(
@@ -90,13 +90,13 @@ fn every_large_scene_loads_and_builds() {
         if n > LARGE {
             let s = Scene::load(&f).unwrap_or_else(|e| panic!("{e}"));
             assert!(
-                s.bodies.len() as i64 >= n,
+                s.builder().bodies().len() as i64 >= n,
                 "{}: {} bodies, {n} asked for",
                 f.display(),
-                s.bodies.len()
+                s.builder().bodies().len()
             );
             let w = s.world(Some(2)).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(w.len(), s.bodies.len());
+            assert_eq!(w.len(), s.builder().bodies().len());
         }
     }
 }
@@ -107,31 +107,31 @@ fn pour_scenes_reproduce_pour_md_centres() {
         (0..3).all(|k| (a[k] as f64 - b[k]).abs() < 1e-9 + 1e-7 * b[k].abs())
     };
     let s = Scene::load(scenes().join("pour_1k.toml")).unwrap();
-    assert_eq!(s.bodies.len(), 1000);
+    assert_eq!(s.builder().bodies().len(), 1000);
     let expected = [
         [-0.0496834602, -0.0496475917, 0.01],
         [-0.0386902287, -0.0496619411, 0.01],
         [-0.0274965599, -0.0495814827, 0.01],
     ];
-    for (b, e) in s.bodies.iter().zip(expected) {
+    for (b, e) in s.builder().bodies().iter().zip(expected) {
         assert!(close(b.position, e), "{} vs {e:?}", b.position);
     }
     assert!(close(
-        s.bodies[999].position,
+        s.builder().bodies()[999].position,
         [0.0496749100, 0.0494894233, 0.109]
     ));
     let s = Scene::load(scenes().join("pour_27k.toml")).unwrap();
-    assert_eq!(s.bodies.len(), 27000);
+    assert_eq!(s.builder().bodies().len(), 27000);
     assert!(close(
-        s.bodies[26999].position,
+        s.builder().bodies()[26999].position,
         [0.1594191799, 0.1594764186, 0.329]
     ));
     // Same world as the library's PourScene, to the bit.
     let ps = PourScene::new(27000);
-    for (b, c) in s.bodies.iter().zip(ps.centres()) {
+    for (b, c) in s.builder().bodies().iter().zip(ps.centres()) {
         assert_eq!(b.position, c);
     }
-    assert_eq!(s.settings.h, 0.002);
+    assert_eq!(s.settings().h, 0.002);
     assert_eq!(s.total_steps(), 500);
 }
 
@@ -251,7 +251,7 @@ region_min = [-0.5, -0.5, 0.7]
 region_max = [0.5, 0.5, 0.8]
 "#;
     let s = Scene::parse(Path::new("all_keys.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-    let st = s.settings;
+    let st = *s.settings();
     assert_eq!(st.h, 0.005);
     assert_eq!(st.gravity, glam::Vec3::new(0.0, 0.0, -1.62));
     assert_eq!(
@@ -275,19 +275,19 @@ region_max = [0.5, 0.5, 0.8]
     assert!(st.contact_frequency.is_infinite());
     assert_eq!(st.coulomb_correction, 2);
     assert_eq!(st.threads, 3);
-    assert_eq!(s.materials.len(), 2);
-    assert_eq!(s.materials[0].1.restitution, 0.6);
-    assert_eq!(s.materials[1].1.restitution, 0.0);
-    assert_eq!(s.pairs.len(), 1);
-    assert_eq!(s.walls.len(), 1);
+    assert_eq!(s.builder().materials().list.len(), 2);
+    assert_eq!(s.builder().materials().list[0].restitution, 0.6);
+    assert_eq!(s.builder().materials().list[1].restitution, 0.0);
+    assert_eq!(s.builder().materials().overrides.len(), 1);
+    assert_eq!(s.builder().walls().len(), 1);
     assert_eq!(s.group("pair"), Some(0..2));
-    assert_eq!(s.bodies[1].radius, 0.08);
-    assert_eq!(s.bodies[1].velocity.x, 1.0);
-    assert_eq!(s.bodies[2].kind, grains::BodyKind::Kinematic);
+    assert_eq!(s.builder().bodies()[1].radius, 0.08);
+    assert_eq!(s.builder().bodies()[1].velocity.x, 1.0);
+    assert_eq!(s.builder().bodies()[2].kind, grains::BodyKind::Kinematic);
     // 0.2 of the 0.1 m³ region in spheres of r = 0.02 m: round(0.02 / 3.35e-5) = 597.
     let fill = s.group("fill").unwrap();
     assert_eq!(fill.len(), 597);
-    assert!(s.bodies[fill]
+    assert!(s.builder().bodies()[fill]
         .iter()
         .all(|b| b.position.z >= 0.7 && b.position.z <= 0.8 && b.material.0 == 1));
     let mut w = s.world(Some(1)).unwrap();

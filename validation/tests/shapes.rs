@@ -299,7 +299,7 @@ fn rods_pour(threads: usize, steps: Option<u64>) -> (World, f32, f32) {
     let mut w = scene.world(Some(threads)).unwrap();
     let steps = steps.unwrap_or(scene.total_steps());
     let rods = scene.group("rods").unwrap();
-    let late = steps - (0.1 / scene.settings.h).round() as u64;
+    let late = steps - (0.1 / scene.settings().h).round() as u64;
     let (mut worst, mut rod_speed) = (0.0f32, 0.0f32);
     for k in 0..steps {
         w.step().unwrap();
@@ -326,7 +326,8 @@ fn rods_pour_settles_without_nan_or_deep_overlap() {
         );
     }
     let rods = rods_pour_scene()
-        .bodies
+        .builder()
+        .bodies()
         .iter()
         .filter(|b| !b.shape.is_sphere())
         .count();
@@ -405,16 +406,20 @@ spacing = 1.0
 counts = [8, 1, 1]
 "#;
     let s = Scene::parse(std::path::Path::new("keys.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-    let x = |i: usize| s.bodies[i].orientation * Vec3::X;
+    let x = |i: usize| s.builder().bodies()[i].orientation * Vec3::X;
     assert!((x(0) - Vec3::Z).length() < 1e-6, "{}", x(0));
     let diagonal = Vec3::new(-1.0, 0.0, 1.0).normalize();
     assert!((x(1) - diagonal).length() < 1e-6, "{}", x(1));
     // Planar capsule: ρ (4 r L + π r²), the bar's inertia m (2L)²/12.
     let m = 2.0 * (4.0 * 0.1 * 0.3 + std::f32::consts::PI * 0.01);
-    assert!((s.bodies[0].mass - m).abs() < 1e-6, "{}", s.bodies[0].mass);
-    assert!((s.bodies[0].inertia - m * 0.36 / 12.0).abs() < 1e-6);
+    assert!(
+        (s.builder().bodies()[0].mass - m).abs() < 1e-6,
+        "{}",
+        s.builder().bodies()[0].mass
+    );
+    assert!((s.builder().bodies()[0].inertia - m * 0.36 / 12.0).abs() < 1e-6);
     // Ellipses: ρ π a b, m (a² + b²)/4, random axes in the x–z plane, no two alike.
-    let e = &s.bodies[2];
+    let e = &s.builder().bodies()[2];
     let m = 3.0 * std::f32::consts::PI * 0.4 * 0.2;
     assert!((e.mass - m).abs() < 1e-6 && (e.inertia - m * 0.2 / 4.0).abs() < 1e-6);
     assert_eq!(e.shape, Shape::Ellipse { a: 0.4, b: 0.2 });

@@ -37,7 +37,7 @@ const V_ROLL: f32 = 5.0 * 2.0 / 7.0;
 fn v9_sphere_starts_rolling_at_t_star_and_rolls_at_five_sevenths() {
     for h in [0.12f32, 0.012] {
         let mut s = scene("v9_slide_to_roll");
-        s.settings.h = h;
+        s.settings_mut().h = h;
         let r = v9(s.world(None).unwrap()).unwrap();
         // Rolling is reached in the step that contains t* (the slip is removed within a step).
         assert!(
@@ -95,8 +95,8 @@ fn v5_cannonball_collapses_into_separated_disks_on_the_table() {
 #[test]
 fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
     let s = scene("v7_brazil_nut_2d");
-    assert_eq!(s.bodies.len(), 201);
-    assert_eq!(s.settings.h, 0.1);
+    assert_eq!(s.builder().bodies().len(), 201);
+    assert_eq!(s.settings().h, 0.1);
     assert_eq!(s.total_steps(), 750, "75 s at h = 0.1");
     let r = grains_validation::brazil_nut(&s, None).unwrap();
     assert!(r.rank_start < 0.2, "the nut should start at the bottom");

@@ -2,7 +2,8 @@
 //! makes, their mass from a density, and how they are turned.
 
 use super::spec::{BodySpec, S, V3};
-use super::{need, positive, Ctx, SceneError};
+use super::values::{need, positive, Ctx};
+use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
 use grains::body::{sphere_mass, Body};

@@ -1,19 +1,36 @@
 //! `[[joints]]`, `[[springs]]` and `[[forces]]`: what ties a scene's bodies together, each body
-//! named by its group and its index in the group. Every check of the engine's descriptions is
-//! run here too, so that a bad value is reported with its line and key.
+//! named by its group and its index in the group. The engine checks the descriptions when the
+//! world is built; the origin of each key lets its refusal be reported at its line.
 
+use super::origin::{Origin, Origins};
 use super::spec::{ForceSpec, JointSpec, SpringSpec, S, V3};
-use super::{finite3, need, non_negative, only, sp, Ctx, Group, SceneError};
+use super::values::{finite3, need, only, sp, v3, Ctx};
+use super::{Group, SceneError};
 use glam::Vec3;
-use grains::body::{Body, BodyKind};
+use grains::body::Body;
 use grains::joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
-use std::ops::Range;
+use grains::WorldBuilder;
 
 /// Joints, springs and forces of a scene, in the order of the file.
 pub(super) struct Links {
-    pub(super) joints: Vec<JointDesc>,
-    pub(super) springs: Vec<SpringDesc>,
-    pub(super) forces: Vec<AppliedForce>,
+    joints: Vec<JointDesc>,
+    springs: Vec<SpringDesc>,
+    forces: Vec<AppliedForce>,
+}
+
+impl Links {
+    /// Adds them all to `world`.
+    pub(super) fn add_to(self, world: &mut WorldBuilder) {
+        for j in self.joints {
+            world.joint(j);
+        }
+        for s in self.springs {
+            world.spring(s);
+        }
+        for f in self.forces {
+            world.force(f);
+        }
+    }
 }
 
 /// Reads the three tables against the scene's `bodies` and their `groups`.
@@ -24,28 +41,56 @@ pub(super) fn links(
     forces: &[ForceSpec],
     bodies: &[Body],
     groups: &[Group],
+    origins: &mut Origins,
 ) -> Result<Links, SceneError> {
-    let dynamic: Vec<bool> = bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
-    let at = Bodies {
-        cx,
-        bodies,
-        groups,
-        dynamic: &dynamic,
+    let at = Bodies { cx, bodies, groups };
+    let mut links = Links {
+        joints: Vec::new(),
+        springs: Vec::new(),
+        forces: Vec::new(),
     };
-    Ok(Links {
-        joints: joints
-            .iter()
-            .map(|j| at.joint(j))
-            .collect::<Result<_, _>>()?,
-        springs: springs
-            .iter()
-            .map(|s| at.spring(s))
-            .collect::<Result<_, _>>()?,
-        forces: forces
-            .iter()
-            .map(|f| at.force(f))
-            .collect::<Result<_, _>>()?,
-    })
+    for j in joints {
+        links.joints.push(at.joint(j)?);
+        origins.joints.push(
+            Origin::new(cx, j.kind.span())
+                .key_at(cx, "a", "a", Some(j.a.span()))
+                .key(cx, "b", "b", &j.b)
+                .key(cx, "anchor", "anchor", &j.anchor)
+                .key(cx, "anchor_b", "anchor_b", &j.anchor_b)
+                .key(cx, "axis", "axis", &j.axis)
+                .key(cx, "motor", "motor_speed", &j.motor_speed)
+                .key(cx, "collide", "collide", &j.collide),
+        );
+    }
+    for s in springs {
+        links.springs.push(at.spring(s)?);
+        origins.springs.push(
+            Origin::new(cx, s.a.span())
+                .key_at(cx, "a", "a", Some(s.a.span()))
+                .key(cx, "b", "b", &s.b)
+                .key(cx, "anchor_a", "anchor_a", &s.anchor_a)
+                .key(cx, "anchor_b", "anchor_b", &s.anchor_b)
+                .key(cx, "stiffness", "stiffness", &s.stiffness)
+                .key(cx, "damping", "damping", &s.damping)
+                .key(cx, "rest_length", "rest_length", &s.rest_length),
+        );
+    }
+    for f in forces {
+        links.forces.push(at.force(f)?);
+        origins.forces.push(
+            Origin::new(cx, f.body.span())
+                .key_at(cx, "body", "body", Some(f.body.span()))
+                .key_at(cx, "force", "force", Some(f.force.span()))
+                .key(
+                    cx,
+                    "angular_frequency",
+                    "angular_frequency",
+                    &f.angular_frequency,
+                )
+                .key(cx, "angular_frequency", "phase", &f.phase),
+        );
+    }
+    Ok(links)
 }
 
 /// The scene's bodies as the tables refer to them.
@@ -53,11 +98,7 @@ struct Bodies<'a> {
     cx: &'a Ctx<'a>,
     bodies: &'a [Body],
     groups: &'a [Group],
-    dynamic: &'a [bool],
 }
-
-/// A key's value with its span, for error reports.
-type Keyed<'a> = (&'a str, Option<Range<usize>>);
 
 impl Bodies<'_> {
     /// Body `index` of the group named `name` (`key` and `index_key` name them in errors).
@@ -135,27 +176,6 @@ impl Bodies<'_> {
         match v {
             Some(v) => finite3(self.cx, v, key).map(Some),
             None => Ok(default),
-        }
-    }
-
-    /// Turns a description's (field, problem) into an error at the field's key, or at
-    /// `fallback` (the table's first key) when the field was not written.
-    fn refuse(
-        &self,
-        problem: Option<(&'static str, String)>,
-        keys: &[Keyed],
-        fallback: Range<usize>,
-    ) -> Result<(), SceneError> {
-        match problem {
-            None => Ok(()),
-            Some((field, text)) => {
-                let (key, span) = keys
-                    .iter()
-                    .find(|(k, s)| *k == field && s.is_some())
-                    .map(|(k, s)| (*k, s.clone().unwrap_or_default()))
-                    .unwrap_or((field, fallback));
-                Err(self.cx.err(span, key, format!("{field} {text}")))
-            }
         }
     }
 
@@ -245,16 +265,6 @@ impl Bodies<'_> {
             }
             (None, None) => None,
         };
-        let keys = [
-            ("a", Some(j.a.span())),
-            ("b", sp(&j.b)),
-            ("anchor", sp(&j.anchor)),
-            ("anchor_b", sp(&j.anchor_b)),
-            ("axis", sp(&j.axis)),
-            ("motor", sp(&j.motor_speed)),
-            ("collide", sp(&j.collide)),
-        ];
-        self.refuse(d.problem(self.dynamic), &keys, j.kind.span())?;
         Ok(d)
     }
 
@@ -276,10 +286,6 @@ impl Bodies<'_> {
                     ))
                 }
             };
-        let number = |v: &Option<S<f64>>, key| match v {
-            Some(v) => non_negative(cx, v, key),
-            None => Ok(0.0),
-        };
         let integration = match &s.integration {
             None => SpringIntegration::LinearlyImplicit,
             Some(i) => match i.get_ref().as_str() {
@@ -294,29 +300,17 @@ impl Bodies<'_> {
                 }
             },
         };
-        let d = SpringDesc {
+        let number = |v: &Option<S<f64>>| v.as_ref().map_or(0.0, |v| *v.get_ref() as f32);
+        Ok(SpringDesc {
             a,
             b,
             anchor_a,
             anchor_b,
-            stiffness: number(&s.stiffness, "stiffness")?,
-            damping: number(&s.damping, "damping")?,
-            rest_length: match &s.rest_length {
-                Some(l) => Some(non_negative(cx, l, "rest_length")?),
-                None => None,
-            },
+            stiffness: number(&s.stiffness),
+            damping: number(&s.damping),
+            rest_length: s.rest_length.as_ref().map(|l| *l.get_ref() as f32),
             integration,
-        };
-        let keys = [
-            ("a", Some(s.a.span())),
-            ("b", sp(&s.b)),
-            ("anchor_a", sp(&s.anchor_a)),
-            ("anchor_b", sp(&s.anchor_b)),
-            ("stiffness", sp(&s.stiffness)),
-            ("damping", sp(&s.damping)),
-        ];
-        self.refuse(d.problem(self.dynamic), &keys, s.a.span())?;
-        Ok(d)
+        })
     }
 
     fn force(&self, f: &ForceSpec) -> Result<AppliedForce, SceneError> {
@@ -330,14 +324,11 @@ impl Bodies<'_> {
             )),
             None => Ok(0.0),
         };
-        let d = AppliedForce {
+        Ok(AppliedForce {
             body: self.body(&f.body, &f.index, "body", "index")?,
-            force: finite3(cx, &f.force, "force")?,
+            force: v3(f.force.get_ref()),
             angular_frequency: finite(&f.angular_frequency, "angular_frequency")?,
             phase: finite(&f.phase, "phase")?,
-        };
-        let keys = [("body", Some(f.body.span()))];
-        self.refuse(d.problem(self.dynamic), &keys, f.body.span())?;
-        Ok(d)
+        })
     }
 }

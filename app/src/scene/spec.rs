@@ -186,7 +186,7 @@ pub struct ContainerSpec {
     pub width_y: Option<S<f64>>,
     /// Box: height of the side walls (m).
     pub height: Option<S<f64>>,
-    /// Pour box: number of grains N of POUR.md the box is sized for.
+    /// Pour box: number of grains N of the pour benchmark (docs/benchmark.md) the box is sized for.
     pub n: Option<S<i64>>,
     /// Floor: height of the floor (m).
     pub z: Option<S<f64>>,

@@ -1,0 +1,95 @@
+//! `[[bodies]]`: the generators in order, each making one named group of bodies, and the
+//! check that no two bodies overlap at the start. The generators themselves are in
+//! `generators`, their shape keys in `form`, where bodies may go in `placement`.
+
+use super::generators::generate;
+use super::materials::MaterialNames;
+use super::origin::{Origin, Origins};
+use super::placement::worst_overlap;
+use super::spec::BodySpec;
+use super::values::Ctx;
+use super::walls::Shakers;
+use super::{Group, SceneError};
+use grains::body::Body;
+
+/// Makes the bodies of every generator, in order, and names their groups; refuses a scene
+/// without bodies and one whose bodies overlap by more than `tol` × the smaller radius.
+pub(super) fn bodies(
+    cx: &Ctx,
+    generators: &[BodySpec],
+    planar: bool,
+    tol: f32,
+    materials: &MaterialNames,
+    shakers: &Shakers,
+    origins: &mut Origins,
+) -> Result<(Vec<Body>, Vec<Group>), SceneError> {
+    let mut bodies: Vec<Body> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for (gi, g) in generators.iter().enumerate() {
+        let start = bodies.len();
+        generate(cx, g, planar, materials, shakers, &mut bodies)?;
+        let name = match &g.name {
+            Some(n) => {
+                if groups.iter().any(|x| &x.name == n.get_ref()) {
+                    return Err(cx.err(n.span(), "name", "two body groups share this name"));
+                }
+                n.get_ref().clone()
+            }
+            None => format!("bodies[{gi}]"),
+        };
+        groups.push(Group {
+            name,
+            range: start..bodies.len(),
+        });
+        origins.bodies.push((start..bodies.len(), origin(cx, g)));
+    }
+    if bodies.is_empty() {
+        return Err(SceneError::Invalid {
+            file: cx.file.to_path_buf(),
+            line: 1,
+            key: "bodies".into(),
+            problem: "the scene has no bodies: add at least one [[bodies]] generator".into(),
+        });
+    }
+    if let Some((i, j, overlap)) = worst_overlap(&bodies, tol) {
+        let generator_of = |b: usize| {
+            let gi = groups
+                .iter()
+                .position(|g| g.range.contains(&b))
+                .unwrap_or(0);
+            &generators[gi].generator
+        };
+        return Err(cx.err(
+            generator_of(j).span(),
+            "bodies",
+            format!(
+                "bodies {i} and {j} overlap by {overlap:.3e} m at the start (more than {tol} of the smaller radius); body {j} comes from this generator, body {i} from the one on line {}",
+                cx.line(generator_of(i).span().start)
+            ),
+        ));
+    }
+    Ok((bodies, groups))
+}
+
+/// The keys of generator `g` that set each field of its bodies.
+fn origin(cx: &Ctx, g: &BodySpec) -> Origin {
+    Origin::new(cx, g.generator.span())
+        .key(cx, "position", "position", &g.position)
+        .key(cx, "radius", "radius", &g.radius)
+        .key(cx, "mass", "mass", &g.mass)
+        .key(cx, "mass", "density", &g.density)
+        .key(cx, "inertia", "inertia", &g.inertia)
+        .key(cx, "inertia", "density", &g.density)
+        .key(cx, "orientation", "axis", &g.axis)
+        .key(cx, "velocity", "velocity", &g.velocity)
+        .key(
+            cx,
+            "angular_velocity",
+            "angular_velocity",
+            &g.angular_velocity,
+        )
+        .key(cx, "material", "material", &g.material)
+        .key(cx, "prescribed", "shaker", &g.shaker)
+        .key(cx, "prescribed", "kind", &g.kind)
+        .key(cx, "shape", "shape", &g.shape)
+}

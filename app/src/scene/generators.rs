@@ -1,0 +1,470 @@
+//! The `[[bodies]]` generators: `single`, `list`, `lattice`, `random_fill`, `pour_lattice` and
+//! `cannonball`, each a method of [`Generator`], which reads once what all the bodies of a
+//! generator share (shape, material, motion, velocities, axis).
+
+use super::form::{Axis, Form};
+use super::materials::MaterialNames;
+use super::placement::random_fill;
+use super::spec::{BodySpec, S, V3};
+use super::values::{count, finite3, need, non_negative, only, positive, sp, Ctx};
+use super::walls::Shakers;
+use super::SceneError;
+use crate::pour::{PourScene, SplitMix64};
+use glam::{Quat, Vec3};
+use grains::body::{sphere_mass, Body};
+use grains::material::MaterialId;
+use grains::motion::Prescribed;
+
+/// Appends the bodies of generator `g` to `out` (which holds those of the generators before it).
+pub(super) fn generate(
+    cx: &Ctx,
+    g: &BodySpec,
+    planar: bool,
+    materials: &MaterialNames,
+    shakers: &Shakers,
+    out: &mut Vec<Body>,
+) -> Result<(), SceneError> {
+    let mut generator = Generator::read(cx, g, planar, materials, shakers)?;
+    match g.generator.get_ref().as_str() {
+        "single" => generator.single(out),
+        "list" => generator.list(out),
+        "pour_lattice" => generator.pour_lattice(out),
+        "lattice" => generator.lattice(out),
+        "random_fill" => generator.random_fill(out),
+        "cannonball" => generator.cannonball(out),
+        _ => unreachable!("the generator's name was checked with its keys"),
+    }
+}
+
+/// One generator's table, with what all its bodies share.
+struct Generator<'a> {
+    cx: &'a Ctx<'a>,
+    g: &'a BodySpec,
+    planar: bool,
+    form: Form,
+    axis: Axis,
+    material: MaterialId,
+    motion: Option<Prescribed>,
+    /// `dynamic`, `fixed` or `kinematic` (checked as each body is made).
+    body_kind: &'a str,
+    velocity: Vec3,
+    omega: Vec3,
+    inertia: Option<f32>,
+}
+
+impl<'a> Generator<'a> {
+    /// Checks the generator's name and that it takes each key given; reads the shared keys.
+    fn read(
+        cx: &'a Ctx<'a>,
+        g: &'a BodySpec,
+        planar: bool,
+        materials: &MaterialNames,
+        shakers: &Shakers,
+    ) -> Result<Generator<'a>, SceneError> {
+        let kind = &g.generator;
+        let given = [
+            ("shape", sp(&g.shape)),
+            ("radius", sp(&g.radius)),
+            ("radius_max", sp(&g.radius_max)),
+            ("density", sp(&g.density)),
+            ("mass", sp(&g.mass)),
+            ("inertia", sp(&g.inertia)),
+            ("kind", sp(&g.kind)),
+            ("shaker", sp(&g.shaker)),
+            ("count", sp(&g.count)),
+            ("packing_fraction", sp(&g.packing_fraction)),
+            ("seed", sp(&g.seed)),
+            ("position", sp(&g.position)),
+            ("velocity", sp(&g.velocity)),
+            ("angular_velocity", sp(&g.angular_velocity)),
+            ("origin", sp(&g.origin)),
+            ("spacing", sp(&g.spacing)),
+            ("counts", sp(&g.counts)),
+            ("jitter", sp(&g.jitter)),
+            ("region_min", sp(&g.region_min)),
+            ("region_max", sp(&g.region_max)),
+            ("rows", sp(&g.rows)),
+            ("centre_x", sp(&g.centre_x)),
+            ("list", g.list.as_ref().map(|_| kind.span())),
+            ("half_length", sp(&g.half_length)),
+            ("a", sp(&g.a)),
+            ("b", sp(&g.b)),
+            ("axis", sp(&g.axis)),
+        ];
+        const COMMON: [&str; 12] = [
+            "shape",
+            "half_length",
+            "a",
+            "b",
+            "axis",
+            "density",
+            "mass",
+            "kind",
+            "shaker",
+            "velocity",
+            "angular_velocity",
+            "radius",
+        ];
+        fn allow<'k>(extra: &[&'k str]) -> Vec<&'k str> {
+            COMMON
+                .iter()
+                .copied()
+                .chain(extra.iter().copied())
+                .collect()
+        }
+        let allowed = match kind.get_ref().as_str() {
+            "single" => allow(&["position", "inertia"]),
+            "list" => allow(&["list", "inertia"]),
+            "pour_lattice" => vec!["count", "velocity", "angular_velocity", "kind", "shaker"],
+            "lattice" => allow(&["origin", "spacing", "counts", "count", "jitter", "seed"]),
+            "random_fill" => allow(&[
+                "region_min",
+                "region_max",
+                "count",
+                "packing_fraction",
+                "seed",
+                "radius_max",
+            ]),
+            "cannonball" => allow(&["rows", "centre_x"]),
+            other => {
+                return Err(cx.err(
+                    kind.span(),
+                    "generator",
+                    format!("must be \"single\", \"list\", \"lattice\", \"random_fill\", \"pour_lattice\" or \"cannonball\", got \"{other}\""),
+                ))
+            }
+        };
+        only(cx, kind, &given, &allowed)?;
+        let form = Form::read(cx, g, planar)?;
+        Ok(Generator {
+            cx,
+            g,
+            planar,
+            form,
+            axis: Axis::read(cx, g, form, planar, seed(g))?,
+            material: materials.id(cx, &g.material)?,
+            motion: shakers.motion(cx, &g.shaker)?,
+            velocity: match &g.velocity {
+                Some(v) => finite3(cx, v, "velocity")?,
+                None => Vec3::ZERO,
+            },
+            omega: match &g.angular_velocity {
+                Some(v) => finite3(cx, v, "angular_velocity")?,
+                None => Vec3::ZERO,
+            },
+            inertia: match &g.inertia {
+                Some(v) => Some(positive(cx, v, "inertia")?),
+                None => None,
+            },
+            body_kind: g
+                .kind
+                .as_ref()
+                .map(|k| k.get_ref().as_str())
+                .unwrap_or("dynamic"),
+        })
+    }
+
+    /// A body of the generator's form, material and kind at `p` with radius `r`, mass `m`,
+    /// velocities `v` and `w` and orientation `q`.
+    fn body(&self, p: Vec3, r: f32, m: f32, v: Vec3, w: Vec3, q: Quat) -> Result<Body, SceneError> {
+        let (cx, g) = (self.cx, self.g);
+        let b = self.form.body(p, r, m);
+        let b = Body {
+            inertia: self.inertia.unwrap_or(b.inertia),
+            ..b
+        }
+        .with_orientation(q)
+        .with_material(self.material)
+        .with_velocity(v)
+        .with_angular_velocity(w);
+        match self.body_kind {
+            "dynamic" => Ok(b),
+            "fixed" => Ok(b.fixed()),
+            "kinematic" => match self.motion {
+                Some(m) => Ok(b.kinematic(m)),
+                None => Err(cx.err(
+                    g.generator.span(),
+                    "shaker",
+                    "missing: a kinematic body needs a `shaker`",
+                )),
+            },
+            other => Err(cx.err(
+                g.kind
+                    .as_ref()
+                    .map(|k| k.span())
+                    .unwrap_or(g.generator.span()),
+                "kind",
+                format!("must be \"dynamic\", \"fixed\" or \"kinematic\", got \"{other}\""),
+            )),
+        }
+    }
+
+    /// The generator's `radius` (for ellipses, the larger semi-axis).
+    fn radius(&self) -> Result<f32, SceneError> {
+        self.form.radius(self.cx, &self.g.radius, &self.g.generator)
+    }
+
+    /// The orientation of the next body, or `entry`'s own `axis` (a `list` entry's).
+    fn turn(&mut self, entry: &Option<S<V3>>) -> Result<Quat, SceneError> {
+        self.axis.next(self.cx, entry, self.form, self.planar)
+    }
+
+    /// A body of radius `r` at `p` with the generator's mass, velocities and axis.
+    fn each(&mut self, p: Vec3, r: f32) -> Result<Body, SceneError> {
+        let m = mass_of(self.cx, self.g, r, self.form)?;
+        let q = self.turn(&None)?;
+        self.body(p, r, m, self.velocity, self.omega, q)
+    }
+
+    /// `single`: one body at `position`.
+    fn single(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g) = (self.cx, self.g);
+        let kind = &g.generator;
+        let r = self.radius()?;
+        let p = finite3(cx, need(cx, &g.position, "position", kind)?, "position")?;
+        out.push(self.each(p, r)?);
+        Ok(())
+    }
+
+    /// `list`: one body per entry, each with its own position and, if given, radius, velocities
+    /// and axis.
+    fn list(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g, form) = (self.cx, self.g, self.form);
+        let kind = &g.generator;
+        let (velocity, omega) = (self.velocity, self.omega);
+        let list = g
+            .list
+            .as_ref()
+            .ok_or_else(|| cx.err(kind.span(), "list", "missing: required for `list`"))?;
+        for e in list {
+            let r = match &e.radius {
+                Some(_) => form.radius(cx, &e.radius, kind)?,
+                None => self.radius()?,
+            };
+            let p = finite3(cx, &e.position, "position")?;
+            let v = match &e.velocity {
+                Some(v) => finite3(cx, v, "velocity")?,
+                None => velocity,
+            };
+            let w = match &e.angular_velocity {
+                Some(v) => finite3(cx, v, "angular_velocity")?,
+                None => omega,
+            };
+            let m = mass_of(cx, g, r, form)?;
+            let q = self.turn(&e.axis)?;
+            out.push(self.body(p, r, m, v, w, q)?);
+        }
+        Ok(())
+    }
+
+    /// `pour_lattice`: the pour benchmark's spheres (radius, density and lattice fixed by it).
+    fn pour_lattice(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g, form) = (self.cx, self.g, self.form);
+        let kind = &g.generator;
+        let (velocity, omega) = (self.velocity, self.omega);
+        if form == Form::Disk {
+            return Err(cx.err(kind.span(), "generator", "the pour lattice is 3-D"));
+        }
+        let n = count(cx, need(cx, &g.count, "count", kind)?, "count", 1)? as usize;
+        let mass = sphere_mass(crate::pour::RADIUS, crate::pour::DENSITY);
+        for c in PourScene::new(n).centres() {
+            out.push(self.body(
+                c,
+                crate::pour::RADIUS,
+                mass,
+                velocity,
+                omega,
+                Quat::IDENTITY,
+            )?);
+        }
+        Ok(())
+    }
+
+    /// `lattice`: bodies on a cubic lattice from `origin`, x fastest, with optional jitter in x
+    /// and y.
+    fn lattice(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g, form, planar) = (self.cx, self.g, self.form, self.planar);
+        let kind = &g.generator;
+        let (velocity, omega) = (self.velocity, self.omega);
+        let r = self.radius()?;
+        let o = finite3(cx, need(cx, &g.origin, "origin", kind)?, "origin")?;
+        let d = positive(cx, need(cx, &g.spacing, "spacing", kind)?, "spacing")? as f64;
+        let cs = need(cx, &g.counts, "counts", kind)?;
+        let [nx, ny, nz] = *cs.get_ref();
+        if nx < 1 || ny < 1 || nz < 1 || (planar && ny != 1) {
+            return Err(cx.err(
+                cs.span(),
+                "counts",
+                format!(
+                    "must be ≥ 1 each (y count 1 in planar mode), got {:?}",
+                    cs.get_ref()
+                ),
+            ));
+        }
+        let (nx, ny, nz) = (nx as usize, ny as usize, nz as usize);
+        let limit = match &g.count {
+            Some(c) => count(cx, c, "count", 1)? as usize,
+            None => nx * ny * nz,
+        };
+        let jitter = match &g.jitter {
+            Some(j) => non_negative(cx, j, "jitter")? as f64,
+            None => 0.0,
+        };
+        let mut rng = SplitMix64(seed(g));
+        let m = mass_of(cx, g, r, form)?;
+        for idx in 0..limit.min(nx * ny * nz) {
+            let (i, j, k) = (idx % nx, (idx / nx) % ny, idx / (nx * ny));
+            let mut jx = 0.0;
+            let mut jy = 0.0;
+            if jitter > 0.0 {
+                jx = jitter * r as f64 * (2.0 * rng.next_f64() - 1.0);
+                jy = jitter * r as f64 * (2.0 * rng.next_f64() - 1.0);
+            }
+            let p = Vec3::new(
+                (o.x as f64 + d * i as f64 + jx) as f32,
+                if planar {
+                    0.0
+                } else {
+                    (o.y as f64 + d * j as f64 + jy) as f32
+                },
+                (o.z as f64 + d * k as f64) as f32,
+            );
+            let q = self.turn(&None)?;
+            out.push(self.body(p, r, m, velocity, omega, q)?);
+        }
+        Ok(())
+    }
+
+    /// `random_fill`: bodies placed at random in a region without overlapping any body made
+    /// so far.
+    fn random_fill(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g, form, planar) = (self.cx, self.g, self.form, self.planar);
+        let kind = &g.generator;
+        let r0 = self.radius()?;
+        let r1 = match &g.radius_max {
+            Some(v) => {
+                let r1 = positive(cx, v, "radius_max")?;
+                if r1 < r0 {
+                    return Err(cx.err(v.span(), "radius_max", "must be ≥ radius"));
+                }
+                r1
+            }
+            None => r0,
+        };
+        let lo = finite3(
+            cx,
+            need(cx, &g.region_min, "region_min", kind)?,
+            "region_min",
+        )?;
+        let hi_s = need(cx, &g.region_max, "region_max", kind)?;
+        let hi = finite3(cx, hi_s, "region_max")?;
+        if hi.x <= lo.x || hi.z <= lo.z || (!planar && hi.y <= lo.y) {
+            return Err(cx.err(
+                hi_s.span(),
+                "region_max",
+                "must exceed region_min in every axis",
+            ));
+        }
+        let target = match (&g.count, &g.packing_fraction) {
+            (Some(c), None) => count(cx, c, "count", 1)? as usize,
+            (None, Some(f)) if !form.is_round() => {
+                return Err(cx.err(
+                    f.span(),
+                    "packing_fraction",
+                    "used only by spheres and disks: give `count`",
+                ))
+            }
+            (None, Some(f)) => {
+                let phi = positive(cx, f, "packing_fraction")? as f64;
+                if phi > 0.6 {
+                    return Err(cx.err(
+                        f.span(),
+                        "packing_fraction",
+                        format!("at most 0.6 can be reached by random placement, got {phi}"),
+                    ));
+                }
+                let rm = 0.5 * (r0 + r1) as f64;
+                let e = (hi - lo).as_dvec3();
+                if planar {
+                    (phi * e.x * e.z / (std::f64::consts::PI * rm * rm)).round() as usize
+                } else {
+                    (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
+                        .round() as usize
+                }
+            }
+            _ => {
+                return Err(cx.err(
+                    kind.span(),
+                    "count",
+                    "give exactly one of `count` and `packing_fraction`",
+                ))
+            }
+        };
+        let mut rng = SplitMix64(seed(g));
+        let bound = |r: f32| form.bounding_radius(r);
+        let placed = random_fill(&mut rng, lo, hi, (r0, r1), bound, target, planar, out);
+        if placed.len() < target {
+            return Err(cx.err(
+                kind.span(),
+                "count",
+                format!("only {} of {target} bodies fit in the region without overlap; enlarge the region or ask for fewer", placed.len()),
+            ));
+        }
+        for (p, r) in placed {
+            out.push(self.each(p, r)?);
+        }
+        Ok(())
+    }
+
+    /// `cannonball`: a triangle of touching spheres or disks in the x–z plane.
+    fn cannonball(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
+        let (cx, g, form) = (self.cx, self.g, self.form);
+        let kind = &g.generator;
+        let (velocity, omega) = (self.velocity, self.omega);
+        if !form.is_round() {
+            return Err(cx.err(
+                g.shape.as_ref().map_or(kind.span(), |s| s.span()),
+                "shape",
+                "`cannonball` stacks spheres or disks",
+            ));
+        }
+        let r = self.radius()?;
+        let rows = count(cx, need(cx, &g.rows, "rows", kind)?, "rows", 1)? as usize;
+        let cxo = g
+            .centre_x
+            .as_ref()
+            .map(|c| *c.get_ref() as f32)
+            .unwrap_or(0.0);
+        let m = mass_of(cx, g, r, form)?;
+        let x0 = cxo - (rows as f32 - 1.0) * r;
+        for row in 0..rows {
+            for k in 0..rows - row {
+                let x = x0 + 2.0 * r * k as f32 + r * row as f32;
+                let z = r + row as f32 * 2.0 * r * (3.0f32).sqrt() / 2.0;
+                out.push(self.body(Vec3::new(x, 0.0, z), r, m, velocity, omega, Quat::IDENTITY)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Mass of a body of `form` and radius `r` from the generator's `mass` or `density`.
+fn mass_of(cx: &Ctx, g: &BodySpec, r: f32, form: Form) -> Result<f32, SceneError> {
+    match (&g.mass, &g.density) {
+        (Some(m), None) => positive(cx, m, "mass"),
+        (None, Some(d)) => Ok(form.mass(r, positive(cx, d, "density")?)),
+        (Some(m), Some(_)) => {
+            Err(cx.err(m.span(), "mass", "give either mass or density, not both"))
+        }
+        (None, None) => Err(cx.err(
+            g.generator.span(),
+            "density",
+            "missing: give `density` (kg/m³, kg/m² for disks) or `mass` (kg)",
+        )),
+    }
+}
+
+/// The generator's `seed` (1 if none).
+fn seed(g: &BodySpec) -> u64 {
+    g.seed.as_ref().map(|s| *s.get_ref() as u64).unwrap_or(1)
+}

@@ -1,0 +1,85 @@
+//! `[[materials]]` (named surfaces: friction μ, restitution, spinning and rolling lengths) and
+//! `[[friction_pairs]]` (μ of a pair of materials). The engine checks the coefficients when
+//! the world is built.
+
+use super::origin::{Origin, Origins};
+use super::spec::{MaterialSpec, PairSpec, S};
+use super::values::{non_negative, Ctx};
+use super::SceneError;
+use grains::material::{Material, MaterialId};
+use grains::WorldBuilder;
+
+/// The materials' names, in the order of their ids.
+pub(super) struct MaterialNames(Vec<String>);
+
+impl MaterialNames {
+    /// The id of the material called `name`; none given: the first material.
+    pub(super) fn id(&self, cx: &Ctx, name: &Option<S<String>>) -> Result<MaterialId, SceneError> {
+        match name {
+            None => Ok(MaterialId(0)),
+            Some(n) => self
+                .0
+                .iter()
+                .position(|m| m == n.get_ref())
+                .map(|i| MaterialId(i as u32))
+                .ok_or_else(|| {
+                    cx.err(
+                        n.span(),
+                        "material",
+                        format!("no material named \"{}\"", n.get_ref()),
+                    )
+                }),
+        }
+    }
+}
+
+/// Adds the file's materials (or one default material of μ = 0.5 if it has none) and its
+/// friction pairs to `world`.
+pub(super) fn materials(
+    cx: &Ctx,
+    materials: &[MaterialSpec],
+    pairs: &[PairSpec],
+    world: &mut WorldBuilder,
+    origins: &mut Origins,
+) -> Result<MaterialNames, SceneError> {
+    let mut names = Vec::new();
+    for m in materials {
+        if names.contains(m.name.get_ref()) {
+            return Err(cx.err(m.name.span(), "name", "material defined twice"));
+        }
+        let mut material = Material::new(*m.friction.get_ref() as f32);
+        if let Some(e) = &m.restitution {
+            material = material.with_restitution(*e.get_ref() as f32);
+        }
+        if let Some(e_r) = &m.spinning {
+            material = material.with_spinning(*e_r.get_ref() as f32);
+        }
+        if let Some(e_roll) = &m.rolling {
+            material = material.with_rolling(*e_roll.get_ref() as f32);
+        }
+        world.material(material);
+        names.push(m.name.get_ref().clone());
+        origins.materials.push(
+            Origin::new(cx, m.name.span())
+                .key_at(cx, "friction", "friction", Some(m.friction.span()))
+                .key(cx, "restitution", "restitution", &m.restitution)
+                .key(cx, "spinning", "spinning", &m.spinning)
+                .key(cx, "rolling", "rolling", &m.rolling),
+        );
+    }
+    if names.is_empty() {
+        world.material(Material::new(0.5));
+        names.push("default".to_string());
+        origins.materials.push(Origin::unwritten());
+    }
+    let names = MaterialNames(names);
+    for p in pairs {
+        // The engine names a bad pair μ by one of its materials, not by the pair: checked here.
+        world.pair_friction(
+            names.id(cx, &Some(p.a.clone()))?,
+            names.id(cx, &Some(p.b.clone()))?,
+            non_negative(cx, &p.friction, "friction")?,
+        );
+    }
+    Ok(names)
+}

@@ -1,0 +1,246 @@
+//! `[output]` (what to write while the scene runs) and `[[observables]]` (the time series to
+//! record).
+
+use super::spec::{ObservableSpec, OutputSpec};
+use super::values::{count, need, positive, Ctx};
+use super::{Group, SceneError};
+use std::ops::Range;
+
+/// One time series to record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observable {
+    /// Column name in `observables.csv`.
+    pub name: String,
+    /// What it measures.
+    pub kind: ObservableKind,
+}
+
+/// What an observable measures.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObservableKind {
+    /// Mean centre height z of a group (m).
+    Height(Range<usize>),
+    /// Height of a group's mean centre above the floor as a fraction of the bed height z95 of
+    /// all the other dynamic bodies (1 = at the top of the bed).
+    RankFromTop(Range<usize>),
+    /// Total kinetic energy, translational + rotational (J).
+    KineticEnergy,
+    /// Active contacts in the last step.
+    Contacts,
+    /// 95th percentile of the centre heights of dynamic bodies (m).
+    BedHeight,
+    /// Largest body speed (m/s).
+    MaxSpeed,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Formats {
+    /// ParaView `.vtu` frames plus a `.pvd` index.
+    pub vtu: bool,
+    /// `observables.csv`.
+    pub csv: bool,
+    /// PNG snapshots and plots.
+    pub png: bool,
+}
+
+/// How grains are coloured in PNG snapshots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    /// By radius.
+    Size,
+    /// By speed.
+    Speed,
+}
+
+/// What to write during a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// Steps between frames.
+    pub every: u64,
+    /// Which files.
+    pub formats: Formats,
+    /// Frames between PNG snapshots.
+    pub png_every: u64,
+    /// Colouring of snapshots.
+    pub colour: Colour,
+    /// Steps between checkpoints.
+    pub checkpoint_every: u64,
+    /// Steps between observable samples.
+    pub observe_every: u64,
+    /// PNG width (px).
+    pub image_width: u32,
+    /// Height above the floor that snapshots show (m); None: 1.3 × the highest body at the start.
+    pub view_height: Option<f32>,
+    /// Snapshots show the section through the largest body rather than the projection.
+    pub section: bool,
+}
+
+/// Reads `[output]`; the defaults depend on the run's `steps` and on `planar`.
+pub(super) fn output(
+    cx: &Ctx,
+    o: &OutputSpec,
+    steps: u64,
+    planar: bool,
+) -> Result<Output, SceneError> {
+    let every = match &o.every {
+        Some(v) => count(cx, v, "every", 1)?,
+        None => (steps / 100).max(1),
+    };
+    let mut formats = Formats {
+        vtu: true,
+        csv: true,
+        png: true,
+    };
+    if let Some(f) = &o.formats {
+        formats = Formats {
+            vtu: false,
+            csv: false,
+            png: false,
+        };
+        for name in f.get_ref() {
+            match name.as_str() {
+                "vtu" => formats.vtu = true,
+                "csv" => formats.csv = true,
+                "png" => formats.png = true,
+                other => {
+                    return Err(cx.err(
+                        f.span(),
+                        "formats",
+                        format!("unknown format \"{other}\" (use \"vtu\", \"csv\", \"png\")"),
+                    ))
+                }
+            }
+        }
+    }
+    let frames = steps.div_ceil(every).max(1);
+    Ok(Output {
+        every,
+        formats,
+        png_every: match &o.png_every {
+            Some(v) => count(cx, v, "png_every", 1)?,
+            None => (frames / 10).max(1),
+        },
+        colour: match &o.colour {
+            None => Colour::Size,
+            Some(c) => match c.get_ref().as_str() {
+                "size" => Colour::Size,
+                "speed" => Colour::Speed,
+                other => {
+                    return Err(cx.err(
+                        c.span(),
+                        "colour",
+                        format!("must be \"size\" or \"speed\", got \"{other}\""),
+                    ))
+                }
+            },
+        },
+        checkpoint_every: match &o.checkpoint_every {
+            Some(v) => count(cx, v, "checkpoint_every", 1)?,
+            None => (steps / 10).max(1),
+        },
+        observe_every: match &o.observe_every {
+            Some(v) => count(cx, v, "observe_every", 1)?,
+            None => every,
+        },
+        image_width: match &o.image_width {
+            Some(v) => count(cx, v, "image_width", 64)?.min(8192) as u32,
+            None => 800,
+        },
+        view_height: match &o.view_height {
+            Some(v) => Some(positive(cx, v, "view_height")?),
+            None => None,
+        },
+        section: match &o.view {
+            None => !planar,
+            Some(v) => match v.get_ref().as_str() {
+                "section" => true,
+                "side" => false,
+                other => {
+                    return Err(cx.err(
+                        v.span(),
+                        "view",
+                        format!("must be \"section\" or \"side\", got \"{other}\""),
+                    ))
+                }
+            },
+        },
+    })
+}
+
+/// Reads the observables, naming bodies by their `groups`.
+pub(super) fn observables(
+    cx: &Ctx,
+    observables: &[ObservableSpec],
+    groups: &[Group],
+) -> Result<Vec<Observable>, SceneError> {
+    let mut read = Vec::new();
+    for ob in observables {
+        let group = |ob: &ObservableSpec| -> Result<(String, Range<usize>), SceneError> {
+            let b = need(cx, &ob.body, "body", &ob.kind)?;
+            groups
+                .iter()
+                .find(|g| &g.name == b.get_ref())
+                .map(|g| (g.name.clone(), g.range.clone()))
+                .ok_or_else(|| {
+                    cx.err(
+                        b.span(),
+                        "body",
+                        format!("no body group named \"{}\"", b.get_ref()),
+                    )
+                })
+        };
+        let no_body = |ob: &ObservableSpec| match &ob.body {
+            Some(b) => Err(cx.err(
+                b.span(),
+                "body",
+                format!("not used by `{}`", ob.kind.get_ref()),
+            )),
+            None => Ok(()),
+        };
+        let (default_name, kind) = match ob.kind.get_ref().as_str() {
+            "height" => {
+                let (n, r) = group(ob)?;
+                (format!("height_{n}_m"), ObservableKind::Height(r))
+            }
+            "rank_from_top" => {
+                let (n, r) = group(ob)?;
+                (format!("rank_{n}"), ObservableKind::RankFromTop(r))
+            }
+            "kinetic_energy" => {
+                no_body(ob)?;
+                ("kinetic_energy_J".into(), ObservableKind::KineticEnergy)
+            }
+            "contacts" => {
+                no_body(ob)?;
+                ("contacts".into(), ObservableKind::Contacts)
+            }
+            "bed_height" => {
+                no_body(ob)?;
+                ("bed_height_m".into(), ObservableKind::BedHeight)
+            }
+            "max_speed" => {
+                no_body(ob)?;
+                ("max_speed_m_per_s".into(), ObservableKind::MaxSpeed)
+            }
+            other => {
+                return Err(cx.err(
+                    ob.kind.span(),
+                    "kind",
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\" or \"max_speed\", got \"{other}\""),
+                ))
+            }
+        };
+        let name = ob
+            .name
+            .as_ref()
+            .map(|n| n.get_ref().clone())
+            .unwrap_or(default_name);
+        if name.is_empty() || name.contains([',', '"', '\n', '/', '\\']) {
+            let span = ob.name.as_ref().map(|n| n.span()).unwrap_or(ob.kind.span());
+            return Err(cx.err(span, "name", "must be non-empty, without , \" / \\"));
+        }
+        read.push(Observable { name, kind });
+    }
+    Ok(read)
+}

@@ -1,0 +1,201 @@
+//! `[scene]` (name, units, duration) and `[settings]` (the time stepping and the solver).
+//! The engine checks the settings when the world is built; here only what the file format
+//! knows is checked: the preset's and the choices' names, counts that must be whole.
+
+use super::origin::Origin;
+use super::spec::{EnvelopeSpec, MetaSpec, SettingsSpec};
+use super::values::{count, count_u32, finite3, need, non_negative, only, positive, sp, Ctx};
+use super::SceneError;
+use grains::settings::{Backend, Envelope, Settings};
+use grains::SolverKind;
+
+/// What `[scene]` says.
+pub(super) struct Meta {
+    /// Simulated time to run (s).
+    pub(super) duration: f64,
+    /// Largest overlap of two bodies at the start, as a fraction of the smaller radius.
+    pub(super) overlap_tolerance: f32,
+}
+
+/// Reads `[scene]`: the unit system and the run's duration.
+pub(super) fn meta(cx: &Ctx, meta: &MetaSpec) -> Result<Meta, SceneError> {
+    if let Some(u) = &meta.units {
+        if u.get_ref() != "SI" {
+            return Err(cx.err(
+                u.span(),
+                "units",
+                format!(
+                    "only \"SI\" (m, kg, s) is supported, got \"{}\"",
+                    u.get_ref()
+                ),
+            ));
+        }
+    }
+    Ok(Meta {
+        duration: non_negative(cx, &meta.duration, "duration")? as f64,
+        overlap_tolerance: match &meta.overlap_tolerance {
+            Some(t) => non_negative(cx, t, "overlap_tolerance")?,
+            None => 0.01,
+        },
+    })
+}
+
+/// Reads `[settings]`: the preset, then each key that overrides it; with the origin of each
+/// key for the engine's checks.
+pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin), SceneError> {
+    let h = positive(cx, &s.h, "h")?;
+    let mut settings = match s.preset.get_ref().as_str() {
+        "rigid" => Settings {
+            h,
+            ..Settings::default()
+        },
+        "granular" => Settings::granular(h),
+        other => {
+            return Err(cx.err(
+                s.preset.span(),
+                "preset",
+                format!("must be \"rigid\" or \"granular\", got \"{other}\""),
+            ))
+        }
+    };
+    if let Some(g) = &s.gravity {
+        settings.gravity = finite3(cx, g, "gravity")?;
+    }
+    if let Some(e) = &s.envelope {
+        settings.envelope = Some(envelope(cx, e)?);
+    }
+    if let Some(v) = &s.solver {
+        settings.solver = settings.solver.with_kind(match v.get_ref().as_str() {
+            "gauss_seidel" => SolverKind::GaussSeidel,
+            "jacobi" => SolverKind::Jacobi,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "solver",
+                    format!("must be \"gauss_seidel\" or \"jacobi\", got \"{other}\""),
+                ))
+            }
+        });
+    }
+    if let Some(v) = &s.max_iterations {
+        settings.solver = settings
+            .solver
+            .with_sweeps(count_u32(cx, v, "max_iterations", 1)?);
+    }
+    if let Some(v) = &s.tolerance {
+        settings.solver = settings
+            .solver
+            .with_tolerance(non_negative(cx, v, "tolerance")?);
+    }
+    if let Some(v) = &s.omega {
+        settings.solver = settings.solver.with_omega(positive(cx, v, "omega")?);
+    }
+    if let Some(v) = &s.warm_start {
+        settings.warm_start = non_negative(cx, v, "warm_start")?;
+    }
+    if let Some(v) = &s.contact_frequency {
+        settings.contact_frequency = match v.get_ref() {
+            toml::Value::String(t) if t == "inf" || t == "rigid" => f32::INFINITY,
+            toml::Value::Float(f) if *f > 0.0 => *f as f32,
+            toml::Value::Integer(i) if *i > 0 => *i as f32,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "contact_frequency",
+                    format!("must be a positive number (Hz) or \"inf\", got {other}"),
+                ))
+            }
+        };
+    }
+    if let Some(v) = &s.coulomb_correction {
+        settings.coulomb_correction = count_u32(cx, v, "coulomb_correction", 0)?;
+    }
+    if let Some(p) = s.planar {
+        settings.planar = p;
+    }
+    if let Some(v) = &s.threads {
+        settings.threads = count(cx, v, "threads", 1)? as usize;
+    }
+    if let Some(v) = &s.backend {
+        settings.backend = match v.get_ref().as_str() {
+            "cpu" => Backend::Cpu,
+            "gpu" => Backend::Gpu,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "backend",
+                    format!("must be \"cpu\" or \"gpu\", got \"{other}\""),
+                ))
+            }
+        };
+    }
+    if let Some(v) = &s.sync_every {
+        settings.sync_every = count(cx, v, "sync_every", 1)?.min(u32::MAX as u64) as u32;
+    }
+    let origin = Origin::new(cx, s.preset.span())
+        .key_at(cx, "h", "h", Some(s.h.span()))
+        .key(cx, "gravity", "gravity", &s.gravity)
+        .key_at(
+            cx,
+            "envelope",
+            "envelope",
+            s.envelope.as_ref().map(|e| e.kind.span()),
+        )
+        .key(cx, "solver", "solver", &s.solver)
+        .key(cx, "sweeps", "max_iterations", &s.max_iterations)
+        .key(cx, "tolerance", "tolerance", &s.tolerance)
+        .key(cx, "omega", "omega", &s.omega)
+        .key(cx, "warm_start", "warm_start", &s.warm_start)
+        .key(
+            cx,
+            "contact_frequency",
+            "contact_frequency",
+            &s.contact_frequency,
+        )
+        .key(cx, "threads", "threads", &s.threads)
+        .key(cx, "sync_every", "sync_every", &s.sync_every);
+    Ok((settings, origin))
+}
+
+/// Reads `envelope = { kind = "per_pair", floor, speed_factor }` or `{ kind = "fixed", value }`.
+fn envelope(cx: &Ctx, e: &EnvelopeSpec) -> Result<Envelope, SceneError> {
+    match e.kind.get_ref().as_str() {
+        "per_pair" => {
+            only(
+                cx,
+                &e.kind,
+                &[("value", sp(&e.value))],
+                &["floor", "speed_factor"],
+            )?;
+            Ok(Envelope::PerPair {
+                floor: non_negative(cx, need(cx, &e.floor, "floor", &e.kind)?, "floor")?,
+                speed_factor: non_negative(
+                    cx,
+                    need(cx, &e.speed_factor, "speed_factor", &e.kind)?,
+                    "speed_factor",
+                )?,
+            })
+        }
+        "fixed" => {
+            only(
+                cx,
+                &e.kind,
+                &[
+                    ("floor", sp(&e.floor)),
+                    ("speed_factor", sp(&e.speed_factor)),
+                ],
+                &["value"],
+            )?;
+            Ok(Envelope::Fixed(non_negative(
+                cx,
+                need(cx, &e.value, "value", &e.kind)?,
+                "value",
+            )?))
+        }
+        other => Err(cx.err(
+            e.kind.span(),
+            "kind",
+            format!("envelope kind must be \"per_pair\" or \"fixed\", got \"{other}\""),
+        )),
+    }
+}

@@ -1,0 +1,292 @@
+//! `[[shakers]]` (named prescribed motions shared by walls and kinematic bodies) and
+//! `[[containers]]` (the walls: boxes, floors, planes, rectangles).
+
+use super::materials::MaterialNames;
+use super::origin::{Origin, Origins};
+use super::spec::{ContainerSpec, ShakerSpec, S};
+use super::values::{count, finite3, need, non_negative, only, positive, sp, Ctx};
+use super::SceneError;
+use crate::pour::PourScene;
+use glam::Vec3;
+use grains::geometry::{BoxContainer, WallDesc};
+use grains::motion::Prescribed;
+use grains::WorldBuilder;
+
+/// The box the grains are meant to stay in: used for "escaped" and wall penetration figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    /// Centre of the floor at rest (m).
+    pub floor_centre: Vec3,
+    /// Inner half width along x (m).
+    pub half_x: f32,
+    /// Inner half width along y (m); infinite in planar mode.
+    pub half_y: f32,
+    /// Motion of the box, if it is shaken.
+    pub motion: Option<Prescribed>,
+}
+
+/// The shakers by name.
+pub(super) struct Shakers(Vec<(String, Prescribed)>);
+
+impl Shakers {
+    /// The motion of the shaker called `name`; none given: no motion.
+    pub(super) fn motion(
+        &self,
+        cx: &Ctx,
+        name: &Option<S<String>>,
+    ) -> Result<Option<Prescribed>, SceneError> {
+        match name {
+            None => Ok(None),
+            Some(n) => self
+                .0
+                .iter()
+                .find(|(s, _)| s == n.get_ref())
+                .map(|(_, p)| Some(*p))
+                .ok_or_else(|| {
+                    cx.err(
+                        n.span(),
+                        "shaker",
+                        format!("no shaker named \"{}\"", n.get_ref()),
+                    )
+                }),
+        }
+    }
+}
+
+/// Reads the shakers: `kind = "shake"` (a sine along an axis) or `"constant"` (velocities).
+pub(super) fn shakers(cx: &Ctx, shakers: &[ShakerSpec]) -> Result<Shakers, SceneError> {
+    let mut named = Vec::new();
+    for sh in shakers {
+        named.push((sh.name.get_ref().clone(), shaker(cx, sh)?));
+    }
+    Ok(Shakers(named))
+}
+
+fn shaker(cx: &Ctx, sh: &ShakerSpec) -> Result<Prescribed, SceneError> {
+    let given = [
+        ("axis", sp(&sh.axis)),
+        ("amplitude", sp(&sh.amplitude)),
+        ("frequency", sp(&sh.frequency)),
+        ("phase", sp(&sh.phase)),
+        ("linear", sp(&sh.linear)),
+        ("angular", sp(&sh.angular)),
+    ];
+    match sh.kind.get_ref().as_str() {
+        "shake" => {
+            only(
+                cx,
+                &sh.kind,
+                &given,
+                &["axis", "amplitude", "frequency", "phase"],
+            )?;
+            let axis = match &sh.axis {
+                Some(a) => {
+                    let v = finite3(cx, a, "axis")?;
+                    if v.length() == 0.0 {
+                        return Err(cx.err(a.span(), "axis", "must not be zero"));
+                    }
+                    v.normalize()
+                }
+                None => Vec3::Z,
+            };
+            Ok(Prescribed::Shake {
+                axis,
+                amplitude: non_negative(
+                    cx,
+                    need(cx, &sh.amplitude, "amplitude", &sh.kind)?,
+                    "amplitude",
+                )?,
+                frequency: positive(
+                    cx,
+                    need(cx, &sh.frequency, "frequency", &sh.kind)?,
+                    "frequency",
+                )?,
+                phase: match &sh.phase {
+                    Some(p) => *p.get_ref() as f32,
+                    None => 0.0,
+                },
+            })
+        }
+        "constant" => {
+            only(cx, &sh.kind, &given, &["linear", "angular"])?;
+            Ok(Prescribed::Constant {
+                linear: match &sh.linear {
+                    Some(v) => finite3(cx, v, "linear")?,
+                    None => Vec3::ZERO,
+                },
+                angular: match &sh.angular {
+                    Some(v) => finite3(cx, v, "angular")?,
+                    None => Vec3::ZERO,
+                },
+            })
+        }
+        other => Err(cx.err(
+            sh.kind.span(),
+            "kind",
+            format!("shaker kind must be \"shake\" or \"constant\", got \"{other}\""),
+        )),
+    }
+}
+
+/// Adds the containers' walls to `world`; returns the first box as the grains' bounds.
+pub(super) fn containers(
+    cx: &Ctx,
+    containers: &[ContainerSpec],
+    materials: &MaterialNames,
+    shakers: &Shakers,
+    world: &mut WorldBuilder,
+    origins: &mut Origins,
+) -> Result<Option<Bounds>, SceneError> {
+    let planar = world.settings().planar;
+    let mut bounds = None;
+    for c in containers {
+        let first = world.walls().len();
+        let bx = container(cx, c, planar, materials, shakers, world)?;
+        if let Some(bx) = bx.filter(|_| bounds.is_none()) {
+            bounds = Some(Bounds {
+                floor_centre: bx.floor_centre,
+                half_x: 0.5 * bx.width_x,
+                half_y: if planar {
+                    f32::INFINITY
+                } else {
+                    0.5 * bx.width_y
+                },
+                motion: bx.motion,
+            });
+        }
+        let origin = Origin::new(cx, c.kind.span())
+            .key(cx, "origin", "floor_centre", &c.floor_centre)
+            .key(cx, "origin", "z", &c.z)
+            .key(cx, "origin", "point", &c.point)
+            .key(cx, "origin", "centre", &c.centre)
+            .key(cx, "normal", "normal", &c.normal)
+            .key(cx, "u", "u", &c.u)
+            .key(cx, "half_u", "half_u", &c.half_u)
+            .key(cx, "half_v", "half_v", &c.half_v)
+            .key(cx, "material", "material", &c.material)
+            .key(cx, "motion", "shaker", &c.shaker);
+        origins.walls.push((first..world.walls().len(), origin));
+    }
+    Ok(bounds)
+}
+
+/// Adds one container's walls to `world`; returns its box, if it is one.
+fn container(
+    cx: &Ctx,
+    c: &ContainerSpec,
+    planar: bool,
+    materials: &MaterialNames,
+    shakers: &Shakers,
+    world: &mut WorldBuilder,
+) -> Result<Option<BoxContainer>, SceneError> {
+    let given = [
+        ("floor_centre", sp(&c.floor_centre)),
+        ("width_x", sp(&c.width_x)),
+        ("width_y", sp(&c.width_y)),
+        ("height", sp(&c.height)),
+        ("n", sp(&c.n)),
+        ("z", sp(&c.z)),
+        ("point", sp(&c.point)),
+        ("normal", sp(&c.normal)),
+        ("centre", sp(&c.centre)),
+        ("u", sp(&c.u)),
+        ("half_u", sp(&c.half_u)),
+        ("half_v", sp(&c.half_v)),
+    ];
+    let material = materials.id(cx, &c.material)?;
+    let motion = shakers.motion(cx, &c.shaker)?;
+    let with = |w: WallDesc| WallDesc {
+        material,
+        motion,
+        ..w
+    };
+    let wall = match c.kind.get_ref().as_str() {
+        "box" | "pour_box" => {
+            let bx = if c.kind.get_ref() == "box" {
+                only(
+                    cx,
+                    &c.kind,
+                    &given,
+                    &["floor_centre", "width_x", "width_y", "height"],
+                )?;
+                BoxContainer {
+                    floor_centre: match &c.floor_centre {
+                        Some(v) => finite3(cx, v, "floor_centre")?,
+                        None => Vec3::ZERO,
+                    },
+                    width_x: positive(cx, need(cx, &c.width_x, "width_x", &c.kind)?, "width_x")?,
+                    width_y: positive(cx, need(cx, &c.width_y, "width_y", &c.kind)?, "width_y")?,
+                    height: positive(cx, need(cx, &c.height, "height", &c.kind)?, "height")?,
+                    material,
+                    motion,
+                }
+            } else {
+                only(cx, &c.kind, &given, &["n"])?;
+                let n = count(cx, need(cx, &c.n, "n", &c.kind)?, "n", 1)? as usize;
+                let ps = PourScene::new(n);
+                BoxContainer {
+                    floor_centre: Vec3::ZERO,
+                    width_x: ps.width as f32,
+                    width_y: ps.width as f32,
+                    height: ps.wall_height as f32,
+                    material,
+                    motion,
+                }
+            };
+            // In the x–z plane the ±y walls would only touch disks at y = 0 edge-on.
+            let walls = if planar { 3 } else { 5 };
+            for w in &bx.walls()[..walls] {
+                world.wall(*w);
+            }
+            return Ok(Some(bx));
+        }
+        "floor" => {
+            only(cx, &c.kind, &given, &["z"])?;
+            let z = match &c.z {
+                Some(z) => *z.get_ref() as f32,
+                None => 0.0,
+            };
+            WallDesc::plane(Vec3::new(0.0, 0.0, z), Vec3::Z)
+        }
+        "plane" => {
+            only(cx, &c.kind, &given, &["point", "normal"])?;
+            let p = finite3(cx, need(cx, &c.point, "point", &c.kind)?, "point")?;
+            WallDesc::plane(p, unit_normal(cx, c)?)
+        }
+        "rectangle" => {
+            only(
+                cx,
+                &c.kind,
+                &given,
+                &["centre", "normal", "u", "half_u", "half_v"],
+            )?;
+            let p = finite3(cx, need(cx, &c.centre, "centre", &c.kind)?, "centre")?;
+            let n = unit_normal(cx, c)?;
+            let u = finite3(cx, need(cx, &c.u, "u", &c.kind)?, "u")?;
+            let hu = positive(cx, need(cx, &c.half_u, "half_u", &c.kind)?, "half_u")?;
+            let hv = positive(cx, need(cx, &c.half_v, "half_v", &c.kind)?, "half_v")?;
+            WallDesc::rectangle(p, n, u, hu, hv)
+        }
+        other => {
+            return Err(cx.err(
+                c.kind.span(),
+                "kind",
+                format!(
+                    "container kind must be \"box\", \"pour_box\", \"floor\", \"plane\" or \"rectangle\", got \"{other}\""
+                ),
+            ))
+        }
+    };
+    world.wall(with(wall));
+    Ok(None)
+}
+
+/// The container's `normal`, made a unit vector (a zero one has no direction).
+fn unit_normal(cx: &Ctx, c: &ContainerSpec) -> Result<Vec3, SceneError> {
+    let nn = need(cx, &c.normal, "normal", &c.kind)?;
+    let n = finite3(cx, nn, "normal")?;
+    if n.length() == 0.0 {
+        return Err(cx.err(nn.span(), "normal", "must not be zero"));
+    }
+    Ok(n.normalize())
+}
