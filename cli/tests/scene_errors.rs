@@ -170,7 +170,10 @@ fn values_only_the_engine_checks_are_reported_at_their_key() {
 fn reading_a_scene_builds_no_world() {
     // The GPU refuses joints when the world is built; reading the file does not build it (nor
     // open the GPU), so it succeeds, and building reports the refusal.
-    let t = jointed().replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
+    let t = jointed().replace(
+        "h = 0.01",
+        "h = 0.01\nbackend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0",
+    );
     let scene = Scene::parse(Path::new("gpu_joints.toml"), &t).unwrap_or_else(|e| panic!("{e}"));
     match scene.world(Some(1)) {
         Err(e @ SceneError::Build { .. }) => assert!(e.to_string().contains("joints"), "{e}"),
