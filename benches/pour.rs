@@ -1,6 +1,6 @@
-//! Criterion benchmark `pour`: the scene of `benchmarks/POUR.md` at N = 1,000, 8,000 and 27,000,
+//! Criterion benchmark `pour`: the scene of `docs/benchmark.md` at N = 1,000, 8,000 and 27,000,
 //! 2 threads, h = 2 ms, 500 steps. Throughput is in body-steps (elements); after each size the
-//! end-state quality figures of POUR.md are printed.
+//! end-state quality figures of docs/benchmark.md are printed.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use grains::Settings;

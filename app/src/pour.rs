@@ -1,4 +1,4 @@
-//! The `pour` benchmark scene of `benchmarks/POUR.md`, defined to the bit.
+//! The `pour` benchmark scene of `docs/benchmark.md`, defined to the bit.
 
 use crate::scene::Bounds;
 use glam::Vec3;
@@ -16,7 +16,7 @@ pub const DENSITY: f32 = 2500.0;
 /// Friction coefficient of every pair.
 pub const FRICTION: f32 = 0.5;
 
-/// SplitMix64, the jitter generator POUR.md specifies.
+/// SplitMix64, the jitter generator the benchmark specifies (docs/benchmark.md).
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {

@@ -1,4 +1,4 @@
-//! End-state quality figures of POUR.md, generalised to any scene: overlaps are measured pair by
+//! End-state quality figures of docs/benchmark.md, generalised to any scene: overlaps are measured pair by
 //! pair with each body's own radius and given in units of the smallest dynamic radius r; the
 //! floor and side walls are those of the scene's first box (if it has one).
 
