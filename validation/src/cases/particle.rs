@@ -185,6 +185,80 @@ pub fn v1_passes(rows: &[ParticleConvergence]) -> bool {
         })
 }
 
+/// V1's measured figures in one line.
+fn v1_summary(rows: &[ParticleConvergence]) -> String {
+    let list = |f: &dyn Fn(&ParticleConvergence) -> String| {
+        rows.iter().map(f).collect::<Vec<_>>().join(", ")
+    };
+    let ratios: Vec<String> = rows
+        .windows(2)
+        .map(|w| format!("{:.2}", w[0].difference / w[1].difference))
+        .collect();
+    format!(
+        "T = {V1_DURATION} s, k = 0…7: {}; halving ratios {}; engine vs exact CCP ≤ {:.1e} \
+         relative (max {:.1e} m); the engine's own table: {}",
+        list(&|r| format!(
+            "{:.2e} ({:.2}× paper)",
+            r.difference,
+            r.difference / V1_PAPER[r.k as usize]
+        )),
+        ratios.join(", "),
+        rows.iter()
+            .map(|r| r.engine.relative_error)
+            .fold(0.0, f64::max),
+        rows.iter().map(|r| r.engine.max_error).fold(0.0, f64::max),
+        list(&|r| format!("{:.2e}", r.engine_difference)),
+    )
+}
+
+/// V1 (anitescu-2006 §10.1 ex. 1, Table 10.1): the particle of [`PAPER_PARTICLE`] thrown from
+/// [`V1_START`]; the exact CCP's heights tend to the exact LCP's as h → 0 and the engine follows
+/// the exact CCP.
+pub struct V1;
+
+impl Case for V1 {
+    type Measured = Vec<ParticleConvergence>;
+
+    const ABOUT: About = About {
+        id: "V1",
+        title: "particle: CCP → LCP as h → 0",
+        scenes: &[],
+    };
+
+    fn expected(&self) -> String {
+        format!(
+            "‖y_CCP − y_LCP‖₂/2^k → 0, about ×2.8 per halving of h = 0.1/2^k; paper k=0…7: {}",
+            V1_PAPER.map(|x| format!("{x:.2e}")).join(", ")
+        )
+    }
+
+    fn run(&self, _setup: &Setup) -> Result<Self::Measured, CaseError> {
+        Ok((0..V1_PAPER.len() as u32)
+            .map(v1_row)
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn verdict(&self, rows: &Self::Measured) -> bool {
+        v1_passes(rows)
+    }
+
+    fn key_figure(&self, rows: &Self::Measured) -> String {
+        match (rows.first(), rows.windows(2).last()) {
+            (Some(first), Some([before, last])) => format!(
+                "‖Δy‖₂/2^k {:.2e} → {:.2e}, last halving ×{:.2}",
+                first.difference,
+                last.difference,
+                before.difference / last.difference
+            ),
+            _ => format!("{} rows", rows.len()),
+        }
+    }
+
+    fn measured(&self, rows: &Self::Measured) -> String {
+        v1_summary(rows)
+    }
+}
+
 /// V2's simulated time (s): the Coulomb LCP slides to rest at v₀ / (μ g) = 1.02 s.
 pub const V2_DURATION: f64 = 1.5;
 
@@ -398,80 +472,6 @@ fn v2_correction_summary(h: f64, runs: &[CorrectedSlide]) -> String {
         list(&|r| format!("{:.1e}", r.l2_difference)),
         list(&|r| format!("{:.1e}", r.max_x_distance)),
     )
-}
-
-/// V1's measured figures in one line.
-fn v1_summary(rows: &[ParticleConvergence]) -> String {
-    let list = |f: &dyn Fn(&ParticleConvergence) -> String| {
-        rows.iter().map(f).collect::<Vec<_>>().join(", ")
-    };
-    let ratios: Vec<String> = rows
-        .windows(2)
-        .map(|w| format!("{:.2}", w[0].difference / w[1].difference))
-        .collect();
-    format!(
-        "T = {V1_DURATION} s, k = 0…7: {}; halving ratios {}; engine vs exact CCP ≤ {:.1e} \
-         relative (max {:.1e} m); the engine's own table: {}",
-        list(&|r| format!(
-            "{:.2e} ({:.2}× paper)",
-            r.difference,
-            r.difference / V1_PAPER[r.k as usize]
-        )),
-        ratios.join(", "),
-        rows.iter()
-            .map(|r| r.engine.relative_error)
-            .fold(0.0, f64::max),
-        rows.iter().map(|r| r.engine.max_error).fold(0.0, f64::max),
-        list(&|r| format!("{:.2e}", r.engine_difference)),
-    )
-}
-
-/// V1 (anitescu-2006 §10.1 ex. 1, Table 10.1): the particle of [`PAPER_PARTICLE`] thrown from
-/// [`V1_START`]; the exact CCP's heights tend to the exact LCP's as h → 0 and the engine follows
-/// the exact CCP.
-pub struct V1;
-
-impl Case for V1 {
-    type Measured = Vec<ParticleConvergence>;
-
-    const ABOUT: About = About {
-        id: "V1",
-        title: "particle: CCP → LCP as h → 0",
-        scenes: &[],
-    };
-
-    fn expected(&self) -> String {
-        format!(
-            "‖y_CCP − y_LCP‖₂/2^k → 0, about ×2.8 per halving of h = 0.1/2^k; paper k=0…7: {}",
-            V1_PAPER.map(|x| format!("{x:.2e}")).join(", ")
-        )
-    }
-
-    fn run(&self, _setup: &Setup) -> Result<Self::Measured, CaseError> {
-        Ok((0..V1_PAPER.len() as u32)
-            .map(v1_row)
-            .collect::<Result<Vec<_>, _>>()?)
-    }
-
-    fn verdict(&self, rows: &Self::Measured) -> bool {
-        v1_passes(rows)
-    }
-
-    fn key_figure(&self, rows: &Self::Measured) -> String {
-        match (rows.first(), rows.windows(2).last()) {
-            (Some(first), Some([before, last])) => format!(
-                "‖Δy‖₂/2^k {:.2e} → {:.2e}, last halving ×{:.2}",
-                first.difference,
-                last.difference,
-                before.difference / last.difference
-            ),
-            _ => format!("{} rows", rows.len()),
-        }
-    }
-
-    fn measured(&self, rows: &Self::Measured) -> String {
-        v1_summary(rows)
-    }
 }
 
 /// The steps h V2 runs the exact references and the engine at (s).
