@@ -6,7 +6,10 @@ use grains::{Settings, SolverKind, Stage};
 use grains_app::output::Quality;
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
-use grains_validation::{run_case, scenes_dir, Status, IDS};
+use grains_validation::case::{find, Registered};
+use grains_validation::cases::CASES;
+use grains_validation::report::{full_lines, markdown, short_line, total_line};
+use grains_validation::{scenes_dir, Setup, Status};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -77,12 +80,18 @@ enum Command {
         #[arg(long, hide = true)]
         stop_after: Option<u64>,
     },
-    /// Runs the validation cases of VALIDATION.md the engine can do so far and prints one line
-    /// per case: id, expected, measured, PASS / FAIL / TODO (with the missing feature). The exit
-    /// status is non-zero if any case fails.
+    /// Runs the validation cases of the source papers and prints one line per case (id, title,
+    /// key figure, PASS / FAIL) and the total `validate: N passed, M failed`. The exit status is
+    /// non-zero if any case fails.
     Validate {
         /// Case ids to run (e.g. V5 V9); all when none are given.
         ids: Vec<String>,
+        /// Print each case in full: expected, everything measured, and its table.
+        #[arg(long, conflicts_with_all = ["json", "markdown"])]
+        verbose: bool,
+        /// Print the results as the Markdown page docs/validation.md.
+        #[arg(long, conflicts_with = "json")]
+        markdown: bool,
         /// Print the results as one JSON array.
         #[arg(long)]
         json: bool,
@@ -120,17 +129,29 @@ fn main() -> ExitCode {
         } => cmd_run(scene, out, threads, backend, resume, stop_after),
         Command::Validate {
             ids,
+            verbose,
+            markdown,
             json,
             scenes,
             threads,
             backend,
-        } => cmd_validate(
-            ids,
-            json,
-            scenes.unwrap_or_else(scenes_dir),
-            threads,
-            backend,
-        ),
+        } => {
+            let layout = if json {
+                Layout::Json
+            } else if markdown {
+                Layout::Markdown
+            } else if verbose {
+                Layout::Verbose
+            } else {
+                Layout::Short
+            };
+            let setup = Setup {
+                scenes: scenes.unwrap_or_else(scenes_dir),
+                threads,
+                backend: backend.map(Into::into),
+            };
+            cmd_validate(&ids, layout, &setup)
+        }
         Command::Bench { scene, opts } => cmd_bench(scene, opts),
     }
 }
@@ -232,52 +253,60 @@ fn cmd_run(
     }
 }
 
-fn cmd_validate(
-    ids: Vec<String>,
-    json: bool,
-    dir: PathBuf,
-    threads: Option<usize>,
-    backend: Option<Backend>,
-) -> ExitCode {
-    let ids: Vec<String> = if ids.is_empty() {
-        IDS.iter().map(|s| s.to_string()).collect()
+/// How `grains validate` prints its results.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// One line per case and the total.
+    Short,
+    /// Each case in full and the total.
+    Verbose,
+    /// The Markdown page of docs/validation.md.
+    Markdown,
+    /// One JSON array (the total on stderr).
+    Json,
+}
+
+/// Runs the cases `ids` (all when empty) in `setup` and prints them in `layout`.
+fn cmd_validate(ids: &[String], layout: Layout, setup: &Setup) -> ExitCode {
+    let cases: Vec<&dyn Registered> = if ids.is_empty() {
+        CASES.to_vec()
     } else {
-        ids
-    };
-    if matches!(backend, Some(Backend::Gpu)) {
-        eprintln!("GPU backend: each case runs with projected Jacobi at tolerance 0, with its scene's ω and exactly its max_iterations sweeps (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
-    }
-    let mut results = Vec::new();
-    for id in &ids {
-        match run_case(id, &dir, threads, backend.map(Into::into)) {
-            Some(r) => {
-                if !json {
-                    let status = match &r.status {
-                        Status::Pass => "PASS".to_string(),
-                        Status::Fail => "FAIL".to_string(),
-                        Status::Todo(m) => format!("TODO (needs {m})"),
-                    };
-                    println!(
-                        "{:<4} expected: {} | measured: {} | {status}",
-                        r.id, r.expected, r.measured
-                    );
-                    for line in &r.details {
-                        println!("     {line}");
-                    }
-                }
-                results.push(r);
-            }
-            None => {
-                eprintln!("error: unknown case `{id}` (known: {})", IDS.join(", "));
+        match ids
+            .iter()
+            .map(|id| find(id).ok_or(id))
+            .collect::<Result<_, _>>()
+        {
+            Ok(cases) => cases,
+            Err(id) => {
+                let known: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
+                eprintln!("error: unknown case `{id}` (known: {})", known.join(", "));
                 return ExitCode::FAILURE;
             }
         }
+    };
+    if matches!(setup.backend, Some(grains::Backend::Gpu)) {
+        eprintln!("GPU backend: each case runs with projected Jacobi at tolerance 0, with its scene's ω and exactly its max_iterations sweeps (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
     }
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&results).unwrap_or_default()
-        );
+    let mut results = Vec::new();
+    for case in cases {
+        let r = case.evaluate(setup);
+        match layout {
+            Layout::Short => println!("{}", short_line(&r)),
+            Layout::Verbose => full_lines(&r).iter().for_each(|l| println!("{l}")),
+            Layout::Markdown | Layout::Json => {}
+        }
+        results.push(r);
+    }
+    match layout {
+        Layout::Short | Layout::Verbose => println!("{}", total_line(&results)),
+        Layout::Markdown => print!("{}", markdown(&results)),
+        Layout::Json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&results).unwrap_or_default()
+            );
+            eprintln!("{}", total_line(&results));
+        }
     }
     if results.iter().any(|r| r.status == Status::Fail) {
         ExitCode::FAILURE

@@ -18,12 +18,14 @@ use common::{assert_same_contacts, max_position_difference, skipped, smallest_ra
 use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, SceneError};
-use grains_validation::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
-use grains_validation::{
-    brazil_nut, coulomb_correction_contraction, engine_path, engine_point_particle, load,
-    load_variant, scenes_dir, v2_correction, v9, PAPER_PARTICLE, V2_CORRECTION_PASSES, V2_DURATION,
-    V2_START,
+use grains_validation::cases::brazil_nut::brazil_nut;
+use grains_validation::cases::particle::{
+    coulomb_correction_contraction, engine_path, engine_point_particle, v2_correction,
+    PAPER_PARTICLE, V2_CORRECTION_PASSES, V2_DURATION, V2_START,
 };
+use grains_validation::cases::rolling::v9;
+use grains_validation::cases::spin_and_roll::{v12, v8, V8_DECELERATION, V8_T_STOP};
+use grains_validation::{load, load_variant, scenes_dir};
 use std::path::PathBuf;
 
 /// Largest |Δposition| allowed between the backends after one step from the same state, in

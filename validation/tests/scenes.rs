@@ -1,5 +1,6 @@
-//! Every scene in `scenes/` is valid and runs; the pour scenes reproduce POUR.md to the bit; the
-//! quality figures agree with a brute-force overlap search on the pour scene.
+//! Every scene in `scenes/` is valid and runs; the pour scenes reproduce the benchmark's
+//! definition (docs/benchmark.md) to the bit; the quality figures agree with a brute-force
+//! overlap search on the pour scene.
 
 use grains_app::output::Quality;
 use grains_app::pour::PourScene;
@@ -142,7 +143,11 @@ fn quality_overlaps_match_a_brute_force_search() {
     w.run(150).unwrap();
     let q = Quality::measure(&w, s.bounds.as_ref());
     let r = PourScene::new(1000).bounds();
-    assert_eq!(s.bounds, Some(r), "pour_1k.toml must use the POUR.md box");
+    assert_eq!(
+        s.bounds,
+        Some(r),
+        "pour_1k.toml must use the benchmark's box"
+    );
     // Every sphere pair and sphere–floor overlap, by brute force, in units of r.
     let (mut max, mut sum, mut count) = (0.0f64, 0.0f64, 0usize);
     let radius = w.radius(0) as f64;

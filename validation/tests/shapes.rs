@@ -3,9 +3,10 @@
 use glam::{Quat, Vec3};
 use grains::{Backend, Body, BuildError, Material, Settings, Shape, Solver, WallDesc, World};
 use grains_app::scene::Scene;
-use grains_validation::{
-    shapes, v3_passes, v3_reference_passes, v3_reference_rows, V3_DURATION, V3_TABLE,
+use grains_validation::cases::bar::{
+    v3, v3_passes, v3_reference_passes, v3_reference_rows, v3_world, V3_DURATION, V3_TABLE,
 };
+use grains_validation::cases::ellipse::{v4, v4_passes, v4_world};
 
 fn floor_world(settings: Settings, bodies: &[Body]) -> Result<World, BuildError> {
     let mut b = World::builder(settings);
@@ -80,10 +81,10 @@ fn ellipse_at_rest_on_its_flat_side_touches_the_floor_at_b() {
 
 #[test]
 fn v4_stabilisation_keeps_the_ellipse_out_of_the_table() {
-    let with = shapes::v4(shapes::v4_world(true, None).unwrap(), true).unwrap();
-    let without = shapes::v4(shapes::v4_world(false, None).unwrap(), false).unwrap();
+    let with = v4(v4_world(true, None).unwrap(), true).unwrap();
+    let without = v4(v4_world(false, None).unwrap(), false).unwrap();
     assert!(
-        shapes::v4_passes(&with, &without),
+        v4_passes(&with, &without),
         "with {with:?}, without {without:?}"
     );
 }
@@ -93,8 +94,8 @@ fn v3_bar_steps_stay_solvable_and_lose_energy() {
     let runs: Vec<_> = [(0.5, -1.0), (0.0, -1.0)]
         .into_iter()
         .map(|(drop, v0)| {
-            let w = shapes::v3_world(0.01, drop, v0, 0.0, None).unwrap();
-            shapes::v3(w, V3_DURATION).unwrap()
+            let w = v3_world(0.01, drop, v0, 0.0, None).unwrap();
+            v3(w, V3_DURATION).unwrap()
         })
         .collect();
     assert!(v3_passes(&runs), "{runs:?}");

@@ -2,9 +2,7 @@
 //! rolling moment and holds one on a slope up to tan θ = e_roll / r; the angle of repose of a
 //! heap rises with the rolling length.
 
-use grains_validation::spin_and_roll::{
-    repose, Heap, REPOSE_LIFT, REPOSE_LIFT_SLOW, REPOSE_ROLLING,
-};
+use grains_validation::repose::{repose, Heap, REPOSE_LIFT, REPOSE_LIFT_SLOW, REPOSE_ROLLING};
 use grains_validation::{load_variant, scenes_dir};
 
 fn heaps(lift: f32) -> Vec<Heap> {

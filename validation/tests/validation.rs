@@ -1,24 +1,32 @@
-//! Seed cases of VALIDATION.md: V9 (sliding → rolling sphere), V11 (rolling disk keeps its
-//! energy), V5 and V6 (cannonball collapses), V8, V10, V12 (spinning friction), V13 (explicit
-//! and linearly implicit dampers), V14 (joint drift with and without Θ/h) and V15 (restitution),
-//! each measured on the world of its scene file in `scenes/`, the same files `grains validate`
-//! runs; V1 and V2 (point particle, CCP against the exact-Coulomb LCP, and the Coulomb
-//! correction) through the same evaluation as `grains validate`; and the papers' polyhedral
-//! friction cones against the engine's circular one in 3-D.
+//! The validation cases (docs/validation.md) through the functions their `Case`s run: V9
+//! (sliding → rolling sphere), V11 (rolling disk keeps its energy), V5 and V6 (cannonball
+//! collapses), V7 (2-D Brazil nut), V8, V10, V12 (spinning friction), V13 (explicit and linearly
+//! implicit dampers), V14 (joint drift with and without Θ/h) and V15 (restitution), each measured
+//! on the world of its scene file in `scenes/`, the same files `grains validate` runs; V1 and V2
+//! (point particle, CCP against the exact-Coulomb LCP, and the Coulomb correction); the
+//! registry's figures for the fast cases; and the papers' polyhedral friction cones against the
+//! engine's circular one in 3-D.
 
 use grains::SolverKind;
 use grains_app::scene::Scene;
-use grains_validation::reference::FrictionModel;
-use grains_validation::spin_and_roll::{
+use grains_validation::cases::brazil_nut::brazil_nut;
+use grains_validation::cases::links::{
+    v13_passes, v13_runs, v14_passes, v14_pendulum_bound, v14_runs, Link, V13_LIKE_A_JOINT,
+    V13_STABLE_SPEED,
+};
+use grains_validation::cases::particle::{
+    coulomb_correction_contraction, v1_passes, v1_row, v2_correction, v2_correction_passes,
+    v2_passes, v2_run, PAPER_PARTICLE, V1_PAPER, V1_START, V2_CORRECTION_PASSES,
+};
+use grains_validation::cases::restitution::{v15, v15_passes, v15_world, V15_RESTITUTION};
+use grains_validation::cases::rolling::{v11, v9};
+use grains_validation::cases::spin_and_roll::{
     ellipsoid_sphere_on_plane, v10, v12, v8, V10_BALL, V8_DECELERATION, V8_T_STOP,
 };
-use grains_validation::{
-    cannonball, coulomb_correction_contraction, load, v11, v13_passes, v13_runs, v14_passes,
-    v14_pendulum_bound, v14_runs, v15, v15_passes, v15_world, v1_passes, v1_row, v2_correction,
-    v2_correction_passes, v2_passes, v2_run, v6_passes, v6_table, v9, Link, G, PAPER_PARTICLE,
-    V13_LIKE_A_JOINT, V13_STABLE_SPEED, V15_RESTITUTION, V1_PAPER, V1_START, V2_CORRECTION_PASSES,
-    V6_PAPER,
-};
+use grains_validation::cases::stacks::{cannonball, v6_passes, v6_table, V6_PAPER};
+use grains_validation::reference::FrictionModel;
+use grains_validation::report::short_line;
+use grains_validation::{load, run_case, Setup, Status, G};
 use std::path::{Path, PathBuf};
 
 fn scenes() -> PathBuf {
@@ -98,7 +106,7 @@ fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
     assert_eq!(s.builder().bodies().len(), 201);
     assert_eq!(s.settings().h, 0.1);
     assert_eq!(s.total_steps(), 750, "75 s at h = 0.1");
-    let r = grains_validation::brazil_nut(&s, None).unwrap();
+    let r = brazil_nut(&s, None).unwrap();
     assert!(r.rank_start < 0.2, "the nut should start at the bottom");
     let k = r.shakes_to_top.expect("the nut never reached the top");
     assert!(k <= 50.0, "top reached after {k} shakes");
@@ -111,7 +119,7 @@ fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
 #[ignore]
 fn brazil_nut_3d_nut_rises_to_the_top() {
     let s = scene("brazil_nut_3d");
-    let r = grains_validation::brazil_nut(&s, Some(2)).unwrap();
+    let r = brazil_nut(&s, Some(2)).unwrap();
     println!("{r:?}");
     assert!(r.rank_start < 0.2);
     let k = r.shakes_to_top.expect("the nut never reached the top");
@@ -528,4 +536,36 @@ fn polyhedral_relaxation_tends_to_the_engines_circular_cone_in_3d() {
         );
     }
     assert!(misses[4] < misses[0] / 20.0, "{misses:?}");
+}
+
+/// The registry runs the fast cases to the figures `grains validate` printed before the cases
+/// became a registry (the layout may change, the numbers may not), and its one-line summary
+/// carries the id, the title, the key figure and the verdict.
+#[test]
+fn the_registry_reproduces_the_fast_cases_figures() {
+    let figures = [
+        ("V5", "21/21 on table (max lift 0.00e0), min gap 0.0041"),
+        (
+            "V8",
+            "h = 0.07: deceleration 1.96200 rad/s² (max deviation from the line 3.4e-7), \
+             |ω_z| ≤ 1e-6 from t = 1.05 s, other velocities ≤ 0.0e0",
+        ),
+        ("V11", "KE₀ = 6.75 J, max relative drift 0.00e0"),
+        (
+            "V15",
+            "H = 1.000 m, h = 0.0001 s: e = 0: rebound 0.0e0 m, e = 0.5: rebound 0.25008 m = \
+             1.0003 e²H, e = 0.9: rebound 0.80965 m = 0.9996 e²H",
+        ),
+    ];
+    for (id, measured) in figures {
+        let r = run_case(id, &Setup::default()).expect("a registered case");
+        assert_eq!(r.measured, measured, "{id}");
+        assert_eq!(r.status, Status::Pass, "{id}");
+        let line = short_line(&r);
+        assert!(
+            line.starts_with(id) && line.contains(r.title) && line.ends_with(" PASS"),
+            "{line}"
+        );
+        assert!(line.contains(&r.key_figure), "{line}");
+    }
 }

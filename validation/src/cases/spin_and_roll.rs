@@ -1,6 +1,5 @@
-//! Spinning and rolling friction: V8 (a sphere spinning in place), V10 (the hooking bowling
-//! ball), V12 (a sphere in the seam of two fixed spheres) and the angle of repose of a poured
-//! pile against the rolling-resistance length.
+//! Spinning friction: V8 (a sphere spinning in place), V10 (the hooking bowling ball) and V12 (a
+//! sphere in the seam of two fixed spheres).
 //!
 //! The engine bounds the moment about the contact normal by e_r ((μ γn)² − ‖γ_t‖²)^½, the spin
 //! axis of the papers' friction ellipsoid ‖γ_t‖² + (γ_s / e_r)² ≤ (μ γn)² (trinkle eq. 1) with the
@@ -9,12 +8,12 @@
 //! budget between slip and spin instead; where that shows (V10) the ellipsoid's figure is
 //! computed here as a reference ([`ellipsoid_sphere_on_plane`]).
 
-use super::{load_variant, G};
+use crate::case::{About, Case, CaseError, Setup};
+use crate::G;
 use glam::{Vec2, Vec3};
 use grains::world::World;
 use grains::GpuError;
 use grains_kernels::pair_key;
-use std::path::Path;
 
 /// V8's spin rate at the start, ω_z (rad/s).
 pub const V8_OMEGA: f32 = 1.962;
@@ -348,124 +347,162 @@ pub fn v12(mut w: World, steps: u64) -> Result<SeamRun, GpuError> {
     })
 }
 
-/// The rolling lengths of the repose study, as fractions of the grain radius.
-pub const REPOSE_ROLLING: [f32; 3] = [0.0, 0.05, 0.1];
+/// V8 (trinkle §4.1.1, chakraborty ex. 2), `scenes/v8_spinning_sphere.toml`: see [`v8`].
+pub struct V8;
 
-/// The shape of a settled heap on the floor z = 0.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Heap {
-    /// Rolling length of the grains, e_roll / r.
-    pub rolling: f32,
-    /// Height of the highest grain top above the floor, in radii.
-    pub height: f32,
-    /// Slope angle of the flank (degrees): the least-squares line through the surface profile
-    /// where it lies between 20 % and 80 % of the way from one layer (2 r) to the top; 0 when
-    /// fewer than three rings lie there (a flat bed, no flank).
-    pub angle: f64,
-    /// The surface profile: (distance from the heap's axis, height of the highest grain top in
-    /// that ring), both in radii, one ring per 2 r.
-    pub profile: Vec<(f32, f32)>,
-    /// Kinetic energy per grain at the end (J): how settled the heap is.
-    pub kinetic_energy: f64,
-}
+impl Case for V8 {
+    type Measured = SpinningSphere;
 
-/// The surface of the heap formed by the dynamic bodies of `w` (all of radius r) on the floor
-/// z = 0 around the vertical axis through their mean centre: the highest grain top per ring of
-/// width 2 r, and the flank's slope fitted where the profile lies between 20 % and 80 % of the
-/// way from one layer on the floor (2 r) to the top, outwards from the axis up to the first ring
-/// below that band.
-pub fn heap_shape(w: &World, rolling: f32) -> Heap {
-    let r = w.radius(0);
-    let centres = w.centres();
-    let axis = centres
-        .iter()
-        .map(|c| c.truncate().truncate())
-        .sum::<Vec2>()
-        / centres.len() as f32;
-    let mut top: Vec<f32> = Vec::new();
-    for c in centres {
-        let ring = ((c.truncate().truncate() - axis).length() / (2.0 * r)) as usize;
-        if top.len() <= ring {
-            top.resize(ring + 1, 0.0);
-        }
-        top[ring] = top[ring].max((c.z + c.w) / r);
+    const ABOUT: About = About {
+        id: "V8",
+        title: "sphere spinning in place",
+        scenes: &["v8_spinning_sphere"],
+    };
+
+    fn expected(&self) -> String {
+        format!(
+            "ω_z falls at −{V8_DECELERATION:.3} rad/s² and stops at t = {V8_T_STOP:.2} s \
+             (±1 step); other velocities stay 0"
+        )
     }
-    let profile: Vec<(f32, f32)> = top
-        .iter()
-        .enumerate()
-        .map(|(k, &z)| (2.0 * k as f32 + 1.0, z))
-        .collect();
-    let height = top.iter().copied().fold(0.0, f32::max);
-    // The band of the flank: 20 % to 80 % of the way from one layer on the floor (2 r, the
-    // carpet of grains that rolled away) to the top.
-    let band = |f: f32| 2.0 + f * (height - 2.0);
-    let flank: Vec<(f64, f64)> = profile
-        .iter()
-        .skip_while(|&&(_, z)| z > band(0.8))
-        .take_while(|&&(_, z)| z >= band(0.2))
-        .map(|&(x, z)| (x as f64, z as f64))
-        .collect();
-    // Fewer than three rings in the band: no flank, the grains spread into a flat bed.
-    if flank.len() < 3 {
-        return Heap {
-            rolling,
-            height,
-            angle: 0.0,
-            profile,
-            kinetic_energy: w.last_stats().kinetic_energy / centres.len() as f64,
-        };
+
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
+        let (w, steps) = setup.scene_run("v8_spinning_sphere")?;
+        Ok(v8(w, steps)?)
     }
-    let n = flank.len() as f64;
-    let (mx, mz) = flank
-        .iter()
-        .fold((0.0, 0.0), |(a, b), &(x, z)| (a + x / n, b + z / n));
-    let (sxz, sxx) = flank.iter().fold((0.0, 0.0), |(a, b), &(x, z)| {
-        (a + (x - mx) * (z - mz), b + (x - mx) * (x - mx))
-    });
-    let kinetic_energy = w.last_stats().kinetic_energy / centres.len() as f64;
-    Heap {
-        rolling,
-        height,
-        angle: (-sxz / sxx).atan().to_degrees(),
-        profile,
-        kinetic_energy,
+
+    fn verdict(&self, r: &Self::Measured) -> bool {
+        r.passes()
+    }
+
+    fn key_figure(&self, r: &Self::Measured) -> String {
+        format!(
+            "deceleration {:.5} rad/s², stopped at {:.2} s",
+            r.deceleration, r.t_stop
+        )
+    }
+
+    fn measured(&self, r: &Self::Measured) -> String {
+        format!(
+            "h = {}: deceleration {:.5} rad/s² (max deviation from the line {:.1e}), |ω_z| ≤ 1e-6 \
+             from t = {:.2} s, other velocities ≤ {:.1e}",
+            r.h, r.deceleration, r.max_deviation, r.t_stop, r.off_axis
+        )
     }
 }
 
-/// Tube lift speed of `scenes/repose_pile.toml` (m/s): fast enough for a test.
-pub const REPOSE_LIFT: f32 = 0.25;
+/// V10 (trinkle §4.1.5), `scenes/v10_bowling.toml` with the ball [`V10_BALL`]: see [`v10`].
+pub struct V10;
 
-/// A slower lift (m/s) for the study: a gentler pour, closer to the quasi-static angle.
-pub const REPOSE_LIFT_SLOW: f32 = 0.08;
+impl Case for V10 {
+    type Measured = BowlingBall;
 
-/// Heaps the grains of `scenes/repose_pile.toml` from `dir` with their rolling length set to
-/// `rolling` × their radius and the tube lifted at `lift` m/s: runs 0.36 m / `lift` (the tube's
-/// bottom clears the column) plus 0.5 s to settle and measures the heap ([`heap_shape`]).
-pub fn repose(dir: &Path, rolling: f32, lift: f32, threads: Option<usize>) -> Result<Heap, String> {
-    let scene = load_variant(dir, "repose_pile", |t| {
-        let radius = t
-            .get("bodies")
-            .and_then(|b| b.get(0))
-            .and_then(|g| g.get("radius"))
-            .and_then(toml::Value::as_float);
-        if let (Some(r), Some(toml::Value::Array(m))) = (radius, t.get_mut("materials")) {
-            if let Some(toml::Value::Table(g)) = m.first_mut() {
-                g.insert("rolling".into(), toml::Value::Float(rolling as f64 * r));
-            }
-        }
-        if let Some(toml::Value::Array(s)) = t.get_mut("shakers") {
-            if let Some(toml::Value::Table(g)) = s.first_mut() {
-                let up = [0.0, 0.0, lift as f64].map(toml::Value::Float);
-                g.insert("linear".into(), toml::Value::Array(up.to_vec()));
-            }
-        }
-        if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
-            let duration = 0.36 / lift as f64 + 0.5;
-            m.insert("duration".into(), toml::Value::Float(duration));
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    let mut w = scene.world(threads).map_err(|e| e.to_string())?;
-    w.run(scene.total_steps()).map_err(|e| e.to_string())?;
-    Ok(heap_shape(&w, rolling))
+    const ABOUT: About = About {
+        id: "V10",
+        title: "bowling ball hooks, then rolls",
+        scenes: &["v10_bowling"],
+    };
+
+    fn expected(&self) -> String {
+        let (t_slip, t_spin, v_roll) = V10_BALL.sliding_first();
+        let (t_end, t_small_slip) = ellipsoid_sphere_on_plane(&V10_BALL, 1e-4);
+        format!(
+            "the path hooks; sliding (slip or spin) until about 7.5–7.9 s, pure rolling after. \
+             Engine's model (ellipsoid, sliding first): slip stops at |u₀|/(3.5 μ g) = \
+             {t_slip:.3} s, spin at {t_spin:.3} s, rolling at ({:.4}, {:.4}) m/s; the ellipsoid \
+             with maximal dissipation: slip < 1e-4 m/s from {t_small_slip:.2} s, all motion at \
+             the contact stops at {t_end:.2} s",
+            v_roll.x, v_roll.y
+        )
+    }
+
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
+        let (w, steps) = setup.scene_run("v10_bowling")?;
+        Ok(v10(w, steps)?)
+    }
+
+    fn verdict(&self, r: &Self::Measured) -> bool {
+        r.passes(&V10_BALL)
+    }
+
+    fn key_figure(&self, r: &Self::Measured) -> String {
+        format!(
+            "heading {:.2}° → {:.2}°, |ω_z| ≤ 1e-6 from {:.2} s",
+            r.heading.0.to_degrees(),
+            r.heading.1.to_degrees(),
+            r.t_spin_stop
+        )
+    }
+
+    fn measured(&self, r: &Self::Measured) -> String {
+        format!(
+            "h = {}: heading {:.2}° → {:.2}° (hooks), slip < 1e-4 m/s from {:.2} s, |ω_z| ≤ 1e-6 \
+             from {:.2} s, then rolling at ({:.5}, {:.5}) m/s (slip ≤ {:.1e} m/s, |ω_z| ≤ {:.1e})",
+            r.h,
+            r.heading.0.to_degrees(),
+            r.heading.1.to_degrees(),
+            r.t_roll,
+            r.t_spin_stop,
+            r.v_end.x,
+            r.v_end.y,
+            r.slip_after,
+            r.spin_after
+        )
+    }
+}
+
+/// V12 (chakraborty ex. 3, trinkle §4.2), `scenes/v12_two_spheres.toml`: see [`v12`].
+pub struct V12;
+
+impl Case for V12 {
+    type Measured = SeamRun;
+
+    const ABOUT: About = About {
+        id: "V12",
+        title: "sphere in a two-sphere seam",
+        scenes: &["v12_two_spheres"],
+    };
+
+    fn expected(&self) -> String {
+        "contact 1 slides until it separates near 3.2 s; contact 2 rolls until ≈ 3 s, then \
+         slides, separates near 3.6 s (paper figures, ±0.25 s)"
+            .into()
+    }
+
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
+        let (w, steps) = setup.scene_run("v12_two_spheres")?;
+        Ok(v12(w, steps)?)
+    }
+
+    fn verdict(&self, r: &Self::Measured) -> bool {
+        r.passes()
+    }
+
+    fn key_figure(&self, r: &Self::Measured) -> String {
+        format!(
+            "separate at {}, {}; contact 2 slides from {}",
+            at(r.contact_1.t_separate),
+            at(r.contact_2.t_separate),
+            at(r.contact_2.t_slide)
+        )
+    }
+
+    fn measured(&self, r: &Self::Measured) -> String {
+        let (c1, c2) = (&r.contact_1, &r.contact_2);
+        format!(
+            "contact 1 slides at {}/{} loaded steps, last loaded at {}; contact 2 rolls (slip ≤ \
+             {:.1e} m/s) until {}, last loaded at {}",
+            c1.sliding_steps,
+            c1.loaded_steps,
+            at(c1.t_separate),
+            c2.max_rolling_slip,
+            at(c2.t_slide),
+            at(c2.t_separate)
+        )
+    }
+}
+
+/// A time of V12 ("never" for none).
+fn at(t: Option<f64>) -> String {
+    t.map_or("never".into(), |t| format!("{t:.2} s"))
 }

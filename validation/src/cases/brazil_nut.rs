@@ -1,0 +1,132 @@
+//! The Brazil-nut effect: a large grain (the nut) at the bottom of a shaken bed of small ones
+//! rises to the top. V7 is the 2-D bed of `scenes/v7_brazil_nut_2d.toml`; [`brazil_nut`] also
+//! measures the 3-D main job, `scenes/brazil_nut_3d.toml`.
+
+use crate::case::{About, Case, CaseError, Setup};
+use grains::motion::Prescribed;
+use grains::world::World;
+use grains_app::output::Quality;
+use grains_app::runner::{floor_height, rank_from_top};
+use grains_app::scene::Scene;
+use std::time::Instant;
+
+/// What V7 / the 3-D Brazil nut measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrazilNut {
+    /// Shakes (t · f) until the nut's centre first reached the top of the bed, if it did.
+    pub shakes_to_top: Option<f64>,
+    /// Nut rank at the start: its height above the floor / the bed's z95 above the floor.
+    pub rank_start: f64,
+    /// Highest rank reached.
+    pub rank_max: f64,
+    /// Shakes simulated.
+    pub shakes: f64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Quality of the end state (escaped grains, overlaps).
+    pub quality: Quality,
+}
+
+impl BrazilNut {
+    /// The V7 verdict: the nut reached the top within 50 shakes, no grain escaped and every
+    /// state stayed finite.
+    pub fn passes_v7(&self) -> bool {
+        self.shakes_to_top.is_some_and(|k| k <= 50.0)
+            && self.quality.escaped == 0
+            && self.quality.non_finite == 0
+    }
+}
+
+/// Runs a Brazil-nut scene to its end on the scene's backend: the nut is the group named `nut`;
+/// the box's shaker gives the frequency. "At the top" means the nut's centre is at least as high
+/// as the 95th percentile of the other grains' centres (rank ≥ 1); it is checked every step (on
+/// the GPU backend the state is read back every step).
+pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, String> {
+    let nut = scene
+        .group("nut")
+        .ok_or("the scene has no body group named \"nut\"")?;
+    let bounds = scene.bounds.ok_or("the scene has no box")?;
+    let f = match bounds.motion {
+        Some(Prescribed::Shake { frequency, .. }) => frequency as f64,
+        _ => return Err("the box is not shaken".into()),
+    };
+    let mut w = scene.world(threads).map_err(|e| e.to_string())?;
+    let rank = |w: &World| rank_from_top(w, floor_height(Some(&bounds), w), &nut);
+    let rank_start = rank(&w);
+    let mut rank_max = rank_start;
+    let mut shakes_to_top = None;
+    let total = scene.total_steps();
+    let clock = Instant::now();
+    while w.steps() < total {
+        w.step().map_err(|e| e.to_string())?;
+        w.sync().map_err(|e| e.to_string())?;
+        let r = rank(&w);
+        rank_max = rank_max.max(r);
+        if shakes_to_top.is_none() && r >= 1.0 {
+            shakes_to_top = Some(w.time() * f);
+        }
+    }
+    Ok(BrazilNut {
+        shakes_to_top,
+        rank_start,
+        rank_max,
+        shakes: w.time() * f,
+        seconds: clock.elapsed().as_secs_f64(),
+        quality: Quality::measure(&w, Some(&bounds)),
+    })
+}
+
+/// V7, `scenes/v7_brazil_nut_2d.toml`: a 2-D bed of 200 disks and a nut, shaken.
+pub struct V7;
+
+impl Case for V7 {
+    type Measured = BrazilNut;
+
+    const ABOUT: About = About {
+        id: "V7",
+        title: "2-D Brazil nut",
+        scenes: &["v7_brazil_nut_2d"],
+    };
+
+    fn expected(&self) -> String {
+        "nut at the top of the bed within 30–50 shakes".into()
+    }
+
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
+        Ok(brazil_nut(
+            &setup.scene("v7_brazil_nut_2d")?,
+            setup.threads,
+        )?)
+    }
+
+    fn verdict(&self, r: &Self::Measured) -> bool {
+        r.passes_v7()
+    }
+
+    fn key_figure(&self, r: &Self::Measured) -> String {
+        match r.shakes_to_top {
+            Some(k) => format!("nut at the top after {k:.1} shakes"),
+            None => format!("nut not at the top after {:.1} shakes", r.shakes),
+        }
+    }
+
+    fn measured(&self, r: &Self::Measured) -> String {
+        format!(
+            "{}; {} escaped, {} non-finite, end max overlap {:.2} r; {:.1} s wall",
+            match r.shakes_to_top {
+                Some(k) => format!(
+                    "top after {k:.1} shakes (rank {:.2} → max {:.2})",
+                    r.rank_start, r.rank_max
+                ),
+                None => format!(
+                    "not at the top after {:.1} shakes (rank {:.2} → max {:.2})",
+                    r.shakes, r.rank_start, r.rank_max
+                ),
+            },
+            r.quality.escaped,
+            r.quality.non_finite,
+            r.quality.max_pen_r,
+            r.seconds
+        )
+    }
+}
