@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod output;
 pub mod pour;
 pub mod runner;

@@ -1,6 +1,6 @@
 //! The `pour` benchmark scene of `docs/benchmark.md`, defined to the bit.
 
-use crate::scene::Bounds;
+use crate::bounds::Bounds;
 use glam::Vec3;
 use grains::body::{sphere_mass, Body};
 use grains::error::BuildError;

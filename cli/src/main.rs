@@ -6,7 +6,8 @@ use grains::{Settings, SolverKind, Stage};
 use grains_app::output::Quality;
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
-use grains_validation::case::{find, Registered};
+use grains_validation::case::Registered;
+use grains_validation::cases::find;
 use grains_validation::cases::CASES;
 use grains_validation::report::{full_lines, markdown, short_line, total_line};
 use grains_validation::{scenes_dir, Setup, Status};
@@ -107,7 +108,7 @@ enum Command {
     },
     /// Steps a scene without writing output and prints the backend (and GPU adapter), bodies,
     /// steps, seconds, ms/step, body-steps/s, mean contacts, mean iterations, the end-state
-    /// quality figures of POUR.md and the time spent in each stage of the step (GPU: from its
+    /// quality figures of the pour benchmark (docs/benchmark.md) and the time spent in each stage of the step (GPU: from its
     /// timestamps, where the adapter has them).
     Bench {
         /// The scene file.
@@ -344,7 +345,7 @@ struct BenchOptions {
     /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
     #[arg(long)]
     omega: Option<f32>,
-    /// Print one JSON object with the keys of POUR.md "Machine-readable output", plus
+    /// Print one JSON object with the keys docs/benchmark.md lists, plus
     /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
     #[arg(long)]
     json: bool,

@@ -23,6 +23,13 @@ pub struct WorldBuilder {
     forces: Vec<AppliedForce>,
 }
 
+impl World {
+    /// Starts describing a world.
+    pub fn builder(settings: Settings) -> WorldBuilder {
+        WorldBuilder::new(settings)
+    }
+}
+
 impl WorldBuilder {
     /// An empty world with the given settings.
     pub fn new(settings: Settings) -> Self {

@@ -129,7 +129,10 @@ impl Settings {
             }
             _ => {}
         }
-        self.solver.check(self.backend)?;
+        self.solver.check()?;
+        if self.backend == Backend::Gpu {
+            self.solver.check_runs_on_gpu()?;
+        }
         if !(0.0..=1.0).contains(&self.warm_start) {
             return err(
                 "warm_start",

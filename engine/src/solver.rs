@@ -2,7 +2,6 @@
 //! sweeps it may take, when it stops and how far it relaxes.
 
 use crate::error::BuildError;
-use crate::settings::Backend;
 
 pub use grains_kernels::SolverKind;
 
@@ -104,9 +103,8 @@ impl Solver {
         }
     }
 
-    /// Checks each knob, then that `backend` can run this solver as asked: the GPU backend
-    /// solves by projected Jacobi only and runs exactly `sweeps` sweeps.
-    pub(crate) fn check(&self, backend: Backend) -> Result<(), BuildError> {
+    /// Checks each knob.
+    pub(crate) fn check(&self) -> Result<(), BuildError> {
         let err = |field, problem: String| Err(BuildError::Settings { field, problem });
         if self.sweeps() == 0 {
             return err("sweeps", "must be at least 1".into());
@@ -122,25 +120,31 @@ impl Solver {
         if !(omega > 0.0 && omega < 2.0) {
             return err("omega", format!("must lie in (0, 2), got {omega}"));
         }
-        if backend == Backend::Gpu {
-            if self.kind() == SolverKind::GaussSeidel {
-                return err(
-                    "solver",
-                    "is Gauss–Seidel, but the GPU backend solves by projected Jacobi only: \
-                     set solver = \"jacobi\""
-                        .into(),
-                );
-            }
-            if tolerance > 0.0 {
-                return err(
-                    "tolerance",
-                    format!(
-                        "is {tolerance}, but the GPU backend runs exactly `sweeps` sweeps; it \
-                         cannot stop at a tolerance, which would need a read-back every sweep: \
-                         set tolerance = 0"
-                    ),
-                );
-            }
+        Ok(())
+    }
+
+    /// Checks that the GPU backend can run this solver as asked: it solves by projected Jacobi
+    /// only and runs exactly `sweeps` sweeps.
+    pub(crate) fn check_runs_on_gpu(&self) -> Result<(), BuildError> {
+        let err = |field, problem: String| Err(BuildError::Settings { field, problem });
+        let tolerance = self.tolerance();
+        if self.kind() == SolverKind::GaussSeidel {
+            return err(
+                "solver",
+                "is Gauss–Seidel, but the GPU backend solves by projected Jacobi only: \
+                 set solver = \"jacobi\""
+                    .into(),
+            );
+        }
+        if tolerance > 0.0 {
+            return err(
+                "tolerance",
+                format!(
+                    "is {tolerance}, but the GPU backend runs exactly `sweeps` sweeps; it \
+                     cannot stop at a tolerance, which would need a read-back every sweep: \
+                     set tolerance = 0"
+                ),
+            );
         }
         Ok(())
     }

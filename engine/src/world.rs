@@ -2,7 +2,6 @@
 
 use crate::backend::{StepBackend, StepInputs, WarmStart};
 use crate::body::BodyKind;
-use crate::builder::WorldBuilder;
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
@@ -45,11 +44,6 @@ pub struct World {
 }
 
 impl World {
-    /// Starts describing a world.
-    pub fn builder(settings: Settings) -> WorldBuilder {
-        WorldBuilder::new(settings)
-    }
-
     /// Advances the world by one step h and returns what the step did.
     ///
     /// On the GPU backend the step is queued on the device; the bodies and statistics are read
@@ -161,7 +155,7 @@ impl World {
 
     /// Replaces the settings from the next step on (the thread count, the backend and ε̂ stay as
     /// built); refuses settings out of range or that the backend cannot honour, as
-    /// [`WorldBuilder::build`] does. Every setting is passed to the backend at each step, so
+    /// [`WorldBuilder::build`](crate::WorldBuilder::build) does. Every setting is passed to the backend at each step, so
     /// nothing cached on the GPU goes stale.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
         let settings = Settings {

@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bilateral_row;
 pub mod broad_phase;
 pub mod collision_filter;
 pub mod colouring;

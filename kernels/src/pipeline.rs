@@ -19,7 +19,7 @@ use crate::packing::Packs;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
-use crate::springs::{apply_spring_forces, Spring};
+use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
@@ -64,7 +64,7 @@ struct NonContact {
     /// The joints' rows and the implicit springs' soft rows, with their impulses.
     rows: JointRows,
     /// The explicit springs' rows and impulses of stage 1.
-    explicit: JointRows,
+    explicit: SpringForceRows,
     /// The joints' rows in the impact of stage 4.
     impact: JointRows,
 }

@@ -27,7 +27,7 @@
 //!   forces, v* = v + h M⁻¹ F; stable only while h δ (1/m_a + 1/m_b) < 2 and h² k (1/m_a + 1/m_b)
 //!   < 4 for point masses.
 
-use crate::joint_rows::{apply_row_impulses, JointRow, JointRows};
+use crate::bilateral_row::{apply_row_impulses, JointRow};
 use crate::joints::{distance_gradient, Gradient, Pose};
 use crate::layout::Bodies;
 use crate::step::StepParams;
@@ -98,23 +98,35 @@ pub(crate) fn soft_row(s: &Spring, bodies: &Bodies, p: &StepParams) -> JointRow 
     JointRow::new(g, pair, p.planar, (bias, compliance, f32::INFINITY))
 }
 
+/// The explicit springs' rows and impulses of a step, kept between steps.
+#[derive(Default)]
+pub struct SpringForceRows {
+    rows: Vec<JointRow>,
+    impulses: Vec<f32>,
+}
+
 /// Stage 1 for the explicit springs: v ← v + h M⁻¹ F with F = −(k φ + δ J v) ∇φ, every force
 /// taken at q⁽ˡ⁾ and v⁽ˡ⁾ before any is applied (explicit Euler). `scratch` keeps the rows.
 pub fn apply_spring_forces(
     springs: &[Spring],
     bodies: &mut Bodies,
     p: &StepParams,
-    scratch: &mut JointRows,
+    scratch: &mut SpringForceRows,
 ) {
     scratch.rows.clear();
-    scratch.gamma.clear();
+    scratch.impulses.clear();
     for s in springs.iter().filter(|s| !s.implicit) {
         let g = s.gradient(bodies);
         let pair = (s.body_a, s.body_b);
         let row = JointRow::new(g, pair, p.planar, (0.0, 0.0, f32::INFINITY));
         let force = -(s.stiffness * g.theta + s.damping * row.rate(&bodies.motion));
         scratch.rows.push(row);
-        scratch.gamma.push(p.h * force);
+        scratch.impulses.push(p.h * force);
     }
-    apply_row_impulses(&scratch.rows, &scratch.gamma, &mut bodies.motion, p.planar);
+    apply_row_impulses(
+        &scratch.rows,
+        &scratch.impulses,
+        &mut bodies.motion,
+        p.planar,
+    );
 }

@@ -1,8 +1,8 @@
 //! What a validation case is: its description ([`About`]), what the papers expect, how it runs
 //! and how its measurement is judged ([`Case`]), and what `grains validate` reports of it
-//! ([`CaseResult`]). [`run_case`] looks a case up in the registry, [`crate::cases::CASES`].
+//! ([`CaseResult`]). [`crate::cases::run_case`] looks a case up in the registry,
+//! [`crate::cases::CASES`].
 
-use crate::cases::CASES;
 use crate::load;
 use grains::settings::Backend;
 use grains::world::World;
@@ -192,54 +192,4 @@ pub struct CaseResult {
     /// Further lines (a table) printed under the case; empty for most cases.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
-}
-
-/// The registered case of id `id` (any case), if there is one.
-pub fn find(id: &str) -> Option<&'static dyn Registered> {
-    CASES
-        .iter()
-        .copied()
-        .find(|c| c.about().id.eq_ignore_ascii_case(id))
-}
-
-/// Runs case `id` (any case) in `setup`; None for an unknown id.
-pub fn run_case(id: &str, setup: &Setup) -> Option<CaseResult> {
-    find(id).map(|c| c.evaluate(setup))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_registry_holds_v1_to_v15_once_each_in_order() {
-        let ids: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
-        let expected: Vec<String> = (1..=15).map(|k| format!("V{k}")).collect();
-        assert_eq!(ids, expected);
-    }
-
-    #[test]
-    fn a_case_is_found_by_its_id_in_either_letter_case_and_an_unknown_id_is_not() {
-        assert_eq!(find("v12").map(|c| c.about().id), Some("V12"));
-        assert_eq!(find("V1").map(|c| c.about().id), Some("V1"));
-        assert!(find("V16").is_none());
-        assert!(run_case("V0", &Setup::default()).is_none());
-    }
-
-    #[test]
-    fn a_case_that_cannot_load_its_scene_fails_with_the_error_as_its_measurement() {
-        let setup = Setup {
-            scenes: PathBuf::from("no such folder"),
-            ..Setup::default()
-        };
-        let r = run_case("V11", &setup).expect("V11 is registered");
-        assert_eq!(r.status, Status::Fail);
-        assert!(r.measured.starts_with("error: "), "{}", r.measured);
-        assert!(r.measured.contains("v11_rolling_disk"), "{}", r.measured);
-        assert_eq!(r.key_figure, r.measured);
-        assert_eq!(
-            r.expected,
-            "kinetic energy constant to 1e-5 relative over 10 s"
-        );
-    }
 }

@@ -19,7 +19,8 @@ pub mod reference;
 pub mod report;
 pub mod repose;
 
-pub use case::{run_case, Case, CaseResult, Registered, Setup, Status};
+pub use case::{Case, CaseResult, Registered, Setup, Status};
+pub use cases::{find, run_case};
 
 /// Gravity of the papers' examples (m/s²).
 pub const G: f32 = 9.81;

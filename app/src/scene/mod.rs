@@ -2,10 +2,10 @@
 //! what to write while it runs and what to track. The format is documented in
 //! `scenes/README.md`; [`Scene::load`] reads a file, [`Scene::world`] builds its world.
 //!
-//! One file per table or group of tables: `settings` ([scene], [settings]), `materials`
-//! ([[materials]], [[friction_pairs]]), `walls` ([[shakers]], [[containers]]), `bodies`,
-//! `generators`, `form` and `placement` ([[bodies]]), `links` ([[joints]], [[springs]], [[forces]]),
-//! `output` ([output], [[observables]]). The file is read into a [`WorldBuilder`]; the engine
+//! One file per table or group of tables: `settings` (`[scene]`, `[settings]`), `materials`
+//! (`[[materials]]`, `[[friction_pairs]]`), `walls` (`[[shakers]]`, `[[containers]]`), `bodies`,
+//! `generators`, `form` and `placement` (`[[bodies]]`), `links` (`[[joints]]`, `[[springs]]`,
+//! `[[forces]]`), `output` (`[output]`, `[[observables]]`). The file is read into a [`WorldBuilder`]; the engine
 //! checks it once, when the world is built, and `origin` reports a refusal at the line and
 //! key that caused it.
 
@@ -22,8 +22,8 @@ pub mod spec;
 mod values;
 mod walls;
 
+pub use crate::bounds::Bounds;
 pub use output::{Colour, Formats, Observable, ObservableKind, Output};
-pub use walls::Bounds;
 
 use grains::error::BuildError;
 use grains::settings::{Backend, Settings};

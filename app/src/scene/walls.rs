@@ -6,24 +6,12 @@ use super::origin::{Origin, Origins};
 use super::spec::{ContainerSpec, ShakerSpec, S};
 use super::values::{count, finite3, need, non_negative, only, positive, sp, Ctx};
 use super::SceneError;
+use crate::bounds::Bounds;
 use crate::pour::PourScene;
 use glam::Vec3;
 use grains::geometry::{BoxContainer, WallDesc};
 use grains::motion::Prescribed;
 use grains::WorldBuilder;
-
-/// The box the grains are meant to stay in: used for "escaped" and wall penetration figures.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    /// Centre of the floor at rest (m).
-    pub floor_centre: Vec3,
-    /// Inner half width along x (m).
-    pub half_x: f32,
-    /// Inner half width along y (m); infinite in planar mode.
-    pub half_y: f32,
-    /// Motion of the box, if it is shaken.
-    pub motion: Option<Prescribed>,
-}
 
 /// The shakers by name.
 pub(super) struct Shakers(Vec<(String, Prescribed)>);
