@@ -57,3 +57,8 @@ pub use world::World;
 
 pub use grains_kernels::GpuError;
 pub use grains_kernels::{Stage, StageTimes, StepStats};
+
+/// The README's library example runs as a doc test, so the front page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;
