@@ -41,7 +41,8 @@ pub struct Settings {
     /// Coulomb-correction passes per solve (0 = off: the papers' cone relaxation, which lets a
     /// sliding contact separate at μ‖v_T‖). Each pass adds μ‖u_T‖ of the last iterate to the
     /// normal rows' bias and solves again from the last impulses; the passes converge to
-    /// Coulomb's u_n ≥ 0 (at a single sliding contact the lift shrinks by μ²/(1 + μ²) per pass).
+    /// Coulomb's u_n ≥ 0 (at a single sliding contact each pass multiplies the lift by
+    /// μ²/(1 + μ²) for a body that cannot roll, by 3.5μ²/(1 + 3.5μ²) for a free solid sphere).
     /// Both backends; each pass costs one more solve.
     pub coulomb_correction: u32,
     /// Restrict motion to the x–z plane (disks): v_y = 0, rotation about y only.

@@ -40,7 +40,7 @@ fn rolling_resistance_raises_the_angle_of_repose() {
     assert!(heaps.iter().all(|h| h.kinetic_energy < 1e-6));
 }
 
-/// The study behind the README's figures: the same heaps poured more gently (tube lifted at
+/// The study behind docs/method.md's angle-of-repose figures: the same heaps poured more gently (tube lifted at
 /// 0.08 m/s, about a minute per heap here).
 #[test]
 #[ignore]

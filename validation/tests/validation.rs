@@ -114,7 +114,7 @@ fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
     assert_eq!(r.quality.non_finite, 0);
 }
 
-/// The main job's scene (about 3 minutes on 2 cores): `cargo test --release -- --ignored`.
+/// The main job's scene (about 6 minutes on 2 cores): `cargo test --release -- --ignored`.
 #[test]
 #[ignore]
 fn brazil_nut_3d_nut_rises_to_the_top() {
