@@ -193,8 +193,14 @@ fn cmd_run(
     if let Some(b) = backend {
         scene.settings_mut().backend = b.into();
     }
-    if scene.settings().backend == grains::Backend::Gpu {
-        println!("{}", gpu_note(scene.settings()));
+    // How the GPU will solve, said before the run; a solver it cannot run is refused when the
+    // world is built, with the key to change, so nothing is said of it here.
+    let s = scene.settings();
+    if s.backend == grains::Backend::Gpu
+        && s.solver.kind() == SolverKind::Jacobi
+        && s.solver.tolerance() == 0.0
+    {
+        println!("{}", gpu_note(s));
     }
     let opts = RunOptions {
         out: resume
