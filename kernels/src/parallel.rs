@@ -5,6 +5,9 @@
 //! many threads ran it.
 
 use std::marker::PhantomData;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+use std::sync::{Condvar, Mutex};
 
 /// Items per block of parallel work (fixed, so results never depend on the thread count).
 pub const BLOCK: usize = 1024;
@@ -81,41 +84,96 @@ pub fn exclusive_scan(counts: &[u32], offsets: &mut Vec<u32>) -> u32 {
     total
 }
 
-/// A barrier for the workers of one pool that spins briefly, then yields (so it stays cheap
-/// when every worker has a core and correct when they must share one).
+/// A barrier for the workers of one pool that spins briefly, then parks: cheap when every
+/// worker has a core (the partners arrive within the spin), and when they must share cores with
+/// other work a waiting worker sleeps instead of taking the core its descheduled partner needs.
 pub struct SpinBarrier {
-    arrived: std::sync::atomic::AtomicUsize,
-    generation: std::sync::atomic::AtomicUsize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+    /// Workers parked (or about to park) on `wake`.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
     team: usize,
 }
+
+/// Spins a waiting worker makes before it parks (a few microseconds).
+const SPINS_BEFORE_PARKING: u32 = 500;
 
 impl SpinBarrier {
     /// A barrier for `team` workers.
     pub fn new(team: usize) -> Self {
         SpinBarrier {
-            arrived: Default::default(),
-            generation: Default::default(),
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
             team,
         }
     }
 
     /// Waits until all `team` workers have called `wait` in this round.
     pub fn wait(&self) {
-        use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
         let generation = self.generation.load(Acquire);
         if self.arrived.fetch_add(1, AcqRel) + 1 == self.team {
             self.arrived.store(0, Relaxed);
+            // The round ends under the lock, so a worker that checks the generation under it
+            // either sees the new one or is already waiting when `notify_all` comes.
+            let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
             self.generation.fetch_add(1, Release);
+            drop(guard);
+            if self.sleepers.load(SeqCst) > 0 {
+                self.wake.notify_all();
+            }
             return;
         }
-        let mut spins = 0u32;
-        while self.generation.load(Acquire) == generation {
-            if spins < 2000 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
+        for _ in 0..SPINS_BEFORE_PARKING {
+            if self.generation.load(Acquire) != generation {
+                return;
             }
+            std::hint::spin_loop();
         }
+        self.sleepers.fetch_add(1, SeqCst);
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.generation.load(Acquire) == generation {
+            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(guard);
+        self.sleepers.fetch_sub(1, SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every worker sees every other worker's writes of a round once the barrier lets it go,
+    /// over many rounds, with more workers than cores (so some park).
+    #[test]
+    fn the_barrier_orders_rounds_with_more_workers_than_cores() {
+        let team = 8;
+        let rounds = 2000;
+        let barrier = SpinBarrier::new(team);
+        let counts: Vec<AtomicUsize> = (0..team).map(|_| AtomicUsize::new(0)).collect();
+        std::thread::scope(|s| {
+            for w in 0..team {
+                let (barrier, counts) = (&barrier, &counts);
+                s.spawn(move || {
+                    for round in 0..rounds {
+                        counts[w].store(round + 1, Relaxed);
+                        barrier.wait();
+                        for c in counts {
+                            assert!(
+                                c.load(Relaxed) > round,
+                                "a worker passed round {round} early"
+                            );
+                        }
+                        barrier.wait();
+                    }
+                });
+            }
+        });
+        assert!(counts.iter().all(|c| c.load(Relaxed) == rounds));
     }
 }
