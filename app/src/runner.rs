@@ -4,6 +4,7 @@
 //! ending bit-identical to an uninterrupted run.
 
 use crate::output::image::View;
+use crate::output::progress::{format_time, StatusLines};
 use crate::output::quality::percentile_95;
 use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
@@ -62,7 +63,7 @@ pub struct RunOptions {
     pub backend: Option<Backend>,
     /// Continue the run in `out` from its checkpoint.
     pub resume: bool,
-    /// Show a progress bar (only drawn when stdout is a terminal).
+    /// Show progress: a bar when stderr is a terminal, else a status line every so often.
     pub progress: bool,
     /// Stop after this many steps in total without finishing (as if killed; for tests).
     pub stop_after: Option<u64>,
@@ -154,21 +155,30 @@ fn mean_height(world: &World, group: &Range<usize>) -> f64 {
     group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
 }
 
-/// 95th percentile of the dynamic bodies' centre heights, leaving out `skip` (m).
-fn bed_z95(world: &World, skip: Option<&Range<usize>>) -> f64 {
+/// Centre heights of the dynamic bodies, leaving out `skip` (m).
+fn dynamic_heights(world: &World, skip: Option<&Range<usize>>) -> Vec<f64> {
     let b = world.bodies();
-    percentile_95(
-        (0..b.len())
-            .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
-            .map(|i| b.pos_radius[i].z as f64)
-            .collect(),
-    )
+    (0..b.len())
+        .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
+        .map(|i| b.pos_radius[i].z as f64)
+        .collect()
+}
+
+/// 95th percentile of the dynamic bodies' centre heights (m).
+fn bed_z95(world: &World) -> f64 {
+    percentile_95(dynamic_heights(world, None))
 }
 
 /// Height of `group` above the floor as a fraction of the other grains' z95 above the floor:
-/// 1 or more means the group has reached the top of the bed.
+/// 1 or more means the group has reached the top of the bed. With no other grains the group
+/// is the whole bed and nothing lies above it, so it is at the top: 1 (not the 0 / 0 of the
+/// formula).
 pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
-    (mean_height(world, group) - floor) / (bed_z95(world, Some(group)) - floor)
+    let others = dynamic_heights(world, Some(group));
+    if others.is_empty() {
+        return 1.0;
+    }
+    (mean_height(world, group) - floor) / (percentile_95(others) - floor)
 }
 
 /// Current value of every observable of `scene`.
@@ -183,7 +193,7 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
             ObservableKind::RankFromTop(r) => rank_from_top(world, floor, r),
             ObservableKind::KineticEnergy => world.last_stats().kinetic_energy,
             ObservableKind::Contacts => world.last_stats().contacts as f64,
-            ObservableKind::BedHeight => bed_z95(world, None),
+            ObservableKind::BedHeight => bed_z95(world),
             ObservableKind::MaxSpeed => b
                 .motion
                 .iter()
@@ -276,6 +286,10 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         dir: opts.out.clone(),
         problem,
     };
+    // Before anything in the folder is read or written: no entry of it is followed as a link.
+    layout
+        .refuse_links()
+        .map_err(|e| out_err(format!("refused: {e}")))?;
     let scene_text = std::fs::read(&scene.path).map_err(|e| {
         RunError::Scene(SceneError::Read {
             file: scene.path.clone(),
@@ -376,7 +390,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         emit(&mut world, &mut frames_written, &writer).map_err(|e| gpu_err(&world, e))?;
     }
 
-    let bar = if opts.progress && std::io::stdout().is_terminal() {
+    let h = scene.settings().h as f64;
+    let on_terminal = std::io::stderr().is_terminal();
+    let mut status = (opts.progress && !on_terminal)
+        .then(|| StatusLines::new(start_step, total, h, Instant::now()));
+    let bar = if opts.progress && on_terminal {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
             indicatif::ProgressStyle::with_template(
@@ -403,6 +421,10 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                 stopped_early = true;
                 break;
             }
+            // A failed write stops the run here; the writer's error is reported below.
+            if writer.failed() {
+                break 'steps Ok(());
+            }
             let st = match world.step() {
                 Ok(st) => st,
                 Err(e) => break 'steps Err(e),
@@ -427,7 +449,17 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                 last_draw = Instant::now();
                 let rate = taken as f64 / clock.elapsed().as_secs_f64();
                 bar.set_position(s);
-                bar.set_message(format!("t = {:.3} s, {:.0} steps/s", world.time(), rate));
+                bar.set_message(format!(
+                    "t = {} s, {:.0} steps/s",
+                    format_time(world.time(), h),
+                    rate
+                ));
+                if let Some(line) = status
+                    .as_mut()
+                    .and_then(|st| st.due(s, world.time(), last_draw))
+                {
+                    eprintln!("{line}");
+                }
             }
         }
         // The end state on the host (GPU), for the summary; and, unless stopped early, the final
@@ -445,9 +477,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     };
     let wall = clock.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let written = writer
-        .finish()
-        .map_err(|e| out_err(format!("writing results failed: {e}")));
+    let written = writer.finish().map_err(|e| {
+        out_err(format!(
+            "writing results failed at step {}: {e}; the folder holds the results up to the last checkpoint",
+            world.steps()
+        ))
+    });
     stepped.map_err(|e| gpu_err(&world, e))?;
     written?;
 

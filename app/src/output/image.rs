@@ -53,17 +53,23 @@ impl Canvas {
 
     /// Sets pixel (x, y), ignoring those off the canvas.
     pub fn put(&mut self, x: i64, y: i64, c: [u8; 3]) {
-        if x >= 0 && y >= 0 && (x as u32) < self.width && (y as u32) < self.height {
+        // Compared as i64: a cast to u32 first would wrap a far coordinate onto the canvas.
+        if (0..self.width as i64).contains(&x) && (0..self.height as i64).contains(&y) {
             let i = (y as usize * self.width as usize + x as usize) * 3;
             self.pixels[i..i + 3].copy_from_slice(&c);
         }
     }
 
-    /// A filled disk of centre (cx, cy) and radius r (px).
+    /// A filled disk of centre (cx, cy) and radius r (px); only its part on the canvas is
+    /// visited, so a huge or far disk costs no more than the canvas, and a non-finite one is
+    /// not drawn.
     pub fn disk(&mut self, cx: f32, cy: f32, r: f32, c: [u8; 3]) {
+        if !(cx.is_finite() && cy.is_finite() && r.is_finite()) {
+            return;
+        }
         let r = r.max(0.7);
-        let (x0, x1) = ((cx - r).floor() as i64, (cx + r).ceil() as i64);
-        let (y0, y1) = ((cy - r).floor() as i64, (cy + r).ceil() as i64);
+        let (x0, x1) = clip_span(cx - r, cx + r, self.width);
+        let (y0, y1) = clip_span(cy - r, cy + r, self.height);
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let (dx, dy) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
@@ -81,8 +87,12 @@ impl Canvas {
         }
     }
 
-    /// A straight line from (x0, y0) to (x1, y1) (px).
+    /// A straight line from (x0, y0) to (x1, y1) (px), cut to the canvas first (so a far end
+    /// costs nothing); a line with a non-finite end is not drawn.
     pub fn line(&mut self, x0: f32, y0: f32, x1: f32, y1: f32, c: [u8; 3]) {
+        let Some((x0, y0, x1, y1)) = self.clip_line(x0, y0, x1, y1) else {
+            return;
+        };
         let n = (x1 - x0).abs().max((y1 - y0).abs()).ceil().max(1.0) as i64;
         for k in 0..=n {
             let t = k as f32 / n as f32;
@@ -92,6 +102,36 @@ impl Canvas {
                 c,
             );
         }
+    }
+
+    /// The part of the segment (x0, y0)–(x1, y1) within a pixel of the canvas
+    /// (Liang–Barsky), or `None` when it misses the canvas or an end is not finite.
+    fn clip_line(&self, x0: f32, y0: f32, x1: f32, y1: f32) -> Option<(f32, f32, f32, f32)> {
+        if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        // In f64, so that cutting a far end does not lose the near one to rounding.
+        let (x0, y0, x1, y1) = (x0 as f64, y0 as f64, x1 as f64, y1 as f64);
+        let (dx, dy) = (x1 - x0, y1 - y0);
+        let (w, h) = (self.width as f64 + 1.0, self.height as f64 + 1.0);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        for (p, q) in [(-dx, x0 + 1.0), (dx, w - x0), (-dy, y0 + 1.0), (dy, h - y0)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return None;
+                }
+            } else {
+                let t = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(t);
+                } else {
+                    t1 = t1.min(t);
+                }
+            }
+        }
+        let at = |t: f64| ((x0 + t * dx) as f32, (y0 + t * dy) as f32);
+        let ((a, b), (c, d)) = (at(t0), at(t1));
+        (t0 <= t1).then_some((a, b, c, d))
     }
 
     /// Writes `text` (digits, `.`, `-`, `+`, `e`) with its top-left corner at (x, y), each font
@@ -134,6 +174,14 @@ impl Canvas {
         }
         super::write_atomic(path, &bytes)
     }
+}
+
+/// The pixels from `lo` to `hi` (px, inclusive, rounded outwards) that lie on a canvas side of
+/// `len` pixels; an empty span (first > last) when none do.
+fn clip_span(lo: f32, hi: f32, len: u32) -> (i64, i64) {
+    let a = lo.floor().max(0.0);
+    let b = hi.ceil().min(len as f32 - 1.0);
+    (a as i64, b as i64)
 }
 
 /// Colour map from blue (t = 0) through green to red (t = 1).
@@ -336,4 +384,82 @@ fn finite_range(v: &[f64]) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
             (lo.min(x), hi.max(x))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn red_pixels(c: &Canvas) -> usize {
+        c.pixels.chunks(3).filter(|p| p == &[255, 0, 0]).count()
+    }
+
+    #[test]
+    fn far_coordinates_do_not_wrap_onto_the_canvas() {
+        let mut c = Canvas::new(10, 10, [0, 0, 0]);
+        // 2^32 + 3 wraps to 3 as u32: it must stay off the canvas, not index past its end.
+        c.put((1i64 << 32) + 3, 5, [255, 0, 0]);
+        c.put(3, (1i64 << 32) + 5, [255, 0, 0]);
+        c.put(-1, 5, [255, 0, 0]);
+        assert_eq!(red_pixels(&c), 0);
+    }
+
+    #[test]
+    fn huge_far_and_non_finite_disks_and_lines_are_clipped_in_time() {
+        let t = Instant::now();
+        let mut c = Canvas::new(400, 300, [0, 0, 0]);
+        // A body of radius 20 m at 1e5 px/m, one at −1e12 m, and non-finite ones.
+        c.disk(200.0, 150.0, 2e6, [255, 0, 0]);
+        assert_eq!(
+            red_pixels(&c),
+            400 * 300,
+            "the disk covers the whole canvas"
+        );
+        let mut c = Canvas::new(400, 300, [0, 0, 0]);
+        c.disk(-1e12, 150.0, 1e9, [255, 0, 0]);
+        c.disk(f32::NAN, 150.0, 5.0, [255, 0, 0]);
+        c.disk(10.0, f32::INFINITY, 5.0, [255, 0, 0]);
+        c.disk(10.0, 10.0, f32::NAN, [255, 0, 0]);
+        c.line(-1e12, 5.0, 1e12, 5.0, [255, 0, 0]);
+        c.line(0.0, 0.0, f32::NAN, 5.0, [255, 0, 0]);
+        c.line(-1e12, -1e12, -1e12, 1e12, [255, 0, 0]);
+        assert_eq!(
+            red_pixels(&c),
+            400,
+            "only the horizontal line's visible part is drawn"
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "took {:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_frame_with_far_and_non_finite_bodies_draws() {
+        let frame = Frame {
+            positions: vec![[0.0, 0.0, 0.5], [0.8, 0.0, -1e12], [f32::NAN, 0.0, 0.0]],
+            radii: vec![0.1, 20.0, 0.1],
+            velocities: vec![[0.0; 3], [0.0, 0.0, -1e20], [f32::NAN; 3]],
+            angular_velocities: vec![[0.0; 3]; 3],
+            ..Frame::default()
+        };
+        let view = View {
+            x0: -1.0,
+            x1: 1.0,
+            z0: 0.0,
+            z1: 1.0,
+        };
+        let t = Instant::now();
+        for colour in [Colour::Size, Colour::Speed] {
+            let c = snapshot(&frame, view, 800, colour, Some((-1.0, 1.0, -1e12)), None);
+            assert_eq!(c.pixels.len(), (c.width * c.height * 3) as usize);
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "took {:?}",
+            t.elapsed()
+        );
+    }
 }

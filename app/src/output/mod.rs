@@ -3,6 +3,7 @@
 //! by a writer thread fed through a channel, so stepping never waits on the disk.
 
 pub mod image;
+pub mod progress;
 pub mod quality;
 pub mod vtk;
 pub mod writer;
@@ -10,19 +11,62 @@ pub mod writer;
 pub use quality::Quality;
 pub use writer::{Frame, Writer, WriterMsg};
 
+use std::fs::{File, OpenOptions};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` atomically: to a temporary file beside it, then renamed over it.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// `err` with the file it concerns in front, so that one line names both.
+pub fn at(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(err.kind(), format!("{}: {err}", path.display()))
+}
+
+/// Fails when `path` is a symbolic link: outputs are never written through one, so a link
+/// planted in an output folder cannot redirect a write elsewhere.
+pub fn refuse_symlink(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a symbolic link; results are not written through links (remove it)",
+                path.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Creates the temporary file `path.tmp` beside `path` for a write that ends with a rename over
+/// `path`: a stale one left by a kill is removed first (the link itself, if it is one) and the
+/// new one is created create-new, so it never opens an existing file or follows a link.
+pub fn create_temp(path: &Path) -> io::Result<(PathBuf, File)> {
+    refuse_symlink(path)?;
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    let tmp = PathBuf::from(tmp);
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(at(&tmp, e)),
+        _ => {}
     }
-    std::fs::rename(&tmp, path)
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| at(&tmp, e))?;
+    Ok((tmp, f))
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file beside it ([`create_temp`]), then
+/// renamed over it. Errors name the file; on an error the temporary file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let (tmp, mut f) = create_temp(path)?;
+    let written = f
+        .write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| at(&tmp, e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| at(path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }

@@ -11,7 +11,8 @@ use grains_kernels::{Bodies, Motion};
 /// Quality of a state, lengths in units of the smallest dynamic radius r.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Quality {
-    /// Deepest sphere–sphere or sphere–floor overlap / r.
+    /// Deepest sphere–sphere or sphere–floor overlap / r; the floor counts only for bodies
+    /// whose centre is over it (a body that left the box and fell beside it touches no floor).
     pub max_pen_r: f64,
     /// Mean overlap / r over the overlapping pairs.
     pub mean_pen_r: f64,
@@ -87,10 +88,10 @@ impl Quality {
         for &i in ok.iter().filter(|&&i| b.is_dynamic(i)) {
             let p = b.pos_radius[i];
             let ri = p.w as f64;
-            if bounds.is_some() {
+            let (x, y) = (p.x as f64 - cx, p.y as f64 - cy);
+            if bounds.is_some() && x.abs() <= hx && y.abs() <= hy {
                 record(ri - (p.z as f64 - floor));
             }
-            let (x, y) = (p.x as f64 - cx, p.y as f64 - cy);
             for (c, half) in [(x, hx), (y, hy)] {
                 if half.is_finite() {
                     wall_max = wall_max.max(ri - (half - c.abs()));

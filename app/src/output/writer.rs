@@ -3,7 +3,7 @@
 
 use super::image::{plot, snapshot, View};
 use super::vtk::{pvd, vtu};
-use super::write_atomic;
+use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::{Colour, Formats};
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, Write};
@@ -79,6 +79,23 @@ impl Layout {
     pub fn summary(&self) -> PathBuf {
         self.dir.join("summary.json")
     }
+    /// Fails when the output folder or any of the fixed entries in it is a symbolic link (the
+    /// error names it), so that no write and no removal ever goes through a planted link.
+    pub fn refuse_links(&self) -> io::Result<()> {
+        for p in [
+            self.dir.clone(),
+            self.frames(),
+            self.pvd(),
+            self.csv(),
+            self.images(),
+            self.checkpoint(),
+            self.scene(),
+            self.summary(),
+        ] {
+            refuse_symlink(&p)?;
+        }
+        Ok(())
+    }
     /// File name of the frame after `step` steps.
     pub fn frame_name(step: u64) -> String {
         format!("frame_{step:09}.vtu")
@@ -150,6 +167,13 @@ impl Writer {
         self.tx.send(msg).is_ok()
     }
 
+    /// True once the writer thread has ended before [`Writer::finish`], which happens only on
+    /// an error: the stepping loop checks it so that a failed write stops the run at once
+    /// ([`Writer::finish`] then returns the error).
+    pub fn failed(&self) -> bool {
+        self.handle.is_finished()
+    }
+
     /// Stops the writer after everything queued is written; returns its first error.
     pub fn finish(self) -> io::Result<()> {
         let _ = self.tx.send(WriterMsg::Finish);
@@ -171,18 +195,19 @@ struct State {
 impl State {
     fn new(cfg: WriterConfig, resume_step: Option<u64>) -> io::Result<State> {
         let l = &cfg.layout;
+        l.refuse_links()?;
         if cfg.formats.vtu {
-            std::fs::create_dir_all(l.frames())?;
+            std::fs::create_dir_all(l.frames()).map_err(|e| at(&l.frames(), e))?;
         }
         if cfg.formats.png {
-            std::fs::create_dir_all(l.images())?;
+            std::fs::create_dir_all(l.images()).map_err(|e| at(&l.images(), e))?;
         }
         let mut frames = Vec::new();
         let mut rows = Vec::new();
         if let Some(last) = resume_step {
             if cfg.formats.vtu {
                 let mut found = Vec::new();
-                for e in std::fs::read_dir(l.frames())? {
+                for e in std::fs::read_dir(l.frames()).map_err(|e| at(&l.frames(), e))? {
                     let name = e?.file_name().to_string_lossy().to_string();
                     let step = name
                         .strip_prefix("frame_")
@@ -192,7 +217,8 @@ impl State {
                         if step <= last {
                             found.push((step, name));
                         } else {
-                            std::fs::remove_file(l.frames().join(&name))?;
+                            let p = l.frames().join(&name);
+                            std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
                         }
                     }
                 }
@@ -217,17 +243,18 @@ impl State {
                 }
             }
         }
+        // The rows kept are written to a new file renamed over the old one, so a kill in between
+        // loses no row; the open handle then appends to the renamed file.
         let csv = if cfg.formats.csv {
-            let mut f = io::BufWriter::new(std::fs::File::create(l.csv())?);
-            write!(f, "step,time_s")?;
-            for c in &cfg.columns {
-                write!(f, ",{c}")?;
+            let (tmp, f) = create_temp(&l.csv())?;
+            let mut f = io::BufWriter::new(f);
+            let written = write_header_and_rows(&mut f, &cfg.columns, &rows)
+                .map_err(|e| at(&tmp, e))
+                .and_then(|()| std::fs::rename(&tmp, l.csv()).map_err(|e| at(&l.csv(), e)));
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
             }
-            writeln!(f)?;
-            for r in &rows {
-                write_row(&mut f, r)?;
-            }
-            f.flush()?;
             Some(f)
         } else {
             None
@@ -269,7 +296,7 @@ impl State {
 
     fn sample(&mut self, row: Vec<f64>) -> io::Result<()> {
         if let Some(f) = &mut self.csv {
-            write_row(f, &row)?;
+            write_row(f, &row).map_err(|e| at(&self.cfg.layout.csv(), e))?;
         }
         self.rows.push(row);
         Ok(())
@@ -277,7 +304,7 @@ impl State {
 
     fn flush(&mut self) -> io::Result<()> {
         if let Some(f) = &mut self.csv {
-            f.flush()?;
+            f.flush().map_err(|e| at(&self.cfg.layout.csv(), e))?;
         }
         Ok(())
     }
@@ -298,6 +325,22 @@ impl State {
         }
         Ok(())
     }
+}
+
+fn write_header_and_rows(
+    f: &mut impl Write,
+    columns: &[String],
+    rows: &[Vec<f64>],
+) -> io::Result<()> {
+    write!(f, "step,time_s")?;
+    for c in columns {
+        write!(f, ",{c}")?;
+    }
+    writeln!(f)?;
+    for r in rows {
+        write_row(f, r)?;
+    }
+    f.flush()
 }
 
 fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {

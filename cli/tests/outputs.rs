@@ -1,0 +1,198 @@
+//! Outputs that cannot mislead or write where they must not: a failed write stops the run at
+//! once and names the file, links planted in an output folder are refused, and figures stay
+//! defined (a lone `rank_from_top` group, a body that fell out of the box).
+
+use grains_app::output::Quality;
+use grains_app::runner::{run, RunOptions};
+use grains_app::scene::Scene;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+/// A fresh folder for the test `name`.
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-out-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tiny shaker scene, edited by `edit`, written to `dir` and loaded.
+fn scene(dir: &Path, edit: impl Fn(String) -> String) -> Scene {
+    let p = dir.join("tiny.toml");
+    std::fs::write(&p, edit(common::fixture("tiny_shaker.toml"))).unwrap();
+    Scene::load(&p).unwrap()
+}
+
+fn opts(out: &Path) -> RunOptions {
+    RunOptions {
+        out: out.to_path_buf(),
+        threads: Some(1),
+        backend: None,
+        resume: false,
+        progress: false,
+        stop_after: None,
+    }
+}
+
+/// A run cut at step 40 (checkpoint at step 25) in `dir/out`, to be resumed.
+fn cut_run(dir: &Path, scene: &Scene) -> PathBuf {
+    let out = dir.join("out");
+    let s = run(
+        scene,
+        &RunOptions {
+            stop_after: Some(40),
+            ..opts(&out)
+        },
+    )
+    .unwrap();
+    assert!(s.stopped_early);
+    out
+}
+
+fn resume(scene: &Scene, out: &Path) -> String {
+    let err = run(
+        scene,
+        &RunOptions {
+            resume: true,
+            ..opts(out)
+        },
+    )
+    .expect_err("the resume must be refused");
+    let msg = err.to_string();
+    assert!(!msg.contains('\n'), "one line: {msg}");
+    msg
+}
+
+/// Files whose name ends in `.tmp` anywhere under `dir`.
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            found.extend(temp_files(&p));
+        } else if p.to_string_lossy().ends_with(".tmp") {
+            found.push(p);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_failed_write_stops_the_run_at_once_and_names_the_file() {
+    let base = tmp("write-fails");
+    // 10,000 steps, so that a run that goes on stepping after the failure is seen.
+    let sc = scene(&base, |t| t.replace("duration = 1.2", "duration = 100.0"));
+    let out = cut_run(&base, &sc);
+    // The snapshot of step 60 cannot be renamed into place: a folder (not empty) holds its name.
+    let blocker = out.join("images/snapshot_000000060.png");
+    std::fs::create_dir_all(blocker.join("x")).unwrap();
+    let msg = resume(&sc, &out);
+    assert!(msg.contains("snapshot_000000060.png"), "{msg}");
+    assert!(msg.contains("os error"), "{msg}");
+    let step: u64 = msg
+        .split("at step ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no step in: {msg}"));
+    assert!(step < 2000, "stepping went on to step {step}: {msg}");
+    assert!(
+        out.join("checkpoint.bin").exists(),
+        "the last checkpoint is kept"
+    );
+    assert!(!out.join("summary.json").exists());
+    assert_eq!(
+        temp_files(&out),
+        Vec::<PathBuf>::new(),
+        "temporary files left"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn links_planted_in_an_output_folder_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let base = tmp("links");
+    let sc = scene(&base, |t| t);
+    let target = base.join("precious.txt");
+    let other = base.join("elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    let kept = other.join("frame_000000100.vtu");
+    for name in [
+        "observables.csv",
+        "summary.json",
+        "checkpoint.bin",
+        "frames",
+    ] {
+        std::fs::write(&target, "precious").unwrap();
+        std::fs::write(&kept, "kept").unwrap();
+        let out = cut_run(&base, &sc);
+        let planted = out.join(name);
+        if planted.is_dir() {
+            std::fs::remove_dir_all(&planted).unwrap();
+            symlink(&other, &planted).unwrap();
+        } else {
+            let _ = std::fs::remove_file(&planted);
+            symlink(&target, &planted).unwrap();
+        }
+        let msg = resume(&sc, &out);
+        assert!(msg.contains(name) && msg.contains("symbolic link"), "{msg}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "kept", "{name}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    // An output folder that is itself a link is refused, on a new run too.
+    let link = base.join("link");
+    symlink(&other, &link).unwrap();
+    let msg = run(&sc, &opts(&link)).unwrap_err().to_string();
+    assert!(msg.contains("symbolic link"), "{msg}");
+    assert_eq!(
+        std::fs::read_dir(&other).unwrap().count(),
+        1,
+        "nothing written there"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn rank_from_top_of_a_group_alone_is_one_not_nan() {
+    let base = tmp("rank-alone");
+    // Only the nut: no other grains to rank it against.
+    let sc = scene(&base, |t| {
+        let lattice = t.find("[[bodies]]\ngenerator = \"lattice\"").unwrap();
+        let output = t.find("[output]").unwrap();
+        let t = format!("{}{}", &t[..lattice], &t[output..]);
+        t.replace("duration = 1.2", "duration = 0.2").replace(
+            "kind = \"contacts\"",
+            "kind = \"rank_from_top\"\nbody = \"nut\"",
+        )
+    });
+    let out = base.join("out");
+    let s = run(&sc, &opts(&out)).unwrap();
+    assert_eq!(s.observables_final["rank_nut"], 1.0);
+    let csv = std::fs::read_to_string(out.join("observables.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",rank_nut"), "{csv}");
+    for line in csv.lines().skip(1) {
+        assert!(line.ends_with(",1"), "{line}");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_body_fallen_beside_the_box_is_no_floor_overlap() {
+    let base = tmp("fallen");
+    // The box is 1 m wide on a floor at z = 0; one grain lies 1 m below it, 2 m to the side.
+    let sc = scene(&base, |t| {
+        t.replace(
+            "[output]",
+            "[[bodies]]\ngenerator = \"single\"\nname = \"out\"\nradius = 0.04\ndensity = 1.0\nposition = [2.0, 0.0, -1.0]\n\n[output]",
+        )
+    });
+    let world = sc.world_with(Some(1), None).unwrap();
+    let q = Quality::measure(&world, sc.bounds.as_ref());
+    assert!(q.max_pen_r < 1.0, "max overlap {} r", q.max_pen_r);
+    assert_eq!(q.escaped, 1);
+    std::fs::remove_dir_all(&base).unwrap();
+}
