@@ -54,7 +54,9 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 /// Parses `text`; asserts it is refused with one line naming the file, `line` and `key`.
 fn refused(text: &str, line: usize, key: &str) -> String {
-    let e = Scene::parse(Path::new("s.toml"), text).expect_err("accepted");
+    let Err(e) = Scene::parse(Path::new("s.toml"), text) else {
+        panic!("accepted");
+    };
     let msg = e.to_string();
     assert_eq!(msg.lines().count(), 1, "not one line: {msg}");
     let want = format!("s.toml:{line}: key `{key}`");
@@ -217,7 +219,9 @@ fn threads_beyond_the_limit_are_refused() {
 
 #[test]
 fn an_endless_or_huge_file_is_one_clean_error() {
-    let e = Scene::load("/dev/zero").expect_err("accepted");
+    let Err(e) = Scene::load("/dev/zero") else {
+        panic!("accepted");
+    };
     assert!(matches!(e, SceneError::Read { .. }), "{e}");
     assert!(e.to_string().contains("MiB"), "{e}");
     let dir = std::env::temp_dir().join(format!("grains-input-{}", std::process::id()));
