@@ -6,14 +6,15 @@ use super::form::{Axis, Form};
 use super::materials::MaterialNames;
 use super::placement::random_fill;
 use super::spec::{BodySpec, S, V3};
-use super::values::{count, finite3, need, non_negative, only, positive, sp, Ctx};
+use super::values::{count, finite3, need, non_negative, number_or, only, positive, sp, Ctx};
 use super::walls::Shakers;
-use super::SceneError;
+use super::{SceneError, MAX_BODIES};
 use crate::pour::{PourScene, SplitMix64};
 use glam::{Quat, Vec3};
 use grains::body::{sphere_mass, Body};
 use grains::material::MaterialId;
 use grains::motion::Prescribed;
+use std::ops::Range;
 
 /// Appends the bodies of generator `g` to `out` (which holds those of the generators before it).
 pub(super) fn generate(
@@ -135,6 +136,20 @@ impl<'a> Generator<'a> {
             }
         };
         only(cx, kind, &given, &allowed)?;
+        let body_kind = g
+            .kind
+            .as_ref()
+            .map(|k| k.get_ref().as_str())
+            .unwrap_or("dynamic");
+        refuse_unmoved(
+            cx,
+            body_kind,
+            g,
+            &[
+                ("velocity", sp(&g.velocity)),
+                ("angular_velocity", sp(&g.angular_velocity)),
+            ],
+        )?;
         let form = Form::read(cx, g, planar)?;
         Ok(Generator {
             cx,
@@ -156,11 +171,7 @@ impl<'a> Generator<'a> {
                 Some(v) => Some(positive(cx, v, "inertia")?),
                 None => None,
             },
-            body_kind: g
-                .kind
-                .as_ref()
-                .map(|k| k.get_ref().as_str())
-                .unwrap_or("dynamic"),
+            body_kind,
         })
     }
 
@@ -222,6 +233,7 @@ impl<'a> Generator<'a> {
         let kind = &g.generator;
         let r = self.radius()?;
         let p = finite3(cx, need(cx, &g.position, "position", kind)?, "position")?;
+        room(cx, out, 1, kind.span(), "generator")?;
         out.push(self.each(p, r)?);
         Ok(())
     }
@@ -236,7 +248,17 @@ impl<'a> Generator<'a> {
             .list
             .as_ref()
             .ok_or_else(|| cx.err(kind.span(), "list", "missing: required for `list`"))?;
+        room(cx, out, list.len(), kind.span(), "list")?;
         for e in list {
+            refuse_unmoved(
+                cx,
+                self.body_kind,
+                g,
+                &[
+                    ("velocity", sp(&e.velocity)),
+                    ("angular_velocity", sp(&e.angular_velocity)),
+                ],
+            )?;
             let r = match &e.radius {
                 Some(_) => form.radius(cx, &e.radius, kind)?,
                 None => self.radius()?,
@@ -265,7 +287,9 @@ impl<'a> Generator<'a> {
         if form == Form::Disk {
             return Err(cx.err(kind.span(), "generator", "the pour lattice is 3-D"));
         }
-        let n = count(cx, need(cx, &g.count, "count", kind)?, "count", 1)? as usize;
+        let n_s = need(cx, &g.count, "count", kind)?;
+        let n = count(cx, n_s, "count", 1)?.try_into().unwrap_or(usize::MAX);
+        room(cx, out, n, n_s.span(), "count")?;
         let mass = sphere_mass(crate::pour::RADIUS, crate::pour::DENSITY);
         for c in PourScene::new(n).centres() {
             out.push(self.body(
@@ -302,17 +326,23 @@ impl<'a> Generator<'a> {
             ));
         }
         let (nx, ny, nz) = (nx as usize, ny as usize, nz as usize);
-        let limit = match &g.count {
-            Some(c) => count(cx, c, "count", 1)? as usize,
-            None => nx * ny * nz,
+        let sites = nx.saturating_mul(ny).saturating_mul(nz);
+        let (limit, limit_span, limit_key) = match &g.count {
+            Some(c) => (
+                count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
+                c.span(),
+                "count",
+            ),
+            None => (sites, cs.span(), "counts"),
         };
+        room(cx, out, limit.min(sites), limit_span, limit_key)?;
         let jitter = match &g.jitter {
             Some(j) => non_negative(cx, j, "jitter")? as f64,
             None => 0.0,
         };
         let mut rng = SplitMix64(seed(g));
         let m = mass_of(cx, g, r, form)?;
-        for idx in 0..limit.min(nx * ny * nz) {
+        for idx in 0..limit.min(sites) {
             let (i, j, k) = (idx % nx, (idx / nx) % ny, idx / (nx * ny));
             let mut jx = 0.0;
             let mut jy = 0.0;
@@ -366,7 +396,7 @@ impl<'a> Generator<'a> {
             ));
         }
         let target = match (&g.count, &g.packing_fraction) {
-            (Some(c), None) => count(cx, c, "count", 1)? as usize,
+            (Some(c), None) => count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
             (None, Some(f)) if !form.is_round() => {
                 return Err(cx.err(
                     f.span(),
@@ -400,6 +430,12 @@ impl<'a> Generator<'a> {
                 ))
             }
         };
+        let target_span = match (&g.count, &g.packing_fraction) {
+            (Some(c), _) => (c.span(), "count"),
+            (_, Some(f)) => (f.span(), "packing_fraction"),
+            _ => (kind.span(), "count"),
+        };
+        room(cx, out, target, target_span.0, target_span.1)?;
         let mut rng = SplitMix64(seed(g));
         let bound = |r: f32| form.bounding_radius(r);
         let placed = random_fill(&mut rng, lo, hi, (r0, r1), bound, target, planar, out);
@@ -429,12 +465,18 @@ impl<'a> Generator<'a> {
             ));
         }
         let r = self.radius()?;
-        let rows = count(cx, need(cx, &g.rows, "rows", kind)?, "rows", 1)? as usize;
-        let cxo = g
-            .centre_x
-            .as_ref()
-            .map(|c| *c.get_ref() as f32)
-            .unwrap_or(0.0);
+        let rows_s = need(cx, &g.rows, "rows", kind)?;
+        let rows: usize = count(cx, rows_s, "rows", 1)?
+            .try_into()
+            .unwrap_or(usize::MAX);
+        room(
+            cx,
+            out,
+            rows.saturating_mul(rows.saturating_add(1)) / 2,
+            rows_s.span(),
+            "rows",
+        )?;
+        let cxo = number_or(cx, &g.centre_x, "centre_x", 0.0)?;
         let m = mass_of(cx, g, r, form)?;
         let x0 = cxo - (rows as f32 - 1.0) * r;
         for row in 0..rows {
@@ -446,6 +488,63 @@ impl<'a> Generator<'a> {
         }
         Ok(())
     }
+}
+
+/// Fails for the keys that have no effect on a body of kind `body_kind`: `shaker` but on a
+/// kinematic body, and on a fixed or kinematic one `inertia` and the velocities in `given`
+/// (a fixed body stays at rest, a kinematic one moves as its shaker says).
+fn refuse_unmoved(
+    cx: &Ctx,
+    body_kind: &str,
+    g: &BodySpec,
+    given: &[(&str, Option<Range<usize>>)],
+) -> Result<(), SceneError> {
+    if let Some(s) = g.shaker.as_ref().filter(|_| body_kind != "kinematic") {
+        return Err(cx.err(
+            s.span(),
+            "shaker",
+            "used only by kinematic bodies: add `kind = \"kinematic\"` or remove it",
+        ));
+    }
+    let why = match body_kind {
+        "fixed" => "a fixed body stays at rest",
+        "kinematic" => "a kinematic body moves as its shaker says",
+        _ => return Ok(()),
+    };
+    let inertia = ("inertia", sp(&g.inertia));
+    for (key, span) in given.iter().chain([&inertia]) {
+        if let Some(span) = span {
+            return Err(cx.err(
+                span.clone(),
+                key,
+                format!("has no effect on `kind = \"{body_kind}\"` bodies: {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The error unless `n` more bodies after the `made` so far stay within [`MAX_BODIES`] and can
+/// be allocated; reported at `span`, `key`.
+fn room(
+    cx: &Ctx,
+    out: &mut Vec<Body>,
+    n: usize,
+    span: Range<usize>,
+    key: &str,
+) -> Result<(), SceneError> {
+    if n > MAX_BODIES - out.len().min(MAX_BODIES) {
+        return Err(cx.err(
+            span,
+            key,
+            format!(
+                "makes {n} bodies after {} already made: a scene may have at most {MAX_BODIES}",
+                out.len()
+            ),
+        ));
+    }
+    out.try_reserve(n)
+        .map_err(|_| cx.err(span, key, format!("not enough memory for {n} more bodies")))
 }
 
 /// Mass of a body of `form` and radius `r` from the generator's `mass` or `density`.

@@ -4,7 +4,7 @@
 
 use super::origin::{Origin, Origins};
 use super::spec::{ForceSpec, JointSpec, SpringSpec, S, V3};
-use super::values::{finite3, need, only, sp, v3, Ctx};
+use super::values::{finite3, need, number, number_or, only, sp, Ctx};
 use super::{Group, SceneError};
 use glam::Vec3;
 use grains::body::Body;
@@ -254,9 +254,9 @@ impl Bodies<'_> {
         }
         d.motor = match (&j.motor_speed, &j.motor_max_force) {
             (Some(s), bound) => Some(Motor {
-                speed: *s.get_ref() as f32,
+                speed: number(cx, s, "motor_speed")?,
                 max_force: match bound {
-                    Some(f) => *f.get_ref() as f32,
+                    Some(f) => number(cx, f, "motor_max_force")?,
                     None => f32::INFINITY,
                 },
             }),
@@ -300,35 +300,28 @@ impl Bodies<'_> {
                 }
             },
         };
-        let number = |v: &Option<S<f64>>| v.as_ref().map_or(0.0, |v| *v.get_ref() as f32);
         Ok(SpringDesc {
             a,
             b,
             anchor_a,
             anchor_b,
-            stiffness: number(&s.stiffness),
-            damping: number(&s.damping),
-            rest_length: s.rest_length.as_ref().map(|l| *l.get_ref() as f32),
+            stiffness: number_or(cx, &s.stiffness, "stiffness", 0.0)?,
+            damping: number_or(cx, &s.damping, "damping", 0.0)?,
+            rest_length: match &s.rest_length {
+                Some(l) => Some(number(cx, l, "rest_length")?),
+                None => None,
+            },
             integration,
         })
     }
 
     fn force(&self, f: &ForceSpec) -> Result<AppliedForce, SceneError> {
         let cx = self.cx;
-        let finite = |v: &Option<S<f64>>, key| match v {
-            Some(x) if x.get_ref().is_finite() => Ok(*x.get_ref() as f32),
-            Some(x) => Err(cx.err(
-                x.span(),
-                key,
-                format!("must be finite, got {}", x.get_ref()),
-            )),
-            None => Ok(0.0),
-        };
         Ok(AppliedForce {
             body: self.body(&f.body, &f.index, "body", "index")?,
-            force: v3(f.force.get_ref()),
-            angular_frequency: finite(&f.angular_frequency, "angular_frequency")?,
-            phase: finite(&f.phase, "phase")?,
+            force: finite3(cx, &f.force, "force")?,
+            angular_frequency: number_or(cx, &f.angular_frequency, "angular_frequency", 0.0)?,
+            phase: number_or(cx, &f.phase, "phase", 0.0)?,
         })
     }
 }

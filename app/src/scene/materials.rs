@@ -4,7 +4,7 @@
 
 use super::origin::{Origin, Origins};
 use super::spec::{MaterialSpec, PairSpec, S};
-use super::values::{non_negative, Ctx};
+use super::values::{non_negative, number, Ctx};
 use super::SceneError;
 use grains::material::{Material, MaterialId};
 use grains::WorldBuilder;
@@ -47,15 +47,15 @@ pub(super) fn materials(
         if names.contains(m.name.get_ref()) {
             return Err(cx.err(m.name.span(), "name", "material defined twice"));
         }
-        let mut material = Material::new(*m.friction.get_ref() as f32);
+        let mut material = Material::new(number(cx, &m.friction, "friction")?);
         if let Some(e) = &m.restitution {
-            material = material.with_restitution(*e.get_ref() as f32);
+            material = material.with_restitution(number(cx, e, "restitution")?);
         }
         if let Some(e_r) = &m.spinning {
-            material = material.with_spinning(*e_r.get_ref() as f32);
+            material = material.with_spinning(number(cx, e_r, "spinning")?);
         }
         if let Some(e_roll) = &m.rolling {
-            material = material.with_rolling(*e_roll.get_ref() as f32);
+            material = material.with_rolling(number(cx, e_roll, "rolling")?);
         }
         world.material(material);
         names.push(m.name.get_ref().clone());

@@ -31,10 +31,21 @@ use grains::world::World;
 use grains::WorldBuilder;
 use origin::Origins;
 use spec::SceneSpec;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 use values::Ctx;
+
+/// The most bodies a scene may make, all generators together (a larger `count`, `counts`,
+/// `rows`, `n` or list is refused before anything is allocated).
+pub const MAX_BODIES: usize = 100_000_000;
+
+/// The most worker threads a scene's `threads` may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// The largest scene file read, in bytes (16 MiB); a larger one (or `/dev/zero`) is refused.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Why a scene file could not be used. Every variant names the file; those about a value also
 /// give its line and key.
@@ -121,10 +132,22 @@ impl Scene {
     /// [`Scene::parse`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Scene, SceneError> {
         let path = path.as_ref();
-        let src = std::fs::read_to_string(path).map_err(|e| SceneError::Read {
+        let unreadable = |reason: String| SceneError::Read {
             file: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
+            reason,
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| unreadable(e.to_string()))?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(unreadable(format!(
+                "larger than {} MiB, the most a scene file may be",
+                MAX_FILE_BYTES >> 20
+            )));
+        }
+        let src =
+            String::from_utf8(bytes).map_err(|e| unreadable(format!("not UTF-8 text ({e})")))?;
         Scene::parse(path, &src)
     }
 
@@ -237,7 +260,18 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     links.add_to(&mut world);
-    let steps = (meta.duration / settings.h as f64).round().max(1.0) as u64;
+    let steps = (meta.duration / settings.h as f64).round();
+    if steps < 1.0 {
+        return Err(cx.err(
+            spec.scene.duration.span(),
+            "duration",
+            format!(
+                "{} s is less than half a step of h = {} s: the run would take no step",
+                meta.duration, settings.h
+            ),
+        ));
+    }
+    let steps = steps as u64;
     let output = output::output(cx, &spec.output, steps, settings.planar)?;
     let observables = output::observables(cx, &spec.observables, &groups)?;
     Ok(Scene {

@@ -5,7 +5,7 @@ use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
 use grains_kernels::shape::{contact_points, Placed};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],
 /// centres in [lo, hi] (y = 0 in planar mode), whose bounding spheres (radius `bound(r)`) do not
@@ -79,25 +79,40 @@ pub(super) fn random_fill(
     placed
 }
 
-/// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m),
-/// the overlap being −Φ of their nearest points ([`contact_points`]; pairs the narrow phase does
-/// not detect never overlap). Pairs of bodies that cannot move (fixed or kinematic) are skipped:
-/// they never touch, so fixed spheres may intersect to make one rigid surface (V12's two
-/// spheres).
+/// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m)
+/// with i < j, the overlap being −Φ of their nearest points ([`contact_points`]; pairs the
+/// narrow phase does not detect never overlap); of pairs that overlap equally, the one with the
+/// smallest j, then the smallest i. Pairs of bodies that cannot move (fixed or kinematic) are
+/// skipped: they never touch, so fixed spheres may intersect to make one rigid surface (V12's
+/// two spheres).
+///
+/// Linear in the number of bodies whatever the mix of sizes: the bodies are sorted into levels
+/// by their bounding radius (level L: up to 2^(L+1) × the smallest), each level with a grid of
+/// cells twice its largest radius, and each body looks for partners in the 27 cells around it
+/// in the grids of its own level and of the larger ones, so one large rock among fine grains
+/// costs no more than a grain.
 pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
     let reach = |b: &Body| b.shape.bounding_radius(b.radius);
-    let rmax = bodies.iter().map(reach).fold(0.0f32, f32::max);
-    let cell = (2.0 * rmax).max(1e-9);
-    let mut grid: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
-    let key = |p: Vec3| {
-        (
-            (p.x / cell).floor() as i64,
-            (p.y / cell).floor() as i64,
-            (p.z / cell).floor() as i64,
-        )
+    let rmin = bodies.iter().map(reach).fold(f32::INFINITY, f32::min);
+    let level = |b: &Body| -> u32 {
+        let ratio = (reach(b) as f64 / rmin as f64).log2();
+        if ratio.is_finite() && ratio > 0.0 {
+            (ratio.floor() as u32).min(MAX_LEVEL)
+        } else {
+            0
+        }
     };
+    let mut levels: BTreeMap<u32, Level> = BTreeMap::new();
+    for b in bodies {
+        let l = levels.entry(level(b)).or_default();
+        l.cell = l.cell.max(2.0 * reach(b));
+    }
     for (i, b) in bodies.iter().enumerate() {
-        grid.entry(key(b.position)).or_default().push(i);
+        let l = levels
+            .get_mut(&level(b))
+            .expect("every level was made above");
+        let k = l.key(b.position);
+        l.grid.entry(k).or_default().push(i);
     }
     let placed = |b: &Body| Placed {
         centre: b.position,
@@ -105,30 +120,38 @@ pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, 
         radius: b.radius,
         shape: b.shape,
     };
+    let moves = |b: &Body| b.kind == BodyKind::Dynamic;
     let mut worst: Option<(usize, usize, f32)> = None;
     for (j, b) in bodies.iter().enumerate() {
-        let k = key(b.position);
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let Some(v) = grid.get(&(k.0 + dx, k.1 + dy, k.2 + dz)) else {
-                        continue;
-                    };
-                    let moves = |b: &Body| b.kind == BodyKind::Dynamic;
-                    for &i in v.iter().filter(|&&i| i < j) {
-                        let a = &bodies[i];
-                        if !(moves(a) || moves(b)) {
+        let own = level(b);
+        for (&l, grid) in levels.range(own..) {
+            let k = grid.key(b.position);
+            for dz in -1..=1 {
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        let Some(v) = grid.grid.get(&(k.0 + dx, k.1 + dy, k.2 + dz)) else {
                             continue;
-                        }
-                        let overlap = contact_points(&placed(a), &placed(b))
-                            .into_iter()
-                            .flatten()
-                            .map(|t| -t.phi)
-                            .fold(f32::NEG_INFINITY, f32::max);
-                        if overlap > tol * a.radius.min(b.radius)
-                            && worst.is_none_or(|w| overlap > w.2)
-                        {
-                            worst = Some((i, j, overlap));
+                        };
+                        // A pair within one level is met from both bodies: once, from the later.
+                        for &i in v.iter().filter(|&&i| l != own || i < j) {
+                            // The earlier body first, as the narrow phase orders a pair.
+                            let (lo, hi) = (i.min(j), i.max(j));
+                            let (a, c) = (&bodies[lo], &bodies[hi]);
+                            if !(moves(a) || moves(c)) {
+                                continue;
+                            }
+                            let overlap = contact_points(&placed(a), &placed(c))
+                                .into_iter()
+                                .flatten()
+                                .map(|t| -t.phi)
+                                .fold(f32::NEG_INFINITY, f32::max);
+                            let pair = (lo, hi, overlap);
+                            let better = |w: (usize, usize, f32)| {
+                                overlap > w.2 || (overlap == w.2 && (pair.1, pair.0) < (w.1, w.0))
+                            };
+                            if overlap > tol * a.radius.min(b.radius) && worst.is_none_or(better) {
+                                worst = Some(pair);
+                            }
                         }
                     }
                 }
@@ -136,4 +159,109 @@ pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, 
         }
     }
     worst
+}
+
+/// The most levels of [`worst_overlap`]'s grids: bodies 2^64 times larger than the smallest
+/// share the last one.
+const MAX_LEVEL: u32 = 64;
+
+/// One level of [`worst_overlap`]'s grids: the bodies of a range of sizes by cell.
+#[derive(Default)]
+struct Level {
+    /// Side of a cell: twice the largest bounding radius of the level.
+    cell: f32,
+    /// The bodies' indices by the cell of their centre.
+    grid: HashMap<(i64, i64, i64), Vec<usize>>,
+}
+
+impl Level {
+    /// The cell of point `p`.
+    fn key(&self, p: Vec3) -> (i64, i64, i64) {
+        let cell = self.cell.max(1e-9);
+        (
+            (p.x / cell).floor() as i64,
+            (p.y / cell).floor() as i64,
+            (p.z / cell).floor() as i64,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grains::body::Body;
+
+    /// Every pair, the way the grids must agree with.
+    fn brute(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
+        let placed = |b: &Body| Placed {
+            centre: b.position,
+            q: b.orientation,
+            radius: b.radius,
+            shape: b.shape,
+        };
+        let mut worst: Option<(usize, usize, f32)> = None;
+        for j in 0..bodies.len() {
+            for i in 0..j {
+                let (a, b) = (&bodies[i], &bodies[j]);
+                if a.kind != BodyKind::Dynamic && b.kind != BodyKind::Dynamic {
+                    continue;
+                }
+                let overlap = contact_points(&placed(a), &placed(b))
+                    .into_iter()
+                    .flatten()
+                    .map(|t| -t.phi)
+                    .fold(f32::NEG_INFINITY, f32::max);
+                if overlap > tol * a.radius.min(b.radius) && worst.is_none_or(|w| overlap > w.2) {
+                    worst = Some((i, j, overlap));
+                }
+            }
+        }
+        worst
+    }
+
+    #[test]
+    fn the_grids_find_what_every_pair_finds_with_any_size_mix() {
+        let mut rng = SplitMix64(99);
+        for case in 0..200 {
+            let n = 2 + case % 40;
+            let bodies: Vec<Body> = (0..n)
+                .map(|k| {
+                    let mut u = || rng.next_f64() as f32;
+                    let r = if k % 7 == 0 {
+                        0.01 + 3.0 * u()
+                    } else {
+                        0.01 + 0.05 * u()
+                    };
+                    let p = Vec3::new(u(), u(), u()) * 2.0;
+                    let b = Body::sphere(p, r, 1.0);
+                    if k % 5 == 0 {
+                        b.fixed()
+                    } else {
+                        b
+                    }
+                })
+                .collect();
+            assert_eq!(
+                worst_overlap(&bodies, 0.01),
+                brute(&bodies, 0.01),
+                "case {case}"
+            );
+        }
+    }
+
+    #[test]
+    fn one_large_rock_among_many_grains_is_checked_in_linear_time() {
+        // 27,000 grains on a lattice and one 10 m rock far beside them: 13 s with one grid of
+        // cells the rock's size, a few tens of milliseconds with the levels.
+        let mut bodies: Vec<Body> = (0..27_000)
+            .map(|k| {
+                let (i, j, l) = (k % 30, (k / 30) % 30, k / 900);
+                Body::sphere(Vec3::new(i as f32, j as f32, l as f32) * 0.011, 0.005, 1.0)
+            })
+            .collect();
+        bodies.push(Body::sphere(Vec3::new(30.0, 0.0, 0.0), 10.0, 1.0));
+        let t = std::time::Instant::now();
+        assert_eq!(worst_overlap(&bodies, 0.01), None);
+        assert!(t.elapsed().as_secs_f64() < 1.0, "took {:?}", t.elapsed());
+    }
 }

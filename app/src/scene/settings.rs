@@ -3,9 +3,10 @@
 //! knows is checked: the preset's and the choices' names, counts that must be whole.
 
 use super::origin::Origin;
+use super::spec::S;
 use super::spec::{EnvelopeSpec, MetaSpec, SettingsSpec};
 use super::values::{count, count_u32, finite3, need, non_negative, only, positive, sp, Ctx};
-use super::SceneError;
+use super::{SceneError, MAX_THREADS};
 use grains::settings::{Backend, Envelope, Settings};
 use grains::SolverKind;
 
@@ -31,13 +32,42 @@ pub(super) fn meta(cx: &Ctx, meta: &MetaSpec) -> Result<Meta, SceneError> {
             ));
         }
     }
+    folder_name(cx, &meta.name)?;
     Ok(Meta {
-        duration: non_negative(cx, &meta.duration, "duration")? as f64,
+        duration: positive(cx, &meta.duration, "duration")? as f64,
         overlap_tolerance: match &meta.overlap_tolerance {
             Some(t) => non_negative(cx, t, "overlap_tolerance")?,
             None => 0.01,
         },
     })
+}
+
+/// The longest scene name, in bytes (a file name's limit on common file systems).
+const MAX_NAME_BYTES: usize = 255;
+
+/// Checks that the scene's `name`, the default output folder `results/<name>`, is one plain
+/// path component: not empty, no `/` or `\`, no leading `.` (so neither `.` nor `..`), no
+/// control character, at most [`MAX_NAME_BYTES`] bytes.
+fn folder_name(cx: &Ctx, name: &S<String>) -> Result<(), SceneError> {
+    let n = name.get_ref();
+    let problem = if n.is_empty() {
+        "must not be empty"
+    } else if n.len() > MAX_NAME_BYTES {
+        "must be at most 255 bytes long"
+    } else if n.starts_with('.') {
+        "must not start with `.`"
+    } else if n.contains(['/', '\\']) {
+        "must not contain `/` or `\\`"
+    } else if n.chars().any(char::is_control) {
+        "must not contain control characters"
+    } else {
+        return Ok(());
+    };
+    Err(cx.err(
+        name.span(),
+        "name",
+        format!("{problem}: the name is the output folder `results/<name>`, one plain folder name"),
+    ))
 }
 
 /// Reads `[settings]`: the preset, then each key that overrides it; with the origin of each
@@ -96,7 +126,9 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
     if let Some(v) = &s.contact_frequency {
         settings.contact_frequency = match v.get_ref() {
             toml::Value::String(t) if t == "inf" || t == "rigid" => f32::INFINITY,
-            toml::Value::Float(f) if *f > 0.0 => *f as f32,
+            toml::Value::Float(f) if (f32::MIN_POSITIVE as f64..=f32::MAX as f64).contains(f) => {
+                *f as f32
+            }
             toml::Value::Integer(i) if *i > 0 => *i as f32,
             other => {
                 return Err(cx.err(
@@ -115,6 +147,13 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
     }
     if let Some(v) = &s.threads {
         settings.threads = count(cx, v, "threads", 1)? as usize;
+        if settings.threads > MAX_THREADS {
+            return Err(cx.err(
+                v.span(),
+                "threads",
+                format!("must be at most {MAX_THREADS}, got {}", v.get_ref()),
+            ));
+        }
     }
     if let Some(v) = &s.backend {
         settings.backend = match v.get_ref().as_str() {

@@ -8,6 +8,31 @@ use glam::Vec3;
 use std::ops::Range;
 use std::path::Path;
 
+/// The most characters of a key shown in an error message.
+const MAX_KEY_CHARS: usize = 80;
+
+/// The most characters of a problem shown in an error message (it may quote a value of the
+/// file: a name, a kind).
+const MAX_PROBLEM_CHARS: usize = 240;
+
+/// `text` as one line of at most `max` characters: control characters (newlines, escapes)
+/// written as escapes (`\n`, `\u{1b}`), and `…` in place of the rest of a longer text.
+pub(super) fn shown(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Context for error messages: the file, its text, and the span → line conversion.
 pub(super) struct Ctx<'a> {
     /// The scene file.
@@ -32,8 +57,8 @@ impl Ctx<'_> {
         SceneError::Invalid {
             file: self.file.to_path_buf(),
             line: self.line(span.start),
-            key: key.to_string(),
-            problem: problem.into(),
+            key: shown(key, MAX_KEY_CHARS),
+            problem: shown(&problem.into(), MAX_PROBLEM_CHARS),
         }
     }
 
@@ -72,27 +97,61 @@ impl Ctx<'_> {
         SceneError::Invalid {
             file: self.file.to_path_buf(),
             line,
-            key,
-            problem: msg,
+            key: shown(&key, MAX_KEY_CHARS),
+            problem: shown(&msg, MAX_PROBLEM_CHARS),
         }
     }
 }
 
-/// A vector as written, in the engine's precision.
-pub(super) fn v3(v: &V3) -> Vec3 {
-    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+/// True when `x` is finite and survives the cast to the engine's `f32`: 0, or a magnitude in
+/// [`f32::MIN_POSITIVE`, `f32::MAX`] (`1e39` would become infinite, `1e-300` zero).
+fn fits_f32(x: f64) -> bool {
+    x == 0.0 || (x.is_finite() && (f32::MIN_POSITIVE as f64..=f32::MAX as f64).contains(&x.abs()))
+}
+
+/// The message for a number outside the engine's single precision.
+fn out_of_f32(x: impl std::fmt::Debug) -> String {
+    format!(
+        "must be finite and 0 or of magnitude between {:e} and {:e} (the engine's single precision), got {x:?}",
+        f32::MIN_POSITIVE,
+        f32::MAX
+    )
+}
+
+/// A finite number within the engine's single precision (see `fits_f32`).
+pub(super) fn number(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f32, SceneError> {
+    let x = *v.get_ref();
+    if fits_f32(x) {
+        Ok(x as f32)
+    } else {
+        Err(cx.err(v.span(), key, out_of_f32(x)))
+    }
+}
+
+/// The value of an optional number (see [`number`]), `default` when it is not written.
+pub(super) fn number_or(
+    cx: &Ctx,
+    v: &Option<S<f64>>,
+    key: &str,
+    default: f32,
+) -> Result<f32, SceneError> {
+    v.as_ref().map_or(Ok(default), |v| number(cx, v, key))
 }
 
 /// A positive, finite number.
 pub(super) fn positive(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f32, SceneError> {
     let x = *v.get_ref();
-    if x.is_finite() && x > 0.0 {
+    if x > 0.0 && fits_f32(x) {
         Ok(x as f32)
     } else {
         Err(cx.err(
             v.span(),
             key,
-            format!("must be positive and finite, got {x}"),
+            format!(
+                "must be positive and finite, between {:e} and {:e}, got {x}",
+                f32::MIN_POSITIVE,
+                f32::MAX
+            ),
         ))
     }
 }
@@ -100,10 +159,18 @@ pub(super) fn positive(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f32, SceneErro
 /// A finite number ≥ 0.
 pub(super) fn non_negative(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f32, SceneError> {
     let x = *v.get_ref();
-    if x.is_finite() && x >= 0.0 {
+    if x >= 0.0 && fits_f32(x) {
         Ok(x as f32)
     } else {
-        Err(cx.err(v.span(), key, format!("must be finite and ≥ 0, got {x}")))
+        Err(cx.err(
+            v.span(),
+            key,
+            format!(
+                "must be finite and ≥ 0, 0 or between {:e} and {:e}, got {x}",
+                f32::MIN_POSITIVE,
+                f32::MAX
+            ),
+        ))
     }
 }
 
@@ -131,10 +198,10 @@ pub(super) fn count_u32(cx: &Ctx, v: &S<i64>, key: &str, min: i64) -> Result<u32
 /// A vector of finite numbers.
 pub(super) fn finite3(cx: &Ctx, v: &S<V3>, key: &str) -> Result<Vec3, SceneError> {
     let x = v.get_ref();
-    if x.iter().all(|c| c.is_finite()) {
-        Ok(v3(x))
+    if x.iter().all(|&c| fits_f32(c)) {
+        Ok(Vec3::new(x[0] as f32, x[1] as f32, x[2] as f32))
     } else {
-        Err(cx.err(v.span(), key, format!("must be finite, got {x:?}")))
+        Err(cx.err(v.span(), key, out_of_f32(x)))
     }
 }
 

@@ -4,8 +4,8 @@
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::spec::{ContainerSpec, ShakerSpec, S};
-use super::values::{count, finite3, need, non_negative, only, positive, sp, Ctx};
-use super::SceneError;
+use super::values::{count, finite3, need, non_negative, number_or, only, positive, sp, Ctx};
+use super::{SceneError, MAX_BODIES};
 use crate::bounds::Bounds;
 use crate::pour::PourScene;
 use glam::Vec3;
@@ -89,10 +89,7 @@ fn shaker(cx: &Ctx, sh: &ShakerSpec) -> Result<Prescribed, SceneError> {
                     need(cx, &sh.frequency, "frequency", &sh.kind)?,
                     "frequency",
                 )?,
-                phase: match &sh.phase {
-                    Some(p) => *p.get_ref() as f32,
-                    None => 0.0,
-                },
+                phase: number_or(cx, &sh.phase, "phase", 0.0)?,
             })
         }
         "constant" => {
@@ -183,6 +180,18 @@ fn container(
     ];
     let material = materials.id(cx, &c.material)?;
     let motion = shakers.motion(cx, &c.shaker)?;
+    if let (Some(Prescribed::Constant { angular, .. }), Some(s)) = (motion, &c.shaker) {
+        if angular != Vec3::ZERO {
+            return Err(cx.err(
+                s.span(),
+                "shaker",
+                format!(
+                    "shaker \"{}\" turns (angular = {angular}), but walls only translate: give a container a shaker without `angular`",
+                    s.get_ref()
+                ),
+            ));
+        }
+    }
     let with = |w: WallDesc| WallDesc {
         material,
         motion,
@@ -210,7 +219,15 @@ fn container(
                 }
             } else {
                 only(cx, &c.kind, &given, &["n"])?;
-                let n = count(cx, need(cx, &c.n, "n", &c.kind)?, "n", 1)? as usize;
+                let n_s = need(cx, &c.n, "n", &c.kind)?;
+                let n = count(cx, n_s, "n", 1)? as usize;
+                if n > MAX_BODIES {
+                    return Err(cx.err(
+                        n_s.span(),
+                        "n",
+                        format!("must be at most {MAX_BODIES} (the most bodies a scene may have), got {n}"),
+                    ));
+                }
                 let ps = PourScene::new(n);
                 BoxContainer {
                     floor_centre: Vec3::ZERO,
@@ -230,10 +247,7 @@ fn container(
         }
         "floor" => {
             only(cx, &c.kind, &given, &["z"])?;
-            let z = match &c.z {
-                Some(z) => *z.get_ref() as f32,
-                None => 0.0,
-            };
+            let z = number_or(cx, &c.z, "z", 0.0)?;
             WallDesc::plane(Vec3::new(0.0, 0.0, z), Vec3::Z)
         }
         "plane" => {

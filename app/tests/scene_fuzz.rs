@@ -1,0 +1,264 @@
+//! A deterministic mutation test of the scene parser: every small scene of `scenes/` with a
+//! fixed-seed series of edits (a line deleted, duplicated or swapped, a number made 0, −1,
+//! 1e39, nan, huge or tiny, a string changed, a character flipped, the text cut short). Whatever
+//! the edit, [`Scene::parse`] must not panic and each error must be one line; a scene that
+//! parses and is small must build its world on one thread without a panic.
+//!
+//! `scene_mutations_ci` runs a fixed number of cases (seconds in release);
+//! `scene_mutations_long` (ignored) runs `GRAINS_FUZZ_CASES` of them (default 100,000) and
+//! prints the count and the rate:
+//!
+//! ```text
+//! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains-app --test scene_fuzz -- --ignored --nocapture
+//! ```
+
+use grains_app::scene::Scene;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Scenes whose `count` or `n` is above this are left out (they take seconds to generate).
+const MAX_SCENE_COUNT: i64 = 10_000;
+
+/// A mutated scene with more bodies than this is parsed but its world is not built.
+const MAX_BUILT_BODIES: usize = 10_000;
+
+/// The numbers a number of the file may become.
+const NUMBERS: [&str; 12] = [
+    "0",
+    "-1",
+    "1e39",
+    "-1e39",
+    "nan",
+    "inf",
+    "1e300",
+    "1e-300",
+    "9223372036854775807",
+    "99999999999",
+    "-0.0",
+    "1.5",
+];
+
+/// The strings a string of the file may become.
+const STRINGS: [&str; 9] = [
+    "",
+    "x",
+    "../../x",
+    "/abs",
+    "a\\nb",
+    "\\u001b[31m",
+    "dynamic",
+    "random",
+    "sphere",
+];
+
+/// SplitMix64: the cases' random numbers, the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in 0..n (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The small scenes of `scenes/`, by name, with their text.
+fn small_scenes() -> Vec<(PathBuf, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes");
+    let mut scenes: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .filter(|(_, text)| {
+            let table: toml::Table = text.parse().unwrap();
+            let counts = |t: &toml::Value| {
+                ["count", "n"]
+                    .iter()
+                    .filter_map(|k| t.get(k).and_then(toml::Value::as_integer))
+                    .max()
+                    .unwrap_or(0)
+            };
+            ["bodies", "containers"]
+                .iter()
+                .filter_map(|k| table.get(*k).and_then(toml::Value::as_array))
+                .flatten()
+                .all(|t| counts(t) <= MAX_SCENE_COUNT)
+        })
+        .collect();
+    scenes.sort();
+    scenes
+}
+
+/// Byte ranges of the numbers of `text` (a digit, or a sign before one, not inside a word).
+fn numbers(text: &str) -> Vec<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let after_word = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if starts && !after_word {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b"._+-".contains(&b[j])) {
+                j += 1;
+            }
+            out.push(i..j);
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Byte ranges of the contents of the one-line `"…"` strings of `text`.
+fn strings(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let quotes: Vec<usize> = line.match_indices('"').map(|(i, _)| start + i).collect();
+        out.extend(quotes.chunks_exact(2).map(|q| q[0] + 1..q[1]));
+        start += line.len();
+    }
+    out
+}
+
+/// `text` (not empty) with one edit drawn from `rng`.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let with_lines = |rng: &mut Rng, f: &dyn Fn(&mut Vec<&str>, &mut Rng)| {
+        let mut ls = lines.clone();
+        f(&mut ls, rng);
+        ls.join("\n")
+    };
+    let replace = |range: std::ops::Range<usize>, by: &str| {
+        format!("{}{by}{}", &text[..range.start], &text[range.end..])
+    };
+    match rng.below(8) {
+        0 => with_lines(rng, &|ls, rng| {
+            ls.remove(rng.below(ls.len()));
+        }),
+        1 => with_lines(rng, &|ls, rng| {
+            let i = rng.below(ls.len());
+            ls.insert(i, ls[i]);
+        }),
+        2 => with_lines(rng, &|ls, rng| {
+            let (i, j) = (rng.below(ls.len()), rng.below(ls.len()));
+            ls.swap(i, j);
+        }),
+        3 | 4 => {
+            let ns = numbers(text);
+            if ns.is_empty() {
+                return text.to_string();
+            }
+            let r = ns[rng.below(ns.len())].clone();
+            replace(r, NUMBERS[rng.below(NUMBERS.len())])
+        }
+        5 => {
+            let ss = strings(text);
+            if ss.is_empty() {
+                return text.to_string();
+            }
+            let r = ss[rng.below(ss.len())].clone();
+            let long = "é".repeat(300);
+            let choice = rng.below(STRINGS.len() + 1);
+            replace(r, STRINGS.get(choice).copied().unwrap_or(&long))
+        }
+        6 => {
+            let mut chars: Vec<char> = text.chars().collect();
+            let i = rng.below(chars.len());
+            let flips = b"0123456789.-=[]{}\",#\n ae_";
+            chars[i] = flips[rng.below(flips.len())] as char;
+            chars.into_iter().collect()
+        }
+        _ => {
+            let mut cut = rng.below(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text[..cut].to_string()
+        }
+    }
+}
+
+/// Parses `text` (and builds its world on one thread if it is small); panics with the case if
+/// anything panics or an error is not one line. Returns whether the scene was accepted.
+fn check(name: &Path, case: u64, text: &str) -> bool {
+    let outcome = catch_unwind(AssertUnwindSafe(|| match Scene::parse(name, text) {
+        Ok(scene) if scene.builder().bodies().len() <= MAX_BUILT_BODIES => {
+            scene.world(Some(1)).map(|_| ()).map_err(|e| e.to_string())
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }));
+    match outcome {
+        Err(_) => panic!("case {case} of {}: panicked on:\n{text}", name.display()),
+        Ok(Err(msg)) => {
+            assert!(
+                msg.lines().count() == 1 && !msg.contains('\r'),
+                "case {case} of {}: not one line: {msg:?}",
+                name.display()
+            );
+            false
+        }
+        Ok(Ok(())) => true,
+    }
+}
+
+/// Runs `cases` mutations (one to three edits each), spread over the small scenes; returns
+/// how many were accepted.
+fn run(cases: u64) -> u64 {
+    let scenes = small_scenes();
+    assert!(scenes.len() >= 10, "only {} small scenes", scenes.len());
+    for (path, text) in &scenes {
+        assert!(check(path, 0, text), "{} does not parse", path.display());
+    }
+    let mut rng = Rng(0x5CE_4E5);
+    let mut accepted = 0;
+    for case in 0..cases {
+        let (path, text) = &scenes[rng.below(scenes.len())];
+        let mut t = text.clone();
+        for _ in 0..1 + rng.below(3) {
+            t = mutate(&t, &mut rng);
+            if t.is_empty() {
+                break;
+            }
+        }
+        accepted += u64::from(check(path, case, &t));
+    }
+    accepted
+}
+
+#[test]
+fn scene_mutations_ci() {
+    run(3000);
+}
+
+#[test]
+#[ignore = "long: GRAINS_FUZZ_CASES cases (default 100,000)"]
+fn scene_mutations_long() {
+    let cases = std::env::var("GRAINS_FUZZ_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100_000);
+    let t = Instant::now();
+    let accepted = run(cases);
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{cases} mutated scenes ({accepted} accepted) in {s:.1} s: {:.0} per second",
+        cases as f64 / s
+    );
+}

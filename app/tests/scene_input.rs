@@ -1,0 +1,271 @@
+//! Scene input that cannot hang, crash, overflow or be silently ignored: each case is refused
+//! by the scene layer with one line naming the file, the line and the key.
+
+use grains_app::scene::{Scene, SceneError, MAX_BODIES, MAX_FILE_BYTES};
+use std::path::Path;
+
+/// A valid scene: two spheres in a box; the tests change one key of it at a time.
+const GOOD: &str = r#"[scene]
+name = "ok"
+duration = 0.05
+
+[settings]
+preset = "granular"
+h = 0.01
+
+[[materials]]
+name = "grain"
+friction = 0.5
+
+[[shakers]]
+name = "spin"
+kind = "constant"
+angular = [0.0, 0.0, 1.0]
+
+[[shakers]]
+name = "slide"
+kind = "constant"
+linear = [0.1, 0.0, 0.0]
+
+[[containers]]
+kind = "box"
+width_x = 1.0
+width_y = 1.0
+height = 1.0
+
+[[bodies]]
+generator = "single"
+name = "ball"
+radius = 0.1
+density = 1000.0
+position = [0.0, 0.0, 0.2]
+"#;
+
+/// `GOOD` with `from` replaced by `to` (which must occur).
+fn with(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "{from}");
+    GOOD.replacen(from, to, 1)
+}
+
+/// The 1-based line of the first line of `text` holding `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+/// Parses `text`; asserts it is refused with one line naming the file, `line` and `key`.
+fn refused(text: &str, line: usize, key: &str) -> String {
+    let Err(e) = Scene::parse(Path::new("s.toml"), text) else {
+        panic!("accepted");
+    };
+    let msg = e.to_string();
+    assert_eq!(msg.lines().count(), 1, "not one line: {msg}");
+    let want = format!("s.toml:{line}: key `{key}`");
+    assert!(msg.starts_with(&want), "expected `{want}` in: {msg}");
+    msg
+}
+
+/// Refused at the line of `needle` (the first line holding it), key `key`.
+fn refused_at(text: &str, needle: &str, key: &str) -> String {
+    refused(text, line_of(text, needle), key)
+}
+
+#[test]
+fn the_base_scene_is_good() {
+    let s = Scene::parse(Path::new("s.toml"), GOOD).unwrap();
+    assert_eq!(s.total_steps(), 5);
+    s.world(Some(1)).unwrap();
+}
+
+#[test]
+fn a_run_of_no_steps_is_refused() {
+    refused_at(
+        &with("duration = 0.05", "duration = 0"),
+        "duration",
+        "duration",
+    );
+    refused_at(
+        &with("duration = 0.05", "duration = 0.004"),
+        "duration",
+        "duration",
+    );
+    let t = with("h = 0.01", "h = 0.5");
+    assert!(refused_at(&t, "duration", "duration").contains("no step"));
+}
+
+#[test]
+fn numbers_outside_single_precision_are_refused_at_their_key() {
+    for (from, to, key) in [
+        ("radius = 0.1", "radius = 1e39", "radius"),
+        ("radius = 0.1", "radius = 1e-300", "radius"),
+        ("density = 1000.0", "density = 1e39", "density"),
+        ("h = 0.01", "h = 1e-300", "h"),
+        ("friction = 0.5", "friction = 1e39", "friction"),
+        ("friction = 0.5", "friction = 1e-300", "friction"),
+        (
+            "position = [0.0, 0.0, 0.2]",
+            "position = [1e-300, 0.0, 0.2]",
+            "position",
+        ),
+        (
+            "position = [0.0, 0.0, 0.2]",
+            "position = [1e39, 0.0, 0.2]",
+            "position",
+        ),
+        ("width_x = 1.0", "width_x = 1e39", "width_x"),
+        (
+            "linear = [0.1, 0.0, 0.0]",
+            "linear = [1e39, 0.0, 0.0]",
+            "linear",
+        ),
+    ] {
+        let t = with(from, to);
+        let needle = to.split(' ').next().unwrap();
+        let msg = refused(&t, line_of(&t, to), key);
+        assert!(
+            msg.contains("single precision") || msg.contains("between"),
+            "{needle}: {msg}"
+        );
+    }
+    let t = with("kind = \"box\"", "kind = \"floor\"\nz = 1e-300")
+        .replace("width_x = 1.0\nwidth_y = 1.0\nheight = 1.0\n", "");
+    refused_at(&t, "z = 1e-300", "z");
+}
+
+#[test]
+fn a_container_given_a_turning_shaker_is_refused() {
+    let t = with("height = 1.0", "height = 1.0\nshaker = \"spin\"");
+    refused_at(&t, "shaker = \"spin\"", "shaker");
+    // A shaker that only translates moves the walls.
+    let t = with("height = 1.0", "height = 1.0\nshaker = \"slide\"");
+    Scene::parse(Path::new("s.toml"), &t).unwrap();
+}
+
+#[test]
+fn keys_without_effect_on_a_body_are_refused() {
+    let t = with(
+        "density = 1000.0",
+        "density = 1000.0\nkind = \"fixed\"\nvelocity = [1.0, 0.0, 0.0]",
+    );
+    refused_at(&t, "velocity", "velocity");
+    let t = with(
+        "density = 1000.0",
+        "density = 1000.0\nkind = \"fixed\"\nangular_velocity = [1.0, 0.0, 0.0]",
+    );
+    refused_at(&t, "angular_velocity", "angular_velocity");
+    let t = with(
+        "density = 1000.0",
+        "density = 1000.0\nkind = \"kinematic\"\nshaker = \"slide\"\ninertia = 1.0",
+    );
+    refused_at(&t, "inertia", "inertia");
+    let t = with("density = 1000.0", "density = 1000.0\nshaker = \"slide\"");
+    refused_at(&t, "shaker = \"slide\"", "shaker");
+    let t = with("generator = \"single\"", "generator = \"list\"\nkind = \"fixed\"\nlist = [{ position = [0.0, 0.0, 0.2], velocity = [1.0, 0.0, 0.0] }]")
+        .replace("position = [0.0, 0.0, 0.2]\n", "");
+    refused_at(&t, "list =", "velocity");
+}
+
+#[test]
+fn counts_beyond_the_body_limit_are_refused_before_allocating() {
+    let lattice = |counts: &str, count: &str| {
+        with(
+            "generator = \"single\"",
+            &format!("generator = \"lattice\"\norigin = [0.0, 0.0, 0.2]\nspacing = 0.3\ncounts = {counts}{count}"),
+        )
+        .replace("position = [0.0, 0.0, 0.2]\n", "")
+    };
+    let big = i64::MAX.to_string();
+    refused_at(
+        &lattice(&format!("[{big}, {big}, {big}]"), ""),
+        "counts",
+        "counts",
+    );
+    refused_at(&lattice("[100000, 100000, 100000]", ""), "counts", "counts");
+    let msg = refused_at(
+        &lattice("[100000, 100000, 100000]", "\ncount = 200000000"),
+        "count =",
+        "count",
+    );
+    assert!(msg.contains(&MAX_BODIES.to_string()), "{msg}");
+    let pour = with(
+        "generator = \"single\"",
+        &format!("generator = \"pour_lattice\"\ncount = {big}"),
+    )
+    .replace(
+        "radius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]\n",
+        "",
+    );
+    refused_at(&pour, "count =", "count");
+    let fill = with(
+        "generator = \"single\"",
+        "generator = \"random_fill\"\nregion_min = [0.0, 0.0, 0.0]\nregion_max = [1.0, 1.0, 1.0]\ncount = 100000001",
+    )
+    .replace("position = [0.0, 0.0, 0.2]\n", "");
+    refused_at(&fill, "count =", "count");
+    let pour_box = with("kind = \"box\"", &format!("kind = \"pour_box\"\nn = {big}"))
+        .replace("width_x = 1.0\nwidth_y = 1.0\nheight = 1.0\n", "");
+    refused_at(&pour_box, "n = 9223", "n");
+}
+
+#[test]
+fn threads_beyond_the_limit_are_refused() {
+    let t = with("h = 0.01", "h = 0.01\nthreads = 1000000");
+    assert!(refused_at(&t, "threads", "threads").contains("1024"));
+    Scene::parse(
+        Path::new("s.toml"),
+        &with("h = 0.01", "h = 0.01\nthreads = 1024"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn an_endless_or_huge_file_is_one_clean_error() {
+    let Err(e) = Scene::load("/dev/zero") else {
+        panic!("accepted");
+    };
+    assert!(matches!(e, SceneError::Read { .. }), "{e}");
+    assert!(e.to_string().contains("MiB"), "{e}");
+    let dir = std::env::temp_dir().join(format!("grains-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("big.toml");
+    let mut text = GOOD.to_string();
+    text.push_str(&"#".repeat(MAX_FILE_BYTES as usize));
+    std::fs::write(&f, text).unwrap();
+    assert!(matches!(Scene::load(&f), Err(SceneError::Read { .. })));
+    std::fs::write(&f, GOOD).unwrap();
+    Scene::load(&f).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn names_in_messages_are_one_short_line() {
+    let long = "m".repeat(1_000_000);
+    let t = with(
+        "density = 1000.0",
+        &format!("density = 1000.0\nmaterial = \"{long}\\nsecond line\""),
+    );
+    let msg = refused_at(&t, "material = ", "material");
+    assert!(msg.len() < 400, "{} bytes", msg.len());
+    let t = with(
+        "density = 1000.0",
+        "density = 1000.0\nmaterial = \"a\\nb\\u001b[31m\"",
+    );
+    let msg = refused_at(&t, "material = ", "material");
+    assert!(msg.contains("a\\nb\\u{1b}"), "{msg}");
+}
+
+#[test]
+fn the_scene_name_is_one_plain_folder_name() {
+    for bad in [
+        "", "../../x", "/abs", "a/b", "a\\\\b", ".hidden", "..", "a\\nb", "a\\u0007",
+    ] {
+        let t = with("name = \"ok\"", &format!("name = \"{bad}\""));
+        refused(&t, 2, "name");
+    }
+    let t = with("name = \"ok\"", &format!("name = \"{}\"", "n".repeat(256)));
+    refused(&t, 2, "name");
+    Scene::parse(
+        Path::new("s.toml"),
+        &with("name = \"ok\"", "name = \"a b-c_d.1 é\""),
+    )
+    .unwrap();
+}
