@@ -30,7 +30,7 @@ pub struct Health {
     /// The deepest overlap exceeds `max_penetration` × the smallest radius.
     pub penetration: Check,
     /// The deepest overlap allowed, as a multiple of the smallest body radius (default 0.5;
-    /// settled piles and shaken beds stay near 0.15).
+    /// poured piles and shaken beds stay well below).
     pub max_penetration: f32,
     /// The kinetic energy grew by more than `energy_growth` × its value before the step plus
     /// what gravity, moving walls and kinematic bodies can supply in one step (see
