@@ -29,8 +29,8 @@ pub struct Health {
     pub non_finite: Check,
     /// The deepest overlap exceeds `max_penetration` × the smallest radius.
     pub penetration: Check,
-    /// The deepest overlap allowed, as a multiple of the smallest body radius (default 0.5;
-    /// poured piles and shaken beds stay well below).
+    /// The deepest overlap allowed, as a multiple of the smallest body radius (default 1;
+    /// poured piles and shaken beds stay well below 0.5).
     pub max_penetration: f32,
     /// The kinetic energy grew by more than `energy_growth` × its value before the step plus
     /// what gravity, moving walls and kinematic bodies can supply in one step (see
@@ -45,7 +45,7 @@ impl Default for Health {
         Health {
             non_finite: Check::Stop,
             penetration: Check::Stop,
-            max_penetration: 0.5,
+            max_penetration: 1.0,
             energy: Check::Stop,
             energy_growth: 2.0,
         }
@@ -86,7 +86,7 @@ pub enum Fault {
     },
     /// The kinetic energy grew by more than the world could supply in one step:
     /// `after > growth · before + |a| h √(2 M max(before, after)) + ½ M a² h² + 2 M V²`, with M
-    /// the dynamic mass, a gravity and V the fastest wall or kinematic body surface.
+    /// the dynamic mass, a gravity, h the time since the last check and V the fastest wall or kinematic body surface.
     #[error("kinetic energy jumped from {before:.3e} J to {after:.3e} J, more than gravity and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega) or h is too large")]
     Energy {
         /// Kinetic energy before the step (J).
@@ -124,8 +124,9 @@ pub(crate) struct Monitor {
     pub mass: f64,
     /// False where applied forces, joints or springs make the energy check unbounded.
     pub energy_bounded: bool,
-    /// The kinetic energy the next step's check starts from; `None` after an edit of the state.
-    pub before: Option<f64>,
+    /// The step and kinetic energy the next check starts from (on the GPU the last read-back,
+    /// possibly several steps back); `None` after an edit of the state.
+    pub before: Option<(u64, f64)>,
     /// Faults of checks set to [`Check::Warn`], oldest first, at most [`WARNINGS_KEPT`].
     pub warnings: Vec<(u64, Fault)>,
 }
@@ -178,8 +179,11 @@ impl Monitor {
         });
         self.judge(health.penetration, step, fault)?;
         let after = stats.kinetic_energy;
-        let before = self.before.replace(after);
-        if let (true, Some(before)) = (self.energy_bounded, before) {
+        if let (true, Some((since, before))) =
+            (self.energy_bounded, self.before.replace((step, after)))
+        {
+            // Gravity's work over the steps since the energy `before`.
+            let h = h * step.saturating_sub(since).max(1) as f32;
             let v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length())
