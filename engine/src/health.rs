@@ -85,8 +85,9 @@ pub enum Fault {
         limit: f32,
     },
     /// The kinetic energy grew by more than the world could supply in one step:
-    /// `after > growth · before + |a| h √(2 M max(before, after)) + ½ M a² h² + 2 M V²`, with M
-    /// the dynamic mass, a gravity, h the time since the last check and V the fastest wall or kinematic body surface.
+    /// `after > growth · before + |a| h √(2 M max(before, after)) + ½ M a² h² + 2 M V² + M a r`, with M
+    /// the dynamic mass, a gravity, h the time since the last check V the fastest wall or kinematic body surface and r the smallest radius (overlaps
+    /// released).
     #[error("kinetic energy jumped from {before:.3e} J to {after:.3e} J, more than gravity and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega) or h is too large")]
     Energy {
         /// Kinetic energy before the step (J).
@@ -192,7 +193,8 @@ impl Monitor {
             let allowed = health.energy_growth as f64 * before
                 + a * h * (2.0 * m * before.max(after)).sqrt()
                 + 0.5 * m * (a * h).powi(2)
-                + 2.0 * m * v * v;
+                + 2.0 * m * v * v
+                + m * a * self.r_min as f64;
             let fault = (after > allowed).then_some(Fault::Energy {
                 before,
                 after,
