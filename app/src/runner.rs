@@ -12,7 +12,7 @@ use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
 use grains::settings::Backend;
 use grains::snapshot::Snapshot;
 use grains::world::World;
-use grains::GpuError;
+use grains::{GpuError, StepError};
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -49,6 +49,13 @@ pub enum RunError {
         step: u64,
         /// The device's error.
         source: GpuError,
+    },
+    /// A health check failed after a step; the output folder ends at the last checkpoint
+    /// before it (the failed state is not written).
+    #[error("{source}; the output folder holds the results up to the last checkpoint before it")]
+    Health {
+        /// The step, the body or figure, and what went wrong.
+        source: StepError,
     },
 }
 
@@ -297,9 +304,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         })
     })?;
     let mut world = scene.world_with(opts.threads, opts.backend)?;
-    let gpu_err = |world: &World, source| RunError::Gpu {
-        step: world.steps(),
-        source,
+    let gpu_err = |world: &World, source| match source {
+        StepError::Gpu(source) => RunError::Gpu {
+            step: world.steps(),
+            source,
+        },
+        source => RunError::Health { source },
     };
     let mut resume_step = None;
     if opts.resume {
@@ -367,7 +377,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
         let frame_due = s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png);
         if csv || frame_due {
-            world.sync()?;
+            world.sync().map_err(StepError::Gpu)?;
         }
         if csv {
             let mut row = vec![s as f64, world.time()];
@@ -415,7 +425,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let mut last_draw = Instant::now();
     let mut stopped_early = false;
     // A GPU failure ends the loop; what was queued is still written before it is reported.
-    let stepped: Result<(), GpuError> = 'steps: {
+    let stepped: Result<(), StepError> = 'steps: {
         while world.steps() < total {
             if opts.stop_after.is_some_and(|s| world.steps() >= s) {
                 stopped_early = true;
@@ -429,6 +439,9 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                 Ok(st) => st,
                 Err(e) => break 'steps Err(e),
             };
+            for (step, fault) in world.take_warnings() {
+                bar.suspend(|| eprintln!("warning: step {step}: {fault}"));
+            }
             taken += 1;
             if world.synced_at() == world.steps() {
                 iters += st.iterations as u64;
@@ -442,7 +455,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             if s.is_multiple_of(o.checkpoint_every) && s < total {
                 match world.snapshot() {
                     Ok(snap) => writer.send(WriterMsg::Checkpoint(s, snap.to_bytes())),
-                    Err(e) => break 'steps Err(e),
+                    Err(e) => break 'steps Err(e.into()),
                 };
             }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
@@ -465,12 +478,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         // The end state on the host (GPU), for the summary; and, unless stopped early, the final
         // checkpoint, so that resuming a finished run does nothing.
         if let Err(e) = world.sync() {
-            break 'steps Err(e);
+            break 'steps Err(e.into());
         }
         if !stopped_early {
             match world.snapshot() {
                 Ok(snap) => writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes())),
-                Err(e) => break 'steps Err(e),
+                Err(e) => break 'steps Err(e.into()),
             };
         }
         Ok(())

@@ -407,8 +407,12 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
                 counted += 1;
             }
             Ok(_) => {}
-            Err(e) => {
+            Err(grains::StepError::Gpu(e)) => {
                 eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
                 return ExitCode::FAILURE;
             }
         }

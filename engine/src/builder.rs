@@ -4,6 +4,7 @@ use crate::backend::{self, Parts};
 use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
 use crate::geometry::{BoxContainer, WallDesc};
+use crate::health::Monitor;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::settings::{Backend, Envelope, Settings};
@@ -161,6 +162,8 @@ impl WorldBuilder {
         for (i, f) in self.forces.iter().enumerate() {
             f.check(i, &bodies)?;
         }
+        // Forces, joints and springs supply or store energy the energy check cannot bound.
+        let energy_bounded = self.forces.is_empty() && self.joints.is_empty() && springs.is_empty();
         let shapes = self
             .bodies
             .iter()
@@ -181,6 +184,7 @@ impl WorldBuilder {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
         });
+        let monitor = Monitor::new(&bodies, energy_bounded);
         Ok(World {
             settings: self.settings,
             params: self.settings.step_params(envelope),
@@ -196,6 +200,7 @@ impl WorldBuilder {
             backend,
             steps: 0,
             last: StepStats::default(),
+            monitor,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Time-stepping and solver settings of a world.
 
 use crate::error::BuildError;
+use crate::health::Health;
 use crate::solver::Solver;
 use glam::Vec3;
 use grains_kernels::StepParams;
@@ -62,6 +63,9 @@ pub struct Settings {
     /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.
     /// Not used on the CPU.
     pub sync_every: u32,
+    /// The health checks after every step and what each does when it fails (default: all
+    /// stop the run; [`Health::OFF`] turns them off).
+    pub health: Health,
 }
 
 impl Default for Settings {
@@ -83,6 +87,7 @@ impl Default for Settings {
             threads: 1,
             backend: Backend::Cpu,
             sync_every: 50,
+            health: Health::default(),
         }
     }
 }
@@ -154,6 +159,23 @@ impl Settings {
         }
         if self.sync_every == 0 {
             return err("sync_every", "must be at least 1".into());
+        }
+        let Health {
+            max_penetration,
+            energy_growth,
+            ..
+        } = self.health;
+        if max_penetration.is_nan() || max_penetration <= 0.0 {
+            return err(
+                "health.max_penetration",
+                format!("must be positive (infinity = no limit), got {max_penetration}"),
+            );
+        }
+        if energy_growth.is_nan() || energy_growth < 1.0 {
+            return err(
+                "health.energy_growth",
+                format!("must be at least 1 (infinity = no limit), got {energy_growth}"),
+            );
         }
         Ok(())
     }

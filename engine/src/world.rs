@@ -5,6 +5,7 @@ use crate::body::BodyKind;
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
+use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
 use crate::settings::{Backend, Envelope, Settings};
@@ -41,6 +42,8 @@ pub struct World {
     pub(crate) backend: Box<dyn StepBackend>,
     pub(crate) steps: u64,
     pub(crate) last: StepStats,
+    /// The health checks' memory between steps.
+    pub(crate) monitor: Monitor,
 }
 
 impl World {
@@ -48,10 +51,14 @@ impl World {
     ///
     /// On the GPU backend the step is queued on the device; the bodies and statistics are read
     /// back only when the step count reaches a multiple of [`Settings::sync_every`]; otherwise
-    /// the statistics returned are those of the last read-back. The CPU backend never fails.
-    /// A GPU error (device lost, a buffer overflow found at a read-back) leaves the world's
-    /// state unspecified: build it again or [`World::restore`] a snapshot.
-    pub fn step(&mut self) -> Result<StepStats, GpuError> {
+    /// the statistics returned are those of the last read-back.
+    ///
+    /// After the step the health checks of [`Settings::health`] run on the fresh state (every
+    /// step on the CPU, at the read-backs on the GPU); a failed check set to stop returns
+    /// [`StepError::Health`] naming the step and the fault, and the world holds that step's
+    /// state for inspection. A GPU error (device lost, a buffer overflow found at a read-back)
+    /// leaves the world's state unspecified: build it again or [`World::restore`] a snapshot.
+    pub fn step(&mut self) -> Result<StepStats, StepError> {
         let t = self.time();
         let h = self.params.h;
         self.place_walls(t);
@@ -81,12 +88,27 @@ impl World {
             .backend
             .step(&mut self.bodies, &inputs, self.steps + 1, read_back)?;
         self.steps += 1;
+        if self.synced_at() == self.steps {
+            self.monitor.check(
+                &self.settings.health,
+                self.steps,
+                (&self.bodies, &self.walls, &self.last),
+                self.settings.gravity,
+                self.params.h,
+            )?;
+        }
         Ok(self.last)
+    }
+
+    /// The faults of health checks set to [`Check::Warn`](crate::health::Check::Warn) since the
+    /// last call, each with its step, oldest first (at most 64; later ones are dropped).
+    pub fn take_warnings(&mut self) -> Vec<(u64, Fault)> {
+        std::mem::take(&mut self.monitor.warnings)
     }
 
     /// Advances the world by `n` steps and (on the GPU) reads the state back at the end; returns
     /// the statistics of the last step.
-    pub fn run(&mut self, n: u64) -> Result<StepStats, GpuError> {
+    pub fn run(&mut self, n: u64) -> Result<StepStats, StepError> {
         for _ in 0..n {
             self.step()?;
         }
@@ -165,6 +187,7 @@ impl World {
             ..settings
         };
         settings.check()?;
+        self.monitor.before = None;
         self.params = settings.step_params(self.params.envelope);
         self.settings = settings;
         Ok(())
@@ -342,6 +365,7 @@ impl World {
         self.sync()?;
         self.bodies.motion[i].linear = v.to_array();
         self.bodies.motion[i].angular = w.to_array();
+        self.monitor.before = None;
         self.backend.bodies_edited();
         Ok(())
     }
@@ -366,6 +390,7 @@ impl World {
     ) {
         self.steps = steps;
         self.bodies = bodies.clone();
+        self.monitor.before = None;
         self.backend
             .restore(steps, (keys, impulses, moments), joint_impulses);
     }

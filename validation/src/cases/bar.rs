@@ -14,8 +14,8 @@ use grains::geometry::WallDesc;
 use grains::material::Material;
 use grains::settings::{Envelope, Settings};
 use grains::world::World;
-use grains::GpuError;
 use grains::Solver;
+use grains::StepError;
 use grains_kernels::shape::capsule_ends;
 
 /// The Painlevé bar of the slides: length l = 2, mass 1, I = m/16 (so that
@@ -111,7 +111,7 @@ pub fn bar_tip(w: &World) -> f32 {
 }
 
 /// V3: steps the bar world for `duration` s, checking finiteness, the residual and the energy.
-pub fn v3(mut w: World, duration: f32) -> Result<BarDrop, GpuError> {
+pub fn v3(mut w: World, duration: f32) -> Result<BarDrop, StepError> {
     let h = w.settings().h;
     let steps = (duration / h).round() as u64;
     let mut r = BarDrop {

@@ -11,8 +11,8 @@ use grains::geometry::WallDesc;
 use grains::material::Material;
 use grains::settings::{Envelope, Settings};
 use grains::world::World;
-use grains::GpuError;
 use grains::Solver;
+use grains::StepError;
 use grains_kernels::shape::ellipse_support;
 
 /// V4's ellipse: semi-axes a = 4, b = 2 (m; axes 8 and 4).
@@ -79,7 +79,7 @@ pub struct EllipseDrop {
 
 /// V4 (hart-anitescu §3, their Fig. 2): steps the ellipse world for 20 s, tracking the
 /// penetration into the table after every step.
-pub fn v4(mut w: World, stabilised: bool) -> Result<EllipseDrop, GpuError> {
+pub fn v4(mut w: World, stabilised: bool) -> Result<EllipseDrop, StepError> {
     let steps = (V4_DURATION / V4_H).round() as u64;
     let mut r = EllipseDrop {
         stabilised,

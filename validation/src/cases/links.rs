@@ -5,7 +5,7 @@
 use crate::case::{About, Case, CaseError, Setup};
 use crate::{load, load_variant, G};
 use grains::world::World;
-use grains::GpuError;
+use grains::StepError;
 use grains_app::scene::SceneError;
 use std::path::Path;
 
@@ -160,7 +160,7 @@ pub fn v13_world(
 
 /// V13 (anitescu slides, stiff example): runs `steps` steps of a world from [`v13_world`]
 /// (bodies 0 and 1), stopping early if a speed passes [`V13_BLOW_UP`].
-pub fn v13(mut w: World, link: Link, steps: u64) -> Result<DamperRun, GpuError> {
+pub fn v13(mut w: World, link: Link, steps: u64) -> Result<DamperRun, StepError> {
     let mut run = DamperRun {
         link,
         max_speed: 0.0,
@@ -283,7 +283,7 @@ pub fn v14_world(
 
 /// V14 (hart-anitescu §2): steps `w` [`V14_STEPS`] times, tracking the largest positional
 /// violation ‖Θ‖ of its joints.
-pub fn v14(mut w: World, stabilised: bool) -> Result<JointDrift, GpuError> {
+pub fn v14(mut w: World, stabilised: bool) -> Result<JointDrift, StepError> {
     let tenth = V14_STEPS / 10;
     let mut d = JointDrift {
         h: w.settings().h,

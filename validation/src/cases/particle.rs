@@ -14,8 +14,8 @@ use grains::geometry::WallDesc;
 use grains::material::Material;
 use grains::settings::{Envelope, Settings};
 use grains::world::World;
-use grains::GpuError;
 use grains::SolverKind;
+use grains::StepError;
 
 /// The particle of anitescu-2006 §10.1: mass 1, g = 9.81, μ = 0.3.
 pub const PAPER_PARTICLE: ParticleOnLine = ParticleOnLine {
@@ -91,7 +91,7 @@ pub fn engine_point_particle(
 
 /// Positions (x, height above the line) after each of `steps` steps of the engine world `w`
 /// (see [`engine_point_particle`]).
-pub fn engine_path(mut w: World, steps: usize) -> Result<Vec<[f64; 2]>, GpuError> {
+pub fn engine_path(mut w: World, steps: usize) -> Result<Vec<[f64; 2]>, StepError> {
     (0..steps)
         .map(|_| {
             w.step()?;

@@ -4,7 +4,7 @@
 use crate::case::{About, Case, CaseError, Setup};
 use crate::load_variant;
 use grains::world::World;
-use grains::GpuError;
+use grains::StepError;
 use grains_app::scene::SceneError;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ impl Rebound {
 /// V15 (anitescu slides, impact model), world from `scenes/v15_restitution.toml` (body 0 a
 /// sphere released at rest above the plane z = 0, material 0 with restitution e): runs `steps`
 /// steps and measures the height of the sphere's lowest point after it first stops falling.
-pub fn v15(mut w: World, restitution: f32, steps: u64) -> Result<Rebound, GpuError> {
+pub fn v15(mut w: World, restitution: f32, steps: u64) -> Result<Rebound, StepError> {
     let height = |w: &World| (w.position(0).z - w.radius(0)) as f64;
     let drop_height = height(&w);
     let mut impact_time = f64::NAN;

@@ -4,7 +4,7 @@
 use crate::case::{About, Case, CaseError, Setup};
 use crate::G;
 use grains::world::World;
-use grains::GpuError;
+use grains::StepError;
 
 /// What V9 measured: a sphere released sliding on a plane.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,7 +40,7 @@ impl SlideToRoll {
 /// I = 0.4, on a plane, v_x = 2, ω = 0, μ = 0.2; run for 1 s. Expected: rolling from
 /// t* = 2v₀/(7μg) = 0.291 s with v = ω r = 5v₀/7. The state is read every step (on the GPU
 /// backend: read back every step).
-pub fn v9(mut w: World) -> Result<SlideToRoll, GpuError> {
+pub fn v9(mut w: World) -> Result<SlideToRoll, StepError> {
     let r = w.radius(0);
     let mut t_roll = f64::INFINITY;
     let mut off_axis = 0.0f32;
@@ -128,7 +128,7 @@ pub struct RollingDisk {
 /// V11 (chakraborty ex. 1), world from `scenes/v11_rolling_disk.toml`: disk r = 1, m = 1
 /// (I = ½ m r²) rolling without slip on a line; runs `steps` steps and tracks the kinetic
 /// energy ½ m v² + ½ I ω² (read back every step on the GPU backend).
-pub fn v11(mut w: World, steps: u64) -> Result<RollingDisk, GpuError> {
+pub fn v11(mut w: World, steps: u64) -> Result<RollingDisk, StepError> {
     let (m, r) = (w.mass(0) as f64, w.radius(0) as f64);
     let inertia = 0.5 * m * r * r;
     let ke = |w: &World| {

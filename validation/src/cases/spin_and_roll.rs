@@ -12,7 +12,7 @@ use crate::case::{About, Case, CaseError, Setup};
 use crate::G;
 use glam::{Vec2, Vec3};
 use grains::world::World;
-use grains::GpuError;
+use grains::StepError;
 use grains_kernels::pair_key;
 
 /// V8's spin rate at the start, ω_z (rad/s).
@@ -61,7 +61,7 @@ impl SpinningSphere {
 /// V8 (trinkle §4.1.1, chakraborty ex. 2), world from `scenes/v8_spinning_sphere.toml`: unit
 /// sphere, m = 1, I = 0.4, at rest on a plane spinning at ω_z = 1.962, μ = 0.2, e_r = 0.4; runs
 /// `steps` steps and follows ω_z.
-pub fn v8(mut w: World, steps: u64) -> Result<SpinningSphere, GpuError> {
+pub fn v8(mut w: World, steps: u64) -> Result<SpinningSphere, StepError> {
     let omega0 = w.angular_velocity(0).z as f64;
     let mut t_stop = f64::INFINITY;
     let (mut deceleration, mut max_deviation, mut off_axis) = (f64::NAN, 0.0f64, 0.0f32);
@@ -221,7 +221,7 @@ impl BowlingBall {
 
 /// V10 (trinkle §4.1.5), world from `scenes/v10_bowling.toml`: runs `steps` steps and follows
 /// the slip of the contact point and the spin.
-pub fn v10(mut w: World, steps: u64) -> Result<BowlingBall, GpuError> {
+pub fn v10(mut w: World, steps: u64) -> Result<BowlingBall, StepError> {
     let r = w.radius(0);
     let heading = |v: Vec3| v.y.atan2(v.x);
     let start = heading(w.velocity(0));
@@ -305,7 +305,7 @@ impl SeamRun {
 /// V12 (chakraborty ex. 3, trinkle §4.2), world from `scenes/v12_two_spheres.toml` (bodies 0
 /// and 1 the fixed spheres, body 2 the unit sphere): runs `steps` steps and follows each
 /// contact's normal impulse, friction and slip.
-pub fn v12(mut w: World, steps: u64) -> Result<SeamRun, GpuError> {
+pub fn v12(mut w: World, steps: u64) -> Result<SeamRun, StepError> {
     let ball = 2;
     let mut contacts = [SeamContact::default(); 2];
     for _ in 0..steps {

@@ -6,7 +6,7 @@ use crate::case::{About, Case, CaseError, Setup};
 use crate::{load, load_variant};
 use grains::settings::Envelope;
 use grains::world::World;
-use grains::GpuError;
+use grains::StepError;
 use std::path::Path;
 use std::time::Instant;
 
@@ -38,7 +38,7 @@ pub struct Cannonball {
 /// V5 (hart-anitescu §3), world from `scenes/v5_cannonball.toml` (a cannonball stack on a
 /// tabletop z = 0 between two slanted walls): runs `steps` steps and measures the separation of
 /// the disks and their distance to the tabletop.
-pub fn cannonball(mut w: World, steps: u64) -> Result<Cannonball, GpuError> {
+pub fn cannonball(mut w: World, steps: u64) -> Result<Cannonball, StepError> {
     let tolerance = w.settings().solver.tolerance();
     let (mut contacts_start, mut sweeps, mut unconverged_steps) = (0, 0u64, 0);
     let clock = Instant::now();
