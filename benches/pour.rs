@@ -32,7 +32,7 @@ fn pour(c: &mut Criterion) {
                     for _ in 0..STEPS {
                         iterations += world
                             .step()
-                            .expect("the CPU backend cannot fail")
+                            .expect("the pour steps without a health fault")
                             .iterations as u64;
                     }
                     total += start.elapsed();
