@@ -7,6 +7,7 @@
 //! steps), where the host copy is fresh.
 
 use glam::Vec3;
+use grains_kernels::narrow_phase::MAX_CONTACTS_PER_BODY;
 use grains_kernels::{Bodies, BodyKind, GpuError, StepStats, Wall};
 use thiserror::Error;
 
@@ -97,6 +98,46 @@ pub enum Fault {
         /// The most the check allowed (J).
         allowed: f64,
     },
+    /// The contacts exceeded [`MAX_CONTACTS_PER_BODY`] per body (CPU backend): the step was
+    /// abandoned before its contact rows could fill the memory. Always stops the run: no
+    /// setting of [`Health`] turns it off, since the step cannot be completed.
+    #[error("more than {limit} ε̂-active contacts per body (a resting bed has about 6): the fastest grain moves {reach:.3e} m = {ratio:.1} × the smallest radius in one step of h = {h} s, so its envelope ε̂ ≈ v·h spans dozens of neighbours; use a smaller step, about {suggested_h:.1e} s or less (no grain moving more than half the smallest radius per step)")]
+    TooManyContacts {
+        /// Contacts allowed per body.
+        limit: usize,
+        /// The fastest dynamic body's speed × h (m).
+        reach: f32,
+        /// `reach` / the smallest radius.
+        ratio: f32,
+        /// The step h (s).
+        h: f32,
+        /// The step at which the fastest grain would move half the smallest radius (s).
+        suggested_h: f32,
+    },
+}
+
+impl Fault {
+    /// The fault of a step whose contacts exceeded [`MAX_CONTACTS_PER_BODY`] per body, with
+    /// the reach of the fastest dynamic body in `bodies` over a step `h` and the step that
+    /// would bring it to half the smallest radius.
+    pub(crate) fn too_many_contacts(bodies: &Bodies, h: f32) -> Fault {
+        let r_min = bodies
+            .pos_radius
+            .iter()
+            .map(|p| p.w)
+            .fold(f32::INFINITY, f32::min);
+        let v_max = (0..bodies.len())
+            .filter(|&i| bodies.is_dynamic(i))
+            .map(|i| bodies.motion[i].v().length())
+            .fold(0.0, f32::max);
+        Fault::TooManyContacts {
+            limit: MAX_CONTACTS_PER_BODY,
+            reach: v_max * h,
+            ratio: v_max * h / r_min,
+            h,
+            suggested_h: (0.5 * r_min / v_max).min(h),
+        }
+    }
 }
 
 /// Why a step failed.

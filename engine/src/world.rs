@@ -58,6 +58,9 @@ impl World {
     /// [`StepError::Health`] naming the step and the fault, and the world holds that step's
     /// state for inspection. A GPU error (device lost, a buffer overflow found at a read-back)
     /// leaves the world's state unspecified: build it again or [`World::restore`] a snapshot.
+    /// So does a step abandoned because its contacts exceeded the limit
+    /// ([`Fault::TooManyContacts`], whatever the health
+    /// settings); it is not counted in [`World::steps`].
     pub fn step(&mut self) -> Result<StepStats, StepError> {
         let t = self.time();
         let h = self.params.h;

@@ -13,6 +13,19 @@ use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Plac
 use crate::step::StepParams;
 use glam::Vec3;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The most ε̂-active contacts the grid's bodies may have per body, on average over a block of
+/// [`BLOCK`] bodies. A resting bed of spheres has about 6 per body (each of about 12 touching
+/// neighbours counted once per pair), a fast pour a few more; tens of times that means the
+/// envelope ε̂ ≈ v·h spans many neighbours (the step h is too large for the grains' speeds),
+/// and the contact rows would grow as the square of it.
+pub const MAX_CONTACTS_PER_BODY: usize = 64;
+
+/// The contacts of the grid's bodies exceeded [`MAX_CONTACTS_PER_BODY`] per body in some block
+/// of bodies: the step was abandoned before its rows could fill the memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyContacts;
 
 /// Flag set in the pair key of a pair's second contact (a capsule's second end on a wall, the
 /// lower end of two capsules' overlap), so that the contacts of one pair have distinct keys
@@ -411,7 +424,9 @@ impl PairTests<'_> {
     }
 }
 
-/// Finds every ε̂-active contact and writes the rows sorted by pair key into `contacts`.
+/// Finds every ε̂-active contact and writes the rows sorted by pair key into `contacts`; fails
+/// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
+/// block (checked after each body, so the rows stay bounded whatever the envelope).
 pub fn find_contacts(
     grid: &Grid,
     bodies: &Bodies,
@@ -420,7 +435,7 @@ pub fn find_contacts(
     friction: &FrictionTable,
     p: &StepParams,
     contacts: &mut Contacts,
-) {
+) -> Result<(), TooManyContacts> {
     let tests = PairTests {
         bodies,
         shapes,
@@ -435,15 +450,27 @@ pub fn find_contacts(
     if contacts.blocks.len() < blocks_needed {
         contacts.blocks.resize_with(blocks_needed, Vec::new);
     }
+    let too_many = AtomicBool::new(false);
     let (grid_part, large_part) = contacts.blocks[..blocks_needed].split_at_mut(grid_blocks);
     grid_part.par_iter_mut().enumerate().for_each(|(b, out)| {
         out.clear();
-        for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
+        let range = b * BLOCK..((b + 1) * BLOCK).min(n);
+        let budget = MAX_CONTACTS_PER_BODY * range.len();
+        for i in range {
+            if too_many.load(Ordering::Relaxed) {
+                return;
+            }
             if grid.cell_of[i] != crate::broad_phase::NOT_IN_GRID {
                 tests.grid_body(grid, i as u32, out);
             }
+            if out.len() > budget {
+                too_many.store(true, Ordering::Relaxed);
+            }
         }
     });
+    if too_many.into_inner() {
+        return Err(TooManyContacts);
+    }
     large_part
         .par_iter_mut()
         .zip(grid.large.par_iter())
@@ -452,6 +479,7 @@ pub fn find_contacts(
             tests.large_body(grid, l, out);
         });
     gather_blocks(contacts, blocks_needed, !grid.large.is_empty());
+    Ok(())
 }
 
 /// Concatenates the block buffers into the flat sorted arrays.

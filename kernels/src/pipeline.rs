@@ -13,7 +13,7 @@ use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
 use crate::joint_rows::JointRows;
 use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
-use crate::narrow_phase::{find_contacts, Contacts};
+use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
@@ -198,7 +198,9 @@ impl CpuPipeline {
         }
     }
 
-    /// Advances `bodies` by one step against `walls` (already placed for this step).
+    /// Advances `bodies` by one step against `walls` (already placed for this step). Fails,
+    /// with the forces of the step applied to the velocities and nothing else done, when the
+    /// contacts exceed [`crate::narrow_phase::MAX_CONTACTS_PER_BODY`] per body.
     pub fn step(
         &mut self,
         bodies: &mut Bodies,
@@ -206,7 +208,7 @@ impl CpuPipeline {
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
-    ) -> StepStats {
+    ) -> Result<StepStats, TooManyContacts> {
         let work = &mut self.work;
         self.pool
             .install(|| work.step(bodies, walls, drives, friction, p))
@@ -221,7 +223,7 @@ impl Workspace {
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
-    ) -> StepStats {
+    ) -> Result<StepStats, TooManyContacts> {
         let mut clock = Instant::now();
         let mut lap = |slot: &mut f64| {
             let now = Instant::now();
@@ -260,7 +262,7 @@ impl Workspace {
             friction,
             p,
             &mut self.contacts,
-        );
+        )?;
         drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
         if rolls {
             self.moments.build(&self.contacts, bodies, walls, friction);
@@ -333,7 +335,7 @@ impl Workspace {
         };
         lap(&mut t.observe);
         self.times = t;
-        stats
+        Ok(stats)
     }
 
     /// The Poisson impact of [`crate::restitution`] on the colliding contacts selected into

@@ -201,7 +201,7 @@ pub enum GpuError {
         limit: String,
     },
     /// A fixed-capacity buffer overflowed during the steps since the last read-back.
-    #[error("GPU {what} overflowed: {needed} needed, capacity {capacity}; the steps since the last read-back are wrong")]
+    #[error("GPU {what} overflowed: {needed} needed, capacity {capacity}; the steps since the last read-back are wrong (the usual cause is a step h too large for the grains' speeds, whose envelope ε̂ ≈ v·h then spans many neighbours: use a smaller h)")]
     Overflow {
         /// Which capacity.
         what: &'static str,

@@ -56,7 +56,8 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
         &material(0.5),
         &p,
         &mut contacts,
-    );
+    )
+    .unwrap();
 
     assert_eq!(contacts.keys, vec![pair_key(0, 1), wall_key(2, 0)]);
     let pair = &contacts.rows[0];

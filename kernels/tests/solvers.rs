@@ -18,7 +18,9 @@ type NormalImpulses = Vec<(u64, f32)>;
 fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (NormalImpulses, f32, u32) {
     let mut cpu = CpuPipeline::new(2).unwrap();
     let floor = [plane(Vec3::ZERO, Vec3::Z)];
-    let stats = cpu.step(&mut bodies, &floor, &[], &material(mu), &settings(solver));
+    let stats = cpu
+        .step(&mut bodies, &floor, &[], &material(mu), &settings(solver))
+        .unwrap();
     let normal: NormalImpulses = cpu
         .contacts()
         .keys

@@ -2,8 +2,9 @@
 
 use super::{Parts, StepBackend, StepInputs, WarmStart};
 use crate::error::BuildError;
+use crate::health::{Fault, StepError};
 use grains_kernels::forces::Load;
-use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
 use grains_kernels::{Bodies, CpuPipeline, GpuError, StageTimes, StepStats};
 
 /// The CPU pipeline of `grains-kernels`.
@@ -33,16 +34,16 @@ impl StepBackend for CpuBackend {
         &mut self,
         bodies: &mut Bodies,
         inputs: &StepInputs,
-        _steps: u64,
+        steps: u64,
         _read_back: bool,
-    ) -> Result<StepStats, GpuError> {
-        Ok(self.0.step(
-            bodies,
-            inputs.walls,
-            inputs.drives,
-            inputs.friction,
-            inputs.params,
-        ))
+    ) -> Result<StepStats, StepError> {
+        let p = inputs.params;
+        self.0
+            .step(bodies, inputs.walls, inputs.drives, inputs.friction, p)
+            .map_err(|TooManyContacts| StepError::Health {
+                step: steps,
+                fault: Fault::too_many_contacts(bodies, p.h),
+            })
     }
 
     fn sync(&mut self, _bodies: &mut Bodies, _steps: u64) -> Result<Option<StepStats>, GpuError> {

@@ -3,6 +3,7 @@
 
 use super::{StepBackend, StepInputs, WarmStart};
 use crate::error::BuildError;
+use crate::health::StepError;
 use grains_gpu::GpuPipeline;
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::Contacts;
@@ -54,7 +55,7 @@ impl StepBackend for GpuBackend {
         inputs: &StepInputs,
         steps: u64,
         read_back: bool,
-    ) -> Result<StepStats, GpuError> {
+    ) -> Result<StepStats, StepError> {
         let stats = self.device.step(
             bodies,
             inputs.walls,

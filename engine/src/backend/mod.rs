@@ -6,6 +6,7 @@ mod cpu;
 mod gpu;
 
 use crate::error::BuildError;
+use crate::health::StepError;
 use crate::settings::{Backend, Settings};
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::joints::Joint;
@@ -42,14 +43,15 @@ pub(crate) trait StepBackend {
 
     /// Takes one step, which brings the world to step `steps`. With `read_back`, the host copy
     /// of `bodies` and the statistics returned are those of this step; otherwise a backend
-    /// that keeps the state elsewhere may return those of its last read-back.
+    /// that keeps the state elsewhere may return those of its last read-back. Fails on a device
+    /// error, or when the step cannot be completed ([`crate::Fault::TooManyContacts`]).
     fn step(
         &mut self,
         bodies: &mut Bodies,
         inputs: &StepInputs,
         steps: u64,
         read_back: bool,
-    ) -> Result<StepStats, GpuError>;
+    ) -> Result<StepStats, StepError>;
 
     /// Copies the state of step `steps` into `bodies` unless the host already holds it, and
     /// returns the statistics then read (`None` when nothing was read).

@@ -229,7 +229,8 @@ fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
         let (keys, impulses, moments) = gpu.warm_start_state().unwrap();
         cpu.restore_warm_start(&keys, &impulses);
         cpu.restore_warm_start_moments(&moments);
-        cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params);
+        cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params)
+            .unwrap();
         gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         let (keys, _, _, moments) = gpu.contacts().unwrap();
@@ -273,7 +274,9 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
     let (mut cpu_bodies, mut gpu_bodies) = (s.bodies.clone(), s.bodies.clone());
     let mut first_difference = None;
     for step in 1..=steps {
-        let c = cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params);
+        let c = cpu
+            .step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params)
+            .unwrap();
         let g = gpu
             .step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
@@ -403,7 +406,8 @@ fn far_and_fast_grains_step_like_cpu_jacobi() {
         let far_pair = ((n - 6) << 32) | (n - 5);
         let fast_pair = ((n - 2) << 32) | (n - 1);
         let mut cpu = CpuPipeline::new(2).unwrap();
-        cpu.step(&mut s.bodies.clone(), &s.walls, &[], &s.friction, &s.params);
+        cpu.step(&mut s.bodies.clone(), &s.walls, &[], &s.friction, &s.params)
+            .unwrap();
         assert!(
             cpu.contacts().keys.contains(&far_pair),
             "the far pair must touch"
