@@ -1,18 +1,22 @@
 //! The headless run of a scene: steps the world for the scene's duration, samples its
-//! observables, hands frames and checkpoints to the writer thread, shows progress, and ends
-//! with `summary.json`. A run cut short continues from its last checkpoint with `resume`,
-//! ending bit-identical to an uninterrupted run.
+//! observables, hands frames and checkpoints (the first at step 0) to the writer thread, shows
+//! progress, and ends with `summary.json` (also when a health check or the GPU fails). A run
+//! cut short continues from its last checkpoint with `resume`, ending bit-identical to an
+//! uninterrupted run; the checkpoint's physics fingerprint, not the scene file's text, decides
+//! whether the scene resumed with may continue it.
 
 use crate::output::image::View;
-use crate::output::progress::{format_time, StatusLines};
+use crate::output::progress::{exact_time, format_time, StatusLines};
 use crate::output::quality::percentile_95;
+use crate::output::record::RunRecord;
 use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
 use grains::settings::Backend;
-use grains::snapshot::Snapshot;
+use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
 use grains::{GpuError, StepError};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -33,7 +37,8 @@ pub enum RunError {
         /// What is wrong.
         problem: String,
     },
-    /// The checkpoint to resume from is missing, unreadable or from another scene.
+    /// The folder is no run's, or its checkpoint is unreadable, damaged, of an older format, of
+    /// other physics or other output cadence, or past the scene's end.
     #[error("cannot resume from {dir}: {problem}")]
     Resume {
         /// The folder.
@@ -42,7 +47,7 @@ pub enum RunError {
         problem: String,
     },
     /// The GPU failed while stepping or reading back; the results written so far end at the
-    /// last checkpoint before `step`.
+    /// last checkpoint before `step` (`summary.json` says the run failed).
     #[error("GPU backend failed at step {step}: {source}; the output folder holds the results up to the last checkpoint (continue with --resume, or use --backend cpu)")]
     Gpu {
         /// Steps taken when the failure was found.
@@ -51,7 +56,7 @@ pub enum RunError {
         source: GpuError,
     },
     /// A health check failed after a step; the output folder ends at the last checkpoint
-    /// before it (the failed state is not written).
+    /// before it (the failed state is not written; `summary.json` says the run failed).
     #[error("{source}; the output folder holds the results up to the last checkpoint before it")]
     Health {
         /// The step, the body or figure, and what went wrong.
@@ -68,7 +73,8 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Backend (None: the scene's).
     pub backend: Option<Backend>,
-    /// Continue the run in `out` from its checkpoint.
+    /// Continue the run in `out` from its checkpoint (from step 0 when it was killed before
+    /// its first).
     pub resume: bool,
     /// Show progress: a bar when stderr is a terminal, else a status line every so often.
     pub progress: bool,
@@ -76,16 +82,18 @@ pub struct RunOptions {
     pub stop_after: Option<u64>,
 }
 
-/// Figures of a finished run, as written to `summary.json`.
+/// Figures of a run, as written to `summary.json`: over the whole run, every session of a
+/// resumed run included, except the `session_` figures. A run that failed (a health check, the
+/// GPU) writes one too, with `failed`, the error and the figures up to its last good step.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunSummary {
     /// Scene name.
     pub scene: String,
     /// Bodies in the world.
     pub bodies: usize,
-    /// Worker threads (CPU backend).
+    /// Worker threads (CPU backend) of the last session.
     pub threads: usize,
-    /// `"cpu"` or `"gpu"`.
+    /// `"cpu"` or `"gpu"` (of the last session).
     pub backend: &'static str,
     /// GPU adapter name; `None` on the CPU backend.
     pub adapter: Option<String>,
@@ -93,38 +101,50 @@ pub struct RunSummary {
     pub dt: f64,
     /// Steps taken in total.
     pub steps: u64,
-    /// Simulated time at the end (s).
+    /// Simulated time at the end (s): steps × h as an exact decimal.
     pub simulated_time_s: f64,
-    /// Step at which this session started (0, or the checkpoint resumed from).
+    /// Step at which the last session started (0, or the checkpoint resumed from).
     pub resumed_from_step: u64,
-    /// Wall-clock seconds of stepping in this session.
+    /// Sessions that stepped the run (the first run and each resume that stepped).
+    pub sessions: u64,
+    /// Wall-clock seconds of stepping, all sessions (the steps redone after a kill counted once).
     pub wall_seconds: f64,
-    /// Steps per wall-clock second in this session.
+    /// Steps per wall-clock second, all sessions.
     pub steps_per_s: f64,
-    /// Bodies × steps per wall-clock second.
+    /// Bodies × steps per wall-clock second, all sessions.
     pub body_steps_per_s: f64,
-    /// Mean solver sweeps per step (GPU: over the steps read back).
+    /// Wall-clock seconds of stepping in the last session.
+    pub session_wall_seconds: f64,
+    /// Steps per wall-clock second in the last session (0 when it took none).
+    pub session_steps_per_s: f64,
+    /// Mean solver sweeps per step, all sessions (GPU: over the steps read back).
     pub iterations_mean: f64,
-    /// Mean ε̂-active contacts per step (GPU: over the steps read back).
+    /// Mean ε̂-active contacts per step, all sessions (GPU: over the steps read back).
     pub contacts_mean: f64,
     /// Frames written (all sessions).
     pub frames: u64,
-    /// End-state quality figures.
+    /// End-state quality figures (of a failed run: of the state the world held at the failure,
+    /// non-finite values written as null).
     pub quality: Quality,
     /// Last value of each observable.
-    pub observables_final: std::collections::BTreeMap<String, f64>,
+    pub observables_final: BTreeMap<String, f64>,
     /// For each `rank_from_top` observable: the first sampled time (s) at which the group's
     /// centre reached the top of the bed (rank ≥ 1), over the whole run (resumed runs included).
-    pub top_reached_s: std::collections::BTreeMap<String, f64>,
+    pub top_reached_s: BTreeMap<String, f64>,
     /// The same in shakes (time × the box's shaking frequency), when the box is shaken.
-    pub top_reached_shakes: std::collections::BTreeMap<String, f64>,
+    pub top_reached_shakes: BTreeMap<String, f64>,
     /// Whether the run was stopped before the end (`stop_after`).
     pub stopped_early: bool,
+    /// Whether the run failed (a health check or the GPU); `steps` is then the step of the
+    /// failure and the sums cover the steps before it.
+    pub failed: bool,
+    /// The error that ended a failed run, as printed.
+    pub error: Option<String>,
 }
 
 /// First time (s) each rank column of `observables.csv` reaches 1.
-fn top_times(scene: &Scene, csv: &std::path::Path) -> std::collections::BTreeMap<String, f64> {
-    let mut out = std::collections::BTreeMap::new();
+fn top_times(scene: &Scene, csv: &std::path::Path) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(csv) else {
         return out;
     };
@@ -214,7 +234,7 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
     let n = world.len();
     let mut f = Frame {
         step: world.steps(),
-        time: world.time(),
+        time: exact_time(world.steps(), world.settings().h),
         positions: Vec::with_capacity(n),
         radii: Vec::with_capacity(n),
         velocities: Vec::with_capacity(n),
@@ -284,7 +304,93 @@ fn view(scene: &Scene) -> View {
     }
 }
 
-/// Runs `scene` with `opts`; returns the summary (also written to `summary.json`).
+/// Opens the output folder: for a new run, checks that it is empty and writes `scene.toml`;
+/// for a resume, restores the world and the run's record from `checkpoint.bin` (or, when the
+/// run was killed before its first checkpoint, starts it again from step 0), then writes
+/// `scene.toml` anew, since the scene resumed with may differ in what does not change the
+/// physics (its duration, its description). Returns the record and the step resumed from.
+fn open_folder(
+    scene: &Scene,
+    opts: &RunOptions,
+    world: &mut World,
+    scene_text: &[u8],
+) -> Result<(RunRecord, Option<u64>), RunError> {
+    let layout = Layout {
+        dir: opts.out.clone(),
+    };
+    let out_err = |problem: String| RunError::Output {
+        dir: opts.out.clone(),
+        problem,
+    };
+    let res_err = |problem: String| RunError::Resume {
+        dir: opts.out.clone(),
+        problem,
+    };
+    if !opts.resume {
+        if !is_empty_dir(&opts.out) {
+            return Err(out_err(
+                "exists and is not empty; choose a new folder, or continue a cut-short run with --resume".into(),
+            ));
+        }
+        std::fs::create_dir_all(&opts.out).map_err(|e| out_err(format!("cannot create: {e}")))?;
+        write_atomic(&layout.scene(), scene_text)
+            .map_err(|e| out_err(format!("cannot write: {e}")))?;
+        return Ok((RunRecord::new(scene), None));
+    }
+    if let Err(e) = std::fs::metadata(layout.scene()) {
+        return Err(res_err(format!(
+            "no scene.toml, so not a run's folder: {e}"
+        )));
+    }
+    let (record, resumed) = match std::fs::read(layout.checkpoint()) {
+        // Killed before its first checkpoint (at step 0): nothing to keep, start again.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (RunRecord::new(scene), None),
+        Err(e) => return Err(res_err(format!("cannot read checkpoint.bin: {e}"))),
+        Ok(bytes) => {
+            let snap = Snapshot::from_bytes(&bytes)
+                .map_err(|e| res_err(format!("checkpoint.bin: {e}")))?;
+            let record = RunRecord::from_bytes(&snap.extra)
+                .map_err(|e| res_err(format!("checkpoint.bin: {e}")))?;
+            world.restore(&snap).map_err(|e| match e {
+                SnapshotError::PhysicsChanged(_) => res_err(format!(
+                    "{e}; resume with the scene the run was started with, or start a new run"
+                )),
+                e => res_err(format!("checkpoint.bin: {e}")),
+            })?;
+            let changed = record.cadence_changes(scene);
+            if !changed.is_empty() {
+                return Err(res_err(format!(
+                    "the scene's outputs changed since the checkpoint: {}; the files written follow the old ones, so resume with them",
+                    changed.join(", ")
+                )));
+            }
+            if snap.steps > scene.total_steps() {
+                return Err(res_err(format!(
+                    "the checkpoint is at step {}, past the scene's end at step {} (its duration shrank); resume with a duration of at least {} s",
+                    snap.steps,
+                    scene.total_steps(),
+                    exact_time(snap.steps, scene.settings().h)
+                )));
+            }
+            (record, Some(snap.steps))
+        }
+    };
+    if resumed.is_none() {
+        // A summary of an earlier start cannot outlive it (none is written before the end).
+        match std::fs::remove_file(layout.summary()) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(out_err(format!("cannot remove summary.json: {e}")))
+            }
+            _ => {}
+        }
+    }
+    write_atomic(&layout.scene(), scene_text).map_err(|e| out_err(format!("cannot write: {e}")))?;
+    Ok((record, resumed))
+}
+
+/// Runs `scene` with `opts`; returns the summary (also written to `summary.json`). A run that
+/// fails on a health check or the GPU writes a `summary.json` saying so before it returns the
+/// error.
 pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let layout = Layout {
         dir: opts.out.clone(),
@@ -304,43 +410,16 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         })
     })?;
     let mut world = scene.world_with(opts.threads, opts.backend)?;
-    let gpu_err = |world: &World, source| match source {
+    let step_err = |world: &World, source| match source {
         StepError::Gpu(source) => RunError::Gpu {
             step: world.steps(),
             source,
         },
         source => RunError::Health { source },
     };
-    let mut resume_step = None;
-    if opts.resume {
-        let res_err = |problem: String| RunError::Resume {
-            dir: opts.out.clone(),
-            problem,
-        };
-        let saved =
-            std::fs::read(layout.scene()).map_err(|e| res_err(format!("no scene.toml: {e}")))?;
-        if saved != scene_text {
-            return Err(res_err(format!(
-                "its scene.toml differs from {}; resume with the same scene file",
-                scene.path.display()
-            )));
-        }
-        let bytes = std::fs::read(layout.checkpoint())
-            .map_err(|e| res_err(format!("no checkpoint.bin: {e}")))?;
-        let snap = Snapshot::from_bytes(&bytes).map_err(|e| res_err(e.to_string()))?;
-        world.restore(&snap).map_err(|e| res_err(e.to_string()))?;
-        resume_step = Some(world.steps());
-    } else {
-        if !is_empty_dir(&opts.out) {
-            return Err(out_err(
-                "exists and is not empty; choose a new folder, or continue a cut-short run with --resume".into(),
-            ));
-        }
-        std::fs::create_dir_all(&opts.out).map_err(|e| out_err(format!("cannot create: {e}")))?;
-        write_atomic(&layout.scene(), &scene_text)
-            .map_err(|e| out_err(format!("cannot write: {e}")))?;
-    }
+    let (mut record, resume_step) = open_folder(scene, opts, &mut world, &scene_text)?;
     let o = &scene.output;
+    let h32 = scene.settings().h;
     let box_outline = scene.bounds.map(|b| {
         (
             b.floor_centre.x - b.half_x,
@@ -358,7 +437,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             box_outline,
             section: o.section,
             columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
-            h: scene.settings().h as f64,
+            h: h32,
         },
         resume_step,
     )
@@ -366,10 +445,9 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
 
     let total = scene.total_steps();
     let start_step = world.steps();
-    let mut frames_written = if opts.resume {
-        (start_step / o.every) + 1
-    } else {
-        0
+    let mut frames_written = match resume_step {
+        Some(s) if o.formats.vtu || o.formats.png => s / o.every + 1,
+        _ => 0,
     };
     // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU).
     let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
@@ -380,7 +458,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             world.sync().map_err(StepError::Gpu)?;
         }
         if csv {
-            let mut row = vec![s as f64, world.time()];
+            let mut row = vec![s as f64, exact_time(s, h32)];
             row.extend(sample(scene, world));
             writer.send(WriterMsg::Sample(row));
         }
@@ -395,12 +473,21 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         }
         Ok(())
     };
-    if !opts.resume {
-        // Step 0 (or the restored checkpoint) is on the host: nothing to read back, no failure.
-        emit(&mut world, &mut frames_written, &writer).map_err(|e| gpu_err(&world, e))?;
+    // The checkpoint after the step the world is at, with the record up to it.
+    let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
+        let mut snap = world.snapshot()?;
+        snap.extra = record.to_bytes();
+        writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes()));
+        Ok::<(), GpuError>(())
+    };
+    if resume_step.is_none() {
+        // Step 0 is on the host: nothing to read back, no failure. Its checkpoint makes every
+        // started run resumable.
+        emit(&mut world, &mut frames_written, &writer).map_err(|e| step_err(&world, e))?;
+        checkpoint(&mut world, &record, &writer).map_err(|e| step_err(&world, e.into()))?;
     }
 
-    let h = scene.settings().h as f64;
+    let h = h32 as f64;
     let on_terminal = std::io::stderr().is_terminal();
     let mut status = (opts.progress && !on_terminal)
         .then(|| StatusLines::new(start_step, total, h, Instant::now()));
@@ -419,8 +506,11 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     };
 
     // Statistics are summed over the steps whose figures are fresh (every step on the CPU, the
-    // read-back steps on the GPU).
-    let (mut iters, mut contacts, mut taken, mut counted) = (0u64, 0u64, 0u64, 0u64);
+    // read-back steps on the GPU), into the record, whose sums start from the checkpoint's.
+    let (before_taken, before_wall) = (record.taken, record.wall_seconds);
+    if start_step < total {
+        record.sessions += 1;
+    }
     let clock = Instant::now();
     let mut last_draw = Instant::now();
     let mut stopped_early = false;
@@ -442,25 +532,25 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             for (step, fault) in world.take_warnings() {
                 bar.suspend(|| eprintln!("warning: step {step}: {fault}"));
             }
-            taken += 1;
+            record.taken += 1;
+            record.wall_seconds = before_wall + clock.elapsed().as_secs_f64();
             if world.synced_at() == world.steps() {
-                iters += st.iterations as u64;
-                contacts += st.contacts as u64;
-                counted += 1;
+                record.iterations += st.iterations as u64;
+                record.contacts += st.contacts as u64;
+                record.counted += 1;
             }
             if let Err(e) = emit(&mut world, &mut frames_written, &writer) {
                 break 'steps Err(e);
             }
             let s = world.steps();
             if s.is_multiple_of(o.checkpoint_every) && s < total {
-                match world.snapshot() {
-                    Ok(snap) => writer.send(WriterMsg::Checkpoint(s, snap.to_bytes())),
-                    Err(e) => break 'steps Err(e.into()),
-                };
+                if let Err(e) = checkpoint(&mut world, &record, &writer) {
+                    break 'steps Err(e.into());
+                }
             }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
                 last_draw = Instant::now();
-                let rate = taken as f64 / clock.elapsed().as_secs_f64();
+                let rate = (record.taken - before_taken) as f64 / clock.elapsed().as_secs_f64();
                 bar.set_position(s);
                 bar.set_message(format!(
                     "t = {} s, {:.0} steps/s",
@@ -476,19 +566,18 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             }
         }
         // The end state on the host (GPU), for the summary; and, unless stopped early, the final
-        // checkpoint, so that resuming a finished run does nothing.
+        // checkpoint (after the last step), so that resuming a finished run does nothing.
         if let Err(e) = world.sync() {
             break 'steps Err(e.into());
         }
-        if !stopped_early {
-            match world.snapshot() {
-                Ok(snap) => writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes())),
-                Err(e) => break 'steps Err(e.into()),
-            };
+        if !stopped_early && world.steps() > start_step {
+            if let Err(e) = checkpoint(&mut world, &record, &writer) {
+                break 'steps Err(e.into());
+            }
         }
         Ok(())
     };
-    let wall = clock.elapsed().as_secs_f64();
+    let session_wall = clock.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let written = writer.finish().map_err(|e| {
         out_err(format!(
@@ -496,11 +585,53 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             world.steps()
         ))
     });
-    stepped.map_err(|e| gpu_err(&world, e))?;
-    written?;
+    let session = (record.taken - before_taken, session_wall);
+    let failure = stepped.err().map(|e| step_err(&world, e));
+    if failure.is_none() {
+        written?;
+    }
+    let mut summary = summarise(
+        scene,
+        &world,
+        &layout.csv(),
+        &record,
+        session,
+        frames_written,
+    );
+    summary.resumed_from_step = start_step;
+    summary.stopped_early = stopped_early;
+    if let Some(e) = failure {
+        // The figures up to the failure, for whoever reads the folder; the error is returned
+        // whether or not this write succeeds.
+        summary.failed = true;
+        summary.error = Some(e.to_string());
+        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        let _ = write_atomic(&layout.summary(), json.as_bytes());
+        return Err(e);
+    }
+    // Resuming a finished run steps nothing: its summary.json stays as the run wrote it.
+    let finished_before = start_step == total && resume_step.is_some() && layout.summary().exists();
+    if !stopped_early && !finished_before {
+        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        write_atomic(&layout.summary(), json.as_bytes())
+            .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
+    }
+    Ok(summary)
+}
 
-    let values = sample(scene, &world);
-    let top_reached_s = top_times(scene, &layout.csv());
+/// The summary of the run in the state `world` is in, with the sums of `record`, the steps and
+/// wall seconds of the last session in `session`, and the times the groups reached the top
+/// read from the observables in `csv`.
+fn summarise(
+    scene: &Scene,
+    world: &World,
+    csv: &std::path::Path,
+    record: &RunRecord,
+    session: (u64, f64),
+    frames: u64,
+) -> RunSummary {
+    let values = sample(scene, world);
+    let top_reached_s = top_times(scene, csv);
     let freq = match scene.bounds.and_then(|b| b.motion) {
         Some(grains::motion::Prescribed::Shake { frequency, .. }) => Some(frequency as f64),
         _ => None,
@@ -510,9 +641,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             .iter()
             .map(|(k, t)| (k.clone(), t * f))
             .collect(),
-        None => Default::default(),
+        None => BTreeMap::new(),
     };
-    let summary = RunSummary {
+    let h = scene.settings().h;
+    let per_second = |n: u64, s: f64| if n == 0 { 0.0 } else { n as f64 / s.max(1e-12) };
+    let wall = record.wall_seconds;
+    RunSummary {
         scene: scene.name.clone(),
         bodies: world.len(),
         threads: world.settings().threads,
@@ -521,22 +655,20 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             Backend::Gpu => "gpu",
         },
         adapter: world.adapter_name().map(str::to_string),
-        dt: scene
-            .settings()
-            .h
-            .to_string()
-            .parse()
-            .unwrap_or(scene.settings().h as f64),
+        dt: exact_time(1, h),
         steps: world.steps(),
-        simulated_time_s: world.time(),
-        resumed_from_step: start_step,
+        simulated_time_s: exact_time(world.steps(), h),
+        resumed_from_step: 0,
+        sessions: record.sessions,
         wall_seconds: wall,
-        steps_per_s: taken as f64 / wall.max(1e-12),
-        body_steps_per_s: (taken * world.len() as u64) as f64 / wall.max(1e-12),
-        iterations_mean: iters as f64 / counted.max(1) as f64,
-        contacts_mean: contacts as f64 / counted.max(1) as f64,
-        frames: frames_written,
-        quality: Quality::measure(&world, scene.bounds.as_ref()),
+        steps_per_s: per_second(record.taken, wall),
+        body_steps_per_s: per_second(record.taken * world.len() as u64, wall),
+        session_wall_seconds: session.1,
+        session_steps_per_s: per_second(session.0, session.1),
+        iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
+        contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
+        frames,
+        quality: Quality::measure(world, scene.bounds.as_ref()),
         observables_final: scene
             .observables
             .iter()
@@ -545,12 +677,8 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             .collect(),
         top_reached_s,
         top_reached_shakes,
-        stopped_early,
-    };
-    if !stopped_early {
-        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-        write_atomic(&layout.summary(), json.as_bytes())
-            .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
+        stopped_early: false,
+        failed: false,
+        error: None,
     }
-    Ok(summary)
 }

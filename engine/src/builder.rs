@@ -3,6 +3,7 @@
 use crate::backend::{self, Parts};
 use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
+use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::health::Monitor;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
@@ -169,6 +170,8 @@ impl WorldBuilder {
             .iter()
             .any(|b| !b.shape.is_sphere())
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
+        let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
+            + springs.iter().filter(|s| s.implicit).count();
         let parts = Parts {
             joints: joints.clone(),
             springs,
@@ -185,6 +188,16 @@ impl WorldBuilder {
             speed_factor: 1.5,
         });
         let monitor = Monitor::new(&bodies, energy_bounded);
+        let fingerprint = Fingerprint::new(
+            &self.settings,
+            envelope,
+            &materials,
+            &self.bodies,
+            &walls,
+            &self.joints,
+            &self.springs,
+            &self.forces,
+        );
         Ok(World {
             settings: self.settings,
             params: self.settings.step_params(envelope),
@@ -201,6 +214,8 @@ impl WorldBuilder {
             steps: 0,
             last: StepStats::default(),
             monitor,
+            fingerprint,
+            joint_rows,
         })
     }
 }

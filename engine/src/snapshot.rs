@@ -1,22 +1,32 @@
-//! Snapshots of a world's evolving state, for checkpoints that resume bit-identically.
+//! Snapshots of a world's evolving state and their checkpoint format (version 3): a header with
+//! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
+//! the world it was taken from, and bytes the caller stores with it.
+//!
+//! Layout (little-endian): `GRAINSV3` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); seven `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! impulses, fingerprint bytes, extra bytes; then the body buffers (positions and radii,
+//! orientations, motions, materials, kinds), the keys, their impulses, the moment impulses, the
+//! joint impulses, the fingerprint text and the extra bytes.
 
-use crate::world::World;
+use crate::fingerprint::Fingerprint;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
-use grains_kernels::GpuError;
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
 
-/// Header of the present format, which adds the contacts' moment impulses (spinning and
-/// rolling friction) and the joints' impulses to version 1: five counts (steps, bodies, keys,
-/// moments, joint rows).
-const MAGIC: &[u8; 8] = b"GRAINSV2";
-/// Header of version 1 (three counts: steps, bodies, keys; no moments, no joints), still read.
-const MAGIC_V1: &[u8; 8] = b"GRAINSV1";
+/// The format version this build writes and reads.
+pub const FORMAT: u8 = 3;
+/// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
+const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
+/// Header bytes: magic (8) and checksum (4).
+const HEADER: usize = 12;
+/// Counts after the header.
+const COUNTS: usize = 7;
 
-/// Everything that changes while a world runs: step count, bodies and the warm-start memory
-/// of the contacts (forces and moments) and the joints.
-/// Restoring it into a world built from the same scene continues bit-identically.
+/// Everything that changes while a world runs (step count, bodies, the warm-start memory of the
+/// contacts' forces and moments and of the joints), with the fingerprint of the world it was
+/// taken from and the caller's own bytes. Restoring it into a world built from the same
+/// description continues bit-identically; [`crate::World::restore`] refuses any other.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     /// Steps taken.
@@ -32,39 +42,64 @@ pub struct Snapshot {
     pub warm_moments: Vec<[f32; 4]>,
     /// Impulses of the last step's joint rows (see `World::joint_impulses`).
     pub joint_impulses: Vec<f32>,
+    /// The physics fingerprint of the world the snapshot was taken from.
+    pub fingerprint: Fingerprint,
+    /// Bytes the caller stores with the snapshot (e.g. a program's running totals); the
+    /// library never reads them. Empty from [`crate::World::snapshot`].
+    pub extra: Vec<u8>,
 }
 
-/// Why a snapshot could not be read or applied.
+/// Why a snapshot could not be read or applied. Every message is one line.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum SnapshotError {
-    /// The bytes are not a snapshot of this version.
-    #[error("not a grains snapshot (bad header)")]
+    /// The bytes are not a grains checkpoint.
+    #[error("not a grains checkpoint (bad header)")]
     BadHeader,
+    /// A checkpoint of an older format, which is not resumed unchecked.
+    #[error("written by an older grains, format {0}; this version reads format {FORMAT}")]
+    OlderFormat(u8),
+    /// A checkpoint of a newer format.
+    #[error("written by a newer grains, format {0}; this version reads format {FORMAT}")]
+    NewerFormat(u8),
+    /// The checksum does not match the content.
+    #[error("the checkpoint is damaged (checksum mismatch)")]
+    Checksum,
     /// The bytes end early or the lengths disagree.
-    #[error("snapshot is truncated or corrupt: {0}")]
+    #[error("the checkpoint is truncated or corrupt: {0}")]
     Corrupt(&'static str),
     /// The snapshot holds a different number of bodies than the world.
-    #[error("snapshot has {found} bodies but the world has {expected}")]
+    #[error("the checkpoint has {found} bodies but the world has {expected}")]
     BodyCount {
         /// Bodies in the world.
         expected: usize,
         /// Bodies in the snapshot.
         found: usize,
     },
+    /// The world's physics differs from that of the checkpoint: the items that changed.
+    #[error("the scene's physics changed since the checkpoint: {}", .0.join(", "))]
+    PhysicsChanged(Vec<String>),
+    /// A field holds a value the world cannot continue from.
+    #[error("the checkpoint holds an invalid value: {0}")]
+    Invalid(String),
 }
 
 impl Snapshot {
-    /// Serialises to a self-describing little-endian byte string.
+    /// Serialises to the checkpoint format (see the module's documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
         let b = &self.bodies;
+        let fingerprint = self.fingerprint.to_text();
         let mut out = Vec::new();
-        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(MAGIC_PREFIX);
+        out.push(b'0' + FORMAT);
+        out.extend_from_slice(&[0; 4]);
         let counts = [
             self.steps,
             b.len() as u64,
             self.warm_keys.len() as u64,
             self.warm_moments.len() as u64,
             self.joint_impulses.len() as u64,
+            fingerprint.len() as u64,
+            self.extra.len() as u64,
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -78,34 +113,45 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_impulses));
         out.extend_from_slice(bytemuck::cast_slice(&self.warm_moments));
         out.extend_from_slice(bytemuck::cast_slice(&self.joint_impulses));
+        out.extend_from_slice(fingerprint.as_bytes());
+        out.extend_from_slice(&self.extra);
+        seal(&mut out);
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote (or a version-1 snapshot, which has no moments and
-    /// no joints).
+    /// Reads what [`Self::to_bytes`] wrote, after checking the version and the checksum; refuses
+    /// older formats, which hold no fingerprint to check. Lengths are checked against the
+    /// bytes before anything is allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        let words = match bytes.get(..8) {
-            Some(m) if m == MAGIC => 5,
-            Some(m) if m == MAGIC_V1 => 3,
+        match (bytes.get(..7), bytes.get(7)) {
+            (Some(m), Some(&v)) if m == MAGIC_PREFIX && v.is_ascii_digit() => {
+                let v = v - b'0';
+                if v < FORMAT {
+                    return Err(SnapshotError::OlderFormat(v));
+                }
+                if v > FORMAT {
+                    return Err(SnapshotError::NewerFormat(v));
+                }
+            }
             _ => return Err(SnapshotError::BadHeader),
-        };
-        let header = 8 + 8 * words;
-        if bytes.len() < header {
-            return Err(SnapshotError::BadHeader);
         }
-        let word = |k: usize| u64::from_le_bytes(bytes[8 + 8 * k..16 + 8 * k].try_into().unwrap());
-        let (steps, n, m) = (word(0), word(1) as usize, word(2) as usize);
-        let (moments, joints) = if words == 5 {
-            (word(3) as usize, word(4) as usize)
-        } else {
-            (0, 0)
+        let Some(stored) = bytes.get(8..HEADER) else {
+            return Err(SnapshotError::Corrupt("it ends inside the header"));
         };
+        if stored != crc32fast::hash(&bytes[HEADER..]).to_le_bytes() {
+            return Err(SnapshotError::Checksum);
+        }
+        let mut rest = &bytes[HEADER..];
+        let counts = take::<u64>(&mut rest, COUNTS)?;
+        let count = |k: usize| {
+            usize::try_from(counts[k]).map_err(|_| SnapshotError::Corrupt("a count is too large"))
+        };
+        let (n, m, moments, joints) = (count(1)?, count(2)?, count(3)?, count(4)?);
         if moments != 0 && moments != m {
             return Err(SnapshotError::Corrupt(
                 "moment impulses must be one per key or none",
             ));
         }
-        let mut rest = &bytes[header..];
         let bodies = Bodies {
             pos_radius: take::<Vec4>(&mut rest, n)?,
             orientation: take::<Quat>(&mut rest, n)?,
@@ -117,68 +163,49 @@ impl Snapshot {
         let warm_impulses = take::<[f32; 4]>(&mut rest, m)?;
         let warm_moments = take::<[f32; 4]>(&mut rest, moments)?;
         let joint_impulses = take::<f32>(&mut rest, joints)?;
+        let text = take::<u8>(&mut rest, count(5)?)?;
+        let fingerprint = Fingerprint::from_text(&text).ok_or(SnapshotError::Corrupt(
+            "the fingerprint is not name–value text",
+        ))?;
+        let extra = take::<u8>(&mut rest, count(6)?)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
         Ok(Snapshot {
-            steps,
+            steps: counts[0],
             bodies,
             warm_keys,
             warm_impulses,
             warm_moments,
             joint_impulses,
+            fingerprint,
+            extra,
         })
     }
 }
 
-/// Reads `n` values of `T` from the front of `bytes` (copying, so alignment does not matter).
+/// Writes the CRC-32 of `bytes[12..]` into `bytes[8..12]`: what [`Snapshot::to_bytes`] does
+/// last. A program that edits a checkpoint on purpose (a test of the field checks) seals it
+/// again with this.
+pub fn seal(bytes: &mut [u8]) {
+    if bytes.len() >= HEADER {
+        let crc = crc32fast::hash(&bytes[HEADER..]);
+        bytes[8..HEADER].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Reads `n` values of `T` from the front of `bytes` (copying, so alignment does not matter),
+/// refusing before any allocation when fewer bytes are left than `n` values need.
 fn take<T: Pod>(bytes: &mut &[u8], n: usize) -> Result<Vec<T>, SnapshotError> {
     let size = n
         .checked_mul(std::mem::size_of::<T>())
-        .ok_or(SnapshotError::Corrupt("length overflow"))?;
+        .ok_or(SnapshotError::Corrupt("a count is too large"))?;
     if bytes.len() < size {
-        return Err(SnapshotError::Corrupt("data ends early"));
+        return Err(SnapshotError::Corrupt("the data ends early"));
     }
     let (head, tail) = bytes.split_at(size);
     *bytes = tail;
     let mut out = vec![T::zeroed(); n];
     bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(head);
     Ok(out)
-}
-
-impl World {
-    /// The evolving state of the world (see [`Snapshot`]). On the GPU backend the state is read
-    /// back from the device first.
-    pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
-        self.sync()?;
-        let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
-        Ok(Snapshot {
-            steps: self.steps(),
-            bodies: self.bodies().clone(),
-            warm_keys,
-            warm_impulses,
-            warm_moments,
-            joint_impulses: self.joint_impulses().to_vec(),
-        })
-    }
-
-    /// Continues from `snap`, taken from a world built from the same description (on either
-    /// backend; the GPU uploads it at the next step).
-    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
-        if snap.bodies.len() != self.len() {
-            return Err(SnapshotError::BodyCount {
-                expected: self.len(),
-                found: snap.bodies.len(),
-            });
-        }
-        self.restore_parts(
-            snap.steps,
-            &snap.bodies,
-            &snap.warm_keys,
-            &snap.warm_impulses,
-            &snap.warm_moments,
-            &snap.joint_impulses,
-        );
-        Ok(())
-    }
 }

@@ -4,6 +4,7 @@ use crate::backend::{StepBackend, StepInputs, WarmStart};
 use crate::body::BodyKind;
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
+use crate::fingerprint::Fingerprint;
 use crate::geometry::WallDesc;
 use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
@@ -44,6 +45,10 @@ pub struct World {
     pub(crate) last: StepStats,
     /// The health checks' memory between steps.
     pub(crate) monitor: Monitor,
+    /// What a restored snapshot must have been taken with (see [`World::fingerprint`]).
+    pub(crate) fingerprint: Fingerprint,
+    /// Rows of the joints and linearly implicit springs, one impulse each.
+    pub(crate) joint_rows: usize,
 }
 
 impl World {
@@ -192,8 +197,16 @@ impl World {
         settings.check()?;
         self.monitor.before = None;
         self.params = settings.step_params(self.params.envelope);
+        self.fingerprint
+            .set_settings(&settings, self.params.envelope);
         self.settings = settings;
         Ok(())
+    }
+
+    /// The physics fingerprint of the world as built: what a snapshot restored into it must
+    /// have been taken with.
+    pub fn fingerprint(&self) -> &Fingerprint {
+        &self.fingerprint
     }
 
     /// The ε̂ rule in force (the default resolved against the smallest radius).

@@ -5,6 +5,7 @@
 pub mod image;
 pub mod progress;
 pub mod quality;
+pub mod record;
 pub mod vtk;
 pub mod writer;
 

@@ -24,6 +24,15 @@ pub fn format_time(t: f64, h: f64) -> String {
     format!("{t:.*}", time_decimals(h))
 }
 
+/// The time after `steps` steps of `h` (s) as the decimal it is, steps × h with h taken as
+/// its shortest decimal (`0.001`, not the f32's 0.0010000000474974513) and the product rounded
+/// to h's decimals: 12000 steps of 0.001 → 12.0, not 12.000000104308128.
+pub fn exact_time(steps: u64, h: f32) -> f64 {
+    let h = h.to_string().parse::<f64>().unwrap_or(h as f64);
+    let scale = 10f64.powi(time_decimals(h) as i32);
+    (steps as f64 * h * scale).round() / scale
+}
+
 /// A wall-clock duration as `1h02m03s`, `2m03s` or `3s`.
 fn format_duration(s: f64) -> String {
     let s = if s.is_finite() {
@@ -93,6 +102,9 @@ mod tests {
         assert_eq!(format_time(3.0, 0.5), "3.0");
         assert_eq!(format_time(7.0, 1.0), "7");
         assert_eq!(format_duration(3723.0), "1h02m03s");
+        assert_eq!(exact_time(12_000, 0.001), 12.0);
+        assert_eq!(exact_time(3, 0.1).to_string(), "0.3");
+        assert_eq!(exact_time(7, 2.5e-4).to_string(), "0.00175");
         assert_eq!(format_duration(125.0), "2m05s");
     }
 

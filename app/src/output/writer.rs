@@ -2,6 +2,7 @@
 //! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
 
 use super::image::{plot, snapshot, View};
+use super::progress::exact_time;
 use super::vtk::{pvd, vtu};
 use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::{Colour, Formats};
@@ -123,7 +124,7 @@ pub struct WriterConfig {
     /// Names of the observable columns.
     pub columns: Vec<String>,
     /// Time step (s), to turn frame numbers into times on resume.
-    pub h: f64,
+    pub h: f32,
 }
 
 /// The running writer thread.
@@ -134,7 +135,8 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer. With `resume_step`, keeps the frames and samples up to that step from
-    /// an earlier run in the same folder and removes the later ones.
+    /// an earlier run in the same folder and removes the later ones; without, removes every
+    /// frame and sample found (a run started again from step 0 in its folder).
     pub fn start(cfg: WriterConfig, resume_step: Option<u64>) -> io::Result<Writer> {
         let mut state = State::new(cfg, resume_step)?;
         let (tx, rx): (Sender<WriterMsg>, Receiver<WriterMsg>) = crossbeam_channel::bounded(64);
@@ -204,30 +206,30 @@ impl State {
         }
         let mut frames = Vec::new();
         let mut rows = Vec::new();
-        if let Some(last) = resume_step {
-            if cfg.formats.vtu {
-                let mut found = Vec::new();
-                for e in std::fs::read_dir(l.frames()).map_err(|e| at(&l.frames(), e))? {
-                    let name = e?.file_name().to_string_lossy().to_string();
-                    let step = name
-                        .strip_prefix("frame_")
-                        .and_then(|s| s.strip_suffix(".vtu"))
-                        .and_then(|s| s.parse::<u64>().ok());
-                    if let Some(step) = step {
-                        if step <= last {
-                            found.push((step, name));
-                        } else {
-                            let p = l.frames().join(&name);
-                            std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
-                        }
+        if cfg.formats.vtu {
+            let mut found = Vec::new();
+            for e in std::fs::read_dir(l.frames()).map_err(|e| at(&l.frames(), e))? {
+                let name = e?.file_name().to_string_lossy().to_string();
+                let step = name
+                    .strip_prefix("frame_")
+                    .and_then(|s| s.strip_suffix(".vtu"))
+                    .and_then(|s| s.parse::<u64>().ok());
+                if let Some(step) = step {
+                    if resume_step.is_some_and(|last| step <= last) {
+                        found.push((step, name));
+                    } else {
+                        let p = l.frames().join(&name);
+                        std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
                     }
                 }
-                found.sort();
-                frames = found
-                    .into_iter()
-                    .map(|(s, n)| (s as f64 * cfg.h, format!("frames/{n}")))
-                    .collect();
             }
+            found.sort();
+            frames = found
+                .into_iter()
+                .map(|(s, n)| (exact_time(s, cfg.h), format!("frames/{n}")))
+                .collect();
+        }
+        if let Some(last) = resume_step {
             if let Ok(text) = std::fs::read_to_string(l.csv()) {
                 for line in text.lines().skip(1) {
                     let row: Vec<f64> = line

@@ -1,0 +1,125 @@
+//! The run's record, stored in each checkpoint beside the world's state (as the snapshot's
+//! `extra` bytes): the running sums that `summary.json` reports over the whole run, every
+//! session of a resumed run included, and the output cadence the files already written follow.
+
+use crate::scene::Scene;
+
+/// Running sums of a run and the output cadence it was started with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunRecord {
+    /// Steps taken up to the checkpoint, over all sessions.
+    pub taken: u64,
+    /// Wall-clock seconds those steps took.
+    pub wall_seconds: f64,
+    /// Sessions that stepped the run up to the checkpoint (the first run and each resume).
+    pub sessions: u64,
+    /// Sum of the solver sweeps of the steps whose statistics were read (every step on the
+    /// CPU, the read-back steps on the GPU).
+    pub iterations: u64,
+    /// Sum of the ε̂-active contacts of the same steps.
+    pub contacts: u64,
+    /// Steps whose statistics were read.
+    pub counted: u64,
+    /// The output cadence: `name=value` items that must not change on resume.
+    pub outputs: Vec<(String, String)>,
+}
+
+impl RunRecord {
+    /// A new run's record: no steps yet, the output cadence of `scene`.
+    pub fn new(scene: &Scene) -> RunRecord {
+        RunRecord {
+            outputs: cadence(scene),
+            ..RunRecord::default()
+        }
+    }
+
+    /// The record as the text stored in a checkpoint: one `name=value` line each.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut s = format!(
+            "taken={}\nwall_seconds={}\nsessions={}\niterations={}\ncontacts={}\ncounted={}\n",
+            self.taken,
+            self.wall_seconds,
+            self.sessions,
+            self.iterations,
+            self.contacts,
+            self.counted
+        );
+        for (n, v) in &self.outputs {
+            s.push_str(&format!("output.{n}={v}\n"));
+        }
+        s.into_bytes()
+    }
+
+    /// Reads what [`Self::to_bytes`] wrote; the error says what is missing or unreadable.
+    pub fn from_bytes(bytes: &[u8]) -> Result<RunRecord, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "its run record is not text")?;
+        let mut r = RunRecord::default();
+        let mut seen = 0;
+        for line in text.lines() {
+            let (n, v) = line
+                .split_once('=')
+                .ok_or("its run record has a line without '='")?;
+            let int = |v: &str| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("its run record's {n} is not a count"))
+            };
+            match n {
+                "taken" => r.taken = int(v)?,
+                "sessions" => r.sessions = int(v)?,
+                "iterations" => r.iterations = int(v)?,
+                "contacts" => r.contacts = int(v)?,
+                "counted" => r.counted = int(v)?,
+                "wall_seconds" => {
+                    r.wall_seconds = v
+                        .parse()
+                        .map_err(|_| "its run record's wall_seconds is not a number")?
+                }
+                _ => match n.strip_prefix("output.") {
+                    Some(o) => {
+                        r.outputs.push((o.to_string(), v.to_string()));
+                        continue;
+                    }
+                    None => return Err(format!("its run record has an unknown item {n}")),
+                },
+            }
+            seen += 1;
+        }
+        if seen != 6 {
+            return Err("its run record is incomplete".into());
+        }
+        Ok(r)
+    }
+
+    /// What differs between the output cadence of the checkpoint and that of `scene`:
+    /// `every (10 → 20)`, one entry per item. Empty when they agree.
+    pub fn cadence_changes(&self, scene: &Scene) -> Vec<String> {
+        let now = cadence(scene);
+        let mut out = Vec::new();
+        for ((n, then), (_, v)) in self.outputs.iter().zip(&now) {
+            if then != v {
+                out.push(format!("{n} ({then} → {v})"));
+            }
+        }
+        if self.outputs.len() != now.len() {
+            out.push("the output items".into());
+        }
+        out
+    }
+}
+
+/// The output settings the files already written follow: frame and sample intervals, the
+/// formats and the observables' columns.
+fn cadence(scene: &Scene) -> Vec<(String, String)> {
+    let o = &scene.output;
+    let f = o.formats;
+    let columns: Vec<&str> = scene.observables.iter().map(|o| o.name.as_str()).collect();
+    vec![
+        ("every".into(), o.every.to_string()),
+        ("observe_every".into(), o.observe_every.to_string()),
+        (
+            "formats".into(),
+            format!("vtu {}, csv {}, png {}", f.vtu, f.csv, f.png),
+        ),
+        ("observables".into(), columns.join(" ")),
+    ]
+}

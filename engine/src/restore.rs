@@ -1,0 +1,175 @@
+//! Taking a world's snapshot and restoring one: the restore checks every field against the
+//! world before anything is replaced, so that a checkpoint of another world, or one edited or
+//! damaged in a way its checksum cannot see, is refused with one line naming the field.
+
+use crate::snapshot::{Snapshot, SnapshotError};
+use crate::world::World;
+use grains_kernels::narrow_phase::{SECOND_END, THIRD_POINT};
+use grains_kernels::{GpuError, NO_BODY};
+
+/// How far from 1 the length of a restored orientation may be.
+const UNIT_TOLERANCE: f32 = 1e-3;
+
+impl World {
+    /// The evolving state of the world (see [`Snapshot`]), with the world's fingerprint and no
+    /// extra bytes. On the GPU backend the state is read back from the device first.
+    pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
+        self.sync()?;
+        let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
+        Ok(Snapshot {
+            steps: self.steps(),
+            bodies: self.bodies().clone(),
+            warm_keys,
+            warm_impulses,
+            warm_moments,
+            joint_impulses: self.joint_impulses().to_vec(),
+            fingerprint: self.fingerprint.clone(),
+            extra: Vec::new(),
+        })
+    }
+
+    /// Continues from `snap`, taken from a world built from the same description (on either
+    /// backend and any thread count; the GPU uploads it at the next step). Refuses, leaving the
+    /// world as it was, a snapshot whose fingerprint differs from the world's (naming every
+    /// item that changed) or whose fields the world cannot continue from: counts that differ
+    /// from the world's, a body's fixed properties (radius, mass, inertia, material, kind) that
+    /// differ, a value that is not finite, an orientation that is not a unit quaternion,
+    /// warm-start keys not strictly ascending or naming no pair of this world.
+    pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        let changes = self.fingerprint.changes_since(&snap.fingerprint);
+        if !changes.is_empty() {
+            return Err(SnapshotError::PhysicsChanged(changes));
+        }
+        self.check_bodies(snap)?;
+        self.check_warm_start(snap)?;
+        self.restore_parts(
+            snap.steps,
+            &snap.bodies,
+            &snap.warm_keys,
+            &snap.warm_impulses,
+            &snap.warm_moments,
+            &snap.joint_impulses,
+        );
+        Ok(())
+    }
+
+    /// The bodies' counts, fixed properties, finiteness and unit orientations.
+    fn check_bodies(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        let (mine, theirs) = (&self.bodies, &snap.bodies);
+        let n = mine.len();
+        let lengths = [
+            theirs.pos_radius.len(),
+            theirs.orientation.len(),
+            theirs.motion.len(),
+            theirs.material.len(),
+            theirs.kind.len(),
+        ];
+        if let Some(&found) = lengths.iter().find(|&&l| l != n) {
+            return Err(SnapshotError::BodyCount { expected: n, found });
+        }
+        let bad = |i: usize, what: String| Err(SnapshotError::Invalid(format!("body {i} {what}")));
+        let differs = |a: f32, b: f32| a.to_bits() != b.to_bits();
+        for i in 0..n {
+            let (p, q, m) = (
+                theirs.pos_radius[i],
+                theirs.orientation[i],
+                theirs.motion[i],
+            );
+            let (own_p, own_m) = (mine.pos_radius[i], mine.motion[i]);
+            if differs(p.w, own_p.w) {
+                return bad(i, format!("radius is {}, the world's is {}", p.w, own_p.w));
+            }
+            if differs(m.inv_mass, own_m.inv_mass) || differs(m.inv_inertia, own_m.inv_inertia) {
+                return bad(i, "mass or inertia differs from the world's".into());
+            }
+            if theirs.material[i] != mine.material[i] {
+                return bad(
+                    i,
+                    format!(
+                        "material is {}, the world's is {}",
+                        theirs.material[i], mine.material[i]
+                    ),
+                );
+            }
+            if theirs.kind[i] != mine.kind[i] {
+                return bad(
+                    i,
+                    format!(
+                        "kind is {}, the world's is {}",
+                        theirs.kind[i], mine.kind[i]
+                    ),
+                );
+            }
+            if !p.truncate().is_finite() {
+                return bad(i, "position is not finite".into());
+            }
+            if !(q.is_finite() && (q.length() - 1.0).abs() <= UNIT_TOLERANCE) {
+                return bad(i, "orientation is not a unit quaternion".into());
+            }
+            if !(m.linear.iter().chain(&m.angular).all(|x| x.is_finite())) {
+                return bad(i, "velocity is not finite".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The warm-start memory: one impulse per key, moments one per key or none, joint impulses
+    /// one per row or none, keys strictly ascending and naming pairs of this world, every
+    /// impulse finite.
+    fn check_warm_start(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        let invalid = |what: String| Err(SnapshotError::Invalid(what));
+        let keys = snap.warm_keys.len();
+        if snap.warm_impulses.len() != keys {
+            return invalid(format!(
+                "{} warm-start impulses for {keys} keys",
+                snap.warm_impulses.len()
+            ));
+        }
+        if ![0, keys].contains(&snap.warm_moments.len()) {
+            return invalid(format!(
+                "{} moment impulses for {keys} keys (one per key or none)",
+                snap.warm_moments.len()
+            ));
+        }
+        if ![0, self.joint_rows].contains(&snap.joint_impulses.len()) {
+            return invalid(format!(
+                "{} joint impulses for {} joint rows",
+                snap.joint_impulses.len(),
+                self.joint_rows
+            ));
+        }
+        for (k, pair) in snap.warm_keys.windows(2).enumerate() {
+            if pair[0] >= pair[1] {
+                return invalid(format!(
+                    "warm-start key {} is not above the one before",
+                    k + 1
+                ));
+            }
+        }
+        for (k, &key) in snap.warm_keys.iter().enumerate() {
+            if !self.names_a_pair(key) {
+                return invalid(format!("warm-start key {k} names no pair of this world"));
+            }
+        }
+        let impulses = snap
+            .warm_impulses
+            .iter()
+            .chain(&snap.warm_moments)
+            .flatten();
+        if !impulses.chain(&snap.joint_impulses).all(|x| x.is_finite()) {
+            return invalid("a warm-start impulse is not finite".into());
+        }
+        Ok(())
+    }
+
+    /// True when `key` is a contact key of this world: body a with a body b ≠ a or with a
+    /// wall, flags aside.
+    fn names_a_pair(&self, key: u64) -> bool {
+        let key = key & !SECOND_END;
+        let (a, low) = ((key >> 32) as usize, key as u32);
+        let n = self.bodies.len();
+        let wall = (NO_BODY - low) as usize;
+        let b = (low & !(THIRD_POINT as u32)) as usize;
+        a < n && (wall < self.wall_descs.len() || (b < n && b != a))
+    }
+}
