@@ -9,7 +9,7 @@ use crate::output::image::View;
 use crate::output::progress::{exact_time, format_time, StatusLines};
 use crate::output::quality::percentile_95;
 use crate::output::record::RunRecord;
-use crate::output::writer::{is_empty_dir, Layout, WriterConfig};
+use crate::output::writer::{holds_no_results, Layout, WriterConfig};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
 use grains::settings::Backend;
@@ -326,8 +326,11 @@ fn open_folder(
         dir: opts.out.clone(),
         problem,
     };
-    if !opts.resume {
-        if !is_empty_dir(&opts.out) {
+    // A new run, or a resume of a run killed before it wrote its scene.toml (an empty folder,
+    // or one holding only the temporary file of that write): start at step 0.
+    let killed_before_its_scene = opts.resume && opts.out.is_dir() && holds_no_results(&opts.out);
+    if !opts.resume || killed_before_its_scene {
+        if !holds_no_results(&opts.out) {
             return Err(out_err(
                 "exists and is not empty; choose a new folder, or continue a cut-short run with --resume".into(),
             ));

@@ -8,6 +8,7 @@
 //! checks that `--resume` continues from it, so that those states are covered whatever the
 //! timing of the random kills on a busy machine.
 
+use grains::snapshot::Snapshot;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -92,19 +93,33 @@ fn summary_figures(bytes: &[u8]) -> serde_json::Value {
     let mut j: serde_json::Value = serde_json::from_slice(bytes).unwrap();
     let m = j.as_object_mut().unwrap();
     m.retain(|k, _| {
-        !k.contains("wall") && !k.contains("per_s") && k != "resumed_from_step" && k != "threads"
+        !k.contains("wall")
+            && !k.contains("per_s")
+            && !k.starts_with("session")
+            && k != "resumed_from_step"
+            && k != "threads"
     });
     j
 }
 
-/// The folders `a` and `b` hold the same files with the same bytes (summary.json: the same
-/// figures apart from the wall clock's).
+/// A checkpoint's state: the world's snapshot without the run's record of sessions and wall
+/// clock (its `extra`).
+fn state(bytes: &[u8]) -> Snapshot {
+    let mut s = Snapshot::from_bytes(bytes).unwrap();
+    s.extra.clear();
+    s
+}
+
+/// The folders `a` and `b` hold the same files with the same bytes (the checkpoint: the same
+/// state; summary.json: the same figures apart from the wall clock's).
 fn assert_same_results(a: &Path, b: &Path) {
     let (fa, fb) = (files(a), files(b));
     let names = |f: &BTreeMap<PathBuf, Vec<u8>>| f.keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&fa), names(&fb), "the folders hold different files");
     for (name, bytes) in &fa {
-        if name == Path::new("summary.json") {
+        if name == Path::new("checkpoint.bin") {
+            assert_eq!(state(bytes), state(&fb[name]), "checkpoint.bin differs");
+        } else if name == Path::new("summary.json") {
             assert_eq!(
                 summary_figures(bytes),
                 summary_figures(&fb[name]),

@@ -359,10 +359,13 @@ fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {
     writeln!(f)
 }
 
-/// True when the folder `dir` does not exist or is empty.
-pub fn is_empty_dir(dir: &Path) -> bool {
+/// True when the folder `dir` holds no results: it does not exist, is empty, or holds only the
+/// temporary `scene.toml.tmp` of a run killed before its first file was in place.
+pub fn holds_no_results(dir: &Path) -> bool {
     match std::fs::read_dir(dir) {
-        Ok(mut d) => d.next().is_none(),
+        Ok(entries) => entries
+            .into_iter()
+            .all(|e| e.is_ok_and(|e| e.file_name() == "scene.toml.tmp")),
         Err(_) => true,
     }
 }
