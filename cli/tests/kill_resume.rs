@@ -191,7 +191,7 @@ fn random_kills_and_resumes_end_bit_identical() {
         "{kills} kills of a running process ({before_first_checkpoint} before the first \
          checkpoint); an uninterrupted run takes {whole_ms} ms"
     );
-    assert!(kills >= 3, "only {kills} kills cut a run short");
+    assert!(kills >= 2, "only {kills} kills cut a run short");
     assert_same_results(&whole, &cut);
     std::fs::remove_dir_all(&base).unwrap();
 }

@@ -217,11 +217,21 @@ fn a_folder_killed_before_its_first_checkpoint_starts_again() {
         }
     );
     assert!(!out.join("checkpoint.bin.tmp").exists());
-    // A folder that is no run's (no scene.toml) is refused.
+    // Killed before its scene.toml was in place: an empty folder, or one holding only the
+    // temporary file of that write, starts at step 0.
     let empty = base.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let msg = resume(&sc, &empty).unwrap_err();
+    std::fs::write(empty.join("scene.toml.tmp"), "[sce").unwrap();
+    let s = resume(&sc, &empty).unwrap();
+    assert_eq!((s.resumed_from_step, s.steps), (0, 120));
+    assert_eq!(state(&empty), state(&whole));
+    // A folder that is no run's (other files, no scene.toml) is refused.
+    let other = base.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let msg = resume(&sc, &other).unwrap_err();
     assert!(msg.contains("no scene.toml"), "{msg}");
+    assert_eq!(std::fs::read(other.join("notes.txt")).unwrap(), b"mine");
     std::fs::remove_dir_all(&base).unwrap();
 }
 

@@ -5,7 +5,7 @@
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
 use grains_kernels::narrow_phase::{SECOND_END, THIRD_POINT};
-use grains_kernels::{GpuError, NO_BODY};
+use grains_kernels::{GpuError, StepStats, NO_BODY};
 
 /// How far from 1 the length of a restored orientation may be.
 const UNIT_TOLERANCE: f32 = 1e-3;
@@ -18,6 +18,7 @@ impl World {
         let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
         Ok(Snapshot {
             steps: self.steps(),
+            last_stats: self.last_stats(),
             bodies: self.bodies().clone(),
             warm_keys,
             warm_impulses,
@@ -42,6 +43,8 @@ impl World {
         }
         self.check_bodies(snap)?;
         self.check_warm_start(snap)?;
+        check_stats(&snap.last_stats)?;
+        self.last = snap.last_stats;
         self.restore_parts(
             snap.steps,
             &snap.bodies,
@@ -171,5 +174,21 @@ impl World {
         let wall = (NO_BODY - low) as usize;
         let b = (low & !(THIRD_POINT as u32)) as usize;
         a < n && (wall < self.wall_descs.len() || (b < n && b != a))
+    }
+}
+
+/// The last step's figures that health checks and samples read: finite, and not below 0.
+fn check_stats(st: &StepStats) -> Result<(), SnapshotError> {
+    let fine = st.max_penetration.is_finite()
+        && st.max_penetration >= 0.0
+        && st.kinetic_energy.is_finite()
+        && st.kinetic_energy >= 0.0;
+    if fine {
+        Ok(())
+    } else {
+        Err(SnapshotError::Invalid(format!(
+            "the last step's statistics are out of range: overlap {} m, kinetic energy {} J",
+            st.max_penetration, st.kinetic_energy
+        )))
     }
 }

@@ -4,14 +4,16 @@
 //!
 //! Layout (little-endian): `GRAINSV3` (8 bytes); the CRC-32 of all bytes from offset 12 on
 //! (4 bytes); seven `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
-//! impulses, fingerprint bytes, extra bytes; then the body buffers (positions and radii,
+//! impulses, fingerprint bytes, extra bytes; the last step's statistics (contacts `u64`,
+//! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
+//! buffers (positions and radii,
 //! orientations, motions, materials, kinds), the keys, their impulses, the moment impulses, the
 //! joint impulses, the fingerprint text and the extra bytes.
 
 use crate::fingerprint::Fingerprint;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
-use grains_kernels::{Bodies, Motion};
+use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes and reads.
@@ -31,6 +33,9 @@ const COUNTS: usize = 7;
 pub struct Snapshot {
     /// Steps taken.
     pub steps: u64,
+    /// The statistics of the last step (what [`crate::World::last_stats`] returns), so that
+    /// figures sampled from them (kinetic energy, contacts) read the same after a restore.
+    pub last_stats: StepStats,
     /// Body buffers.
     pub bodies: Bodies,
     /// Warm-start pair keys (ascending).
@@ -104,6 +109,12 @@ impl Snapshot {
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
         }
+        let st = &self.last_stats;
+        out.extend_from_slice(&(st.contacts as u64).to_le_bytes());
+        out.extend_from_slice(&st.iterations.to_le_bytes());
+        out.extend_from_slice(&st.residual.to_le_bytes());
+        out.extend_from_slice(&st.max_penetration.to_le_bytes());
+        out.extend_from_slice(&st.kinetic_energy.to_le_bytes());
         out.extend_from_slice(bytemuck::cast_slice(&b.pos_radius));
         out.extend_from_slice(bytemuck::cast_slice(&b.orientation));
         out.extend_from_slice(bytemuck::cast_slice(&b.motion));
@@ -152,6 +163,14 @@ impl Snapshot {
                 "moment impulses must be one per key or none",
             ));
         }
+        let last_stats = StepStats {
+            contacts: usize::try_from(take::<u64>(&mut rest, 1)?[0])
+                .map_err(|_| SnapshotError::Corrupt("a count is too large"))?,
+            iterations: take::<u32>(&mut rest, 1)?[0],
+            residual: take::<f32>(&mut rest, 1)?[0],
+            max_penetration: take::<f32>(&mut rest, 1)?[0],
+            kinetic_energy: take::<f64>(&mut rest, 1)?[0],
+        };
         let bodies = Bodies {
             pos_radius: take::<Vec4>(&mut rest, n)?,
             orientation: take::<Quat>(&mut rest, n)?,
@@ -173,6 +192,7 @@ impl Snapshot {
         }
         Ok(Snapshot {
             steps: counts[0],
+            last_stats,
             bodies,
             warm_keys,
             warm_impulses,
