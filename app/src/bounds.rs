@@ -13,6 +13,8 @@ pub struct Bounds {
     pub half_x: f32,
     /// Inner half width along y (m); infinite in planar mode.
     pub half_y: f32,
+    /// Height of the side walls above the floor (m).
+    pub height: f32,
     /// Motion of the box, if it is shaken.
     pub motion: Option<Prescribed>,
 }

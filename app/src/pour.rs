@@ -93,6 +93,7 @@ impl PourScene {
             floor_centre: Vec3::ZERO,
             half_x: (self.width / 2.0) as f32,
             half_y: (self.width / 2.0) as f32,
+            height: self.wall_height as f32,
             motion: None,
         }
     }

@@ -269,3 +269,142 @@ fn the_scene_name_is_one_plain_folder_name() {
     )
     .unwrap();
 }
+
+/// `GOOD` in planar mode (the ball becomes a disk).
+fn planar(from: &str, to: &str) -> String {
+    with("h = 0.01", "h = 0.01\nplanar = true").replacen(from, to, 1)
+}
+
+#[test]
+fn a_box_width_y_or_floor_y_in_planar_mode_is_refused() {
+    let msg = refused_at(&planar("", ""), "width_y", "width_y");
+    assert!(msg.contains("no effect in planar mode"), "{msg}");
+    let t = planar("width_y = 1.0\n", "");
+    Scene::parse(Path::new("s.toml"), &t)
+        .unwrap()
+        .world(Some(1))
+        .unwrap();
+    let t = planar("width_y = 1.0\n", "floor_centre = [0.0, 0.5, 0.0]\n");
+    refused_at(&t, "floor_centre", "floor_centre");
+    // In 3-D the box needs its y width.
+    refused_at(&with("width_y = 1.0\n", ""), "kind = \"box\"", "width_y");
+}
+
+/// `GOOD` with its single ball replaced by a lattice with the keys `extra`.
+fn lattice(extra: &str) -> String {
+    with(
+        "generator = \"single\"",
+        &format!("generator = \"lattice\"\norigin = [-0.3, 0.0, 0.2]\nspacing = 0.3\ncounts = [3, 1, 2]{extra}"),
+    )
+    .replace("position = [0.0, 0.0, 0.2]\n", "")
+}
+
+#[test]
+fn a_seed_on_a_lattice_that_draws_nothing_is_refused() {
+    let msg = refused_at(&lattice("\nseed = 4"), "seed", "seed");
+    assert!(msg.contains("has no effect on a lattice"), "{msg}");
+    refused_at(&lattice("\njitter = 0.0\nseed = 4"), "seed", "seed");
+    // The seed draws the jitter.
+    Scene::parse(Path::new("s.toml"), &lattice("\njitter = 0.1\nseed = 4")).unwrap();
+}
+
+#[test]
+fn a_lattice_count_that_stops_nothing_is_refused() {
+    let msg = refused_at(&lattice("\ncount = 6"), "count =", "count");
+    assert!(msg.contains("6 sites"), "{msg}");
+    refused_at(&lattice("\ncount = 7"), "count =", "count");
+    Scene::parse(Path::new("s.toml"), &lattice("\ncount = 5")).unwrap();
+}
+
+#[test]
+fn components_that_planar_mode_drops_are_refused() {
+    let t = planar("width_y = 1.0\n", "");
+    for (from, to, key) in [
+        (
+            "position = [0.0, 0.0, 0.2]",
+            "position = [0.0, 0.0, 0.2]\nvelocity = [0.0, 1.0, 0.0]",
+            "velocity",
+        ),
+        (
+            "position = [0.0, 0.0, 0.2]",
+            "position = [0.0, 0.0, 0.2]\nangular_velocity = [1.0, 0.0, 0.0]",
+            "angular_velocity",
+        ),
+        (
+            "generator = \"single\"",
+            "generator = \"lattice\"\norigin = [-0.3, 0.2, 0.2]\nspacing = 0.3\ncounts = [3, 1, 2]",
+            "origin",
+        ),
+        (
+            "generator = \"single\"",
+            "generator = \"random_fill\"\nregion_min = [-0.4, -0.1, 0.1]\nregion_max = [0.4, 0.0, 0.9]\ncount = 3",
+            "region_min",
+        ),
+    ] {
+        let t = t.replacen(from, to, 1);
+        let t = if from.starts_with("generator") {
+            t.replace("position = [0.0, 0.0, 0.2]\n", "")
+        } else {
+            t
+        };
+        let needle = to.lines().find(|l| l.starts_with(key)).unwrap();
+        let msg = refused_at(&t, needle, key);
+        assert!(msg.contains("no effect in planar mode"), "{msg}");
+    }
+    // The motion the plane keeps is accepted.
+    let t = t.replacen(
+        "position = [0.0, 0.0, 0.2]",
+        "position = [0.0, 0.0, 0.2]\nvelocity = [1.0, 0.0, -1.0]\nangular_velocity = [0.0, 2.0, 0.0]",
+        1,
+    );
+    Scene::parse(Path::new("s.toml"), &t).unwrap();
+}
+
+#[test]
+fn output_keys_for_files_not_written_are_refused() {
+    let output = |keys: &str| format!("{GOOD}\n[output]\n{keys}\n");
+    for (keys, key) in [
+        ("formats = [\"vtu\", \"csv\"]\ncolour = \"speed\"", "colour"),
+        ("formats = [\"csv\"]\npng_every = 2", "png_every"),
+        ("formats = [\"vtu\"]\nimage_width = 400", "image_width"),
+        ("formats = [\"vtu\"]\nview = \"side\"", "view"),
+        ("formats = [\"vtu\"]\nview_height = 0.5", "view_height"),
+        (
+            "formats = [\"vtu\", \"png\"]\nobserve_every = 2",
+            "observe_every",
+        ),
+        ("formats = [\"csv\"]\nobserve_every = 2\nevery = 3", "every"),
+        ("formats = []\nevery = 3", "every"),
+    ] {
+        let t = output(keys);
+        let needle = keys.lines().last().unwrap();
+        let msg = refused_at(&t, needle, key);
+        assert!(msg.contains("has no effect"), "{msg}");
+    }
+    // `every` sets the csv rows when `observe_every` is not given.
+    Scene::parse(
+        Path::new("s.toml"),
+        &output("formats = [\"csv\"]\nevery = 3"),
+    )
+    .unwrap();
+    let msg = refused_at(&output("image_width = 9000"), "image_width", "image_width");
+    assert!(msg.contains("8192"), "{msg}");
+    Scene::parse(Path::new("s.toml"), &output("image_width = 8192")).unwrap();
+}
+
+#[test]
+fn a_rest_length_on_a_pure_damper_is_refused() {
+    let spring = |keys: &str| {
+        format!("{GOOD}\n[[springs]]\na = \"ball\"\nanchor_b = [0.0, 0.0, 1.0]\n{keys}\nrest_length = 0.5\n")
+    };
+    let msg = refused_at(&spring("damping = 1.0"), "rest_length", "rest_length");
+    assert!(msg.contains("no effect"), "{msg}");
+    Scene::parse(Path::new("s.toml"), &spring("stiffness = 10.0")).unwrap();
+}
+
+#[test]
+fn a_sync_every_beyond_u32_is_refused_not_clamped() {
+    let t = with("h = 0.01", "h = 0.01\nsync_every = 5000000000");
+    let msg = refused_at(&t, "sync_every", "sync_every");
+    assert!(msg.contains(&u32::MAX.to_string()), "{msg}");
+}

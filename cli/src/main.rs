@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
 use grains_app::output::Quality;
 use grains_app::runner::{run, RunOptions};
-use grains_app::scene::Scene;
+use grains_app::scene::{Scene, MAX_THREADS};
 use grains_validation::case::Registered;
 use grains_validation::cases::find;
 use grains_validation::cases::CASES;
@@ -67,8 +67,8 @@ enum Command {
         /// Output folder; must not exist or be empty [default: results/<scene name>].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Worker threads (overrides the scene's `threads`).
-        #[arg(long)]
+        /// Worker threads, 1 to 1024 (overrides the scene's `threads`).
+        #[arg(long, value_parser = threads, allow_negative_numbers = true)]
         threads: Option<usize>,
         /// Computing backend [default: the scene's `backend`, else cpu].
         #[arg(long, value_enum)]
@@ -99,8 +99,8 @@ enum Command {
         /// Folder with the validation scene files [default: this source tree's scenes/].
         #[arg(long)]
         scenes: Option<PathBuf>,
-        /// Worker threads.
-        #[arg(long)]
+        /// Worker threads, 1 to 1024.
+        #[arg(long, value_parser = threads, allow_negative_numbers = true)]
         threads: Option<usize>,
         /// Computing backend [default: each scene's `backend`, else cpu].
         #[arg(long, value_enum)]
@@ -116,6 +116,17 @@ enum Command {
         #[command(flatten)]
         opts: BenchOptions,
     },
+}
+
+/// Parses `--threads`: a whole number from 1 to [`MAX_THREADS`], the bound of a scene's
+/// `threads`.
+fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "must be a whole number from 1 to {MAX_THREADS} (the most worker threads)"
+        )),
+    }
 }
 
 fn main() -> ExitCode {
@@ -224,8 +235,8 @@ fn cmd_run(
                 s.scene, s.bodies, s.steps, s.simulated_time_s, s.wall_seconds, s.steps_per_s, s.body_steps_per_s
             );
             println!(
-                "  mean contacts {:.1}, mean sweeps {:.1}; end state: max overlap {:.4} r, bed z95 {:.2} r, {} escaped, {} non-finite",
-                s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.non_finite
+                "  mean contacts {:.1}, mean sweeps {:.1}; end state: max overlap {:.4} r, bed z95 {:.2} r, {} escaped, {} discharged, {} non-finite",
+                s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.discharged, s.quality.non_finite
             );
             for (k, v) in &s.observables_final {
                 println!("  {k} = {v:.6}");
@@ -328,8 +339,8 @@ struct BenchOptions {
     /// Steps to take [default: the scene's duration / h].
     #[arg(long)]
     steps: Option<u64>,
-    /// Worker threads [default: the scene's].
-    #[arg(long)]
+    /// Worker threads, 1 to 1024 [default: the scene's].
+    #[arg(long, value_parser = threads, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Computing backend [default: the scene's `backend`, else cpu].
     #[arg(long, value_enum)]
@@ -469,6 +480,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "bed_z95_r": q.bed_z95_r,
         "ke_mean_J": q.ke_mean_j,
         "escaped": q.escaped,
+        "discharged": q.discharged,
         "non_finite": q.non_finite,
         "stage_seconds": stages.map(|t| Stage::ALL
             .iter()
@@ -504,7 +516,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             contacts as f64 / counted.max(1) as f64,
             iters as f64 / counted.max(1) as f64
         );
-        println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.non_finite);
+        println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, discharged {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.discharged, q.non_finite);
         match stages {
             Some(t) => {
                 let each: Vec<String> = Stage::ALL

@@ -554,3 +554,114 @@ fn shapes_on_generators_that_cannot_take_them() {
         "packing_fraction",
     );
 }
+
+#[test]
+fn threads_on_the_command_line_are_bounded_like_the_scene_s() {
+    let dir = tmp("threads");
+    let scene = dir.join("good.toml");
+    std::fs::write(&scene, good()).unwrap();
+    let out = dir.join("out");
+    let (scene, out) = (scene.to_str().unwrap(), out.to_str().unwrap());
+    for n in ["0", "1025", "-1", "many"] {
+        for args in [
+            vec!["run", scene, "--out", out, "--threads", n],
+            vec!["bench", scene, "--steps", "1", "--threads", n],
+            vec!["validate", "V1", "--threads", n],
+        ] {
+            let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+                .args(&args)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{args:?}: exited 0");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert!(
+                err.lines().next().unwrap_or("").contains("--threads")
+                    && err.contains("from 1 to 1024"),
+                "{args:?}: {err}"
+            );
+            assert!(!Path::new(out).exists(), "{args:?}: output written");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A floor of two plates, x in [-1, -0.2] and [0.2, 1], open between them, a ball over the
+/// opening and one on a plate.
+const OPEN_FLOOR: &str = r#"[scene]
+name = "open_floor"
+duration = 0.5
+
+[settings]
+preset = "rigid"
+h = 0.01
+
+[[containers]]
+kind = "rectangle"
+centre = [-0.6, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+u = [1.0, 0.0, 0.0]
+half_u = 0.4
+half_v = 1.0
+
+[[containers]]
+kind = "rectangle"
+centre = [0.6, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+u = [1.0, 0.0, 0.0]
+half_u = 0.4
+half_v = 1.0
+
+[[bodies]]
+generator = "list"
+name = "balls"
+radius = 0.1
+density = 1000.0
+list = [{ position = [0.0, 0.0, 0.3] }, { position = [0.6, 0.0, 0.1] }]
+
+[output]
+formats = ["csv"]
+"#;
+
+#[test]
+fn a_grain_through_an_opening_of_the_floor_is_discharged_not_escaped() {
+    let dir = tmp("open_floor");
+    let scene = dir.join("open_floor.toml");
+    std::fs::write(&scene, OPEN_FLOOR).unwrap();
+    let out = dir.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("0 escaped, 1 discharged"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["quality"]["escaped"], 0, "{summary}");
+    assert_eq!(summary["quality"]["discharged"], 1, "{summary}");
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args(["bench", scene.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let bench: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (&bench["escaped"], &bench["discharged"]),
+        (&0.into(), &1.into())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn keys_without_effect_are_refused_at_their_line() {
+    let shaker = common::fixture("tiny_shaker.toml");
+    let t = shaker.replacen("height = 2.0", "width_y = 1.0\nheight = 2.0", 1);
+    expect_error("planar_width_y", &t, line_of(&t, "width_y"), "width_y");
+    let t = shaker.replacen("jitter = 0.05\n", "", 1);
+    expect_error("lattice_seed", &t, line_of(&t, "seed = 3"), "seed");
+}

@@ -1,6 +1,8 @@
-//! End-state quality figures of docs/benchmark.md, generalised to any scene: overlaps are measured pair by
-//! pair with each body's own radius and given in units of the smallest dynamic radius r; the
-//! floor and side walls are those of the scene's first box (if it has one).
+//! End-state quality figures of docs/benchmark.md, generalised to any scene: overlaps are
+//! measured pair by pair with each body's own radius and given in units of the smallest dynamic
+//! radius r. The floor and side walls are those of the scene's first box, if it has one; else
+//! the floor is the lowest of the horizontal walls that face up (a `floor`, planes and
+//! rectangles with normal +z), which may leave openings between its rectangles.
 
 use crate::scene::Bounds;
 use glam::{IVec3, Vec3, Vec4};
@@ -11,26 +13,122 @@ use grains_kernels::{Bodies, Motion};
 /// Quality of a state, lengths in units of the smallest dynamic radius r.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Quality {
-    /// Deepest sphere–sphere or sphere–floor overlap / r; the floor counts only for bodies
-    /// whose centre is over it (a body that left the box and fell beside it touches no floor).
+    /// Deepest sphere–sphere or sphere–floor overlap / r. The floor counts only for bodies in
+    /// its reach: centre over a face of the floor and not more than its radius below it (a body
+    /// that left the box, fell beside it or went through the floor touches no floor).
     pub max_pen_r: f64,
     /// Mean overlap / r over the overlapping pairs.
     pub mean_pen_r: f64,
-    /// Deepest side-wall overlap / r.
+    /// Deepest side-wall overlap / r, over the bodies whose centre is inside the box and level
+    /// with its walls (between the floor and the walls' top), as the engine's contacts with a
+    /// wall are.
     pub wall_max_pen_r: f64,
     /// 95th percentile of dynamic centre heights above the floor / r.
     pub bed_z95_r: f64,
     /// Mean kinetic energy per body, translational + rotational (J).
     #[serde(rename = "ke_mean_J")]
     pub ke_mean_j: f64,
-    /// Dynamic bodies outside the box (or below the floor).
+    /// Dynamic bodies that left through a wall, a failure: with a box, those whose centre is
+    /// outside its side walls (it has no opening, so they went over a wall) or more than their
+    /// radius below its floor (through it); without a box, those more than their radius below
+    /// the floor and under one of its faces (through it).
     pub escaped: usize,
+    /// Dynamic bodies that left by design: without a box, those more than their radius below
+    /// the floor and under none of its faces (through an opening between its rectangles or past
+    /// its edge). Always 0 with a box, whose floor is whole, and without a floor.
+    pub discharged: usize,
     /// Bodies with a non-finite position or velocity.
     pub non_finite: usize,
 }
 
+/// A horizontal face of the floor, seen from above.
+#[derive(Clone, Copy)]
+struct Face {
+    /// Its centre (x, y) (m).
+    centre: [f64; 2],
+    /// Its in-face axis u, horizontal and of unit length; v = z × u.
+    u: [f64; 2],
+    /// Half extents along u and v (m), infinite for a plane.
+    half: [f64; 2],
+}
+
+impl Face {
+    /// True when the point (x, y) is over (or under) the face.
+    fn covers(&self, x: f64, y: f64) -> bool {
+        let (dx, dy) = (x - self.centre[0], y - self.centre[1]);
+        let (s, t) = (
+            dx * self.u[0] + dy * self.u[1],
+            dy * self.u[0] - dx * self.u[1],
+        );
+        s.abs() <= self.half[0] && t.abs() <= self.half[1]
+    }
+}
+
+/// Where the floor is now: its height and its faces.
+struct Floor {
+    /// Height of the floor (m).
+    z: f64,
+    /// Its faces: the box's floor alone, or the faces at the floor's height.
+    faces: Vec<Face>,
+    /// True for the box's floor, whose footprint is closed by side walls.
+    boxed: bool,
+}
+
+impl Floor {
+    /// The floor of `world` at its current time: the box's when there is one (moved by its
+    /// shaker), else the faces at the lowest height of the horizontal walls facing up (within
+    /// `tol` of it); None without such a wall.
+    fn of(world: &World, bounds: Option<&Bounds>, tol: f64) -> Option<Floor> {
+        let t = world.time();
+        if let Some(bd) = bounds {
+            let c = bd.floor_centre + bd.motion.map(|m| m.displacement(t)).unwrap_or_default();
+            let face = Face {
+                centre: [c.x as f64, c.y as f64],
+                u: [1.0, 0.0],
+                half: [bd.half_x as f64, bd.half_y as f64],
+            };
+            return Some(Floor {
+                z: c.z as f64,
+                faces: vec![face],
+                boxed: true,
+            });
+        }
+        let up: Vec<(f64, Face)> = world
+            .wall_descs()
+            .iter()
+            .filter(|w| w.normal.normalize_or_zero().z >= 1.0 - 1e-6)
+            .map(|w| {
+                let o = w.origin + w.motion.map(|m| m.displacement(t)).unwrap_or_default();
+                let u = Vec3::new(w.u.x, w.u.y, 0.0).normalize_or(Vec3::X);
+                let face = Face {
+                    centre: [o.x as f64, o.y as f64],
+                    u: [u.x as f64, u.y as f64],
+                    half: [w.half_u as f64, w.half_v as f64],
+                };
+                (o.z as f64, face)
+            })
+            .collect();
+        let z = up.iter().map(|f| f.0).fold(f64::INFINITY, f64::min);
+        z.is_finite().then(|| Floor {
+            z,
+            faces: up
+                .into_iter()
+                .filter(|f| f.0 <= z + tol)
+                .map(|f| f.1)
+                .collect(),
+            boxed: false,
+        })
+    }
+
+    /// True when the point (x, y) is over (or under) a face of the floor.
+    fn covers(&self, x: f64, y: f64) -> bool {
+        self.faces.iter().any(|f| f.covers(x, y))
+    }
+}
+
 impl Quality {
-    /// Measures `world` now against the box `bounds` (floor at z = 0 when there is none).
+    /// Measures `world` now against the box `bounds`, or, without one, against the floor of
+    /// its walls (see [`Quality::escaped`] and [`Quality::discharged`]).
     pub fn measure(world: &World, bounds: Option<&Bounds>) -> Quality {
         let b = world.bodies();
         let n = b.len();
@@ -51,23 +149,7 @@ impl Quality {
                 non_finite += 1;
             }
         }
-        let (floor, hx, hy, cx, cy) = match bounds {
-            Some(bd) => {
-                let d = bd
-                    .motion
-                    .map(|m| m.displacement(world.time()))
-                    .unwrap_or_default();
-                (
-                    bd.floor_centre.z + d.z,
-                    bd.half_x as f64,
-                    bd.half_y as f64,
-                    (bd.floor_centre.x + d.x) as f64,
-                    (bd.floor_centre.y + d.y) as f64,
-                )
-            }
-            None => (0.0, f64::INFINITY, f64::INFINITY, 0.0, 0.0),
-        };
-        let floor = floor as f64;
+        let floor = Floor::of(world, bounds, r);
         let (mut max_pen, mut sum_pen, mut count) = (0.0f64, 0.0f64, 0usize);
         let mut record = |pen: f64| {
             if pen > 0.0 {
@@ -83,24 +165,47 @@ impl Quality {
             }
         });
         let mut wall_max: f64 = 0.0;
-        let mut escaped = 0;
+        let (mut escaped, mut discharged) = (0, 0);
         let mut z = Vec::with_capacity(ok.len());
         for &i in ok.iter().filter(|&&i| b.is_dynamic(i)) {
             let p = b.pos_radius[i];
-            let ri = p.w as f64;
-            let (x, y) = (p.x as f64 - cx, p.y as f64 - cy);
-            if bounds.is_some() && x.abs() <= hx && y.abs() <= hy {
-                record(ri - (p.z as f64 - floor));
+            let (px, py, ri) = (p.x as f64, p.y as f64, p.w as f64);
+            let Some(fl) = &floor else {
+                z.push(p.z as f64);
+                continue;
+            };
+            let height = p.z as f64 - fl.z;
+            z.push(height);
+            let over = fl.covers(px, py);
+            let below = height < -ri;
+            // The box is closed but for its top; a floor of faces is open between them.
+            let through_a_wall = if fl.boxed {
+                !over || below
+            } else {
+                over && below
+            };
+            if through_a_wall {
+                escaped += 1;
+                continue;
             }
-            for (c, half) in [(x, hx), (y, hy)] {
-                if half.is_finite() {
-                    wall_max = wall_max.max(ri - (half - c.abs()));
+            if below {
+                discharged += 1;
+                continue;
+            }
+            if over {
+                record(ri - height);
+            }
+            // Here a box's body is inside it: its side walls count while it is level with them.
+            if bounds.is_some_and(|bd| (0.0..=bd.height as f64).contains(&height)) {
+                let Face {
+                    centre: c, half, ..
+                } = fl.faces[0];
+                for (x, half) in [(px - c[0], half[0]), (py - c[1], half[1])] {
+                    if half.is_finite() {
+                        wall_max = wall_max.max(ri - (half - x.abs()));
+                    }
                 }
             }
-            if x.abs() > hx || y.abs() > hy || (p.z as f64 - floor) < -ri {
-                escaped += 1;
-            }
-            z.push(p.z as f64 - floor);
         }
         let z95 = percentile_95(z);
         Quality {
@@ -114,6 +219,7 @@ impl Quality {
             bed_z95_r: z95 / r,
             ke_mean_j: world.last_stats().kinetic_energy / n.max(1) as f64,
             escaped,
+            discharged,
             non_finite,
         }
     }
@@ -156,4 +262,72 @@ pub fn percentile_95(mut values: Vec<f64>) -> f64 {
         .get(((values.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
         .copied()
         .unwrap_or(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grains::{Body, Material, Settings, WallDesc};
+
+    /// A world of `walls` and dynamic spheres of radius 0.1 at `centres`, at time 0.
+    fn world(walls: &[WallDesc], centres: &[Vec3]) -> World {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        for w in walls {
+            b.wall(*w);
+        }
+        for &c in centres {
+            b.body(Body::sphere(c, 0.1, 1.0));
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn grains_through_an_opening_are_discharged_not_escaped() {
+        // A floor of two plates, x in [-1, -0.2] and [0.2, 1], open between them; a plate above
+        // it is not the floor.
+        let plate = |x, z| WallDesc::rectangle(Vec3::new(x, 0.0, z), Vec3::Z, Vec3::X, 0.4, 1.0);
+        let w = world(
+            &[plate(-0.6, 0.0), plate(0.6, 0.0), plate(0.6, 1.0)],
+            &[
+                Vec3::new(0.6, 0.0, 0.1),   // on a plate of the floor
+                Vec3::new(0.6, 0.0, 0.95),  // under the upper plate, on nothing
+                Vec3::new(0.0, 0.0, -2.0),  // through the opening
+                Vec3::new(1.5, 0.0, -2.0),  // past the floor's edge
+                Vec3::new(-0.6, 0.0, -0.5), // under a plate of the floor: through it
+            ],
+        );
+        let q = Quality::measure(&w, None);
+        assert_eq!((q.escaped, q.discharged), (1, 2));
+        assert!(q.max_pen_r < 1e-6, "{q:?}");
+        // With no floor nothing can leave through it.
+        let q = Quality::measure(&world(&[], &[Vec3::new(0.0, 0.0, -5.0)]), None);
+        assert_eq!((q.escaped, q.discharged), (0, 0));
+    }
+
+    #[test]
+    fn grains_out_of_a_box_are_escaped_without_an_overlap() {
+        let bounds = Bounds {
+            floor_centre: Vec3::ZERO,
+            half_x: 0.5,
+            half_y: 0.5,
+            height: 0.3,
+            motion: None,
+        };
+        let w = world(
+            &[],
+            &[
+                Vec3::new(0.0, 0.0, 0.1),   // on the floor
+                Vec3::new(-0.45, 0.0, 0.1), // 0.05 into the −x wall
+                Vec3::new(0.45, 0.0, 0.5),  // above the walls' top, beside the +x wall
+                Vec3::new(2.0, 0.0, 0.1),   // over a wall, beside the box
+                Vec3::new(2.0, 0.0, -3.0),  // over a wall, below the floor
+                Vec3::new(0.0, 0.0, -3.0),  // through the floor
+            ],
+        );
+        let q = Quality::measure(&w, Some(&bounds));
+        assert_eq!((q.escaped, q.discharged), (3, 0));
+        assert!((q.wall_max_pen_r - 0.5).abs() < 1e-5, "{q:?}");
+        assert!(q.max_pen_r < 1e-6, "{q:?}");
+    }
 }

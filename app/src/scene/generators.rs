@@ -160,11 +160,11 @@ impl<'a> Generator<'a> {
             material: materials.id(cx, &g.material)?,
             motion: shakers.motion(cx, &g.shaker)?,
             velocity: match &g.velocity {
-                Some(v) => finite3(cx, v, "velocity")?,
+                Some(v) => linear_velocity(cx, v, planar)?,
                 None => Vec3::ZERO,
             },
             omega: match &g.angular_velocity {
-                Some(v) => finite3(cx, v, "angular_velocity")?,
+                Some(v) => angular_velocity(cx, v, planar)?,
                 None => Vec3::ZERO,
             },
             inertia: match &g.inertia {
@@ -265,11 +265,11 @@ impl<'a> Generator<'a> {
             };
             let p = finite3(cx, &e.position, "position")?;
             let v = match &e.velocity {
-                Some(v) => finite3(cx, v, "velocity")?,
+                Some(v) => linear_velocity(cx, v, self.planar)?,
                 None => velocity,
             };
             let w = match &e.angular_velocity {
-                Some(v) => finite3(cx, v, "angular_velocity")?,
+                Some(v) => angular_velocity(cx, v, self.planar)?,
                 None => omega,
             };
             let m = mass_of(cx, g, r, form)?;
@@ -311,7 +311,18 @@ impl<'a> Generator<'a> {
         let kind = &g.generator;
         let (velocity, omega) = (self.velocity, self.omega);
         let r = self.radius()?;
-        let o = finite3(cx, need(cx, &g.origin, "origin", kind)?, "origin")?;
+        let o_s = need(cx, &g.origin, "origin", kind)?;
+        let o = finite3(cx, o_s, "origin")?;
+        if planar && o.y != 0.0 {
+            return Err(cx.err(
+                o_s.span(),
+                "origin",
+                format!(
+                    "y = {} has no effect in planar mode (the lattice lies in the plane y = 0): give 0",
+                    o.y
+                ),
+            ));
+        }
         let d = positive(cx, need(cx, &g.spacing, "spacing", kind)?, "spacing")? as f64;
         let cs = need(cx, &g.counts, "counts", kind)?;
         let [nx, ny, nz] = *cs.get_ref();
@@ -328,21 +339,40 @@ impl<'a> Generator<'a> {
         let (nx, ny, nz) = (nx as usize, ny as usize, nz as usize);
         let sites = nx.saturating_mul(ny).saturating_mul(nz);
         let (limit, limit_span, limit_key) = match &g.count {
-            Some(c) => (
-                count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
-                c.span(),
-                "count",
-            ),
+            Some(c) => {
+                let n: usize = count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX);
+                if n >= sites {
+                    return Err(cx.err(
+                        c.span(),
+                        "count",
+                        format!(
+                            "is {n} but the lattice has {sites} sites ({nx} × {ny} × {nz}): `count` stops the filling early and has no effect here; lower it or remove it"
+                        ),
+                    ));
+                }
+                (n, c.span(), "count")
+            }
             None => (sites, cs.span(), "counts"),
         };
-        room(cx, out, limit.min(sites), limit_span, limit_key)?;
+        room(cx, out, limit, limit_span, limit_key)?;
         let jitter = match &g.jitter {
             Some(j) => non_negative(cx, j, "jitter")? as f64,
             None => 0.0,
         };
+        let random_axis = matches!(
+            g.axis.as_ref().map(|a| a.get_ref()),
+            Some(toml::Value::String(a)) if a == "random"
+        );
+        if let Some(s) = g.seed.as_ref().filter(|_| jitter == 0.0 && !random_axis) {
+            return Err(cx.err(
+                s.span(),
+                "seed",
+                "has no effect on a lattice without `jitter` or `axis = \"random\"` (its sites are not random): remove it",
+            ));
+        }
         let mut rng = SplitMix64(seed(g));
         let m = mass_of(cx, g, r, form)?;
-        for idx in 0..limit.min(sites) {
+        for idx in 0..limit {
             let (i, j, k) = (idx % nx, (idx / nx) % ny, idx / (nx * ny));
             let mut jx = 0.0;
             let mut jy = 0.0;
@@ -388,6 +418,20 @@ impl<'a> Generator<'a> {
         )?;
         let hi_s = need(cx, &g.region_max, "region_max", kind)?;
         let hi = finite3(cx, hi_s, "region_max")?;
+        if planar {
+            for (key, v, p) in [
+                ("region_min", &g.region_min, lo),
+                ("region_max", &g.region_max, hi),
+            ] {
+                if let Some(v) = v.as_ref().filter(|_| p.y != 0.0) {
+                    return Err(cx.err(
+                        v.span(),
+                        key,
+                        format!("y = {} has no effect in planar mode (the bodies are placed in the plane y = 0): give 0", p.y),
+                    ));
+                }
+            }
+        }
         if hi.x <= lo.x || hi.z <= lo.z || (!planar && hi.y <= lo.y) {
             return Err(cx.err(
                 hi_s.span(),
@@ -522,6 +566,39 @@ fn refuse_unmoved(
         }
     }
     Ok(())
+}
+
+/// A `velocity` (m/s); in planar mode its y, which the plane's motion drops, must be 0.
+fn linear_velocity(cx: &Ctx, v: &S<V3>, planar: bool) -> Result<Vec3, SceneError> {
+    let x = finite3(cx, v, "velocity")?;
+    if planar && x.y != 0.0 {
+        return Err(cx.err(
+            v.span(),
+            "velocity",
+            format!(
+                "y = {} has no effect in planar mode (bodies move in the x–z plane): give 0",
+                x.y
+            ),
+        ));
+    }
+    Ok(x)
+}
+
+/// An `angular_velocity` (rad/s); in planar mode its x and z, which the plane's motion drops,
+/// must be 0.
+fn angular_velocity(cx: &Ctx, v: &S<V3>, planar: bool) -> Result<Vec3, SceneError> {
+    let w = finite3(cx, v, "angular_velocity")?;
+    if planar && (w.x != 0.0 || w.z != 0.0) {
+        return Err(cx.err(
+            v.span(),
+            "angular_velocity",
+            format!(
+                "x and z ({}, {}) have no effect in planar mode (bodies turn about y only): give 0",
+                w.x, w.z
+            ),
+        ));
+    }
+    Ok(w)
 }
 
 /// The error unless `n` more bodies after the `made` so far stay within [`MAX_BODIES`] and can

@@ -300,12 +300,20 @@ impl Bodies<'_> {
                 }
             },
         };
+        let stiffness = number_or(cx, &s.stiffness, "stiffness", 0.0)?;
+        if let Some(l) = s.rest_length.as_ref().filter(|_| stiffness == 0.0) {
+            return Err(cx.err(
+                l.span(),
+                "rest_length",
+                "has no effect on a spring without `stiffness` (a pure damper): remove it",
+            ));
+        }
         Ok(SpringDesc {
             a,
             b,
             anchor_a,
             anchor_b,
-            stiffness: number_or(cx, &s.stiffness, "stiffness", 0.0)?,
+            stiffness,
             damping: number_or(cx, &s.damping, "damping", 0.0)?,
             rest_length: match &s.rest_length {
                 Some(l) => Some(number(cx, l, "rest_length")?),

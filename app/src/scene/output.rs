@@ -2,7 +2,7 @@
 //! record).
 
 use super::spec::{ObservableSpec, OutputSpec};
-use super::values::{count, need, positive, Ctx};
+use super::values::{count, need, positive, sp, Ctx};
 use super::{Group, SceneError};
 use std::ops::Range;
 
@@ -76,7 +76,12 @@ pub struct Output {
     pub section: bool,
 }
 
-/// Reads `[output]`; the defaults depend on the run's `steps` and on `planar`.
+/// The widest PNG image (px).
+const MAX_IMAGE_WIDTH: u64 = 8192;
+
+/// Reads `[output]`; the defaults depend on the run's `steps` and on `planar`. A key whose
+/// files are not written (the snapshot keys without `"png"`, `observe_every` without `"csv"`,
+/// `every` without frames) has no effect and is refused.
 pub(super) fn output(
     cx: &Ctx,
     o: &OutputSpec,
@@ -113,6 +118,7 @@ pub(super) fn output(
             }
         }
     }
+    unused_without_format(cx, o, formats)?;
     let frames = steps.div_ceil(every).max(1);
     Ok(Output {
         every,
@@ -144,7 +150,17 @@ pub(super) fn output(
             None => every,
         },
         image_width: match &o.image_width {
-            Some(v) => count(cx, v, "image_width", 64)?.min(8192) as u32,
+            Some(v) => {
+                let w = count(cx, v, "image_width", 64)?;
+                if w > MAX_IMAGE_WIDTH {
+                    return Err(cx.err(
+                        v.span(),
+                        "image_width",
+                        format!("must be at most {MAX_IMAGE_WIDTH}, got {w}"),
+                    ));
+                }
+                w as u32
+            }
             None => 800,
         },
         view_height: match &o.view_height {
@@ -166,6 +182,38 @@ pub(super) fn output(
             },
         },
     })
+}
+
+/// Fails for a key of `o` that acts only on files `formats` does not write.
+fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(), SceneError> {
+    let mut unused = Vec::new();
+    if !formats.png {
+        let why = "it sets the PNG snapshots and plots, and `formats` has no \"png\"";
+        unused.extend([
+            ("png_every", sp(&o.png_every), why),
+            ("colour", sp(&o.colour), why),
+            ("image_width", sp(&o.image_width), why),
+            ("view", sp(&o.view), why),
+            ("view_height", sp(&o.view_height), why),
+        ]);
+    }
+    if !formats.csv {
+        let why = "it sets the rows of observables.csv, and `formats` has no \"csv\"";
+        unused.push(("observe_every", sp(&o.observe_every), why));
+    }
+    // Without frames, `every` still sets the csv rows when `observe_every` is not given.
+    let frames = formats.vtu || formats.png;
+    let sets_rows = formats.csv && o.observe_every.is_none();
+    if !(frames || sets_rows) {
+        let why = "it sets the frames, and `formats` has neither \"vtu\" nor \"png\"";
+        unused.push(("every", sp(&o.every), why));
+    }
+    for (key, span, why) in unused {
+        if let Some(span) = span {
+            return Err(cx.err(span, key, format!("has no effect: {why}; remove it")));
+        }
+    }
+    Ok(())
 }
 
 /// Reads the observables, naming bodies by their `groups`.

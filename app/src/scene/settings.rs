@@ -169,7 +169,7 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         };
     }
     if let Some(v) = &s.sync_every {
-        settings.sync_every = count(cx, v, "sync_every", 1)?.min(u32::MAX as u64) as u32;
+        settings.sync_every = count_u32(cx, v, "sync_every", 1)?;
     }
     let origin = Origin::new(cx, s.preset.span())
         .key_at(cx, "h", "h", Some(s.h.span()))

@@ -131,11 +131,8 @@ pub(super) fn containers(
             bounds = Some(Bounds {
                 floor_centre: bx.floor_centre,
                 half_x: 0.5 * bx.width_x,
-                half_y: if planar {
-                    f32::INFINITY
-                } else {
-                    0.5 * bx.width_y
-                },
+                half_y: 0.5 * bx.width_y,
+                height: bx.height,
                 motion: bx.motion,
             });
         }
@@ -207,12 +204,9 @@ fn container(
                     &["floor_centre", "width_x", "width_y", "height"],
                 )?;
                 BoxContainer {
-                    floor_centre: match &c.floor_centre {
-                        Some(v) => finite3(cx, v, "floor_centre")?,
-                        None => Vec3::ZERO,
-                    },
+                    floor_centre: box_floor_centre(cx, c, planar)?,
                     width_x: positive(cx, need(cx, &c.width_x, "width_x", &c.kind)?, "width_x")?,
-                    width_y: positive(cx, need(cx, &c.width_y, "width_y", &c.kind)?, "width_y")?,
+                    width_y: box_width_y(cx, c, planar)?,
                     height: positive(cx, need(cx, &c.height, "height", &c.kind)?, "height")?,
                     material,
                     motion,
@@ -232,13 +226,18 @@ fn container(
                 BoxContainer {
                     floor_centre: Vec3::ZERO,
                     width_x: ps.width as f32,
-                    width_y: ps.width as f32,
+                    width_y: if planar {
+                        f32::INFINITY
+                    } else {
+                        ps.width as f32
+                    },
                     height: ps.wall_height as f32,
                     material,
                     motion,
                 }
             };
-            // In the x–z plane the ±y walls would only touch disks at y = 0 edge-on.
+            // In the x–z plane the ±y walls would only touch disks at y = 0 edge-on; the floor
+            // and the x walls span every y.
             let walls = if planar { 3 } else { 5 };
             for w in &bx.walls()[..walls] {
                 world.wall(*w);
@@ -291,4 +290,39 @@ fn unit_normal(cx: &Ctx, c: &ContainerSpec) -> Result<Vec3, SceneError> {
         return Err(cx.err(nn.span(), "normal", "must not be zero"));
     }
     Ok(n.normalize())
+}
+
+/// A box's `floor_centre` (default the origin). In planar mode the box spans every y, so a
+/// y other than 0 would have no effect and is refused.
+fn box_floor_centre(cx: &Ctx, c: &ContainerSpec, planar: bool) -> Result<Vec3, SceneError> {
+    let Some(v) = &c.floor_centre else {
+        return Ok(Vec3::ZERO);
+    };
+    let p = finite3(cx, v, "floor_centre")?;
+    if planar && p.y != 0.0 {
+        return Err(cx.err(
+            v.span(),
+            "floor_centre",
+            format!(
+                "y = {} has no effect in planar mode (the box spans every y): give 0",
+                p.y
+            ),
+        ));
+    }
+    Ok(p)
+}
+
+/// A box's `width_y`: required in 3-D; in planar mode it would have no effect (the floor and
+/// the x walls span every y, and there are no y walls), so it is refused and the width is
+/// infinite.
+fn box_width_y(cx: &Ctx, c: &ContainerSpec, planar: bool) -> Result<f32, SceneError> {
+    match (&c.width_y, planar) {
+        (Some(w), true) => Err(cx.err(
+            w.span(),
+            "width_y",
+            "has no effect in planar mode (the box has no y walls and spans every y): remove it",
+        )),
+        (None, true) => Ok(f32::INFINITY),
+        (w, false) => positive(cx, need(cx, w, "width_y", &c.kind)?, "width_y"),
+    }
 }
