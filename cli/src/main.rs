@@ -230,6 +230,10 @@ fn cmd_run(
                 Some(a) => format!("GPU adapter {a}"),
                 None => format!("CPU, {} threads", s.threads),
             };
+            let on = match s.sessions {
+                0 | 1 => on,
+                n => format!("{on}; stepping time of all {n} sessions"),
+            };
             println!(
                 "{}: {} bodies, {} steps ({:.3} s simulated) in {:.1} s wall ({:.0} steps/s, {:.3e} body-steps/s, {on})",
                 s.scene, s.bodies, s.steps, s.simulated_time_s, s.wall_seconds, s.steps_per_s, s.body_steps_per_s
