@@ -196,6 +196,9 @@ fn random_kills_and_resumes_end_bit_identical() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+/// A file a kill left: its path in the output folder and its bytes.
+type Entry<'a> = (&'a str, &'a [u8]);
+
 /// The states a kill can leave before the first checkpoint is on disk: each resumes and ends
 /// bit-identical to an uninterrupted run.
 #[test]
@@ -208,7 +211,7 @@ fn every_state_before_the_first_checkpoint_resumes() {
     let frame0 = std::fs::read(whole.join("frames/frame_000000000.vtu")).unwrap();
     let csv = std::fs::read_to_string(whole.join("observables.csv")).unwrap();
     let header = format!("{}\n", csv.lines().next().unwrap());
-    let states: [(&str, &[(&str, &[u8])]); 5] = [
+    let states: [(&str, &[Entry]); 5] = [
         ("an empty folder", &[]),
         (
             "a half-written scene.toml",
