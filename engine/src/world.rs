@@ -188,7 +188,7 @@ impl World {
         };
         settings.check()?;
         self.monitor.before = None;
-        self.params = settings.step_params(self.params.envelope);
+        self.params = settings.step_params(self.params.envelope, self.params.max_give);
         self.settings = settings;
         Ok(())
     }
