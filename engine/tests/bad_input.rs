@@ -493,3 +493,25 @@ fn spheres_on_a_wall_or_within_tolerance_or_fixed_in_it_are_accepted() {
     );
     assert!(sphere_by_wall(Vec3::new(0.0, 0.0, 0.01), floor, true).is_ok());
 }
+
+#[test]
+fn a_capsule_with_one_end_in_a_side_wall_is_refused() {
+    // Axis along x, ends at x = ±0.2; the wall x = 0.22 facing −x: the +x end's surface
+    // (r = 0.05) reaches 0.25, 3 cm into it. Moved 4 cm back it only touches and is accepted.
+    let build = |x: f32| {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.wall(WallDesc::plane(Vec3::new(0.22, 0.0, 0.0), -Vec3::X));
+        b.body(Body::capsule(Vec3::new(x, 0.0, 0.0), 0.05, 0.2, 1.0));
+        b.build()
+    };
+    let Err(e) = build(0.0) else {
+        panic!("a capsule 3 cm into a wall was accepted");
+    };
+    assert!(
+        e.to_string()
+            .starts_with("body 0: position is 3.000e-2 m inside wall 0 (a plane)"),
+        "{e}"
+    );
+    assert!(build(-0.04).is_ok());
+}
