@@ -408,3 +408,20 @@ fn a_sync_every_beyond_u32_is_refused_not_clamped() {
     let msg = refused_at(&t, "sync_every", "sync_every");
     assert!(msg.contains(&u32::MAX.to_string()), "{msg}");
 }
+
+#[test]
+fn a_body_starting_inside_a_wall_is_refused_at_its_position() {
+    // The ball (r = 0.1 m) 4 cm into the box's floor (wall 0) would leave it at 4 cm/h = 4 m/s.
+    let t = with("position = [0.0, 0.0, 0.2]", "position = [0.0, 0.0, 0.06]");
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let Err(e) = s.world(Some(1)) else {
+        panic!("accepted");
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "s.toml:{}: key `position`: body 0: position is 4.000e-2 m inside wall 0 (a rectangle) at the start, more than 1 % of its radius 0.1 m: the first step would shoot it out at 4.000e0 m/s",
+            line_of(&t, "position = ")
+        )
+    );
+}

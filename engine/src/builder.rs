@@ -10,7 +10,16 @@ use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
 use crate::settings::{Backend, Envelope, Settings};
 use crate::world::World;
+use glam::Vec3;
+use grains_kernels::shape::{capsule_ends, ellipse_support};
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
+
+/// The most a compliant contact may give within one step, as a fraction of the smallest radius
+/// ([`grains_kernels::StepParams::max_give`]). A grain arriving at v gives about
+/// h v / (2π f h)² in its first step, so the bound binds only above v ≈ 0.1 r (2π f h)² / h
+/// (14 m/s for the pour's r = 5 mm, h = 2 ms, 2π f h = 7.5), far above a bed's impacts and
+/// static overlap F/k; without it the spring lets a fast grain through a wall.
+const MAX_GIVE: f32 = 0.1;
 
 /// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
 /// in [`WorldBuilder::build`].
@@ -148,6 +157,7 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        check_bodies_outside_walls(&self.bodies, &walls, self.settings.h)?;
         let joints = self
             .joints
             .iter()
@@ -187,6 +197,11 @@ impl WorldBuilder {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
         });
+        let max_give = if r_min.is_finite() {
+            MAX_GIVE * r_min
+        } else {
+            0.0
+        };
         let monitor = Monitor::new(&bodies, energy_bounded);
         let fingerprint = Fingerprint::new(
             &self.settings,
@@ -200,7 +215,7 @@ impl WorldBuilder {
         );
         Ok(World {
             settings: self.settings,
-            params: self.settings.step_params(envelope),
+            params: self.settings.step_params(envelope, max_give),
             bodies,
             wall_descs: walls,
             walls: Vec::new(),
@@ -305,6 +320,79 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
         }
         _ => Ok(()),
     }
+}
+
+/// How deep a body may start inside a wall, as a fraction of its radius: the same 1 % the scene
+/// files allow between bodies. The first step drives an overlap Φ out at −Φ/h (40 m/s for 4 cm
+/// at h = 1 ms), so a body placed by mistake inside a wall would be shot out of it; at 1 % of r
+/// the push is 0.01 r/h (2.5 cm/s for the pour's r = 5 mm, h = 2 ms), while bodies placed
+/// exactly on a wall (overlap of rounding size) pass. The envelope is no measure of it: it is
+/// how far apart a pair may still be a contact, not how deep it may overlap.
+const START_DEPTH_TOLERANCE: f32 = 0.01;
+
+/// Refuses a dynamic body that starts more than [`START_DEPTH_TOLERANCE`] × its radius inside a
+/// wall, naming the body, the wall, the depth and the speed depth/h it would be ejected at. The
+/// depth is −Φ of the points the narrow phase tests against the wall (a sphere's centre, a
+/// capsule's ends, each with the radius; an ellipse's support point), Φ = (p − o)·n − r, where
+/// p lies within the wall's face. A plane
+/// bounds a solid half-space, so a body behind it is inside it however far; a rectangle is a
+/// thin face, so a body wholly behind it (its centre more than its bounding radius behind) is
+/// on its far side. Walls start at their displacement at t = 0. O(bodies × walls).
+fn check_bodies_outside_walls(
+    bodies: &[Body],
+    walls: &[WallDesc],
+    h: f32,
+) -> Result<(), BuildError> {
+    for (i, b) in bodies.iter().enumerate() {
+        if b.kind != BodyKind::Dynamic {
+            continue;
+        }
+        for (w, wall) in walls.iter().enumerate() {
+            let depth = depth_in_wall(b, wall);
+            if depth > START_DEPTH_TOLERANCE * b.radius {
+                let kind = if wall.is_plane() {
+                    "plane"
+                } else {
+                    "rectangle"
+                };
+                return Err(BuildError::Body {
+                    body: i,
+                    field: "position",
+                    problem: format!(
+                        "is {depth:.3e} m inside wall {w} (a {kind}) at the start, more than {} % of its radius {} m: the first step would shoot it out at {:.3e} m/s",
+                        100.0 * START_DEPTH_TOLERANCE,
+                        b.radius,
+                        depth / h
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` where they lie within
+/// its face (negative when the body is clear of it; −∞ when no point meets it).
+fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+    let o = wall.origin + wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0));
+    let n = wall.normal;
+    if !wall.is_plane() && (b.position - o).dot(n) < -b.shape.bounding_radius(b.radius) {
+        return f32::NEG_INFINITY;
+    }
+    let points = match b.shape {
+        Shape::Sphere => vec![(b.position, b.radius)],
+        Shape::Capsule { half_length } => capsule_ends(b.position, b.orientation, half_length)
+            .map(|e| (e, b.radius))
+            .to_vec(),
+        Shape::Ellipse { a, b: bb } => {
+            vec![(b.position + ellipse_support(b.orientation, a, bb, -n), 0.0)]
+        }
+    };
+    points
+        .into_iter()
+        .filter(|&(p, _)| wall.covers(p - o))
+        .map(|(p, r)| r - (p - o).dot(n))
+        .fold(f32::NEG_INFINITY, f32::max)
 }
 
 fn push_body(bodies: &mut Bodies, b: &Body) {

@@ -65,6 +65,18 @@ impl WallDesc {
         self
     }
 
+    /// True for an infinite plane (both half extents infinite), which bounds a solid half-space.
+    pub fn is_plane(&self) -> bool {
+        self.half_u.is_infinite() && self.half_v.is_infinite()
+    }
+
+    /// True when the offset `rel` from the origin projects into the face (|s| ≤ half_u,
+    /// |t| ≤ half_v), for a wall with unit axes (as built).
+    pub(crate) fn covers(&self, rel: Vec3) -> bool {
+        rel.dot(self.u).abs() <= self.half_u
+            && rel.dot(self.normal.cross(self.u)).abs() <= self.half_v
+    }
+
     /// Checks the wall and returns it with unit, orthogonal axes.
     pub(crate) fn normalised(&self, wall: usize) -> Result<WallDesc, BuildError> {
         let err = |field, problem: String| BuildError::Wall {

@@ -182,7 +182,7 @@ impl Settings {
 
     /// What the kernels take for each step: these settings with the ε̂ rule `envelope` resolved
     /// (see [`crate::World::envelope`]).
-    pub(crate) fn step_params(&self, envelope: Envelope) -> StepParams {
+    pub(crate) fn step_params(&self, envelope: Envelope, max_give: f32) -> StepParams {
         StepParams {
             h: self.h,
             gravity: self.gravity,
@@ -194,6 +194,7 @@ impl Settings {
             warm_start: self.warm_start,
             planar: self.planar,
             contact_frequency: self.contact_frequency,
+            max_give,
             coulomb_correction: self.coulomb_correction,
             stabilise_contacts: self.stabilise_contacts,
         }

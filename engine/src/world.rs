@@ -196,7 +196,7 @@ impl World {
         };
         settings.check()?;
         self.monitor.before = None;
-        self.params = settings.step_params(self.params.envelope);
+        self.params = settings.step_params(self.params.envelope, self.params.max_give);
         self.fingerprint
             .set_settings(&settings, self.params.envelope);
         self.settings = settings;

@@ -435,3 +435,83 @@ fn the_gpu_backend_refuses_joints_and_springs_with_a_typed_error() {
         }
     }
 }
+
+/// A world of one sphere of radius 0.05 m at `centre` and the wall `wall`, rigid contact,
+/// h = 1 ms.
+fn sphere_by_wall(centre: Vec3, wall: WallDesc, fixed: bool) -> Result<World, BuildError> {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    b.wall(WallDesc::plane(Vec3::new(0.0, 0.0, 10.0), -Vec3::Z));
+    b.wall(wall);
+    b.body(Body::sphere(Vec3::new(5.0, 0.0, 5.0), 1.0, 1.0));
+    let s = Body::sphere(centre, 0.05, 1.0);
+    b.body(if fixed { s.fixed() } else { s });
+    b.build()
+}
+
+#[test]
+fn a_sphere_starting_inside_a_floor_names_the_body_the_wall_and_the_depth() {
+    let floor = WallDesc::plane(Vec3::ZERO, Vec3::Z);
+    let Err(e) = sphere_by_wall(Vec3::new(0.0, 0.0, 0.01), floor, false) else {
+        panic!("a sphere 4 cm inside the floor was accepted");
+    };
+    assert_eq!(
+        e.to_string(),
+        "body 1: position is 4.000e-2 m inside wall 1 (a plane) at the start, more than 1 % of its radius 0.05 m: the first step would shoot it out at 4.000e1 m/s"
+    );
+}
+
+#[test]
+fn a_sphere_behind_a_plane_is_inside_it_but_one_behind_a_rectangle_is_clear() {
+    let below = Vec3::new(0.0, 0.0, -1.0);
+    let plane = WallDesc::plane(Vec3::ZERO, Vec3::Z);
+    assert_eq!(
+        body_field(sphere_by_wall(below, plane, false)),
+        (1, "position")
+    );
+    let shelf = WallDesc::rectangle(Vec3::ZERO, Vec3::Z, Vec3::X, 1.0, 1.0);
+    assert!(sphere_by_wall(below, shelf, false).is_ok());
+    let beside = Vec3::new(2.0, 0.0, 0.0);
+    assert!(
+        sphere_by_wall(beside, shelf, false).is_ok(),
+        "off the shelf's face"
+    );
+}
+
+#[test]
+fn spheres_on_a_wall_or_within_tolerance_or_fixed_in_it_are_accepted() {
+    let floor = WallDesc::plane(Vec3::ZERO, Vec3::Z);
+    for z in [0.05, 0.0496] {
+        assert!(
+            sphere_by_wall(Vec3::new(0.0, 0.0, z), floor, false).is_ok(),
+            "z = {z}"
+        );
+    }
+    assert_eq!(
+        body_field(sphere_by_wall(Vec3::new(0.0, 0.0, 0.0494), floor, false)),
+        (1, "position")
+    );
+    assert!(sphere_by_wall(Vec3::new(0.0, 0.0, 0.01), floor, true).is_ok());
+}
+
+#[test]
+fn a_capsule_with_one_end_in_a_side_wall_is_refused() {
+    // Axis along x, ends at x = ±0.2; the wall x = 0.22 facing −x: the +x end's surface
+    // (r = 0.05) reaches 0.25, 3 cm into it. Moved 4 cm back it only touches and is accepted.
+    let build = |x: f32| {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.wall(WallDesc::plane(Vec3::new(0.22, 0.0, 0.0), -Vec3::X));
+        b.body(Body::capsule(Vec3::new(x, 0.0, 0.0), 0.05, 0.2, 1.0));
+        b.build()
+    };
+    let Err(e) = build(0.0) else {
+        panic!("a capsule 3 cm into a wall was accepted");
+    };
+    assert!(
+        e.to_string()
+            .starts_with("body 0: position is 3.000e-2 m inside wall 0 (a plane)"),
+        "{e}"
+    );
+    assert!(build(-0.04).is_ok());
+}

@@ -189,11 +189,11 @@ fn a_check_set_to_warn_lets_the_step_through_and_keeps_the_fault() {
 
 #[test]
 fn an_overlap_beyond_the_limit_stops_naming_the_depth() {
-    // The sphere starts 6 cm (1.2 r) inside the floor.
+    // The sphere starts 6 cm (1.2 r) inside a fixed one (the builder refuses one inside a wall).
     let mut b = World::builder(Settings::default());
     b.material(Material::new(0.5));
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
-    b.body(grains::Body::sphere(Vec3::new(0.0, 0.0, -0.01), 0.05, 1.0));
+    b.body(grains::Body::sphere(Vec3::new(0.0, 0.0, -0.1), 0.05, 1.0).fixed());
+    b.body(grains::Body::sphere(Vec3::new(0.0, 0.0, -0.06), 0.05, 1.0));
     let mut w = b.build().unwrap();
     match w.step() {
         Err(StepError::Health {

@@ -29,6 +29,10 @@ pub struct SweepParams {
     pub planar: bool,
     /// Share of the softened normal diagonal that is compliance, ε·mass_n (0 = rigid).
     pub softness: f32,
+    /// δ/h, the spring's largest give as a velocity ([`StepParams::max_give`]).
+    pub give_speed: f32,
+    /// 1 + ε/w_n, so that mass_n × `rigid_scale` = 1/w_n, the rigid row's inverse diagonal.
+    pub rigid_scale: f32,
 }
 
 impl SweepParams {
@@ -37,6 +41,8 @@ impl SweepParams {
     pub fn step(p: &StepParams) -> Self {
         SweepParams {
             softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
+            give_speed: p.give_speed(),
+            rigid_scale: 1.0 + p.softness_ratio(),
             ..Self::impact(p)
         }
     }
@@ -51,6 +57,8 @@ impl SweepParams {
             coulomb_correction: p.coulomb_correction,
             planar: p.planar,
             softness: 0.0,
+            give_speed: 0.0,
+            rigid_scale: 1.0,
         }
     }
 }
@@ -208,8 +216,7 @@ pub fn update_pack(
 ) -> (Lanes3, Vec4) {
     let [un, u1, u2] = relative_velocity(pack, vel);
     let omega = Vec4::splat(p.omega);
-    // Compliant contact: u_n + Φ/h + ε γn ≥ 0, ε = softness / mass_n (an implicit spring).
-    let gn = gamma[0] - omega * (pack.mass_n * un + Vec4::splat(p.softness) * gamma[0]);
+    let gn = gamma[0] - omega * bounded_spring_step(pack.mass_n, un, gamma[0], p);
     let g1 = gamma[1] - omega * pack.mass_t * u1;
     let g2 = gamma[2] - omega * pack.mass_t * u2;
     let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.mass_n / pack.mass_t);
@@ -219,6 +226,19 @@ pub fn update_pack(
     let active = glam::BVec4A::from_array(pack.body_a.map(|a| a != NO_BODY));
     let impulse = pack_impulse(pack, &d);
     (impulse, Vec4::select(active, residual, Vec4::ZERO))
+}
+
+/// The normal row's local step Δγn (before ω) of a compliant contact whose spring gives at most
+/// δ in the step: u_n + Φ/h + min(ε γn, δ/h) ≥ 0 (u_n here includes the bias Φ/h), with
+/// ε = softness / mass_n. Its residual min(u_n + ε γn, u_n + δ/h) is the smaller of the spring's
+/// and the rigid row's, both increasing in γn, so the exact local root is the larger of theirs:
+/// γn − min(mass_n (u_n + ε γn), (u_n + δ/h) / w_n) with 1/w_n = mass_n (1 + ε/w_n). Below the
+/// bound it is the plain implicit spring, bit for bit; for rigid rows (ε = 0) it is mass_n u_n.
+#[inline(always)]
+fn bounded_spring_step(mass_n: Vec4, un: Vec4, gn: Vec4, p: &SweepParams) -> Vec4 {
+    let spring = mass_n * un + Vec4::splat(p.softness) * gn;
+    let rigid = (un + Vec4::splat(p.give_speed)) * (mass_n * Vec4::splat(p.rigid_scale));
+    spring.min(rigid)
 }
 
 /// World-space impulse vectors D γ of the four lanes for impulses `g` (acting on a).

@@ -39,6 +39,10 @@ pub struct StepParams {
     /// Natural frequency f (Hz) of the compliant contact, Φ⁺ ≥ −F/(m_eff (2πf)²) as an implicit
     /// spring; infinity for rigid contact.
     pub contact_frequency: f32,
+    /// δ (m), the most a compliant contact's spring may give within a step: its normal row is
+    /// n·v⁺ + Φ/h + min(ε γn, δ/h) ≥ 0, so Φ⁺ ≥ −δ whatever the approach speed (no effect on
+    /// rigid contact).
+    pub max_give: f32,
     /// Coulomb-correction passes after each solve (0 = the plain cone relaxation): each moves
     /// μ‖u_T‖ of the last iterate into the normal rows' bias and solves again from the last γ.
     pub coulomb_correction: u32,
@@ -52,6 +56,11 @@ impl StepParams {
     pub fn softness_ratio(&self) -> f32 {
         let wh = std::f32::consts::TAU * self.contact_frequency * self.h;
         1.0 / (wh * wh)
+    }
+
+    /// δ/h: the largest normal velocity a compliant contact's spring lets through (m/s).
+    pub fn give_speed(&self) -> f32 {
+        self.max_give / self.h
     }
 }
 

@@ -18,7 +18,7 @@ const SCAN_BLOCK: u64 = 1024;
 /// Most workgroups along one dispatch dimension.
 const MAX_GROUPS: u64 = 65535;
 
-/// The uniform parameters of a step (`Params` in `layout.wgsl`), 80 bytes.
+/// The uniform parameters of a step (`Params` in `layout.wgsl`), 96 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct Params {
@@ -40,6 +40,8 @@ pub struct Params {
     pub cell_capacity: u32,
     pub row_capacity: u32,
     pub stabilise: u32,
+    pub give_speed: f32,
+    pub pad: [u32; 3],
 }
 
 /// The step's grid (`GridInfo` in `layout.wgsl`), 48 bytes.

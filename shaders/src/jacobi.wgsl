@@ -76,6 +76,16 @@ fn contact_impulse(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
 /// Whether this sweep reports its residual (only the last sweep of a step needs it).
 override report_residual: bool = true;
 
+/// The normal row's local step (before ω) of a compliant contact whose spring gives at most δ in
+/// the step, u_n + min(ε γn, δ/h) ≥ 0: the larger root of the spring's and the rigid row's
+/// residuals, min(mass_n (u_n + ε γn), (u_n + δ/h) / w_n) with 1/w_n = mass_n (1 + ε/w_n)
+/// (as `bounded_spring_step` in kernels/src/contact_update.rs).
+fn bounded_spring_step(mass_n: f32, un: f32, gn: f32) -> f32 {
+    let spring = mass_n * un + params.softness * gn;
+    let rigid = (un + params.give_speed) * (mass_n * (1.0 + params.softness_ratio));
+    return min(spring, rigid);
+}
+
 /// Contact c's projected update γ⁺ = Π_K(γ − ω W⁻¹ u), u = Dᵀv + bias, in W's metric with the
 /// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi), the normal bias raised by the
 /// Coulomb correction's lift in `gamma[c].w` (0 without it); keeps D Δγ for the gather and
@@ -84,7 +94,7 @@ fn update_contact(c: u32, row: ContactRow) -> f32 {
     let state = gamma[c];
     let g = state.xyz;
     let u = relative_velocity(row, row.bias + vec3<f32>(state.w, 0.0, 0.0));
-    let step = vec3<f32>(g.x - params.omega * (row.mass_n * u.x + params.softness * g.x),
+    let step = vec3<f32>(g.x - params.omega * bounded_spring_step(row.mass_n, u.x, g.x),
                          g.y - params.omega * row.mass_t * u.y,
                          g.z - params.omega * row.mass_t * u.z);
     let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);

@@ -90,6 +90,7 @@ struct Params {
     cell_capacity: u32,
     row_capacity: u32,
     stabilise: u32,     // 1: the contacts' normal rows carry Φ/h; 0: n·v⁺ ≥ 0
+    give_speed: f32,    // δ/h: the most a compliant contact's spring gives in a step, as a speed
 }
 
 /// The step's grid, and the contact rows that fit the capacity (set by `contact_dispatch`).

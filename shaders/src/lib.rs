@@ -517,6 +517,8 @@ impl GpuPipeline {
             cell_capacity: b.sizes.cells as u32,
             row_capacity: b.sizes.rows as u32,
             stabilise: p.stabilise_contacts as u32,
+            give_speed: p.give_speed(),
+            pad: [0; 3],
         };
         let q = &self.gpu.queue;
         q.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));
@@ -582,4 +584,4 @@ fn key_order(keys: &[u64]) -> Vec<usize> {
     order
 }
 
-const _: () = assert!(std::mem::size_of::<Params>() == 80);
+const _: () = assert!(std::mem::size_of::<Params>() == 96);

@@ -56,6 +56,7 @@ pub fn settings(solver: SolverKind) -> StepParams {
         warm_start: 0.0,
         planar: false,
         contact_frequency: f32::INFINITY,
+        max_give: 0.0,
         coulomb_correction: 0,
         stabilise_contacts: true,
     }

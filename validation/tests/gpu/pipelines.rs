@@ -98,6 +98,7 @@ fn params(h: f32) -> StepParams {
         warm_start: 1.0,
         planar: false,
         contact_frequency: 1.2 / h,
+        max_give: 0.005,
         coulomb_correction: 0,
         stabilise_contacts: true,
     }
