@@ -94,7 +94,7 @@ fn missing_required_field() {
 
 #[test]
 fn wrong_type() {
-    let t = good().replace("width_x = 1.0", "width_x = \"wide\"");
+    let t = good().replace("width_x = 1.4", "width_x = \"wide\"");
     expect_error("type", &t, line_of(&t, "width_x"), "width_x");
 }
 
@@ -159,7 +159,7 @@ fn values_only_the_engine_checks_are_reported_at_their_key() {
         let t = good().replace("h = 0.01", &format!("h = 0.01\n{key} = {value}"));
         expect_error(key, &t, line_of(&t, key), key);
     }
-    let box_walls = "kind = \"box\"\nwidth_x = 1.0\nwidth_y = 1.0\nheight = 1.0";
+    let box_walls = "kind = \"box\"\nwidth_x = 1.4\nwidth_y = 1.0\nheight = 1.0";
     let rectangle = "kind = \"rectangle\"\ncentre = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 1.0]\nu = [0.0, 0.0, 2.0]\nhalf_u = 1.0\nhalf_v = 1.0";
     let t = good().replace(box_walls, rectangle);
     assert_ne!(t, good());
