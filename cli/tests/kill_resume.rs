@@ -200,6 +200,8 @@ fn random_kills_and_resumes_end_bit_identical() {
 /// bit-identical to an uninterrupted run.
 #[test]
 fn every_state_before_the_first_checkpoint_resumes() {
+    /// A file left in the folder: its name and its bytes.
+    type Planted<'a> = (&'a str, &'a [u8]);
     let base = tmp("early");
     let scene = scene(&base);
     let whole = base.join("whole");
@@ -208,7 +210,7 @@ fn every_state_before_the_first_checkpoint_resumes() {
     let frame0 = std::fs::read(whole.join("frames/frame_000000000.vtu")).unwrap();
     let csv = std::fs::read_to_string(whole.join("observables.csv")).unwrap();
     let header = format!("{}\n", csv.lines().next().unwrap());
-    let states: [(&str, &[(&str, &[u8])]); 5] = [
+    let states: [(&str, &[Planted]); 5] = [
         ("an empty folder", &[]),
         (
             "a half-written scene.toml",
