@@ -1,17 +1,36 @@
-//! Force chains: the contact frames of a run parse as VTK line cells with their force data, and
-//! the forces of the wall contacts in the last one add up to the CSV's wall force.
+//! Force chains: the contact frames of a run parse as VTK line cells with their force data, the
+//! forces of the wall contacts in the last one add up to the CSV's wall force, and a resumed run
+//! writes the same frames.
 
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
+use std::path::{Path, PathBuf};
 use vtkio::model::{Attribute, CellType, DataSet, Piece, VertexNumbers};
 
 mod common;
 
-#[test]
-fn contact_frames_parse_and_agree_with_the_wall_force_column() {
-    let base = std::env::temp_dir().join(format!("grains-contacts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
+/// A fresh folder for the test `name`.
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-contacts-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn opts(out: &Path) -> RunOptions {
+    RunOptions {
+        out: out.to_path_buf(),
+        threads: Some(1),
+        backend: None,
+        resume: false,
+        progress: false,
+        stop_after: None,
+    }
+}
+
+/// The tiny shaker fixture with its box at rest and named `bin`, the contact frames and a
+/// `wall_force` column, written to `dir` and loaded.
+fn scene(dir: &Path) -> Scene {
     let text = common::fixture("tiny_shaker.toml")
         // A box at rest, so the bed settles on it.
         .replace("kind = \"box\"\n", "kind = \"box\"\nname = \"bin\"\n")
@@ -21,22 +40,17 @@ fn contact_frames_parse_and_agree_with_the_wall_force_column() {
             "colour = \"speed\"\nformats = [\"vtu\", \"csv\", \"png\", \"contacts\"]\n",
         )
         + "\n[[observables]]\nkind = \"wall_force\"\nwall = \"bin\"\n";
-    let path = base.join("tiny.toml");
+    let path = dir.join("tiny.toml");
     std::fs::write(&path, text).unwrap();
-    let scene = Scene::load(&path).unwrap();
+    Scene::load(&path).unwrap()
+}
+
+#[test]
+fn contact_frames_parse_and_agree_with_the_wall_force_column() {
+    let base = tmp("parse");
+    let scene = scene(&base);
     let out = base.join("out");
-    run(
-        &scene,
-        &RunOptions {
-            out: out.clone(),
-            threads: Some(1),
-            backend: None,
-            resume: false,
-            progress: false,
-            stop_after: None,
-        },
-    )
-    .unwrap();
+    run(&scene, &opts(&out)).unwrap();
 
     let pvd = std::fs::read_to_string(out.join("contacts.pvd")).unwrap();
     assert_eq!(
@@ -114,5 +128,34 @@ fn contact_frames_parse_and_agree_with_the_wall_force_column() {
         (on_bodies_z + last).abs() <= 1e-5 * last.abs(),
         "contact frame {on_bodies_z} N against the column {last} N"
     );
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_resumed_run_writes_the_same_contact_frames() {
+    let base = tmp("resume");
+    let scene = scene(&base);
+    let whole = base.join("whole");
+    run(&scene, &opts(&whole)).unwrap();
+    // Cut at step 40 (the last checkpoint at step 25), then resumed: the frames after step 25
+    // are removed and written again.
+    let cut = base.join("cut");
+    let stopped = RunOptions {
+        stop_after: Some(40),
+        ..opts(&cut)
+    };
+    assert!(run(&scene, &stopped).unwrap().stopped_early);
+    assert!(cut.join("contacts/contacts_000000040.vtu").exists());
+    let resumed = RunOptions {
+        resume: true,
+        ..opts(&cut)
+    };
+    run(&scene, &resumed).unwrap();
+    let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    assert_eq!(read(&whole, "contacts.pvd"), read(&cut, "contacts.pvd"));
+    for step in (0..=120).step_by(10) {
+        let name = format!("contacts/contacts_{step:09}.vtu");
+        assert!(read(&whole, &name) == read(&cut, &name), "{name} differs");
+    }
     std::fs::remove_dir_all(&base).unwrap();
 }
