@@ -215,6 +215,7 @@ fn bad_wall_observables_are_refused_at_their_line_and_key() {
         "wall",
     );
     refused("name = \"ground\"", "name = \"bin\"", "name", "name");
+    refused("name = \"ground\"", "name = \"\"", "name", "name");
     refused(
         "body = \"stack\"\n",
         "body = \"stack\"\npoint = [0.0, 0.0, 0.0]\n",

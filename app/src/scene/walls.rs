@@ -131,6 +131,9 @@ pub(super) fn containers(
         let first = world.walls().len();
         let bx = container(cx, c, planar, materials, shakers, world)?;
         if let Some(n) = &c.name {
+            if n.get_ref().is_empty() {
+                return Err(cx.err(n.span(), "name", "must not be empty"));
+            }
             if named.iter().any(|w| &w.name == n.get_ref()) {
                 return Err(cx.err(
                     n.span(),
