@@ -5,6 +5,7 @@
 //! uninterrupted run; the checkpoint's physics fingerprint, not the scene file's text, decides
 //! whether the scene resumed with may continue it.
 
+use crate::output::contacts::ContactFrame;
 use crate::output::image::View;
 use crate::output::progress::{exact_time, format_time, StatusLines};
 use crate::output::quality::percentile_95;
@@ -15,7 +16,7 @@ use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
 use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
-use grains::{GpuError, StepError};
+use grains::{GpuError, StepError, Vec3, WallLoad};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::ops::Range;
@@ -226,6 +227,19 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                 .iter()
                 .map(|m| m.v().length() as f64)
                 .fold(0.0, f64::max),
+            ObservableKind::WallForce { walls, component } => {
+                let loads = world.wall_loads(Vec3::ZERO);
+                component.of(WallLoad::total(&loads[walls.clone()]).force)
+            }
+            ObservableKind::WallTorque { walls, point, axis } => {
+                let loads = world.wall_loads(*point);
+                WallLoad::total(&loads[walls.clone()])
+                    .torque
+                    .dot(axis.as_dvec3())
+            }
+            ObservableKind::ContactForce { bodies, component } => {
+                component.of(world.body_contact_forces()[bodies.clone()].iter().sum())
+            }
         })
         .collect()
 }
@@ -449,15 +463,20 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let total = scene.total_steps();
     let start_step = world.steps();
     let mut frames_written = match resume_step {
-        Some(s) if o.formats.vtu || o.formats.png => s / o.every + 1,
+        Some(s) if o.formats.vtu || o.formats.png || o.formats.contacts => s / o.every + 1,
         _ => 0,
     };
-    // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU).
+    // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU);
+    // the contacts too, only for the samples of contact observables and the contact frames.
+    let reads_contacts = scene.observables.iter().any(|o| o.kind.reads_contacts());
     let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
         let s = world.steps();
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
-        let frame_due = s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png);
-        if csv || frame_due {
+        let frame_due =
+            s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png || o.formats.contacts);
+        if (csv && reads_contacts) || (frame_due && o.formats.contacts) {
+            world.sync_contacts().map_err(StepError::Gpu)?;
+        } else if csv || frame_due {
             world.sync().map_err(StepError::Gpu)?;
         }
         if csv {
@@ -466,12 +485,17 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             writer.send(WriterMsg::Sample(row));
         }
         if frame_due {
-            let k = s / o.every;
-            writer.send(WriterMsg::Frame(Box::new(frame(
-                scene,
-                world,
-                k.is_multiple_of(o.png_every) || s == total,
-            ))));
+            if o.formats.vtu || o.formats.png {
+                let k = s / o.every;
+                writer.send(WriterMsg::Frame(Box::new(frame(
+                    scene,
+                    world,
+                    k.is_multiple_of(o.png_every) || s == total,
+                ))));
+            }
+            if o.formats.contacts {
+                writer.send(WriterMsg::Contacts(Box::new(ContactFrame::of(world))));
+            }
             *frames_written += 1;
         }
         Ok(())
@@ -568,9 +592,15 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                 }
             }
         }
-        // The end state on the host (GPU), for the summary; and, unless stopped early, the final
-        // checkpoint (after the last step), so that resuming a finished run does nothing.
-        if let Err(e) = world.sync() {
+        // The end state on the host (GPU), for the summary (with the contacts its observables
+        // read); and, unless stopped early, the final checkpoint (after the last step), so that
+        // resuming a finished run does nothing.
+        let synced = if reads_contacts {
+            world.sync_contacts()
+        } else {
+            world.sync()
+        };
+        if let Err(e) = synced {
             break 'steps Err(e.into());
         }
         if !stopped_early && world.steps() > start_step {

@@ -1,7 +1,8 @@
-//! Results a user can open: ParaView frames (`.vtu` + `.pvd`), a CSV of the tracked
-//! observables, PNG snapshots and plots, and the end-state quality figures. Frames are written
-//! by a writer thread fed through a channel, so stepping never waits on the disk.
+//! Results a user can open: ParaView frames (`.vtu` + `.pvd`) of the grains and of their
+//! contacts, a CSV of the tracked observables, PNG snapshots and plots, and the end-state
+//! quality figures. Frames are written by a writer thread fed through a channel, so stepping never waits on the disk.
 
+pub mod contacts;
 pub mod image;
 pub mod progress;
 pub mod quality;

@@ -118,7 +118,13 @@ fn cadence(scene: &Scene) -> Vec<(String, String)> {
         ("observe_every".into(), o.observe_every.to_string()),
         (
             "formats".into(),
-            format!("vtu {}, csv {}, png {}", f.vtu, f.csv, f.png),
+            // The contact frames are named only when written, so that the checkpoints of runs
+            // from before them resume.
+            if f.contacts {
+                format!("vtu {}, csv {}, png {}, contacts true", f.vtu, f.csv, f.png)
+            } else {
+                format!("vtu {}, csv {}, png {}", f.vtu, f.csv, f.png)
+            },
         ),
         ("observables".into(), columns.join(" ")),
     ]

@@ -1,6 +1,7 @@
 //! The writer thread: receives frames, observable samples and checkpoints over a channel in
 //! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
 
+use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, View};
 use super::progress::exact_time;
 use super::vtk::{pvd, vtu};
@@ -36,6 +37,8 @@ pub struct Frame {
 pub enum WriterMsg {
     /// A frame to write as `.vtu` (and PNG if asked).
     Frame(Box<Frame>),
+    /// The contacts of a frame, to write as a contact `.vtu`.
+    Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
     Sample(Vec<f64>),
     /// Snapshot bytes of the world after `step` steps, written atomically to `checkpoint.bin`.
@@ -92,6 +95,8 @@ impl Layout {
             self.checkpoint(),
             self.scene(),
             self.summary(),
+            self.contact_frames(),
+            self.contacts_pvd(),
         ] {
             refuse_symlink(&p)?;
         }
@@ -146,6 +151,11 @@ impl Writer {
                 for msg in rx {
                     match msg {
                         WriterMsg::Frame(f) => state.frame(&f)?,
+                        WriterMsg::Contacts(f) => {
+                            if let Some(c) = &mut state.contacts {
+                                c.write(&f)?;
+                            }
+                        }
                         WriterMsg::Sample(row) => state.sample(row)?,
                         WriterMsg::Checkpoint(_, bytes) => {
                             state.flush()?;
@@ -192,6 +202,7 @@ struct State {
     frames: Vec<(f64, String)>,
     rows: Vec<Vec<f64>>,
     csv: Option<io::BufWriter<std::fs::File>>,
+    contacts: Option<ContactFiles>,
 }
 
 impl State {
@@ -261,11 +272,17 @@ impl State {
         } else {
             None
         };
+        let contacts = if cfg.formats.contacts {
+            Some(ContactFiles::open(l.clone(), resume_step, cfg.h)?)
+        } else {
+            None
+        };
         Ok(State {
             cfg,
             frames,
             rows,
             csv,
+            contacts,
         })
     }
 

@@ -5,7 +5,8 @@
 //! One file per table or group of tables: `settings` (`[scene]`, `[settings]`), `materials`
 //! (`[[materials]]`, `[[friction_pairs]]`), `walls` (`[[shakers]]`, `[[containers]]`), `bodies`,
 //! `generators`, `form` and `placement` (`[[bodies]]`), `links` (`[[joints]]`, `[[springs]]`,
-//! `[[forces]]`), `output` (`[output]`, `[[observables]]`). The file is read into a [`WorldBuilder`]; the engine
+//! `[[forces]]`), `output` (`[output]`, `[[observables]]`), `loads` (the walls that
+//! `wall_force` and `wall_torque` observables name). The file is read into a [`WorldBuilder`]; the engine
 //! checks it once, when the world is built, and `origin` reports a refusal at the line and
 //! key that caused it.
 
@@ -13,6 +14,7 @@ mod bodies;
 mod form;
 mod generators;
 mod links;
+mod loads;
 mod materials;
 mod origin;
 mod output;
@@ -23,6 +25,7 @@ mod values;
 mod walls;
 
 pub use crate::bounds::Bounds;
+pub use loads::Component;
 pub use output::{Colour, Formats, Observable, ObservableKind, Output};
 
 use grains::error::BuildError;
@@ -230,7 +233,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     let shakers = walls::shakers(cx, &spec.shakers)?;
-    let bounds = walls::containers(
+    let (bounds, named_walls) = walls::containers(
         cx,
         &spec.containers,
         &materials,
@@ -273,7 +276,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     }
     let steps = steps as u64;
     let output = output::output(cx, &spec.output, steps, settings.planar)?;
-    let observables = output::observables(cx, &spec.observables, &groups)?;
+    let observables = output::observables(cx, &spec.observables, &groups, &named_walls)?;
     Ok(Scene {
         path: cx.file.to_path_buf(),
         name: spec.scene.name.get_ref().clone(),

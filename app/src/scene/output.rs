@@ -1,9 +1,13 @@
 //! `[output]` (what to write while the scene runs) and `[[observables]]` (the time series to
 //! record).
 
+use super::loads::{
+    contact_force_observable, refuse_wall_keys, wall_observable, Component, NamedWalls,
+};
 use super::spec::{ObservableSpec, OutputSpec};
 use super::values::{count, need, positive, sp, Ctx};
 use super::{Group, SceneError};
+use glam::Vec3;
 use std::ops::Range;
 
 /// One time series to record.
@@ -31,6 +35,45 @@ pub enum ObservableKind {
     BedHeight,
     /// Largest body speed (m/s).
     MaxSpeed,
+    /// One component of the force the contacts of the last step put on the walls (indices in
+    /// the order walls were added), summed (N).
+    WallForce {
+        /// The walls.
+        walls: Range<usize>,
+        /// Which component.
+        component: Component,
+    },
+    /// The torque the contacts of the last step put on the walls about `point`, projected on
+    /// the unit `axis` (N m).
+    WallTorque {
+        /// The walls.
+        walls: Range<usize>,
+        /// The point the torque is taken about (m).
+        point: Vec3,
+        /// The unit axis.
+        axis: Vec3,
+    },
+    /// One component of the total force the contacts of the last step put on a group of
+    /// bodies (N).
+    ContactForce {
+        /// The bodies.
+        bodies: Range<usize>,
+        /// Which component.
+        component: Component,
+    },
+}
+
+impl ObservableKind {
+    /// Whether sampling it reads the last step's contacts (which the GPU backend must copy
+    /// back first, `World::sync_contacts`).
+    pub fn reads_contacts(&self) -> bool {
+        matches!(
+            self,
+            ObservableKind::WallForce { .. }
+                | ObservableKind::WallTorque { .. }
+                | ObservableKind::ContactForce { .. }
+        )
+    }
 }
 
 /// Output formats.
@@ -42,6 +85,8 @@ pub struct Formats {
     pub csv: bool,
     /// PNG snapshots and plots.
     pub png: bool,
+    /// ParaView `.vtu` frames of the contacts (force chains) plus their `.pvd` index.
+    pub contacts: bool,
 }
 
 /// How grains are coloured in PNG snapshots.
@@ -96,23 +141,28 @@ pub(super) fn output(
         vtu: true,
         csv: true,
         png: true,
+        contacts: false,
     };
     if let Some(f) = &o.formats {
         formats = Formats {
             vtu: false,
             csv: false,
             png: false,
+            contacts: false,
         };
         for name in f.get_ref() {
             match name.as_str() {
                 "vtu" => formats.vtu = true,
                 "csv" => formats.csv = true,
                 "png" => formats.png = true,
+                "contacts" => formats.contacts = true,
                 other => {
                     return Err(cx.err(
                         f.span(),
                         "formats",
-                        format!("unknown format \"{other}\" (use \"vtu\", \"csv\", \"png\")"),
+                        format!(
+                        "unknown format \"{other}\" (use \"vtu\", \"csv\", \"png\", \"contacts\")"
+                    ),
                     ))
                 }
             }
@@ -202,10 +252,10 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
         unused.push(("observe_every", sp(&o.observe_every), why));
     }
     // Without frames, `every` still sets the csv rows when `observe_every` is not given.
-    let frames = formats.vtu || formats.png;
+    let frames = formats.vtu || formats.png || formats.contacts;
     let sets_rows = formats.csv && o.observe_every.is_none();
     if !(frames || sets_rows) {
-        let why = "it sets the frames, and `formats` has neither \"vtu\" nor \"png\"";
+        let why = "it sets the frames, and `formats` has none of \"vtu\", \"png\", \"contacts\"";
         unused.push(("every", sp(&o.every), why));
     }
     for (key, span, why) in unused {
@@ -216,14 +266,19 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
     Ok(())
 }
 
-/// Reads the observables, naming bodies by their `groups`.
+/// Reads the observables, naming bodies by their `groups` and walls by the `named` containers.
 pub(super) fn observables(
     cx: &Ctx,
     observables: &[ObservableSpec],
     groups: &[Group],
+    named: &[NamedWalls],
 ) -> Result<Vec<Observable>, SceneError> {
     let mut read = Vec::new();
     for ob in observables {
+        let kind = ob.kind.get_ref().as_str();
+        if !["wall_force", "wall_torque", "contact_force"].contains(&kind) {
+            refuse_wall_keys(cx, ob)?;
+        }
         let group = |ob: &ObservableSpec| -> Result<(String, Range<usize>), SceneError> {
             let b = need(cx, &ob.body, "body", &ob.kind)?;
             groups
@@ -271,11 +326,19 @@ pub(super) fn observables(
                 no_body(ob)?;
                 ("max_speed_m_per_s".into(), ObservableKind::MaxSpeed)
             }
+            "wall_force" | "wall_torque" => {
+                no_body(ob)?;
+                wall_observable(cx, ob, named)?
+            }
+            "contact_force" => {
+                let (n, r) = group(ob)?;
+                contact_force_observable(cx, ob, &n, r)?
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\" or \"max_speed\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\" or \"contact_force\", got \"{other}\""),
                 ))
             }
         };

@@ -174,6 +174,8 @@ pub struct ShakerSpec {
 pub struct ContainerSpec {
     /// `"box"`, `"pour_box"`, `"floor"`, `"plane"` or `"rectangle"`.
     pub kind: S<String>,
+    /// Name that `wall_force` and `wall_torque` observables refer to.
+    pub name: Option<S<String>>,
     /// Surface material name (default: the first material).
     pub material: Option<S<String>>,
     /// Name of the shaker that moves it.
@@ -393,8 +395,20 @@ pub struct ObservableSpec {
     /// Column name (default: the kind, with the body group).
     pub name: Option<S<String>>,
     /// `"height"` (mean centre z of a group), `"kinetic_energy"`, `"contacts"`, `"bed_height"`
-    /// (95th percentile of centre heights), `"max_speed"`, `"rank_from_top"`.
+    /// (95th percentile of centre heights), `"max_speed"`, `"rank_from_top"`, `"wall_force"`,
+    /// `"wall_torque"`, `"contact_force"`.
     pub kind: S<String>,
-    /// Body group (the `name` of a generator) for `height` and `rank_from_top`.
+    /// Body group (the `name` of a generator) for `height`, `rank_from_top` and `contact_force`.
     pub body: Option<S<String>>,
+    /// `wall_force`, `wall_torque`: the container (its `name`).
+    pub wall: Option<S<String>>,
+    /// `wall_force`, `wall_torque` on a box: `"all"`, `"floor"`, `"sides"`, `"x_min"`,
+    /// `"x_max"`, `"y_min"` or `"y_max"`.
+    pub part: Option<S<String>>,
+    /// `wall_force`, `contact_force`: `"x"`, `"y"`, `"z"` or `"magnitude"`.
+    pub component: Option<S<String>>,
+    /// `wall_torque`: the point the torque is taken about (m).
+    pub point: Option<S<V3>>,
+    /// `wall_torque`: the axis the torque is projected on.
+    pub axis: Option<S<V3>>,
 }

@@ -1,6 +1,7 @@
 //! `[[shakers]]` (named prescribed motions shared by walls and kinematic bodies) and
 //! `[[containers]]` (the walls: boxes, floors, planes, rectangles).
 
+use super::loads::NamedWalls;
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::spec::{ContainerSpec, ShakerSpec, S};
@@ -113,7 +114,8 @@ fn shaker(cx: &Ctx, sh: &ShakerSpec) -> Result<Prescribed, SceneError> {
     }
 }
 
-/// Adds the containers' walls to `world`; returns the first box as the grains' bounds.
+/// Adds the containers' walls to `world`; returns the first box as the grains' bounds, and the
+/// walls of each container with a `name`.
 pub(super) fn containers(
     cx: &Ctx,
     containers: &[ContainerSpec],
@@ -121,12 +123,30 @@ pub(super) fn containers(
     shakers: &Shakers,
     world: &mut WorldBuilder,
     origins: &mut Origins,
-) -> Result<Option<Bounds>, SceneError> {
+) -> Result<(Option<Bounds>, Vec<NamedWalls>), SceneError> {
     let planar = world.settings().planar;
     let mut bounds = None;
+    let mut named: Vec<NamedWalls> = Vec::new();
     for c in containers {
         let first = world.walls().len();
         let bx = container(cx, c, planar, materials, shakers, world)?;
+        if let Some(n) = &c.name {
+            if n.get_ref().is_empty() {
+                return Err(cx.err(n.span(), "name", "must not be empty"));
+            }
+            if named.iter().any(|w| &w.name == n.get_ref()) {
+                return Err(cx.err(
+                    n.span(),
+                    "name",
+                    format!("another container is named \"{}\"", n.get_ref()),
+                ));
+            }
+            named.push(NamedWalls {
+                name: n.get_ref().clone(),
+                walls: first..world.walls().len(),
+                is_box: bx.is_some(),
+            });
+        }
         if let Some(bx) = bx.filter(|_| bounds.is_none()) {
             bounds = Some(Bounds {
                 floor_centre: bx.floor_centre,
@@ -149,7 +169,7 @@ pub(super) fn containers(
             .key(cx, "motion", "shaker", &c.shaker);
         origins.walls.push((first..world.walls().len(), origin));
     }
-    Ok(bounds)
+    Ok((bounds, named))
 }
 
 /// Adds one container's walls to `world`; returns its box, if it is one.

@@ -1,0 +1,109 @@
+//! The loads the contacts of the last step put on the walls and the bodies: what a user
+//! measures on a silo's floor, a drum's shell or a blade.
+//!
+//! Each contact carries the impulse γ of the step over its length h; its force is the mean
+//! γ / h over the step ([`Contact::force`](crate::Contact::force)). A contact's force acts on
+//! its first body and, opposite, on the second side (a body or a wall), so the force on a wall
+//! is minus the sum of the forces its contacts put on the bodies. Sums run in contact order (pair keys ascending)
+//! in f64, so they are the same for any thread count.
+
+use crate::contact::Touching;
+use crate::world::World;
+use glam::{DVec3, Vec3};
+
+/// The force and torque the contacts of the last step put on one wall.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WallLoad {
+    /// Total force on the wall (N): −Σ [`Contact::force`](crate::Contact::force) over the
+    /// wall's contacts, the mean over the step.
+    pub force: DVec3,
+    /// Total torque on the wall about the point given to [`World::wall_loads`] (N m):
+    /// Σ (contact point − point) × (−force), plus minus the contacts' moments of spinning and
+    /// rolling friction (where some pair has them), each over h.
+    pub torque: DVec3,
+    /// Contacts of the wall in the step.
+    pub contacts: usize,
+}
+
+impl WallLoad {
+    /// The sum of the loads of `walls` (the walls of one container, say).
+    pub fn total<'a>(walls: impl IntoIterator<Item = &'a WallLoad>) -> WallLoad {
+        walls
+            .into_iter()
+            .fold(WallLoad::default(), |acc, w| WallLoad {
+                force: acc.force + w.force,
+                torque: acc.torque + w.torque,
+                contacts: acc.contacts + w.contacts,
+            })
+    }
+}
+
+/// The moment impulse of a contact on its first body (N m s): γ_s n + γ_r1 t1 + γ_r2 t2, or 0
+/// when the step had no moment rows.
+fn moment_on_first_body(frame: [Vec3; 3], moment: Option<&[f32; 4]>) -> DVec3 {
+    moment.map_or(DVec3::ZERO, |m| {
+        (m[0] * frame[0] + m[1] * frame[1] + m[2] * frame[2]).as_dvec3()
+    })
+}
+
+impl World {
+    /// The force and torque on each wall over the last step (GPU: as of the last
+    /// [`World::sync_contacts`]), one entry per wall in the order the walls were added; the
+    /// torque is about `point` (m).
+    ///
+    /// A sphere of mass m resting on a floor presses on it with m g:
+    ///
+    /// ```
+    /// use grains::{Body, Material, Settings, Vec3, WallDesc, World};
+    /// let mut b = World::builder(Settings::default());
+    /// b.material(Material::new(0.5));
+    /// b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    /// b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.05), 0.05, 2.0));
+    /// let mut world = b.build().unwrap();
+    /// world.run(200).unwrap();
+    /// let floor = world.wall_loads(Vec3::ZERO)[0];
+    /// assert!((floor.force.z + 2.0 * 9.81).abs() < 1e-3, "{}", floor.force);
+    /// ```
+    pub fn wall_loads(&self, point: Vec3) -> Vec<WallLoad> {
+        let mut loads = vec![WallLoad::default(); self.wall_descs().len()];
+        let point = point.as_dvec3();
+        let h = f64::from(self.params.h);
+        let rows = &self.contact_rows().rows;
+        let moments = self.moment_impulses();
+        for (k, c) in self.contacts().enumerate() {
+            let Touching::Wall { wall, .. } = c.touching else {
+                continue;
+            };
+            let row = &rows[k];
+            let frame = [c.normal, Vec3::from_array(row.t1), Vec3::from_array(row.t2)];
+            let on_wall = -c.impulse.as_dvec3() / h;
+            let moment = -moment_on_first_body(frame, moments.get(k)) / h;
+            let load = &mut loads[wall];
+            load.force += on_wall;
+            load.torque += (c.point.as_dvec3() - point).cross(on_wall) + moment;
+            load.contacts += 1;
+        }
+        loads
+    }
+
+    /// The total contact force on each body over the last step (N), in body order (GPU: as of
+    /// the last [`World::sync_contacts`]): Σ [`Contact::force`](crate::Contact::force) over
+    /// the contacts where it is the first body, minus the same over those where it is the
+    /// second. Gravity, springs, joints and applied forces are not included; a body at rest on
+    /// a floor gets +m g up.
+    pub fn body_contact_forces(&self) -> Vec<DVec3> {
+        let mut forces = vec![DVec3::ZERO; self.len()];
+        let h = f64::from(self.params.h);
+        for c in self.contacts() {
+            let f = c.impulse.as_dvec3() / h;
+            match c.touching {
+                Touching::Bodies { a, b } => {
+                    forces[a] += f;
+                    forces[b] -= f;
+                }
+                Touching::Wall { body, .. } => forces[body] += f,
+            }
+        }
+        forces
+    }
+}
