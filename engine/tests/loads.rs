@@ -114,8 +114,8 @@ fn a_resting_bed_loads_its_box_with_its_weight() {
     b.material(Material::new(0.5));
     b.container(&BoxContainer {
         floor_centre: Vec3::ZERO,
-        width_x: 12.6 * r,
-        width_y: 12.6 * r,
+        width_x: 12.8 * r,
+        width_y: 12.8 * r,
         height: 30.0 * r,
         material: Default::default(),
         motion: None,
