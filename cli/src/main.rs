@@ -61,26 +61,7 @@ impl From<Backend> for grains::Backend {
 enum Command {
     /// Runs a scene for its duration, writing ParaView frames, a CSV of the observables, PNG
     /// snapshots and plots, checkpoints and summary.json into the output folder.
-    Run {
-        /// The scene file (TOML, see scenes/README.md).
-        scene: PathBuf,
-        /// Output folder; must not exist or be empty [default: results/<scene name>].
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads, 1 to 1024 (overrides the scene's `threads`).
-        #[arg(long, value_parser = threads, allow_negative_numbers = true)]
-        threads: Option<usize>,
-        /// Computing backend [default: the scene's `backend`, else cpu].
-        #[arg(long, value_enum)]
-        backend: Option<Backend>,
-        /// Continue a cut-short run from the checkpoint in this folder (written by an earlier
-        /// `grains run` of the same scene file); the result is bit-identical to an uninterrupted run.
-        #[arg(long, conflicts_with = "out")]
-        resume: Option<PathBuf>,
-        /// Stop after this many steps in total, as if the run had been killed (for testing resume).
-        #[arg(long, hide = true)]
-        stop_after: Option<u64>,
-    },
+    Run(RunArgs),
     /// Runs the validation cases of the source papers and prints one line per case (id, title,
     /// key figure, PASS / FAIL) and the total `validate: N passed, M failed`. The exit status is
     /// non-zero if any case fails.
@@ -131,14 +112,7 @@ fn threads(s: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Run {
-            scene,
-            out,
-            threads,
-            backend,
-            resume,
-            stop_after,
-        } => cmd_run(scene, out, threads, backend, resume, stop_after),
+        Command::Run(args) => cmd_run(args),
         Command::Validate {
             ids,
             verbose,
@@ -186,14 +160,17 @@ fn gpu_note(s: &Settings) -> String {
     )
 }
 
-fn cmd_run(
-    path: PathBuf,
-    out: Option<PathBuf>,
-    threads: Option<usize>,
-    backend: Option<Backend>,
-    resume: Option<PathBuf>,
-    stop_after: Option<u64>,
-) -> ExitCode {
+fn cmd_run(args: RunArgs) -> ExitCode {
+    let RunArgs {
+        scene: path,
+        out,
+        threads,
+        backend,
+        resume,
+        steps,
+        until,
+        stop_after,
+    } = args;
     let mut scene = match Scene::load(&path) {
         Ok(s) => s,
         Err(e) => {
@@ -201,6 +178,17 @@ fn cmd_run(
             return ExitCode::FAILURE;
         }
     };
+    let h = scene.settings().h as f64;
+    if let Some(n) = steps {
+        scene.duration = n as f64 * h;
+    }
+    if let Some(t) = until {
+        scene.duration = t;
+        if scene.total_steps() == 0 {
+            eprintln!("error: --until {t}: shorter than half a step (h = {h} s); nothing to run");
+            return ExitCode::FAILURE;
+        }
+    }
     if let Some(b) = backend {
         scene.settings_mut().backend = b.into();
     }
@@ -334,6 +322,45 @@ fn cmd_validate(ids: &[String], layout: Layout, setup: &Setup) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Arguments of `grains run`.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The scene file (TOML, see scenes/README.md).
+    scene: PathBuf,
+    /// Output folder; must not exist or be empty [default: results/<scene name>].
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads, 1 to 1024 (overrides the scene's `threads`).
+    #[arg(long, value_parser = threads, allow_negative_numbers = true)]
+    threads: Option<usize>,
+    /// Computing backend [default: the scene's `backend`, else cpu].
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
+    /// Continue a cut-short run from the checkpoint in this folder (written by an earlier
+    /// `grains run` of the same scene file); the result is bit-identical to an uninterrupted run.
+    /// A run ended early by --steps or --until continues to the scene's duration.
+    #[arg(long, conflicts_with = "out")]
+    resume: Option<PathBuf>,
+    /// Run this many steps in all instead of the scene's duration / h, for a quick trial (the
+    /// folder is a complete run of that length; --resume without it continues to the duration).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "until")]
+    steps: Option<u64>,
+    /// Run until this simulated time (s) instead of the scene's duration.
+    #[arg(long, value_parser = positive_time)]
+    until: Option<f64>,
+    /// Stop after this many steps in total, as if the run had been killed (for testing resume).
+    #[arg(long, hide = true)]
+    stop_after: Option<u64>,
+}
+
+/// A simulated time for `--until`: positive and finite.
+fn positive_time(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
+        _ => Err("must be a positive number of seconds".into()),
     }
 }
 

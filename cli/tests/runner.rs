@@ -232,3 +232,50 @@ fn sigkilled_cli_run_resumes_bit_identical() {
     println!("killed before the end: {killed_early}");
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// `grains run --steps N` is a complete run of N steps; `--resume` then continues it to the
+/// scene's duration, ending where an uninterrupted run ends. `--until T` runs to time T; a time
+/// shorter than half a step, or `--steps 0`, is refused.
+#[test]
+fn a_trial_of_a_few_steps_continues_to_the_scene_s_duration() {
+    let base = tmp("trial");
+    let scene = small_scene(&base);
+    let exe = env!("CARGO_BIN_EXE_grains");
+    let grains = |args: &[&str]| {
+        let o = std::process::Command::new(exe).args(args).output().unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let summary = |d: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join("summary.json")).unwrap()).unwrap()
+    };
+    let s = scene.to_str().unwrap();
+    let (whole, trial, until) = (base.join("whole"), base.join("trial"), base.join("until"));
+    let (w, t, u) = (
+        whole.to_str().unwrap(),
+        trial.to_str().unwrap(),
+        until.to_str().unwrap(),
+    );
+    let (ok, err) = grains(&["run", s, "--out", w]);
+    assert!(ok, "{err}");
+    let (ok, err) = grains(&["run", s, "--out", t, "--steps", "30"]);
+    assert!(ok, "{err}");
+    assert_eq!(summary(&trial)["steps"], 30);
+    assert_eq!(summary(&trial)["simulated_time_s"], 0.3);
+    let (ok, err) = grains(&["run", s, "--resume", t]);
+    assert!(ok, "{err}");
+    assert_eq!(summary(&trial)["steps"], 120);
+    assert_eq!(state(&trial), state(&whole));
+    let csv = |d: &Path| std::fs::read(d.join("observables.csv")).unwrap();
+    assert_eq!(csv(&trial), csv(&whole));
+    let (ok, err) = grains(&["run", s, "--out", u, "--until", "0.5"]);
+    assert!(ok, "{err}");
+    assert_eq!(summary(&until)["steps"], 50);
+    let (ok, err) = grains(&["run", s, "--out", u, "--until", "0.001"]);
+    assert!(!ok && err.contains("shorter than half a step"), "{err}");
+    let (ok, err) = grains(&["run", s, "--out", u, "--steps", "0"]);
+    assert!(!ok && err.contains("--steps"), "{err}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
