@@ -208,7 +208,9 @@ fn every_state_before_the_first_checkpoint_resumes() {
     let frame0 = std::fs::read(whole.join("frames/frame_000000000.vtu")).unwrap();
     let csv = std::fs::read_to_string(whole.join("observables.csv")).unwrap();
     let header = format!("{}\n", csv.lines().next().unwrap());
-    let states: [(&str, &[(&str, &[u8])]); 5] = [
+    // Each state: what it is, and the files (name, bytes) left in the folder.
+    type Files<'a> = &'a [(&'a str, &'a [u8])];
+    let states: [(&str, Files); 5] = [
         ("an empty folder", &[]),
         (
             "a half-written scene.toml",
