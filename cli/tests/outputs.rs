@@ -221,6 +221,7 @@ fn frames_tell_materials_and_groups_apart() {
         )
         .replace("name = \"small\"", "name = \"small\"\nmaterial = \"steel\"")
         .replace("colour = \"speed\"", "colour = \"material\"")
+            + "\n[[observables]]\nkind = \"height\"\nbody = \"small\"\n"
     });
     let out = dir.join("out");
     run(&scene, &opts(&out)).unwrap();
@@ -258,7 +259,10 @@ fn frames_tell_materials_and_groups_apart() {
         let c = category_colour(k);
         assert!(px.chunks(3).any(|p| p == c), "no body of material {k}");
     }
-    let (w, h, _) = decode(&out.join("images/plot_contacts.png"));
-    assert_eq!((w, h), (800, 400));
+    // The two heights also share a plot.
+    for name in ["plot_contacts.png", "plots_mean_centre_height.png"] {
+        let (w, h, _) = decode(&out.join("images").join(name));
+        assert_eq!((w, h), (800, 400), "{name}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

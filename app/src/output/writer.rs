@@ -349,7 +349,12 @@ impl State {
                 })
                 .collect();
             let c = plot(q.0, &y_label(q), &times, &series, 800, 400)?;
-            let file = q.0.replace(' ', "_");
+            // The quantity's words joined by `_`: `plots_mean_centre_height.png`.
+            let file =
+                q.0.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("_");
             c.save(&images.join(format!("plots_{file}.png")))?;
         }
         Ok(())
