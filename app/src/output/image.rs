@@ -322,8 +322,9 @@ pub struct Style {
     pub group_names: Vec<String>,
 }
 
-/// The height (px) of a snapshot's header band, which holds the time stamp, the scale bar and
-/// the colour scale, for an image `width` px wide.
+/// The height (px) of a snapshot's header band, which holds the time stamp and the colour
+/// scale, and of its footer band, which holds the scale bar and what the view shows, for an
+/// image `width` px wide.
 pub fn header_height(width: u32) -> u32 {
     (width / 25).max(20)
 }
@@ -341,10 +342,10 @@ fn largest(frame: &Frame) -> Option<usize> {
         .max_by(|&a, &b| frame.radii[a].total_cmp(&frame.radii[b]).then(b.cmp(&a)))
 }
 
-/// A snapshot of a frame: a header band (the simulated time, a scale bar in metres, and the
-/// colour scale or the legend of materials or groups) above the grains in the x–z plane seen
-/// from −y, coloured as `style` says, with the box outline (if any) in grey, shifted by its
-/// displacement. Drawing is clipped to the canvas, so a huge or far body costs no more than the
+/// A snapshot of a frame: the grains in the x–z plane seen from −y, coloured as `style` says,
+/// with the box outline (if any) in grey, shifted by its displacement; above them a header band
+/// with the simulated time and the colour scale or the legend of materials or groups, below
+/// them a footer band with a scale bar in metres and the view (side, or the section's y). Drawing is clipped to the canvas, so a huge or far body costs no more than the
 /// canvas.
 pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
     let width = style.width;
@@ -360,10 +361,9 @@ pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
     let scale = width as f32 / (view.x1 - view.x0);
     let band = header_height(width);
     let body_h = ((view.z1 - view.z0) * scale).ceil().clamp(16.0, 8192.0) as u32;
-    let height = band + body_h;
-    let mut c = Canvas::new(width, height, [255, 255, 255]);
+    let mut c = Canvas::new(width, band + body_h + band, [255, 255, 255]);
     let px = |x: f32| (x - view.x0) * scale;
-    let pz = |z: f32| height as f32 - (z - view.z0) * scale;
+    let pz = |z: f32| (band + body_h) as f32 - (z - view.z0) * scale;
     let section = match style.section {
         Section::None => None,
         Section::Largest => Some(largest(frame).map(|i| frame.positions[i][1]).unwrap_or(0.0)),
@@ -396,7 +396,16 @@ pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
         c.line(a, f, a, top, grey);
         c.line(b, f, b, top, grey);
     }
-    header(&mut c, frame.time, style, scale, &scheme)?;
+    // Grains reaching past the region shown are cut at its edges.
+    let (w, b, h) = (width as i64, band as i64, c.height as i64);
+    c.rect(0, 0, w, b, [255, 255, 255]);
+    c.rect(0, h - b, w, h, [255, 255, 255]);
+    header(&mut c, frame.time, style, &scheme)?;
+    let seen = match section {
+        Some(y) => format!("section at y = {} m", tick(y as f64)),
+        None => "side view, seen from −y".to_string(),
+    };
+    footer(&mut c, scale, &seen)?;
     Ok(c)
 }
 
@@ -519,9 +528,9 @@ impl Scheme {
     }
 }
 
-/// Draws the header band of a snapshot: the time stamp at the left, a scale bar in the middle
-/// third, the colour scale or legend at the right.
-fn header(c: &mut Canvas, time: f64, style: &Style, scale: f32, scheme: &Scheme) -> io::Result<()> {
+/// Draws the header band of a snapshot: the time stamp in the left third, the colour scale or
+/// legend right-aligned after it.
+fn header(c: &mut Canvas, time: f64, style: &Style, scheme: &Scheme) -> io::Result<()> {
     let w = c.width as i64;
     let band = header_height(c.width) as i64;
     let size = band as f64 * 0.6;
@@ -532,24 +541,6 @@ fn header(c: &mut Canvas, time: f64, style: &Style, scale: f32, scheme: &Scheme)
     c.rect(0, band - 1, w, band, [200, 200, 200]);
     let stamp = format!("t = {time:.0$} s", style.time_decimals);
     c.text(band / 3, top(size), &stamp, size, black)?;
-    // Scale bar: the round length (1, 2 or 5 × 10^k m) nearest a sixth of the width.
-    let target = (w as f32 / 6.0) / scale;
-    if target.is_finite() && target > 0.0 {
-        let p = 10f32.powf(target.log10().floor());
-        let len = [1.0, 2.0, 5.0, 10.0]
-            .into_iter()
-            .map(|k| k * p)
-            .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
-            .unwrap_or(p);
-        let bar = (len * scale) as i64;
-        let x0 = w / 3 + band / 3;
-        let y = band / 2;
-        c.rect(x0, y - 1, x0 + bar, y + 2, black);
-        c.rect(x0, y - band / 5, x0 + 2, y + band / 5, black);
-        c.rect(x0 + bar - 2, y - band / 5, x0 + bar, y + band / 5, black);
-        let label = format!("{} m", tick(len as f64));
-        c.text(x0 + bar + band / 4, top(small), &label, small, black)?;
-    }
     // The colour scale or legend, right-aligned, as a row of items laid out left to right.
     let mut items = Vec::new();
     match scheme {
@@ -596,7 +587,7 @@ fn header(c: &mut Canvas, time: f64, style: &Style, scale: f32, scheme: &Scheme)
                 Item::Swatch(_) => band / 2,
             };
     }
-    let mut at = (w - total - band / 3).max(2 * w / 3);
+    let mut at = (w - total - band / 3).max(w / 3);
     let (y0, y1) = (band / 4, band - band / 4);
     for item in &items {
         at += match item {
@@ -614,6 +605,38 @@ fn header(c: &mut Canvas, time: f64, style: &Style, scale: f32, scheme: &Scheme)
             }
         } + gap;
     }
+    Ok(())
+}
+
+/// Draws the footer band of a snapshot `scale` px/m: a scale bar at the left, a round length
+/// (1, 2 or 5 × 10^k m) near a sixth of the width, and `seen` (what the view shows) at the
+/// right.
+fn footer(c: &mut Canvas, scale: f32, seen: &str) -> io::Result<()> {
+    let w = c.width as i64;
+    let band = header_height(c.width) as i64;
+    let y0 = c.height as i64 - band;
+    let size = band as f64 * 0.5;
+    let text_top = y0 + ((band as f64 - size) / 2.0) as i64;
+    let black = [0, 0, 0];
+    c.rect(0, y0, w, y0 + 1, [200, 200, 200]);
+    let target = (w as f32 / 6.0) / scale;
+    if target.is_finite() && target > 0.0 {
+        let p = 10f32.powf(target.log10().floor());
+        let len = [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|k| k * p)
+            .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
+            .unwrap_or(p);
+        let bar = (len * scale) as i64;
+        let (x0, y) = (band / 3, y0 + band / 2);
+        c.rect(x0, y - 1, x0 + bar, y + 2, black);
+        c.rect(x0, y - band / 5, x0 + 2, y + band / 5, black);
+        c.rect(x0 + bar - 2, y - band / 5, x0 + bar, y + band / 5, black);
+        let label = format!("{} m", tick(len as f64));
+        c.text(x0 + bar + band / 4, text_top, &label, size, black)?;
+    }
+    let width = c.text_width(seen, size)?;
+    c.text(w - width - band / 3, text_top, seen, size, black)?;
     Ok(())
 }
 
@@ -719,6 +742,11 @@ pub fn plot(
                     runs.push(Vec::new());
                 }
             }
+            // A lone sample (the first row of a run, or one between gaps) shows as a dot.
+            let dots = runs.iter().filter(|r| r.len() == 1).map(|r| r[0]);
+            chart
+                .draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))
+                .map_err(drawing)?;
             chart
                 .draw_series(
                     runs.into_iter()
@@ -820,7 +848,8 @@ mod tests {
         let scale = style.width as f32 / (v.x1 - v.x0);
         let p = frame.positions[i];
         let x = ((p[0] - v.x0) * scale) as u32;
-        let y = (c.height as f32 - (p[2] - v.z0) * scale) as u32;
+        let band = header_height(style.width) as f32;
+        let y = (c.height as f32 - band - (p[2] - v.z0) * scale) as u32;
         c.get(x, y)
     }
 
@@ -892,7 +921,7 @@ mod tests {
                     };
                     let c = snapshot(&frame, &s).unwrap();
                     assert_eq!(c.pixels.len(), (c.width * c.height * 3) as usize);
-                    assert!(c.height <= 8192 + header_height(800));
+                    assert!(c.height <= 8192 + 2 * header_height(800));
                 }
             }
         }
@@ -933,6 +962,30 @@ mod tests {
     }
 
     #[test]
+    fn grains_past_the_region_shown_stay_out_of_the_header_and_footer() {
+        let s = style(Colour::Material);
+        let a = snapshot(&two_bodies(0.5), &s).unwrap();
+        let mut frame = two_bodies(0.5);
+        // Across the top edge and across the bottom edge of the region shown.
+        for z in [1.0, 0.0] {
+            frame.positions.push([-0.9, 0.0, z]);
+            frame.radii.push(0.3);
+            frame.velocities.push([0.0; 3]);
+            frame.angular_velocities.push([0.0; 3]);
+            frame.materials.push(0);
+            frame.groups.push(0);
+        }
+        let b = snapshot(&frame, &s).unwrap();
+        let band = header_height(s.width);
+        for y in (0..band).chain(a.height - band..a.height) {
+            for x in 0..a.width {
+                assert_eq!(a.get(x, y), b.get(x, y), "pixel ({x}, {y})");
+            }
+        }
+        assert_ne!(a.pixels, b.pixels, "the new grains are drawn");
+    }
+
+    #[test]
     fn colour_by_material_and_group_tells_the_bodies_apart() {
         let frame = two_bodies(0.0);
         let s = style(Colour::Material);
@@ -959,14 +1012,14 @@ mod tests {
         let s = style(Colour::Speed);
         let c = snapshot(&frame, &s).unwrap();
         let band = header_height(s.width);
-        // The colour scale spans the colour map from blue to red in the header's right third.
-        let row: Vec<[u8; 3]> = (2 * s.width / 3..s.width)
-            .map(|x| c.get(x, band / 2))
-            .collect();
+        // The colour scale spans the colour map from blue to red right of the time stamp.
+        let row: Vec<[u8; 3]> = (s.width / 3..s.width).map(|x| c.get(x, band / 2)).collect();
         assert!(row.contains(&colour_map(0.0)), "no blue end of the scale");
         assert!(row.contains(&colour_map(1.0)), "no red end of the scale");
-        // The scale bar and its length in the middle third.
-        assert!(inked(&c, s.width / 3, 0, 2 * s.width / 3, band) > 50);
+        // The scale bar and its length at the footer's left, the view at its right.
+        let foot = c.height - band;
+        assert!(inked(&c, 0, foot + 1, s.width / 2, c.height) > 50);
+        assert!(inked(&c, s.width / 2, foot + 1, s.width, c.height) > 50);
         // The slow body is blue, the fast one red.
         assert_eq!(centre_colour(&c, &frame, &s, 0), colour_map(0.0));
         assert_eq!(centre_colour(&c, &frame, &s, 1), colour_map(1.0));
