@@ -6,13 +6,13 @@
 //! whether the scene resumed with may continue it.
 
 use crate::output::contacts::ContactFrame;
-use crate::output::image::View;
-use crate::output::progress::{exact_time, format_time, StatusLines};
+use crate::output::image::{Extent, Section, Style, View};
+use crate::output::progress::{exact_time, format_time, time_decimals, StatusLines};
 use crate::output::quality::percentile_95;
 use crate::output::record::RunRecord;
-use crate::output::writer::{holds_no_results, Layout, WriterConfig};
+use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
-use crate::scene::{Bounds, ObservableKind, Scene, SceneError};
+use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
 use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
@@ -253,6 +253,8 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         radii: Vec::with_capacity(n),
         velocities: Vec::with_capacity(n),
         angular_velocities: Vec::with_capacity(n),
+        materials: world.bodies().material.clone(),
+        groups: vec![NO_GROUP; n],
         box_shift: scene
             .bounds
             .and_then(|b| b.motion)
@@ -266,6 +268,11 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         f.velocities.push(world.velocity(i).to_array());
         f.angular_velocities
             .push(world.angular_velocity(i).to_array());
+    }
+    for (k, g) in scene.groups.iter().enumerate() {
+        for i in g.range.clone().filter(|&i| i < n) {
+            f.groups[i] = k as u32;
+        }
     }
     f
 }
@@ -448,12 +455,29 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         WriterConfig {
             layout: layout.clone(),
             formats: o.formats,
-            colour: o.colour,
-            image_width: o.image_width,
-            view: view(scene),
-            box_outline,
-            section: o.section,
+            style: Style {
+                width: o.image_width,
+                colour: o.colour,
+                extent: match o.view_extent {
+                    ViewExtent::Start => Extent::Fixed(view(scene)),
+                    ViewExtent::Bodies => Extent::Bodies,
+                },
+                section: match (o.section, o.section_y) {
+                    (false, _) => Section::None,
+                    (true, None) => Section::Largest,
+                    (true, Some(y)) => Section::At(y),
+                },
+                box_outline,
+                time_decimals: time_decimals(h32 as f64).max(3),
+                material_names: scene.material_names.clone(),
+                group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
+            },
             columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
+            quantities: scene
+                .observables
+                .iter()
+                .map(|o| (o.kind.quantity(), o.kind.unit()))
+                .collect(),
             h: h32,
         },
         resume_step,

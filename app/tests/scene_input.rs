@@ -370,6 +370,11 @@ fn output_keys_for_files_not_written_are_refused() {
         ("formats = [\"vtu\"]\nview = \"side\"", "view"),
         ("formats = [\"vtu\"]\nview_height = 0.5", "view_height"),
         (
+            "formats = [\"vtu\"]\nview_extent = \"bodies\"",
+            "view_extent",
+        ),
+        ("formats = [\"vtu\"]\nsection_y = 0.0", "section_y"),
+        (
             "formats = [\"vtu\", \"png\"]\nobserve_every = 2",
             "observe_every",
         ),
@@ -424,4 +429,51 @@ fn a_body_starting_inside_a_wall_is_refused_at_its_position() {
             line_of(&t, "position = ")
         )
     );
+}
+
+#[test]
+fn snapshot_colour_view_and_section_choices() {
+    use grains_app::scene::{Colour, ViewExtent};
+    let output = |keys: &str| format!("{GOOD}\n[output]\n{keys}\n");
+    let read = |keys: &str| Scene::parse(Path::new("s.toml"), &output(keys)).unwrap();
+    assert_eq!(
+        read("colour = \"material\"").output.colour,
+        Colour::Material
+    );
+    assert_eq!(read("colour = \"group\"").output.colour, Colour::Group);
+    let s = read("view_extent = \"bodies\"\nsection_y = 0.25");
+    assert_eq!(s.output.view_extent, ViewExtent::Bodies);
+    assert_eq!(s.output.section_y, Some(0.25));
+    let s = read("");
+    assert_eq!(s.output.view_extent, ViewExtent::Start);
+    assert_eq!(s.output.section_y, None);
+    assert_eq!(s.material_names, ["grain"]);
+    // Each bad value: one line naming the file, the line and the key.
+    for (keys, key, says) in [
+        ("colour = \"purple\"", "colour", "\"material\" or \"group\""),
+        ("view = \"top\"", "view", "\"section\" or \"side\""),
+        (
+            "view_extent = \"bed\"",
+            "view_extent",
+            "\"start\" or \"bodies\"",
+        ),
+        ("view_extent = 3", "view_extent", ""),
+        ("section_y = \"middle\"", "section_y", ""),
+        ("section_y = 1e39", "section_y", ""),
+        (
+            "view = \"side\"\nsection_y = 0.0",
+            "section_y",
+            "has no effect",
+        ),
+        (
+            "view_extent = \"bodies\"\nview_height = 0.5",
+            "view_height",
+            "has no effect",
+        ),
+    ] {
+        let t = output(keys);
+        let needle = keys.lines().last().unwrap().split(' ').next().unwrap();
+        let msg = refused_at(&t, needle, key);
+        assert!(msg.contains(says), "{msg}");
+    }
 }

@@ -196,3 +196,73 @@ fn a_body_fallen_beside_the_box_is_no_floor_overlap() {
     assert_eq!(q.escaped, 1);
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// The RGB pixels of the PNG at `path`, with its width and height.
+fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
+    let f = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut r = png::Decoder::new(std::io::BufReader::new(f))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn frames_tell_materials_and_groups_apart() {
+    use grains_app::output::image::category_colour;
+    let dir = tmp("materials");
+    // The small grains get a second material; snapshots are coloured by material.
+    let scene = scene(&dir, |t| {
+        t.replace(
+            "[[shakers]]",
+            "[[materials]]\nname = \"steel\"\nfriction = 0.3\n\n[[shakers]]",
+        )
+        .replace("name = \"small\"", "name = \"small\"\nmaterial = \"steel\"")
+        .replace("colour = \"speed\"", "colour = \"material\"")
+            + "\n[[observables]]\nkind = \"height\"\nbody = \"small\"\n"
+    });
+    let out = dir.join("out");
+    run(&scene, &opts(&out)).unwrap();
+
+    // ParaView: per-body `material` and `group` arrays beside the existing ones.
+    let mut vtk = vtkio::Vtk::import(out.join("frames/frame_000000120.vtu"))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    vtk.load_all_pieces().unwrap();
+    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not an unstructured grid")
+    };
+    let vtkio::model::Piece::Inline(p) = &pieces[0] else {
+        panic!("piece not inline")
+    };
+    let array = |name: &str| -> Vec<i32> {
+        let a = p.data.point.iter().find(|a| a.name() == name);
+        match a {
+            Some(vtkio::model::Attribute::DataArray(d)) => d.data.clone().cast_into().unwrap(),
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    let names: Vec<&str> = p.data.point.iter().map(|a| a.name()).collect();
+    for n in ["radius", "velocity", "angular_velocity", "id"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    let (material, group) = (array("material"), array("group"));
+    assert_eq!(material.len(), 41);
+    assert_eq!((material[0], group[0]), (0, 0), "the nut: grain, group 0");
+    assert!(material[1..].iter().all(|&m| m == 1), "{material:?}");
+    assert!(group[1..].iter().all(|&g| g == 1), "{group:?}");
+
+    // The snapshot shows both materials' colours; the plots decode at 800 × 400.
+    let (_, _, px) = decode(&out.join("images/snapshot_000000120.png"));
+    for k in 0..2 {
+        let c = category_colour(k);
+        assert!(px.chunks(3).any(|p| p == c), "no body of material {k}");
+    }
+    // The two heights also share a plot.
+    for name in ["plot_contacts.png", "plots_mean_centre_height.png"] {
+        let (w, h, _) = decode(&out.join("images").join(name));
+        assert_eq!((w, h), (800, 400), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,10 +1,16 @@
-//! PNG pictures drawn pixel by pixel: a side view of the grains (the x–z plane seen from −y) and
-//! line plots of observables against time, labelled with a tiny built-in digit font.
+//! PNG pictures: snapshots of the grains (the x–z plane seen from −y, or a section of it) with
+//! the simulated time, a colour scale and a scale bar, and plots of observables against time
+//! with a title, labelled axes and a legend. Disks and lines are drawn pixel by pixel, clipped to
+//! the canvas; text, axes and legends are drawn by `plotters` in DejaVu Sans, which the program
+//! carries (the `dejavu` crate), so no system font is needed.
 
 use super::writer::Frame;
 use crate::scene::Colour;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
 use std::io;
 use std::path::Path;
+use std::sync::Once;
 
 /// An RGB image in memory.
 pub struct Canvas {
@@ -16,25 +22,23 @@ pub struct Canvas {
     pub pixels: Vec<u8>,
 }
 
-/// 3×5 glyphs of `0-9 . - e + ` (bit 2 = left column), rows top to bottom.
-fn glyph(c: char) -> [u8; 5] {
-    match c {
-        '0' => [7, 5, 5, 5, 7],
-        '1' => [2, 6, 2, 2, 7],
-        '2' => [7, 1, 7, 4, 7],
-        '3' => [7, 1, 7, 1, 7],
-        '4' => [5, 5, 7, 1, 1],
-        '5' => [7, 4, 7, 1, 7],
-        '6' => [7, 4, 7, 5, 7],
-        '7' => [7, 1, 1, 2, 2],
-        '8' => [7, 5, 7, 5, 7],
-        '9' => [7, 5, 7, 1, 7],
-        '.' => [0, 0, 0, 0, 2],
-        '-' => [0, 0, 7, 0, 0],
-        '+' => [0, 2, 7, 2, 0],
-        'e' => [0, 7, 7, 4, 7],
-        _ => [0; 5],
-    }
+/// The family name the embedded font is registered under.
+const FONT: &str = "grains-sans";
+
+/// The embedded font at `size` px, registered with `plotters` on first use.
+fn font(size: f64) -> TextStyle<'static> {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // The bytes are the DejaVu Sans file the crate carries; a font that failed to load
+        // would make every text draw fail, which the tests of this file catch.
+        let _ = register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+    (FONT, size).into_font().into()
+}
+
+/// An error of `plotters` as an I/O error, so that a failed picture fails the run's write.
+fn drawing<E: std::fmt::Display>(e: E) -> io::Error {
+    io::Error::other(format!("drawing a picture: {e}"))
 }
 
 impl Canvas {
@@ -51,12 +55,32 @@ impl Canvas {
         }
     }
 
+    /// The canvas as a `plotters` drawing area (for text, axes and legends).
+    fn area(&mut self) -> DrawingArea<BitMapBackend<'_>, plotters::coord::Shift> {
+        BitMapBackend::with_buffer(&mut self.pixels, (self.width, self.height)).into_drawing_area()
+    }
+
     /// Sets pixel (x, y), ignoring those off the canvas.
     pub fn put(&mut self, x: i64, y: i64, c: [u8; 3]) {
         // Compared as i64: a cast to u32 first would wrap a far coordinate onto the canvas.
         if (0..self.width as i64).contains(&x) && (0..self.height as i64).contains(&y) {
             let i = (y as usize * self.width as usize + x as usize) * 3;
             self.pixels[i..i + 3].copy_from_slice(&c);
+        }
+    }
+
+    /// The colour of pixel (x, y), which must be on the canvas.
+    pub fn get(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = (y as usize * self.width as usize + x as usize) * 3;
+        [self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]]
+    }
+
+    /// Fills the rectangle of pixels from (x0, y0) to (x1, y1), exclusive, clipped to the canvas.
+    pub fn rect(&mut self, x0: i64, y0: i64, x1: i64, y1: i64, c: [u8; 3]) {
+        for y in y0.max(0)..y1.min(self.height as i64) {
+            for x in x0.max(0)..x1.min(self.width as i64) {
+                self.put(x, y, c);
+            }
         }
     }
 
@@ -134,32 +158,27 @@ impl Canvas {
         (t0 <= t1).then_some((a, b, c, d))
     }
 
-    /// Writes `text` (digits, `.`, `-`, `+`, `e`) with its top-left corner at (x, y), each font
-    /// pixel `scale` × `scale` screen pixels.
-    pub fn text(&mut self, x: i64, y: i64, text: &str, scale: i64, c: [u8; 3]) {
-        for (k, ch) in text.chars().enumerate() {
-            let g = glyph(ch);
-            for (row, bits) in g.iter().enumerate() {
-                for col in 0..3 {
-                    if bits & (4 >> col) != 0 {
-                        for dy in 0..scale {
-                            for dx in 0..scale {
-                                self.put(
-                                    x + (k as i64 * 4 + col) * scale + dx,
-                                    y + row as i64 * scale + dy,
-                                    c,
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    /// Writes `text` in the embedded font, `size` px high, with its top-left corner at (x, y);
+    /// returns its width (px). What falls off the canvas is not drawn.
+    pub fn text(&mut self, x: i64, y: i64, text: &str, size: f64, c: [u8; 3]) -> io::Result<i64> {
+        let colour = RGBColor(c[0], c[1], c[2]);
+        let style = font(size).color(&colour);
+        let area = self.area();
+        let (w, _) = area.estimate_text_size(text, &style).map_err(drawing)?;
+        let clamp = |v: i64| v.clamp(-(1 << 20), 1 << 20) as i32;
+        area.draw_text(text, &style, (clamp(x), clamp(y)))
+            .map_err(drawing)?;
+        area.present().map_err(drawing)?;
+        Ok(w as i64)
     }
 
-    /// Width in pixels of `text` at `scale`.
-    pub fn text_width(text: &str, scale: i64) -> i64 {
-        text.chars().count() as i64 * 4 * scale
+    /// Width (px) of `text` in the embedded font at `size` px.
+    pub fn text_width(&mut self, text: &str, size: f64) -> io::Result<i64> {
+        let (w, _) = self
+            .area()
+            .estimate_text_size(text, &font(size))
+            .map_err(drawing)?;
+        Ok(w as i64)
     }
 
     /// Saves the canvas as an 8-bit RGB PNG.
@@ -197,6 +216,25 @@ pub fn colour_map(t: f32) -> [u8; 3] {
     [(r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8]
 }
 
+/// Ten well-separated colours for materials, groups and plot series, used in turn.
+const PALETTE: [[u8; 3]; 10] = [
+    [31, 119, 180],
+    [255, 127, 14],
+    [44, 160, 44],
+    [214, 39, 40],
+    [148, 103, 189],
+    [140, 86, 75],
+    [227, 119, 194],
+    [127, 127, 127],
+    [188, 189, 34],
+    [23, 190, 207],
+];
+
+/// The palette's colour for category `k` (a material or group index).
+pub fn category_colour(k: usize) -> [u8; 3] {
+    PALETTE[k % PALETTE.len()]
+}
+
 /// The region of the x–z plane a snapshot shows (m): x from `x0` to `x1`, z from `z0` to `z1`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct View {
@@ -210,60 +248,133 @@ pub struct View {
     pub z1: f32,
 }
 
-/// Side view of a frame: grains projected on the x–z plane seen from −y, nearest drawn last
-/// (or, with `section = Some(y)`, only their cuts by the plane at that y, which shows what is
-/// inside a 3-D bed), coloured by size or speed; the box outline (if any) in grey, shifted by
-/// its displacement.
-pub fn snapshot(
-    frame: &Frame,
-    view: View,
-    width: u32,
-    colour: Colour,
-    box_outline: Option<(f32, f32, f32)>,
-    section: Option<f32>,
-) -> Canvas {
+impl View {
+    /// The bodies' extent in x and z (their finite centres ± radii) with a margin of 5 % of its
+    /// width on every side; `None` when no body is finite.
+    pub fn of_bodies(frame: &Frame) -> Option<View> {
+        let mut v = View {
+            x0: f32::INFINITY,
+            x1: f32::NEG_INFINITY,
+            z0: f32::INFINITY,
+            z1: f32::NEG_INFINITY,
+        };
+        for (p, &r) in frame.positions.iter().zip(&frame.radii) {
+            if !(p[0].is_finite() && p[2].is_finite() && r.is_finite()) {
+                continue;
+            }
+            v.x0 = v.x0.min(p[0] - r);
+            v.x1 = v.x1.max(p[0] + r);
+            v.z0 = v.z0.min(p[2] - r);
+            v.z1 = v.z1.max(p[2] + r);
+        }
+        if v.x0 > v.x1 {
+            return None;
+        }
+        let m = 0.05 * (v.x1 - v.x0).max(v.z1 - v.z0).max(1e-6);
+        Some(View {
+            x0: v.x0 - m,
+            x1: v.x1 + m,
+            z0: v.z0 - m,
+            z1: v.z1 + m,
+        })
+    }
+}
+
+/// The region snapshots show.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Extent {
+    /// The same region in every snapshot, set from the start state.
+    Fixed(View),
+    /// The bodies' extent in each frame ([`View::of_bodies`]).
+    Bodies,
+}
+
+/// Which grains a snapshot draws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Section {
+    /// All of them, projected on the x–z plane (nearest drawn last).
+    None,
+    /// Their cuts by the plane y = const through the largest body's centre in each frame.
+    Largest,
+    /// Their cuts by the plane at this y (m).
+    At(f32),
+}
+
+/// How snapshots are drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Style {
+    /// Width (px).
+    pub width: u32,
+    /// Colouring.
+    pub colour: Colour,
+    /// The region shown.
+    pub extent: Extent,
+    /// Projection or section.
+    pub section: Section,
+    /// Box outline: x range and floor height at rest (m); drawn shifted by the frame's
+    /// `box_shift`.
+    pub box_outline: Option<(f32, f32, f32)>,
+    /// Decimals of the time stamp (at least 3; more when h needs them).
+    pub time_decimals: usize,
+    /// Names of the materials, by index.
+    pub material_names: Vec<String>,
+    /// Names of the body groups (the `[[bodies]]` tables), by index.
+    pub group_names: Vec<String>,
+}
+
+/// The height (px) of a snapshot's header band, which holds the time stamp and the colour
+/// scale, and of its footer band, which holds the scale bar and what the view shows, for an
+/// image `width` px wide.
+pub fn header_height(width: u32) -> u32 {
+    (width / 25).max(20)
+}
+
+/// The rectangle (x0, y0, x1, y1, exclusive, px) in which a snapshot `width` px wide writes its
+/// time stamp: the left third of the header band. Snapshots of the same bodies at different
+/// times differ only there.
+pub fn time_stamp_region(width: u32) -> (u32, u32, u32, u32) {
+    (0, 0, width / 3, header_height(width))
+}
+
+/// The largest body's index (the first of equal ones), if any.
+fn largest(frame: &Frame) -> Option<usize> {
+    (0..frame.radii.len())
+        .max_by(|&a, &b| frame.radii[a].total_cmp(&frame.radii[b]).then(b.cmp(&a)))
+}
+
+/// A snapshot of a frame: the grains in the x–z plane seen from −y, coloured as `style` says,
+/// with the box outline (if any) in grey, shifted by its displacement; above them a header band
+/// with the simulated time and the colour scale or the legend of materials or groups, below
+/// them a footer band with a scale bar in metres and the view (side, or the section's y). Drawing is clipped to the canvas, so a huge or far body costs no more than the
+/// canvas.
+pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
+    let width = style.width;
+    let view = match style.extent {
+        Extent::Fixed(v) => v,
+        Extent::Bodies => View::of_bodies(frame).unwrap_or(View {
+            x0: -1.0,
+            x1: 1.0,
+            z0: -1.0,
+            z1: 1.0,
+        }),
+    };
     let scale = width as f32 / (view.x1 - view.x0);
-    let height = ((view.z1 - view.z0) * scale).ceil().clamp(16.0, 8192.0) as u32;
-    let mut c = Canvas::new(width, height, [255, 255, 255]);
+    let band = header_height(width);
+    let body_h = ((view.z1 - view.z0) * scale).ceil().clamp(16.0, 8192.0) as u32;
+    let mut c = Canvas::new(width, band + body_h + band, [255, 255, 255]);
     let px = |x: f32| (x - view.x0) * scale;
-    let pz = |z: f32| height as f32 - (z - view.z0) * scale;
+    let pz = |z: f32| (band + body_h) as f32 - (z - view.z0) * scale;
+    let section = match style.section {
+        Section::None => None,
+        Section::Largest => Some(largest(frame).map(|i| frame.positions[i][1]).unwrap_or(0.0)),
+        Section::At(y) => Some(y),
+    };
     let n = frame.positions.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| frame.positions[b][1].total_cmp(&frame.positions[a][1]));
-    let values: Vec<f32> = match colour {
-        Colour::Size => frame.radii.clone(),
-        Colour::Speed => frame
-            .velocities
-            .iter()
-            .map(|v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
-            .collect(),
-    };
-    // By size, bodies over 1.5 × the median radius (a Brazil nut) are drawn red and the rest
-    // spread over blue → green by their own range, so a narrow size spread stays visible.
-    let mut sorted = frame.radii.clone();
-    sorted.sort_by(f32::total_cmp);
-    let big = colour == Colour::Size && !sorted.is_empty();
-    let big_limit = if big {
-        1.5 * sorted[sorted.len() / 2]
-    } else {
-        f32::INFINITY
-    };
-    let in_range = |i: &usize| frame.radii[*i] <= big_limit;
-    let lo = (0..n)
-        .filter(in_range)
-        .map(|i| values[i])
-        .fold(f32::INFINITY, f32::min);
-    let hi = (0..n)
-        .filter(in_range)
-        .map(|i| values[i])
-        .fold(f32::NEG_INFINITY, f32::max);
+    let scheme = Scheme::new(frame, style);
     for i in order {
         let p = frame.positions[i];
-        let t = if hi > lo {
-            (values[i] - lo) / (hi - lo)
-        } else {
-            0.0
-        };
         // In a section, each sphere is drawn as its cut by the plane y = y_cut.
         let r = match section {
             Some(y) => {
@@ -275,27 +386,273 @@ pub fn snapshot(
             }
             None => frame.radii[i],
         };
-        let rgb = if frame.radii[i] > big_limit {
-            [220, 40, 30]
-        } else if colour == Colour::Size {
-            colour_map(0.1 + 0.5 * t)
-        } else {
-            colour_map(t)
-        };
-        c.disk(px(p[0]), pz(p[2]), r * scale, rgb);
+        c.disk(px(p[0]), pz(p[2]), r * scale, scheme.colour(frame, i));
     }
-    if let Some((x0, x1, z0)) = box_outline {
+    if let Some((x0, x1, z0)) = style.box_outline {
         let grey = [90, 90, 90];
         let (a, b, f) = (px(x0), px(x1), pz(z0 + frame.box_shift));
+        let top = band as f32;
         c.line(a, f, b, f, grey);
-        c.line(a, f, a, 0.0, grey);
-        c.line(b, f, b, 0.0, grey);
+        c.line(a, f, a, top, grey);
+        c.line(b, f, b, top, grey);
     }
-    c
+    // Grains reaching past the region shown are cut at its edges.
+    let (w, b, h) = (width as i64, band as i64, c.height as i64);
+    c.rect(0, 0, w, b, [255, 255, 255]);
+    c.rect(0, h - b, w, h, [255, 255, 255]);
+    header(&mut c, frame.time, style, &scheme)?;
+    let seen = match section {
+        Some(y) => format!("section at y = {} m", tick(y as f64)),
+        None => "side view, seen from −y".to_string(),
+    };
+    footer(&mut c, scale, &seen)?;
+    Ok(c)
 }
 
-/// Short label of a number for an axis: 3 significant digits.
-pub fn label(v: f64) -> String {
+/// How a snapshot colours its grains, and what its colour scale or legend shows.
+enum Scheme {
+    /// A quantity (radius, speed) over [lo, hi] mapped onto part of the colour map; bodies
+    /// above `big` (a Brazil nut among small grains, by size) drawn red.
+    Scale {
+        /// The quantity and its unit, as the scale's label.
+        label: &'static str,
+        /// The quantity of each body.
+        values: Vec<f32>,
+        /// The range of the quantity the colour map spans.
+        lo: f32,
+        /// Its top.
+        hi: f32,
+        /// The part [a, b] of the colour map used.
+        map: (f32, f32),
+        /// Bodies whose radius exceeds this are drawn red.
+        big: f32,
+        /// Whether any body does.
+        any_big: bool,
+    },
+    /// A colour per category (material or group), with the names for the legend.
+    Categories {
+        /// The category of each body (out-of-range ones grey).
+        of: Vec<usize>,
+        /// The categories' names.
+        names: Vec<String>,
+    },
+}
+
+/// The red of bodies above the size scale.
+const BIG: [u8; 3] = [220, 40, 30];
+
+impl Scheme {
+    fn new(frame: &Frame, style: &Style) -> Scheme {
+        let n = frame.radii.len();
+        // `floor`: the scale starts at or below it (0 for speeds, ∞ for the values' own least).
+        let scale = |label, values: Vec<f32>, map, big: f32, floor: f32| {
+            let in_range = |i: &usize| frame.radii[*i] <= big && values[*i].is_finite();
+            let lo = (0..n)
+                .filter(in_range)
+                .map(|i| values[i])
+                .fold(floor, f32::min);
+            let hi = (0..n)
+                .filter(in_range)
+                .map(|i| values[i])
+                .fold(f32::NEG_INFINITY, f32::max);
+            Scheme::Scale {
+                label,
+                lo,
+                hi,
+                map,
+                big,
+                any_big: frame.radii.iter().any(|&r| r > big),
+                values,
+            }
+        };
+        match style.colour {
+            // By size, bodies over 1.5 × the median radius (a Brazil nut) are drawn red and the
+            // rest spread over blue → green by their own range, so a narrow size spread shows.
+            Colour::Size => {
+                let mut sorted = frame.radii.clone();
+                sorted.sort_by(f32::total_cmp);
+                let big = sorted.get(n / 2).map_or(f32::INFINITY, |m| 1.5 * m);
+                scale(
+                    "radius (m)",
+                    frame.radii.clone(),
+                    (0.1, 0.6),
+                    big,
+                    f32::INFINITY,
+                )
+            }
+            Colour::Speed => {
+                let speeds = frame
+                    .velocities
+                    .iter()
+                    .map(|v| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt())
+                    .collect();
+                scale("speed (m/s)", speeds, (0.0, 1.0), f32::INFINITY, 0.0)
+            }
+            Colour::Material => Scheme::Categories {
+                of: frame.materials.iter().map(|&m| m as usize).collect(),
+                names: style.material_names.clone(),
+            },
+            Colour::Group => Scheme::Categories {
+                of: frame.groups.iter().map(|&g| g as usize).collect(),
+                names: style.group_names.clone(),
+            },
+        }
+    }
+
+    /// The colour of body `i`.
+    fn colour(&self, frame: &Frame, i: usize) -> [u8; 3] {
+        match self {
+            Scheme::Scale {
+                values,
+                lo,
+                hi,
+                map,
+                big,
+                ..
+            } => {
+                if frame.radii[i] > *big {
+                    return BIG;
+                }
+                let t = if hi > lo {
+                    (values[i] - lo) / (hi - lo)
+                } else {
+                    0.0
+                };
+                colour_map(map.0 + (map.1 - map.0) * t)
+            }
+            Scheme::Categories { of, names } => match of.get(i) {
+                Some(&k) if k < names.len() => category_colour(k),
+                _ => [160, 160, 160],
+            },
+        }
+    }
+}
+
+/// Draws the header band of a snapshot: the time stamp in the left third, the colour scale or
+/// legend right-aligned after it.
+fn header(c: &mut Canvas, time: f64, style: &Style, scheme: &Scheme) -> io::Result<()> {
+    let w = c.width as i64;
+    let band = header_height(c.width) as i64;
+    let size = band as f64 * 0.6;
+    let small = size * 0.8;
+    // The top of text of `size` px whose middle is the band's.
+    let top = |size: f64| ((band as f64 - size) / 2.0) as i64;
+    let black = [0, 0, 0];
+    c.rect(0, band - 1, w, band, [200, 200, 200]);
+    let stamp = format!("t = {time:.0$} s", style.time_decimals);
+    c.text(band / 3, top(size), &stamp, size, black)?;
+    // The colour scale or legend, right-aligned, as a row of items laid out left to right.
+    let mut items = Vec::new();
+    match scheme {
+        Scheme::Scale {
+            label,
+            lo,
+            hi,
+            map,
+            big,
+            any_big,
+            ..
+        } => {
+            if lo.is_finite() && hi.is_finite() {
+                items.push(Item::Text(tick(*lo as f64)));
+                items.push(Item::Gradient(*map, (w / 8).max(8)));
+                items.push(Item::Text(tick(*hi as f64)));
+                items.push(Item::Text(label.to_string()));
+                if *any_big {
+                    items.push(Item::Swatch(BIG));
+                    items.push(Item::Text(format!("> {}", tick(*big as f64))));
+                }
+            }
+        }
+        Scheme::Categories { of, names } => {
+            let mut present = vec![false; names.len()];
+            for &k in of {
+                if let Some(p) = present.get_mut(k) {
+                    *p = true;
+                }
+            }
+            for (k, name) in names.iter().enumerate().filter(|(k, _)| present[*k]) {
+                items.push(Item::Swatch(category_colour(k)));
+                items.push(Item::Text(name.clone()));
+            }
+        }
+    }
+    let gap = band / 5;
+    let mut total = 0;
+    for item in &items {
+        total += gap
+            + match item {
+                Item::Text(t) => c.text_width(t, small)?,
+                Item::Gradient(_, len) => *len,
+                Item::Swatch(_) => band / 2,
+            };
+    }
+    let mut at = (w - total - band / 3).max(w / 3);
+    let (y0, y1) = (band / 4, band - band / 4);
+    for item in &items {
+        at += match item {
+            Item::Text(t) => c.text(at, top(small), t, small, black)?,
+            Item::Gradient((a, b), len) => {
+                for k in 0..*len {
+                    let t = a + (b - a) * k as f32 / (len - 1).max(1) as f32;
+                    c.rect(at + k, y0, at + k + 1, y1, colour_map(t));
+                }
+                *len
+            }
+            Item::Swatch(colour) => {
+                c.rect(at, y0, at + band / 2, y1, *colour);
+                band / 2
+            }
+        } + gap;
+    }
+    Ok(())
+}
+
+/// Draws the footer band of a snapshot `scale` px/m: a scale bar at the left, a round length
+/// (1, 2 or 5 × 10^k m) near a sixth of the width, and `seen` (what the view shows) at the
+/// right.
+fn footer(c: &mut Canvas, scale: f32, seen: &str) -> io::Result<()> {
+    let w = c.width as i64;
+    let band = header_height(c.width) as i64;
+    let y0 = c.height as i64 - band;
+    let size = band as f64 * 0.5;
+    let text_top = y0 + ((band as f64 - size) / 2.0) as i64;
+    let black = [0, 0, 0];
+    c.rect(0, y0, w, y0 + 1, [200, 200, 200]);
+    let target = (w as f32 / 6.0) / scale;
+    if target.is_finite() && target > 0.0 {
+        let p = 10f32.powf(target.log10().floor());
+        let len = [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|k| k * p)
+            .min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs()))
+            .unwrap_or(p);
+        let bar = (len * scale) as i64;
+        let (x0, y) = (band / 3, y0 + band / 2);
+        c.rect(x0, y - 1, x0 + bar, y + 2, black);
+        c.rect(x0, y - band / 5, x0 + 2, y + band / 5, black);
+        c.rect(x0 + bar - 2, y - band / 5, x0 + bar, y + band / 5, black);
+        let label = format!("{} m", tick(len as f64));
+        c.text(x0 + bar + band / 4, text_top, &label, size, black)?;
+    }
+    let width = c.text_width(seen, size)?;
+    c.text(w - width - band / 3, text_top, seen, size, black)?;
+    Ok(())
+}
+
+/// One piece of a snapshot's colour scale or legend.
+enum Item {
+    /// A label.
+    Text(String),
+    /// The part (a, b) of the colour map, `len` px long.
+    Gradient((f32, f32), i64),
+    /// A square of one colour.
+    Swatch([u8; 3]),
+}
+
+/// A number for an axis or a scale: 3 significant digits, in exponent form outside
+/// [0.01, 10⁴).
+pub fn tick(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
@@ -309,72 +666,121 @@ pub fn label(v: f64) -> String {
     }
 }
 
-/// Line plot of `values` against `times`, with the axis ranges written at the corners.
-pub fn plot(times: &[f64], values: &[f64], width: u32, height: u32) -> Canvas {
+/// One line of a plot: its name in the legend and its values at the plot's times.
+pub struct Series<'a> {
+    /// Name in the legend.
+    pub name: &'a str,
+    /// Values, one per time (non-finite ones leave a gap).
+    pub values: &'a [f64],
+}
+
+/// A line plot of `series` against `times` (s): the title on top, "time (s)" under the x axis,
+/// `y_label` (the quantity and its unit) beside the y axis, tick labels, and a legend when
+/// there is more than one series. An empty title or label is not drawn.
+pub fn plot(
+    title: &str,
+    y_label: &str,
+    times: &[f64],
+    series: &[Series],
+    width: u32,
+    height: u32,
+) -> io::Result<Canvas> {
     let mut c = Canvas::new(width, height, [255, 255, 255]);
-    let (ml, mr, mt, mb) = (90.0f32, 20.0f32, 20.0f32, 40.0f32);
-    let (w, h) = (width as f32 - ml - mr, height as f32 - mt - mb);
-    let black = [0, 0, 0];
-    c.line(ml, mt, ml, mt + h, black);
-    c.line(ml, mt + h, ml + w, mt + h, black);
     let (t0, t1) = finite_range(times);
-    let (mut v0, mut v1) = finite_range(values);
-    if !(t0.is_finite() && v0.is_finite()) {
-        return c;
-    }
-    if v1 <= v0 {
+    let (mut v0, mut v1) = series
+        .iter()
+        .map(|s| finite_range(s.values))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (c, d)| {
+            (a.min(c), b.max(d))
+        });
+    let (t0, t1) = if t0.is_finite() {
+        (t0, if t1 > t0 { t1 } else { t0 + 1.0 })
+    } else {
+        (0.0, 1.0)
+    };
+    if !v0.is_finite() {
+        (v0, v1) = (0.0, 1.0);
+    } else if v1 <= v0 {
         v0 -= 0.5 * v0.abs().max(1e-12);
         v1 += 0.5 * v1.abs().max(1e-12);
+    } else {
+        let pad = 0.05 * (v1 - v0);
+        (v0, v1) = (v0 - pad, v1 + pad);
     }
-    let t1 = if t1 > t0 { t1 } else { t0 + 1.0 };
-    let x = |t: f64| ml + ((t - t0) / (t1 - t0)) as f32 * w;
-    let y = |v: f64| mt + h - ((v - v0) / (v1 - v0)) as f32 * h;
-    // Light grid at quarter ranges.
-    for k in 1..4 {
-        let f = k as f32 / 4.0;
-        c.line(ml + f * w, mt, ml + f * w, mt + h, [225, 225, 225]);
-        c.line(ml, mt + f * h, ml + w, mt + f * h, [225, 225, 225]);
-    }
-    let blue = [20, 70, 200];
-    let mut last: Option<(f32, f32)> = None;
-    for (&t, &v) in times.iter().zip(values) {
-        if !(t.is_finite() && v.is_finite()) {
-            last = None;
-            continue;
+    {
+        let root = c.area();
+        let mut chart = ChartBuilder::on(&root);
+        chart.margin(12).x_label_area_size(48).y_label_area_size(84);
+        // An empty title keeps its band, so that the plot's layout does not depend on it.
+        chart.caption(if title.is_empty() { " " } else { title }, font(20.0));
+        let mut chart = chart.build_cartesian_2d(t0..t1, v0..v1).map_err(drawing)?;
+        let x_tick = |t: &f64| tick(snap_zero(*t, t1 - t0));
+        let y_tick = |v: &f64| tick(snap_zero(*v, v1 - v0));
+        let mut mesh = chart.configure_mesh();
+        mesh.label_style(font(13.0))
+            .axis_desc_style(font(15.0))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .max_light_lines(4)
+            .x_label_formatter(&x_tick)
+            .y_label_formatter(&y_tick);
+        if !y_label.is_empty() {
+            mesh.x_desc("time (s)").y_desc(y_label);
         }
-        let p = (x(t), y(v));
-        if let Some(q) = last {
-            c.line(q.0, q.1, p.0, p.1, blue);
-            c.line(q.0, q.1 + 1.0, p.0, p.1 + 1.0, blue);
+        mesh.draw().map_err(drawing)?;
+        for (k, s) in series.iter().enumerate() {
+            let [r, g, b] = category_colour(k);
+            let colour = RGBColor(r, g, b);
+            // Runs of finite points, so a non-finite value leaves a gap.
+            let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+            for (&t, &v) in times.iter().zip(s.values) {
+                if t.is_finite() && v.is_finite() {
+                    if let Some(run) = runs.last_mut() {
+                        run.push((t, v));
+                    }
+                } else if runs.last().is_some_and(|r| !r.is_empty()) {
+                    runs.push(Vec::new());
+                }
+            }
+            // A lone sample (the first row of a run, or one between gaps) shows as a dot.
+            let dots = runs.iter().filter(|r| r.len() == 1).map(|r| r[0]);
+            chart
+                .draw_series(dots.map(|p| Circle::new(p, 3, colour.filled())))
+                .map_err(drawing)?;
+            chart
+                .draw_series(
+                    runs.into_iter()
+                        .map(|run| PathElement::new(run, colour.stroke_width(2))),
+                )
+                .map_err(drawing)?
+                .label(s.name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
         }
-        last = Some(p);
+        if series.len() > 1 {
+            chart
+                .configure_series_labels()
+                .label_font(font(13.0))
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(90, 90, 160))
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(drawing)?;
+        }
+        root.present().map_err(drawing)?;
     }
-    let s = 2;
-    let (l0, l1) = (label(v0), label(v1));
-    c.text(
-        ml as i64 - 8 - Canvas::text_width(&l1, s),
-        mt as i64,
-        &l1,
-        s,
-        black,
-    );
-    c.text(
-        ml as i64 - 8 - Canvas::text_width(&l0, s),
-        (mt + h) as i64 - 10,
-        &l0,
-        s,
-        black,
-    );
-    let (a, b) = (label(t0), label(t1));
-    c.text(ml as i64, (mt + h) as i64 + 8, &a, s, black);
-    c.text(
-        (ml + w) as i64 - Canvas::text_width(&b, s),
-        (mt + h) as i64 + 8,
-        &b,
-        s,
-        black,
-    );
-    c
+    Ok(c)
+}
+
+/// `v`, or 0 when it is within rounding of 0 on an axis spanning `span` (a tick at
+/// −2.2e−16 is the tick at 0).
+fn snap_zero(v: f64, span: f64) -> f64 {
+    if v.abs() <= 1e-9 * span.abs() {
+        0.0
+    } else {
+        v
+    }
 }
 
 /// Smallest and largest finite value of `v` ((∞, −∞) when there is none).
@@ -395,6 +801,58 @@ mod tests {
         c.pixels.chunks(3).filter(|p| p == &[255, 0, 0]).count()
     }
 
+    /// Pixels in the rectangle (x0, y0)–(x1, y1) (exclusive) that are not white.
+    fn inked(c: &Canvas, x0: u32, y0: u32, x1: u32, y1: u32) -> usize {
+        (y0..y1.min(c.height))
+            .flat_map(|y| (x0..x1.min(c.width)).map(move |x| (x, y)))
+            .filter(|&(x, y)| c.get(x, y) != [255, 255, 255])
+            .count()
+    }
+
+    fn style(colour: Colour) -> Style {
+        Style {
+            width: 400,
+            colour,
+            extent: Extent::Fixed(View {
+                x0: -1.0,
+                x1: 1.0,
+                z0: 0.0,
+                z1: 1.0,
+            }),
+            section: Section::None,
+            box_outline: None,
+            time_decimals: 3,
+            material_names: vec!["glass".into(), "steel".into()],
+            group_names: vec!["small".into(), "nut".into()],
+        }
+    }
+
+    fn two_bodies(time: f64) -> Frame {
+        Frame {
+            time,
+            positions: vec![[-0.5, 0.0, 0.5], [0.5, 0.0, 0.5]],
+            radii: vec![0.2, 0.2],
+            velocities: vec![[0.0; 3], [1.0, 0.0, 0.0]],
+            angular_velocities: vec![[0.0; 3]; 2],
+            materials: vec![0, 1],
+            groups: vec![0, 0],
+            ..Frame::default()
+        }
+    }
+
+    /// The colour at the centre of body `i` of a snapshot of `frame` drawn with `style`.
+    fn centre_colour(c: &Canvas, frame: &Frame, style: &Style, i: usize) -> [u8; 3] {
+        let Extent::Fixed(v) = style.extent else {
+            unreachable!()
+        };
+        let scale = style.width as f32 / (v.x1 - v.x0);
+        let p = frame.positions[i];
+        let x = ((p[0] - v.x0) * scale) as u32;
+        let band = header_height(style.width) as f32;
+        let y = (c.height as f32 - band - (p[2] - v.z0) * scale) as u32;
+        c.get(x, y)
+    }
+
     #[test]
     fn far_coordinates_do_not_wrap_onto_the_canvas() {
         let mut c = Canvas::new(10, 10, [0, 0, 0]);
@@ -402,6 +860,9 @@ mod tests {
         c.put((1i64 << 32) + 3, 5, [255, 0, 0]);
         c.put(3, (1i64 << 32) + 5, [255, 0, 0]);
         c.put(-1, 5, [255, 0, 0]);
+        c.rect(-(1 << 40), -5, -1, 20, [255, 0, 0]);
+        c.text(1 << 40, -(1 << 40), "far", 12.0, [255, 0, 0])
+            .unwrap();
         assert_eq!(red_pixels(&c), 0);
     }
 
@@ -437,29 +898,231 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_with_far_and_non_finite_bodies_draws() {
+    fn a_frame_with_far_and_non_finite_bodies_draws_in_every_style() {
         let frame = Frame {
             positions: vec![[0.0, 0.0, 0.5], [0.8, 0.0, -1e12], [f32::NAN, 0.0, 0.0]],
             radii: vec![0.1, 20.0, 0.1],
             velocities: vec![[0.0; 3], [0.0, 0.0, -1e20], [f32::NAN; 3]],
             angular_velocities: vec![[0.0; 3]; 3],
+            materials: vec![0, 1, 7],
+            groups: vec![0, 1, crate::output::writer::NO_GROUP],
             ..Frame::default()
         };
-        let view = View {
-            x0: -1.0,
-            x1: 1.0,
-            z0: 0.0,
-            z1: 1.0,
-        };
         let t = Instant::now();
-        for colour in [Colour::Size, Colour::Speed] {
-            let c = snapshot(&frame, view, 800, colour, Some((-1.0, 1.0, -1e12)), None);
-            assert_eq!(c.pixels.len(), (c.width * c.height * 3) as usize);
+        for colour in [Colour::Size, Colour::Speed, Colour::Material, Colour::Group] {
+            for extent in [style(colour).extent, Extent::Bodies] {
+                for section in [Section::None, Section::Largest, Section::At(0.05)] {
+                    let s = Style {
+                        width: 800,
+                        extent,
+                        section,
+                        box_outline: Some((-1.0, 1.0, -1e12)),
+                        ..style(colour)
+                    };
+                    let c = snapshot(&frame, &s).unwrap();
+                    assert_eq!(c.pixels.len(), (c.width * c.height * 3) as usize);
+                    assert!(c.height <= 8192 + 2 * header_height(800));
+                }
+            }
         }
         assert!(
-            t.elapsed() < Duration::from_secs(5),
+            t.elapsed() < Duration::from_secs(20),
             "took {:?}",
             t.elapsed()
         );
+    }
+
+    #[test]
+    fn snapshots_at_two_times_differ_only_in_the_time_stamp() {
+        for colour in [Colour::Size, Colour::Speed, Colour::Material] {
+            let s = style(colour);
+            let a = snapshot(&two_bodies(1.25), &s).unwrap();
+            let b = snapshot(&two_bodies(2.5), &s).unwrap();
+            assert_eq!((a.width, a.height), (b.width, b.height));
+            let (x0, y0, x1, y1) = time_stamp_region(s.width);
+            let mut inside = 0;
+            for y in 0..a.height {
+                for x in 0..a.width {
+                    if a.get(x, y) != b.get(x, y) {
+                        let within = (x0..x1).contains(&x) && (y0..y1).contains(&y);
+                        assert!(
+                            within,
+                            "{colour:?}: pixel ({x}, {y}) differs outside the stamp"
+                        );
+                        inside += 1;
+                    }
+                }
+            }
+            assert!(
+                inside > 20,
+                "{colour:?}: the time stamps look the same ({inside} px)"
+            );
+            assert!(inked(&a, x0, y0, x1, y1) > 50, "no time stamp drawn");
+        }
+    }
+
+    #[test]
+    fn grains_past_the_region_shown_stay_out_of_the_header_and_footer() {
+        let s = style(Colour::Material);
+        let a = snapshot(&two_bodies(0.5), &s).unwrap();
+        let mut frame = two_bodies(0.5);
+        // Across the top edge and across the bottom edge of the region shown.
+        for z in [1.0, 0.0] {
+            frame.positions.push([-0.9, 0.0, z]);
+            frame.radii.push(0.3);
+            frame.velocities.push([0.0; 3]);
+            frame.angular_velocities.push([0.0; 3]);
+            frame.materials.push(0);
+            frame.groups.push(0);
+        }
+        let b = snapshot(&frame, &s).unwrap();
+        let band = header_height(s.width);
+        for y in (0..band).chain(a.height - band..a.height) {
+            for x in 0..a.width {
+                assert_eq!(a.get(x, y), b.get(x, y), "pixel ({x}, {y})");
+            }
+        }
+        assert_ne!(a.pixels, b.pixels, "the new grains are drawn");
+    }
+
+    #[test]
+    fn colour_by_material_and_group_tells_the_bodies_apart() {
+        let frame = two_bodies(0.0);
+        let s = style(Colour::Material);
+        let c = snapshot(&frame, &s).unwrap();
+        let (a, b) = (
+            centre_colour(&c, &frame, &s, 0),
+            centre_colour(&c, &frame, &s, 1),
+        );
+        assert_eq!(a, category_colour(0));
+        assert_eq!(b, category_colour(1));
+        assert_ne!(a, b, "two materials, two colours");
+        // Both bodies are in group 0: one colour.
+        let s = style(Colour::Group);
+        let c = snapshot(&frame, &s).unwrap();
+        assert_eq!(
+            centre_colour(&c, &frame, &s, 0),
+            centre_colour(&c, &frame, &s, 1)
+        );
+    }
+
+    #[test]
+    fn a_snapshot_by_speed_has_a_colour_scale_and_a_scale_bar() {
+        let frame = two_bodies(0.0);
+        let s = style(Colour::Speed);
+        let c = snapshot(&frame, &s).unwrap();
+        let band = header_height(s.width);
+        // The colour scale spans the colour map from blue to red right of the time stamp.
+        let row: Vec<[u8; 3]> = (s.width / 3..s.width).map(|x| c.get(x, band / 2)).collect();
+        assert!(row.contains(&colour_map(0.0)), "no blue end of the scale");
+        assert!(row.contains(&colour_map(1.0)), "no red end of the scale");
+        // The scale bar and its length at the footer's left, the view at its right.
+        let foot = c.height - band;
+        assert!(inked(&c, 0, foot + 1, s.width / 2, c.height) > 50);
+        assert!(inked(&c, s.width / 2, foot + 1, s.width, c.height) > 50);
+        // The slow body is blue, the fast one red.
+        assert_eq!(centre_colour(&c, &frame, &s, 0), colour_map(0.0));
+        assert_eq!(centre_colour(&c, &frame, &s, 1), colour_map(1.0));
+    }
+
+    #[test]
+    fn the_bodies_extent_follows_the_bodies() {
+        let mut frame = two_bodies(0.0);
+        let v = View::of_bodies(&frame).unwrap();
+        assert!(v.x0 < -0.7 && v.x1 > 0.7 && v.z0 < 0.3 && v.z1 > 0.7);
+        frame.positions[1][2] = 10.0;
+        assert!(View::of_bodies(&frame).unwrap().z1 > 10.2);
+        frame.positions = vec![[f32::NAN; 3]; 2];
+        assert_eq!(View::of_bodies(&frame), None);
+    }
+
+    #[test]
+    fn a_plot_has_a_title_axis_labels_and_a_legend_when_several_series_share_it() {
+        let times: Vec<f64> = (0..50).map(|k| k as f64 * 0.1).collect();
+        let a: Vec<f64> = times.iter().map(|t| t.sin()).collect();
+        let b: Vec<f64> = times.iter().map(|t| t.cos()).collect();
+        let one = [Series {
+            name: "a",
+            values: &a,
+        }];
+        let bare = plot("", "", &times, &one, 800, 400).unwrap();
+        let full = plot("a: height", "height (m)", &times, &one, 800, 400).unwrap();
+        // The title band on top, the y label at the left edge, the x label at the bottom.
+        let regions = [
+            ("title", 200, 0, 600, 30),
+            ("y label", 0, 100, 25, 300),
+            ("x label", 300, 368, 500, 400),
+        ];
+        for (what, x0, y0, x1, y1) in regions {
+            let (with, without) = (inked(&full, x0, y0, x1, y1), inked(&bare, x0, y0, x1, y1));
+            assert!(
+                with > 30 && without == 0,
+                "{what}: {with} px with, {without} without"
+            );
+        }
+        // Tick labels: ink left of the plotting area, beside the y axis, in both.
+        assert!(inked(&bare, 40, 60, 90, 330) > 50);
+        // A legend box (its border) only when two series share the plot.
+        let two = [
+            Series {
+                name: "a",
+                values: &a,
+            },
+            Series {
+                name: "b",
+                values: &b,
+            },
+        ];
+        let shared = plot("heights", "height (m)", &times, &two, 800, 400).unwrap();
+        let border = |c: &Canvas| c.pixels.chunks(3).filter(|p| p == &[90, 90, 160]).count();
+        assert_eq!(border(&full), 0);
+        assert!(border(&shared) > 40, "no legend");
+    }
+
+    #[test]
+    fn a_saved_plot_decodes_as_a_png_of_its_size() {
+        let dir = std::env::temp_dir().join(format!("grains-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plot.png");
+        let times = [0.0, 1.0, f64::NAN, 3.0];
+        let values = [1.0, f64::INFINITY, 2.0, 3.0];
+        let series = [Series {
+            name: "x",
+            values: &values,
+        }];
+        let c = plot(
+            "x: contacts",
+            "active contacts (count)",
+            &times,
+            &series,
+            800,
+            400,
+        )
+        .unwrap();
+        c.save(&path).unwrap();
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (800, 400));
+        assert_eq!(&buf[..info.buffer_size()], &c.pixels[..]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn plots_without_finite_values_still_draw() {
+        let times = [f64::NAN, f64::NAN];
+        let series = [Series {
+            name: "x",
+            values: &[f64::NAN, f64::NAN],
+        }];
+        plot("x", "y (m)", &times, &series, 800, 400).unwrap();
+        plot("x", "y (m)", &[], &[], 800, 400).unwrap();
+        let flat = [Series {
+            name: "x",
+            values: &[2.0, 2.0],
+        }];
+        plot("x", "y (m)", &[0.0, 1.0], &flat, 800, 400).unwrap();
     }
 }

@@ -1,11 +1,13 @@
 //! ParaView files: one VTK XML unstructured grid (`.vtu`) per frame, the grains as vertex cells
 //! with point data, and a `.pvd` collection tying frame files to simulated times.
 
-use super::writer::Frame;
+use super::writer::{Frame, NO_GROUP};
 use std::fmt::Write;
 
 /// The `.vtu` text of a frame: points at the grain centres (m) with point data `radius` (m),
-/// `velocity` (m/s), `angular_velocity` (rad/s) and `id` (index of the body).
+/// `velocity` (m/s), `angular_velocity` (rad/s), `id` (index of the body), `material` (index of
+/// its material, in the order of the scene's `[[materials]]`) and `group` (index of the
+/// `[[bodies]]` table that made it, −1 for none).
 pub fn vtu(frame: &Frame) -> String {
     let n = frame.positions.len();
     let mut s = String::with_capacity(n * 120 + 1024);
@@ -57,6 +59,14 @@ pub fn vtu(frame: &Frame) -> String {
     s.push_str("<DataArray type=\"Int32\" Name=\"id\" format=\"ascii\">\n");
     for i in 0..n {
         let _ = writeln!(s, "{i}");
+    }
+    s.push_str("</DataArray>\n<DataArray type=\"Int32\" Name=\"material\" format=\"ascii\">\n");
+    for m in &frame.materials {
+        let _ = writeln!(s, "{m}");
+    }
+    s.push_str("</DataArray>\n<DataArray type=\"Int32\" Name=\"group\" format=\"ascii\">\n");
+    for &g in &frame.groups {
+        let _ = writeln!(s, "{}", if g == NO_GROUP { -1 } else { g as i64 });
     }
     s.push_str("</DataArray>\n</PointData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
     s

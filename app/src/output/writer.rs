@@ -2,11 +2,11 @@
 //! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
 
 use super::contacts::{ContactFiles, ContactFrame};
-use super::image::{plot, snapshot, View};
+use super::image::{plot, snapshot, Series, Style};
 use super::progress::exact_time;
 use super::vtk::{pvd, vtu};
 use super::{at, create_temp, refuse_symlink, write_atomic};
-use crate::scene::{Colour, Formats};
+use crate::scene::Formats;
 use crossbeam_channel::{Receiver, Sender};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -27,11 +27,18 @@ pub struct Frame {
     pub velocities: Vec<[f32; 3]>,
     /// Angular velocities (rad/s).
     pub angular_velocities: Vec<[f32; 3]>,
+    /// Material index of each body (the order of `[[materials]]`).
+    pub materials: Vec<u32>,
+    /// Group index of each body (the order of the `[[bodies]]` tables; [`NO_GROUP`] for none).
+    pub groups: Vec<u32>,
     /// Vertical displacement of the (shaken) box at this time (m), for drawing it.
     pub box_shift: f32,
     /// Also draw a PNG snapshot of this frame.
     pub png: bool,
 }
+
+/// The group index of a body made by no `[[bodies]]` table (written as −1 in `.vtu` files).
+pub const NO_GROUP: u32 = u32::MAX;
 
 /// What the stepping thread sends to the writer.
 pub enum WriterMsg {
@@ -115,19 +122,13 @@ pub struct WriterConfig {
     pub layout: Layout,
     /// Which files.
     pub formats: Formats,
-    /// Snapshot colouring.
-    pub colour: Colour,
-    /// Snapshot width (px).
-    pub image_width: u32,
-    /// Region shown by snapshots.
-    pub view: View,
-    /// Box outline for snapshots: x range and floor height at rest (m).
-    pub box_outline: Option<(f32, f32, f32)>,
-    /// Snapshots show the section by the plane y = const through the largest body instead of
-    /// the whole projection.
-    pub section: bool,
+    /// How snapshots are drawn.
+    pub style: Style,
     /// Names of the observable columns.
     pub columns: Vec<String>,
+    /// Each column's quantity and unit, for its plot: the title's kind and the y axis label
+    /// (e.g. `("kinetic energy", "J")`).
+    pub quantities: Vec<(&'static str, &'static str)>,
     /// Time step (s), to turn frame numbers into times on resume.
     pub h: f32,
 }
@@ -295,19 +296,7 @@ impl State {
             write_atomic(&l.pvd(), pvd(&self.frames).as_bytes())?;
         }
         if self.cfg.formats.png && f.png {
-            let c = snapshot(
-                f,
-                self.cfg.view,
-                self.cfg.image_width,
-                self.cfg.colour,
-                self.cfg.box_outline,
-                self.cfg.section.then(|| {
-                    let big = (0..f.radii.len())
-                        .max_by(|&a, &b| f.radii[a].total_cmp(&f.radii[b]))
-                        .unwrap_or(0);
-                    f.positions.get(big).map(|p| p[1]).unwrap_or(0.0)
-                }),
-            );
+            let c = snapshot(f, &self.cfg.style)?;
             c.save(&l.images().join(format!("snapshot_{:09}.png", f.step)))?;
         }
         Ok(())
@@ -333,14 +322,57 @@ impl State {
             return Ok(());
         }
         let times: Vec<f64> = self.rows.iter().map(|r| r[1]).collect();
+        let columns: Vec<Vec<f64>> = (0..self.cfg.columns.len())
+            .map(|k| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(k + 2).copied().unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect();
+        let images = self.cfg.layout.images();
+        let y_label = |(quantity, unit): (&str, &str)| format!("{quantity} ({unit})");
         for (k, name) in self.cfg.columns.iter().enumerate() {
-            let values: Vec<f64> = self
-                .rows
-                .iter()
-                .map(|r| r.get(k + 2).copied().unwrap_or(f64::NAN))
+            let q = self.cfg.quantities[k];
+            let series = [Series {
+                name,
+                values: &columns[k],
+            }];
+            let c = plot(
+                &format!("{name}: {}", q.0),
+                &y_label(q),
+                &times,
+                &series,
+                800,
+                400,
+            )?;
+            c.save(&images.join(format!("plot_{name}.png")))?;
+        }
+        // Observables of one quantity (the heights of several groups) also share a plot.
+        let mut done: Vec<(&str, &str)> = Vec::new();
+        for &q in &self.cfg.quantities {
+            let same: Vec<usize> = (0..columns.len())
+                .filter(|&k| self.cfg.quantities[k] == q)
                 .collect();
-            let c = plot(&times, &values, 800, 400);
-            c.save(&self.cfg.layout.images().join(format!("plot_{name}.png")))?;
+            if same.len() < 2 || done.contains(&q) {
+                continue;
+            }
+            done.push(q);
+            let series: Vec<Series> = same
+                .iter()
+                .map(|&k| Series {
+                    name: &self.cfg.columns[k],
+                    values: &columns[k],
+                })
+                .collect();
+            let c = plot(q.0, &y_label(q), &times, &series, 800, 400)?;
+            // The quantity's words joined by `_`: `plots_mean_centre_height.png`.
+            let file =
+                q.0.split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("_");
+            c.save(&images.join(format!("plots_{file}.png")))?;
         }
         Ok(())
     }

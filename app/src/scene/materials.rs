@@ -13,6 +13,11 @@ use grains::WorldBuilder;
 pub(super) struct MaterialNames(Vec<String>);
 
 impl MaterialNames {
+    /// The names, in the order of the materials' ids.
+    pub(super) fn list(&self) -> &[String] {
+        &self.0
+    }
+
     /// The id of the material called `name`; none given: the first material.
     pub(super) fn id(&self, cx: &Ctx, name: &Option<S<String>>) -> Result<MaterialId, SceneError> {
         match name {

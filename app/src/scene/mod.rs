@@ -26,7 +26,7 @@ mod walls;
 
 pub use crate::bounds::Bounds;
 pub use loads::Component;
-pub use output::{Colour, Formats, Observable, ObservableKind, Output};
+pub use output::{Colour, Formats, Observable, ObservableKind, Output, ViewExtent};
 
 use grains::error::BuildError;
 use grains::settings::{Backend, Settings};
@@ -122,6 +122,8 @@ pub struct Scene {
     origins: Origins,
     /// Named groups of bodies.
     pub groups: Vec<Group>,
+    /// The materials' names, in the order of their ids.
+    pub material_names: Vec<String>,
     /// The box grains should stay in (the first box container), if any.
     pub bounds: Option<Bounds>,
     /// Time series to record.
@@ -285,6 +287,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         builder: world,
         origins,
         groups,
+        material_names: materials.list().to_vec(),
         bounds,
         observables,
         output,

@@ -5,7 +5,7 @@ use super::loads::{
     contact_force_observable, refuse_wall_keys, wall_observable, Component, NamedWalls,
 };
 use super::spec::{ObservableSpec, OutputSpec};
-use super::values::{count, need, positive, sp, Ctx};
+use super::values::{count, need, number, positive, sp, Ctx};
 use super::{Group, SceneError};
 use glam::Vec3;
 use std::ops::Range;
@@ -74,6 +74,34 @@ impl ObservableKind {
                 | ObservableKind::ContactForce { .. }
         )
     }
+
+    /// What it measures, in a few words (a plot's title and y axis).
+    pub fn quantity(&self) -> &'static str {
+        match self {
+            ObservableKind::Height(_) => "mean centre height",
+            ObservableKind::RankFromTop(_) => "rank from top",
+            ObservableKind::KineticEnergy => "kinetic energy",
+            ObservableKind::Contacts => "active contacts",
+            ObservableKind::BedHeight => "bed height (95th percentile)",
+            ObservableKind::MaxSpeed => "largest speed",
+            ObservableKind::WallForce { .. } => "force on the walls",
+            ObservableKind::WallTorque { .. } => "torque on the walls",
+            ObservableKind::ContactForce { .. } => "contact force on the group",
+        }
+    }
+
+    /// Its unit (`"count"` for a number of things, `"1 = top of bed"` for the rank).
+    pub fn unit(&self) -> &'static str {
+        match self {
+            ObservableKind::Height(_) | ObservableKind::BedHeight => "m",
+            ObservableKind::RankFromTop(_) => "1 = top of bed",
+            ObservableKind::KineticEnergy => "J",
+            ObservableKind::Contacts => "count",
+            ObservableKind::MaxSpeed => "m/s",
+            ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
+            ObservableKind::WallTorque { .. } => "N m",
+        }
+    }
 }
 
 /// Output formats.
@@ -96,6 +124,20 @@ pub enum Colour {
     Size,
     /// By speed.
     Speed,
+    /// By material, a colour each, with a legend of their names.
+    Material,
+    /// By group (the `[[bodies]]` table a body came from), a colour each, with a legend.
+    Group,
+}
+
+/// The region snapshots show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewExtent {
+    /// Fixed from the start state: the box (or the bodies) across, from the floor to
+    /// `view_height` (default 1.3 × the highest body top).
+    Start,
+    /// The bodies' extent in each frame, with a margin.
+    Bodies,
 }
 
 /// What to write during a run.
@@ -117,8 +159,12 @@ pub struct Output {
     pub image_width: u32,
     /// Height above the floor that snapshots show (m); None: 1.3 × the highest body at the start.
     pub view_height: Option<f32>,
-    /// Snapshots show the section through the largest body rather than the projection.
+    /// Snapshots show a section rather than the projection.
     pub section: bool,
+    /// The section plane's y (m); None: through the largest body in each frame.
+    pub section_y: Option<f32>,
+    /// The region snapshots show.
+    pub view_extent: ViewExtent,
 }
 
 /// The widest PNG image (px).
@@ -170,6 +216,52 @@ pub(super) fn output(
     }
     unused_without_format(cx, o, formats)?;
     let frames = steps.div_ceil(every).max(1);
+    let section = match &o.view {
+        None => !planar,
+        Some(v) => match v.get_ref().as_str() {
+            "section" => true,
+            "side" => false,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "view",
+                    format!("must be \"section\" or \"side\", got \"{other}\""),
+                ))
+            }
+        },
+    };
+    let view_extent = match &o.view_extent {
+        None => ViewExtent::Start,
+        Some(v) => match v.get_ref().as_str() {
+            "start" => ViewExtent::Start,
+            "bodies" => ViewExtent::Bodies,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "view_extent",
+                    format!("must be \"start\" or \"bodies\", got \"{other}\""),
+                ))
+            }
+        },
+    };
+    if let (ViewExtent::Bodies, Some(v)) = (view_extent, &o.view_height) {
+        return Err(cx.err(
+            v.span(),
+            "view_height",
+            "has no effect: `view_extent = \"bodies\"` sizes each snapshot to the bodies; remove it",
+        ));
+    }
+    let section_y = match &o.section_y {
+        Some(v) if !section => {
+            return Err(cx.err(
+                v.span(),
+                "section_y",
+                "has no effect: the snapshots are side views (`view = \"side\"`, the default in planar mode); remove it or set `view = \"section\"`",
+            ))
+        }
+        Some(v) => Some(number(cx, v, "section_y")?),
+        None => None,
+    };
     Ok(Output {
         every,
         formats,
@@ -182,11 +274,15 @@ pub(super) fn output(
             Some(c) => match c.get_ref().as_str() {
                 "size" => Colour::Size,
                 "speed" => Colour::Speed,
+                "material" => Colour::Material,
+                "group" => Colour::Group,
                 other => {
                     return Err(cx.err(
                         c.span(),
                         "colour",
-                        format!("must be \"size\" or \"speed\", got \"{other}\""),
+                        format!(
+                        "must be \"size\", \"speed\", \"material\" or \"group\", got \"{other}\""
+                    ),
                     ))
                 }
             },
@@ -217,20 +313,9 @@ pub(super) fn output(
             Some(v) => Some(positive(cx, v, "view_height")?),
             None => None,
         },
-        section: match &o.view {
-            None => !planar,
-            Some(v) => match v.get_ref().as_str() {
-                "section" => true,
-                "side" => false,
-                other => {
-                    return Err(cx.err(
-                        v.span(),
-                        "view",
-                        format!("must be \"section\" or \"side\", got \"{other}\""),
-                    ))
-                }
-            },
-        },
+        section,
+        section_y,
+        view_extent,
     })
 }
 
@@ -245,6 +330,8 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
             ("image_width", sp(&o.image_width), why),
             ("view", sp(&o.view), why),
             ("view_height", sp(&o.view_height), why),
+            ("view_extent", sp(&o.view_extent), why),
+            ("section_y", sp(&o.section_y), why),
         ]);
     }
     if !formats.csv {

@@ -372,7 +372,7 @@ pub struct OutputSpec {
     pub formats: Option<S<Vec<String>>>,
     /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
     pub png_every: Option<S<i64>>,
-    /// Colour grains by `"size"` or `"speed"`.
+    /// Colour grains by `"size"`, `"speed"`, `"material"` or `"group"`.
     pub colour: Option<S<String>>,
     /// Steps between checkpoints (default: 10 per run).
     pub checkpoint_every: Option<S<i64>>,
@@ -386,6 +386,11 @@ pub struct OutputSpec {
     /// default in 3-D)
     /// or `"side"` (every grain projected; default in planar mode).
     pub view: Option<S<String>>,
+    /// The region snapshots show: `"start"` (fixed from the start state, the default) or
+    /// `"bodies"` (the bodies' extent in each frame).
+    pub view_extent: Option<S<String>>,
+    /// The y (m) of the section plane, fixed; default: through the largest body in each frame.
+    pub section_y: Option<S<f64>>,
 }
 
 /// `[[observables]]`.
