@@ -5,7 +5,7 @@
 
 use super::progress::exact_time;
 use super::vtk::pvd;
-use super::writer::Layout;
+use super::writer::{keep_frames, Layout};
 use super::{at, write_atomic};
 use grains::{Touching, World};
 use std::fmt::Write;
@@ -167,27 +167,7 @@ impl ContactFiles {
     pub fn open(layout: Layout, resume_step: Option<u64>, h: f32) -> io::Result<ContactFiles> {
         let dir = layout.contact_frames();
         std::fs::create_dir_all(&dir).map_err(|e| at(&dir, e))?;
-        let mut found = Vec::new();
-        for e in std::fs::read_dir(&dir).map_err(|e| at(&dir, e))? {
-            let name = e?.file_name().to_string_lossy().to_string();
-            let step = name
-                .strip_prefix("contacts_")
-                .and_then(|s| s.strip_suffix(".vtu"))
-                .and_then(|s| s.parse::<u64>().ok());
-            if let Some(step) = step {
-                if resume_step.is_some_and(|last| step <= last) {
-                    found.push((step, name));
-                } else {
-                    let p = dir.join(&name);
-                    std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
-                }
-            }
-        }
-        found.sort();
-        let frames = found
-            .into_iter()
-            .map(|(s, n)| (exact_time(s, h), format!("contacts/{n}")))
-            .collect();
+        let frames = keep_frames(&dir, "contacts_", resume_step, h)?;
         Ok(ContactFiles { layout, frames })
     }
 

@@ -219,27 +219,7 @@ impl State {
         let mut frames = Vec::new();
         let mut rows = Vec::new();
         if cfg.formats.vtu {
-            let mut found = Vec::new();
-            for e in std::fs::read_dir(l.frames()).map_err(|e| at(&l.frames(), e))? {
-                let name = e?.file_name().to_string_lossy().to_string();
-                let step = name
-                    .strip_prefix("frame_")
-                    .and_then(|s| s.strip_suffix(".vtu"))
-                    .and_then(|s| s.parse::<u64>().ok());
-                if let Some(step) = step {
-                    if resume_step.is_some_and(|last| step <= last) {
-                        found.push((step, name));
-                    } else {
-                        let p = l.frames().join(&name);
-                        std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
-                    }
-                }
-            }
-            found.sort();
-            frames = found
-                .into_iter()
-                .map(|(s, n)| (exact_time(s, cfg.h), format!("frames/{n}")))
-                .collect();
+            frames = keep_frames(&l.frames(), "frame_", resume_step, cfg.h)?;
         }
         if let Some(last) = resume_step {
             if let Ok(text) = std::fs::read_to_string(l.csv()) {
@@ -406,6 +386,39 @@ fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {
         }
     }
     writeln!(f)
+}
+
+/// The frames `<prefix><step>.vtu` in the folder `dir` that an earlier run wrote up to
+/// `resume_step`, as (time, path from the output folder) in step order, for the `.pvd` index;
+/// removes the later ones (every one when not resuming), which the run writes again.
+pub(super) fn keep_frames(
+    dir: &Path,
+    prefix: &str,
+    resume_step: Option<u64>,
+    h: f32,
+) -> io::Result<Vec<(f64, String)>> {
+    let folder = dir.file_name().unwrap_or_default().to_string_lossy();
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| at(dir, e))? {
+        let name = e?.file_name().to_string_lossy().to_string();
+        let step = name
+            .strip_prefix(prefix)
+            .and_then(|s| s.strip_suffix(".vtu"))
+            .and_then(|s| s.parse::<u64>().ok());
+        if let Some(step) = step {
+            if resume_step.is_some_and(|last| step <= last) {
+                found.push((step, name));
+            } else {
+                let p = dir.join(&name);
+                std::fs::remove_file(&p).map_err(|e| at(&p, e))?;
+            }
+        }
+    }
+    found.sort();
+    Ok(found
+        .into_iter()
+        .map(|(s, n)| (exact_time(s, h), format!("{folder}/{n}")))
+        .collect())
 }
 
 /// True when the folder `dir` holds no results: it does not exist, is empty, or holds only the
