@@ -17,23 +17,7 @@ pub const DENSITY: f32 = 2500.0;
 pub const FRICTION: f32 = 0.5;
 
 /// SplitMix64, the jitter generator the benchmark specifies (docs/benchmark.md).
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) with 53 bits.
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use grains_kernels::random::SplitMix64;
 
 /// Geometry of the pour scene for N grains.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -83,6 +83,20 @@ pub struct RunOptions {
     pub stop_after: Option<u64>,
 }
 
+impl RunOptions {
+    /// A new run into the folder `out` with the scene's threads and backend, no progress shown.
+    pub fn new(out: &std::path::Path) -> RunOptions {
+        RunOptions {
+            out: out.to_path_buf(),
+            threads: None,
+            backend: None,
+            resume: false,
+            progress: false,
+            stop_after: None,
+        }
+    }
+}
+
 /// Figures of a run, as written to `summary.json`: over the whole run, every session of a
 /// resumed run included, except the `session_` figures. A run that failed (a health check, the
 /// GPU) writes one too, with `failed`, the error and the figures up to its last good step.

@@ -13,6 +13,7 @@
 //! ```
 
 use grains_app::scene::Scene;
+use grains_kernels::random::SplitMix64;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -51,24 +52,6 @@ const STRINGS: [&str; 9] = [
     "random",
     "sphere",
 ];
-
-/// SplitMix64: the cases' random numbers, the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in 0..n (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// The small scenes of `scenes/`, by name, with their text.
 fn small_scenes() -> Vec<(PathBuf, String)> {
@@ -137,9 +120,9 @@ fn strings(text: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// `text` (not empty) with one edit drawn from `rng`.
-fn mutate(text: &str, rng: &mut Rng) -> String {
+fn mutate(text: &str, rng: &mut SplitMix64) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let with_lines = |rng: &mut Rng, f: &dyn Fn(&mut Vec<&str>, &mut Rng)| {
+    let with_lines = |rng: &mut SplitMix64, f: &dyn Fn(&mut Vec<&str>, &mut SplitMix64)| {
         let mut ls = lines.clone();
         f(&mut ls, rng);
         ls.join("\n")
@@ -226,7 +209,7 @@ fn run(cases: u64) -> u64 {
     for (path, text) in &scenes {
         assert!(check(path, 0, text), "{} does not parse", path.display());
     }
-    let mut rng = Rng(0x5CE_4E5);
+    let mut rng = SplitMix64(0x5CE_4E5);
     let mut accepted = 0;
     for case in 0..cases {
         let (path, text) = &scenes[rng.below(scenes.len())];

@@ -90,12 +90,8 @@ fn tmp(name: &str) -> PathBuf {
 
 fn opts(out: &Path) -> RunOptions {
     RunOptions {
-        out: out.to_path_buf(),
         threads: Some(1),
-        backend: None,
-        resume: false,
-        progress: false,
-        stop_after: None,
+        ..RunOptions::new(out)
     }
 }
 

@@ -9,6 +9,7 @@
 //! timing of the random kills on a busy machine.
 
 use grains::snapshot::Snapshot;
+use grains_app::pour::SplitMix64;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -131,19 +132,6 @@ fn assert_same_results(a: &Path, b: &Path) {
     }
 }
 
-/// SplitMix64: the kill instants, the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        (z ^ (z >> 31)) % n.max(1)
-    }
-}
-
 #[test]
 fn random_kills_and_resumes_end_bit_identical() {
     let base = tmp("random");
@@ -151,12 +139,12 @@ fn random_kills_and_resumes_end_bit_identical() {
     let (whole, cut) = (base.join("whole"), base.join("cut"));
     let t = Instant::now();
     run_to_end(&scene, &whole, false);
-    let whole_ms = t.elapsed().as_millis() as u64;
+    let whole_ms = t.elapsed().as_millis() as usize;
 
     // The first kill comes within 10 ms of the start (before the first checkpoint), a third of
     // the others within 25 ms (a resume's first milliseconds), the rest anywhere in the first
     // half of a run, so that most kills cut a run short; the kills stop once a run finishes.
-    let mut rng = Rng(0xDEAD_BEEF);
+    let mut rng = SplitMix64(0xDEAD_BEEF);
     let (mut kills, mut before_first_checkpoint) = (0, 0);
     while kills < KILLS {
         let delay = if kills == 0 {
@@ -164,14 +152,14 @@ fn random_kills_and_resumes_end_bit_identical() {
         } else if rng.below(3) == 0 {
             rng.below(25)
         } else {
-            rng.below(whole_ms / 2)
+            rng.below((whole_ms / 2).max(1))
         };
         // Resume once the folder exists (a kill can come before the run creates it).
         let mut child = command(&scene, &cut, cut.exists())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
+        std::thread::sleep(Duration::from_millis(delay as u64));
         if child.try_wait().unwrap().is_some() {
             let o = child.wait_with_output().unwrap();
             let err = String::from_utf8_lossy(&o.stderr);

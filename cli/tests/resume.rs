@@ -29,12 +29,8 @@ fn scene(dir: &Path, file: &str, edit: impl Fn(String) -> String) -> Scene {
 
 fn opts(out: &Path) -> RunOptions {
     RunOptions {
-        out: out.to_path_buf(),
         threads: Some(1),
-        backend: None,
-        resume: false,
-        progress: false,
-        stop_after: None,
+        ..RunOptions::new(out)
     }
 }
 

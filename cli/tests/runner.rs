@@ -32,12 +32,8 @@ fn state(dir: &Path) -> Snapshot {
 
 fn opts(out: &Path) -> RunOptions {
     RunOptions {
-        out: out.to_path_buf(),
         threads: Some(2),
-        backend: None,
-        resume: false,
-        progress: false,
-        stop_after: None,
+        ..RunOptions::new(out)
     }
 }
 

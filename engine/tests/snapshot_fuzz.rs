@@ -16,6 +16,7 @@
 
 use grains::snapshot::seal;
 use grains::{Snapshot, World};
+use grains_kernels::random::SplitMix64;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -37,26 +38,8 @@ const WORDS: [u32; 12] = [
     0x4000_0000, // 2.0
 ];
 
-/// SplitMix64: the cases' random numbers, the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in 0..n (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// One edit of `bytes`; returns whether it is sealed again (so the checksum cannot find it).
-fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> bool {
+fn mutate(rng: &mut SplitMix64, bytes: &mut Vec<u8>) -> bool {
     let len = bytes.len();
     match rng.below(10) {
         0 | 1 => {
@@ -71,7 +54,7 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> bool {
         3 => {
             let at = rng.below(len + 1);
             for _ in 0..1 + rng.below(8) {
-                bytes.insert(at, rng.next() as u8);
+                bytes.insert(at, rng.next_u64() as u8);
             }
             false
         }
@@ -112,7 +95,7 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>) -> bool {
         _ => {
             let at = 12 + rng.below(len - 11);
             for _ in 0..1 + rng.below(16) {
-                bytes.insert(at, rng.next() as u8);
+                bytes.insert(at, rng.next_u64() as u8);
             }
             seal(bytes);
             true
@@ -139,7 +122,7 @@ fn run_cases(seed: u64, cases: u64) -> Tally {
         // Each world is restored into from its own (intact) checkpoint first: it reads back.
         w.restore(&Snapshot::from_bytes(bytes).unwrap()).unwrap();
     }
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64(seed);
     let mut tally = Tally::default();
     for case in 0..cases {
         let k = rng.below(worlds.len());

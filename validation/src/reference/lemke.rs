@@ -271,18 +271,14 @@ pub fn solve_lcp(m: &[f64], q: &[f64], max_pivots: usize) -> Result<LcpSolution,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use grains_kernels::random::SplitMix64;
 
     /// SplitMix64 in [−1, 1): a reproducible stream for random problems.
-    struct Stream(u64);
+    struct Stream(SplitMix64);
 
     impl Stream {
         fn next(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            self.0.next_f64() * 2.0 - 1.0
         }
     }
 
@@ -303,7 +299,7 @@ mod tests {
 
     #[test]
     fn random_positive_definite_problems_are_solved_to_1e_10() {
-        let mut rng = Stream(2006);
+        let mut rng = Stream(SplitMix64(2006));
         for trial in 0..200 {
             let n = 1 + trial % 8;
             // M = AᵀA + 0.1 I + S with S skew: positive definite, not symmetric.
