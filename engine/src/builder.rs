@@ -127,9 +127,6 @@ impl WorldBuilder {
             return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
         }
         let cylinder = self.walls.iter().any(WallDesc::is_cylinder);
-        if self.settings.backend == Backend::Gpu && cylinder {
-            return Err(GpuError::Unsupported("cylinder walls").into());
-        }
         if cylinder {
             if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
                 return Err(BuildError::Body {

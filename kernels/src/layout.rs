@@ -140,6 +140,23 @@ impl Wall {
         }
     }
 
+    /// A unit vector normal to the unit axis `e`: e × x̂, or e × ŷ when e is near x̂ (the
+    /// direction from a cylinder's axis to a sphere centred on it).
+    pub fn axis_normal(e: Vec3) -> Vec3 {
+        e.cross(if e.x.abs() < 0.9 { Vec3::X } else { Vec3::Y })
+            .normalize()
+    }
+
+    /// How fast the surface moves against the wall's own motion: ω R on a turning cylinder,
+    /// 0 on a flat wall.
+    pub fn surface_speed(&self) -> f32 {
+        if self.cylinder_radius() == 0.0 {
+            0.0
+        } else {
+            (self.v[3] * self.cylinder_radius()).abs()
+        }
+    }
+
     /// The signed radius of a cylinder wall (positive: grains inside), 0 for a flat wall.
     #[inline(always)]
     pub fn cylinder_radius(&self) -> f32 {

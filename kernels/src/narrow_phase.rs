@@ -267,7 +267,7 @@ impl PairTests<'_> {
         let outward = if rho > 0.0 {
             d / rho
         } else {
-            e.any_orthonormal_vector()
+            Wall::axis_normal(e)
         };
         let (n, phi, behind) = if inside {
             (-outward, radius - rho - r, rho > radius + r)
