@@ -477,3 +477,51 @@ fn snapshot_colour_view_and_section_choices() {
         assert!(msg.contains(says), "{msg}");
     }
 }
+
+/// `GOOD` with its box replaced by a drum about the x axis through (0, 0, 0.5) holding the ball.
+fn in_a_drum(keys: &str) -> String {
+    with(
+        "kind = \"box\"\nwidth_x = 1.0\nwidth_y = 1.0\nheight = 1.0",
+        &format!("kind = \"cylinder\"\ncentre = [0.0, 0.0, 0.5]\naxis = [2.0, 0.0, 0.0]\nradius = 0.5\nlength = 1.0\n{keys}"),
+    )
+}
+
+#[test]
+fn a_cylinder_container_builds_and_its_bad_keys_are_refused_at_their_line() {
+    let good = in_a_drum("inside = true\nangular_velocity = 1.5");
+    let s = Scene::parse(Path::new("s.toml"), &good).unwrap();
+    let w = s.world(Some(1)).unwrap();
+    assert!(w.wall_descs()[0].is_cylinder());
+    for (bad, key) in [
+        ("radius = 0.5", "radius = -0.5"),
+        ("length = 1.0", "length = 0.0"),
+        ("axis = [2.0, 0.0, 0.0]", "axis = [0.0, 0.0, 0.0]"),
+    ] {
+        let t = good.replacen(bad, key, 1);
+        let k = key.split(' ').next().unwrap();
+        refused_at(&t, key, k);
+    }
+    refused_at(&in_a_drum("width_x = 1.0"), "width_x = 1.0", "width_x");
+    let t = good.replacen("angular_velocity = 1.5", "angular_velocity = 1e39", 1);
+    refused_at(&t, "angular_velocity", "angular_velocity");
+}
+
+#[test]
+fn a_ball_in_a_drum_s_mantle_is_refused_at_its_position() {
+    // The ball (r = 0.1 m) at 0.45 m from the axis overlaps the 0.5 m mantle by 5 cm.
+    let t = in_a_drum("").replacen(
+        "position = [0.0, 0.0, 0.2]",
+        "position = [0.0, 0.0, 0.05]",
+        1,
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let Err(e) = s.world(Some(1)) else {
+        panic!("accepted");
+    };
+    let msg = e.to_string();
+    let want = format!("s.toml:{}: key `position`", line_of(&t, "position = "));
+    assert!(
+        msg.starts_with(&want) && msg.contains("(a cylinder)"),
+        "{msg}"
+    );
+}

@@ -4,7 +4,7 @@ use crate::backend::{self, Parts};
 use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
-use crate::geometry::{BoxContainer, WallDesc};
+use crate::geometry::{BoxContainer, WallDesc, WallShape};
 use crate::health::Monitor;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
@@ -125,6 +125,16 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
             return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
+        }
+        let cylinder = self.walls.iter().any(WallDesc::is_cylinder);
+        if cylinder {
+            if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
+                return Err(BuildError::Body {
+                    body: i,
+                    field: "shape",
+                    problem: "only spheres can meet a cylinder wall, and this world has one (capsules and ellipses against cylinders are not implemented)".into(),
+                });
+            }
         }
         materials.list.shrink_to_fit();
         let mut bodies = Bodies::default();
@@ -350,7 +360,9 @@ fn check_bodies_outside_walls(
         for (w, wall) in walls.iter().enumerate() {
             let depth = depth_in_wall(b, wall);
             if depth > START_DEPTH_TOLERANCE * b.radius {
-                let kind = if wall.is_plane() {
+                let kind = if wall.is_cylinder() {
+                    "cylinder"
+                } else if wall.is_plane() {
                     "plane"
                 } else {
                     "rectangle"
@@ -376,6 +388,15 @@ fn check_bodies_outside_walls(
 fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
     let o = wall.origin + wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0));
     let n = wall.normal;
+    if let WallShape::Cylinder {
+        radius,
+        half_length,
+        inside,
+        ..
+    } = wall.shape
+    {
+        return depth_in_cylinder(b.position - o, b.radius, n, radius, half_length, inside);
+    }
     if !wall.is_plane() && (b.position - o).dot(n) < -b.shape.bounding_radius(b.radius) {
         return f32::NEG_INFINITY;
     }
@@ -393,6 +414,31 @@ fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
         .filter(|&(p, _)| wall.covers(p - o))
         .map(|(p, r)| r - (p - o).dot(n))
         .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// The overlap −Φ of a sphere of radius `r` at `rel` from a cylinder's centre with its mantle
+/// (axis `e`, radius `radius`, grains `inside` or outside): −∞ beyond the open ends or wholly on
+/// the far side of the mantle, else r − (R − ρ) inside and r − (ρ − R) outside, ρ the distance
+/// from the axis (the narrow phase's gap).
+fn depth_in_cylinder(
+    rel: Vec3,
+    r: f32,
+    e: Vec3,
+    radius: f32,
+    half_length: f32,
+    inside: bool,
+) -> f32 {
+    let s = rel.dot(e);
+    let rho = (rel - s * e).length();
+    if s.abs() > half_length {
+        f32::NEG_INFINITY
+    } else if inside && rho <= radius + r {
+        r - (radius - rho)
+    } else if !inside && rho >= radius - r {
+        r - (rho - radius)
+    } else {
+        f32::NEG_INFINITY
+    }
 }
 
 fn push_body(bodies: &mut Bodies, b: &Body) {

@@ -1,4 +1,5 @@
-//! Fixed and moving walls: planes, rectangles and box containers built from them.
+//! Fixed and moving walls: planes, rectangles, open cylinders and box containers built from
+//! flat walls.
 
 use crate::error::{finite3, BuildError};
 use crate::material::MaterialId;
@@ -24,6 +25,29 @@ pub struct WallDesc {
     pub material: MaterialId,
     /// Motion of the wall, if it moves (a shaker).
     pub motion: Option<Prescribed>,
+    /// Flat (the rectangle above) or curved (an open cylinder about `normal`).
+    pub shape: WallShape,
+}
+
+/// The surface of a wall.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WallShape {
+    /// The rectangle of [`WallDesc`]'s origin, normal, axes and half extents.
+    Flat,
+    /// The mantle of a finite cylinder with open ends: the points at distance `radius` from the
+    /// axis through `origin` along `normal`, within `half_length` of `origin` along it (`u`,
+    /// `half_u` and `half_v` are unused). Grains stay `inside` it (a drum) or outside it.
+    Cylinder {
+        /// Radius of the mantle (m).
+        radius: f32,
+        /// Half the length of the mantle along the axis (m), may be infinite.
+        half_length: f32,
+        /// True when the grains are inside the cylinder (a drum), false when outside.
+        inside: bool,
+        /// Rate of rotation about the axis `normal` (rad/s, right-handed); the surface at `c`
+        /// moves at ω normal × (c − origin) on top of the wall's motion.
+        angular_speed: f32,
+    },
 }
 
 impl WallDesc {
@@ -37,6 +61,7 @@ impl WallDesc {
             half_v: f32::INFINITY,
             material: MaterialId(0),
             motion: None,
+            shape: WallShape::Flat,
         }
     }
 
@@ -50,7 +75,40 @@ impl WallDesc {
             half_v,
             material: MaterialId(0),
             motion: None,
+            shape: WallShape::Flat,
         }
+    }
+
+    /// The open cylinder of radius `radius` about the axis through `centre` along `axis`,
+    /// reaching `half_length` either side of `centre`, holding grains `inside` it (a drum) or
+    /// outside it. It does not rotate (see [`WallDesc::rotating`]).
+    pub fn cylinder(centre: Vec3, axis: Vec3, radius: f32, half_length: f32, inside: bool) -> Self {
+        WallDesc {
+            shape: WallShape::Cylinder {
+                radius,
+                half_length,
+                inside,
+                angular_speed: 0.0,
+            },
+            ..WallDesc::plane(centre, axis)
+        }
+    }
+
+    /// This cylinder turning about its axis at `angular_speed` (rad/s, right-handed about the
+    /// axis); a flat wall is returned unchanged.
+    pub fn rotating(mut self, angular_speed: f32) -> Self {
+        if let WallShape::Cylinder {
+            angular_speed: w, ..
+        } = &mut self.shape
+        {
+            *w = angular_speed;
+        }
+        self
+    }
+
+    /// True for a cylinder wall.
+    pub fn is_cylinder(&self) -> bool {
+        matches!(self.shape, WallShape::Cylinder { .. })
     }
 
     /// This wall with material `m`.
@@ -67,7 +125,7 @@ impl WallDesc {
 
     /// True for an infinite plane (both half extents infinite), which bounds a solid half-space.
     pub fn is_plane(&self) -> bool {
-        self.half_u.is_infinite() && self.half_v.is_infinite()
+        self.shape == WallShape::Flat && self.half_u.is_infinite() && self.half_v.is_infinite()
     }
 
     /// True when the offset `rel` from the origin projects into the face (|s| ≤ half_u,
@@ -114,6 +172,32 @@ impl WallDesc {
         }
         if let Some(problem) = self.motion.as_ref().and_then(Prescribed::problem) {
             return Err(err("motion", problem));
+        }
+        if let WallShape::Cylinder {
+            radius,
+            half_length,
+            angular_speed,
+            ..
+        } = self.shape
+        {
+            if !(radius.is_finite() && radius > 0.0) {
+                return Err(err(
+                    "radius",
+                    format!("must be positive and finite, got {radius}"),
+                ));
+            }
+            if half_length.is_nan() || half_length <= 0.0 {
+                return Err(err(
+                    "half_length",
+                    format!("must be positive, got {half_length}"),
+                ));
+            }
+            if !angular_speed.is_finite() {
+                return Err(err(
+                    "angular_speed",
+                    format!("must be finite, got {angular_speed}"),
+                ));
+            }
         }
         Ok(WallDesc {
             normal: n,

@@ -228,7 +228,7 @@ impl Monitor {
             let h = h * step.saturating_sub(since).max(1) as f32;
             let v = walls
                 .iter()
-                .map(|w| Vec3::from_slice(&w.velocity[..3]).length())
+                .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
                 .fold(surface, f32::max) as f64;
             let (a, h, m) = (gravity.length() as f64, h as f64, self.mass);
             let allowed = health.energy_growth as f64 * before

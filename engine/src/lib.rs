@@ -51,7 +51,7 @@ pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;
-pub use geometry::{BoxContainer, WallDesc};
+pub use geometry::{BoxContainer, WallDesc, WallShape};
 pub use health::{Check, Fault, Health, StepError};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
 pub use loads::WallLoad;

@@ -5,7 +5,7 @@ use crate::body::BodyKind;
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::fingerprint::Fingerprint;
-use crate::geometry::WallDesc;
+use crate::geometry::{WallDesc, WallShape};
 use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
@@ -157,13 +157,30 @@ impl World {
                 Some(m) => (m.displacement(t), m.step_velocity(t, h).0),
                 None => (Vec3::ZERO, Vec3::ZERO),
             };
-            let v = d.normal.cross(d.u);
-            self.walls.push(Wall {
-                origin: (d.origin + offset).extend(0.0).to_array(),
-                normal: d.normal.extend(d.material.0 as f32).to_array(),
-                u: d.u.extend(d.half_u).to_array(),
-                v: v.extend(d.half_v).to_array(),
-                velocity: velocity.extend(0.0).to_array(),
+            let origin = (d.origin + offset).extend(0.0).to_array();
+            let normal = d.normal.extend(d.material.0 as f32).to_array();
+            let velocity = velocity.extend(0.0).to_array();
+            self.walls.push(match d.shape {
+                WallShape::Flat => Wall {
+                    origin,
+                    normal,
+                    u: d.u.extend(d.half_u).to_array(),
+                    v: d.normal.cross(d.u).extend(d.half_v).to_array(),
+                    velocity,
+                },
+                WallShape::Cylinder {
+                    radius,
+                    half_length,
+                    inside,
+                    angular_speed,
+                } => Wall::cylinder(
+                    origin,
+                    normal,
+                    if inside { radius } else { -radius },
+                    half_length,
+                    angular_speed,
+                    velocity,
+                ),
             });
         }
     }

@@ -81,10 +81,16 @@ impl Bodies {
 
 /// A flat wall: the rectangle `origin + s·u + t·v` with |s| ≤ `half_u`, |t| ≤ `half_v`, pushing
 /// spheres along `normal`. Infinite half-extents make it a half-space boundary (a plane).
+///
+/// Or, when `origin.w` ≠ 0, an open cylinder (see [`Wall::cylinder`]): the mantle at distance
+/// R = |`origin.w`| from the axis through `origin` along `normal`, within `u.w` of `origin`
+/// along the axis, holding grains inside it when `origin.w` > 0 and outside it when < 0,
+/// turning about the axis at `v.w` rad/s.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Wall {
-    /// A point on the wall's face at the current time (m); w unused.
+    /// A point on the wall's face (on a cylinder's axis) at the current time (m); w: 0 for a
+    /// flat wall, the signed radius of a cylinder.
     pub origin: [f32; 4],
     /// Unit normal pointing into the region the grains occupy; w: friction material index.
     pub normal: [f32; 4],
@@ -110,6 +116,51 @@ impl Wall {
     /// Material index of the wall.
     pub fn material(&self) -> u32 {
         self.normal[3] as u32
+    }
+
+    /// The open cylinder about the axis through `origin` along the unit `axis` (w: material),
+    /// of radius |`signed_radius`| (positive: grains inside, a drum; negative: outside),
+    /// reaching `half_length` either side of `origin`, turning at `angular_speed` (rad/s)
+    /// about the axis while its axis moves at `velocity`.
+    pub fn cylinder(
+        origin: [f32; 4],
+        axis: [f32; 4],
+        signed_radius: f32,
+        half_length: f32,
+        angular_speed: f32,
+        velocity: [f32; 4],
+    ) -> Self {
+        let [x, y, z, _] = origin;
+        Wall {
+            origin: [x, y, z, signed_radius],
+            normal: axis,
+            u: [0.0, 0.0, 0.0, half_length],
+            v: [0.0, 0.0, 0.0, angular_speed],
+            velocity,
+        }
+    }
+
+    /// A unit vector normal to the unit axis `e`: e × x̂, or e × ŷ when e is near x̂ (the
+    /// direction from a cylinder's axis to a sphere centred on it).
+    pub fn axis_normal(e: Vec3) -> Vec3 {
+        e.cross(if e.x.abs() < 0.9 { Vec3::X } else { Vec3::Y })
+            .normalize()
+    }
+
+    /// How fast the surface moves against the wall's own motion: ω R on a turning cylinder,
+    /// 0 on a flat wall.
+    pub fn surface_speed(&self) -> f32 {
+        if self.cylinder_radius() == 0.0 {
+            0.0
+        } else {
+            (self.v[3] * self.cylinder_radius()).abs()
+        }
+    }
+
+    /// The signed radius of a cylinder wall (positive: grains inside), 0 for a flat wall.
+    #[inline(always)]
+    pub fn cylinder_radius(&self) -> f32 {
+        self.origin[3]
     }
 }
 

@@ -216,6 +216,10 @@ impl PairTests<'_> {
         let m = &b.motion[i as usize];
         // Walls in decreasing index, so their keys (NO_BODY − w) ascend after the bodies'.
         for (w, wall) in self.walls.iter().enumerate().rev() {
+            if wall.cylinder_radius() != 0.0 {
+                self.sphere_cylinder(i, w as u32, wall, out);
+                continue;
+            }
             let n = wall.n();
             let rel = p - wall.o();
             let dist = rel.dot(n);
@@ -238,6 +242,50 @@ impl PairTests<'_> {
             let row = self.contact_row(i, NO_BODY, m, None, n, phi, -pr.w * n, Vec3::ZERO, mu, vw);
             out.push((wall_key(i, w as u32), row));
         }
+    }
+
+    /// The contact of sphere `i` with the open cylinder wall `w`: with s = (p − o)·e the centre's
+    /// place along the axis e and d = (p − o) − s e its offset from the axis (ρ = |d|), a sphere
+    /// within the length (|s| ≤ half length) has the gap Φ = R − ρ − r inside a drum (normal
+    /// −d/ρ, towards the axis) and Φ = ρ − R − r outside (normal d/ρ). A sphere wholly on the
+    /// other side of the mantle or beyond an open end has none. The wall's velocity at the
+    /// contact point c = p − r n is its axis' velocity plus ω e × (c − o).
+    fn sphere_cylinder(&self, i: u32, w: u32, wall: &Wall, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let pr = b.pos_radius[i as usize];
+        let (p, r) = (pr.truncate(), pr.w);
+        let (o, e) = (wall.o(), wall.n());
+        let signed_radius = wall.cylinder_radius();
+        let (radius, inside) = (signed_radius.abs(), signed_radius > 0.0);
+        let rel = p - o;
+        let s = rel.dot(e);
+        if s.abs() > wall.u[3] {
+            return;
+        }
+        let d = rel - s * e;
+        let rho = d.length();
+        let outward = if rho > 0.0 {
+            d / rho
+        } else {
+            Wall::axis_normal(e)
+        };
+        let (n, phi, behind) = if inside {
+            (-outward, radius - rho - r, rho > radius + r)
+        } else {
+            (outward, rho - radius - r, rho < radius - r)
+        };
+        if behind {
+            return;
+        }
+        let m = &b.motion[i as usize];
+        let c = p - r * n;
+        let vw = glam::Vec4::from_array(wall.velocity).truncate() + wall.v[3] * e.cross(c - o);
+        if phi > self.p.envelope.pair(closing_speed(m.v(), vw, n), self.p.h) {
+            return;
+        }
+        let mu = self.friction.mu(b.material[i as usize], wall.material());
+        let row = self.contact_row(i, NO_BODY, m, None, n, phi, -r * n, Vec3::ZERO, mu, vw);
+        out.push((wall_key(i, w), row));
     }
 
     /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
@@ -365,6 +413,10 @@ impl PairTests<'_> {
         let q = bodies.orientation[i as usize];
         let m = &bodies.motion[i as usize];
         for (w, wall) in self.walls.iter().enumerate().rev() {
+            if wall.cylinder_radius() != 0.0 {
+                self.sphere_cylinder(i, w as u32, wall, out);
+                continue;
+            }
             let n = wall.n();
             let s = ellipse_support(q, a, b, -n);
             let phi = (p + s - wall.o()).dot(n);
@@ -386,6 +438,10 @@ impl PairTests<'_> {
         let p = b.pos_radius[i as usize].truncate();
         let m = &b.motion[i as usize];
         for (w, wall) in self.walls.iter().enumerate().rev() {
+            if wall.cylinder_radius() != 0.0 {
+                self.sphere_cylinder(i, w as u32, wall, out);
+                continue;
+            }
             let n = wall.n();
             let dist = (e - wall.o()).dot(n);
             if dist < -r || !within_face(wall, e) {

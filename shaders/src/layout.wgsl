@@ -33,6 +33,9 @@ struct Motion {
     inv_inertia: f32,
 }
 
+/// As layout::Wall: a flat wall (origin.w = 0), or an open cylinder about the axis through
+/// origin along normal, of signed radius origin.w (> 0: grains inside), half length u.w,
+/// turning at v.w rad/s.
 struct Wall {
     origin: vec4<f32>,
     normal: vec4<f32>,

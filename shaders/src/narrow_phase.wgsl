@@ -40,25 +40,63 @@ fn spheres_touch(i: u32, j: u32) -> bool {
     return gap.w <= pair_envelope(closing_speed(motion[a].linear, motion[b].linear, gap.xyz));
 }
 
-/// Φ = (p − o)·n − r of sphere i against wall w, or a huge value when i is behind the wall
-/// or beside its rectangle.
-fn wall_gap(i: u32, w: u32) -> f32 {
+/// The unit normal (xyz) and gap Φ (w) of sphere i against wall w (as Scene::sphere_walls):
+/// for a flat wall n and Φ = (p − o)·n − r, for a cylinder those of Scene::sphere_cylinder; Φ
+/// huge when i is behind the wall, beside its rectangle, beyond a cylinder's open end or on the
+/// far side of its mantle.
+fn wall_contact(i: u32, w: u32) -> vec4<f32> {
     let pr = pos_radius[i];
     let wall = walls[w];
     let rel = pr.xyz - wall.origin.xyz;
-    let dist = dot(rel, wall.normal.xyz);
-    if dist < -pr.w || abs(dot(rel, wall.u.xyz)) > wall.u.w || abs(dot(rel, wall.v.xyz)) > wall.v.w {
-        return 3.0e38;
+    let e = wall.normal.xyz;
+    if wall.origin.w != 0.0 {
+        let s = dot(rel, e);
+        let d = rel - s * e;
+        let rho = length(d);
+        let radius = abs(wall.origin.w);
+        let inside = wall.origin.w > 0.0;
+        var outward = axis_normal(e);
+        if rho > 0.0 {
+            outward = d / rho;
+        }
+        let behind = select((rho < radius - pr.w), (rho > radius + pr.w), inside);
+        if abs(s) > wall.u.w || behind {
+            return vec4<f32>(e, 3.0e38);
+        }
+        if inside {
+            return vec4<f32>(-outward, radius - rho - pr.w);
+        }
+        return vec4<f32>(outward, rho - radius - pr.w);
     }
-    return dist - pr.w;
+    let dist = dot(rel, e);
+    if dist < -pr.w || abs(dot(rel, wall.u.xyz)) > wall.u.w || abs(dot(rel, wall.v.xyz)) > wall.v.w {
+        return vec4<f32>(e, 3.0e38);
+    }
+    return vec4<f32>(e, dist - pr.w);
+}
+
+/// A unit vector normal to the unit `e` (as layout::axis_normal): e × x̂, or e × ŷ when e is
+/// near x̂.
+fn axis_normal(e: vec3<f32>) -> vec3<f32> {
+    return normalize(cross(e, select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), abs(e.x) < 0.9)));
+}
+
+/// The velocity of wall w's surface at the point touching sphere i along normal n: the wall's
+/// velocity, plus ω e × (c − o) at c = p − r n on a turning cylinder.
+fn wall_surface_velocity(i: u32, w: u32, n: vec3<f32>) -> vec3<f32> {
+    let wall = walls[w];
+    if wall.origin.w == 0.0 {
+        return wall.velocity.xyz;
+    }
+    let c = pos_radius[i].xyz - pos_radius[i].w * n;
+    return wall.velocity.xyz + wall.v.w * cross(wall.normal.xyz, c - wall.origin.xyz);
 }
 
 /// Whether sphere i and wall w form an ε̂-active contact (as Scene::sphere_walls).
 fn wall_touches(i: u32, w: u32) -> bool {
-    let phi = wall_gap(i, w);
-    let wall = walls[w];
-    return phi < 3.0e38
-        && phi <= pair_envelope(closing_speed(motion[i].linear, wall.velocity.xyz, wall.normal.xyz));
+    let gap = wall_contact(i, w);
+    let vw = wall_surface_velocity(i, w, gap.xyz);
+    return gap.w < 3.0e38 && gap.w <= pair_envelope(closing_speed(motion[i].linear, vw, gap.xyz));
 }
 
 /// Pair-key order of two partners of body i.
@@ -251,10 +289,11 @@ fn partner_row(i: u32, partner: u32) -> ContactRow {
     if partner >= params.n_bodies {
         let w = NO_BODY - partner;
         let wall = walls[w];
-        let n = wall.normal.xyz;
+        let gap = wall_contact(i, w);
         let r = pos_radius[i].w;
         let mu = friction[material[i] * params.n_materials + u32(wall.normal.w)];
-        return contact_row(i, NO_BODY, n, wall_gap(i, w), -r * n, vec3<f32>(0.0), mu, wall.velocity.xyz);
+        return contact_row(i, NO_BODY, gap.xyz, gap.w, -r * gap.xyz, vec3<f32>(0.0), mu,
+                           wall_surface_velocity(i, w, gap.xyz));
     }
     let a = min(i, partner);
     let b = max(i, partner);

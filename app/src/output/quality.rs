@@ -96,7 +96,7 @@ impl Floor {
         let up: Vec<(f64, Face)> = world
             .wall_descs()
             .iter()
-            .filter(|w| w.normal.normalize_or_zero().z >= 1.0 - 1e-6)
+            .filter(|w| !w.is_cylinder() && w.normal.normalize_or_zero().z >= 1.0 - 1e-6)
             .map(|w| {
                 let o = w.origin + w.motion.map(|m| m.displacement(t)).unwrap_or_default();
                 let u = Vec3::new(w.u.x, w.u.y, 0.0).normalize_or(Vec3::X);

@@ -172,7 +172,7 @@ pub struct ShakerSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContainerSpec {
-    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"` or `"rectangle"`.
+    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"`, `"rectangle"` or `"cylinder"`.
     pub kind: S<String>,
     /// Name that `wall_force` and `wall_torque` observables refer to.
     pub name: Option<S<String>>,
@@ -196,7 +196,7 @@ pub struct ContainerSpec {
     pub point: Option<S<V3>>,
     /// Plane/rectangle: normal pointing towards the grains.
     pub normal: Option<S<V3>>,
-    /// Rectangle: centre (m).
+    /// Rectangle, cylinder: centre (m).
     pub centre: Option<S<V3>>,
     /// Rectangle: first in-face axis.
     pub u: Option<S<V3>>,
@@ -204,6 +204,16 @@ pub struct ContainerSpec {
     pub half_u: Option<S<f64>>,
     /// Rectangle: half extent along n × u (m).
     pub half_v: Option<S<f64>>,
+    /// Cylinder: direction of its axis.
+    pub axis: Option<S<V3>>,
+    /// Cylinder: radius of the mantle (m).
+    pub radius: Option<S<f64>>,
+    /// Cylinder: length of the mantle along the axis (m), centred on `centre`.
+    pub length: Option<S<f64>>,
+    /// Cylinder: true (default) when the grains are inside it (a drum), false when outside.
+    pub inside: Option<S<bool>>,
+    /// Cylinder: rate of turning about its axis (rad/s, right-handed; default 0).
+    pub angular_velocity: Option<S<f64>>,
 }
 
 /// `[[bodies]]`: one generator.

@@ -1,5 +1,5 @@
 //! `[[shakers]]` (named prescribed motions shared by walls and kinematic bodies) and
-//! `[[containers]]` (the walls: boxes, floors, planes, rectangles).
+//! `[[containers]]` (the walls: boxes, floors, planes, rectangles, cylinders).
 
 use super::loads::NamedWalls;
 use super::materials::MaterialNames;
@@ -165,6 +165,10 @@ pub(super) fn containers(
             .key(cx, "u", "u", &c.u)
             .key(cx, "half_u", "half_u", &c.half_u)
             .key(cx, "half_v", "half_v", &c.half_v)
+            .key(cx, "normal", "axis", &c.axis)
+            .key(cx, "radius", "radius", &c.radius)
+            .key(cx, "half_length", "length", &c.length)
+            .key(cx, "angular_speed", "angular_velocity", &c.angular_velocity)
             .key(cx, "material", "material", &c.material)
             .key(cx, "motion", "shaker", &c.shaker);
         origins.walls.push((first..world.walls().len(), origin));
@@ -194,6 +198,11 @@ fn container(
         ("u", sp(&c.u)),
         ("half_u", sp(&c.half_u)),
         ("half_v", sp(&c.half_v)),
+        ("axis", sp(&c.axis)),
+        ("radius", sp(&c.radius)),
+        ("length", sp(&c.length)),
+        ("inside", sp(&c.inside)),
+        ("angular_velocity", sp(&c.angular_velocity)),
     ];
     let material = materials.id(cx, &c.material)?;
     let motion = shakers.motion(cx, &c.shaker)?;
@@ -288,12 +297,38 @@ fn container(
             let hv = positive(cx, need(cx, &c.half_v, "half_v", &c.kind)?, "half_v")?;
             WallDesc::rectangle(p, n, u, hu, hv)
         }
+        "cylinder" => {
+            only(
+                cx,
+                &c.kind,
+                &given,
+                &[
+                    "centre",
+                    "axis",
+                    "radius",
+                    "length",
+                    "inside",
+                    "angular_velocity",
+                ],
+            )?;
+            let p = finite3(cx, need(cx, &c.centre, "centre", &c.kind)?, "centre")?;
+            let axis_s = need(cx, &c.axis, "axis", &c.kind)?;
+            let axis = finite3(cx, axis_s, "axis")?;
+            if axis.length() == 0.0 {
+                return Err(cx.err(axis_s.span(), "axis", "must not be zero"));
+            }
+            let radius = positive(cx, need(cx, &c.radius, "radius", &c.kind)?, "radius")?;
+            let length = positive(cx, need(cx, &c.length, "length", &c.kind)?, "length")?;
+            let inside = c.inside.as_ref().is_none_or(|b| *b.get_ref());
+            let omega = number_or(cx, &c.angular_velocity, "angular_velocity", 0.0)?;
+            WallDesc::cylinder(p, axis.normalize(), radius, 0.5 * length, inside).rotating(omega)
+        }
         other => {
             return Err(cx.err(
                 c.kind.span(),
                 "kind",
                 format!(
-                    "container kind must be \"box\", \"pour_box\", \"floor\", \"plane\" or \"rectangle\", got \"{other}\""
+                    "container kind must be \"box\", \"pour_box\", \"floor\", \"plane\", \"rectangle\" or \"cylinder\", got \"{other}\""
                 ),
             ))
         }

@@ -8,7 +8,9 @@ use grains_gpu::{GpuError, GpuGrid, GpuPipeline};
 use grains_kernels::broad_phase::Envelope;
 use grains_kernels::random::Lcg;
 use grains_kernels::SolverKind;
-use grains_kernels::{Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall};
+use grains_kernels::{
+    wall_key, Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall,
+};
 
 /// The GPU pipeline, or `None` (after saying so) where no adapter exists.
 fn gpu() -> Option<GpuPipeline> {
@@ -507,4 +509,33 @@ fn gpu_runs_repeat_bit_for_bit() {
         assert!(!a.1.is_empty());
         assert_eq!(a.2.is_empty(), !s.friction.any_moment_friction());
     }
+}
+
+/// 128 spheres (`spheres(128, false)`, two layers) falling into a drum turning at 2 rad/s about
+/// the x axis through (0, 0, 0.3) (radius 0.95 m, open ends inside the box's x walls, which
+/// stay): the cylinder's gap, normal and surface velocity ω e × (c − o) are the same on both.
+#[test]
+fn spheres_in_a_turning_drum_step_like_cpu_jacobi() {
+    let mut s = bed(128, false);
+    let drum = Wall::cylinder(
+        [0.0, 0.0, 0.3, 0.0],
+        [1.0, 0.0, 0.0, 0.0],
+        0.95,
+        0.85,
+        2.0,
+        [0.0; 4],
+    );
+    s.walls = vec![drum, s.walls[1], s.walls[2]];
+    lockstep(&s, "128 bodies in a turning drum", 300);
+    // By then the grains lie in the drum: most of their wall contacts are with it (wall 0).
+    let mut cpu = CpuPipeline::new(2).unwrap();
+    let mut bodies = s.bodies.clone();
+    for _ in 0..300 {
+        cpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params)
+            .unwrap();
+    }
+    let on_drum = (cpu.contacts().keys.iter())
+        .filter(|&&k| k == wall_key((k >> 32) as u32, 0))
+        .count();
+    assert!(on_drum > 20, "{on_drum} grains touch the drum");
 }
