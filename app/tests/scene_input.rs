@@ -671,3 +671,35 @@ fn a_bad_per_entry_shape_key_is_refused_at_its_line() {
     );
     refused_at(&t, "radius = 0.2", "radius");
 }
+
+#[test]
+fn the_engine_refusing_a_bulk_joint_names_the_table_key() {
+    let t = linked("\n[[joints]]\nkind = \"hinge\"\nring = \"beads\"\naxis = [0.0, 0.0, 0.0]\n");
+    let e = match Scene::parse(Path::new("s.toml"), &t).and_then(|s| s.world(Some(1)).map(|_| ())) {
+        Err(e) => e.to_string(),
+        Ok(()) => panic!("accepted"),
+    };
+    let want = format!("s.toml:{}: key `axis`", line_of(&t, "axis ="));
+    assert!(e.starts_with(&want), "{e}");
+}
+
+#[test]
+fn the_shipped_whirled_chain_joins_its_capsules_end_to_end() {
+    let s = Scene::load("../scenes/whirled_chain.toml").unwrap();
+    let joints = s.builder().joints();
+    assert_eq!(joints.len(), 8);
+    for (k, j) in joints[..7].iter().enumerate() {
+        assert_eq!((j.a, j.b), (k + 1, Some(k)));
+        assert!((j.anchor.x - 0.12 * (k + 1) as f32).abs() < 1e-6, "{j:?}");
+        assert!(!j.collide);
+    }
+    let mut w = s.world(Some(1)).unwrap();
+    w.run(50).unwrap();
+    for j in 0..w.joint_count() {
+        assert!(
+            w.joint_violation(j).0 < 1e-4,
+            "joint {j}: {:?}",
+            w.joint_violation(j)
+        );
+    }
+}
