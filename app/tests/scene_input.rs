@@ -525,3 +525,281 @@ fn a_ball_in_a_drum_s_mantle_is_refused_at_its_position() {
         "{msg}"
     );
 }
+
+/// Four spheres 0.5 m apart along x at z = 1 (the midpoints of neighbours are exact in binary)
+/// and the joint and spring tables `links`.
+fn linked(links: &str) -> String {
+    format!(
+        r#"[scene]
+name = "links"
+duration = 0.2
+
+[settings]
+preset = "rigid"
+h = 0.001
+
+[[bodies]]
+generator = "list"
+name = "beads"
+radius = 0.1
+mass = 0.1
+list = [
+    {{ position = [0.0, 0.0, 1.0] }},
+    {{ position = [0.5, 0.0, 1.0] }},
+    {{ position = [1.0, 0.0, 1.0] }},
+    {{ position = [1.5, 0.0, 1.0] }},
+]
+
+[[bodies]]
+generator = "single"
+name = "lone"
+radius = 0.1
+mass = 0.1
+position = [3.0, 0.0, 1.0]
+{links}"#
+    )
+}
+
+/// The joint tables `kind` from body `a` to body `b` of the beads at `anchor` (x; y = 0, z = 1).
+fn spelled(kind: &str, extra: &str, pairs: &[(usize, usize, f64)]) -> String {
+    pairs
+        .iter()
+        .map(|(a, b, x)| {
+            format!(
+                "\n[[joints]]\nkind = \"{kind}\"\na = \"beads\"\na_index = {a}\nb = \"beads\"\nb_index = {b}\nanchor = [{x:?}, 0.0, 1.0]\n{extra}"
+            )
+        })
+        .collect()
+}
+
+/// Asserts the scenes `bulk` and `by_hand` build the same world, joint for joint, and stay
+/// bit-identical over 200 steps; returns the joint count.
+fn same_world(bulk: &str, by_hand: &str) -> usize {
+    let (s1, s2) = (
+        Scene::parse(Path::new("bulk.toml"), bulk).unwrap(),
+        Scene::parse(Path::new("hand.toml"), by_hand).unwrap(),
+    );
+    assert_eq!(s1.builder().joints(), s2.builder().joints());
+    let (mut w1, mut w2) = (s1.world(Some(1)).unwrap(), s2.world(Some(1)).unwrap());
+    assert_eq!(w1.fingerprint(), w2.fingerprint());
+    w1.run(200).unwrap();
+    w2.run(200).unwrap();
+    for i in 0..w1.len() {
+        assert_eq!(
+            w1.position(i).to_array().map(f32::to_bits),
+            w2.position(i).to_array().map(f32::to_bits)
+        );
+        assert_eq!(
+            w1.orientation(i).to_array().map(f32::to_bits),
+            w2.orientation(i).to_array().map(f32::to_bits)
+        );
+    }
+    assert!(w1.position(0).z < 1.0, "the chain falls");
+    w1.joint_count()
+}
+
+#[test]
+fn a_chain_is_the_joints_between_neighbours_at_their_midpoints() {
+    let pin =
+        "\n[[joints]]\nkind = \"ball\"\na = \"beads\"\na_index = 0\nanchor = [-0.25, 0.0, 1.0]\n";
+    let bulk = linked(&format!(
+        "{pin}\n[[joints]]\nkind = \"ball\"\nchain = \"beads\"\n"
+    ));
+    let by_hand = linked(&format!(
+        "{pin}{}",
+        spelled("ball", "", &[(1, 0, 0.25), (2, 1, 0.75), (3, 2, 1.25)])
+    ));
+    assert_eq!(same_world(&bulk, &by_hand), 1 + 3);
+}
+
+#[test]
+fn a_ring_closes_the_chain_last_to_first() {
+    let axis = "axis = [0.0, 1.0, 0.0]\n";
+    let bulk = linked(&format!(
+        "\n[[joints]]\nkind = \"hinge\"\nring = \"beads\"\n{axis}"
+    ));
+    let by_hand = linked(&spelled(
+        "hinge",
+        axis,
+        &[(1, 0, 0.25), (2, 1, 0.75), (3, 2, 1.25), (0, 3, 0.75)],
+    ));
+    assert_eq!(same_world(&bulk, &by_hand), 4);
+    let j = Scene::parse(Path::new("s.toml"), &bulk).unwrap();
+    let last = j.builder().joints()[3];
+    assert_eq!((last.a, last.b), (0, Some(3)));
+}
+
+#[test]
+fn springs_come_in_chains_and_rings_too() {
+    let keys = "stiffness = 50.0\ndamping = 0.5\n";
+    let bulk = linked(&format!("\n[[springs]]\nring = \"beads\"\n{keys}"));
+    let by_hand = linked(
+        &[(1, 0), (2, 1), (3, 2), (0, 3)]
+            .iter()
+            .map(|(a, b)| {
+                format!("\n[[springs]]\na = \"beads\"\na_index = {a}\nb = \"beads\"\nb_index = {b}\n{keys}")
+            })
+            .collect::<String>(),
+    );
+    same_world(&bulk, &by_hand);
+    let springs = |text: &str| {
+        let w = Scene::parse(Path::new("s.toml"), text)
+            .unwrap()
+            .world(Some(1))
+            .unwrap();
+        let n = w
+            .fingerprint()
+            .items()
+            .find(|(k, _)| *k == "springs")
+            .unwrap()
+            .1
+            .to_string();
+        n
+    };
+    assert_eq!(springs(&bulk), "4");
+    let chain = linked(&format!("\n[[springs]]\nchain = \"beads\"\n{keys}"));
+    assert_eq!(springs(&chain), "3");
+}
+
+#[test]
+fn bulk_joints_and_springs_that_make_no_sense_are_refused() {
+    let joint = |keys: &str| linked(&format!("\n[[joints]]\nkind = \"ball\"\n{keys}"));
+    let t = joint("chain = \"nope\"\n");
+    refused_at(&t, "chain =", "chain");
+    let t = joint("chain = \"lone\"\n");
+    assert!(refused_at(&t, "chain =", "chain").contains("has 1 body"));
+    let t = joint("ring = \"beads\"\nanchor = [0.0, 0.0, 1.0]\n");
+    refused_at(&t, "anchor =", "anchor");
+    let t = joint("chain = \"beads\"\na = \"beads\"\n");
+    refused_at(&t, "a = \"beads\"", "a");
+    let t = joint("chain = \"beads\"\nb_index = 1\n");
+    refused_at(&t, "b_index", "b_index");
+    let t = joint("chain = \"beads\"\nring = \"beads\"\n");
+    refused_at(&t, "ring =", "ring");
+    let t = joint("");
+    refused_at(&t, "kind = \"ball\"", "a");
+    let t = linked(
+        "\n[[bodies]]\ngenerator = \"list\"\nname = \"two\"\nradius = 0.1\nmass = 0.1\nlist = [{ position = [5.0, 0.0, 1.0] }, { position = [5.5, 0.0, 1.0] }]\n\n[[joints]]\nkind = \"ball\"\nring = \"two\"\n",
+    );
+    assert!(refused_at(&t, "ring =", "ring").contains("at least 3"));
+    let spring = |keys: &str| linked(&format!("\n[[springs]]\nstiffness = 1.0\n{keys}"));
+    let t = spring("chain = \"beads\"\nanchor_a = [0.0, 0.0, 1.0]\n");
+    refused_at(&t, "anchor_a", "anchor_a");
+    let t = spring("ring = \"nope\"\n");
+    refused_at(&t, "ring =", "ring");
+    let t = spring("");
+    refused(&t, 1, "a");
+}
+
+/// A `list` generator of `shape` with the generator's keys `keys` and the entries `entries`.
+fn listed(shape: &str, keys: &str, entries: &str) -> String {
+    let planar = if shape == "ellipse" {
+        "planar = true\n"
+    } else {
+        ""
+    };
+    format!(
+        "[scene]\nname = \"l\"\nduration = 0.01\n\n[settings]\npreset = \"rigid\"\nh = 0.001\n{planar}\n[[bodies]]\ngenerator = \"list\"\nshape = \"{shape}\"\ndensity = 1000.0\n{keys}list = [\n{entries}]\n"
+    )
+}
+
+#[test]
+fn every_shape_key_is_settable_per_list_entry() {
+    use grains::body::Shape;
+    let t = listed(
+        "capsule",
+        "radius = 0.05\nhalf_length = 0.1\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], half_length = 0.3, radius = 0.02, axis = [0.0, 0.0, 1.0] },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    assert_eq!(b[0].shape, Shape::Capsule { half_length: 0.1 });
+    assert_eq!(b[1].shape, Shape::Capsule { half_length: 0.3 });
+    assert_eq!((b[0].radius, b[1].radius), (0.05, 0.02));
+    assert!((b[1].orientation * glam::Vec3::X - glam::Vec3::Z).length() < 1e-6);
+    assert!(
+        b[1].mass > b[0].mass * 0.0 && b[1].mass != b[0].mass,
+        "mass from its own shape"
+    );
+    let t = listed(
+        "ellipse",
+        "a = 0.1\nb = 0.05\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], a = 0.2 },\n{ position = [2.0, 0.0, 1.0], b = 0.01 },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let shapes: Vec<_> = s.builder().bodies().iter().map(|b| b.shape).collect();
+    assert_eq!(
+        shapes,
+        [
+            Shape::Ellipse { a: 0.1, b: 0.05 },
+            Shape::Ellipse { a: 0.2, b: 0.05 },
+            Shape::Ellipse { a: 0.1, b: 0.01 },
+        ]
+    );
+    assert_eq!(s.builder().bodies()[1].radius, 0.2);
+}
+
+#[test]
+fn a_bad_per_entry_shape_key_is_refused_at_its_line() {
+    let capsule = |entry: &str| {
+        listed(
+            "capsule",
+            "radius = 0.05\nhalf_length = 0.1\n",
+            &format!("{{ position = [0.0, 0.0, 1.0] }},\n{entry}\n"),
+        )
+    };
+    let t = capsule("{ position = [1.0, 0.0, 1.0], half_length = -0.1 },");
+    refused_at(&t, "-0.1", "half_length");
+    let t = capsule("{ position = [1.0, 0.0, 1.0], half_length = \"long\" },");
+    refused_at(&t, "\"long\"", "half_length");
+    let t = capsule("{ position = [1.0, 0.0, 1.0], a = 0.1 },");
+    refused_at(&t, "a = 0.1", "a");
+    let t = capsule("{ position = [1.0, 0.0], half_length = 0.2 },");
+    refused_at(&t, "[1.0, 0.0]", "position");
+    let t = capsule("{ position = [1.0, 0.0, 1.0], axis = [1.0, 0.0] },");
+    refused_at(&t, "axis", "axis");
+    let t = listed(
+        "sphere",
+        "radius = 0.05\n",
+        "{ position = [0.0, 0.0, 1.0], half_length = 0.2 },\n",
+    );
+    refused_at(&t, "half_length", "half_length");
+    let t = listed(
+        "ellipse",
+        "a = 0.1\nb = 0.05\n",
+        "{ position = [0.0, 0.0, 1.0], radius = 0.2 },\n",
+    );
+    refused_at(&t, "radius = 0.2", "radius");
+}
+
+#[test]
+fn the_engine_refusing_a_bulk_joint_names_the_table_key() {
+    let t = linked("\n[[joints]]\nkind = \"hinge\"\nring = \"beads\"\naxis = [0.0, 0.0, 0.0]\n");
+    let e = match Scene::parse(Path::new("s.toml"), &t).and_then(|s| s.world(Some(1)).map(|_| ())) {
+        Err(e) => e.to_string(),
+        Ok(()) => panic!("accepted"),
+    };
+    let want = format!("s.toml:{}: key `axis`", line_of(&t, "axis ="));
+    assert!(e.starts_with(&want), "{e}");
+}
+
+#[test]
+fn the_shipped_whirled_chain_joins_its_capsules_end_to_end() {
+    let s = Scene::load("../scenes/whirled_chain.toml").unwrap();
+    let joints = s.builder().joints();
+    assert_eq!(joints.len(), 8);
+    for (k, j) in joints[..7].iter().enumerate() {
+        assert_eq!((j.a, j.b), (k + 1, Some(k)));
+        assert!((j.anchor.x - 0.12 * (k + 1) as f32).abs() < 1e-6, "{j:?}");
+        assert!(!j.collide);
+    }
+    let mut w = s.world(Some(1)).unwrap();
+    w.run(50).unwrap();
+    for j in 0..w.joint_count() {
+        assert!(
+            w.joint_violation(j).0 < 1e-4,
+            "joint {j}: {:?}",
+            w.joint_violation(j)
+        );
+    }
+}

@@ -1,7 +1,7 @@
 //! A body generator's shape keys, `shape`, `half_length`, `a`, `b` and `axis`: which bodies it
 //! makes, their mass from a density, and how they are turned.
 
-use super::spec::{BodySpec, S, V3};
+use super::spec::{BodySpec, ListBodySpec, S, V3};
 use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
@@ -86,6 +86,54 @@ impl Form {
             if let Some(v) = value.as_ref().filter(|_| refused) {
                 return Err(cx.err(v.span(), key, format!("used only by {users}")));
             }
+        }
+        Ok(form)
+    }
+
+    /// The form of one `list` entry: this one with the entry's own `half_length` (capsules) or
+    /// `a` and `b` (ellipses), refusing those the shape does not use and a `radius` on an
+    /// ellipse.
+    pub(super) fn entry(self, cx: &Ctx, e: &ListBodySpec) -> Result<Form, SceneError> {
+        let or = |v: &Option<S<f64>>, key: &str, default: f32| match v {
+            Some(v) => positive(cx, v, key),
+            None => Ok(default),
+        };
+        let (used, form): (&[&str], Form) = match self {
+            Form::Capsule {
+                half_length,
+                planar,
+            } => (
+                &["half_length"],
+                Form::Capsule {
+                    half_length: or(&e.half_length, "half_length", half_length)?,
+                    planar,
+                },
+            ),
+            Form::Ellipse { a, b } => (
+                &["a", "b"],
+                Form::Ellipse {
+                    a: or(&e.a, "a", a)?,
+                    b: or(&e.b, "b", b)?,
+                },
+            ),
+            Form::Sphere | Form::Disk => (&[], self),
+        };
+        let given = [
+            ("half_length", &e.half_length, "shape = \"capsule\""),
+            ("a", &e.a, "shape = \"ellipse\""),
+            ("b", &e.b, "shape = \"ellipse\""),
+        ];
+        for (key, value, users) in given {
+            if let Some(v) = value.as_ref().filter(|_| !used.contains(&key)) {
+                return Err(cx.err(v.span(), key, format!("used only by {users}")));
+            }
+        }
+        if let (Form::Ellipse { .. }, Some(r)) = (form, &e.radius) {
+            return Err(cx.err(
+                r.span(),
+                "radius",
+                "used only by spheres, disks and capsules (an ellipse's size is `a` and `b`)",
+            ));
         }
         Ok(form)
     }

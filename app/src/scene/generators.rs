@@ -178,8 +178,13 @@ impl<'a> Generator<'a> {
     /// A body of the generator's form, material and kind at `p` with radius `r`, mass `m`,
     /// velocities `v` and `w` and orientation `q`.
     fn body(&self, p: Vec3, r: f32, m: f32, v: Vec3, w: Vec3, q: Quat) -> Result<Body, SceneError> {
+        self.finish(self.form.body(p, r, m), v, w, q)
+    }
+
+    /// Body `b` (shaped, placed and weighed) with the generator's inertia, material and kind,
+    /// velocities `v` and `w` and orientation `q`.
+    fn finish(&self, b: Body, v: Vec3, w: Vec3, q: Quat) -> Result<Body, SceneError> {
         let (cx, g) = (self.cx, self.g);
-        let b = self.form.body(p, r, m);
         let b = Body {
             inertia: self.inertia.unwrap_or(b.inertia),
             ..b
@@ -238,10 +243,10 @@ impl<'a> Generator<'a> {
         Ok(())
     }
 
-    /// `list`: one body per entry, each with its own position and, if given, radius, velocities
-    /// and axis.
+    /// `list`: one body per entry, each with its own position and, if given, radius, velocities,
+    /// axis and shape dimensions (`half_length`, `a`, `b`).
     fn list(&mut self, out: &mut Vec<Body>) -> Result<(), SceneError> {
-        let (cx, g, form) = (self.cx, self.g, self.form);
+        let (cx, g) = (self.cx, self.g);
         let kind = &g.generator;
         let (velocity, omega) = (self.velocity, self.omega);
         let list = g
@@ -259,9 +264,10 @@ impl<'a> Generator<'a> {
                     ("angular_velocity", sp(&e.angular_velocity)),
                 ],
             )?;
+            let form = self.form.entry(cx, e)?;
             let r = match &e.radius {
                 Some(_) => form.radius(cx, &e.radius, kind)?,
-                None => self.radius()?,
+                None => form.radius(cx, &g.radius, kind)?,
             };
             let p = finite3(cx, &e.position, "position")?;
             let v = match &e.velocity {
@@ -274,7 +280,7 @@ impl<'a> Generator<'a> {
             };
             let m = mass_of(cx, g, r, form)?;
             let q = self.turn(&e.axis)?;
-            out.push(self.body(p, r, m, v, w, q)?);
+            out.push(self.finish(form.body(p, r, m), v, w, q)?);
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ use glam::Vec3;
 use grains::body::Body;
 use grains::joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
 use grains::WorldBuilder;
+use std::ops::Range;
 
 /// Joints, springs and forces of a scene, in the order of the file.
 pub(super) struct Links {
@@ -50,30 +51,66 @@ pub(super) fn links(
         forces: Vec::new(),
     };
     for j in joints {
-        links.joints.push(at.joint(j)?);
-        origins.joints.push(
-            Origin::new(cx, j.kind.span())
-                .key_at(cx, "a", "a", Some(j.a.span()))
-                .key(cx, "b", "b", &j.b)
-                .key(cx, "anchor", "anchor", &j.anchor)
-                .key(cx, "anchor_b", "anchor_b", &j.anchor_b)
-                .key(cx, "axis", "axis", &j.axis)
-                .key(cx, "motor", "motor_speed", &j.motor_speed)
-                .key(cx, "collide", "collide", &j.collide),
-        );
+        let named = at.pairs(
+            Names {
+                a: &j.a,
+                a_index: &j.a_index,
+                b: &j.b,
+                b_index: &j.b_index,
+                chain: &j.chain,
+                ring: &j.ring,
+            },
+            &[("anchor", sp(&j.anchor)), ("anchor_b", sp(&j.anchor_b))],
+            j.kind.span(),
+        )?;
+        for &(a, b) in &named.pairs {
+            links.joints.push(at.joint(j, a, b, named.bulk)?);
+            origins.joints.push(
+                Origin::new(cx, j.kind.span())
+                    .key_at(cx, "a", named.key, Some(named.span.clone()))
+                    .key_at(cx, "b", named.key, named.bulk.then(|| named.span.clone()))
+                    .key(cx, "b", "b", &j.b)
+                    .key(cx, "anchor", "anchor", &j.anchor)
+                    .key(cx, "anchor_b", "anchor_b", &j.anchor_b)
+                    .key(cx, "axis", "axis", &j.axis)
+                    .key(cx, "motor", "motor_speed", &j.motor_speed)
+                    .key(cx, "collide", "collide", &j.collide),
+            );
+        }
     }
     for s in springs {
-        links.springs.push(at.spring(s)?);
-        origins.springs.push(
-            Origin::new(cx, s.a.span())
-                .key_at(cx, "a", "a", Some(s.a.span()))
-                .key(cx, "b", "b", &s.b)
-                .key(cx, "anchor_a", "anchor_a", &s.anchor_a)
-                .key(cx, "anchor_b", "anchor_b", &s.anchor_b)
-                .key(cx, "stiffness", "stiffness", &s.stiffness)
-                .key(cx, "damping", "damping", &s.damping)
-                .key(cx, "rest_length", "rest_length", &s.rest_length),
-        );
+        let table = [&s.a, &s.chain, &s.ring, &s.b]
+            .into_iter()
+            .flatten()
+            .map(|k| k.span())
+            .next()
+            .unwrap_or_default();
+        let named = at.pairs(
+            Names {
+                a: &s.a,
+                a_index: &s.a_index,
+                b: &s.b,
+                b_index: &s.b_index,
+                chain: &s.chain,
+                ring: &s.ring,
+            },
+            &[("anchor_a", sp(&s.anchor_a)), ("anchor_b", sp(&s.anchor_b))],
+            table,
+        )?;
+        for &(a, b) in &named.pairs {
+            links.springs.push(at.spring(s, a, b, named.span.clone())?);
+            origins.springs.push(
+                Origin::new(cx, named.span.clone())
+                    .key_at(cx, "a", named.key, Some(named.span.clone()))
+                    .key_at(cx, "b", named.key, named.bulk.then(|| named.span.clone()))
+                    .key(cx, "b", "b", &s.b)
+                    .key(cx, "anchor_a", "anchor_a", &s.anchor_a)
+                    .key(cx, "anchor_b", "anchor_b", &s.anchor_b)
+                    .key(cx, "stiffness", "stiffness", &s.stiffness)
+                    .key(cx, "damping", "damping", &s.damping)
+                    .key(cx, "rest_length", "rest_length", &s.rest_length),
+            );
+        }
     }
     for f in forces {
         links.forces.push(at.force(f)?);
@@ -93,6 +130,27 @@ pub(super) fn links(
     Ok(links)
 }
 
+/// The keys of a `[[joints]]` or `[[springs]]` table that name its bodies: one pair (`a`, `b`
+/// and their indices), or every neighbouring pair of a group (`chain`, `ring`).
+struct Names<'a> {
+    a: &'a Option<S<String>>,
+    a_index: &'a Option<S<i64>>,
+    b: &'a Option<S<String>>,
+    b_index: &'a Option<S<i64>>,
+    chain: &'a Option<S<String>>,
+    ring: &'a Option<S<String>>,
+}
+
+/// The pairs of bodies one table ties, (a, b) with b `None` for the world.
+struct Pairs {
+    pairs: Vec<(usize, Option<usize>)>,
+    /// Whether they come from `chain` or `ring`.
+    bulk: bool,
+    /// The key that named body a (`a`, `chain` or `ring`), and where.
+    key: &'static str,
+    span: Range<usize>,
+}
+
 /// The scene's bodies as the tables refer to them.
 struct Bodies<'a> {
     cx: &'a Ctx<'a>,
@@ -101,6 +159,103 @@ struct Bodies<'a> {
 }
 
 impl Bodies<'_> {
+    /// The bodies a table ties: `a` (and `b`) for one pair; for `chain = "g"` body k + 1 of
+    /// group g (as a) to body k (as b), k = 0 … N − 2, and for `ring` also body 0 to body
+    /// N − 1. A bulk table refuses the keys that name one body or one point (`points`);
+    /// `table` is where the table starts.
+    fn pairs(
+        &self,
+        n: Names,
+        points: &[(&str, Option<Range<usize>>)],
+        table: Range<usize>,
+    ) -> Result<Pairs, SceneError> {
+        let cx = self.cx;
+        let (group, key, ring) = match (n.chain, n.ring) {
+            (Some(_), Some(r)) => {
+                return Err(cx.err(
+                    r.span(),
+                    "ring",
+                    "given with `chain`: a table makes either a chain or a ring",
+                ))
+            }
+            (Some(c), None) => (c, "chain", false),
+            (None, Some(r)) => (r, "ring", true),
+            (None, None) => {
+                let a = n.a.as_ref().ok_or_else(|| {
+                    cx.err(
+                        table.clone(),
+                        "a",
+                        "missing: name body a's group (or use `chain` or `ring` for a group's neighbours)",
+                    )
+                })?;
+                return Ok(Pairs {
+                    pairs: vec![(
+                        self.body(a, n.a_index, "a", "a_index")?,
+                        self.other(n.b, n.b_index)?,
+                    )],
+                    bulk: false,
+                    key: "a",
+                    span: a.span(),
+                });
+            }
+        };
+        let single = [
+            ("a", sp(n.a)),
+            ("a_index", sp(n.a_index)),
+            ("b", sp(n.b)),
+            ("b_index", sp(n.b_index)),
+        ];
+        for (k, span) in single.iter().chain(points) {
+            if let Some(span) = span {
+                return Err(cx.err(
+                    span.clone(),
+                    k,
+                    format!("names one body or point: `{key}` ties each body of its group to the next at the midpoint of their centres (remove it)"),
+                ));
+            }
+        }
+        let g = self.group(group, key)?;
+        let (start, len) = (g.range.start, g.range.len());
+        let least = if ring { 3 } else { 2 };
+        if len < least {
+            return Err(cx.err(
+                group.span(),
+                key,
+                format!(
+                    "group \"{}\" has {len} {}; a {key} needs at least {least}",
+                    group.get_ref(),
+                    if len == 1 { "body" } else { "bodies" }
+                ),
+            ));
+        }
+        let mut pairs: Vec<_> = (0..len - 1)
+            .map(|k| (start + k + 1, Some(start + k)))
+            .collect();
+        if ring {
+            pairs.push((start, Some(start + len - 1)));
+        }
+        Ok(Pairs {
+            pairs,
+            bulk: true,
+            key,
+            span: group.span(),
+        })
+    }
+
+    /// The group named `name` (`key` names it in errors).
+    fn group(&self, name: &S<String>, key: &str) -> Result<&Group, SceneError> {
+        self.groups
+            .iter()
+            .find(|g| &g.name == name.get_ref())
+            .ok_or_else(|| {
+                self.cx.err(
+                    name.span(),
+                    key,
+                    format!("no body group named \"{}\"", name.get_ref()),
+                )
+            })
+    }
+
     /// Body `index` of the group named `name` (`key` and `index_key` name them in errors).
     fn body(
         &self,
@@ -110,17 +265,7 @@ impl Bodies<'_> {
         index_key: &str,
     ) -> Result<usize, SceneError> {
         let cx = self.cx;
-        let group = self
-            .groups
-            .iter()
-            .find(|g| &g.name == name.get_ref())
-            .ok_or_else(|| {
-                cx.err(
-                    name.span(),
-                    key,
-                    format!("no body group named \"{}\"", name.get_ref()),
-                )
-            })?;
+        let group = self.group(name, key)?;
         let len = group.range.len();
         match index {
             None if len == 1 => Ok(group.range.start),
@@ -179,7 +324,16 @@ impl Bodies<'_> {
         }
     }
 
-    fn joint(&self, j: &JointSpec) -> Result<JointDesc, SceneError> {
+    /// The joint of table `j` between bodies `a` and `b` (`None`: the world); for a `chain` or
+    /// `ring` (`bulk`) the anchor of ball and hinge joints defaults to the midpoint of the
+    /// centres, as that of fixed joints always does.
+    fn joint(
+        &self,
+        j: &JointSpec,
+        a: usize,
+        b: Option<usize>,
+        bulk: bool,
+    ) -> Result<JointDesc, SceneError> {
         let cx = self.cx;
         let kind = match j.kind.get_ref().as_str() {
             "ball" => JointKind::Ball,
@@ -210,13 +364,12 @@ impl Bodies<'_> {
             }
         };
         only(cx, &j.kind, &given, allowed)?;
-        let a = self.body(&j.a, &j.a_index, "a", "a_index")?;
-        let b = self.other(&j.b, &j.b_index)?;
         let centre_a = self.bodies[a].position;
         let centre_b = b.map(|b| self.bodies[b].position);
+        let midpoint = centre_b.map_or(centre_a, |c| 0.5 * (centre_a + c));
         let default_anchor = match kind {
-            JointKind::Ball | JointKind::Hinge => None,
-            JointKind::Fixed => Some(centre_b.map_or(centre_a, |c| 0.5 * (centre_a + c))),
+            JointKind::Ball | JointKind::Hinge => bulk.then_some(midpoint),
+            JointKind::Fixed => Some(midpoint),
             JointKind::Distance | JointKind::Prismatic => Some(centre_a),
         };
         let Some(anchor) = self.point(&j.anchor, "anchor", default_anchor)? else {
@@ -268,10 +421,16 @@ impl Bodies<'_> {
         Ok(d)
     }
 
-    fn spring(&self, s: &SpringSpec) -> Result<SpringDesc, SceneError> {
+    /// The spring of table `s` between bodies `a` and `b` (`None`: the world); `table` is where
+    /// the table names them.
+    fn spring(
+        &self,
+        s: &SpringSpec,
+        a: usize,
+        b: Option<usize>,
+        table: Range<usize>,
+    ) -> Result<SpringDesc, SceneError> {
         let cx = self.cx;
-        let a = self.body(&s.a, &s.a_index, "a", "a_index")?;
-        let b = self.other(&s.b, &s.b_index)?;
         let anchor_a = self
             .point(&s.anchor_a, "anchor_a", Some(self.bodies[a].position))?
             .unwrap_or_default();
@@ -280,7 +439,7 @@ impl Bodies<'_> {
                 Some(p) => p,
                 None => {
                     return Err(cx.err(
-                        s.a.span(),
+                        table,
                         "anchor_b",
                         "missing: required for a spring to the world",
                     ))

@@ -298,6 +298,12 @@ pub struct ListBodySpec {
     pub angular_velocity: Option<S<V3>>,
     /// Capsule and ellipse: the direction of the body's x axis, default the generator's.
     pub axis: Option<S<V3>>,
+    /// Capsule: half the length of its segment (m), default the generator's.
+    pub half_length: Option<S<f64>>,
+    /// Ellipse: semi-axis along the body's x axis (m), default the generator's.
+    pub a: Option<S<f64>>,
+    /// Ellipse: semi-axis along the body's z axis (m), default the generator's.
+    pub b: Option<S<f64>>,
 }
 
 /// `[[joints]]`: one joint.
@@ -306,8 +312,12 @@ pub struct ListBodySpec {
 pub struct JointSpec {
     /// `"ball"`, `"hinge"`, `"distance"`, `"fixed"` or `"prismatic"`.
     pub kind: S<String>,
-    /// Body group of body a.
-    pub a: S<String>,
+    /// Body group of body a (one joint; instead of `chain` and `ring`).
+    pub a: Option<S<String>>,
+    /// Body group whose every body is jointed to the one before it (N − 1 joints).
+    pub chain: Option<S<String>>,
+    /// Body group jointed as a closed chain: `chain`, and the first body to the last (N joints).
+    pub ring: Option<S<String>>,
     /// Index of body a in its group (required when the group has more than one body).
     pub a_index: Option<S<i64>>,
     /// Body group of body b; omitted: the world.
@@ -334,8 +344,12 @@ pub struct JointSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpringSpec {
-    /// Body group of body a.
-    pub a: S<String>,
+    /// Body group of body a (one spring; instead of `chain` and `ring`).
+    pub a: Option<S<String>>,
+    /// Body group whose every body is tied by a spring to the one before it (N − 1 springs).
+    pub chain: Option<S<String>>,
+    /// Body group tied as a closed chain: `chain`, and the first body to the last (N springs).
+    pub ring: Option<S<String>>,
     /// Index of body a in its group.
     pub a_index: Option<S<i64>>,
     /// Body group of body b; omitted: the world.

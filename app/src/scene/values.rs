@@ -81,6 +81,20 @@ impl Ctx<'_> {
             .then(|| msg.split('`').nth(1).map(str::to_string))
             .flatten()
             .or_else(|| {
+                // The key written last before the value on its line (one of an inline table's).
+                let at = span.start.min(self.src.len());
+                let before = self.src.get(..at).unwrap_or("");
+                let left = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+                let (k, _) = left.rsplit_once('=')?;
+                let k = k
+                    .rsplit([',', '{'])
+                    .next()
+                    .unwrap_or(k)
+                    .trim()
+                    .trim_matches('"');
+                (!k.is_empty()).then(|| k.to_string())
+            })
+            .or_else(|| {
                 let text = self.src.lines().nth(line - 1).unwrap_or("");
                 text.split_once('=')
                     .map(|(k, _)| k.trim().trim_matches('"').to_string())
