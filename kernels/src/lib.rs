@@ -22,7 +22,7 @@
 //!
 //! [`pipeline`] strings the stages together on a private thread pool; [`step`] is the contract
 //! both backends share; [`parallel`] holds the deterministic data-parallel helpers; [`random`]
-//! the seeded sequence that test scenes are built from.
+//! the seeded sequences that test scenes, the pour's jitter and the fuzz tests draw from.
 //!
 //! Kernels know nothing of scene files, output formats or the command line; they work on the
 //! plain `Pod` buffers of [`layout`], the same bytes a GPU backend uploads.
