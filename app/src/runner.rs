@@ -17,6 +17,7 @@ use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
 use grains::{GpuError, StepError, Vec3, WallLoad};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::ops::Range;
@@ -227,6 +228,9 @@ pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
 pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
     let b = world.bodies();
     let floor = floor_height(scene.bounds.as_ref(), world);
+    // The contacts' sums, each made once for every observable that reads it.
+    let wall_forces = OnceCell::new();
+    let body_forces = OnceCell::new();
     scene
         .observables
         .iter()
@@ -242,7 +246,7 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                 .map(|m| m.v().length() as f64)
                 .fold(0.0, f64::max),
             ObservableKind::WallForce { walls, component } => {
-                let loads = world.wall_loads(Vec3::ZERO);
+                let loads = wall_forces.get_or_init(|| world.wall_loads(Vec3::ZERO));
                 component.of(WallLoad::total(&loads[walls.clone()]).force)
             }
             ObservableKind::WallTorque { walls, point, axis } => {
@@ -252,7 +256,8 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                     .dot(axis.as_dvec3())
             }
             ObservableKind::ContactForce { bodies, component } => {
-                component.of(world.body_contact_forces()[bodies.clone()].iter().sum())
+                let forces = body_forces.get_or_init(|| world.body_contact_forces());
+                component.of(forces[bodies.clone()].iter().sum())
             }
         })
         .collect()
@@ -676,18 +681,22 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         // whether or not this write succeeds.
         summary.failed = true;
         summary.error = Some(e.to_string());
-        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-        let _ = write_atomic(&layout.summary(), json.as_bytes());
+        let _ = write_summary(&layout, &summary);
         return Err(e);
     }
     // Resuming a finished run steps nothing: its summary.json stays as the run wrote it.
     let finished_before = start_step == total && resume_step.is_some() && layout.summary().exists();
     if !stopped_early && !finished_before {
-        let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-        write_atomic(&layout.summary(), json.as_bytes())
+        write_summary(&layout, &summary)
             .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
     }
     Ok(summary)
+}
+
+/// Writes `summary` as the folder's `summary.json`, atomically.
+fn write_summary(layout: &Layout, summary: &RunSummary) -> std::io::Result<()> {
+    let json = serde_json::to_string_pretty(summary).unwrap_or_default();
+    write_atomic(&layout.summary(), json.as_bytes())
 }
 
 /// The summary of the run in the state `world` is in, with the sums of `record`, the steps and

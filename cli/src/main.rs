@@ -185,6 +185,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     if let Some(t) = until {
         scene.duration = t;
         if scene.total_steps() == 0 {
+            let h = scene.settings().h;
             eprintln!("error: --until {t}: shorter than half a step (h = {h} s); nothing to run");
             return ExitCode::FAILURE;
         }

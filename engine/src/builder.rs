@@ -198,11 +198,7 @@ impl WorldBuilder {
             shapes,
         };
         let backend = backend::open(&self.settings, parts, &friction)?;
-        let r_min = bodies
-            .pos_radius
-            .iter()
-            .map(|p| p.w)
-            .fold(f32::INFINITY, f32::min);
+        let r_min = bodies.smallest_radius();
         let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,

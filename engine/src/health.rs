@@ -121,11 +121,7 @@ impl Fault {
     /// the reach of the fastest dynamic body in `bodies` over a step `h` and the step that
     /// would bring it to half the smallest radius.
     pub(crate) fn too_many_contacts(bodies: &Bodies, h: f32) -> Fault {
-        let r_min = bodies
-            .pos_radius
-            .iter()
-            .map(|p| p.w)
-            .fold(f32::INFINITY, f32::min);
+        let r_min = bodies.smallest_radius();
         let v_max = (0..bodies.len())
             .filter(|&i| bodies.is_dynamic(i))
             .map(|i| bodies.motion[i].v().length())
@@ -179,11 +175,7 @@ pub(crate) const WARNINGS_KEPT: usize = 64;
 impl Monitor {
     /// The monitor of a world with these bodies.
     pub fn new(bodies: &Bodies, energy_bounded: bool) -> Self {
-        let r_min = bodies
-            .pos_radius
-            .iter()
-            .map(|p| p.w)
-            .fold(f32::INFINITY, f32::min);
+        let r_min = bodies.smallest_radius();
         let mass = bodies
             .motion
             .iter()

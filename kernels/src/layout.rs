@@ -68,6 +68,13 @@ impl Bodies {
     pub fn len(&self) -> usize {
         self.pos_radius.len()
     }
+    /// The smallest radius (m); infinite when there are no bodies.
+    pub fn smallest_radius(&self) -> f32 {
+        self.pos_radius
+            .iter()
+            .map(|p| p.w)
+            .fold(f32::INFINITY, f32::min)
+    }
     /// True when there are no bodies.
     pub fn is_empty(&self) -> bool {
         self.pos_radius.is_empty()
