@@ -8,6 +8,7 @@ use crate::geometry::{BoxContainer, WallDesc, WallShape};
 use crate::health::Monitor;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::{Material, MaterialId, Materials};
+use crate::mesh::{MeshDesc, Meshes};
 use crate::settings::{Backend, Envelope, Settings};
 use crate::world::World;
 use glam::Vec3;
@@ -29,6 +30,7 @@ pub struct WorldBuilder {
     materials: Materials,
     bodies: Vec<Body>,
     walls: Vec<WallDesc>,
+    meshes: Vec<MeshDesc>,
     joints: Vec<JointDesc>,
     springs: Vec<SpringDesc>,
     forces: Vec<AppliedForce>,
@@ -73,6 +75,12 @@ impl WorldBuilder {
     pub fn wall(&mut self, w: WallDesc) -> usize {
         self.walls.push(w);
         self.walls.len() - 1
+    }
+
+    /// Adds a triangle-mesh wall and returns its index among the meshes.
+    pub fn mesh(&mut self, m: MeshDesc) -> usize {
+        self.meshes.push(m);
+        self.meshes.len() - 1
     }
 
     /// Adds a joint between bodies added before or after it (checked at build) and returns its
@@ -168,6 +176,7 @@ impl WorldBuilder {
             })
             .collect::<Result<Vec<_>, _>>()?;
         check_bodies_outside_walls(&self.bodies, &walls, self.settings.h)?;
+        let meshes = self.checked_meshes(&friction, materials.list.len())?;
         let joints = self
             .joints
             .iter()
@@ -208,8 +217,8 @@ impl WorldBuilder {
         } else {
             0.0
         };
-        let monitor = Monitor::new(&bodies, energy_bounded);
-        let fingerprint = Fingerprint::new(
+        let mut monitor = Monitor::new(&bodies, energy_bounded);
+        let mut fingerprint = Fingerprint::new(
             &self.settings,
             envelope,
             &materials,
@@ -219,12 +228,17 @@ impl WorldBuilder {
             &self.springs,
             &self.forces,
         );
+        let r_max = bodies.pos_radius.iter().map(|p| p.w).fold(0.0, f32::max);
+        let meshes = Meshes::new(meshes, walls.len(), 4.0 * r_max);
+        monitor.mesh_speed = meshes.placed.max_speed;
+        fingerprint.push_meshes(&meshes.descs);
         Ok(World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
             bodies,
             wall_descs: walls,
             walls: Vec::new(),
+            meshes,
             drives,
             drive_buf: Vec::new(),
             joints,
@@ -238,6 +252,50 @@ impl WorldBuilder {
             fingerprint,
             joint_rows,
         })
+    }
+}
+
+impl WorldBuilder {
+    /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them: the GPU
+    /// backend, non-sphere bodies, restitution and spinning or rolling friction do not meet
+    /// meshes yet.
+    fn checked_meshes(
+        &self,
+        friction: &grains_kernels::FrictionTable,
+        materials: usize,
+    ) -> Result<Vec<MeshDesc>, BuildError> {
+        if self.meshes.is_empty() {
+            return Ok(Vec::new());
+        }
+        if self.settings.backend == Backend::Gpu {
+            return Err(GpuError::Unsupported("triangle-mesh walls").into());
+        }
+        let refuse = |field, problem: &str| {
+            Err(BuildError::Mesh {
+                mesh: 0,
+                triangle: None,
+                field,
+                problem: problem.into(),
+            })
+        };
+        if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
+            return Err(BuildError::Body {
+                body: i,
+                field: "shape",
+                problem: "only spheres can meet a mesh wall, and this world has one (capsules and ellipses against meshes are not implemented)".into(),
+            });
+        }
+        if friction.any_restitution() {
+            return refuse("material", "cannot be used with restitution (a material with e > 0): mesh contacts do not restitute yet");
+        }
+        if friction.any_moment_friction() {
+            return refuse("material", "cannot be used with spinning or rolling friction: mesh contacts have no moment rows yet");
+        }
+        self.meshes
+            .iter()
+            .enumerate()
+            .map(|(i, m)| m.checked(i, materials))
+            .collect()
     }
 }
 

@@ -2,6 +2,7 @@
 //! and force it carried.
 
 use glam::{Vec3, Vec4};
+use grains_kernels::mesh::MeshWalls;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::{key_wall, ContactRow, NO_BODY};
 
@@ -22,15 +23,24 @@ pub enum Touching {
         /// The wall.
         wall: usize,
     },
+    /// A body and a triangle of a mesh wall.
+    Mesh {
+        /// The body.
+        body: usize,
+        /// The mesh (index in the order meshes were added).
+        mesh: usize,
+        /// The triangle, among all meshes' triangles (mesh after mesh).
+        triangle: usize,
+    },
 }
 
 impl Touching {
     /// The body whose side [`Contact::normal`] points to and [`Contact::impulse`] acts on: `a`,
-    /// or the body of a wall contact.
+    /// or the body of a wall or mesh contact.
     pub fn first_body(&self) -> usize {
         match *self {
             Touching::Bodies { a, .. } => a,
-            Touching::Wall { body, .. } => body,
+            Touching::Wall { body, .. } | Touching::Mesh { body, .. } => body,
         }
     }
 }
@@ -56,19 +66,25 @@ pub struct Contact {
 
 impl Contact {
     /// The view of contact `row` with pair `key` and impulses `gamma` (γn, γt1, γt2, ·) of a
-    /// step of length `h`, among bodies at `centres`.
+    /// step of length `h`, among bodies at `centres`, with the `mesh` walls numbered after the
+    /// flat and cylinder walls.
     pub(crate) fn new(
         row: &ContactRow,
         key: u64,
         gamma: [f32; 4],
         h: f32,
-        centres: &[Vec4],
+        (centres, mesh): (&[Vec4], &MeshWalls),
     ) -> Self {
         let a = row.body_a as usize;
         let touching = if row.body_b == NO_BODY {
-            Touching::Wall {
-                body: a,
-                wall: key_wall(key),
+            let wall = key_wall(key);
+            match mesh.triangle_of_wall(wall) {
+                Some(triangle) => Touching::Mesh {
+                    body: a,
+                    mesh: mesh.triangles[triangle].mesh() as usize,
+                    triangle,
+                },
+                None => Touching::Wall { body: a, wall },
             }
         } else {
             Touching::Bodies {
@@ -95,12 +111,12 @@ pub(crate) fn view<'a>(
     contacts: &'a Contacts,
     impulses: &'a [[f32; 4]],
     h: f32,
-    centres: &'a [Vec4],
+    (centres, mesh): (&'a [Vec4], &'a MeshWalls),
 ) -> impl ExactSizeIterator<Item = Contact> + 'a {
     contacts
         .rows
         .iter()
         .zip(&contacts.keys)
         .zip(impulses)
-        .map(move |((row, &key), &gamma)| Contact::new(row, key, gamma, h, centres))
+        .map(move |((row, &key), &gamma)| Contact::new(row, key, gamma, h, (centres, mesh)))
 }

@@ -36,6 +36,19 @@ pub enum BuildError {
         /// What is wrong, with the value.
         problem: String,
     },
+    /// A mesh wall is malformed (index in the order meshes were added), at one of its
+    /// triangles or as a whole.
+    #[error("mesh {mesh}{}: {field} {problem}", triangle.map_or(String::new(), |t| format!(", triangle {t}")))]
+    Mesh {
+        /// Index of the mesh.
+        mesh: usize,
+        /// Index of the triangle at fault, if one is.
+        triangle: Option<usize>,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
     /// A joint is malformed (index in the order joints were added).
     #[error("joint {joint}: {field} {problem}")]
     Joint {

@@ -74,6 +74,22 @@ impl Fingerprint {
         f
     }
 
+    /// Adds the mesh walls: their count, and each one's triangles (hashed), material and motions.
+    pub(crate) fn push_meshes(&mut self, meshes: &[crate::mesh::MeshDesc]) {
+        if meshes.is_empty() {
+            return;
+        }
+        self.push("meshes", meshes.len());
+        for (i, m) in meshes.iter().enumerate() {
+            self.push_table(&format!("mesh {i} triangles"), &m.triangles, |t| {
+                format!("{t:?}")
+            });
+            self.push(&format!("mesh {i} material"), m.material.0);
+            self.push(&format!("mesh {i} motion"), motion(m.motion));
+            self.push(&format!("mesh {i} rotation"), format!("{:?}", m.rotation));
+        }
+    }
+
     /// Replaces the step settings' items by those of `settings` with ε̂ resolved to
     /// `envelope` (when a world's settings change after build).
     pub(crate) fn set_settings(&mut self, settings: &Settings, envelope: Envelope) {

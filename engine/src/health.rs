@@ -162,6 +162,8 @@ pub(crate) struct Monitor {
     pub mass: f64,
     /// False where applied forces, joints or springs make the energy check unbounded.
     pub energy_bounded: bool,
+    /// The fastest any point of a mesh wall moves (m/s).
+    pub mesh_speed: f32,
     /// The step and kinetic energy the next check starts from (on the GPU the last read-back,
     /// possibly several steps back); `None` after an edit of the state.
     pub before: Option<(u64, f64)>,
@@ -221,7 +223,7 @@ impl Monitor {
             let v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
-                .fold(surface, f32::max) as f64;
+                .fold(surface.max(self.mesh_speed), f32::max) as f64;
             let (a, h, m) = (gravity.length() as f64, h as f64, self.mass);
             let allowed = health.energy_growth as f64 * before
                 + a * h * (2.0 * m * before.max(after)).sqrt()

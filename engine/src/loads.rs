@@ -65,13 +65,27 @@ impl World {
     /// assert!((floor.force.z + 2.0 * 9.81).abs() < 1e-3, "{}", floor.force);
     /// ```
     pub fn wall_loads(&self, point: Vec3) -> Vec<WallLoad> {
-        let mut loads = vec![WallLoad::default(); self.wall_descs().len()];
+        self.side_loads(self.wall_descs().len(), point, |touching| match touching {
+            Touching::Wall { wall, .. } => Some(wall),
+            _ => None,
+        })
+    }
+
+    /// The loads on `count` sides (walls or meshes) about `point`: each contact whose second
+    /// side `side` names adds its force and torque to that side's entry.
+    pub(crate) fn side_loads(
+        &self,
+        count: usize,
+        point: Vec3,
+        side: impl Fn(Touching) -> Option<usize>,
+    ) -> Vec<WallLoad> {
+        let mut loads = vec![WallLoad::default(); count];
         let point = point.as_dvec3();
         let h = f64::from(self.params.h);
         let rows = &self.contact_rows().rows;
         let moments = self.moment_impulses();
         for (k, c) in self.contacts().enumerate() {
-            let Touching::Wall { wall, .. } = c.touching else {
+            let Some(wall) = side(c.touching) else {
                 continue;
             };
             let row = &rows[k];
@@ -101,7 +115,7 @@ impl World {
                     forces[a] += f;
                     forces[b] -= f;
                 }
-                Touching::Wall { body, .. } => forces[body] += f,
+                Touching::Wall { body, .. } | Touching::Mesh { body, .. } => forces[body] += f,
             }
         }
         forces

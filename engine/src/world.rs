@@ -33,6 +33,8 @@ pub struct World {
     pub(crate) bodies: Bodies,
     pub(crate) wall_descs: Vec<WallDesc>,
     pub(crate) walls: Vec<Wall>,
+    /// The triangle-mesh walls and their triangles placed for the step.
+    pub(crate) meshes: crate::mesh::Meshes,
     pub(crate) drives: Vec<(u32, Prescribed)>,
     pub(crate) drive_buf: Vec<Actuation>,
     /// The joints as the kernels hold them (for [`World::joint_violation`]).
@@ -70,6 +72,7 @@ impl World {
         let t = self.time();
         let h = self.params.h;
         self.place_walls(t);
+        self.meshes.place(t, h, false);
         self.drive_buf.clear();
         for &(body, m) in &self.drives {
             let (linear, angular) = m.step_velocity(t, h);
@@ -87,6 +90,7 @@ impl World {
         }
         let inputs = StepInputs {
             walls: &self.walls,
+            mesh: &self.meshes.placed,
             drives: &self.drive_buf,
             friction: &self.friction,
             params: &self.params,
@@ -355,7 +359,7 @@ impl World {
             self.backend.contacts(),
             self.backend.impulses(),
             self.params.h,
-            &self.bodies.pos_radius,
+            (&self.bodies.pos_radius, &self.meshes.placed),
         )
     }
 

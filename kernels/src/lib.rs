@@ -9,7 +9,8 @@
 //! 2. **broad**: [`broad_phase`], the uniform grid.
 //! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`]) finds the contact rows;
 //!    [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
-//!    the moment rows of spinning and rolling friction.
+//!    the moment rows of spinning and rolling friction; [`mesh`] the contacts with
+//!    triangle-mesh walls.
 //! 4. **impact** (only when some pair restitutes): [`restitution`], Poisson's impact.
 //! 5. **prepare**: [`warm_start`]; the solver's layout, [`colouring`] and [`packing`] for
 //!    Gauss–Seidel or [`jacobi`]'s body index; the bilateral rows ([`joint_rows`]) of the
@@ -43,6 +44,7 @@ pub mod jacobi;
 pub mod joint_rows;
 pub mod joints;
 pub mod layout;
+pub mod mesh;
 pub mod narrow_phase;
 pub mod observe;
 pub mod packing;

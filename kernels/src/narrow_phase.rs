@@ -8,6 +8,7 @@
 
 use crate::broad_phase::Grid;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
+use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
@@ -110,6 +111,8 @@ struct PairTests<'a> {
     bodies: &'a Bodies,
     shapes: &'a [Shape],
     walls: &'a [Wall],
+    /// The triangle-mesh walls.
+    mesh: &'a MeshWalls,
     friction: &'a FrictionTable,
     /// The step: h, the ε̂ rule, planar mode and whether the normal rows keep Φ/h.
     p: &'a StepParams,
@@ -244,6 +247,34 @@ impl PairTests<'_> {
         }
     }
 
+    /// Sphere–mesh: the contacts of sphere `i` with the triangles of the mesh walls (see
+    /// [`crate::mesh`]), Φ = ‖p − q‖ − r to each triangle's closest point q, kept when Φ ≤ ε̂ of
+    /// the closing speed with the mesh's velocity at the contact point.
+    fn sphere_meshes(&self, i: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        if self.mesh.is_empty() || !b.is_dynamic(i as usize) {
+            return;
+        }
+        let pr = b.pos_radius[i as usize];
+        let m = &b.motion[i as usize];
+        let (h, envelope) = (self.p.h, self.p.envelope);
+        let probe = SphereProbe {
+            body: i,
+            centre: pr.truncate(),
+            radius: pr.w,
+        };
+        let reach = envelope.pair(m.v().length() + self.mesh.max_speed, h);
+        let material = b.material[i as usize];
+        let row = |n: Vec3, phi: f32, ra: Vec3, vw: Vec3, wall_material: u32| {
+            if phi > envelope.pair(closing_speed(m.v(), vw, n), h) {
+                return None;
+            }
+            let mu = self.friction.mu(material, wall_material);
+            Some(self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw))
+        };
+        sphere_mesh_contacts(self.mesh, &probe, reach, row, out);
+    }
+
     /// The contact of sphere `i` with the open cylinder wall `w`: with s = (p − o)·e the centre's
     /// place along the axis e and d = (p − o) − s e its offset from the axis (ρ = |d|), a sphere
     /// within the length (|s| ≤ half length) has the gap Φ = R − ρ − r inside a drum (normal
@@ -301,6 +332,7 @@ impl PairTests<'_> {
             }
         }
         out[first..].sort_unstable_by_key(|c| c.0);
+        self.sphere_meshes(i, out);
         self.sphere_walls(i, out);
     }
 
@@ -318,7 +350,10 @@ impl PairTests<'_> {
             self.body_pair(&grid.reach, l, m, out);
         }
         match shape_of(self.shapes, l as usize) {
-            Shape::Sphere => self.sphere_walls(l, out),
+            Shape::Sphere => {
+                self.sphere_meshes(l, out);
+                self.sphere_walls(l, out)
+            }
             Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
             Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
         }
@@ -480,7 +515,7 @@ impl PairTests<'_> {
     }
 }
 
-/// Finds every ε̂-active contact and writes the rows sorted by pair key into `contacts`; fails
+/// Finds every ε̂-active contact (with the walls and the `mesh` walls too) and writes the rows sorted by pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
 /// block (checked after each body, so the rows stay bounded whatever the envelope).
 pub fn find_contacts(
@@ -488,6 +523,7 @@ pub fn find_contacts(
     bodies: &Bodies,
     shapes: &[Shape],
     walls: &[Wall],
+    mesh: &MeshWalls,
     friction: &FrictionTable,
     p: &StepParams,
     contacts: &mut Contacts,
@@ -496,6 +532,7 @@ pub fn find_contacts(
         bodies,
         shapes,
         walls,
+        mesh,
         friction,
         p,
         softness_ratio: p.softness_ratio(),

@@ -13,6 +13,7 @@ use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
 use crate::joint_rows::JointRows;
 use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
+use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy, max_penetration};
 use crate::packing::Packs;
@@ -198,20 +199,22 @@ impl CpuPipeline {
         }
     }
 
-    /// Advances `bodies` by one step against `walls` (already placed for this step). Fails,
+    /// Advances `bodies` by one step against `walls` and the `mesh` walls (already placed for
+    /// this step). Fails,
     /// with the forces of the step applied to the velocities and nothing else done, when the
     /// contacts exceed [`crate::narrow_phase::MAX_CONTACTS_PER_BODY`] per body.
     pub fn step(
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
+        mesh: &MeshWalls,
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
     ) -> Result<StepStats, TooManyContacts> {
         let work = &mut self.work;
         self.pool
-            .install(|| work.step(bodies, walls, drives, friction, p))
+            .install(|| work.step(bodies, walls, mesh, drives, friction, p))
     }
 }
 
@@ -220,6 +223,7 @@ impl Workspace {
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
+        mesh: &MeshWalls,
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
@@ -259,6 +263,7 @@ impl Workspace {
             bodies,
             &self.shapes,
             walls,
+            mesh,
             friction,
             p,
             &mut self.contacts,

@@ -6,6 +6,7 @@ mod common;
 use common::{material, plane, settings, sphere};
 use glam::Vec3;
 use grains_kernels::broad_phase::Grid;
+use grains_kernels::mesh::MeshWalls;
 use grains_kernels::narrow_phase::{find_contacts, Contacts};
 use grains_kernels::{pair_key, wall_key, Bodies, ContactRow, SolverKind, NO_BODY};
 
@@ -53,6 +54,7 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
         &bodies,
         &[],
         &walls,
+        &MeshWalls::default(),
         &material(0.5),
         &p,
         &mut contacts,

@@ -5,6 +5,7 @@ mod common;
 
 use common::{material, plane, settings, sphere};
 use glam::Vec3;
+use grains_kernels::mesh::MeshWalls;
 use grains_kernels::{pair_key, wall_key, Bodies, CpuPipeline, SolverKind};
 
 const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::GaussSeidel];
@@ -19,7 +20,14 @@ fn one_step(mut bodies: Bodies, solver: SolverKind, mu: f32) -> (NormalImpulses,
     let mut cpu = CpuPipeline::new(2).unwrap();
     let floor = [plane(Vec3::ZERO, Vec3::Z)];
     let stats = cpu
-        .step(&mut bodies, &floor, &[], &material(mu), &settings(solver))
+        .step(
+            &mut bodies,
+            &floor,
+            &MeshWalls::default(),
+            &[],
+            &material(mu),
+            &settings(solver),
+        )
         .unwrap();
     let normal: NormalImpulses = cpu
         .contacts()

@@ -39,7 +39,14 @@ impl StepBackend for CpuBackend {
     ) -> Result<StepStats, StepError> {
         let p = inputs.params;
         self.0
-            .step(bodies, inputs.walls, inputs.drives, inputs.friction, p)
+            .step(
+                bodies,
+                inputs.walls,
+                inputs.mesh,
+                inputs.drives,
+                inputs.friction,
+                p,
+            )
             .map_err(|TooManyContacts| StepError::Health {
                 step: steps,
                 fault: Fault::too_many_contacts(bodies, p.h),

@@ -24,6 +24,8 @@ pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
 pub(crate) struct StepInputs<'a> {
     /// The walls placed for this step.
     pub(crate) walls: &'a [Wall],
+    /// The mesh walls placed for this step.
+    pub(crate) mesh: &'a grains_kernels::mesh::MeshWalls,
     /// The kinematic bodies' velocities over this step.
     pub(crate) drives: &'a [Actuation],
     /// Friction (and restitution) of each material pair.

@@ -232,8 +232,15 @@ fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
         let (keys, impulses, moments) = gpu.warm_start_state().unwrap();
         cpu.restore_warm_start(&keys, &impulses);
         cpu.restore_warm_start_moments(&moments);
-        cpu.step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params)
-            .unwrap();
+        cpu.step(
+            &mut cpu_bodies,
+            &s.walls,
+            &grains_kernels::mesh::MeshWalls::default(),
+            &[],
+            &s.friction,
+            &s.params,
+        )
+        .unwrap();
         gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         let (keys, _, _, moments) = gpu.contacts().unwrap();

@@ -1,0 +1,268 @@
+//! Triangle-mesh walls against closed forms and against flat walls: one contact at a shared
+//! edge or vertex carrying the weight, a slide down a triangulated incline equal to the slide
+//! down a plane, a resting bed's weight on a mesh box, a turning mesh dragging a grain at its
+//! surface speed, and the refusals of bad meshes.
+
+use grains::glam::DVec3;
+use grains::{
+    Backend, Body, BuildError, Material, MeshDesc, Settings, Solver, Touching, Vec3, WallDesc,
+    WallLoad, World,
+};
+
+const G: f64 = 9.81;
+
+/// Rigid contact, Gauss–Seidel solved to 1e-9 m/s: at rest the solve is converged far below the
+/// tolerances asked of the sums.
+fn tight() -> Settings {
+    let s = Settings::default();
+    Settings {
+        solver: s.solver.with_tolerance(1e-9),
+        ..s
+    }
+}
+
+/// The square [−a, a]² at height z as two triangles sharing the diagonal (−a, −a)–(a, a).
+fn square(a: f32, z: f32) -> Vec<[Vec3; 3]> {
+    let p = |x: f32, y: f32| Vec3::new(x * a, y * a, z);
+    vec![
+        [p(-1.0, -1.0), p(1.0, -1.0), p(1.0, 1.0)],
+        [p(-1.0, -1.0), p(1.0, 1.0), p(-1.0, 1.0)],
+    ]
+}
+
+/// A regular hexagon of radius `a` at z = 0 as six triangles around the centre vertex.
+fn hexagon_fan(a: f32) -> Vec<[Vec3; 3]> {
+    (0..6)
+        .map(|k| {
+            let corner = |k: i32| {
+                let t = std::f32::consts::FRAC_PI_3 * k as f32;
+                Vec3::new(a * t.cos(), a * t.sin(), 0.0)
+            };
+            [Vec3::ZERO, corner(k), corner(k + 1)]
+        })
+        .collect()
+}
+
+/// A sphere of mass `m` and radius `r` resting with its centre at `centre` on `mesh`, after
+/// 500 steps: its contacts and the mesh's load.
+fn rest_on(mesh: Vec<[Vec3; 3]>, centre: Vec3, r: f32, m: f32) -> (Vec<Touching>, WallLoad) {
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.5));
+    b.mesh(MeshDesc::new(mesh));
+    b.body(Body::sphere(centre, r, m));
+    let mut w = b.build().unwrap();
+    w.run(500).unwrap();
+    let touching = w.contacts().map(|c| c.touching).collect();
+    (touching, w.mesh_loads(Vec3::ZERO)[0])
+}
+
+#[test]
+fn a_sphere_on_a_shared_edge_has_one_contact_carrying_its_weight() {
+    // The centre is above the midpoint of the diagonal both triangles share: each triangle's
+    // closest point is that edge point, and only the lower-indexed triangle's contact stays.
+    let (r, m) = (0.05, 2.0);
+    let (touching, load) = rest_on(square(0.5, 0.0), Vec3::new(0.1, 0.1, r), r, m);
+    assert_eq!(
+        touching,
+        vec![Touching::Mesh {
+            body: 0,
+            mesh: 0,
+            triangle: 0
+        }]
+    );
+    let weight = f64::from(m) * G;
+    assert!(
+        (load.force.z + weight).abs() <= 1e-4 * weight,
+        "{}",
+        load.force
+    );
+}
+
+#[test]
+fn a_sphere_on_a_shared_vertex_has_one_contact_carrying_its_weight() {
+    // Six triangles meet at the centre vertex under the sphere.
+    let (r, m) = (0.05, 1.5);
+    let (touching, load) = rest_on(hexagon_fan(0.4), Vec3::new(0.0, 0.0, r), r, m);
+    assert_eq!(touching.len(), 1, "{touching:?}");
+    let weight = f64::from(m) * G;
+    assert!(
+        (load.force.z + weight).abs() <= 1e-4 * weight,
+        "{}",
+        load.force
+    );
+}
+
+#[test]
+fn a_grain_slides_down_a_triangulated_incline_as_down_a_plane() {
+    // An incline of angle θ with μ < tan θ: the grain slides (and rolls) across the shared
+    // edges of a strip of triangles. The same run on the plane wall of the same normal must
+    // agree: both have one contact with the same normal and gap, so only rounding differs
+    // (1e-4 m and m/s over 0.6 s is some 100× the f32 rounding of the sums).
+    let theta = 0.4f32;
+    let normal = Vec3::new(-theta.sin(), 0.0, theta.cos());
+    let down = -Vec3::new(theta.cos(), 0.0, theta.sin());
+    let across = Vec3::Y;
+    let r = 0.02;
+    // Strip of 8 squares of 0.1 m along the slope, each split into two triangles.
+    let mut strip = Vec::new();
+    for k in 0..8 {
+        let p = |s: f32, t: f32| down * (0.1 * (k as f32 + s) - 0.4) + across * (0.3 * t);
+        strip.push([p(0.0, -1.0), p(1.0, -1.0), p(1.0, 1.0)]);
+        strip.push([p(0.0, -1.0), p(1.0, 1.0), p(0.0, 1.0)]);
+    }
+    let start = -down * 0.3 + across * 0.013 + normal * r;
+    let run = |with_mesh: bool| {
+        let mut b = World::builder(tight());
+        b.material(Material::new(0.2));
+        if with_mesh {
+            b.mesh(MeshDesc::new(strip.clone()));
+        } else {
+            b.wall(WallDesc::plane(Vec3::ZERO, normal));
+        }
+        b.body(Body::sphere(start, r, 0.1));
+        let mut w = b.build().unwrap();
+        w.run(600).unwrap();
+        let contacts = w.contacts().len();
+        (w.position(0), w.velocity(0), contacts)
+    };
+    let (p_mesh, v_mesh, n_mesh) = run(true);
+    let (p_plane, v_plane, n_plane) = run(false);
+    assert!(
+        (p_mesh - start).dot(down) > 0.3,
+        "the grain slid over several triangles: {p_mesh}"
+    );
+    assert_eq!((n_mesh, n_plane), (1, 1));
+    assert!((p_mesh - p_plane).length() < 1e-4, "{p_mesh} {p_plane}");
+    assert!((v_mesh - v_plane).length() < 1e-4, "{v_mesh} {v_plane}");
+}
+
+/// An open box of side 2a and height `height` as a mesh of `n` × `n` squares per face (two
+/// triangles each), floor at z = 0.
+fn mesh_box(a: f32, height: f32, n: usize) -> Vec<[Vec3; 3]> {
+    let mut tris = Vec::new();
+    let mut face = |origin: Vec3, u: Vec3, v: Vec3| {
+        for i in 0..n {
+            for j in 0..n {
+                let p = |s: usize, t: usize| {
+                    origin + u * ((i + s) as f32 / n as f32) + v * ((j + t) as f32 / n as f32)
+                };
+                tris.push([p(0, 0), p(1, 0), p(1, 1)]);
+                tris.push([p(0, 0), p(1, 1), p(0, 1)]);
+            }
+        }
+    };
+    let (x, y, z) = (Vec3::X * 2.0 * a, Vec3::Y * 2.0 * a, Vec3::Z * height);
+    let corner = Vec3::new(-a, -a, 0.0);
+    face(corner, x, y);
+    face(corner, x, z);
+    face(corner + y, x, z);
+    face(corner, y, z);
+    face(corner + x, y, z);
+    tris
+}
+
+#[test]
+fn a_resting_bed_loads_a_mesh_box_with_its_weight() {
+    // 288 spheres (6 × 6 × 8) settle in a box made of 1,000 triangles. Momentum balance makes
+    // the mesh's force = Σ m Δv / h − M g, so it is off the weight only by the bed's remaining
+    // acceleration; 0.1 % of M g is a mean velocity change of 1e-5 m/s per step, far above a
+    // settled rigid bed's solved to 1e-9 m/s.
+    let r = 0.005f32;
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.5));
+    b.mesh(MeshDesc::new(mesh_box(6.4 * r, 30.0 * r, 10)));
+    let mass = 0.001f32;
+    for k in 0..8 {
+        for j in 0..6 {
+            for i in 0..6 {
+                let jitter = 0.02 * r * ((i * 7 + j * 3 + k) % 5) as f32;
+                let at = Vec3::new(
+                    (2.1 * i as f32 - 5.25) * r + jitter,
+                    (2.1 * j as f32 - 5.25) * r - jitter,
+                    (1.05 + 2.1 * k as f32) * r,
+                );
+                b.body(Body::sphere(at, r, mass));
+            }
+        }
+    }
+    let mut w = b.build().unwrap();
+    w.run(1500).unwrap();
+    let weight = 288.0 * f64::from(mass) * G;
+    let load = w.mesh_loads(Vec3::ZERO)[0];
+    assert!(
+        (load.force - DVec3::new(0.0, 0.0, -weight)).length() <= 1e-3 * weight,
+        "mesh force {} against the weight {weight}",
+        load.force
+    );
+    assert!(load.contacts >= 36, "{} contacts", load.contacts);
+}
+
+#[test]
+fn a_turning_mesh_drags_a_resting_grain_at_its_surface_speed() {
+    // A turntable: a square turning about z at ω. A grain set down on it at rest is dragged
+    // by friction until its contact point moves with the surface, v + ω_g × (−r ẑ) =
+    // ω ẑ × (c − axis), and then keeps rolling without slip (a ball on a turntable circles, so
+    // its centre does not move at ω × ρ, but its contact point does).
+    let (r, omega) = (0.02f32, 1.0f32);
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.9));
+    b.mesh(MeshDesc::new(square(1.0, 0.0)).rotating(Vec3::ZERO, Vec3::Z, omega));
+    b.body(Body::sphere(Vec3::new(0.3, 0.0, r), r, 0.1));
+    let mut w = b.build().unwrap();
+    w.run(500).unwrap();
+    let centre = w.position(0);
+    let contact = centre - r * Vec3::Z;
+    let point_velocity = w.velocity(0) + w.angular_velocity(0).cross(-r * Vec3::Z);
+    let surface = omega * Vec3::Z.cross(contact);
+    assert!(surface.length() > 0.2, "{surface}");
+    assert!(
+        (point_velocity - surface).length() < 1e-3 * surface.length(),
+        "contact point moves at {point_velocity}, the surface at {surface}"
+    );
+    assert!(w.velocity(0).length() > 0.01, "the grain was dragged");
+}
+
+#[test]
+fn bad_meshes_are_refused_naming_the_triangle() {
+    let build = |tris: Vec<[Vec3; 3]>| {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.mesh(MeshDesc::new(tris));
+        b.build().err()
+    };
+    let mut nan = square(1.0, 0.0);
+    nan[1][2].y = f32::NAN;
+    let mut flat = square(1.0, 0.0);
+    flat[1][2] = flat[1][1];
+    for (tris, triangle, words) in [
+        (nan, Some(1), "finite"),
+        (flat, Some(1), "zero area"),
+        (Vec::new(), None, "no triangle"),
+    ] {
+        match build(tris) {
+            Some(BuildError::Mesh {
+                mesh: 0,
+                triangle: t,
+                problem,
+                ..
+            }) => {
+                assert_eq!(t, triangle);
+                assert!(problem.contains(words), "{problem}");
+            }
+            other => panic!("expected a mesh error, got {other:?}"),
+        }
+    }
+    let mut b = World::builder(Settings {
+        backend: Backend::Gpu,
+        solver: Solver::Jacobi {
+            sweeps: 50,
+            tolerance: 0.0,
+            omega: 0.3,
+        },
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    b.mesh(MeshDesc::new(square(1.0, 0.0)));
+    let e = b.build().err().expect("the GPU refuses meshes");
+    assert!(e.to_string().contains("mesh"), "{e}");
+}
