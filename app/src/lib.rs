@@ -2,7 +2,8 @@
 //!
 //! The application layer over the `grains` library: [`scene`] reads a TOML scene file into a
 //! world, [`runner`] steps it headless with progress, checkpoints and resume, and [`output`]
-//! writes ParaView frames, CSV observables, PNG pictures and a JSON summary. [`pour`] builds the
+//! writes ParaView frames, CSV observables, PNG pictures and a JSON summary; [`stl`] reads the
+//! triangle meshes of mesh walls from STL files. [`pour`] builds the
 //! `pour` benchmark scene to the bit.
 
 #![warn(missing_docs)]
@@ -12,3 +13,4 @@ pub mod output;
 pub mod pour;
 pub mod runner;
 pub mod scene;
+pub mod stl;

@@ -245,15 +245,29 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                 .iter()
                 .map(|m| m.v().length() as f64)
                 .fold(0.0, f64::max),
-            ObservableKind::WallForce { walls, component } => {
-                let loads = wall_forces.get_or_init(|| world.wall_loads(Vec3::ZERO));
-                component.of(WallLoad::total(&loads[walls.clone()]).force)
+            ObservableKind::WallForce {
+                walls,
+                meshes,
+                component,
+            } => {
+                let (loads, mesh_loads) = wall_forces
+                    .get_or_init(|| (world.wall_loads(Vec3::ZERO), world.mesh_loads(Vec3::ZERO)));
+                let on = loads[walls.clone()]
+                    .iter()
+                    .chain(&mesh_loads[meshes.clone()]);
+                component.of(WallLoad::total(on).force)
             }
-            ObservableKind::WallTorque { walls, point, axis } => {
-                let loads = world.wall_loads(*point);
-                WallLoad::total(&loads[walls.clone()])
-                    .torque
-                    .dot(axis.as_dvec3())
+            ObservableKind::WallTorque {
+                walls,
+                meshes,
+                point,
+                axis,
+            } => {
+                let (loads, mesh_loads) = (world.wall_loads(*point), world.mesh_loads(*point));
+                let on = loads[walls.clone()]
+                    .iter()
+                    .chain(&mesh_loads[meshes.clone()]);
+                WallLoad::total(on).torque.dot(axis.as_dvec3())
             }
             ObservableKind::ContactForce { bodies, component } => {
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());

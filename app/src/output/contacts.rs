@@ -52,7 +52,7 @@ impl ContactFrame {
         for c in world.contacts() {
             let line = match c.touching {
                 Touching::Bodies { a, b } => [a, b],
-                Touching::Wall { body, .. } => {
+                Touching::Wall { body, .. } | Touching::Mesh { body, .. } => {
                     f.points.push(c.point.to_array());
                     [body, f.points.len() - 1]
                 }

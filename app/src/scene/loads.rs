@@ -20,6 +20,8 @@ pub(super) struct NamedWalls {
     pub walls: Range<usize>,
     /// Whether it is a box (`box` or `pour_box`), whose walls `part` picks.
     pub is_box: bool,
+    /// The mesh walls it names (`[[meshes]]`), as indices in the order meshes were added.
+    pub meshes: Range<usize>,
 }
 
 /// The component of a force an observable reports.
@@ -114,12 +116,16 @@ pub(super) fn wall_observable(
         &["wall", "part", "point", "axis"]
     };
     only(cx, &ob.kind, &wall_keys(ob), allowed)?;
-    let (label, walls) = walls_of(cx, ob, named)?;
+    let (label, (walls, meshes)) = walls_of(cx, ob, named)?;
     if force {
         let component = component(cx, ob)?;
         Ok((
             format!("wall_force_{label}_{}_N", component.suffix()),
-            ObservableKind::WallForce { walls, component },
+            ObservableKind::WallForce {
+                walls,
+                meshes,
+                component,
+            },
         ))
     } else {
         let point = finite3(cx, need(cx, &ob.point, "point", &ob.kind)?, "point")?;
@@ -132,6 +138,7 @@ pub(super) fn wall_observable(
             format!("wall_torque_{label}_N_m"),
             ObservableKind::WallTorque {
                 walls,
+                meshes,
                 point,
                 axis: axis.normalize(),
             },
@@ -139,13 +146,13 @@ pub(super) fn wall_observable(
     }
 }
 
-/// The walls `wall` and `part` name, and a label for the column: the container's name, with
-/// the part when one is given.
+/// The walls and meshes `wall` and `part` name, and a label for the column: the container's
+/// or mesh's name, with the part when one is given.
 fn walls_of(
     cx: &Ctx,
     ob: &ObservableSpec,
     named: &[NamedWalls],
-) -> Result<(String, Range<usize>), SceneError> {
+) -> Result<(String, (Range<usize>, Range<usize>)), SceneError> {
     let w = need(cx, &ob.wall, "wall", &ob.kind)?;
     let Some(c) = named.iter().find(|c| &c.name == w.get_ref()) else {
         let names: Vec<String> = named.iter().map(|c| format!("\"{}\"", c.name)).collect();
@@ -153,10 +160,10 @@ fn walls_of(
             w.span(),
             "wall",
             format!(
-                "no container named \"{}\" (named containers: {})",
+                "no container or mesh named \"{}\" (named containers and meshes: {})",
                 w.get_ref(),
                 if names.is_empty() {
-                    "none; give a container a `name`".to_string()
+                    "none; give a container or mesh a `name`".to_string()
                 } else {
                     names.join(", ")
                 }
@@ -164,14 +171,14 @@ fn walls_of(
         ));
     };
     let Some(p) = &ob.part else {
-        return Ok((c.name.clone(), c.walls.clone()));
+        return Ok((c.name.clone(), (c.walls.clone(), c.meshes.clone())));
     };
     if !c.is_box {
         return Err(cx.err(
             p.span(),
             "part",
             format!(
-                "container \"{}\" is a single wall; `part` picks walls of a box",
+                "container or mesh \"{}\" is a single wall; `part` picks walls of a box",
                 c.name
             ),
         ));
@@ -201,7 +208,7 @@ fn walls_of(
             ))
         }
     };
-    Ok((format!("{}_{}", c.name, p.get_ref()), walls))
+    Ok((format!("{}_{}", c.name, p.get_ref()), (walls, 0..0)))
 }
 
 /// The `component` of a `wall_force` or `contact_force` (default z).

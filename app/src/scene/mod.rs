@@ -3,7 +3,8 @@
 //! `scenes/README.md`; [`Scene::load`] reads a file, [`Scene::world`] builds its world.
 //!
 //! One file per table or group of tables: `settings` (`[scene]`, `[settings]`), `materials`
-//! (`[[materials]]`, `[[friction_pairs]]`), `walls` (`[[shakers]]`, `[[containers]]`), `bodies`,
+//! (`[[materials]]`, `[[friction_pairs]]`), `walls` (`[[shakers]]`, `[[containers]]`), `meshes`
+//! (`[[meshes]]`), `bodies`,
 //! `generators`, `form` and `placement` (`[[bodies]]`), `links` (`[[joints]]`, `[[springs]]`,
 //! `[[forces]]`), `output` (`[output]`, `[[observables]]`), `loads` (the walls that
 //! `wall_force` and `wall_torque` observables name). The file is read into a [`WorldBuilder`]; the engine
@@ -16,6 +17,7 @@ mod generators;
 mod links;
 mod loads;
 mod materials;
+mod meshes;
 mod origin;
 mod output;
 mod placement;
@@ -235,13 +237,21 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     let shakers = walls::shakers(cx, &spec.shakers)?;
-    let (bounds, named_walls) = walls::containers(
+    let (bounds, mut named_walls) = walls::containers(
         cx,
         &spec.containers,
         &materials,
         &shakers,
         &mut world,
         &mut origins,
+    )?;
+    meshes::meshes(
+        cx,
+        &spec.meshes,
+        (&materials, &shakers),
+        &mut world,
+        &mut origins,
+        &mut named_walls,
     )?;
     let (bodies, groups) = bodies::bodies(
         cx,

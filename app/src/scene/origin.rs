@@ -81,6 +81,8 @@ pub(super) struct Origins {
     pub(super) materials: Vec<Origin>,
     /// `[[containers]]`: the range of the walls each one made.
     pub(super) walls: Vec<(Range<usize>, Origin)>,
+    /// `[[meshes]]`, in order.
+    pub(super) meshes: Vec<Origin>,
     /// `[[bodies]]` generators: the range of the bodies each one made.
     pub(super) bodies: Vec<(Range<usize>, Origin)>,
     /// `[[joints]]`, in order.
@@ -102,6 +104,7 @@ impl Origins {
             } => Some((self.materials.get(*material), *field)),
             BuildError::Wall { wall, field, .. } => Some((within(&self.walls, *wall), *field)),
             BuildError::Body { body, field, .. } => Some((within(&self.bodies, *body), *field)),
+            BuildError::Mesh { mesh, field, .. } => Some((self.meshes.get(*mesh), *field)),
             BuildError::Joint { joint, field, .. } => Some((self.joints.get(*joint), *field)),
             BuildError::Spring { spring, field, .. } => Some((self.springs.get(*spring), *field)),
             BuildError::Force { force, field, .. } => Some((self.forces.get(*force), *field)),

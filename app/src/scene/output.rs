@@ -40,6 +40,8 @@ pub enum ObservableKind {
     WallForce {
         /// The walls.
         walls: Range<usize>,
+        /// The mesh walls (indices in the order meshes were added).
+        meshes: Range<usize>,
         /// Which component.
         component: Component,
     },
@@ -48,6 +50,8 @@ pub enum ObservableKind {
     WallTorque {
         /// The walls.
         walls: Range<usize>,
+        /// The mesh walls (indices in the order meshes were added).
+        meshes: Range<usize>,
         /// The point the torque is taken about (m).
         point: Vec3,
         /// The unit axis.

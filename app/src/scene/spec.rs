@@ -32,6 +32,9 @@ pub struct SceneSpec {
     /// `[[containers]]`: walls.
     #[serde(default)]
     pub containers: Vec<ContainerSpec>,
+    /// `[[meshes]]`: triangle-mesh walls read from STL files.
+    #[serde(default)]
+    pub meshes: Vec<MeshSpec>,
     /// `[[bodies]]`: body generators, applied in order.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
@@ -214,6 +217,35 @@ pub struct ContainerSpec {
     pub inside: Option<S<bool>>,
     /// Cylinder: rate of turning about its axis (rad/s, right-handed; default 0).
     pub angular_velocity: Option<S<f64>>,
+}
+
+/// `[[meshes]]`: a triangle-mesh wall read from an STL file, placed x ↦ translate +
+/// R(rotate) (scale · x), fixed, moved by a shaker, or turning about an axis.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSpec {
+    /// The STL file (ASCII or binary), relative to the scene file.
+    pub file: S<String>,
+    /// Name that `wall_force` and `wall_torque` observables refer to.
+    pub name: Option<S<String>>,
+    /// Surface material name (default: the first material).
+    pub material: Option<S<String>>,
+    /// Name of the shaker that moves it (a translation).
+    pub shaker: Option<S<String>>,
+    /// Factor on the file's coordinates (default 1; 0.001 reads a file in millimetres).
+    pub scale: Option<S<f64>>,
+    /// Axis of the turn placing the mesh (with `rotate_degrees`).
+    pub rotate_axis: Option<S<V3>>,
+    /// Angle of the turn placing the mesh (degrees, right-handed about `rotate_axis`).
+    pub rotate_degrees: Option<S<f64>>,
+    /// Offset added after scaling and turning (m).
+    pub translate: Option<S<V3>>,
+    /// Rate of turning about `axis` through `axis_point` while the run goes (rad/s).
+    pub angular_speed: Option<S<f64>>,
+    /// Direction of the axis it turns about.
+    pub axis: Option<S<V3>>,
+    /// A point of the axis it turns about, in the placed (world) coordinates (m).
+    pub axis_point: Option<S<V3>>,
 }
 
 /// `[[bodies]]`: one generator.

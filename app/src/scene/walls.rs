@@ -145,6 +145,7 @@ pub(super) fn containers(
                 name: n.get_ref().clone(),
                 walls: first..world.walls().len(),
                 is_box: bx.is_some(),
+                meshes: 0..0,
             });
         }
         if let Some(bx) = bx.filter(|_| bounds.is_none()) {

@@ -1,0 +1,226 @@
+//! `[[meshes]]`: STL files read, checked and placed; each bad file refused at the line of its
+//! `file` key naming the STL file (and the triangle); a named mesh's `wall_force` carries the
+//! grains' weight; the shipped mixer blade loads and turns.
+
+use grains::Vec3;
+use grains_app::runner::sample;
+use grains_app::scene::{Scene, SceneError};
+use grains_app::stl::{ascii_stl, read_stl};
+use std::path::{Path, PathBuf};
+
+const G: f64 = 9.81;
+
+/// A fresh folder for one test's files.
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-mesh-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The shipped meshes' folder.
+fn shipped(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenes/meshes")
+        .join(file)
+}
+
+/// A scene with one mesh of `mesh_keys` (its `file` on line 12) and `rest` after it.
+fn scene(mesh_keys: &str, rest: &str) -> String {
+    format!(
+        r#"[scene]
+name = "mesh"
+duration = 0.1
+
+[settings]
+preset = "rigid"
+h = 0.001
+tolerance = 1e-9
+
+[[meshes]]
+name = "floor"
+{mesh_keys}
+{rest}"#
+    )
+}
+
+/// Loads `text` as `scene.toml` in `dir`.
+fn load(dir: &Path, text: &str) -> Result<Scene, SceneError> {
+    let path = dir.join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    Scene::load(&path)
+}
+
+/// A binary STL of `count` triangles as its header says, holding only `written` of them.
+fn binary_stl(count: u32, written: u32) -> Vec<u8> {
+    let mut b = vec![0u8; 80];
+    b.extend_from_slice(&count.to_le_bytes());
+    for k in 0..written {
+        let z = k as f32;
+        for v in [[0.0, 0.0, 1.0], [0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]] {
+            for x in v {
+                b.extend_from_slice(&f32::to_le_bytes(x));
+            }
+        }
+        b.extend_from_slice(&[0, 0]);
+    }
+    b
+}
+
+#[test]
+fn bad_stl_files_are_refused_at_the_file_key() {
+    let dir = tmp("bad");
+    let good = [Vec3::ZERO, Vec3::X, Vec3::Y];
+    let ascii = |t: &[[Vec3; 3]]| ascii_stl("t", t).into_bytes();
+    let nan = ascii(&[good, [Vec3::ZERO, Vec3::new(f32::NAN, 0.0, 0.0), Vec3::Y]]);
+    let inf = ascii(&[
+        good,
+        [Vec3::ZERO, Vec3::X, Vec3::new(0.0, f32::INFINITY, 0.0)],
+    ]);
+    let flat = ascii(&[good, [Vec3::ZERO, Vec3::X, 2.0 * Vec3::X]]);
+    // A NaN or infinite vertex of an ASCII file is refused by the reader itself, a binary
+    // file's by the check after it: both name the triangle and say "finite".
+    let mut binary_nan = binary_stl(2, 2);
+    binary_nan[84 + 50 + 12..84 + 50 + 16].copy_from_slice(&f32::NAN.to_le_bytes());
+    let cases: [(&str, Option<Vec<u8>>, [&str; 2]); 7] = [
+        ("missing.stl", None, ["cannot read STL", ""]),
+        (
+            "truncated.stl",
+            Some(binary_stl(5, 2)),
+            ["triangle 2: cannot be read", ""],
+        ),
+        ("nan.stl", Some(nan), ["triangle 1: ", "finite"]),
+        ("inf.stl", Some(inf), ["triangle 1: ", "finite"]),
+        (
+            "binary_nan.stl",
+            Some(binary_nan),
+            ["triangle 1: ", "finite"],
+        ),
+        (
+            "flat.stl",
+            Some(flat),
+            ["triangle 1: vertices have zero area", ""],
+        ),
+        ("empty.stl", Some(ascii(&[])), ["empty", ""]),
+    ];
+    for (file, bytes, words) in cases {
+        if let Some(b) = bytes {
+            std::fs::write(dir.join(file), b).unwrap();
+        }
+        let text = scene(&format!("file = \"{file}\""), "");
+        match load(&dir, &text) {
+            Err(SceneError::Invalid {
+                line, key, problem, ..
+            }) => {
+                assert_eq!((line, key.as_str()), (12, "file"), "{file}: {problem}");
+                assert!(problem.contains(file), "{file}: {problem}");
+                for w in words {
+                    assert!(problem.contains(w), "{file}: {problem}");
+                }
+            }
+            other => panic!("{file}: expected an error at `file`, got {other:?}"),
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_shipped_floor_is_read_with_its_triangles() {
+    let floor = read_stl(&shipped("floor_288.stl")).unwrap();
+    assert_eq!(floor.len(), 288);
+    let top = floor
+        .iter()
+        .flatten()
+        .map(|p| p.z.abs())
+        .fold(0.0, f32::max);
+    assert_eq!(top, 0.0, "a flat floor at z = 0");
+}
+
+#[test]
+fn grains_on_a_named_mesh_floor_load_its_wall_force_with_their_weight() {
+    // 16 spheres apart from each other on the shipped floor scaled to 0.4 m and tilted by
+    // nothing: each rests on one triangle, edge or vertex; the mesh's `wall_force` is minus
+    // their weight (to 1e-4: rigid contact solved to 1e-9 m/s).
+    let dir = tmp("floor");
+    let floor = shipped("floor_288.stl");
+    let list: Vec<String> = (0..16)
+        .map(|k| {
+            let (x, y) = ((k % 4) as f32 * 0.08 - 0.12, (k / 4) as f32 * 0.08 - 0.12);
+            format!("{{ position = [{x}, {y}, 0.01] }}")
+        })
+        .collect();
+    let rest = format!(
+        r#"
+[[bodies]]
+generator = "list"
+radius = 0.01
+mass = 0.05
+list = [{}]
+
+[[observables]]
+kind = "wall_force"
+wall = "floor"
+"#,
+        list.join(", ")
+    );
+    let keys = format!(
+        "file = \"{}\"\nscale = 0.4\ntranslate = [0.0, 0.0, 0.0]",
+        floor.display()
+    );
+    let text = scene(&keys, &rest);
+    let scene = load(&dir, &text).unwrap();
+    let mut world = scene.world(None).unwrap();
+    world.run(300).unwrap();
+    let force = sample(&scene, &world)[0];
+    let weight = 16.0 * 0.05 * G;
+    assert!(
+        (force + weight).abs() < 1e-4 * weight,
+        "wall_force {force} against the weight {weight}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_shipped_mixer_blade_loads_and_turns() {
+    // The blade turns at ω about z through the origin: after n steps of h a vertex off the axis
+    // has turned by ω n h.
+    let dir = tmp("blade");
+    let keys = format!(
+        "file = \"{}\"\nangular_speed = 2.0\naxis = [0.0, 0.0, 1.0]\naxis_point = [0.0, 0.0, 0.0]",
+        shipped("mixer_blade.stl").display()
+    );
+    let far = "[[bodies]]\ngenerator = \"single\"\nradius = 0.01\nmass = 0.01\nposition = [1.0, 1.0, 1.0]\n";
+    let scene = load(&dir, &scene(&keys, far)).unwrap();
+    let mut world = scene.world(None).unwrap();
+    let before = world.mesh_triangles().to_vec();
+    assert_eq!(before.len(), 240);
+    world.run(100).unwrap();
+    // The triangles placed for the last step are those of t = 99 h.
+    let angle = 2.0f32 * 0.099;
+    let turn = grains::Quat::from_rotation_z(angle);
+    for (a, b) in before.iter().zip(world.mesh_triangles()) {
+        for (p, q) in a.vertices().iter().zip(b.vertices()) {
+            assert!((turn * *p - q).length() < 1e-5, "{p} turned to {q}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn mesh_keys_without_effect_or_partner_are_refused() {
+    let dir = tmp("keys");
+    let file = shipped("floor_288.stl");
+    for (extra, key) in [
+        ("axis = [0.0, 0.0, 1.0]", "axis"),
+        ("rotate_axis = [0.0, 0.0, 1.0]", "rotate_axis"),
+        ("angular_speed = 1.0\naxis = [0.0, 0.0, 1.0]", "axis_point"),
+        ("scale = -1.0", "scale"),
+    ] {
+        let text = scene(&format!("file = \"{}\"\n{extra}", file.display()), "");
+        match load(&dir, &text) {
+            Err(SceneError::Invalid { key: k, .. }) => assert_eq!(k, key, "{extra}"),
+            other => panic!("{extra}: expected an error at `{key}`, got {other:?}"),
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
