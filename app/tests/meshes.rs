@@ -67,6 +67,10 @@ fn binary_stl(count: u32, written: u32) -> Vec<u8> {
     b
 }
 
+/// A bad STL case: its file name, its bytes (none: the file is missing) and words the error
+/// must hold.
+type Case = (&'static str, Option<Vec<u8>>, [&'static str; 2]);
+
 #[test]
 fn bad_stl_files_are_refused_at_the_file_key() {
     let dir = tmp("bad");
@@ -82,7 +86,7 @@ fn bad_stl_files_are_refused_at_the_file_key() {
     // file's by the check after it: both name the triangle and say "finite".
     let mut binary_nan = binary_stl(2, 2);
     binary_nan[84 + 50 + 12..84 + 50 + 16].copy_from_slice(&f32::NAN.to_le_bytes());
-    let cases: [(&str, Option<Vec<u8>>, [&str; 2]); 7] = [
+    let cases: [Case; 7] = [
         ("missing.stl", None, ["cannot read STL", ""]),
         (
             "truncated.stl",

@@ -161,17 +161,8 @@ fn mesh_box(a: f32, height: f32, n: usize) -> Vec<[Vec3; 3]> {
     tris
 }
 
-#[test]
-fn a_resting_bed_loads_a_mesh_box_with_its_weight() {
-    // 288 spheres (6 × 6 × 8) settle in a box made of 1,000 triangles. Momentum balance makes
-    // the mesh's force = Σ m Δv / h − M g, so it is off the weight only by the bed's remaining
-    // acceleration; 0.1 % of M g is a mean velocity change of 1e-5 m/s per step, far above a
-    // settled rigid bed's solved to 1e-9 m/s.
-    let r = 0.005f32;
-    let mut b = World::builder(tight());
-    b.material(Material::new(0.5));
-    b.mesh(MeshDesc::new(mesh_box(6.4 * r, 30.0 * r, 10)));
-    let mass = 0.001f32;
+/// 288 spheres (6 × 6 × 8) of radius `r` and mass `mass` in a lattice over the box's floor.
+fn bed(b: &mut grains::WorldBuilder, r: f32, mass: f32) {
     for k in 0..8 {
         for j in 0..6 {
             for i in 0..6 {
@@ -185,6 +176,20 @@ fn a_resting_bed_loads_a_mesh_box_with_its_weight() {
             }
         }
     }
+}
+
+#[test]
+fn a_resting_bed_loads_a_mesh_box_with_its_weight() {
+    // 288 spheres (6 × 6 × 8) settle in a box made of 1,000 triangles. Momentum balance makes
+    // the mesh's force = Σ m Δv / h − M g, so it is off the weight only by the bed's remaining
+    // acceleration; 0.1 % of M g is a mean velocity change of 1e-5 m/s per step, far above a
+    // settled rigid bed's solved to 1e-9 m/s.
+    let r = 0.005f32;
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.5));
+    b.mesh(MeshDesc::new(mesh_box(6.4 * r, 30.0 * r, 10)));
+    let mass = 0.001f32;
+    bed(&mut b, r, mass);
     let mut w = b.build().unwrap();
     w.run(1500).unwrap();
     let weight = 288.0 * f64::from(mass) * G;
@@ -220,6 +225,67 @@ fn a_turning_mesh_drags_a_resting_grain_at_its_surface_speed() {
         "contact point moves at {point_velocity}, the surface at {surface}"
     );
     assert!(w.velocity(0).length() > 0.01, "the grain was dragged");
+}
+
+#[test]
+fn a_mesh_box_with_a_turning_paddle_gives_the_same_bits_for_any_thread_count() {
+    // A falling bed in a mesh box stirred by a turning square paddle: the contacts found through
+    // the triangle grid, deduplicated and keyed, must not depend on the thread count.
+    let r = 0.005f32;
+    let run = |threads: usize| {
+        let mut b = World::builder(Settings {
+            threads,
+            ..Settings::default()
+        });
+        b.material(Material::new(0.5));
+        b.mesh(MeshDesc::new(mesh_box(6.4 * r, 30.0 * r, 10)));
+        let paddle: Vec<[Vec3; 3]> = square(3.0 * r, 0.0)
+            .into_iter()
+            .map(|t| t.map(|p| Vec3::new(p.x, 0.0, p.y + 8.0 * r)))
+            .collect();
+        b.mesh(MeshDesc::new(paddle).rotating(Vec3::ZERO, Vec3::Z, 5.0));
+        bed(&mut b, r, 0.001);
+        let mut w = b.build().unwrap();
+        w.run(300).unwrap();
+        let bits: Vec<u32> = (0..w.len())
+            .flat_map(|i| w.position(i).to_array().map(f32::to_bits))
+            .collect();
+        let contacts = w.contacts().len();
+        (bits, contacts)
+    };
+    let one = run(1);
+    assert!(one.1 > 100, "the bed touches the mesh: {} contacts", one.1);
+    assert_eq!(one, run(3));
+}
+
+#[test]
+fn a_conveyor_mesh_drags_a_grain_to_its_speed() {
+    // A mesh floor translating at v along x (a constant-velocity motion): a grain set down on it
+    // at rest is dragged by friction until its contact point moves at v, then rolls along.
+    let v = Vec3::new(0.3, 0.0, 0.0);
+    let r = 0.02;
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.9));
+    b.mesh(
+        MeshDesc::new(square(2.0, 0.0)).moving(grains::Prescribed::Constant {
+            linear: v,
+            angular: Vec3::ZERO,
+        }),
+    );
+    b.body(Body::sphere(Vec3::new(0.0, 0.0, r), r, 0.1));
+    let mut w = b.build().unwrap();
+    w.run(300).unwrap();
+    let point_velocity = w.velocity(0) + w.angular_velocity(0).cross(-r * Vec3::Z);
+    assert!(
+        (point_velocity - v).length() < 1e-3 * v.length(),
+        "contact point at {point_velocity}, the floor at {v}"
+    );
+    // Rolling without slip from rest under a friction impulse at the contact: v_c = 2/7 v.
+    assert!(
+        (w.velocity(0) - 2.0 / 7.0 * v).length() < 1e-3 * v.length(),
+        "{}",
+        w.velocity(0)
+    );
 }
 
 #[test]

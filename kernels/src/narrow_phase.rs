@@ -518,6 +518,7 @@ impl PairTests<'_> {
 /// Finds every ε̂-active contact (with the walls and the `mesh` walls too) and writes the rows sorted by pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
 /// block (checked after each body, so the rows stay bounded whatever the envelope).
+#[allow(clippy::too_many_arguments)]
 pub fn find_contacts(
     grid: &Grid,
     bodies: &Bodies,

@@ -146,13 +146,16 @@ pub(super) fn wall_observable(
     }
 }
 
+/// Index ranges of walls and of mesh walls.
+type WallsAndMeshes = (Range<usize>, Range<usize>);
+
 /// The walls and meshes `wall` and `part` name, and a label for the column: the container's
 /// or mesh's name, with the part when one is given.
 fn walls_of(
     cx: &Ctx,
     ob: &ObservableSpec,
     named: &[NamedWalls],
-) -> Result<(String, (Range<usize>, Range<usize>)), SceneError> {
+) -> Result<(String, WallsAndMeshes), SceneError> {
     let w = need(cx, &ob.wall, "wall", &ob.kind)?;
     let Some(c) = named.iter().find(|c| &c.name == w.get_ref()) else {
         let names: Vec<String> = named.iter().map(|c| format!("\"{}\"", c.name)).collect();
