@@ -229,7 +229,7 @@ impl WorldBuilder {
             &self.forces,
         );
         let r_max = bodies.pos_radius.iter().map(|p| p.w).fold(0.0, f32::max);
-        let meshes = Meshes::new(meshes, walls.len(), 4.0 * r_max);
+        let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
         Ok(World {

@@ -423,8 +423,14 @@ fn sphere_mesh_contacts_in(
     mesh.grid
         .triangles_near(s.centre - span, s.centre + span, near);
     candidates.clear();
+    let (lo, hi) = (s.centre - span, s.centre + span);
     for &t in near.iter() {
-        let c = triangle_candidate(s.centre, &mesh.triangles[t as usize], t);
+        let tri = &mesh.triangles[t as usize];
+        let (tlo, thi) = bounding_box(tri);
+        if tlo.cmpgt(hi).any() || thi.cmplt(lo).any() {
+            continue;
+        }
+        let c = triangle_candidate(s.centre, tri, t);
         if c.distance - s.radius <= reach {
             candidates.push(c);
         }
