@@ -289,6 +289,31 @@ fn a_conveyor_mesh_drags_a_grain_to_its_speed() {
 }
 
 #[test]
+fn the_fingerprint_names_a_changed_mesh() {
+    // A checkpoint of one world must not resume in a world whose mesh differs: its triangles,
+    // material or motion each change the fingerprint.
+    let build = |mesh: MeshDesc| {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.material(Material::new(0.3));
+        b.mesh(mesh);
+        b.build().unwrap().fingerprint().clone()
+    };
+    let base = MeshDesc::new(square(1.0, 0.0));
+    let f = build(base.clone());
+    assert_eq!(f, build(base.clone()));
+    for other in [
+        MeshDesc::new(square(1.0, 0.1)),
+        base.clone().with_material(grains::MaterialId(1)),
+        base.clone().rotating(Vec3::ZERO, Vec3::Z, 1.0),
+        base.clone()
+            .moving(grains::Prescribed::vertical_shake(0.01, 5.0)),
+    ] {
+        assert_ne!(f, build(other.clone()), "{other:?}");
+    }
+}
+
+#[test]
 fn bad_meshes_are_refused_naming_the_triangle() {
     let build = |tris: Vec<[Vec3; 3]>| {
         let mut b = World::builder(Settings::default());
