@@ -6,6 +6,7 @@ use super::common::{assert_same_contacts, contact_difference, max_position_diffe
 use glam::{Quat, Vec3};
 use grains_gpu::{GpuError, GpuGrid, GpuPipeline};
 use grains_kernels::broad_phase::Envelope;
+use grains_kernels::mesh::MeshWalls;
 use grains_kernels::random::Lcg;
 use grains_kernels::SolverKind;
 use grains_kernels::{
@@ -235,7 +236,7 @@ fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
         cpu.step(
             &mut cpu_bodies,
             &s.walls,
-            &grains_kernels::mesh::MeshWalls::default(),
+            &MeshWalls::default(),
             &[],
             &s.friction,
             &s.params,
@@ -285,7 +286,14 @@ fn free_run(n: usize, with_large: bool, steps: usize) {
     let mut first_difference = None;
     for step in 1..=steps {
         let c = cpu
-            .step(&mut cpu_bodies, &s.walls, &[], &s.friction, &s.params)
+            .step(
+                &mut cpu_bodies,
+                &s.walls,
+                &MeshWalls::default(),
+                &[],
+                &s.friction,
+                &s.params,
+            )
             .unwrap();
         let g = gpu
             .step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
@@ -416,8 +424,15 @@ fn far_and_fast_grains_step_like_cpu_jacobi() {
         let far_pair = ((n - 6) << 32) | (n - 5);
         let fast_pair = ((n - 2) << 32) | (n - 1);
         let mut cpu = CpuPipeline::new(2).unwrap();
-        cpu.step(&mut s.bodies.clone(), &s.walls, &[], &s.friction, &s.params)
-            .unwrap();
+        cpu.step(
+            &mut s.bodies.clone(),
+            &s.walls,
+            &MeshWalls::default(),
+            &[],
+            &s.friction,
+            &s.params,
+        )
+        .unwrap();
         assert!(
             cpu.contacts().keys.contains(&far_pair),
             "the far pair must touch"
@@ -538,8 +553,15 @@ fn spheres_in_a_turning_drum_step_like_cpu_jacobi() {
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut bodies = s.bodies.clone();
     for _ in 0..300 {
-        cpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params)
-            .unwrap();
+        cpu.step(
+            &mut bodies,
+            &s.walls,
+            &MeshWalls::default(),
+            &[],
+            &s.friction,
+            &s.params,
+        )
+        .unwrap();
     }
     let on_drum = (cpu.contacts().keys.iter())
         .filter(|&&k| k == wall_key((k >> 32) as u32, 0))
