@@ -228,3 +228,39 @@ fn mesh_keys_without_effect_or_partner_are_refused() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn the_engines_refusal_of_a_mesh_lands_on_its_key() {
+    // The engine refuses a turning shaker on a mesh (a mesh turns by `angular_speed`); the
+    // error names the scene file, the line of the mesh's `shaker` key and the key.
+    let dir = tmp("refusal");
+    let keys = format!(
+        "file = \"{}\"\nshaker = \"spin\"",
+        shipped("floor_288.stl").display()
+    );
+    let rest = r#"
+[[shakers]]
+name = "spin"
+kind = "constant"
+angular = [0.0, 0.0, 1.0]
+
+[[bodies]]
+generator = "single"
+radius = 0.01
+mass = 0.01
+position = [0.0, 0.0, 0.5]
+"#;
+    let text = scene(&keys, rest);
+    let scene = load(&dir, &text).unwrap();
+    match scene.world(None) {
+        Err(SceneError::Invalid {
+            line, key, problem, ..
+        }) => {
+            assert_eq!((line, key.as_str()), (13, "shaker"), "{problem}");
+            assert!(problem.contains("mesh 0"), "{problem}");
+        }
+        Err(e) => panic!("expected the refusal at `shaker`, got {e}"),
+        Ok(_) => panic!("a turning shaker on a mesh was accepted"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
