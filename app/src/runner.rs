@@ -13,6 +13,7 @@ use crate::output::record::RunRecord;
 use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
+use glam::DVec3;
 use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
@@ -198,6 +199,29 @@ fn mean_height(world: &World, group: &Range<usize>) -> f64 {
     group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
 }
 
+/// The angle (degrees, right-handed about the unit `axis`) from the downward vertical to the
+/// mean centre of `group` seen from the axis through `point`, both projected on the plane
+/// normal to the axis: the surface angle of a bed in a drum (see
+/// [`ObservableKind::SurfaceAngle`]). 0 when the group is empty or gravity is along the axis.
+fn surface_angle(world: &World, group: &Range<usize>, point: Vec3, axis: Vec3) -> f64 {
+    let b = world.bodies();
+    let (a, p) = (axis.as_dvec3(), point.as_dvec3());
+    let across = |v: DVec3| v - a * a.dot(v);
+    let sum: DVec3 = group
+        .clone()
+        .map(|i| b.pos_radius[i].truncate().as_dvec3() - p)
+        .sum();
+    let centroid = across(sum / group.len().max(1) as f64);
+    let down = across(world.settings().gravity.as_dvec3());
+    if group.is_empty() || down.length() == 0.0 {
+        return 0.0;
+    }
+    down.cross(centroid)
+        .dot(a)
+        .atan2(down.dot(centroid))
+        .to_degrees()
+}
+
 /// Centre heights of the dynamic bodies, leaving out `skip` (m).
 fn dynamic_heights(world: &World, skip: Option<&Range<usize>>) -> Vec<f64> {
     let b = world.bodies();
@@ -259,6 +283,11 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());
                 component.of(forces[bodies.clone()].iter().sum())
             }
+            ObservableKind::SurfaceAngle {
+                bodies,
+                point,
+                axis,
+            } => surface_angle(world, bodies, *point, *axis),
         })
         .collect()
 }
@@ -748,7 +777,7 @@ fn summarise(
         iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
         contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
         frames,
-        quality: Quality::measure(world, scene.bounds.as_ref()),
+        quality: Quality::measure_boxes(world, &scene.boxes),
         observables_final: scene
             .observables
             .iter()
@@ -760,5 +789,56 @@ fn summarise(
         stopped_early: false,
         failed: false,
         error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grains::body::Body;
+    use grains::material::Material;
+    use grains::settings::Settings;
+
+    /// Grains filling the circular segment under a chord tilted by `tilt` (rad) in a drum of
+    /// radius 1 about the y axis through `c`, on a lattice symmetric about the chord's
+    /// perpendicular through the axis: their centroid lies on that perpendicular, so the
+    /// observable must return the tilt.
+    fn tilted_bed(tilt: f32, c: Vec3) -> World {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        // In the chord's frame: x' along the chord, z' down its perpendicular; depth 0.6.
+        let (along, down) = (
+            Vec3::new(tilt.cos(), 0.0, -tilt.sin()),
+            Vec3::new(-tilt.sin(), 0.0, -tilt.cos()),
+        );
+        for i in -20..=20 {
+            for k in 0..=20 {
+                let (x, z) = (i as f32 * 0.05, 0.4 + k as f32 * 0.03);
+                if x * x + z * z < 1.0 {
+                    for y in [-0.1, 0.1] {
+                        let p = c + x * along + z * down + Vec3::new(0.0, y, 0.0);
+                        b.body(Body::sphere(p, 0.01, 1.0));
+                    }
+                }
+            }
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn surface_angle_is_the_tilt_of_a_flat_bed_in_the_drum() {
+        let c = Vec3::new(0.3, -0.2, 1.5);
+        for deg in [0.0f32, 12.0, 35.0, -20.0] {
+            let w = tilted_bed(deg.to_radians(), c);
+            let got = surface_angle(&w, &(0..w.len()), c, Vec3::Y);
+            // f32 positions of size ~1: the centroid's direction is good to ~1e-6 rad.
+            assert!((got - deg as f64).abs() < 1e-3, "{deg}°: got {got}°");
+            // About the opposite axis the angle changes sign.
+            let flipped = surface_angle(&w, &(0..w.len()), c, -Vec3::Y);
+            assert!(
+                (flipped + deg as f64).abs() < 1e-3,
+                "{deg}°: got {flipped}°"
+            );
+        }
     }
 }

@@ -474,7 +474,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         counted += 1;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let q = Quality::measure(&world, scene.bounds.as_ref());
+    let q = Quality::measure_boxes(&world, &scene.boxes);
     let n = world.len();
     let settings = *world.settings();
     let backend = match settings.backend {
