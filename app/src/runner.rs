@@ -303,11 +303,11 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         angular_velocities: Vec::with_capacity(n),
         materials: world.bodies().material.clone(),
         groups: vec![NO_GROUP; n],
-        box_shift: scene
-            .bounds
-            .and_then(|b| b.motion)
-            .map(|m| m.displacement(world.time()).z)
-            .unwrap_or(0.0),
+        walls: if png {
+            world.walls().to_vec()
+        } else {
+            Vec::new()
+        },
         png,
     };
     for i in 0..n {
@@ -492,13 +492,6 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let (mut record, resume_step) = open_folder(scene, opts, &mut world, &scene_text)?;
     let o = &scene.output;
     let h32 = scene.settings().h;
-    let box_outline = scene.bounds.map(|b| {
-        (
-            b.floor_centre.x - b.half_x,
-            b.floor_centre.x + b.half_x,
-            b.floor_centre.z,
-        )
-    });
     let writer = Writer::start(
         WriterConfig {
             layout: layout.clone(),
@@ -515,7 +508,6 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                     (true, None) => Section::Largest,
                     (true, Some(y)) => Section::At(y),
                 },
-                box_outline,
                 time_decimals: time_decimals(h32 as f64).max(3),
                 material_names: scene.material_names.clone(),
                 group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),

@@ -219,7 +219,7 @@ impl WorldBuilder {
             &self.springs,
             &self.forces,
         );
-        Ok(World {
+        let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
             bodies,
@@ -237,7 +237,9 @@ impl WorldBuilder {
             monitor,
             fingerprint,
             joint_rows,
-        })
+        };
+        world.place_walls(0.0);
+        Ok(world)
     }
 }
 
