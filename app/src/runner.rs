@@ -145,6 +145,9 @@ pub struct RunSummary {
     pub quality: Quality,
     /// Last value of each observable.
     pub observables_final: BTreeMap<String, f64>,
+    /// Mean of each observable over the samples of the second half of the simulated time
+    /// (t ≥ half the last sample's time; a steady state's level, e.g. a drum's angle).
+    pub observables_mean_second_half: BTreeMap<String, f64>,
     /// For each `rank_from_top` observable: the first sampled time (s) at which the group's
     /// centre reached the top of the bed (rank ≥ 1), over the whole run (resumed runs included).
     pub top_reached_s: BTreeMap<String, f64>,
@@ -159,25 +162,55 @@ pub struct RunSummary {
     pub error: Option<String>,
 }
 
-/// First time (s) each rank column of `observables.csv` reaches 1.
-fn top_times(scene: &Scene, csv: &std::path::Path) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
+/// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
+fn csv_rows(csv: &std::path::Path) -> Vec<Vec<f64>> {
     let Ok(text) = std::fs::read_to_string(csv) else {
-        return out;
+        return Vec::new();
     };
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            line.split(',')
+                .map(|x| x.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect()
+}
+
+/// Mean of each column of `observables.csv` over its rows at t ≥ half the last row's time.
+fn second_half_means(scene: &Scene, rows: &[Vec<f64>]) -> BTreeMap<String, f64> {
+    let end = rows.last().and_then(|r| r.get(1).copied()).unwrap_or(0.0);
+    let late: Vec<&Vec<f64>> = rows
+        .iter()
+        .filter(|r| r.get(1).is_some_and(|&t| t >= 0.5 * end))
+        .collect();
+    scene
+        .observables
+        .iter()
+        .enumerate()
+        .filter(|_| !late.is_empty())
+        .map(|(k, o)| {
+            let sum: f64 = late
+                .iter()
+                .map(|r| r.get(k + 2).copied().unwrap_or(f64::NAN))
+                .sum();
+            (o.name.clone(), sum / late.len() as f64)
+        })
+        .collect()
+}
+
+/// First time (s) each rank column of `observables.csv` reaches 1.
+fn top_times(scene: &Scene, rows: &[Vec<f64>]) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
     for (k, o) in scene.observables.iter().enumerate() {
         if !matches!(o.kind, ObservableKind::RankFromTop(_)) {
             continue;
         }
-        for line in text.lines().skip(1) {
-            let cols: Vec<f64> = line
-                .split(',')
-                .map(|x| x.parse().unwrap_or(f64::NAN))
-                .collect();
-            if cols.get(k + 2).is_some_and(|&v| v >= 1.0) {
-                out.insert(o.name.clone(), cols[1]);
-                break;
-            }
+        if let Some(row) = rows
+            .iter()
+            .find(|r| r.get(k + 2).is_some_and(|&v| v >= 1.0))
+        {
+            out.insert(o.name.clone(), row[1]);
         }
     }
     out
@@ -732,7 +765,8 @@ fn summarise(
     frames: u64,
 ) -> RunSummary {
     let values = sample(scene, world);
-    let top_reached_s = top_times(scene, csv);
+    let rows = csv_rows(csv);
+    let top_reached_s = top_times(scene, &rows);
     let freq = match scene.bounds.and_then(|b| b.motion) {
         Some(grains::motion::Prescribed::Shake { frequency, .. }) => Some(frequency as f64),
         _ => None,
@@ -776,6 +810,7 @@ fn summarise(
             .zip(values)
             .map(|(o, v)| (o.name.clone(), v))
             .collect(),
+        observables_mean_second_half: second_half_means(scene, &rows),
         top_reached_s,
         top_reached_shakes,
         stopped_early: false,

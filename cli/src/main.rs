@@ -232,7 +232,10 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                 s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.discharged, s.quality.non_finite
             );
             for (k, v) in &s.observables_final {
-                println!("  {k} = {v:.6}");
+                match s.observables_mean_second_half.get(k) {
+                    Some(m) => println!("  {k} = {v:.6} (mean over the second half {m:.6})"),
+                    None => println!("  {k} = {v:.6}"),
+                }
             }
             for (k, t) in &s.top_reached_s {
                 match s.top_reached_shakes.get(k) {
