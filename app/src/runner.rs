@@ -13,6 +13,7 @@ use crate::output::record::RunRecord;
 use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
+use glam::DVec3;
 use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
@@ -144,6 +145,9 @@ pub struct RunSummary {
     pub quality: Quality,
     /// Last value of each observable.
     pub observables_final: BTreeMap<String, f64>,
+    /// Mean of each observable over the samples of the second half of the simulated time
+    /// (t ≥ half the last sample's time; a steady state's level, e.g. a drum's angle).
+    pub observables_mean_second_half: BTreeMap<String, f64>,
     /// For each `rank_from_top` observable: the first sampled time (s) at which the group's
     /// centre reached the top of the bed (rank ≥ 1), over the whole run (resumed runs included).
     pub top_reached_s: BTreeMap<String, f64>,
@@ -158,25 +162,55 @@ pub struct RunSummary {
     pub error: Option<String>,
 }
 
-/// First time (s) each rank column of `observables.csv` reaches 1.
-fn top_times(scene: &Scene, csv: &std::path::Path) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
+/// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
+fn csv_rows(csv: &std::path::Path) -> Vec<Vec<f64>> {
     let Ok(text) = std::fs::read_to_string(csv) else {
-        return out;
+        return Vec::new();
     };
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            line.split(',')
+                .map(|x| x.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect()
+}
+
+/// Mean of each column of `observables.csv` over its rows at t ≥ half the last row's time.
+fn second_half_means(scene: &Scene, rows: &[Vec<f64>]) -> BTreeMap<String, f64> {
+    let end = rows.last().and_then(|r| r.get(1).copied()).unwrap_or(0.0);
+    let late: Vec<&Vec<f64>> = rows
+        .iter()
+        .filter(|r| r.get(1).is_some_and(|&t| t >= 0.5 * end))
+        .collect();
+    scene
+        .observables
+        .iter()
+        .enumerate()
+        .filter(|_| !late.is_empty())
+        .map(|(k, o)| {
+            let sum: f64 = late
+                .iter()
+                .map(|r| r.get(k + 2).copied().unwrap_or(f64::NAN))
+                .sum();
+            (o.name.clone(), sum / late.len() as f64)
+        })
+        .collect()
+}
+
+/// First time (s) each rank column of `observables.csv` reaches 1.
+fn top_times(scene: &Scene, rows: &[Vec<f64>]) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
     for (k, o) in scene.observables.iter().enumerate() {
         if !matches!(o.kind, ObservableKind::RankFromTop(_)) {
             continue;
         }
-        for line in text.lines().skip(1) {
-            let cols: Vec<f64> = line
-                .split(',')
-                .map(|x| x.parse().unwrap_or(f64::NAN))
-                .collect();
-            if cols.get(k + 2).is_some_and(|&v| v >= 1.0) {
-                out.insert(o.name.clone(), cols[1]);
-                break;
-            }
+        if let Some(row) = rows
+            .iter()
+            .find(|r| r.get(k + 2).is_some_and(|&v| v >= 1.0))
+        {
+            out.insert(o.name.clone(), row[1]);
         }
     }
     out
@@ -196,6 +230,29 @@ pub fn floor_height(bounds: Option<&Bounds>, world: &World) -> f64 {
 fn mean_height(world: &World, group: &Range<usize>) -> f64 {
     let b = world.bodies();
     group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
+}
+
+/// The angle (degrees, right-handed about the unit `axis`) from the downward vertical to the
+/// mean centre of `group` seen from the axis through `point`, both projected on the plane
+/// normal to the axis: the surface angle of a bed in a drum (see
+/// [`ObservableKind::SurfaceAngle`]). 0 when the group is empty or gravity is along the axis.
+fn surface_angle(world: &World, group: &Range<usize>, point: Vec3, axis: Vec3) -> f64 {
+    let b = world.bodies();
+    let (a, p) = (axis.as_dvec3(), point.as_dvec3());
+    let across = |v: DVec3| v - a * a.dot(v);
+    let sum: DVec3 = group
+        .clone()
+        .map(|i| b.pos_radius[i].truncate().as_dvec3() - p)
+        .sum();
+    let centroid = across(sum / group.len().max(1) as f64);
+    let down = across(world.settings().gravity.as_dvec3());
+    if group.is_empty() || down.length() == 0.0 {
+        return 0.0;
+    }
+    down.cross(centroid)
+        .dot(a)
+        .atan2(down.dot(centroid))
+        .to_degrees()
 }
 
 /// Centre heights of the dynamic bodies, leaving out `skip` (m).
@@ -273,6 +330,11 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());
                 component.of(forces[bodies.clone()].iter().sum())
             }
+            ObservableKind::SurfaceAngle {
+                bodies,
+                point,
+                axis,
+            } => surface_angle(world, bodies, *point, *axis),
         })
         .collect()
 }
@@ -288,11 +350,11 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         angular_velocities: Vec::with_capacity(n),
         materials: world.bodies().material.clone(),
         groups: vec![NO_GROUP; n],
-        box_shift: scene
-            .bounds
-            .and_then(|b| b.motion)
-            .map(|m| m.displacement(world.time()).z)
-            .unwrap_or(0.0),
+        walls: if png {
+            world.walls().to_vec()
+        } else {
+            Vec::new()
+        },
         png,
     };
     for i in 0..n {
@@ -477,13 +539,6 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let (mut record, resume_step) = open_folder(scene, opts, &mut world, &scene_text)?;
     let o = &scene.output;
     let h32 = scene.settings().h;
-    let box_outline = scene.bounds.map(|b| {
-        (
-            b.floor_centre.x - b.half_x,
-            b.floor_centre.x + b.half_x,
-            b.floor_centre.z,
-        )
-    });
     let writer = Writer::start(
         WriterConfig {
             layout: layout.clone(),
@@ -500,7 +555,6 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
                     (true, None) => Section::Largest,
                     (true, Some(y)) => Section::At(y),
                 },
-                box_outline,
                 time_decimals: time_decimals(h32 as f64).max(3),
                 material_names: scene.material_names.clone(),
                 group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
@@ -725,7 +779,8 @@ fn summarise(
     frames: u64,
 ) -> RunSummary {
     let values = sample(scene, world);
-    let top_reached_s = top_times(scene, csv);
+    let rows = csv_rows(csv);
+    let top_reached_s = top_times(scene, &rows);
     let freq = match scene.bounds.and_then(|b| b.motion) {
         Some(grains::motion::Prescribed::Shake { frequency, .. }) => Some(frequency as f64),
         _ => None,
@@ -762,17 +817,69 @@ fn summarise(
         iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
         contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
         frames,
-        quality: Quality::measure(world, scene.bounds.as_ref()),
+        quality: Quality::measure_boxes(world, &scene.boxes),
         observables_final: scene
             .observables
             .iter()
             .zip(values)
             .map(|(o, v)| (o.name.clone(), v))
             .collect(),
+        observables_mean_second_half: second_half_means(scene, &rows),
         top_reached_s,
         top_reached_shakes,
         stopped_early: false,
         failed: false,
         error: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use grains::body::Body;
+    use grains::material::Material;
+    use grains::settings::Settings;
+
+    /// Grains filling the circular segment under a chord tilted by `tilt` (rad) in a drum of
+    /// radius 1 about the y axis through `c`, on a lattice symmetric about the chord's
+    /// perpendicular through the axis: their centroid lies on that perpendicular, so the
+    /// observable must return the tilt.
+    fn tilted_bed(tilt: f32, c: Vec3) -> World {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        // In the chord's frame: x' along the chord, z' down its perpendicular; depth 0.6.
+        let (along, down) = (
+            Vec3::new(tilt.cos(), 0.0, -tilt.sin()),
+            Vec3::new(-tilt.sin(), 0.0, -tilt.cos()),
+        );
+        for i in -20..=20 {
+            for k in 0..=20 {
+                let (x, z) = (i as f32 * 0.05, 0.4 + k as f32 * 0.03);
+                if x * x + z * z < 1.0 {
+                    for y in [-0.1, 0.1] {
+                        let p = c + x * along + z * down + Vec3::new(0.0, y, 0.0);
+                        b.body(Body::sphere(p, 0.01, 1.0));
+                    }
+                }
+            }
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn surface_angle_is_the_tilt_of_a_flat_bed_in_the_drum() {
+        let c = Vec3::new(0.3, -0.2, 1.5);
+        for deg in [0.0f32, 12.0, 35.0, -20.0] {
+            let w = tilted_bed(deg.to_radians(), c);
+            let got = surface_angle(&w, &(0..w.len()), c, Vec3::Y);
+            // f32 positions of size ~1: the centroid's direction is good to ~1e-6 rad.
+            assert!((got - deg as f64).abs() < 1e-3, "{deg}°: got {got}°");
+            // About the opposite axis the angle changes sign.
+            let flipped = surface_angle(&w, &(0..w.len()), c, -Vec3::Y);
+            assert!(
+                (flipped + deg as f64).abs() < 1e-3,
+                "{deg}°: got {flipped}°"
+            );
+        }
     }
 }

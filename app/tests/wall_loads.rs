@@ -224,4 +224,27 @@ fn bad_wall_observables_are_refused_at_their_line_and_key() {
         "wall",
         "wall",
     );
+    // `surface_angle` takes a group, a point and an axis, and nothing of the walls'.
+    let angle = "[[observables]]\nkind = \"surface_angle\"\nbody = \"stack\"\npoint = [0.0, 0.0, 0.0]\naxis = [0.0, 1.0, 0.0]\n";
+    for (extra, key) in [
+        ("wall = \"bin\"\n", "wall"),
+        ("component = \"x\"\n", "component"),
+    ] {
+        refused("[output]", &format!("{angle}{extra}\n[output]"), key, key);
+    }
+    refused(
+        "[output]",
+        &format!(
+            "{}\n[output]",
+            angle.replace("axis = [0.0, 1.0, 0.0]\n", "")
+        ),
+        "kind = \"surface_angle\"",
+        "axis",
+    );
+    refused(
+        "[output]",
+        &format!("{}\n[output]", angle.replace("stack", "heap")),
+        "heap",
+        "body",
+    );
 }

@@ -232,7 +232,10 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                 s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.discharged, s.quality.non_finite
             );
             for (k, v) in &s.observables_final {
-                println!("  {k} = {v:.6}");
+                match s.observables_mean_second_half.get(k) {
+                    Some(m) => println!("  {k} = {v:.6} (mean over the second half {m:.6})"),
+                    None => println!("  {k} = {v:.6}"),
+                }
             }
             for (k, t) in &s.top_reached_s {
                 match s.top_reached_shakes.get(k) {
@@ -474,7 +477,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         counted += 1;
     }
     let seconds = start.elapsed().as_secs_f64();
-    let q = Quality::measure(&world, scene.bounds.as_ref());
+    let q = Quality::measure_boxes(&world, &scene.boxes);
     let n = world.len();
     let settings = *world.settings();
     let backend = match settings.backend {

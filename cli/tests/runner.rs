@@ -107,6 +107,35 @@ fn run_writes_files_that_parse() {
     assert_eq!(j["steps"], 120);
     assert_eq!(j["quality"]["non_finite"], 0);
     assert!(j["observables_final"]["height_nut_m"].as_f64().unwrap() > 0.0);
+    // The second half's mean is that of the csv rows at t ≥ half the last row's time.
+    let csv = std::fs::read_to_string(out.join("observables.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = head.iter().position(|&c| c == "height_nut_m").unwrap();
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    let end = rows.last().unwrap()[1];
+    let late: Vec<f64> = rows
+        .iter()
+        .filter(|r| r[1] >= 0.5 * end)
+        .map(|r| r[col])
+        .collect();
+    assert!(
+        late.len() >= 2 && late.len() < rows.len(),
+        "{} of {}",
+        late.len(),
+        rows.len()
+    );
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    let got = j["observables_mean_second_half"]["height_nut_m"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (got - mean).abs() <= 1e-12 * mean.abs(),
+        "{got} against {mean}"
+    );
     std::fs::remove_dir_all(&base).unwrap();
 }
 

@@ -232,7 +232,7 @@ impl WorldBuilder {
         let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
-        Ok(World {
+        let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
             bodies,
@@ -251,7 +251,9 @@ impl WorldBuilder {
             monitor,
             fingerprint,
             joint_rows,
-        })
+        };
+        world.place_walls(0.0);
+        Ok(world)
     }
 }
 

@@ -153,7 +153,7 @@ impl World {
     }
 
     /// Writes each wall's current face position and its velocity over [t, t + h].
-    fn place_walls(&mut self, t: f64) {
+    pub(crate) fn place_walls(&mut self, t: f64) {
         let h = self.params.h;
         self.walls.clear();
         for d in &self.wall_descs {
@@ -308,7 +308,8 @@ impl World {
         self.backend.joint_impulses()
     }
 
-    /// The walls as placed for the last step.
+    /// The walls as placed for the last step (before any step: at time 0; after a restore: for
+    /// the last step the snapshot took).
     pub fn walls(&self) -> &[Wall] {
         &self.walls
     }
@@ -426,6 +427,7 @@ impl World {
         joint_impulses: &[f32],
     ) {
         self.steps = steps;
+        self.place_walls(steps.saturating_sub(1) as f64 * self.params.h as f64);
         self.bodies = bodies.clone();
         self.monitor.before = None;
         self.backend

@@ -4,6 +4,7 @@
 //! the canvas; text, axes and legends are drawn by `plotters` in DejaVu Sans, which the program
 //! carries (the `dejavu` crate), so no system font is needed.
 
+use super::outline::wall_section;
 use super::writer::Frame;
 use crate::scene::Colour;
 use plotters::prelude::*;
@@ -311,9 +312,6 @@ pub struct Style {
     pub extent: Extent,
     /// Projection or section.
     pub section: Section,
-    /// Box outline: x range and floor height at rest (m); drawn shifted by the frame's
-    /// `box_shift`.
-    pub box_outline: Option<(f32, f32, f32)>,
     /// Decimals of the time stamp (at least 3; more when h needs them).
     pub time_decimals: usize,
     /// Names of the materials, by index.
@@ -343,7 +341,7 @@ fn largest(frame: &Frame) -> Option<usize> {
 }
 
 /// A snapshot of a frame: the grains in the x–z plane seen from −y, coloured as `style` says,
-/// with the box outline (if any) in grey, shifted by its displacement; above them a header band
+/// with the walls' cuts by the view's plane in grey (see [`wall_section`]); above them a header band
 /// with the simulated time and the colour scale or the legend of materials or groups, below
 /// them a footer band with a scale bar in metres and the view (side, or the section's y). Drawing is clipped to the canvas, so a huge or far body costs no more than the
 /// canvas.
@@ -388,13 +386,17 @@ pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
         };
         c.disk(px(p[0]), pz(p[2]), r * scale, scheme.colour(frame, i));
     }
-    if let Some((x0, x1, z0)) = style.box_outline {
-        let grey = [90, 90, 90];
-        let (a, b, f) = (px(x0), px(x1), pz(z0 + frame.box_shift));
-        let top = band as f32;
-        c.line(a, f, b, f, grey);
-        c.line(a, f, a, top, grey);
-        c.line(b, f, b, top, grey);
+    // The walls where they cut the section's plane (y = 0 in a side view), in grey; unbounded
+    // ones as far as a few views across (the canvas cuts them anyway).
+    let reach = 4.0 * (view.x1 - view.x0).max(view.z1 - view.z0)
+        + [view.x0, view.x1, view.z0, view.z1]
+            .map(f32::abs)
+            .into_iter()
+            .fold(0.0, f32::max);
+    for wall in &frame.walls {
+        for (a, b) in wall_section(wall, section.unwrap_or(0.0), reach) {
+            c.line(px(a.x), pz(a.y), px(b.x), pz(b.y), [90, 90, 90]);
+        }
     }
     // Grains reaching past the region shown are cut at its edges.
     let (w, b, h) = (width as i64, band as i64, c.height as i64);
@@ -820,7 +822,6 @@ mod tests {
                 z1: 1.0,
             }),
             section: Section::None,
-            box_outline: None,
             time_decimals: 3,
             material_names: vec!["glass".into(), "steel".into()],
             group_names: vec!["small".into(), "nut".into()],
@@ -906,6 +907,13 @@ mod tests {
             angular_velocities: vec![[0.0; 3]; 3],
             materials: vec![0, 1, 7],
             groups: vec![0, 1, crate::output::writer::NO_GROUP],
+            walls: vec![grains_kernels::Wall {
+                origin: [0.0, 0.0, -1e12, 0.0],
+                normal: [0.0, 0.0, 1.0, 0.0],
+                u: [1.0, 0.0, 0.0, 1.0],
+                v: [0.0, 1.0, 0.0, 1.0],
+                velocity: [0.0; 4],
+            }],
             ..Frame::default()
         };
         let t = Instant::now();
@@ -916,7 +924,6 @@ mod tests {
                         width: 800,
                         extent,
                         section,
-                        box_outline: Some((-1.0, 1.0, -1e12)),
                         ..style(colour)
                     };
                     let c = snapshot(&frame, &s).unwrap();

@@ -4,6 +4,7 @@
 
 pub mod contacts;
 pub mod image;
+pub mod outline;
 pub mod progress;
 pub mod quality;
 pub mod record;

@@ -50,6 +50,8 @@ struct Face {
     u: [f64; 2],
     /// Half extents along u and v (m), infinite for a plane.
     half: [f64; 2],
+    /// A box's side walls' height above its floor (m); 0 for a face that is not a box's floor.
+    height: f64,
 }
 
 impl Face {
@@ -68,7 +70,8 @@ impl Face {
 struct Floor {
     /// Height of the floor (m).
     z: f64,
-    /// Its faces: the box's floor alone, or the faces at the floor's height.
+    /// Its faces: the floors of the boxes level with the first box's, or the faces at the
+    /// floor's height.
     faces: Vec<Face>,
     /// True for the box's floor, whose footprint is closed by side walls.
     boxed: bool,
@@ -78,18 +81,29 @@ impl Floor {
     /// The floor of `world` at its current time: the box's when there is one (moved by its
     /// shaker), else the faces at the lowest height of the horizontal walls facing up (within
     /// `tol` of it); None without such a wall.
-    fn of(world: &World, bounds: Option<&Bounds>, tol: f64) -> Option<Floor> {
+    fn of(world: &World, boxes: &[Bounds], tol: f64) -> Option<Floor> {
         let t = world.time();
-        if let Some(bd) = bounds {
-            let c = bd.floor_centre + bd.motion.map(|m| m.displacement(t)).unwrap_or_default();
-            let face = Face {
-                centre: [c.x as f64, c.y as f64],
-                u: [1.0, 0.0],
-                half: [bd.half_x as f64, bd.half_y as f64],
+        if let Some(first) = boxes.first() {
+            let at = |bd: &Bounds| {
+                bd.floor_centre + bd.motion.map(|m| m.displacement(t)).unwrap_or_default()
             };
+            let z = at(first).z as f64;
+            let faces = boxes
+                .iter()
+                .filter(|bd| (at(bd).z as f64 - z).abs() <= tol)
+                .map(|bd| {
+                    let c = at(bd);
+                    Face {
+                        centre: [c.x as f64, c.y as f64],
+                        u: [1.0, 0.0],
+                        half: [bd.half_x as f64, bd.half_y as f64],
+                        height: bd.height as f64,
+                    }
+                })
+                .collect();
             return Some(Floor {
-                z: c.z as f64,
-                faces: vec![face],
+                z,
+                faces,
                 boxed: true,
             });
         }
@@ -104,6 +118,7 @@ impl Floor {
                     centre: [o.x as f64, o.y as f64],
                     u: [u.x as f64, u.y as f64],
                     half: [w.half_u as f64, w.half_v as f64],
+                    height: 0.0,
                 };
                 (o.z as f64, face)
             })
@@ -130,6 +145,12 @@ impl Quality {
     /// Measures `world` now against the box `bounds`, or, without one, against the floor of
     /// its walls (see [`Quality::escaped`] and [`Quality::discharged`]).
     pub fn measure(world: &World, bounds: Option<&Bounds>) -> Quality {
+        Quality::measure_boxes(world, bounds.map(std::slice::from_ref).unwrap_or_default())
+    }
+
+    /// Measures `world` now against the boxes `boxes` (a grain in any of those whose floor is
+    /// level with the first's is inside), or, without any, against the floor of its walls.
+    pub fn measure_boxes(world: &World, boxes: &[Bounds]) -> Quality {
         let b = world.bodies();
         let n = b.len();
         let dynamic: Vec<usize> = (0..n).filter(|&i| b.is_dynamic(i)).collect();
@@ -149,7 +170,7 @@ impl Quality {
                 non_finite += 1;
             }
         }
-        let floor = Floor::of(world, bounds, r);
+        let floor = Floor::of(world, boxes, r);
         let (mut max_pen, mut sum_pen, mut count) = (0.0f64, 0.0f64, 0usize);
         let mut record = |pen: f64| {
             if pen > 0.0 {
@@ -196,13 +217,13 @@ impl Quality {
                 record(ri - height);
             }
             // Here a box's body is inside it: its side walls count while it is level with them.
-            if bounds.is_some_and(|bd| (0.0..=bd.height as f64).contains(&height)) {
-                let Face {
-                    centre: c, half, ..
-                } = fl.faces[0];
-                for (x, half) in [(px - c[0], half[0]), (py - c[1], half[1])] {
-                    if half.is_finite() {
-                        wall_max = wall_max.max(ri - (half - x.abs()));
+            if let Some(face) = fl.faces.iter().find(|f| fl.boxed && f.covers(px, py)) {
+                if (0.0..=face.height).contains(&height) {
+                    let c = face.centre;
+                    for (x, half) in [(px - c[0], face.half[0]), (py - c[1], face.half[1])] {
+                        if half.is_finite() {
+                            wall_max = wall_max.max(ri - (half - x.abs()));
+                        }
                     }
                 }
             }
@@ -329,5 +350,33 @@ mod tests {
         assert_eq!((q.escaped, q.discharged), (3, 0));
         assert!((q.wall_max_pen_r - 0.5).abs() < 1e-5, "{q:?}");
         assert!(q.max_pen_r < 1e-6, "{q:?}");
+    }
+
+    #[test]
+    fn grains_in_any_box_level_with_the_first_are_inside() {
+        let boxed = |x: f32, z: f32| Bounds {
+            floor_centre: Vec3::new(x, 0.0, z),
+            half_x: 0.5,
+            half_y: 0.5,
+            height: 0.3,
+            motion: None,
+        };
+        let w = world(
+            &[],
+            &[
+                Vec3::new(0.0, 0.0, 0.1),  // in the first box
+                Vec3::new(2.0, 0.0, 0.1),  // in the second, level with it
+                Vec3::new(2.45, 0.0, 0.1), // 0.05 into the second box's +x wall
+                Vec3::new(4.0, 0.0, 0.6),  // in the third, raised one: not level
+                Vec3::new(1.0, 0.0, 0.1),  // between the boxes
+                Vec3::new(2.0, 0.0, -3.0), // through the second box's floor
+            ],
+        );
+        let q = Quality::measure_boxes(&w, &[boxed(0.0, 0.0), boxed(2.0, 0.0), boxed(4.0, 0.5)]);
+        assert_eq!((q.escaped, q.discharged), (3, 0));
+        assert!((q.wall_max_pen_r - 0.5).abs() < 1e-5, "{q:?}");
+        // The first box alone: the grains of the second are out too.
+        let q = Quality::measure_boxes(&w, &[boxed(0.0, 0.0)]);
+        assert_eq!(q.escaped, 5);
     }
 }

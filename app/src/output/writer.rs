@@ -8,6 +8,7 @@ use super::vtk::{pvd, vtu};
 use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::Formats;
 use crossbeam_channel::{Receiver, Sender};
+use grains_kernels::Wall;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -31,8 +32,8 @@ pub struct Frame {
     pub materials: Vec<u32>,
     /// Group index of each body (the order of the `[[bodies]]` tables; [`NO_GROUP`] for none).
     pub groups: Vec<u32>,
-    /// Vertical displacement of the (shaken) box at this time (m), for drawing it.
-    pub box_shift: f32,
+    /// The walls where they are now, for drawing their cuts in snapshots.
+    pub walls: Vec<Wall>,
     /// Also draw a PNG snapshot of this frame.
     pub png: bool,
 }

@@ -7,7 +7,7 @@ use super::output::ObservableKind;
 use super::spec::ObservableSpec;
 use super::values::{finite3, need, only, sp, Ctx};
 use super::SceneError;
-use glam::DVec3;
+use glam::{DVec3, Vec3};
 use std::ops::Range;
 
 /// The walls of one named container, as indices in the order walls were added.
@@ -77,7 +77,7 @@ pub(super) fn refuse_wall_keys(cx: &Ctx, ob: &ObservableSpec) -> Result<(), Scen
                 span,
                 key,
                 format!(
-                    "not used by `{}` (only `wall_force`, `wall_torque` and `contact_force` take it)",
+                    "not used by `{}` (only `wall_force`, `wall_torque`, `contact_force` and `surface_angle` take it)",
                     ob.kind.get_ref()
                 ),
             ));
@@ -100,6 +100,38 @@ pub(super) fn contact_force_observable(
         format!("contact_force_{name}_{}_N", component.suffix()),
         ObservableKind::ContactForce { bodies, component },
     ))
+}
+
+/// Reads a `surface_angle` observable of the body group `name` (indices `bodies`) in the drum
+/// whose axis runs through `point` along `axis`; returns its default column name and what it
+/// measures.
+pub(super) fn surface_angle_observable(
+    cx: &Ctx,
+    ob: &ObservableSpec,
+    name: &str,
+    bodies: Range<usize>,
+) -> Result<(String, ObservableKind), SceneError> {
+    only(cx, &ob.kind, &wall_keys(ob), &["point", "axis"])?;
+    let (point, axis) = point_and_axis(cx, ob)?;
+    Ok((
+        format!("surface_angle_{name}_deg"),
+        ObservableKind::SurfaceAngle {
+            bodies,
+            point,
+            axis,
+        },
+    ))
+}
+
+/// The `point` and unit `axis` of a `wall_torque` or `surface_angle` observable.
+fn point_and_axis(cx: &Ctx, ob: &ObservableSpec) -> Result<(Vec3, Vec3), SceneError> {
+    let point = finite3(cx, need(cx, &ob.point, "point", &ob.kind)?, "point")?;
+    let axis_s = need(cx, &ob.axis, "axis", &ob.kind)?;
+    let axis = finite3(cx, axis_s, "axis")?;
+    if axis.length() == 0.0 {
+        return Err(cx.err(axis_s.span(), "axis", "must not be zero"));
+    }
+    Ok((point, axis.normalize()))
 }
 
 /// Reads a `wall_force` or `wall_torque` observable naming a container of `named`; returns its
@@ -128,19 +160,14 @@ pub(super) fn wall_observable(
             },
         ))
     } else {
-        let point = finite3(cx, need(cx, &ob.point, "point", &ob.kind)?, "point")?;
-        let axis_s = need(cx, &ob.axis, "axis", &ob.kind)?;
-        let axis = finite3(cx, axis_s, "axis")?;
-        if axis.length() == 0.0 {
-            return Err(cx.err(axis_s.span(), "axis", "must not be zero"));
-        }
+        let (point, axis) = point_and_axis(cx, ob)?;
         Ok((
             format!("wall_torque_{label}_N_m"),
             ObservableKind::WallTorque {
                 walls,
                 meshes,
                 point,
-                axis: axis.normalize(),
+                axis,
             },
         ))
     }

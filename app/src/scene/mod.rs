@@ -128,6 +128,9 @@ pub struct Scene {
     pub material_names: Vec<String>,
     /// The box grains should stay in (the first box container), if any.
     pub bounds: Option<Bounds>,
+    /// Every box container, in the scene's order (the first is `bounds`): a grain in any of
+    /// them is inside for the quality figures.
+    pub boxes: Vec<Bounds>,
     /// Time series to record.
     pub observables: Vec<Observable>,
     /// What to write.
@@ -237,7 +240,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     let shakers = walls::shakers(cx, &spec.shakers)?;
-    let (bounds, mut named_walls) = walls::containers(
+    let (boxes, mut named_walls) = walls::containers(
         cx,
         &spec.containers,
         &materials,
@@ -298,7 +301,8 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         origins,
         groups,
         material_names: materials.list().to_vec(),
-        bounds,
+        bounds: boxes.first().copied(),
+        boxes,
         observables,
         output,
     })

@@ -2,7 +2,8 @@
 //! record).
 
 use super::loads::{
-    contact_force_observable, refuse_wall_keys, wall_observable, Component, NamedWalls,
+    contact_force_observable, refuse_wall_keys, surface_angle_observable, wall_observable,
+    Component, NamedWalls,
 };
 use super::spec::{ObservableSpec, OutputSpec};
 use super::values::{count, need, number, positive, sp, Ctx};
@@ -65,6 +66,19 @@ pub enum ObservableKind {
         /// Which component.
         component: Component,
     },
+    /// The tilt of a group's free surface in a turning drum (degrees): the angle, about the
+    /// drum's unit `axis`, from the downward vertical to the group's mean centre seen from the
+    /// axis through `point`. For a bed whose surface is a flat chord of the drum's circle the
+    /// centroid of the circular segment lies on the chord's perpendicular through the axis, so
+    /// this angle equals the surface's inclination: the dynamic angle of repose.
+    SurfaceAngle {
+        /// The bodies.
+        bodies: Range<usize>,
+        /// A point on the drum's axis (m).
+        point: Vec3,
+        /// The drum's unit axis; the angle is positive in the right-handed sense about it.
+        axis: Vec3,
+    },
 }
 
 impl ObservableKind {
@@ -91,6 +105,7 @@ impl ObservableKind {
             ObservableKind::WallForce { .. } => "force on the walls",
             ObservableKind::WallTorque { .. } => "torque on the walls",
             ObservableKind::ContactForce { .. } => "contact force on the group",
+            ObservableKind::SurfaceAngle { .. } => "surface angle in the drum",
         }
     }
 
@@ -104,6 +119,7 @@ impl ObservableKind {
             ObservableKind::MaxSpeed => "m/s",
             ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
             ObservableKind::WallTorque { .. } => "N m",
+            ObservableKind::SurfaceAngle { .. } => "degrees",
         }
     }
 }
@@ -367,7 +383,14 @@ pub(super) fn observables(
     let mut read = Vec::new();
     for ob in observables {
         let kind = ob.kind.get_ref().as_str();
-        if !["wall_force", "wall_torque", "contact_force"].contains(&kind) {
+        if ![
+            "wall_force",
+            "wall_torque",
+            "contact_force",
+            "surface_angle",
+        ]
+        .contains(&kind)
+        {
             refuse_wall_keys(cx, ob)?;
         }
         let group = |ob: &ObservableSpec| -> Result<(String, Range<usize>), SceneError> {
@@ -425,11 +448,15 @@ pub(super) fn observables(
                 let (n, r) = group(ob)?;
                 contact_force_observable(cx, ob, &n, r)?
             }
+            "surface_angle" => {
+                let (n, r) = group(ob)?;
+                surface_angle_observable(cx, ob, &n, r)?
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\" or \"contact_force\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\" or \"surface_angle\", got \"{other}\""),
                 ))
             }
         };

@@ -114,8 +114,8 @@ fn shaker(cx: &Ctx, sh: &ShakerSpec) -> Result<Prescribed, SceneError> {
     }
 }
 
-/// Adds the containers' walls to `world`; returns the first box as the grains' bounds, and the
-/// walls of each container with a `name`.
+/// Adds the containers' walls to `world`; returns the box containers in order (the first is
+/// the grains' bounds), and the walls of each container with a `name`.
 pub(super) fn containers(
     cx: &Ctx,
     containers: &[ContainerSpec],
@@ -123,9 +123,9 @@ pub(super) fn containers(
     shakers: &Shakers,
     world: &mut WorldBuilder,
     origins: &mut Origins,
-) -> Result<(Option<Bounds>, Vec<NamedWalls>), SceneError> {
+) -> Result<(Vec<Bounds>, Vec<NamedWalls>), SceneError> {
     let planar = world.settings().planar;
-    let mut bounds = None;
+    let mut boxes = Vec::new();
     let mut named: Vec<NamedWalls> = Vec::new();
     for c in containers {
         let first = world.walls().len();
@@ -148,8 +148,8 @@ pub(super) fn containers(
                 meshes: 0..0,
             });
         }
-        if let Some(bx) = bx.filter(|_| bounds.is_none()) {
-            bounds = Some(Bounds {
+        if let Some(bx) = bx {
+            boxes.push(Bounds {
                 floor_centre: bx.floor_centre,
                 half_x: 0.5 * bx.width_x,
                 half_y: 0.5 * bx.width_y,
@@ -174,7 +174,7 @@ pub(super) fn containers(
             .key(cx, "motion", "shaker", &c.shaker);
         origins.walls.push((first..world.walls().len(), origin));
     }
-    Ok((bounds, named))
+    Ok((boxes, named))
 }
 
 /// Adds one container's walls to `world`; returns its box, if it is one.
