@@ -12,6 +12,7 @@ const STAT_PENETRATION: u32 = 1u;   // bits of the deepest overlap −Φ ≥ 0 (
 const STAT_PAIRS: u32 = 2u;         // most partners one body had (overflow when > max_pairs)
 const STAT_RESIDUAL: u32 = 3u;      // bits of the last sweep's max-norm residual (f32)
 const STAT_GROUPS: u32 = 4u;        // workgroups of the contact dispatches
+const STAT_MESH_CANDIDATES: u32 = 5u; // most mesh candidates one sphere had (overflow when > 16)
 
 const STAT_SLOTS: u32 = 8u;
 
@@ -230,4 +231,19 @@ fn pair_key(i: u32, partner: u32) -> vec2<u32> {
 /// Rows found this step that fit the capacity (a plain load, the same for every thread).
 fn contact_count() -> u32 {
     return grid.rows;
+}
+
+/// As mesh::Triangle: one triangle of a mesh wall placed for the step; a.w its friction
+/// material, b.w its mesh.
+struct Triangle {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
+}
+
+/// As mesh::MeshMotion: every point x of a mesh moves at velocity + angular × (x − axis_point).
+struct MeshMotion {
+    velocity: vec4<f32>,
+    angular: vec4<f32>,
+    axis_point: vec4<f32>,
 }

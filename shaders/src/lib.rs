@@ -7,6 +7,7 @@
 
 mod buffers;
 mod device;
+mod mesh;
 mod profiler;
 mod programs;
 mod step;
@@ -17,6 +18,7 @@ use buffers::{Buffers, GridInfo, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
 use grains_kernels::broad_phase::{large_limit, Envelope};
 use grains_kernels::forces::{Actuation, Load, LOAD};
+use grains_kernels::mesh::MeshWalls;
 use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use grains_kernels::observe::kinetic_energy;
 use grains_kernels::{StageTimes, StepParams, StepStats};
@@ -63,6 +65,8 @@ pub struct GpuPipeline {
     energy_blocks: Vec<f64>,
     profiler: Option<Profiler>,
     steps: u64,
+    /// The mesh walls' buffers (none while the world has no mesh wall).
+    meshes: Option<mesh::MeshBuffers>,
 }
 
 /// Bytes of one contact's moment rows.
@@ -73,6 +77,9 @@ const STAT_ROWS: usize = 0;
 const STAT_PENETRATION: usize = 1;
 const STAT_PAIRS: usize = 2;
 const STAT_RESIDUAL: usize = 3;
+const STAT_MESH_CANDIDATES: usize = 5;
+/// Candidate triangles one sphere may hold (`MAX_MESH_CANDIDATES` in `mesh.wgsl`).
+const MAX_MESH_CANDIDATES: u64 = 16;
 
 impl GpuPipeline {
     /// Opens the first suitable adapter (high performance preferred, software devices allowed).
@@ -95,6 +102,7 @@ impl GpuPipeline {
             energy_blocks: Vec::new(),
             profiler,
             steps: 0,
+            meshes: None,
         })
     }
 
@@ -103,6 +111,19 @@ impl GpuPipeline {
     /// more that they bind.
     pub fn prepare_moment_rows(&mut self) -> Result<(), GpuError> {
         self.programs.load_rolling(&self.gpu)
+    }
+
+    /// The mesh walls of the following steps, placed for the coming one: written to the
+    /// device when they changed since the last call (every step while a mesh moves). The first
+    /// call with triangles compiles the narrow phase with mesh contacts; fails where the adapter
+    /// lacks the storage buffers it binds.
+    pub fn set_meshes(&mut self, mesh: &MeshWalls) -> Result<(), GpuError> {
+        if mesh.is_empty() && self.meshes.is_none() {
+            return Ok(());
+        }
+        self.programs.load_meshes(&self.gpu)?;
+        mesh::MeshBuffers::update(&mut self.meshes, &self.gpu, &self.programs, mesh);
+        Ok(())
     }
 
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
@@ -402,6 +423,14 @@ impl GpuPipeline {
                 what: "partner slots of one body",
                 needed: pairs,
                 capacity: MAX_PAIRS,
+            });
+        }
+        let candidates = stats[STAT_MESH_CANDIDATES] as u64;
+        if candidates > MAX_MESH_CANDIDATES {
+            return Err(GpuError::Overflow {
+                what: "mesh triangles near one sphere",
+                needed: candidates,
+                capacity: MAX_MESH_CANDIDATES,
             });
         }
         let rows = stats[STAT_ROWS] as u64;

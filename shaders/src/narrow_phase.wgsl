@@ -210,6 +210,7 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 add_partner(&list, &count, NO_BODY - w);
             }
         }
+        gather_meshes(i, &list, &count);
     }
     if count > MAX_PAIRS {
         atomicMax(&stats[STAT_PAIRS], count);
@@ -288,6 +289,9 @@ fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f
 fn partner_row(i: u32, partner: u32) -> ContactRow {
     if partner >= params.n_bodies {
         let w = NO_BODY - partner;
+        if w >= params.n_walls {
+            return mesh_row(i, w - params.n_walls);
+        }
         let wall = walls[w];
         let gap = wall_contact(i, w);
         let r = pos_radius[i].w;

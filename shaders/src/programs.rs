@@ -16,6 +16,8 @@ const COULOMB_CORRECTION: &str = include_str!("coulomb_correction.wgsl");
 const INTEGRATE: &str = include_str!("integrate.wgsl");
 const OBSERVE: &str = include_str!("observe.wgsl");
 const PARALLEL: &str = include_str!("parallel.wgsl");
+const MESH: &str = include_str!("mesh.wgsl");
+const MESH_OFF: &str = include_str!("mesh_off.wgsl");
 
 /// Every compute pipeline of the step and the bind group layouts they share.
 pub struct Programs {
@@ -27,6 +29,8 @@ pub struct Programs {
     pub scan_layout: wgpu::BindGroupLayout,
     /// Group 1 of the stages with moment rows: the contacts' moments (`rolling.wgsl`).
     pub moment_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the narrow phase with mesh walls: the mesh buffer at binding 1 (`mesh.wgsl`).
+    pub mesh_layout: wgpu::BindGroupLayout,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
     pub(super) apply_drives: wgpu::ComputePipeline,
@@ -50,6 +54,9 @@ pub struct Programs {
     /// The contact stages with the moment rows too, compiled by [`Programs::load_rolling`] for
     /// the first step that has spinning or rolling friction.
     pub(super) rolling: Option<ContactPrograms>,
+    /// `find_pairs` and `build_rows` with the mesh walls' contacts, compiled by
+    /// [`Programs::load_meshes`] for the first step of a world with meshes.
+    pub(super) meshes: Option<[wgpu::ComputePipeline; 2]>,
     pub(super) integrate_positions: wgpu::ComputePipeline,
     pub(super) reduce_residual: wgpu::ComputePipeline,
     pub(super) take_counts: wgpu::ComputePipeline,
@@ -175,12 +182,13 @@ impl Programs {
             &[storage_entry(0), storage_entry(1), storage_entry(2)],
         );
         let moment_layout = layout(device, "moments", &[storage_entry(0)]);
+        let mesh_layout = layout(device, "meshes", &[storage_entry(1)]);
         let step = pipeline_layout(device, &[Some(&step_layout)]);
         let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
         let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
-        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, NARROW_PHASE]);
+        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, MESH_OFF, NARROW_PHASE]);
         let warm = compile(
             device,
             "warm_start",
@@ -218,6 +226,7 @@ impl Programs {
             correct_normal_bias: make(&step, &correction, "correct_normal_bias"),
             sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
             rolling: None,
+            meshes: None,
             integrate_positions: make(&step, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
             take_counts: make(&scan, &parallel, "take_counts"),
@@ -227,7 +236,36 @@ impl Programs {
             dispatch_layout,
             scan_layout,
             moment_layout,
+            mesh_layout,
         }
+    }
+
+    /// Compiles the narrow phase with the mesh walls' contacts (`mesh.wgsl`), once; it binds
+    /// the mesh buffer as group 1.
+    pub fn load_meshes(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
+        if self.meshes.is_some() {
+            return Ok(());
+        }
+        let available = gpu.limits.max_storage_buffers_per_shader_stage;
+        let needed = STORAGE_BINDINGS + 1;
+        if available < needed {
+            return Err(GpuError::MissingLimit {
+                adapter: gpu.adapter.clone(),
+                limit: "max_storage_buffers_per_shader_stage (mesh walls)",
+                available: available as u64,
+                needed: needed as u64,
+            });
+        }
+        let device = &gpu.device;
+        self.meshes = Some(gpu.validated("compiling the mesh walls' shaders", || {
+            let layout = pipeline_layout(
+                device,
+                &[Some(&self.step_layout), Some(&self.mesh_layout)],
+            );
+            let module = compile(device, "narrow_phase", &[LAYOUT, MESH, NARROW_PHASE]);
+            ["find_pairs", "build_rows"].map(|e| pipeline(device, &layout, &module, e, &[]))
+        })?);
+        Ok(())
     }
 
     /// Compiles the contact stages with the moment rows of spinning and rolling friction, once;

@@ -51,9 +51,16 @@ impl GpuPipeline {
         }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Narrow);
-            pass.run(&pr.find_pairs, groups(n + 1));
+            let [find_pairs, build_rows] = match (&pr.meshes, &self.meshes) {
+                (Some(with_meshes), Some(m)) => {
+                    pass.pass.set_bind_group(1, &m.group, &[]);
+                    [&with_meshes[0], &with_meshes[1]]
+                }
+                _ => [&pr.find_pairs, &pr.build_rows],
+            };
+            pass.run(find_pairs, groups(n + 1));
             pass.scan(pr, &b.row_scan[cur]);
-            pass.run(&pr.build_rows, groups(n));
+            pass.run(build_rows, groups(n));
         }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Dispatch);

@@ -13,6 +13,8 @@
 mod common;
 #[path = "gpu/pipelines.rs"]
 mod pipelines;
+#[path = "gpu/meshes.rs"]
+mod meshes;
 
 use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};
 use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};

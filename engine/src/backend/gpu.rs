@@ -56,6 +56,7 @@ impl StepBackend for GpuBackend {
         steps: u64,
         read_back: bool,
     ) -> Result<StepStats, StepError> {
+        self.device.set_meshes(inputs.mesh)?;
         let stats = self.device.step(
             bodies,
             inputs.walls,

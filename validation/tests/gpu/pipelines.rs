@@ -14,7 +14,7 @@ use grains_kernels::{
 };
 
 /// The GPU pipeline, or `None` (after saying so) where no adapter exists.
-fn gpu() -> Option<GpuPipeline> {
+pub(super) fn gpu() -> Option<GpuPipeline> {
     match GpuPipeline::new() {
         Ok(g) => Some(g),
         Err(GpuError::NoAdapter(why)) => {
@@ -72,7 +72,7 @@ fn spheres(n: usize, with_large: bool) -> Bodies {
     b
 }
 
-fn push(b: &mut Bodies, p: Vec3, r: f32, v: Vec3) {
+pub(super) fn push(b: &mut Bodies, p: Vec3, r: f32, v: Vec3) {
     let m = 2500.0 * 4.0 / 3.0 * std::f32::consts::PI * r * r * r;
     b.pos_radius.push(p.extend(r));
     b.orientation.push(Quat::IDENTITY);
@@ -127,14 +127,14 @@ fn max_moment_difference(a: &[[f32; 4]], b: &[[f32; 4]]) -> f32 {
 
 /// What one step of either pipeline takes: walls, materials, settings, and the bodies to start
 /// from.
-struct StepInputs {
-    walls: Vec<Wall>,
-    friction: FrictionTable,
-    params: StepParams,
-    bodies: Bodies,
+pub(super) struct StepInputs {
+    pub(super) walls: Vec<Wall>,
+    pub(super) friction: FrictionTable,
+    pub(super) params: StepParams,
+    pub(super) bodies: Bodies,
 }
 
-fn bed(n: usize, with_large: bool) -> StepInputs {
+pub(super) fn bed(n: usize, with_large: bool) -> StepInputs {
     StepInputs {
         walls: open_box(0.9),
         friction: FrictionTable {
@@ -222,6 +222,16 @@ fn outlier_bed(lone: Vec3) -> StepInputs {
 /// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
 /// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
 fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
+    lockstep_with_meshes(s, what, steps, |_| MeshWalls::default())
+}
+
+/// [`lockstep`] with the mesh walls `meshes(step)` placed for each step (1, 2, …).
+pub(super) fn lockstep_with_meshes(
+    s: &StepInputs,
+    what: &str,
+    steps: usize,
+    meshes: impl Fn(usize) -> MeshWalls,
+) -> Option<usize> {
     let mut gpu = gpu()?;
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut gpu_bodies = s.bodies.clone();
@@ -233,10 +243,12 @@ fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
         let (keys, impulses, moments) = gpu.warm_start_state().unwrap();
         cpu.restore_warm_start(&keys, &impulses);
         cpu.restore_warm_start_moments(&moments);
+        let mesh = meshes(step);
+        gpu.set_meshes(&mesh).unwrap();
         cpu.step(
             &mut cpu_bodies,
             &s.walls,
-            &MeshWalls::default(),
+            &mesh,
             &[],
             &s.friction,
             &s.params,
