@@ -258,9 +258,8 @@ impl WorldBuilder {
 }
 
 impl WorldBuilder {
-    /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them: the GPU
-    /// backend, non-sphere bodies, restitution and spinning or rolling friction do not meet
-    /// meshes yet.
+    /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them:
+    /// non-sphere bodies, restitution and spinning or rolling friction do not meet meshes yet.
     fn checked_meshes(
         &self,
         friction: &grains_kernels::FrictionTable,
@@ -268,9 +267,6 @@ impl WorldBuilder {
     ) -> Result<Vec<MeshDesc>, BuildError> {
         if self.meshes.is_empty() {
             return Ok(Vec::new());
-        }
-        if self.settings.backend == Backend::Gpu {
-            return Err(GpuError::Unsupported("triangle-mesh walls").into());
         }
         let refuse = |field, problem: &str| {
             Err(BuildError::Mesh {

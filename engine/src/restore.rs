@@ -166,14 +166,15 @@ impl World {
     }
 
     /// True when `key` is a contact key of this world: body a with a body b ≠ a or with a
-    /// wall, flags aside.
+    /// wall (a flat or cylinder wall, or a mesh triangle numbered after them), flags aside.
     fn names_a_pair(&self, key: u64) -> bool {
         let key = key & !SECOND_END;
         let (a, low) = ((key >> 32) as usize, key as u32);
         let n = self.bodies.len();
         let wall = (NO_BODY - low) as usize;
         let b = (low & !(THIRD_POINT as u32)) as usize;
-        a < n && (wall < self.wall_descs.len() || (b < n && b != a))
+        let walls = self.wall_descs.len() + self.meshes.placed.triangles.len();
+        a < n && (wall < walls || (b < n && b != a))
     }
 }
 

@@ -258,10 +258,8 @@ impl Programs {
         }
         let device = &gpu.device;
         self.meshes = Some(gpu.validated("compiling the mesh walls' shaders", || {
-            let layout = pipeline_layout(
-                device,
-                &[Some(&self.step_layout), Some(&self.mesh_layout)],
-            );
+            let layout =
+                pipeline_layout(device, &[Some(&self.step_layout), Some(&self.mesh_layout)]);
             let module = compile(device, "narrow_phase", &[LAYOUT, MESH, NARROW_PHASE]);
             ["find_pairs", "build_rows"].map(|e| pipeline(device, &layout, &module, e, &[]))
         })?);

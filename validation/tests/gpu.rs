@@ -11,10 +11,10 @@
 
 #[path = "gpu/common.rs"]
 mod common;
-#[path = "gpu/pipelines.rs"]
-mod pipelines;
 #[path = "gpu/meshes.rs"]
 mod meshes;
+#[path = "gpu/pipelines.rs"]
+mod pipelines;
 
 use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};
 use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};
@@ -113,11 +113,20 @@ fn max_world_difference(cpu: &World, gpu: &World) -> f32 {
 /// Also runs the CPU alone alongside and reports (does not check) how far the free runs drift
 /// apart.
 fn compare_100_steps(scene: Scene, what: &str) {
-    let Some(mut gpu) = on_gpu(&scene) else {
+    let Some(gpu) = on_gpu(&scene) else {
         return;
     };
-    let mut cpu = scene.world(None).unwrap();
-    let mut free = scene.world(None).unwrap();
+    compare_worlds(
+        gpu,
+        scene.world(None).unwrap(),
+        scene.world(None).unwrap(),
+        what,
+    );
+}
+
+/// [`compare_100_steps`] on built worlds: `gpu`, and two CPU worlds of the same start (`cpu`
+/// set to the GPU's state each step, `free` left to run).
+fn compare_worlds(mut gpu: World, mut cpu: World, mut free: World, what: &str) {
     let mut worst = (0.0f32, 0u64);
     for step in 1..=100u64 {
         cpu.restore(&gpu.snapshot().unwrap()).unwrap();

@@ -10,7 +10,7 @@ use grains_kernels::mesh::MeshWalls;
 use grains_kernels::random::Lcg;
 use grains_kernels::SolverKind;
 use grains_kernels::{
-    wall_key, Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall,
+    key_wall, wall_key, Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall,
 };
 
 /// The GPU pipeline, or `None` (after saying so) where no adapter exists.
@@ -222,20 +222,21 @@ fn outlier_bed(lone: Vec3) -> StepInputs {
 /// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
 /// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
 fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
-    lockstep_with_meshes(s, what, steps, |_| MeshWalls::default())
+    lockstep_with_meshes(s, what, steps, |_| MeshWalls::default()).map(|(most, _)| most)
 }
 
-/// [`lockstep`] with the mesh walls `meshes(step)` placed for each step (1, 2, …).
+/// [`lockstep`] with the mesh walls `meshes(step)` placed for each step (1, 2, …); returns the
+/// most contacts and the most mesh contacts a step had.
 pub(super) fn lockstep_with_meshes(
     s: &StepInputs,
     what: &str,
     steps: usize,
     meshes: impl Fn(usize) -> MeshWalls,
-) -> Option<usize> {
+) -> Option<(usize, usize)> {
     let mut gpu = gpu()?;
     let mut cpu = CpuPipeline::new(2).unwrap();
     let mut gpu_bodies = s.bodies.clone();
-    let mut most = 0;
+    let (mut most, mut most_on_mesh) = (0, 0);
     let (mut worst, mut worst_turn, mut worst_moment, mut largest_moment) =
         (0.0f32, 0.0f32, 0.0f32, 0.0f32);
     for step in 1..=steps {
@@ -259,6 +260,10 @@ pub(super) fn lockstep_with_meshes(
         let (keys, _, _, moments) = gpu.contacts().unwrap();
         assert_same_contacts(&cpu.contacts().keys, &keys, &format!("{what}, step {step}"));
         most = most.max(keys.len());
+        let on_mesh = keys.iter().filter(|&&k| {
+            k as u32 >= s.bodies.len() as u32 && mesh.triangle_of_wall(key_wall(k)).is_some()
+        });
+        most_on_mesh = most_on_mesh.max(on_mesh.count());
         assert_eq!(
             moments.len(),
             cpu.moment_impulses().len(),
@@ -285,7 +290,7 @@ pub(super) fn lockstep_with_meshes(
         worst_moment <= 1e-3 * largest_moment,
         "{what}: moment impulses differ by {worst_moment} N m s (largest {largest_moment})"
     );
-    Some(most)
+    Some((most, most_on_mesh))
 }
 
 /// Both backends run freely: the contact sets agree exactly at first and the positions stay
