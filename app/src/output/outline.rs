@@ -2,6 +2,7 @@
 //! snapshot draws so that a drum, a silo or a hopper shows its walls around the grains.
 
 use glam::{Vec2, Vec3};
+use grains_kernels::mesh::Triangle;
 use grains_kernels::Wall;
 use std::f32::consts::TAU;
 
@@ -36,6 +37,22 @@ pub fn wall_section(wall: &Wall, y: f32, reach: f32) -> Vec<Segment> {
     );
     let (hu, hv) = (wall.u[3].min(reach), wall.v[3].min(reach));
     flat_section(o, (u, hu), (v, hv), y).into_iter().collect()
+}
+
+/// The segment where the triangle cuts the plane y = `y` (none when it lies on one side, or
+/// in the plane): the crossings of its edges, joined.
+pub fn triangle_section(t: &Triangle, y: f32) -> Option<Segment> {
+    let v = [t.a, t.b, t.c].map(|p| Vec3::from_slice(&p[..3]));
+    let hits: Vec<Vec2> = (0..3)
+        .filter_map(|k| {
+            let (a, b) = (v[k], v[(k + 1) % 3]);
+            ((a.y < y) != (b.y < y)).then(|| {
+                let q = a + (b - a) * ((y - a.y) / (b.y - a.y));
+                Vec2::new(q.x, q.z)
+            })
+        })
+        .collect();
+    (hits.len() == 2).then(|| (hits[0], hits[1]))
 }
 
 /// The cut of the rectangle o + s u + t v (|s| ≤ hu, |t| ≤ hv) by the plane y = `y`: the
@@ -108,6 +125,27 @@ fn contour(p: impl Fn(f32, f32) -> Vec3, y: f32, ns: usize, nt: usize) -> Vec<Se
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_triangle_is_cut_between_its_edges() {
+        let t = Triangle::new(
+            [
+                Vec3::new(0.0, -1.0, 0.0),
+                Vec3::new(2.0, 1.0, 0.0),
+                Vec3::new(0.0, 1.0, 2.0),
+            ],
+            0,
+            0,
+        );
+        // At y = 0: the edges a–b and c–a cross at (1, 0) and (0, 1) in x–z.
+        let (p, q) = triangle_section(&t, 0.0).unwrap();
+        let ends = [p, q];
+        assert!(
+            ends.contains(&Vec2::new(1.0, 0.0)) && ends.contains(&Vec2::new(0.0, 1.0)),
+            "{ends:?}"
+        );
+        assert!(triangle_section(&t, 1.5).is_none());
+    }
 
     fn length(segments: &[Segment]) -> f32 {
         segments.iter().map(|(a, b)| a.distance(*b)).sum()
