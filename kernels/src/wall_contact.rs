@@ -240,7 +240,8 @@ pub fn sphere_annulus(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
 /// (none when dist < −r); else the closest point is the clamped (s, t) on an edge or corner,
 /// unless the centre lies over a coplanar rectangle of the same plane group that is on, which
 /// then holds the face contact (so a grain crossing the joint of two floor tiles has one
-/// contact, not two).
+/// contact, not two). A centre exactly over the joint, on both faces, belongs to the tile of
+/// the lower index.
 #[inline(always)]
 pub fn sphere_rectangle(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<WallTouch> {
     let wall = &walls[w];
@@ -250,9 +251,10 @@ pub fn sphere_rectangle(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<Wal
     let (u, v) = (Vec4::from_array(wall.u), Vec4::from_array(wall.v));
     let (s, t) = (rel.dot(u.truncate()), rel.dot(v.truncate()));
     if s.abs() <= u.w && t.abs() <= v.w {
-        return (dist >= -r).then_some(WallTouch { n, phi: dist - r });
+        let owned = dist >= -r && !over_coplanar_neighbour(walls, w, p, w);
+        return owned.then_some(WallTouch { n, phi: dist - r });
     }
-    if over_coplanar_neighbour(walls, w, p) {
+    if over_coplanar_neighbour(walls, w, p, walls.len()) {
         return None;
     }
     let (sc, tc) = (s.clamp(-u.w, u.w), t.clamp(-v.w, v.w));
@@ -263,12 +265,13 @@ pub fn sphere_rectangle(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<Wal
     ))
 }
 
-/// True when `p` lies over the face of another switched-on rectangle in wall `w`'s plane group.
+/// True when `p` lies over the face of another switched-on rectangle in wall `w`'s plane group
+/// with an index below `below`.
 #[inline(always)]
-fn over_coplanar_neighbour(walls: &[Wall], w: usize, p: Vec3) -> bool {
+fn over_coplanar_neighbour(walls: &[Wall], w: usize, p: Vec3, below: usize) -> bool {
     let group = walls[w].plane_group();
     group != 0
-        && walls.iter().enumerate().any(|(k, other)| {
+        && walls[..below].iter().enumerate().any(|(k, other)| {
             k != w && other.plane_group() == group && !other.is_off() && other.covers(p)
         })
 }

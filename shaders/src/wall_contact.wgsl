@@ -95,14 +95,14 @@ fn over_rectangle(other: Wall, p: vec3<f32>) -> bool {
     return abs(dot(rel, other.u.xyz)) <= other.u.w && abs(dot(rel, other.v.xyz)) <= other.v.w;
 }
 
-/// Whether p lies over another switched-on rectangle of wall w's plane group (as
-/// over_coplanar_neighbour).
-fn over_coplanar_neighbour(w: u32, p: vec3<f32>) -> bool {
+/// Whether p lies over another switched-on rectangle of wall w's plane group with an index
+/// below `below` (as over_coplanar_neighbour).
+fn over_coplanar_neighbour(w: u32, p: vec3<f32>, below: u32) -> bool {
     let group = wall_flags(w) / WALL_GROUP;
     if group == 0u {
         return false;
     }
-    for (var k = 0u; k < params.n_walls; k = k + 1u) {
+    for (var k = 0u; k < below; k = k + 1u) {
         let flags = wall_flags(k);
         if k != w && flags / WALL_GROUP == group && (flags & WALL_OFF) == 0u && over_rectangle(walls[k], p) {
             return true;
@@ -111,8 +111,9 @@ fn over_coplanar_neighbour(w: u32, p: vec3<f32>) -> bool {
     return false;
 }
 
-/// Sphere–rectangle (as sphere_rectangle): the face over the rectangle, else its clamped edge or
-/// corner point unless p lies over a coplanar neighbour of its plane group.
+/// Sphere–rectangle (as sphere_rectangle): the face over the rectangle (unless a lower-index
+/// coplanar neighbour also has p over its face), else its clamped edge or corner point unless p
+/// lies over a coplanar neighbour of its plane group.
 fn sphere_rectangle(w: u32, p: vec3<f32>, r: f32) -> vec4<f32> {
     let wall = walls[w];
     let n = wall.normal.xyz;
@@ -121,12 +122,12 @@ fn sphere_rectangle(w: u32, p: vec3<f32>, r: f32) -> vec4<f32> {
     let s = dot(rel, wall.u.xyz);
     let t = dot(rel, wall.v.xyz);
     if abs(s) <= wall.u.w && abs(t) <= wall.v.w {
-        if dist < -r {
+        if dist < -r || over_coplanar_neighbour(w, p, w) {
             return vec4<f32>(n, NO_TOUCH);
         }
         return vec4<f32>(n, dist - r);
     }
-    if over_coplanar_neighbour(w, p) {
+    if over_coplanar_neighbour(w, p, params.n_walls) {
         return vec4<f32>(n, NO_TOUCH);
     }
     let sc = clamp(s, -wall.u.w, wall.u.w);
