@@ -214,7 +214,11 @@ impl WallDesc {
                 inside,
                 ..
             } => (
-                if large_end { large_radius } else { small_radius },
+                if large_end {
+                    large_radius
+                } else {
+                    small_radius
+                },
                 half_length,
                 inside,
             ),
@@ -448,7 +452,9 @@ impl WallDesc {
                 (!(inner.is_finite() && inner >= 0.0 && inner < outer)).then(|| {
                     (
                         "inner",
-                        format!("must be at least 0 and below the outer radius {outer}, got {inner}"),
+                        format!(
+                            "must be at least 0 and below the outer radius {outer}, got {inner}"
+                        ),
                     )
                 })
             }),

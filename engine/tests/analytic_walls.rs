@@ -102,9 +102,16 @@ fn a_grain_rolling_across_two_coplanar_tiles_moves_as_on_one() {
         assert_eq!(two.contacts().len(), 1, "step {step}");
         let dp = (one.position(0) - two.position(0)).length();
         let dv = (one.velocity(0) - two.velocity(0)).length();
-        assert!(dp < 1e-6 && dv < 1e-5, "step {step}: apart by {dp} m, {dv} m/s");
+        assert!(
+            dp < 1e-6 && dv < 1e-5,
+            "step {step}: apart by {dp} m, {dv} m/s"
+        );
     }
-    assert!(two.position(0).x > 0.25, "did not cross: {}", two.position(0));
+    assert!(
+        two.position(0).x > 0.25,
+        "did not cross: {}",
+        two.position(0)
+    );
 }
 
 /// A hopper about ẑ: radius 0.06 m at z = 0 (closed by a floor disk) to 0.2 m at z = 0.3.
@@ -157,7 +164,11 @@ fn a_bed_resting_in_a_capped_hopper_presses_its_weight_on_it() {
     let weight: DVec3 = bodies.iter().map(|b| f64::from(b.mass) * g).sum();
     // At rest the walls carry the weight and its moment about the point: Σ m (x − P) × g.
     let moment: DVec3 = (0..w.len())
-        .map(|i| (w.position(i) - point).as_dvec3().cross(f64::from(bodies[i].mass) * g))
+        .map(|i| {
+            (w.position(i) - point)
+                .as_dvec3()
+                .cross(f64::from(bodies[i].mass) * g)
+        })
         .sum();
     assert!(
         (force - weight).length() <= 1e-3 * weight.length(),
@@ -183,14 +194,13 @@ fn a_sphere_in_a_turning_drum_with_rolling_resistance_rides_at_tan_theta_e_roll_
     let theta = (e_roll / RADIUS).atan();
     let arm = drum_radius - RADIUS;
     let start = Vec3::new(0.0, arm * theta.sin(), -arm * theta.cos());
-    let ball = Body::sphere(start, RADIUS, MASS)
-        .with_angular_velocity(Vec3::new(omega * drum_radius / RADIUS, 0.0, 0.0));
+    let ball = Body::sphere(start, RADIUS, MASS).with_angular_velocity(Vec3::new(
+        omega * drum_radius / RADIUS,
+        0.0,
+        0.0,
+    ));
     let drum = WallDesc::cylinder(Vec3::ZERO, Vec3::X, drum_radius, 1.0, true).rotating(omega);
-    let mut w = world(
-        &[drum],
-        Material::new(0.5).with_rolling(e_roll),
-        &[ball],
-    );
+    let mut w = world(&[drum], Material::new(0.5).with_rolling(e_roll), &[ball]);
     for step in 0..3000 {
         w.step().unwrap();
         let p = w.position(0);

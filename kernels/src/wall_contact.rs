@@ -331,14 +331,7 @@ mod tests {
 
     #[test]
     fn a_cylinder_is_the_cone_of_slope_zero() {
-        let drum = Wall::cylinder(
-            [0.0; 4],
-            [1.0, 0.0, 0.0, 0.0],
-            0.5,
-            1.0,
-            0.0,
-            [0.0; 4],
-        );
+        let drum = Wall::cylinder([0.0; 4], [1.0, 0.0, 0.0, 0.0], 0.5, 1.0, 0.0, [0.0; 4]);
         let p = Vec3::new(0.2, 0.3, -0.1);
         let t = sphere_frustum(&drum, p, R).unwrap();
         let rho = Vec3::new(0.0, p.y, p.z);
@@ -348,13 +341,7 @@ mod tests {
 
     #[test]
     fn an_annulus_has_a_face_and_two_rims() {
-        let plate = Wall::disk(
-            [0.0; 4],
-            [0.0, 0.0, 1.0, 0.0],
-            0.5,
-            0.1,
-            [0.0; 4],
-        );
+        let plate = Wall::disk([0.0; 4], [0.0, 0.0, 1.0, 0.0], 0.5, 0.1, [0.0; 4]);
         let walls = [plate];
         let face = sphere_wall(&walls, 0, Vec3::new(0.3, 0.0, 0.04), R).unwrap();
         assert!(close(face.phi, -0.01) && face.n == Vec3::Z, "{face:?}");

@@ -181,7 +181,11 @@ impl Programs {
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
         let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
-        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, WALL_CONTACT, NARROW_PHASE]);
+        let narrow_module = compile(
+            device,
+            "narrow_phase",
+            &[LAYOUT, WALL_CONTACT, NARROW_PHASE],
+        );
         let warm = compile(
             device,
             "warm_start",

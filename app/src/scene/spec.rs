@@ -172,7 +172,8 @@ pub struct ShakerSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContainerSpec {
-    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"`, `"rectangle"` or `"cylinder"`.
+    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"`, `"rectangle"`, `"cylinder"`, `"cone"`,
+    /// `"disk"` or `"annulus"`.
     pub kind: S<String>,
     /// Name that `wall_force` and `wall_torque` observables refer to.
     pub name: Option<S<String>>,
@@ -214,6 +215,21 @@ pub struct ContainerSpec {
     pub inside: Option<S<bool>>,
     /// Cylinder: rate of turning about its axis (rad/s, right-handed; default 0).
     pub angular_velocity: Option<S<f64>>,
+    /// Cone: radius at its small end, `centre − length/2 · axis` (m, ≥ 0).
+    pub small_radius: Option<S<f64>>,
+    /// Cone: radius at its large end, `centre + length/2 · axis` (m).
+    pub large_radius: Option<S<f64>>,
+    /// Disk/annulus: radius of its central hole (m).
+    pub inner_radius: Option<S<f64>>,
+    /// Cylinder/cone: the ends closed by flat caps, `"none"` (default), `"low"` (at
+    /// `centre − length/2 · axis`, a cone's small end), `"high"` or `"both"`.
+    pub caps: Option<S<String>>,
+    /// Cylinder/cone: radius of a central hole in each cap (m; default 0), an orifice.
+    pub cap_hole: Option<S<f64>>,
+    /// Any container: time its walls appear (s; default: from the start).
+    pub active_from: Option<S<f64>>,
+    /// Any container: time its walls disappear (s; default: never), a gate that opens.
+    pub active_until: Option<S<f64>>,
 }
 
 /// `[[bodies]]`: one generator.
