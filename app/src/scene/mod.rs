@@ -19,6 +19,7 @@ mod materials;
 mod origin;
 mod output;
 mod placement;
+mod round_fill;
 mod round_walls;
 mod settings;
 pub mod spec;

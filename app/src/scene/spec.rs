@@ -292,6 +292,20 @@ pub struct BodySpec {
     pub region_min: Option<S<V3>>,
     /// Random fill: upper corner (m).
     pub region_max: Option<S<V3>>,
+    /// Random fill: `"box"` (default; `region_min`, `region_max`), `"cylinder"` or `"cone"`.
+    pub region: Option<S<String>>,
+    /// Random fill into a cylinder or cone: centre of its axial range (m).
+    pub region_centre: Option<S<V3>>,
+    /// Random fill into a cylinder or cone: direction of its axis (a cone's small end first).
+    pub region_axis: Option<S<V3>>,
+    /// Random fill into a cylinder: its radius (m).
+    pub region_radius: Option<S<f64>>,
+    /// Random fill into a cone: radius at `region_centre − region_length/2 · region_axis` (m).
+    pub region_small_radius: Option<S<f64>>,
+    /// Random fill into a cone: radius at the other end (m).
+    pub region_large_radius: Option<S<f64>>,
+    /// Random fill into a cylinder or cone: its length along the axis (m).
+    pub region_length: Option<S<f64>>,
     /// Cannonball: number of rows (bottom row has `rows` disks).
     pub rows: Option<S<i64>>,
     /// Cannonball: x of the stack's centre line (m).
