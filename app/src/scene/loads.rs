@@ -171,7 +171,7 @@ fn walls_of(
             p.span(),
             "part",
             format!(
-                "container \"{}\" is a single wall; `part` picks walls of a box",
+                "container \"{}\" is not a box; `part` picks walls of a box",
                 c.name
             ),
         ));
