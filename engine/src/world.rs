@@ -164,7 +164,7 @@ impl World {
             let wall = d.placed(offset, velocity);
             let off = if d.active.contains(t) { 0 } else { WALL_OFF };
             self.walls
-                .push(wall.with_flags(wall.flags() | off | group * WALL_GROUP));
+                .push(wall.with_flags(wall.flags() | off | (group * WALL_GROUP)));
         }
     }
 
