@@ -7,8 +7,9 @@ use grains_app::scene::Scene;
 use std::path::Path;
 
 /// A hopper (small radius 0.05 m at z = 0 to 0.25 m at z = 0.4) with an orifice plate at its
-/// small end, a gate disk under the orifice that opens at 0.5 s, an annulus below, and 60
-/// grains drawn at random inside the cone.
+/// small end, a gate disk under the orifice that opens at 0.5 s, an annulus below, 60 grains
+/// drawn at random inside the cone, and the force on the hopper (mantle and cap) and the torque
+/// on the gate as observables.
 const HOPPER: &str = r#"[scene]
 name = "hopper"
 duration = 0.01
@@ -59,6 +60,16 @@ region_length = 0.4
 radius = 0.01
 density = 2500.0
 count = 60
+
+[[observables]]
+kind = "wall_force"
+wall = "hopper"
+
+[[observables]]
+kind = "wall_torque"
+wall = "gate"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 1.0, 0.0]
 "#;
 
 #[test]
@@ -191,6 +202,12 @@ fn bad_cones_disks_caps_windows_and_round_fills_are_refused_at_their_key() {
         "region = \"sphere\"",
         "region",
         "region",
+    );
+    refused(
+        "wall = \"hopper\"",
+        "wall = \"hopper\"\npart = \"floor\"",
+        "part",
+        "part",
     );
     refused(
         "region_length = 0.4",
