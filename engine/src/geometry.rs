@@ -480,7 +480,8 @@ pub struct BoxContainer {
 }
 
 impl BoxContainer {
-    /// The five walls of the box (floor first, then −x, +x, −y, +y).
+    /// The five walls of the box (floor first, then −x, +x, −y, +y); for a box that exists only
+    /// for a while, add each with [`WallDesc::active_between`].
     pub fn walls(&self) -> [WallDesc; 5] {
         let c = self.floor_centre;
         let (hx, hy, hz) = (0.5 * self.width_x, 0.5 * self.width_y, 0.5 * self.height);
