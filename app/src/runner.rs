@@ -355,6 +355,11 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         } else {
             Vec::new()
         },
+        triangles: if png {
+            world.mesh_triangles().to_vec()
+        } else {
+            Vec::new()
+        },
         png,
     };
     for i in 0..n {

@@ -21,6 +21,8 @@ mod meshes;
 mod origin;
 mod output;
 mod placement;
+mod round_fill;
+mod round_walls;
 mod settings;
 pub mod spec;
 mod values;
