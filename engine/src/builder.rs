@@ -6,9 +6,12 @@ use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc, WallShape};
 use crate::health::Monitor;
+use crate::insertion::Insertion;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
+use crate::lifecycle::Lifecycle;
 use crate::material::{Material, MaterialId, Materials};
 use crate::settings::{Backend, Envelope, Settings};
+use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
 use grains_kernels::shape::{capsule_ends, ellipse_support};
@@ -32,6 +35,8 @@ pub struct WorldBuilder {
     joints: Vec<JointDesc>,
     springs: Vec<SpringDesc>,
     forces: Vec<AppliedForce>,
+    insertions: Vec<Insertion>,
+    sinks: Vec<Sink>,
 }
 
 impl World {
@@ -92,6 +97,18 @@ impl WorldBuilder {
     pub fn force(&mut self, f: AppliedForce) -> usize {
         self.forces.push(f);
         self.forces.len() - 1
+    }
+
+    /// Adds an insertion region (see [`crate::insertion`]) and returns its index.
+    pub fn insert(&mut self, i: Insertion) -> usize {
+        self.insertions.push(i);
+        self.insertions.len() - 1
+    }
+
+    /// Adds a sink (see [`crate::sink`]) and returns its index.
+    pub fn sink(&mut self, s: Sink) -> usize {
+        self.sinks.push(s);
+        self.sinks.len() - 1
     }
 
     /// Adds the five walls of an open box.
@@ -197,8 +214,23 @@ impl WorldBuilder {
             springs,
             shapes,
         };
+        let lifecycle = Lifecycle::new(
+            &self.insertions,
+            &self.sinks,
+            &self.settings,
+            materials.list.len(),
+            &walls,
+            &bodies,
+            (&drives, &self.forces),
+            (
+                joint_rows > 0 || !parts.springs.is_empty(),
+                parts.shapes.is_some(),
+            ),
+        )?;
         let backend = backend::open(&self.settings, parts, &friction)?;
-        let r_min = bodies.smallest_radius();
+        let r_min = bodies
+            .smallest_radius()
+            .min(Lifecycle::smallest_radius(&self.insertions));
         let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
@@ -209,7 +241,7 @@ impl WorldBuilder {
             0.0
         };
         let monitor = Monitor::new(&bodies, energy_bounded);
-        let fingerprint = Fingerprint::new(
+        let mut fingerprint = Fingerprint::new(
             &self.settings,
             envelope,
             &materials,
@@ -219,6 +251,7 @@ impl WorldBuilder {
             &self.springs,
             &self.forces,
         );
+        fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         Ok(World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -237,6 +270,7 @@ impl WorldBuilder {
             monitor,
             fingerprint,
             joint_rows,
+            lifecycle,
         })
     }
 }
@@ -381,7 +415,7 @@ fn check_bodies_outside_walls(
 
 /// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` where they lie within
 /// its face (negative when the body is clear of it; −∞ when no point meets it).
-fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
     let o = wall.origin + wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0));
     let n = wall.normal;
     if let WallShape::Cylinder {
@@ -437,7 +471,8 @@ fn depth_in_cylinder(
     }
 }
 
-fn push_body(bodies: &mut Bodies, b: &Body) {
+/// Appends body `b` to the kernels' buffers.
+pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
     let dynamic = b.kind == BodyKind::Dynamic;
     bodies.pos_radius.push(b.position.extend(b.radius));
     bodies.orientation.push(b.orientation);
