@@ -517,6 +517,11 @@ impl WorldBuilder {
         &self.bodies
     }
 
+    /// The insertions added so far, in order.
+    pub fn insertions(&self) -> &[Insertion] {
+        &self.insertions
+    }
+
     /// The walls added so far, in order.
     pub fn walls(&self) -> &[WallDesc] {
         &self.walls

@@ -159,8 +159,8 @@ impl Region {
         }
     }
 
-    /// Lower and upper corners of the region's bounding box.
-    fn bounds(&self) -> (Vec3, Vec3) {
+    /// Lower and upper corners of the region's bounding box (m).
+    pub fn bounds(&self) -> (Vec3, Vec3) {
         match *self {
             Region::Box { min, max } => (min, max),
             Region::Cylinder {

@@ -31,6 +31,8 @@ pub struct Frame {
     pub materials: Vec<u32>,
     /// Group index of each body (the order of the `[[bodies]]` tables; [`NO_GROUP`] for none).
     pub groups: Vec<u32>,
+    /// Stable id of each body (`World::ids`; empty: the body's index).
+    pub ids: Vec<u64>,
     /// Vertical displacement of the (shaken) box at this time (m), for drawing it.
     pub box_shift: f32,
     /// Also draw a PNG snapshot of this frame.
