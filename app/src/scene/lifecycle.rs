@@ -157,55 +157,56 @@ fn insertion(
         ("half_height", sp(&ins.half_height)),
     ];
     let kind = &ins.region;
-    let region =
-        match kind.get_ref().as_str() {
-            "box" => {
-                only(cx, kind, &given, &["min", "max"])?;
-                Region::Box {
-                    min: finite3(cx, need(cx, &ins.min, "min", kind)?, "min")?,
-                    max: finite3(cx, need(cx, &ins.max, "max", kind)?, "max")?,
-                }
+    let region = match kind.get_ref().as_str() {
+        "box" => {
+            only(cx, kind, &given, &["min", "max"])?;
+            Region::Box {
+                min: finite3(cx, need(cx, &ins.min, "min", kind)?, "min")?,
+                max: finite3(cx, need(cx, &ins.max, "max", kind)?, "max")?,
             }
-            "cylinder" => {
-                only(
+        }
+        "cylinder" => {
+            only(
+                cx,
+                kind,
+                &given,
+                &["centre", "region_radius", "half_height"],
+            )?;
+            Region::Cylinder {
+                centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
+                radius: positive(
                     cx,
-                    kind,
-                    &given,
-                    &["centre", "region_radius", "half_height"],
-                )?;
-                Region::Cylinder {
-                    centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
-                    radius: positive(
-                        cx,
-                        need(cx, &ins.region_radius, "region_radius", kind)?,
-                        "region_radius",
-                    )?,
-                    half_height: positive(
-                        cx,
-                        need(cx, &ins.half_height, "half_height", kind)?,
-                        "half_height",
-                    )?,
-                }
+                    need(cx, &ins.region_radius, "region_radius", kind)?,
+                    "region_radius",
+                )?,
+                half_height: positive(
+                    cx,
+                    need(cx, &ins.half_height, "half_height", kind)?,
+                    "half_height",
+                )?,
             }
-            "disk" => {
-                only(cx, kind, &given, &["centre", "region_radius"])?;
-                Region::Disk {
-                    centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
-                    radius: positive(
-                        cx,
-                        need(cx, &ins.region_radius, "region_radius", kind)?,
-                        "region_radius",
-                    )?,
-                }
+        }
+        "disk" => {
+            only(cx, kind, &given, &["centre", "region_radius"])?;
+            Region::Disk {
+                centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
+                radius: positive(
+                    cx,
+                    need(cx, &ins.region_radius, "region_radius", kind)?,
+                    "region_radius",
+                )?,
             }
-            other => return Err(cx.err(
+        }
+        other => {
+            return Err(cx.err(
                 kind.span(),
                 "region",
                 format!(
                     "insertion region must be \"box\", \"cylinder\" or \"disk\", got \"{other}\""
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let rate = match (&ins.count_per_second, &ins.kg_per_second) {
         (Some(n), None) => Rate::CountPerSecond(rate(cx, n, "count_per_second")?),
         (None, Some(kg)) => Rate::KgPerSecond(rate(cx, kg, "kg_per_second")?),
