@@ -13,7 +13,8 @@ use super::{Group, SceneError};
 use grains::body::Body;
 
 /// Makes the bodies of every generator, in order, and names their groups; refuses a scene
-/// without bodies (unless it is `fed` by `[[insert]]` tables) and one whose bodies overlap by more than `tol` × the smaller radius.
+/// whose bodies overlap by more than `tol` × the smaller radius (one without bodies is refused
+/// by the caller, unless `[[insert]]` tables feed it).
 pub(super) fn bodies(
     cx: &Ctx,
     generators: &[BodySpec],
@@ -22,7 +23,6 @@ pub(super) fn bodies(
     materials: &MaterialNames,
     shakers: &Shakers,
     origins: &mut Origins,
-    fed: bool,
 ) -> Result<(Vec<Body>, Vec<Group>), SceneError> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
@@ -43,16 +43,6 @@ pub(super) fn bodies(
             range: start..bodies.len(),
         });
         origins.bodies.push((start..bodies.len(), origin(cx, g)));
-    }
-    if bodies.is_empty() && !fed {
-        return Err(SceneError::Invalid {
-            file: cx.file.to_path_buf(),
-            line: 1,
-            key: "bodies".into(),
-            problem:
-                "the scene has no bodies: add at least one [[bodies]] generator or [[insert]] table"
-                    .into(),
-        });
     }
     if let Some((i, j, overlap)) = worst_overlap(&bodies, tol) {
         let generator_of = |b: usize| {

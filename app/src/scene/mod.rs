@@ -252,8 +252,17 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &materials,
         &shakers,
         &mut origins,
-        !spec.insert.is_empty(),
     )?;
+    if bodies.is_empty() && spec.insert.is_empty() {
+        return Err(SceneError::Invalid {
+            file: cx.file.to_path_buf(),
+            line: 1,
+            key: "bodies".into(),
+            problem:
+                "the scene has no bodies: add at least one [[bodies]] generator or [[insert]] table"
+                    .into(),
+        });
+    }
     for b in bodies {
         world.body(b);
     }
