@@ -156,6 +156,12 @@ pub struct RunSummary {
     pub failed: bool,
     /// The error that ended a failed run, as printed.
     pub error: Option<String>,
+    /// Grains the `[[insert]]` tables placed, all of them, over the whole run.
+    pub grains_inserted: u64,
+    /// Grains due that found no place in their region (a region the heap has grown into).
+    pub grains_missed: u64,
+    /// Grains the `[[sink]]` tables removed, all of them.
+    pub grains_removed: u64,
 }
 
 /// First time (s) each rank column of `observables.csv` reaches 1.
@@ -821,5 +827,14 @@ fn summarise(
         stopped_early: false,
         failed: false,
         error: None,
+        grains_inserted: (world.lifecycle_state().insertions.iter())
+            .map(|c| c.placed)
+            .sum(),
+        grains_missed: (world.lifecycle_state().insertions.iter())
+            .map(|c| c.missed)
+            .sum(),
+        grains_removed: (world.lifecycle_state().sinks.iter())
+            .map(|c| c.removed)
+            .sum(),
     }
 }

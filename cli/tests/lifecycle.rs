@@ -101,6 +101,12 @@ fn a_run_cut_mid_feed_resumes_to_the_same_bits_and_files() {
         read(&whole, "observables.csv")
     );
     assert_eq!(full.bodies, resumed.bodies);
+    assert_eq!(
+        full.bodies as u64,
+        full.grains_inserted - full.grains_removed,
+        "the summary's counts"
+    );
+    assert_eq!(full.grains_missed, 0);
     // The frames' point counts change with the grains, and their ids are the world's.
     let (n1, ids1) = points_and_ids(&read(&whole, "frames/frame_000000100.vtu"));
     let (n4, ids4) = points_and_ids(&read(&whole, "frames/frame_000000400.vtu"));
