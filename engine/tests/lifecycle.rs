@@ -272,3 +272,84 @@ fn sinks_with_joints_and_bad_sink_shapes_are_refused() {
     let msg = refused(&b);
     assert!(msg.contains("with joints or springs"), "{msg}");
 }
+
+/// A feed of `rate` and `sizes` into free fall (no walls) with no sink, run `steps` steps.
+fn free_feed(rate: Rate, sizes: SizeDistribution, steps: u64) -> World {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.3));
+    let mut ins = Insertion::new(
+        Region::Box {
+            min: Vec3::new(-0.1, -0.1, 0.0),
+            max: Vec3::new(0.1, 0.1, 0.05),
+        },
+        rate,
+        sizes,
+        2500.0,
+    );
+    ins.velocity = Vec3::new(0.0, 0.0, -1.0);
+    ins.seed = 11;
+    b.insert(ins);
+    let mut w = b.build().unwrap();
+    w.run(steps).unwrap();
+    w
+}
+
+#[test]
+fn a_mass_rate_places_grains_by_the_mean_grain_mass() {
+    // Uniform radii in [a, b]: E[r³] = (b⁴ − a⁴) / (4 (b − a)), so 0.05 kg/s is
+    // 0.05 / (ρ 4/3 π E[r³]) grains per second, placed by the last batch's time.
+    let (a, b) = (0.002f64, 0.003f64);
+    let r3 = (b.powi(4) - a.powi(4)) / (4.0 * (b - a));
+    let per_second = 0.05 / (2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r3);
+    let w = free_feed(
+        Rate::KgPerSecond(0.05),
+        SizeDistribution::uniform(0.002, 0.003),
+        300,
+    );
+    let k = w.insertion_batch_steps()[0];
+    let last = (299 / k * k) as f64 * 1e-3;
+    let c = w.lifecycle_state().insertions[0];
+    assert_eq!(c.placed + c.missed, (per_second * last).floor() as u64);
+    assert_eq!(c.missed, 0);
+    assert_eq!(w.len() as u64, c.placed);
+}
+
+#[test]
+fn drawn_radii_follow_their_law() {
+    // A normal law truncated at mean ± 3 sd is symmetric: the drawn radii's mean is the law's
+    // mean within 4 standard errors sd / √n (a chance of 6e-5 of failing by bad luck, and the
+    // seed is fixed); every radius lies in [min, max].
+    let (mean, sd) = (0.0025f32, 0.0002f32);
+    let w = free_feed(
+        Rate::CountPerSecond(4000.0),
+        SizeDistribution::normal(mean, sd),
+        300,
+    );
+    let r: Vec<f64> = w.centres().iter().map(|p| p.w as f64).collect();
+    let n = r.len() as f64;
+    assert!(n > 500.0, "{n} grains");
+    let m = r.iter().sum::<f64>() / n;
+    assert!(
+        (m - mean as f64).abs() < 4.0 * sd as f64 / n.sqrt(),
+        "mean {m}"
+    );
+    assert!(r
+        .iter()
+        .all(|&x| x >= (mean - 3.0 * sd) as f64 - 1e-9 && x <= (mean + 3.0 * sd) as f64 + 1e-9));
+    // A table draws only its radii, in proportion to the fractions (binomial, 4 sd).
+    let w = free_feed(
+        Rate::CountPerSecond(4000.0),
+        SizeDistribution::table(vec![(0.002, 3.0), (0.003, 1.0)]),
+        300,
+    );
+    let n = w.len() as f64;
+    let small = w.centres().iter().filter(|p| p.w == 0.002).count() as f64;
+    assert_eq!(
+        w.centres().iter().filter(|p| p.w == 0.003).count() as f64 + small,
+        n
+    );
+    assert!(
+        (small / n - 0.75).abs() < 4.0 * (0.75f64 * 0.25 / n).sqrt(),
+        "{small} of {n}"
+    );
+}
