@@ -353,3 +353,45 @@ fn drawn_radii_follow_their_law() {
         "{small} of {n}"
     );
 }
+
+#[test]
+fn drives_and_forces_follow_their_bodies_when_a_grain_before_them_is_removed() {
+    // Body 0 falls into a sink; body 1 is driven (shaken along x), body 2 is pushed up by a
+    // force that cancels its weight. After the removal they are bodies 0 and 1: the drive and
+    // the force must still act on them, not on whatever body now holds their old index.
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.3));
+    b.body(grains::Body::sphere(Vec3::new(0.0, 0.0, -0.5), 0.01, 0.01));
+    let shake = grains::Prescribed::Shake {
+        axis: Vec3::X,
+        amplitude: 0.01,
+        frequency: 5.0,
+        phase: 0.0,
+    };
+    b.body(grains::Body::sphere(Vec3::new(1.0, 0.0, 0.0), 0.01, 0.01).kinematic(shake));
+    let floating = b.body(grains::Body::sphere(Vec3::new(2.0, 0.0, 0.0), 0.01, 0.01));
+    b.force(grains::AppliedForce::constant(
+        floating,
+        Vec3::new(0.0, 0.0, 0.01 * 9.81),
+    ));
+    b.sink(Sink::new(
+        "below",
+        SinkShape::HalfSpace {
+            point: Vec3::new(0.0, 0.0, -0.4),
+            normal: -Vec3::Z,
+        },
+    ));
+    let mut w = b.build().unwrap();
+    w.run(100).unwrap();
+    assert_eq!(w.ids(), &[1, 2], "body 0 went");
+    let t = w.time() as f32;
+    // The drive: x = 1 + A sin(2π f t), to the integration's rounding (1e-5 m of 1 cm).
+    let x = 1.0 + 0.01 * (std::f32::consts::TAU * 5.0 * t).sin();
+    assert!(
+        (w.position(0).x - x).abs() < 1e-5,
+        "{} vs {x}",
+        w.position(0).x
+    );
+    // The force holds the floating body where it started (its weight cancelled).
+    assert!(w.position(1).distance(Vec3::new(2.0, 0.0, 0.0)) < 1e-6);
+}
