@@ -6,11 +6,14 @@ use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::health::Monitor;
+use crate::insertion::Insertion;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
+use crate::lifecycle::Lifecycle;
 use crate::material::{Material, MaterialId, Materials};
 use crate::mesh::{MeshDesc, Meshes};
 use crate::plane_groups::plane_groups;
 use crate::settings::{Backend, Envelope, Settings};
+use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
 use grains_kernels::shape::{capsule_ends, ellipse_support};
@@ -36,6 +39,8 @@ pub struct WorldBuilder {
     joints: Vec<JointDesc>,
     springs: Vec<SpringDesc>,
     forces: Vec<AppliedForce>,
+    insertions: Vec<Insertion>,
+    sinks: Vec<Sink>,
 }
 
 impl World {
@@ -102,6 +107,18 @@ impl WorldBuilder {
     pub fn force(&mut self, f: AppliedForce) -> usize {
         self.forces.push(f);
         self.forces.len() - 1
+    }
+
+    /// Adds an insertion region (see [`crate::insertion`]) and returns its index.
+    pub fn insert(&mut self, i: Insertion) -> usize {
+        self.insertions.push(i);
+        self.insertions.len() - 1
+    }
+
+    /// Adds a sink (see [`crate::sink`]) and returns its index.
+    pub fn sink(&mut self, s: Sink) -> usize {
+        self.sinks.push(s);
+        self.sinks.len() - 1
     }
 
     /// Adds the five walls of an open box.
@@ -208,8 +225,23 @@ impl WorldBuilder {
             springs,
             shapes,
         };
+        let lifecycle = Lifecycle::new(
+            &self.insertions,
+            &self.sinks,
+            &self.settings,
+            materials.list.len(),
+            &walls,
+            &bodies,
+            (&drives, &self.forces),
+            (
+                joint_rows > 0 || !parts.springs.is_empty(),
+                parts.shapes.is_some(),
+            ),
+        )?;
         let backend = backend::open(&self.settings, parts, &friction)?;
-        let r_min = bodies.smallest_radius();
+        let r_min = bodies
+            .smallest_radius()
+            .min(Lifecycle::smallest_radius(&self.insertions));
         let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
@@ -234,6 +266,7 @@ impl WorldBuilder {
         let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
+        fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -254,6 +287,7 @@ impl WorldBuilder {
             monitor,
             fingerprint,
             joint_rows,
+            lifecycle,
         };
         world.place_walls(0.0);
         Ok(world)
@@ -441,7 +475,7 @@ fn check_bodies_outside_walls(
 /// as spheres against the wall as the narrow phase meets it ([`sphere_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
 /// face.
-fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
     let placed = [wall.placed(
         wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
         Vec3::ZERO,
@@ -478,7 +512,7 @@ fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
         .fold(f32::NEG_INFINITY, f32::max)
 }
 
-fn push_body(bodies: &mut Bodies, b: &Body) {
+pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
     let dynamic = b.kind == BodyKind::Dynamic;
     bodies.pos_radius.push(b.position.extend(b.radius));
     bodies.orientation.push(b.orientation);
@@ -521,6 +555,11 @@ impl WorldBuilder {
     /// The bodies added so far, in order.
     pub fn bodies(&self) -> &[Body] {
         &self.bodies
+    }
+
+    /// The insertions added so far, in order.
+    pub fn insertions(&self) -> &[Insertion] {
+        &self.insertions
     }
 
     /// The walls added so far, in order.

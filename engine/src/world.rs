@@ -54,6 +54,8 @@ pub struct World {
     pub(crate) fingerprint: Fingerprint,
     /// Rows of the joints and linearly implicit springs, one impulse each.
     pub(crate) joint_rows: usize,
+    /// Insertions, sinks and the bodies' ids (see [`crate::lifecycle`]).
+    pub(crate) lifecycle: crate::lifecycle::Lifecycle,
 }
 
 impl World {
@@ -71,7 +73,11 @@ impl World {
     /// So does a step abandoned because its contacts exceeded the limit
     /// ([`Fault::TooManyContacts`], whatever the health
     /// settings); it is not counted in [`World::steps`].
+    ///
+    /// Before the step, when due, grains in sinks are removed and insertions place theirs
+    /// (see [`crate::lifecycle`]).
     pub fn step(&mut self) -> Result<StepStats, StepError> {
+        self.change_bodies()?;
         let t = self.time();
         let h = self.params.h;
         self.place_walls(t);

@@ -37,6 +37,8 @@ pub struct Frame {
     pub walls: Vec<Wall>,
     /// The mesh walls' triangles where they are now, likewise.
     pub triangles: Vec<Triangle>,
+    /// Stable id of each body (`World::ids`; empty: the body's index).
+    pub ids: Vec<u64>,
     /// Also draw a PNG snapshot of this frame.
     pub png: bool,
 }

@@ -53,6 +53,12 @@ pub struct SceneSpec {
     /// `[[observables]]`: time series to record.
     #[serde(default)]
     pub observables: Vec<ObservableSpec>,
+    /// `[[insert]]`: grains fed in while the run goes.
+    #[serde(default)]
+    pub insert: Vec<super::lifecycle::InsertSpec>,
+    /// `[[sink]]`: regions that take grains out.
+    #[serde(default)]
+    pub sink: Vec<super::lifecycle::SinkSpec>,
 }
 
 /// `[scene]`.
@@ -502,4 +508,7 @@ pub struct ObservableSpec {
     pub point: Option<S<V3>>,
     /// `wall_torque`: the axis the torque is projected on.
     pub axis: Option<S<V3>>,
+    /// `grain_count`, `outflow_mass`, `outflow_rate`: the sink (its `name`; default: all
+    /// grains for `grain_count`, all sinks for the outflows).
+    pub sink: Option<S<String>>,
 }
