@@ -160,6 +160,12 @@ pub struct RunSummary {
     pub failed: bool,
     /// The error that ended a failed run, as printed.
     pub error: Option<String>,
+    /// Grains the `[[insert]]` tables placed, all of them, over the whole run.
+    pub grains_inserted: u64,
+    /// Grains due that found no place in their region (a region the heap has grown into).
+    pub grains_missed: u64,
+    /// Grains the `[[sink]]` tables removed, all of them.
+    pub grains_removed: u64,
 }
 
 /// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
@@ -281,9 +287,35 @@ pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
     (mean_height(world, group) - floor) / (percentile_95(others) - floor)
 }
 
-/// Current value of every observable of `scene`.
-pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
+/// The bodies' current indices of the group built as `group` (its ids; the bodies keep their
+/// order when grains are removed, so they are a range again).
+fn present(world: &World, group: &Range<usize>) -> Range<usize> {
+    let ids = world.ids();
+    ids.partition_point(|&id| id < group.start as u64)
+        ..ids.partition_point(|&id| id < group.end as u64)
+}
+
+/// Mass removed so far by sink `sink`, or by all sinks (kg).
+fn outflow_mass(world: &World, sink: Option<usize>) -> f64 {
+    let sinks = &world.lifecycle_state().sinks;
+    match sink {
+        Some(k) => sinks[k].mass,
+        None => sinks.iter().map(|s| s.mass).sum(),
+    }
+}
+
+/// Current value of every observable of `scene`; `marks` holds, per `outflow_rate` observable,
+/// the step and outflow mass of the last two samples (see [`RunRecord::outflow`]), which a
+/// sample at a new step moves on.
+pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f64> {
     let b = world.bodies();
+    let rates = scene
+        .observables
+        .iter()
+        .filter(|o| matches!(o.kind, ObservableKind::OutflowRate(_)))
+        .count();
+    marks.resize(rates, [0.0; 4]);
+    let mut marks = marks.iter_mut();
     let floor = floor_height(scene.bounds.as_ref(), world);
     // The contacts' sums, each made once for every observable that reads it.
     let wall_forces = OnceCell::new();
@@ -292,8 +324,8 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
         .observables
         .iter()
         .map(|o| match &o.kind {
-            ObservableKind::Height(r) => mean_height(world, r),
-            ObservableKind::RankFromTop(r) => rank_from_top(world, floor, r),
+            ObservableKind::Height(r) => mean_height(world, &present(world, r)),
+            ObservableKind::RankFromTop(r) => rank_from_top(world, floor, &present(world, r)),
             ObservableKind::KineticEnergy => world.last_stats().kinetic_energy,
             ObservableKind::Contacts => world.last_stats().contacts as f64,
             ObservableKind::BedHeight => bed_z95(world),
@@ -328,13 +360,30 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
             }
             ObservableKind::ContactForce { bodies, component } => {
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());
-                component.of(forces[bodies.clone()].iter().sum())
+                component.of(forces[present(world, bodies)].iter().sum())
+            }
+            ObservableKind::GrainCount(None) => {
+                (0..b.len()).filter(|&i| b.is_dynamic(i)).count() as f64
+            }
+            ObservableKind::GrainCount(Some(k)) => world.lifecycle_state().sinks[*k].removed as f64,
+            ObservableKind::OutflowMass(sink) => outflow_mass(world, *sink),
+            ObservableKind::OutflowRate(sink) => {
+                let m = marks.next().expect("one mark per rate");
+                let s = world.steps() as f64;
+                if m[2] != s {
+                    *m = [m[2], m[3], s, outflow_mass(world, *sink)];
+                }
+                if m[2] > m[0] {
+                    (m[3] - m[1]) / ((m[2] - m[0]) * world.settings().h as f64)
+                } else {
+                    0.0
+                }
             }
             ObservableKind::SurfaceAngle {
                 bodies,
                 point,
                 axis,
-            } => surface_angle(world, bodies, *point, *axis),
+            } => surface_angle(world, &present(world, bodies), *point, *axis),
         })
         .collect()
 }
@@ -355,6 +404,12 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         } else {
             Vec::new()
         },
+        triangles: if png {
+            world.mesh_triangles().to_vec()
+        } else {
+            Vec::new()
+        },
+        ids: world.ids().to_vec(),
         png,
     };
     for i in 0..n {
@@ -365,7 +420,7 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
             .push(world.angular_velocity(i).to_array());
     }
     for (k, g) in scene.groups.iter().enumerate() {
-        for i in g.range.clone().filter(|&i| i < n) {
+        for i in present(world, &g.range).filter(|&i| i < n) {
             f.groups[i] = k as u32;
         }
     }
@@ -373,27 +428,37 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
 }
 
 /// The region a snapshot shows: the box (or the bodies) with a margin, from the floor up to
-/// 1.3 × the highest body top at the start.
+/// 1.3 × the highest body top at the start (or top of an insertion region).
 fn view(scene: &Scene) -> View {
-    let bodies = scene.builder().bodies();
-    let top = bodies
+    // The bodies at the start and the regions grains are inserted into, as (lower, upper)
+    // corners of their bounding boxes.
+    let boxes: Vec<(Vec3, Vec3)> = (scene.builder().bodies().iter())
+        .map(|b| {
+            (
+                b.position - Vec3::splat(b.radius),
+                b.position + Vec3::splat(b.radius),
+            )
+        })
+        .chain(
+            scene
+                .builder()
+                .insertions()
+                .iter()
+                .map(|i| i.region.bounds()),
+        )
+        .collect();
+    let top = boxes
         .iter()
-        .map(|b| b.position.z + b.radius)
+        .map(|b| b.1.z)
         .fold(f32::NEG_INFINITY, f32::max);
-    let bottom = bodies
-        .iter()
-        .map(|b| b.position.z - b.radius)
-        .fold(f32::INFINITY, f32::min);
+    let bottom = boxes.iter().map(|b| b.0.z).fold(f32::INFINITY, f32::min);
     let (x0, x1) = match scene.bounds {
         Some(b) => (b.floor_centre.x - b.half_x, b.floor_centre.x + b.half_x),
         None => (
-            bodies
+            boxes.iter().map(|b| b.0.x).fold(f32::INFINITY, f32::min),
+            boxes
                 .iter()
-                .map(|b| b.position.x - b.radius)
-                .fold(f32::INFINITY, f32::min),
-            bodies
-                .iter()
-                .map(|b| b.position.x + b.radius)
+                .map(|b| b.1.x)
                 .fold(f32::NEG_INFINITY, f32::max),
         ),
     };
@@ -580,6 +645,8 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU);
     // the contacts too, only for the samples of contact observables and the contact frames.
     let reads_contacts = scene.observables.iter().any(|o| o.kind.reads_contacts());
+    // The outflow rates' last samples, saved with each checkpoint.
+    let marks = std::cell::RefCell::new(record.outflow.clone());
     let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
         let s = world.steps();
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
@@ -592,7 +659,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         }
         if csv {
             let mut row = vec![s as f64, exact_time(s, h32)];
-            row.extend(sample(scene, world));
+            row.extend(sample(scene, world, &mut marks.borrow_mut()));
             writer.send(WriterMsg::Sample(row));
         }
         if frame_due {
@@ -614,6 +681,10 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     // The checkpoint after the step the world is at, with the record up to it.
     let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
         let mut snap = world.snapshot()?;
+        let record = RunRecord {
+            outflow: marks.borrow().clone(),
+            ..record.clone()
+        };
         snap.extra = record.to_bytes();
         writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes()));
         Ok::<(), GpuError>(())
@@ -730,6 +801,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         ))
     });
     let session = (record.taken - before_taken, session_wall);
+    record.outflow = marks.take();
     let failure = stepped.err().map(|e| step_err(&world, e));
     if failure.is_none() {
         written?;
@@ -778,7 +850,7 @@ fn summarise(
     session: (u64, f64),
     frames: u64,
 ) -> RunSummary {
-    let values = sample(scene, world);
+    let values = sample(scene, world, &mut record.outflow.clone());
     let rows = csv_rows(csv);
     let top_reached_s = top_times(scene, &rows);
     let freq = match scene.bounds.and_then(|b| b.motion) {
@@ -830,6 +902,15 @@ fn summarise(
         stopped_early: false,
         failed: false,
         error: None,
+        grains_inserted: (world.lifecycle_state().insertions.iter())
+            .map(|c| c.placed)
+            .sum(),
+        grains_missed: (world.lifecycle_state().insertions.iter())
+            .map(|c| c.missed)
+            .sum(),
+        grains_removed: (world.lifecycle_state().sinks.iter())
+            .map(|c| c.removed)
+            .sum(),
     }
 }
 

@@ -175,7 +175,7 @@ wall = "floor"
     let scene = load(&dir, &text).unwrap();
     let mut world = scene.world(None).unwrap();
     world.run(300).unwrap();
-    let force = sample(&scene, &world)[0];
+    let force = sample(&scene, &world, &mut Vec::new())[0];
     let weight = 16.0 * 0.05 * G;
     assert!(
         (force + weight).abs() < 1e-4 * weight,

@@ -185,7 +185,7 @@ fn bad_wall_observables_are_refused_at_their_line_and_key() {
         "part",
         "part",
     );
-    assert!(m.contains("single wall"), "{m}");
+    assert!(m.contains("not a box"), "{m}");
     refused(
         "wall = \"bin\"\n\n",
         "wall = \"bin\"\npoint = [0.0, 0.0, 0.0]\n\n",

@@ -4,15 +4,20 @@ use crate::backend::{self, Parts};
 use crate::body::{Body, BodyKind, Shape};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
-use crate::geometry::{BoxContainer, WallDesc, WallShape};
+use crate::geometry::{BoxContainer, WallDesc};
 use crate::health::Monitor;
+use crate::insertion::Insertion;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
+use crate::lifecycle::Lifecycle;
 use crate::material::{Material, MaterialId, Materials};
 use crate::mesh::{MeshDesc, Meshes};
+use crate::plane_groups::plane_groups;
 use crate::settings::{Backend, Envelope, Settings};
+use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
 use grains_kernels::shape::{capsule_ends, ellipse_support};
+use grains_kernels::wall_contact::sphere_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
 
 /// The most a compliant contact may give within one step, as a fraction of the smallest radius
@@ -34,6 +39,8 @@ pub struct WorldBuilder {
     joints: Vec<JointDesc>,
     springs: Vec<SpringDesc>,
     forces: Vec<AppliedForce>,
+    insertions: Vec<Insertion>,
+    sinks: Vec<Sink>,
 }
 
 impl World {
@@ -102,6 +109,18 @@ impl WorldBuilder {
         self.forces.len() - 1
     }
 
+    /// Adds an insertion region (see [`crate::insertion`]) and returns its index.
+    pub fn insert(&mut self, i: Insertion) -> usize {
+        self.insertions.push(i);
+        self.insertions.len() - 1
+    }
+
+    /// Adds a sink (see [`crate::sink`]) and returns its index.
+    pub fn sink(&mut self, s: Sink) -> usize {
+        self.sinks.push(s);
+        self.sinks.len() - 1
+    }
+
     /// Adds the five walls of an open box.
     pub fn container(&mut self, c: &BoxContainer) -> &mut Self {
         for w in c.walls() {
@@ -134,13 +153,13 @@ impl WorldBuilder {
         {
             return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
         }
-        let cylinder = self.walls.iter().any(WallDesc::is_cylinder);
+        let cylinder = self.walls.iter().any(WallDesc::is_curved);
         if cylinder {
             if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
                 return Err(BuildError::Body {
                     body: i,
                     field: "shape",
-                    problem: "only spheres can meet a cylinder wall, and this world has one (capsules and ellipses against cylinders are not implemented)".into(),
+                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (capsules and ellipses against them are not implemented)".into(),
                 });
             }
         }
@@ -206,8 +225,23 @@ impl WorldBuilder {
             springs,
             shapes,
         };
+        let lifecycle = Lifecycle::new(
+            &self.insertions,
+            &self.sinks,
+            &self.settings,
+            materials.list.len(),
+            &walls,
+            &bodies,
+            (&drives, &self.forces),
+            (
+                joint_rows > 0 || !parts.springs.is_empty(),
+                parts.shapes.is_some(),
+            ),
+        )?;
         let backend = backend::open(&self.settings, parts, &friction)?;
-        let r_min = bodies.smallest_radius();
+        let r_min = bodies
+            .smallest_radius()
+            .min(Lifecycle::smallest_radius(&self.insertions));
         let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
@@ -232,10 +266,12 @@ impl WorldBuilder {
         let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
+        fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
             bodies,
+            wall_groups: plane_groups(&walls),
             wall_descs: walls,
             walls: Vec::new(),
             meshes,
@@ -251,6 +287,7 @@ impl WorldBuilder {
             monitor,
             fingerprint,
             joint_rows,
+            lifecycle,
         };
         world.place_walls(0.0);
         Ok(world)
@@ -395,8 +432,8 @@ const START_DEPTH_TOLERANCE: f32 = 0.01;
 /// Refuses a dynamic body that starts more than [`START_DEPTH_TOLERANCE`] × its radius inside a
 /// wall, naming the body, the wall, the depth and the speed depth/h it would be ejected at. The
 /// depth is −Φ of the points the narrow phase tests against the wall (a sphere's centre, a
-/// capsule's ends, each with the radius; an ellipse's support point), Φ = (p − o)·n − r, where
-/// p lies within the wall's face. A plane
+/// capsule's ends, each with the radius, against the face, edges and rims; an ellipse's support
+/// point), Φ = (p − o)·n − r where p lies within a flat wall's face. A plane
 /// bounds a solid half-space, so a body behind it is inside it however far; a rectangle is a
 /// thin face, so a body wholly behind it (its centre more than its bounding radius behind) is
 /// on its far side. Walls start at their displacement at t = 0. O(bodies × walls).
@@ -412,13 +449,7 @@ fn check_bodies_outside_walls(
         for (w, wall) in walls.iter().enumerate() {
             let depth = depth_in_wall(b, wall);
             if depth > START_DEPTH_TOLERANCE * b.radius {
-                let kind = if wall.is_cylinder() {
-                    "cylinder"
-                } else if wall.is_plane() {
-                    "plane"
-                } else {
-                    "rectangle"
-                };
+                let kind = wall.kind_name();
                 return Err(BuildError::Body {
                     body: i,
                     field: "position",
@@ -435,65 +466,49 @@ fn check_bodies_outside_walls(
     Ok(())
 }
 
-/// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` where they lie within
-/// its face (negative when the body is clear of it; −∞ when no point meets it).
-fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
-    let o = wall.origin + wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0));
-    let n = wall.normal;
-    if let WallShape::Cylinder {
-        radius,
-        half_length,
-        inside,
-        ..
-    } = wall.shape
-    {
-        return depth_in_cylinder(b.position - o, b.radius, n, radius, half_length, inside);
-    }
-    if !wall.is_plane() && (b.position - o).dot(n) < -b.shape.bounding_radius(b.radius) {
-        return f32::NEG_INFINITY;
-    }
+/// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` (negative when the
+/// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
+/// as spheres against the wall as the narrow phase meets it ([`sphere_wall`]: face, edge, rim;
+/// alone, without its plane group), an ellipse's support point where it lies within a flat
+/// face.
+pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+    let placed = [wall.placed(
+        wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
+        Vec3::ZERO,
+    )];
+    let w = &placed[0];
     let points = match b.shape {
-        Shape::Sphere => vec![(b.position, b.radius)],
-        Shape::Capsule { half_length } => capsule_ends(b.position, b.orientation, half_length)
-            .map(|e| (e, b.radius))
-            .to_vec(),
+        Shape::Sphere => vec![b.position],
+        Shape::Capsule { half_length } => {
+            capsule_ends(b.position, b.orientation, half_length).to_vec()
+        }
         Shape::Ellipse { a, b: bb } => {
-            vec![(b.position + ellipse_support(b.orientation, a, bb, -n), 0.0)]
+            let n = wall.normal;
+            let s = ellipse_support(b.orientation, a, bb, -n);
+            let covered = wall.is_plane()
+                || (b.position - w.o()).dot(n) >= -b.shape.bounding_radius(b.radius);
+            return if covered && w.covers(b.position + s) {
+                -(b.position + s - w.o()).dot(n)
+            } else {
+                f32::NEG_INFINITY
+            };
         }
     };
+    if wall.is_plane() {
+        // A plane bounds a solid half-space: behind it is inside it, however far.
+        return points
+            .into_iter()
+            .map(|p| b.radius - (p - w.o()).dot(wall.normal))
+            .fold(f32::NEG_INFINITY, f32::max);
+    }
     points
         .into_iter()
-        .filter(|&(p, _)| wall.covers(p - o))
-        .map(|(p, r)| r - (p - o).dot(n))
+        .filter_map(|p| sphere_wall(&placed, 0, p, b.radius))
+        .map(|t| -t.phi)
         .fold(f32::NEG_INFINITY, f32::max)
 }
 
-/// The overlap −Φ of a sphere of radius `r` at `rel` from a cylinder's centre with its mantle
-/// (axis `e`, radius `radius`, grains `inside` or outside): −∞ beyond the open ends or wholly on
-/// the far side of the mantle, else r − (R − ρ) inside and r − (ρ − R) outside, ρ the distance
-/// from the axis (the narrow phase's gap).
-fn depth_in_cylinder(
-    rel: Vec3,
-    r: f32,
-    e: Vec3,
-    radius: f32,
-    half_length: f32,
-    inside: bool,
-) -> f32 {
-    let s = rel.dot(e);
-    let rho = (rel - s * e).length();
-    if s.abs() > half_length {
-        f32::NEG_INFINITY
-    } else if inside && rho <= radius + r {
-        r - (radius - rho)
-    } else if !inside && rho >= radius - r {
-        r - (rho - radius)
-    } else {
-        f32::NEG_INFINITY
-    }
-}
-
-fn push_body(bodies: &mut Bodies, b: &Body) {
+pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
     let dynamic = b.kind == BodyKind::Dynamic;
     bodies.pos_radius.push(b.position.extend(b.radius));
     bodies.orientation.push(b.orientation);
@@ -536,6 +551,11 @@ impl WorldBuilder {
     /// The bodies added so far, in order.
     pub fn bodies(&self) -> &[Body] {
         &self.bodies
+    }
+
+    /// The insertions added so far, in order.
+    pub fn insertions(&self) -> &[Insertion] {
+        &self.insertions
     }
 
     /// The walls added so far, in order.

@@ -95,6 +95,27 @@ pub enum BuildError {
         /// The system's reason.
         reason: String,
     },
+    /// An insertion's field is out of range, or its rate cannot be placed (index in the order
+    /// insertions were added).
+    #[error("insert {insert}: {field} {problem}")]
+    Insert {
+        /// Index of the insertion.
+        insert: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A sink's field is out of range (index in the order sinks were added).
+    #[error("sink {sink}: {field} {problem}")]
+    Sink {
+        /// Index of the sink.
+        sink: usize,
+        /// Field name.
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
     /// The GPU backend was asked for but no GPU adapter (nor software device) exists.
     #[error("{0}")]
     NoGpuAdapter(String),

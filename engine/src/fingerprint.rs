@@ -4,10 +4,12 @@
 
 use crate::body::Body;
 use crate::geometry::WallDesc;
+use crate::insertion::Insertion;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::material::Materials;
 use crate::motion::Prescribed;
 use crate::settings::{Envelope, Settings};
+use crate::sink::Sink;
 use glam::Vec3;
 
 /// A value text longer than this is stored as a hash (`#` and eight hex digits).
@@ -88,6 +90,18 @@ impl Fingerprint {
             self.push(&format!("mesh {i} motion"), motion(m.motion));
             self.push(&format!("mesh {i} rotation"), format!("{:?}", m.rotation));
         }
+    }
+
+    /// Adds the items of the insertions and sinks (see [`crate::lifecycle`]); none when the
+    /// world has neither, so the fingerprints of worlds without them are as before.
+    pub(crate) fn push_lifecycle(&mut self, insertions: &[Insertion], sinks: &[Sink]) {
+        if insertions.is_empty() && sinks.is_empty() {
+            return;
+        }
+        self.push("insertions", insertions.len());
+        self.push_table("insertion table", insertions, |i| format!("{i:?}"));
+        self.push("sinks", sinks.len());
+        self.push_table("sink table", sinks, |s| format!("{s:?}"));
     }
 
     /// Replaces the step settings' items by those of `settings` with ε̂ resolved to

@@ -1,10 +1,12 @@
-//! Fixed and moving walls: planes, rectangles, open cylinders and box containers built from
-//! flat walls.
+//! Fixed and moving walls: planes, rectangles, disks and annuli, open cylinders and cone
+//! frustums, and box containers built from flat walls; each may be switched on for a window of
+//! time ([`ActiveWindow`]).
 
 use crate::error::{finite3, BuildError};
 use crate::material::MaterialId;
 use crate::motion::Prescribed;
 use glam::Vec3;
+use grains_kernels::Wall;
 
 /// A flat wall as a user describes it: the rectangle `origin + s·u + t·(n × u)`,
 /// |s| ≤ `half_u`, |t| ≤ `half_v`, pushing spheres along `normal`. Infinite half-extents make it
@@ -25,8 +27,47 @@ pub struct WallDesc {
     pub material: MaterialId,
     /// Motion of the wall, if it moves (a shaker).
     pub motion: Option<Prescribed>,
-    /// Flat (the rectangle above) or curved (an open cylinder about `normal`).
+    /// Flat (the rectangle above, or a disk) or curved (an open cylinder or cone about
+    /// `normal`).
     pub shape: WallShape,
+    /// When the wall exists (always, unless set by [`WallDesc::active_between`]).
+    pub active: ActiveWindow,
+}
+
+/// The stretch of simulated time a wall exists: a step starting at t (= steps × h) meets it
+/// when `from` ≤ t < `until`; outside it the wall has no contacts (its index stays, so the
+/// other walls' contacts keep their warm start).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ActiveWindow {
+    /// Time the wall appears (s); −∞: from the start.
+    pub from: f64,
+    /// Time the wall disappears (s); ∞: never.
+    pub until: f64,
+}
+
+impl ActiveWindow {
+    /// A wall that is always there.
+    pub const ALWAYS: ActiveWindow = ActiveWindow {
+        from: f64::NEG_INFINITY,
+        until: f64::INFINITY,
+    };
+
+    /// True when a step starting at time `t` (s) meets the wall.
+    pub fn contains(&self, t: f64) -> bool {
+        self.from <= t && t < self.until
+    }
+
+    /// Why the window is malformed (NaN ends, or `until` not after `from`), if it is.
+    pub fn problem(&self) -> Option<String> {
+        if self.from.is_nan() || self.until.is_nan() || self.until <= self.from {
+            Some(format!(
+                "must have from < until, got from {} until {}",
+                self.from, self.until
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 /// The surface of a wall.
@@ -48,6 +89,31 @@ pub enum WallShape {
         /// moves at ω normal × (c − origin) on top of the wall's motion.
         angular_speed: f32,
     },
+    /// The mantle of a cone frustum with open ends about the axis through `origin` along
+    /// `normal`: its radius grows linearly from `small_radius` at `origin − half_length normal`
+    /// to `large_radius` at `origin + half_length normal` (`u`, `half_u` and `half_v` are
+    /// unused). Grains stay `inside` it (a hopper) or outside it.
+    Cone {
+        /// Radius at the small end (m), ≥ 0 (0: a full cone with its apex there).
+        small_radius: f32,
+        /// Radius at the large end (m), > the small one.
+        large_radius: f32,
+        /// Half the length of the frustum along the axis (m), finite.
+        half_length: f32,
+        /// True when the grains are inside the cone (a hopper), false when outside.
+        inside: bool,
+        /// Rate of rotation about the axis `normal` (rad/s, right-handed).
+        angular_speed: f32,
+    },
+    /// A flat annulus centred at `origin` in the plane normal to `normal`: the points at
+    /// distance `inner` ≤ ρ ≤ `outer` from the centre (a disk when `inner` is 0), pushing spheres
+    /// along `normal`; its rims are edges spheres can rest on (`u`, `half_u`, `half_v` unused).
+    Disk {
+        /// Outer radius (m).
+        outer: f32,
+        /// Inner radius (m), 0 ≤ inner < outer: the hole of an orifice plate.
+        inner: f32,
+    },
 }
 
 impl WallDesc {
@@ -62,6 +128,7 @@ impl WallDesc {
             material: MaterialId(0),
             motion: None,
             shape: WallShape::Flat,
+            active: ActiveWindow::ALWAYS,
         }
     }
 
@@ -76,6 +143,7 @@ impl WallDesc {
             material: MaterialId(0),
             motion: None,
             shape: WallShape::Flat,
+            active: ActiveWindow::ALWAYS,
         }
     }
 
@@ -94,10 +162,87 @@ impl WallDesc {
         }
     }
 
-    /// This cylinder turning about its axis at `angular_speed` (rad/s, right-handed about the
-    /// axis); a flat wall is returned unchanged.
+    /// The open cone frustum about the axis through `centre` along `axis`, of radius
+    /// `small_radius` at `centre − half_length axis` growing to `large_radius` at
+    /// `centre + half_length axis`, holding grains `inside` it (a hopper: axis up, the orifice
+    /// at the small end) or outside it. It does not rotate (see [`WallDesc::rotating`]).
+    pub fn cone(
+        centre: Vec3,
+        axis: Vec3,
+        small_radius: f32,
+        large_radius: f32,
+        half_length: f32,
+        inside: bool,
+    ) -> Self {
+        WallDesc {
+            shape: WallShape::Cone {
+                small_radius,
+                large_radius,
+                half_length,
+                inside,
+                angular_speed: 0.0,
+            },
+            ..WallDesc::plane(centre, axis)
+        }
+    }
+
+    /// The flat annulus about `centre` with normal `normal`, radii `inner` ≤ ρ ≤ `outer` (a
+    /// disk when `inner` is 0).
+    pub fn disk(centre: Vec3, normal: Vec3, outer: f32, inner: f32) -> Self {
+        WallDesc {
+            shape: WallShape::Disk { outer, inner },
+            ..WallDesc::plane(centre, normal)
+        }
+    }
+
+    /// The flat cap closing the end of this cylinder or cone at `+half_length` along the axis
+    /// (`large_end`) or at `−half_length`, with a central hole of radius `hole` (0: none),
+    /// facing the grains (into a drum or hopper, away from a pillar), of the same material,
+    /// motion and window; `None` for a flat wall. A turning mantle's cap does not turn.
+    pub fn end_cap(&self, large_end: bool, hole: f32) -> Option<WallDesc> {
+        let (radius, half_length, inside) = match self.shape {
+            WallShape::Cylinder {
+                radius,
+                half_length,
+                inside,
+                ..
+            } => (radius, half_length, inside),
+            WallShape::Cone {
+                small_radius,
+                large_radius,
+                half_length,
+                inside,
+                ..
+            } => (
+                if large_end {
+                    large_radius
+                } else {
+                    small_radius
+                },
+                half_length,
+                inside,
+            ),
+            _ => return None,
+        };
+        let out = if large_end { self.normal } else { -self.normal };
+        Some(WallDesc {
+            shape: WallShape::Disk {
+                outer: radius,
+                inner: hole,
+            },
+            origin: self.origin + half_length * out,
+            normal: if inside { -out } else { out },
+            ..*self
+        })
+    }
+
+    /// This cylinder or cone turning about its axis at `angular_speed` (rad/s, right-handed
+    /// about the axis); a flat wall is returned unchanged.
     pub fn rotating(mut self, angular_speed: f32) -> Self {
         if let WallShape::Cylinder {
+            angular_speed: w, ..
+        }
+        | WallShape::Cone {
             angular_speed: w, ..
         } = &mut self.shape
         {
@@ -106,9 +251,35 @@ impl WallDesc {
         self
     }
 
+    /// This wall existing only from time `from` until time `until` (s; ±∞ for no bound): a
+    /// gate that holds a fill and opens at `until`, a lid that closes at `from`.
+    pub fn active_between(mut self, from: f64, until: f64) -> Self {
+        self.active = ActiveWindow { from, until };
+        self
+    }
+
+    /// What the wall is, in a word: "plane", "rectangle", "disk", "cylinder" or "cone".
+    pub fn kind_name(&self) -> &'static str {
+        match self.shape {
+            WallShape::Flat if self.is_plane() => "plane",
+            WallShape::Flat => "rectangle",
+            WallShape::Disk { .. } => "disk",
+            WallShape::Cylinder { .. } => "cylinder",
+            WallShape::Cone { .. } => "cone",
+        }
+    }
+
     /// True for a cylinder wall.
     pub fn is_cylinder(&self) -> bool {
         matches!(self.shape, WallShape::Cylinder { .. })
+    }
+
+    /// True for a curved wall (a cylinder or a cone), which only spheres can meet.
+    pub fn is_curved(&self) -> bool {
+        matches!(
+            self.shape,
+            WallShape::Cylinder { .. } | WallShape::Cone { .. }
+        )
     }
 
     /// This wall with material `m`.
@@ -126,13 +297,6 @@ impl WallDesc {
     /// True for an infinite plane (both half extents infinite), which bounds a solid half-space.
     pub fn is_plane(&self) -> bool {
         self.shape == WallShape::Flat && self.half_u.is_infinite() && self.half_v.is_infinite()
-    }
-
-    /// True when the offset `rel` from the origin projects into the face (|s| ≤ half_u,
-    /// |t| ≤ half_v), for a wall with unit axes (as built).
-    pub(crate) fn covers(&self, rel: Vec3) -> bool {
-        rel.dot(self.u).abs() <= self.half_u
-            && rel.dot(self.normal.cross(self.u)).abs() <= self.half_v
     }
 
     /// Checks the wall and returns it with unit, orthogonal axes.
@@ -173,37 +337,128 @@ impl WallDesc {
         if let Some(problem) = self.motion.as_ref().and_then(Prescribed::problem) {
             return Err(err("motion", problem));
         }
-        if let WallShape::Cylinder {
-            radius,
-            half_length,
-            angular_speed,
-            ..
-        } = self.shape
-        {
-            if !(radius.is_finite() && radius > 0.0) {
-                return Err(err(
-                    "radius",
-                    format!("must be positive and finite, got {radius}"),
-                ));
-            }
-            if half_length.is_nan() || half_length <= 0.0 {
-                return Err(err(
-                    "half_length",
-                    format!("must be positive, got {half_length}"),
-                ));
-            }
-            if !angular_speed.is_finite() {
-                return Err(err(
-                    "angular_speed",
-                    format!("must be finite, got {angular_speed}"),
-                ));
-            }
+        if let Some(problem) = self.active.problem() {
+            return Err(err("active", problem));
+        }
+        if let Some((field, problem)) = self.shape_problem() {
+            return Err(err(field, problem));
         }
         Ok(WallDesc {
             normal: n,
             u: u.normalize(),
             ..*self
         })
+    }
+}
+
+impl WallDesc {
+    /// The kernels' wall of this one displaced by `offset` and moving at `velocity`, without
+    /// flags (switch, plane group).
+    pub(crate) fn placed(&self, offset: Vec3, velocity: Vec3) -> Wall {
+        let origin = (self.origin + offset).extend(0.0).to_array();
+        let normal = self.normal.extend(self.material.0 as f32).to_array();
+        let velocity = velocity.extend(0.0).to_array();
+        match self.shape {
+            WallShape::Flat => Wall {
+                origin,
+                normal,
+                u: self.u.extend(self.half_u).to_array(),
+                v: self.normal.cross(self.u).extend(self.half_v).to_array(),
+                velocity,
+            },
+            WallShape::Cylinder {
+                radius,
+                half_length,
+                inside,
+                angular_speed,
+            } => Wall::cylinder(
+                origin,
+                normal,
+                if inside { radius } else { -radius },
+                half_length,
+                angular_speed,
+                velocity,
+            ),
+            WallShape::Cone {
+                small_radius,
+                large_radius,
+                half_length,
+                inside,
+                angular_speed,
+            } => {
+                let mid = 0.5 * (small_radius + large_radius);
+                Wall::frustum(
+                    origin,
+                    normal,
+                    if inside { mid } else { -mid },
+                    (large_radius - small_radius) / (2.0 * half_length),
+                    half_length,
+                    angular_speed,
+                    velocity,
+                )
+            }
+            WallShape::Disk { outer, inner } => Wall::disk(origin, normal, outer, inner, velocity),
+        }
+    }
+
+    /// The field and the problem of a bad cylinder, cone or disk, if it is one.
+    fn shape_problem(&self) -> Option<(&'static str, String)> {
+        let positive = |field, x: f32| {
+            (!(x.is_finite() && x > 0.0))
+                .then(|| (field, format!("must be positive and finite, got {x}")))
+        };
+        let half_length = |h: f32| {
+            (h.is_nan() || h <= 0.0).then(|| ("half_length", format!("must be positive, got {h}")))
+        };
+        let spin = |w: f32| {
+            (!w.is_finite()).then(|| ("angular_speed", format!("must be finite, got {w}")))
+        };
+        match self.shape {
+            WallShape::Flat => None,
+            WallShape::Cylinder {
+                radius,
+                half_length: h,
+                angular_speed,
+                ..
+            } => positive("radius", radius)
+                .or_else(|| half_length(h))
+                .or_else(|| spin(angular_speed)),
+            WallShape::Cone {
+                small_radius,
+                large_radius,
+                half_length: h,
+                angular_speed,
+                ..
+            } => {
+                if !(small_radius.is_finite() && small_radius >= 0.0) {
+                    return Some((
+                        "small_radius",
+                        format!("must be finite and not negative, got {small_radius}"),
+                    ));
+                }
+                positive("large_radius", large_radius)
+                    .or_else(|| {
+                        (large_radius <= small_radius).then(|| {
+                            (
+                                "large_radius",
+                                format!("must exceed the small radius {small_radius} (flip the axis for a cone widening the other way; equal radii make a cylinder), got {large_radius}"),
+                            )
+                        })
+                    })
+                    .or_else(|| positive("half_length", h))
+                    .or_else(|| spin(angular_speed))
+            }
+            WallShape::Disk { outer, inner } => positive("outer", outer).or_else(|| {
+                (!(inner.is_finite() && inner >= 0.0 && inner < outer)).then(|| {
+                    (
+                        "inner",
+                        format!(
+                            "must be at least 0 and below the outer radius {outer}, got {inner}"
+                        ),
+                    )
+                })
+            }),
+        }
     }
 }
 
@@ -225,7 +480,8 @@ pub struct BoxContainer {
 }
 
 impl BoxContainer {
-    /// The five walls of the box (floor first, then −x, +x, −y, +y).
+    /// The five walls of the box (floor first, then −x, +x, −y, +y); for a box that exists only
+    /// for a while, add each with [`WallDesc::active_between`].
     pub fn walls(&self) -> [WallDesc; 5] {
         let c = self.floor_centre;
         let (hx, hy, hz) = (0.5 * self.width_x, 0.5 * self.width_y, 0.5 * self.height);

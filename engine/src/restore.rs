@@ -16,6 +16,7 @@ impl World {
     pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
         self.sync()?;
         let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
+        let (ids, lifecycle) = self.lifecycle_snapshot();
         Ok(Snapshot {
             steps: self.steps(),
             last_stats: self.last_stats(),
@@ -26,6 +27,8 @@ impl World {
             joint_impulses: self.joint_impulses().to_vec(),
             fingerprint: self.fingerprint.clone(),
             extra: Vec::new(),
+            ids,
+            lifecycle,
         })
     }
 
@@ -53,15 +56,16 @@ impl World {
             &snap.warm_moments,
             &snap.joint_impulses,
         );
+        self.restore_lifecycle(snap);
         Ok(())
     }
 
-    /// The bodies' counts, fixed properties, finiteness and unit orientations.
+    /// The bodies' counts, fixed properties (by id, see [`World::check_lifecycle`]),
+    /// finiteness and unit orientations.
     fn check_bodies(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
-        let (mine, theirs) = (&self.bodies, &snap.bodies);
-        let n = mine.len();
+        let theirs = &snap.bodies;
+        let n = theirs.len();
         let lengths = [
-            theirs.pos_radius.len(),
             theirs.orientation.len(),
             theirs.motion.len(),
             theirs.material.len(),
@@ -70,39 +74,14 @@ impl World {
         if let Some(&found) = lengths.iter().find(|&&l| l != n) {
             return Err(SnapshotError::BodyCount { expected: n, found });
         }
+        self.check_lifecycle(snap)?;
         let bad = |i: usize, what: String| Err(SnapshotError::Invalid(format!("body {i} {what}")));
-        let differs = |a: f32, b: f32| a.to_bits() != b.to_bits();
         for i in 0..n {
             let (p, q, m) = (
                 theirs.pos_radius[i],
                 theirs.orientation[i],
                 theirs.motion[i],
             );
-            let (own_p, own_m) = (mine.pos_radius[i], mine.motion[i]);
-            if differs(p.w, own_p.w) {
-                return bad(i, format!("radius is {}, the world's is {}", p.w, own_p.w));
-            }
-            if differs(m.inv_mass, own_m.inv_mass) || differs(m.inv_inertia, own_m.inv_inertia) {
-                return bad(i, "mass or inertia differs from the world's".into());
-            }
-            if theirs.material[i] != mine.material[i] {
-                return bad(
-                    i,
-                    format!(
-                        "material is {}, the world's is {}",
-                        theirs.material[i], mine.material[i]
-                    ),
-                );
-            }
-            if theirs.kind[i] != mine.kind[i] {
-                return bad(
-                    i,
-                    format!(
-                        "kind is {}, the world's is {}",
-                        theirs.kind[i], mine.kind[i]
-                    ),
-                );
-            }
             if !p.truncate().is_finite() {
                 return bad(i, "position is not finite".into());
             }
@@ -150,7 +129,7 @@ impl World {
             }
         }
         for (k, &key) in snap.warm_keys.iter().enumerate() {
-            if !self.names_a_pair(key) {
+            if !self.names_a_pair(key, snap.bodies.len()) {
                 return invalid(format!("warm-start key {k} names no pair of this world"));
             }
         }
@@ -165,12 +144,12 @@ impl World {
         Ok(())
     }
 
-    /// True when `key` is a contact key of this world: body a with a body b ≠ a or with a
-    /// wall (a flat or cylinder wall, or a mesh triangle numbered after them), flags aside.
-    fn names_a_pair(&self, key: u64) -> bool {
+    /// True when `key` is a contact key of this world with `n` bodies: body a with a body
+    /// b ≠ a or with a wall (a flat, cylinder, cone or disk wall, or a mesh triangle numbered
+    /// after them), flags aside.
+    fn names_a_pair(&self, key: u64, n: usize) -> bool {
         let key = key & !SECOND_END;
         let (a, low) = ((key >> 32) as usize, key as u32);
-        let n = self.bodies.len();
         let wall = (NO_BODY - low) as usize;
         let b = (low & !(THIRD_POINT as u32)) as usize;
         let walls = self.wall_descs.len() + self.meshes.placed.triangles.len();

@@ -1,29 +1,35 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 3): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 4): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV3` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); seven `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
-//! impulses, fingerprint bytes, extra bytes; the last step's statistics (contacts `u64`,
+//! Layout (little-endian): `GRAINSV4` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); nine `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! impulses, fingerprint bytes, extra bytes, insertions, sinks; the last step's statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
 //! orientations, motions, materials, kinds), the keys, their impulses, the moment impulses, the
-//! joint impulses, the fingerprint text and the extra bytes.
+//! joint impulses, the fingerprint text, the extra bytes; then the bodies' ids (`u64` each), the
+//! next id (`u64`), each insertion's counters (random state, placed, missed: `u64`; mass:
+//! `f64`) and each sink's (removed: `u64`; mass: `f64`). Format 4 added the ids and counters
+//! of grains that come and go ([`crate::lifecycle`]).
 
 use crate::fingerprint::Fingerprint;
+use crate::insertion::InsertionCounters;
+use crate::lifecycle::LifecycleState;
+use crate::sink::SinkCounters;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
 use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes and reads.
-pub const FORMAT: u8 = 3;
+pub const FORMAT: u8 = 4;
 /// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
 /// Counts after the header.
-const COUNTS: usize = 7;
+const COUNTS: usize = 9;
 
 /// Everything that changes while a world runs (step count, bodies, the warm-start memory of the
 /// contacts' forces and moments and of the joints), with the fingerprint of the world it was
@@ -52,6 +58,10 @@ pub struct Snapshot {
     /// Bytes the caller stores with the snapshot (e.g. a program's running totals); the
     /// library never reads them. Empty from [`crate::World::snapshot`].
     pub extra: Vec<u8>,
+    /// Each body's stable id (see [`crate::World::ids`]).
+    pub ids: Vec<u64>,
+    /// The insertions' and sinks' running counts and the next id.
+    pub lifecycle: LifecycleState,
 }
 
 /// Why a snapshot could not be read or applied. Every message is one line.
@@ -105,6 +115,8 @@ impl Snapshot {
             self.joint_impulses.len() as u64,
             fingerprint.len() as u64,
             self.extra.len() as u64,
+            self.lifecycle.insertions.len() as u64,
+            self.lifecycle.sinks.len() as u64,
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -126,6 +138,18 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&self.joint_impulses));
         out.extend_from_slice(fingerprint.as_bytes());
         out.extend_from_slice(&self.extra);
+        out.extend_from_slice(bytemuck::cast_slice(&self.ids));
+        out.extend_from_slice(&self.lifecycle.next_id.to_le_bytes());
+        for c in &self.lifecycle.insertions {
+            for x in [c.rng, c.placed, c.missed, c.mass.to_bits()] {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        for c in &self.lifecycle.sinks {
+            for x in [c.removed, c.mass.to_bits()] {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
         seal(&mut out);
         out
     }
@@ -187,6 +211,24 @@ impl Snapshot {
             "the fingerprint is not name–value text",
         ))?;
         let extra = take::<u8>(&mut rest, count(6)?)?;
+        let ids = take::<u64>(&mut rest, n)?;
+        let next_id = take::<u64>(&mut rest, 1)?[0];
+        let insertions = take::<[u64; 4]>(&mut rest, count(7)?)?
+            .into_iter()
+            .map(|[rng, placed, missed, mass]| InsertionCounters {
+                rng,
+                placed,
+                missed,
+                mass: f64::from_bits(mass),
+            })
+            .collect();
+        let sinks = take::<[u64; 2]>(&mut rest, count(8)?)?
+            .into_iter()
+            .map(|[removed, mass]| SinkCounters {
+                removed,
+                mass: f64::from_bits(mass),
+            })
+            .collect();
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -200,6 +242,12 @@ impl Snapshot {
             joint_impulses,
             fingerprint,
             extra,
+            ids,
+            lifecycle: LifecycleState {
+                next_id,
+                insertions,
+                sinks,
+            },
         })
     }
 }

@@ -5,7 +5,7 @@ use crate::body::BodyKind;
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::fingerprint::Fingerprint;
-use crate::geometry::{WallDesc, WallShape};
+use crate::geometry::WallDesc;
 use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
@@ -14,6 +14,7 @@ use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
 use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, Wall};
 use grains_kernels::{StepParams, StepStats};
 
@@ -35,6 +36,8 @@ pub struct World {
     pub(crate) walls: Vec<Wall>,
     /// The triangle-mesh walls and their triangles placed for the step.
     pub(crate) meshes: crate::mesh::Meshes,
+    /// Each wall's plane group (see `plane_groups.rs`).
+    pub(crate) wall_groups: Vec<u32>,
     pub(crate) drives: Vec<(u32, Prescribed)>,
     pub(crate) drive_buf: Vec<Actuation>,
     /// The joints as the kernels hold them (for [`World::joint_violation`]).
@@ -51,6 +54,8 @@ pub struct World {
     pub(crate) fingerprint: Fingerprint,
     /// Rows of the joints and linearly implicit springs, one impulse each.
     pub(crate) joint_rows: usize,
+    /// Insertions, sinks and the bodies' ids (see [`crate::lifecycle`]).
+    pub(crate) lifecycle: crate::lifecycle::Lifecycle,
 }
 
 impl World {
@@ -68,7 +73,11 @@ impl World {
     /// So does a step abandoned because its contacts exceeded the limit
     /// ([`Fault::TooManyContacts`], whatever the health
     /// settings); it is not counted in [`World::steps`].
+    ///
+    /// Before the step, when due, grains in sinks are removed and insertions place theirs
+    /// (see [`crate::lifecycle`]).
     pub fn step(&mut self) -> Result<StepStats, StepError> {
+        self.change_bodies()?;
         let t = self.time();
         let h = self.params.h;
         self.place_walls(t);
@@ -152,40 +161,20 @@ impl World {
         self.backend.synced_at(self.steps)
     }
 
-    /// Writes each wall's current face position and its velocity over [t, t + h].
+    /// Writes each wall's current face position, its velocity over [t, t + h] and its flags
+    /// (switched off outside its window, a disk, its plane group).
     pub(crate) fn place_walls(&mut self, t: f64) {
         let h = self.params.h;
         self.walls.clear();
-        for d in &self.wall_descs {
+        for (d, &group) in self.wall_descs.iter().zip(&self.wall_groups) {
             let (offset, velocity) = match d.motion {
                 Some(m) => (m.displacement(t), m.step_velocity(t, h).0),
                 None => (Vec3::ZERO, Vec3::ZERO),
             };
-            let origin = (d.origin + offset).extend(0.0).to_array();
-            let normal = d.normal.extend(d.material.0 as f32).to_array();
-            let velocity = velocity.extend(0.0).to_array();
-            self.walls.push(match d.shape {
-                WallShape::Flat => Wall {
-                    origin,
-                    normal,
-                    u: d.u.extend(d.half_u).to_array(),
-                    v: d.normal.cross(d.u).extend(d.half_v).to_array(),
-                    velocity,
-                },
-                WallShape::Cylinder {
-                    radius,
-                    half_length,
-                    inside,
-                    angular_speed,
-                } => Wall::cylinder(
-                    origin,
-                    normal,
-                    if inside { radius } else { -radius },
-                    half_length,
-                    angular_speed,
-                    velocity,
-                ),
-            });
+            let wall = d.placed(offset, velocity);
+            let off = if d.active.contains(t) { 0 } else { WALL_OFF };
+            self.walls
+                .push(wall.with_flags(wall.flags() | off | (group * WALL_GROUP)));
         }
     }
 

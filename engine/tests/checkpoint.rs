@@ -1,4 +1,4 @@
-//! Checkpoints (format 3) lose nothing and refuse what is wrong: the header names the format, a
+//! Checkpoints (format 4) lose nothing and refuse what is wrong: the header names the format, a
 //! checksum finds damage, the physics fingerprint names what changed, and a restore checks every
 //! field before it replaces anything. Every refusal is one line.
 
@@ -15,24 +15,25 @@ fn one_line(e: &SnapshotError) -> String {
 }
 
 #[test]
-fn the_header_names_format_3_and_older_formats_are_refused_by_name() {
+fn the_header_names_format_4_and_older_formats_are_refused_by_name() {
     let (_, bytes) = common::checkpoint(1, 20, b"");
-    assert_eq!(FORMAT, 3);
-    assert_eq!(&bytes[..8], b"GRAINSV3");
+    assert_eq!(FORMAT, 4);
+    assert_eq!(&bytes[..8], b"GRAINSV4");
     for (digit, word) in [
         (b'1', "older grains, format 1"),
         (b'2', "older grains, format 2"),
+        (b'3', "older grains, format 3"),
     ] {
         let mut old = bytes.clone();
         old[7] = digit;
         let msg = one_line(&Snapshot::from_bytes(&old).unwrap_err());
         assert!(msg.contains(word), "{msg}");
-        assert!(msg.contains("this version reads format 3"), "{msg}");
+        assert!(msg.contains("this version reads format 4"), "{msg}");
     }
     let mut newer = bytes.clone();
-    newer[7] = b'4';
+    newer[7] = b'5';
     let msg = one_line(&Snapshot::from_bytes(&newer).unwrap_err());
-    assert!(msg.contains("newer grains, format 4"), "{msg}");
+    assert!(msg.contains("newer grains, format 5"), "{msg}");
     let msg = one_line(&Snapshot::from_bytes(b"PNG not a checkpoint").unwrap_err());
     assert!(msg.contains("bad header"), "{msg}");
 }

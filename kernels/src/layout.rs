@@ -92,7 +92,9 @@ impl Bodies {
 /// Or, when `origin.w` ≠ 0, an open cylinder (see [`Wall::cylinder`]): the mantle at distance
 /// R = |`origin.w`| from the axis through `origin` along `normal`, within `u.w` of `origin`
 /// along the axis, holding grains inside it when `origin.w` > 0 and outside it when < 0,
-/// turning about the axis at `v.w` rad/s.
+/// turning about the axis at `v.w` rad/s; a cone frustum when its slope dR/ds `u.x` ≠ 0 (see
+/// [`Wall::frustum`]). `velocity.w` holds the flags word of
+/// [`crate::wall_contact`] (switched off, a disk or annulus, a rectangle's plane group).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Wall {
@@ -105,7 +107,7 @@ pub struct Wall {
     pub u: [f32; 4],
     /// Second in-face unit axis; w: half extent along it (m).
     pub v: [f32; 4],
-    /// Velocity of the wall over the current step (m/s); w unused.
+    /// Velocity of the wall over the current step (m/s); w: the flags word ([`Wall::flags`]).
     pub velocity: [f32; 4],
 }
 
@@ -154,13 +156,15 @@ impl Wall {
             .normalize()
     }
 
-    /// How fast the surface moves against the wall's own motion: ω R on a turning cylinder,
-    /// 0 on a flat wall.
+    /// How fast the surface moves against the wall's own motion: ω R on a turning cylinder
+    /// (ω times the larger end radius on a cone), 0 on a flat wall.
     pub fn surface_speed(&self) -> f32 {
         if self.cylinder_radius() == 0.0 {
             0.0
-        } else {
+        } else if self.u[0] == 0.0 {
             (self.v[3] * self.cylinder_radius()).abs()
+        } else {
+            (self.v[3] * (self.cylinder_radius().abs() + (self.u[0] * self.u[3]).abs())).abs()
         }
     }
 

@@ -7,7 +7,8 @@
 //! 1. **forces**: [`forces`] (gravity, applied loads, the kinematic bodies' drives) and the
 //!    explicit [`springs`], v* = v + h M⁻¹ f.
 //! 2. **broad**: [`broad_phase`], the uniform grid.
-//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`]) finds the contact rows;
+//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`] and the walls of
+//!    [`wall_contact`]) finds the contact rows;
 //!    [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
 //!    the moment rows of spinning and rolling friction; [`mesh`] the contacts with
 //!    triangle-mesh walls.
@@ -56,6 +57,7 @@ pub mod rolling;
 pub mod shape;
 pub mod springs;
 pub mod step;
+pub mod wall_contact;
 pub mod warm_start;
 
 pub use layout::*;

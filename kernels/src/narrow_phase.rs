@@ -12,6 +12,7 @@ use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
+use crate::wall_contact::sphere_wall;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,17 +88,6 @@ fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> f32 {
 #[inline(always)]
 fn point_velocity(m: &Motion, r: Vec3) -> Vec3 {
     m.v() + m.w().cross(r)
-}
-
-/// True when `p` projects into the wall's rectangle (|s| ≤ half_u, |t| ≤ half_v).
-#[inline(always)]
-fn within_face(wall: &Wall, p: Vec3) -> bool {
-    let rel = p - wall.o();
-    let (u, v) = (
-        glam::Vec4::from_array(wall.u),
-        glam::Vec4::from_array(wall.v),
-    );
-    rel.dot(u.truncate()).abs() <= u.w && rel.dot(v.truncate()).abs() <= v.w
 }
 
 /// Diagonal entry eᵀ(M⁻¹)e of one body for direction `e` with lever arm `r`.
@@ -207,43 +197,16 @@ impl PairTests<'_> {
         out.push((key, row));
     }
 
-    /// Sphere–wall: Φ = (p − o)·n − r inside the wall's rectangle, kept when Φ ≤ ε̂.
+    /// Sphere–wall: the contact of [`sphere_wall`] (a face, an edge, a corner or a rim) with
+    /// every switched-on wall, kept when Φ ≤ ε̂ of the centre's closing speed.
     #[inline(always)]
     fn sphere_walls(&self, i: u32, out: &mut Vec<(u64, ContactRow)>) {
-        let b = self.bodies;
-        if !b.is_dynamic(i as usize) {
+        if !self.bodies.is_dynamic(i as usize) {
             return;
         }
-        let pr = b.pos_radius[i as usize];
-        let p = pr.truncate();
-        let m = &b.motion[i as usize];
         // Walls in decreasing index, so their keys (NO_BODY − w) ascend after the bodies'.
-        for (w, wall) in self.walls.iter().enumerate().rev() {
-            if wall.cylinder_radius() != 0.0 {
-                self.sphere_cylinder(i, w as u32, wall, out);
-                continue;
-            }
-            let n = wall.n();
-            let rel = p - wall.o();
-            let dist = rel.dot(n);
-            let phi = dist - pr.w;
-            if dist < -pr.w {
-                continue;
-            }
-            let (u, v) = (
-                glam::Vec4::from_array(wall.u),
-                glam::Vec4::from_array(wall.v),
-            );
-            if rel.dot(u.truncate()).abs() > u.w || rel.dot(v.truncate()).abs() > v.w {
-                continue;
-            }
-            let vw = glam::Vec4::from_array(wall.velocity).truncate();
-            if phi > self.p.envelope.pair(closing_speed(m.v(), vw, n), self.p.h) {
-                continue;
-            }
-            let mu = self.friction.mu(b.material[i as usize], wall.material());
-            let row = self.contact_row(i, NO_BODY, m, None, n, phi, -pr.w * n, Vec3::ZERO, mu, vw);
-            out.push((wall_key(i, w as u32), row));
+        for w in (0..self.walls.len()).rev() {
+            self.sphere_wall_row(i, w, out);
         }
     }
 
@@ -275,48 +238,16 @@ impl PairTests<'_> {
         sphere_mesh_contacts(self.mesh, &probe, reach, row, out);
     }
 
-    /// The contact of sphere `i` with the open cylinder wall `w`: with s = (p − o)·e the centre's
-    /// place along the axis e and d = (p − o) − s e its offset from the axis (ρ = |d|), a sphere
-    /// within the length (|s| ≤ half length) has the gap Φ = R − ρ − r inside a drum (normal
-    /// −d/ρ, towards the axis) and Φ = ρ − R − r outside (normal d/ρ). A sphere wholly on the
-    /// other side of the mantle or beyond an open end has none. The wall's velocity at the
-    /// contact point c = p − r n is its axis' velocity plus ω e × (c − o).
-    fn sphere_cylinder(&self, i: u32, w: u32, wall: &Wall, out: &mut Vec<(u64, ContactRow)>) {
-        let b = self.bodies;
-        let pr = b.pos_radius[i as usize];
-        let (p, r) = (pr.truncate(), pr.w);
-        let (o, e) = (wall.o(), wall.n());
-        let signed_radius = wall.cylinder_radius();
-        let (radius, inside) = (signed_radius.abs(), signed_radius > 0.0);
-        let rel = p - o;
-        let s = rel.dot(e);
-        if s.abs() > wall.u[3] {
-            return;
+    /// Pushes sphere `i`'s row against wall `w` (see [`sphere_wall`]) when Φ ≤ ε̂ of the centre's
+    /// closing speed; the wall's velocity at the contact point c = p − r n is its translation
+    /// plus, on a turning cylinder or cone, ω e × (c − o).
+    #[inline(always)]
+    fn sphere_wall_row(&self, i: u32, w: usize, out: &mut Vec<(u64, ContactRow)>) {
+        let pr = self.bodies.pos_radius[i as usize];
+        if let Some(t) = sphere_wall(self.walls, w, pr.truncate(), pr.w) {
+            let m = &self.bodies.motion[i as usize];
+            self.push_wall_row(i, w, m, t.n, t.phi, -pr.w * t.n, m.v(), 0, out);
         }
-        let d = rel - s * e;
-        let rho = d.length();
-        let outward = if rho > 0.0 {
-            d / rho
-        } else {
-            Wall::axis_normal(e)
-        };
-        let (n, phi, behind) = if inside {
-            (-outward, radius - rho - r, rho > radius + r)
-        } else {
-            (outward, rho - radius - r, rho < radius - r)
-        };
-        if behind {
-            return;
-        }
-        let m = &b.motion[i as usize];
-        let c = p - r * n;
-        let vw = glam::Vec4::from_array(wall.velocity).truncate() + wall.v[3] * e.cross(c - o);
-        if phi > self.p.envelope.pair(closing_speed(m.v(), vw, n), self.p.h) {
-            return;
-        }
-        let mu = self.friction.mu(b.material[i as usize], wall.material());
-        let row = self.contact_row(i, NO_BODY, m, None, n, phi, -r * n, Vec3::ZERO, mu, vw);
-        out.push((wall_key(i, w), row));
     }
 
     /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
@@ -449,21 +380,22 @@ impl PairTests<'_> {
         let m = &bodies.motion[i as usize];
         for (w, wall) in self.walls.iter().enumerate().rev() {
             if wall.cylinder_radius() != 0.0 {
-                self.sphere_cylinder(i, w as u32, wall, out);
+                self.sphere_wall_row(i, w, out);
                 continue;
             }
             let n = wall.n();
             let s = ellipse_support(q, a, b, -n);
             let phi = (p + s - wall.o()).dot(n);
-            if (p - wall.o()).dot(n) < 0.0 || !within_face(wall, p + s) {
+            if wall.is_off() || (p - wall.o()).dot(n) < 0.0 || !wall.covers(p + s) {
                 continue;
             }
-            self.push_wall_row(i, w, m, n, phi, s, 0, out);
+            let closing = point_velocity(m, s);
+            self.push_wall_row(i, w, m, n, phi, s, closing, 0, out);
         }
     }
 
-    /// A point `e` of body `i` with a surface of radius `r` about it against every wall,
-    /// Φ = (e − o)·n − r, with `flag` or-ed into the pair key.
+    /// A point `e` of body `i` with a surface of radius `r` about it against every wall, as a
+    /// sphere there ([`sphere_wall`]), with `flag` or-ed into the pair key.
     #[inline(always)]
     fn point_walls(&self, i: u32, e: Vec3, r: f32, flag: u64, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
@@ -472,22 +404,17 @@ impl PairTests<'_> {
         }
         let p = b.pos_radius[i as usize].truncate();
         let m = &b.motion[i as usize];
-        for (w, wall) in self.walls.iter().enumerate().rev() {
-            if wall.cylinder_radius() != 0.0 {
-                self.sphere_cylinder(i, w as u32, wall, out);
-                continue;
+        for w in (0..self.walls.len()).rev() {
+            if let Some(t) = sphere_wall(self.walls, w, e, r) {
+                let ra = e - r * t.n - p;
+                self.push_wall_row(i, w, m, t.n, t.phi, ra, point_velocity(m, ra), flag, out);
             }
-            let n = wall.n();
-            let dist = (e - wall.o()).dot(n);
-            if dist < -r || !within_face(wall, e) {
-                continue;
-            }
-            self.push_wall_row(i, w, m, n, dist - r, e - r * n - p, flag, out);
         }
     }
 
     /// Pushes the row of body `i` against wall `w` with gap `phi` and arm `ra` when Φ ≤ ε̂ of
-    /// the contact point's closing speed.
+    /// the closing speed of the body's velocity `closing` (at its centre or the contact point)
+    /// against the wall's surface at the contact point.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn push_wall_row(
@@ -498,12 +425,14 @@ impl PairTests<'_> {
         n: Vec3,
         phi: f32,
         ra: Vec3,
+        closing: Vec3,
         flag: u64,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
         let wall = &self.walls[w];
-        let vw = glam::Vec4::from_array(wall.velocity).truncate();
-        let closing = closing_speed(point_velocity(m, ra), vw, n);
+        let c = self.bodies.pos_radius[i as usize].truncate() + ra;
+        let vw = wall.surface_velocity(c);
+        let closing = closing_speed(closing, vw, n);
         if phi > self.p.envelope.pair(closing, self.p.h) {
             return;
         }

@@ -211,7 +211,9 @@ impl Allocator<'_> {
         count: u64,
         stride: u64,
     ) -> Result<wgpu::Buffer, GpuError> {
-        self.buffer(label, count * stride, wgpu::BufferUsages::empty())
+        // At least one element: a shader's array binding needs one (a world fed from empty
+        // starts with no bodies).
+        self.buffer(label, count.max(1) * stride, wgpu::BufferUsages::empty())
     }
 
     /// A prefix sum over `data` of `len` elements (one sums buffer per level), whose first

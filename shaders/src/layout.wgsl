@@ -36,7 +36,8 @@ struct Motion {
 
 /// As layout::Wall: a flat wall (origin.w = 0), or an open cylinder about the axis through
 /// origin along normal, of signed radius origin.w (> 0: grains inside), half length u.w,
-/// turning at v.w rad/s.
+/// turning at v.w rad/s, a cone frustum of slope dR/ds u.x; velocity.w: the flags word of
+/// wall_contact.wgsl (off, disk, plane group).
 struct Wall {
     origin: vec4<f32>,
     normal: vec4<f32>,

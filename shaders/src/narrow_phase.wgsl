@@ -40,49 +40,14 @@ fn spheres_touch(i: u32, j: u32) -> bool {
     return gap.w <= pair_envelope(closing_speed(motion[a].linear, motion[b].linear, gap.xyz));
 }
 
-/// The unit normal (xyz) and gap Φ (w) of sphere i against wall w (as Scene::sphere_walls):
-/// for a flat wall n and Φ = (p − o)·n − r, for a cylinder those of Scene::sphere_cylinder; Φ
-/// huge when i is behind the wall, beside its rectangle, beyond a cylinder's open end or on the
-/// far side of its mantle.
+/// The unit normal (xyz) and gap Φ (w) of sphere i against wall w (as sphere_wall in
+/// wall_contact.wgsl); Φ = NO_TOUCH when they do not meet.
 fn wall_contact(i: u32, w: u32) -> vec4<f32> {
-    let pr = pos_radius[i];
-    let wall = walls[w];
-    let rel = pr.xyz - wall.origin.xyz;
-    let e = wall.normal.xyz;
-    if wall.origin.w != 0.0 {
-        let s = dot(rel, e);
-        let d = rel - s * e;
-        let rho = length(d);
-        let radius = abs(wall.origin.w);
-        let inside = wall.origin.w > 0.0;
-        var outward = axis_normal(e);
-        if rho > 0.0 {
-            outward = d / rho;
-        }
-        let behind = select((rho < radius - pr.w), (rho > radius + pr.w), inside);
-        if abs(s) > wall.u.w || behind {
-            return vec4<f32>(e, 3.0e38);
-        }
-        if inside {
-            return vec4<f32>(-outward, radius - rho - pr.w);
-        }
-        return vec4<f32>(outward, rho - radius - pr.w);
-    }
-    let dist = dot(rel, e);
-    if dist < -pr.w || abs(dot(rel, wall.u.xyz)) > wall.u.w || abs(dot(rel, wall.v.xyz)) > wall.v.w {
-        return vec4<f32>(e, 3.0e38);
-    }
-    return vec4<f32>(e, dist - pr.w);
-}
-
-/// A unit vector normal to the unit `e` (as layout::axis_normal): e × x̂, or e × ŷ when e is
-/// near x̂.
-fn axis_normal(e: vec3<f32>) -> vec3<f32> {
-    return normalize(cross(e, select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), abs(e.x) < 0.9)));
+    return sphere_wall(w, pos_radius[i].xyz, pos_radius[i].w);
 }
 
 /// The velocity of wall w's surface at the point touching sphere i along normal n: the wall's
-/// velocity, plus ω e × (c − o) at c = p − r n on a turning cylinder.
+/// velocity, plus ω e × (c − o) at c = p − r n on a turning cylinder or cone.
 fn wall_surface_velocity(i: u32, w: u32, n: vec3<f32>) -> vec3<f32> {
     let wall = walls[w];
     if wall.origin.w == 0.0 {
@@ -96,7 +61,7 @@ fn wall_surface_velocity(i: u32, w: u32, n: vec3<f32>) -> vec3<f32> {
 fn wall_touches(i: u32, w: u32) -> bool {
     let gap = wall_contact(i, w);
     let vw = wall_surface_velocity(i, w, gap.xyz);
-    return gap.w < 3.0e38 && gap.w <= pair_envelope(closing_speed(motion[i].linear, vw, gap.xyz));
+    return gap.w < NO_TOUCH && gap.w <= pair_envelope(closing_speed(motion[i].linear, vw, gap.xyz));
 }
 
 /// Pair-key order of two partners of body i.

@@ -10,6 +10,7 @@ const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
 const FORCES: &str = include_str!("forces.wgsl");
 const BROAD_PHASE: &str = include_str!("broad_phase.wgsl");
 const NARROW_PHASE: &str = include_str!("narrow_phase.wgsl");
+const WALL_CONTACT: &str = include_str!("wall_contact.wgsl");
 const WARM_START: &str = include_str!("warm_start.wgsl");
 const JACOBI: &str = include_str!("jacobi.wgsl");
 const COULOMB_CORRECTION: &str = include_str!("coulomb_correction.wgsl");
@@ -188,7 +189,11 @@ impl Programs {
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
         let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
-        let narrow_module = compile(device, "narrow_phase", &[LAYOUT, MESH_OFF, NARROW_PHASE]);
+        let narrow_module = compile(
+            device,
+            "narrow_phase",
+            &[LAYOUT, WALL_CONTACT, MESH_OFF, NARROW_PHASE],
+        );
         let warm = compile(
             device,
             "warm_start",
@@ -260,7 +265,11 @@ impl Programs {
         self.meshes = Some(gpu.validated("compiling the mesh walls' shaders", || {
             let layout =
                 pipeline_layout(device, &[Some(&self.step_layout), Some(&self.mesh_layout)]);
-            let module = compile(device, "narrow_phase", &[LAYOUT, MESH, NARROW_PHASE]);
+            let module = compile(
+                device,
+                "narrow_phase",
+                &[LAYOUT, WALL_CONTACT, MESH, NARROW_PHASE],
+            );
             ["find_pairs", "build_rows"].map(|e| pipeline(device, &layout, &module, e, &[]))
         })?);
         Ok(())

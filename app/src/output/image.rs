@@ -4,7 +4,7 @@
 //! the canvas; text, axes and legends are drawn by `plotters` in DejaVu Sans, which the program
 //! carries (the `dejavu` crate), so no system font is needed.
 
-use super::outline::wall_section;
+use super::outline::{triangle_section, wall_section};
 use super::writer::Frame;
 use crate::scene::Colour;
 use plotters::prelude::*;
@@ -393,10 +393,19 @@ pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
             .map(f32::abs)
             .into_iter()
             .fold(0.0, f32::max);
-    for wall in &frame.walls {
-        for (a, b) in wall_section(wall, section.unwrap_or(0.0), reach) {
-            c.line(px(a.x), pz(a.y), px(b.x), pz(b.y), [90, 90, 90]);
-        }
+    let y_cut = section.unwrap_or(0.0);
+    let cuts = frame
+        .walls
+        .iter()
+        .flat_map(|w| wall_section(w, y_cut, reach))
+        .chain(
+            frame
+                .triangles
+                .iter()
+                .filter_map(|t| triangle_section(t, y_cut)),
+        );
+    for (a, b) in cuts {
+        c.line(px(a.x), pz(a.y), px(b.x), pz(b.y), [90, 90, 90]);
     }
     // Grains reaching past the region shown are cut at its edges.
     let (w, b, h) = (width as i64, band as i64, c.height as i64);

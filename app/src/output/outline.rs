@@ -2,6 +2,7 @@
 //! snapshot draws so that a drum, a silo or a hopper shows its walls around the grains.
 
 use glam::{Vec2, Vec3};
+use grains_kernels::mesh::Triangle;
 use grains_kernels::Wall;
 use std::f32::consts::TAU;
 
@@ -14,21 +15,38 @@ const AROUND: usize = 96;
 const ALONG: usize = 48;
 
 /// The segments where `wall` cuts the plane y = `y`, within `reach` of the origin (m) along
-/// unbounded directions (a plane's cut, an infinite cylinder's length): a flat wall's cut is
-/// one segment (none when it is parallel to the plane), a cylinder's the contour y = `y` of its
-/// mantle, found cell by cell on a grid of its (angle, axial position) parameters.
+/// unbounded directions (a plane's cut, an infinite cylinder's length); none for a wall switched
+/// off. A rectangle's or plane's cut is one segment (none when it is parallel to the plane); a
+/// cylinder's, cone's or annulus's is the contour y = `y` of its surface, found cell by cell on
+/// a grid of its (angle, axial place or radius) parameters.
 pub fn wall_section(wall: &Wall, y: f32, reach: f32) -> Vec<Segment> {
+    if wall.is_off() {
+        return Vec::new();
+    }
     let o = wall.o();
-    if wall.cylinder_radius() != 0.0 {
-        let axis = wall.n();
-        let (a, b) = (Wall::axis_normal(axis), axis.cross(Wall::axis_normal(axis)));
-        let r = wall.cylinder_radius().abs();
-        let half = wall.u[3].min(reach);
+    let axis = wall.n();
+    let (a, b) = (Wall::axis_normal(axis), axis.cross(Wall::axis_normal(axis)));
+    let round = |radius: &dyn Fn(f32) -> f32, offset: &dyn Fn(f32) -> f32, radial: usize| {
         let surface = |s: f32, t: f32| {
             let th = s * TAU;
-            o + axis * (half * (2.0 * t - 1.0)) + r * (th.cos() * a + th.sin() * b)
+            o + axis * offset(t) + radius(t) * (th.cos() * a + th.sin() * b)
         };
-        return contour(surface, y, AROUND, ALONG);
+        contour(surface, y, AROUND, radial)
+    };
+    if wall.cylinder_radius() != 0.0 {
+        // A cylinder, or a cone whose radius grows by `slope` per metre along the axis.
+        let (r, slope, half) = (
+            wall.cylinder_radius().abs(),
+            wall.slope(),
+            wall.u[3].min(reach),
+        );
+        let along = |t: f32| half * (2.0 * t - 1.0);
+        return round(&|t| r + slope * along(t), &along, ALONG);
+    }
+    if wall.is_disk() {
+        // An annulus: radii from inner (v.w) to outer (u.w) in its plane.
+        let (inner, outer) = (wall.v[3], wall.u[3]);
+        return round(&|t| inner + (outer - inner) * t, &|_| 0.0, 8);
     }
     let (u, v) = (
         Vec3::from_slice(&wall.u[..3]),
@@ -36,6 +54,22 @@ pub fn wall_section(wall: &Wall, y: f32, reach: f32) -> Vec<Segment> {
     );
     let (hu, hv) = (wall.u[3].min(reach), wall.v[3].min(reach));
     flat_section(o, (u, hu), (v, hv), y).into_iter().collect()
+}
+
+/// The segment where the triangle cuts the plane y = `y` (none when it lies on one side, or
+/// in the plane): the crossings of its edges, joined.
+pub fn triangle_section(t: &Triangle, y: f32) -> Option<Segment> {
+    let v = [t.a, t.b, t.c].map(|p| Vec3::from_slice(&p[..3]));
+    let hits: Vec<Vec2> = (0..3)
+        .filter_map(|k| {
+            let (a, b) = (v[k], v[(k + 1) % 3]);
+            ((a.y < y) != (b.y < y)).then(|| {
+                let q = a + (b - a) * ((y - a.y) / (b.y - a.y));
+                Vec2::new(q.x, q.z)
+            })
+        })
+        .collect();
+    (hits.len() == 2).then(|| (hits[0], hits[1]))
 }
 
 /// The cut of the rectangle o + s u + t v (|s| ≤ hu, |t| ≤ hv) by the plane y = `y`: the
@@ -109,6 +143,27 @@ fn contour(p: impl Fn(f32, f32) -> Vec3, y: f32, ns: usize, nt: usize) -> Vec<Se
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_triangle_is_cut_between_its_edges() {
+        let t = Triangle::new(
+            [
+                Vec3::new(0.0, -1.0, 0.0),
+                Vec3::new(2.0, 1.0, 0.0),
+                Vec3::new(0.0, 1.0, 2.0),
+            ],
+            0,
+            0,
+        );
+        // At y = 0: the edges a–b and c–a cross at (1, 0) and (0, 1) in x–z.
+        let (p, q) = triangle_section(&t, 0.0).unwrap();
+        let ends = [p, q];
+        assert!(
+            ends.contains(&Vec2::new(1.0, 0.0)) && ends.contains(&Vec2::new(0.0, 1.0)),
+            "{ends:?}"
+        );
+        assert!(triangle_section(&t, 1.5).is_none());
+    }
+
     fn length(segments: &[Segment]) -> f32 {
         segments.iter().map(|(a, b)| a.distance(*b)).sum()
     }
@@ -134,6 +189,45 @@ mod tests {
         }
         // Beyond its length the plane misses it.
         assert!(wall_section(&drum, 0.2, 10.0).is_empty());
+    }
+
+    #[test]
+    fn a_hopper_cone_and_its_orifice_plate_are_cut_in_lines() {
+        // A cone about z: radius 0.1 at z = 0 growing to 0.3 at z = 0.4 (slope 0.5).
+        let cone = Wall::frustum(
+            [0.0, 0.0, 0.2, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            0.2,
+            0.5,
+            0.2,
+            0.0,
+            [0.0; 4],
+        );
+        let cut = wall_section(&cone, 0.0, 10.0);
+        // Two generators, each from (±0.1, 0) to (±0.3, 0.4): 2 · √(0.2² + 0.4²).
+        let generator = (0.2f32 * 0.2 + 0.4 * 0.4).sqrt();
+        assert!(
+            (length(&cut) - 2.0 * generator).abs() < 1e-3,
+            "{}",
+            length(&cut)
+        );
+        for (p, q) in &cut {
+            for e in [p, q] {
+                assert!((e.x.abs() - (0.1 + 0.5 * e.y)).abs() < 1e-3, "{e}");
+            }
+        }
+        // A plate under it with an orifice of 0.1: two segments from 0.1 to 0.3 either side.
+        let plate = Wall::disk([0.0; 4], [0.0, 0.0, 1.0, 0.0], 0.3, 0.1, [0.0; 4]);
+        let cut = wall_section(&plate, 0.0, 10.0);
+        assert!((length(&cut) - 0.4).abs() < 1e-3, "{}", length(&cut));
+        assert!(cut
+            .iter()
+            .all(|(p, q)| p.x.abs() >= 0.1 - 1e-3 && q.x.abs() >= 0.1 - 1e-3));
+        // Switched off, it is not drawn.
+        let gate = plate.with_flags(
+            grains_kernels::wall_contact::WALL_OFF | grains_kernels::wall_contact::WALL_DISK,
+        );
+        assert!(wall_section(&gate, 0.0, 10.0).is_empty());
     }
 
     #[test]

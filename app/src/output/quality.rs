@@ -6,6 +6,7 @@
 
 use crate::scene::Bounds;
 use glam::{IVec3, Vec3, Vec4};
+use grains::geometry::WallShape;
 use grains::world::World;
 use grains_kernels::broad_phase::{Envelope, Grid};
 use grains_kernels::{Bodies, Motion};
@@ -110,7 +111,7 @@ impl Floor {
         let up: Vec<(f64, Face)> = world
             .wall_descs()
             .iter()
-            .filter(|w| !w.is_cylinder() && w.normal.normalize_or_zero().z >= 1.0 - 1e-6)
+            .filter(|w| w.shape == WallShape::Flat && w.normal.normalize_or_zero().z >= 1.0 - 1e-6)
             .map(|w| {
                 let o = w.origin + w.motion.map(|m| m.displacement(t)).unwrap_or_default();
                 let u = Vec3::new(w.u.x, w.u.y, 0.0).normalize_or(Vec3::X);

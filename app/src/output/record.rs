@@ -22,6 +22,9 @@ pub struct RunRecord {
     pub counted: u64,
     /// The output cadence: `name=value` items that must not change on resume.
     pub outputs: Vec<(String, String)>,
+    /// Per `outflow_rate` observable, the step and outflow mass (kg) of its last two samples
+    /// (earlier step, mass, later step, mass): the rate is their difference over the interval.
+    pub outflow: Vec<[f64; 4]>,
 }
 
 impl RunRecord {
@@ -46,6 +49,10 @@ impl RunRecord {
         );
         for (n, v) in &self.outputs {
             s.push_str(&format!("output.{n}={v}\n"));
+        }
+        for m in &self.outflow {
+            // Rust's shortest round-trip text: the numbers come back bit for bit.
+            s.push_str(&format!("outflow={},{},{},{}\n", m[0], m[1], m[2], m[3]));
         }
         s.into_bytes()
     }
@@ -73,6 +80,14 @@ impl RunRecord {
                     r.wall_seconds = v
                         .parse()
                         .map_err(|_| "its run record's wall_seconds is not a number")?
+                }
+                "outflow" => {
+                    let m: Vec<f64> = v.split(',').filter_map(|x| x.parse().ok()).collect();
+                    let m: [f64; 4] = m
+                        .try_into()
+                        .map_err(|_| "its run record's outflow is not four numbers")?;
+                    r.outflow.push(m);
+                    continue;
                 }
                 _ => match n.strip_prefix("output.") {
                     Some(o) => {

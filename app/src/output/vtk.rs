@@ -5,7 +5,8 @@ use super::writer::{Frame, NO_GROUP};
 use std::fmt::Write;
 
 /// The `.vtu` text of a frame: points at the grain centres (m) with point data `radius` (m),
-/// `velocity` (m/s), `angular_velocity` (rad/s), `id` (index of the body), `material` (index of
+/// `velocity` (m/s), `angular_velocity` (rad/s), `id` (the body's stable id, which follows a grain
+/// from frame to frame while grains are inserted and removed), `material` (index of
 /// its material, in the order of the scene's `[[materials]]`) and `group` (index of the
 /// `[[bodies]]` table that made it, −1 for none).
 pub fn vtu(frame: &Frame) -> String {
@@ -56,9 +57,9 @@ pub fn vtu(frame: &Frame) -> String {
     s.push_str("</DataArray>\n");
     vec3(&mut s, Some("velocity"), &frame.velocities);
     vec3(&mut s, Some("angular_velocity"), &frame.angular_velocities);
-    s.push_str("<DataArray type=\"Int32\" Name=\"id\" format=\"ascii\">\n");
+    s.push_str("<DataArray type=\"UInt64\" Name=\"id\" format=\"ascii\">\n");
     for i in 0..n {
-        let _ = writeln!(s, "{i}");
+        let _ = writeln!(s, "{}", frame.ids.get(i).copied().unwrap_or(i as u64));
     }
     s.push_str("</DataArray>\n<DataArray type=\"Int32\" Name=\"material\" format=\"ascii\">\n");
     for m in &frame.materials {

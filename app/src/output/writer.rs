@@ -8,6 +8,7 @@ use super::vtk::{pvd, vtu};
 use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::Formats;
 use crossbeam_channel::{Receiver, Sender};
+use grains_kernels::mesh::Triangle;
 use grains_kernels::Wall;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -34,6 +35,10 @@ pub struct Frame {
     pub groups: Vec<u32>,
     /// The walls where they are now, for drawing their cuts in snapshots.
     pub walls: Vec<Wall>,
+    /// The mesh walls' triangles where they are now, likewise.
+    pub triangles: Vec<Triangle>,
+    /// Stable id of each body (`World::ids`; empty: the body's index).
+    pub ids: Vec<u64>,
     /// Also draw a PNG snapshot of this frame.
     pub png: bool,
 }

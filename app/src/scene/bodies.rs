@@ -13,7 +13,8 @@ use super::{Group, SceneError};
 use grains::body::Body;
 
 /// Makes the bodies of every generator, in order, and names their groups; refuses a scene
-/// without bodies and one whose bodies overlap by more than `tol` × the smaller radius.
+/// whose bodies overlap by more than `tol` × the smaller radius (one without bodies is refused
+/// by the caller, unless `[[insert]]` tables feed it).
 pub(super) fn bodies(
     cx: &Ctx,
     generators: &[BodySpec],
@@ -42,14 +43,6 @@ pub(super) fn bodies(
             range: start..bodies.len(),
         });
         origins.bodies.push((start..bodies.len(), origin(cx, g)));
-    }
-    if bodies.is_empty() {
-        return Err(SceneError::Invalid {
-            file: cx.file.to_path_buf(),
-            line: 1,
-            key: "bodies".into(),
-            problem: "the scene has no bodies: add at least one [[bodies]] generator".into(),
-        });
     }
     if let Some((i, j, overlap)) = worst_overlap(&bodies, tol) {
         let generator_of = |b: usize| {

@@ -4,7 +4,8 @@
 
 use super::form::{Axis, Form};
 use super::materials::MaterialNames;
-use super::placement::random_fill;
+use super::placement::random_fill_where;
+use super::round_fill::RoundRegion;
 use super::spec::{BodySpec, S, V3};
 use super::values::{count, finite3, need, non_negative, number_or, only, positive, sp, Ctx};
 use super::walls::Shakers;
@@ -84,6 +85,13 @@ impl<'a> Generator<'a> {
             ("jitter", sp(&g.jitter)),
             ("region_min", sp(&g.region_min)),
             ("region_max", sp(&g.region_max)),
+            ("region", sp(&g.region)),
+            ("region_centre", sp(&g.region_centre)),
+            ("region_axis", sp(&g.region_axis)),
+            ("region_radius", sp(&g.region_radius)),
+            ("region_small_radius", sp(&g.region_small_radius)),
+            ("region_large_radius", sp(&g.region_large_radius)),
+            ("region_length", sp(&g.region_length)),
             ("rows", sp(&g.rows)),
             ("centre_x", sp(&g.centre_x)),
             ("list", g.list.as_ref().map(|_| kind.span())),
@@ -121,6 +129,13 @@ impl<'a> Generator<'a> {
             "random_fill" => allow(&[
                 "region_min",
                 "region_max",
+                "region",
+                "region_centre",
+                "region_axis",
+                "region_radius",
+                "region_small_radius",
+                "region_large_radius",
+                "region_length",
                 "count",
                 "packing_fraction",
                 "seed",
@@ -417,6 +432,86 @@ impl<'a> Generator<'a> {
             }
             None => r0,
         };
+        let round = RoundRegion::read(cx, g, planar)?;
+        let (lo, hi) = match &round {
+            Some(region) => region.bounds(),
+            None => self.box_region()?,
+        };
+        let target = match (&g.count, &g.packing_fraction) {
+            (Some(c), None) => count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
+            (None, Some(f)) if !form.is_round() => {
+                return Err(cx.err(
+                    f.span(),
+                    "packing_fraction",
+                    "used only by spheres and disks: give `count`",
+                ))
+            }
+            (None, Some(f)) => {
+                let phi = positive(cx, f, "packing_fraction")? as f64;
+                if phi > 0.6 {
+                    return Err(cx.err(
+                        f.span(),
+                        "packing_fraction",
+                        format!("at most 0.6 can be reached by random placement, got {phi}"),
+                    ));
+                }
+                let rm = 0.5 * (r0 + r1) as f64;
+                let e = (hi - lo).as_dvec3();
+                if let Some(region) = &round {
+                    (phi * region.volume() / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
+                        .round() as usize
+                } else if planar {
+                    (phi * e.x * e.z / (std::f64::consts::PI * rm * rm)).round() as usize
+                } else {
+                    (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
+                        .round() as usize
+                }
+            }
+            _ => {
+                return Err(cx.err(
+                    kind.span(),
+                    "count",
+                    "give exactly one of `count` and `packing_fraction`",
+                ))
+            }
+        };
+        let target_span = match (&g.count, &g.packing_fraction) {
+            (Some(c), _) => (c.span(), "count"),
+            (_, Some(f)) => (f.span(), "packing_fraction"),
+            _ => (kind.span(), "count"),
+        };
+        room(cx, out, target, target_span.0, target_span.1)?;
+        let mut rng = SplitMix64(seed(g));
+        let bound = |r: f32| form.bounding_radius(r);
+        let holds = |p: Vec3, b: f32| round.is_none_or(|region| region.holds(p, b));
+        let placed = random_fill_where(
+            &mut rng,
+            lo,
+            hi,
+            (r0, r1),
+            bound,
+            holds,
+            target,
+            planar,
+            out,
+        );
+        if placed.len() < target {
+            return Err(cx.err(
+                kind.span(),
+                "count",
+                format!("only {} of {target} bodies fit in the region without overlap; enlarge the region or ask for fewer", placed.len()),
+            ));
+        }
+        for (p, r) in placed {
+            out.push(self.each(p, r)?);
+        }
+        Ok(())
+    }
+
+    /// The box `region_min`–`region_max` of a `random_fill` (y = 0 in planar mode).
+    fn box_region(&self) -> Result<(Vec3, Vec3), SceneError> {
+        let (cx, g, planar) = (self.cx, self.g, self.planar);
+        let kind = &g.generator;
         let lo = finite3(
             cx,
             need(cx, &g.region_min, "region_min", kind)?,
@@ -445,61 +540,7 @@ impl<'a> Generator<'a> {
                 "must exceed region_min in every axis",
             ));
         }
-        let target = match (&g.count, &g.packing_fraction) {
-            (Some(c), None) => count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
-            (None, Some(f)) if !form.is_round() => {
-                return Err(cx.err(
-                    f.span(),
-                    "packing_fraction",
-                    "used only by spheres and disks: give `count`",
-                ))
-            }
-            (None, Some(f)) => {
-                let phi = positive(cx, f, "packing_fraction")? as f64;
-                if phi > 0.6 {
-                    return Err(cx.err(
-                        f.span(),
-                        "packing_fraction",
-                        format!("at most 0.6 can be reached by random placement, got {phi}"),
-                    ));
-                }
-                let rm = 0.5 * (r0 + r1) as f64;
-                let e = (hi - lo).as_dvec3();
-                if planar {
-                    (phi * e.x * e.z / (std::f64::consts::PI * rm * rm)).round() as usize
-                } else {
-                    (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
-                        .round() as usize
-                }
-            }
-            _ => {
-                return Err(cx.err(
-                    kind.span(),
-                    "count",
-                    "give exactly one of `count` and `packing_fraction`",
-                ))
-            }
-        };
-        let target_span = match (&g.count, &g.packing_fraction) {
-            (Some(c), _) => (c.span(), "count"),
-            (_, Some(f)) => (f.span(), "packing_fraction"),
-            _ => (kind.span(), "count"),
-        };
-        room(cx, out, target, target_span.0, target_span.1)?;
-        let mut rng = SplitMix64(seed(g));
-        let bound = |r: f32| form.bounding_radius(r);
-        let placed = random_fill(&mut rng, lo, hi, (r0, r1), bound, target, planar, out);
-        if placed.len() < target {
-            return Err(cx.err(
-                kind.span(),
-                "count",
-                format!("only {} of {target} bodies fit in the region without overlap; enlarge the region or ask for fewer", placed.len()),
-            ));
-        }
-        for (p, r) in placed {
-            out.push(self.each(p, r)?);
-        }
-        Ok(())
+        Ok((lo, hi))
     }
 
     /// `cannonball`: a triangle of touching spheres or disks in the x–z plane.

@@ -208,7 +208,7 @@ fn walls_of(
             p.span(),
             "part",
             format!(
-                "container or mesh \"{}\" is a single wall; `part` picks walls of a box",
+                "container or mesh \"{}\" is not a box; `part` picks walls of a box",
                 c.name
             ),
         ));

@@ -7,13 +7,14 @@
 //! (`[[meshes]]`), `bodies`,
 //! `generators`, `form` and `placement` (`[[bodies]]`), `links` (`[[joints]]`, `[[springs]]`,
 //! `[[forces]]`), `output` (`[output]`, `[[observables]]`), `loads` (the walls that
-//! `wall_force` and `wall_torque` observables name). The file is read into a [`WorldBuilder`]; the engine
+//! `wall_force` and `wall_torque` observables name), `lifecycle` (`[[insert]]`, `[[sink]]`). The file is read into a [`WorldBuilder`]; the engine
 //! checks it once, when the world is built, and `origin` reports a refusal at the line and
 //! key that caused it.
 
 mod bodies;
 mod form;
 mod generators;
+mod lifecycle;
 mod links;
 mod loads;
 mod materials;
@@ -21,6 +22,8 @@ mod meshes;
 mod origin;
 mod output;
 mod placement;
+mod round_fill;
+mod round_walls;
 mod settings;
 pub mod spec;
 mod values;
@@ -265,6 +268,16 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &shakers,
         &mut origins,
     )?;
+    if bodies.is_empty() && spec.insert.is_empty() {
+        return Err(SceneError::Invalid {
+            file: cx.file.to_path_buf(),
+            line: 1,
+            key: "bodies".into(),
+            problem:
+                "the scene has no bodies: add at least one [[bodies]] generator or [[insert]] table"
+                    .into(),
+        });
+    }
     for b in bodies {
         world.body(b);
     }
@@ -278,6 +291,14 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     links.add_to(&mut world);
+    let sinks = lifecycle::lifecycle(
+        cx,
+        &spec.insert,
+        &spec.sink,
+        &materials,
+        &mut world,
+        &mut origins,
+    )?;
     let steps = (meta.duration / settings.h as f64).round();
     if steps < 1.0 {
         return Err(cx.err(
@@ -291,7 +312,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     }
     let steps = steps as u64;
     let output = output::output(cx, &spec.output, steps, settings.planar)?;
-    let observables = output::observables(cx, &spec.observables, &groups, &named_walls)?;
+    let observables = output::observables(cx, &spec.observables, &groups, &named_walls, &sinks)?;
     Ok(Scene {
         path: cx.file.to_path_buf(),
         name: spec.scene.name.get_ref().clone(),

@@ -91,6 +91,10 @@ pub(super) struct Origins {
     pub(super) springs: Vec<Origin>,
     /// `[[forces]]`, in order.
     pub(super) forces: Vec<Origin>,
+    /// `[[insert]]`, in order.
+    pub(super) inserts: Vec<Origin>,
+    /// `[[sink]]`, in order.
+    pub(super) sinks: Vec<Origin>,
 }
 
 impl Origins {
@@ -108,6 +112,8 @@ impl Origins {
             BuildError::Joint { joint, field, .. } => Some((self.joints.get(*joint), *field)),
             BuildError::Spring { spring, field, .. } => Some((self.springs.get(*spring), *field)),
             BuildError::Force { force, field, .. } => Some((self.forces.get(*force), *field)),
+            BuildError::Insert { insert, field, .. } => Some((self.inserts.get(*insert), *field)),
+            BuildError::Sink { sink, field, .. } => Some((self.sinks.get(*sink), *field)),
             BuildError::Threads { .. } | BuildError::NoGpuAdapter(_) | BuildError::Gpu(_) => None,
         };
         match named {

@@ -79,6 +79,12 @@ pub enum ObservableKind {
         /// The drum's unit axis; the angle is positive in the right-handed sense about it.
         axis: Vec3,
     },
+    /// Dynamic grains in the world; with a sink (its index), the grains it removed so far.
+    GrainCount(Option<usize>),
+    /// Mass a sink (its index; all sinks for `None`) removed so far (kg).
+    OutflowMass(Option<usize>),
+    /// Mass a sink (all sinks for `None`) removed per second over the sample interval (kg/s).
+    OutflowRate(Option<usize>),
 }
 
 impl ObservableKind {
@@ -106,6 +112,10 @@ impl ObservableKind {
             ObservableKind::WallTorque { .. } => "torque on the walls",
             ObservableKind::ContactForce { .. } => "contact force on the group",
             ObservableKind::SurfaceAngle { .. } => "surface angle in the drum",
+            ObservableKind::GrainCount(None) => "grains in the system",
+            ObservableKind::GrainCount(Some(_)) => "grains removed by the sink",
+            ObservableKind::OutflowMass(_) => "mass out through the sinks",
+            ObservableKind::OutflowRate(_) => "outflow rate through the sinks",
         }
     }
 
@@ -120,6 +130,9 @@ impl ObservableKind {
             ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
             ObservableKind::WallTorque { .. } => "N m",
             ObservableKind::SurfaceAngle { .. } => "degrees",
+            ObservableKind::GrainCount(_) => "count",
+            ObservableKind::OutflowMass(_) => "kg",
+            ObservableKind::OutflowRate(_) => "kg/s",
         }
     }
 }
@@ -379,10 +392,32 @@ pub(super) fn observables(
     observables: &[ObservableSpec],
     groups: &[Group],
     named: &[NamedWalls],
+    sinks: &[String],
 ) -> Result<Vec<Observable>, SceneError> {
     let mut read = Vec::new();
     for ob in observables {
         let kind = ob.kind.get_ref().as_str();
+        let outflow = ["grain_count", "outflow_mass", "outflow_rate"].contains(&kind);
+        let sink = match (&ob.sink, outflow) {
+            (Some(s), false) => {
+                return Err(cx.err(
+                    s.span(),
+                    "sink",
+                    format!("not used by `{kind}` (only `grain_count`, `outflow_mass` and `outflow_rate` take it)"),
+                ))
+            }
+            (Some(s), true) => Some((s.get_ref().clone(), super::lifecycle::sink_index(cx, sinks, s)?)),
+            (None, _) => None,
+        };
+        if outflow && sinks.is_empty() && kind != "grain_count" {
+            return Err(cx.err(
+                ob.kind.span(),
+                "kind",
+                format!("`{kind}` needs a [[sink]], and the scene has none"),
+            ));
+        }
+        let sink_name = sink.as_ref().map_or("all".to_string(), |s| s.0.clone());
+        let sink = sink.map(|s| s.1);
         if ![
             "wall_force",
             "wall_torque",
@@ -452,11 +487,30 @@ pub(super) fn observables(
                 let (n, r) = group(ob)?;
                 surface_angle_observable(cx, ob, &n, r)?
             }
+            "grain_count" => {
+                no_body(ob)?;
+                let name = match sink {
+                    Some(_) => format!("grains_out_{sink_name}"),
+                    None => "grains".into(),
+                };
+                (name, ObservableKind::GrainCount(sink))
+            }
+            "outflow_mass" => {
+                no_body(ob)?;
+                (format!("outflow_{sink_name}_kg"), ObservableKind::OutflowMass(sink))
+            }
+            "outflow_rate" => {
+                no_body(ob)?;
+                (
+                    format!("outflow_rate_{sink_name}_kg_per_s"),
+                    ObservableKind::OutflowRate(sink),
+                )
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\" or \"surface_angle\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\", \"surface_angle\", \"grain_count\", \"outflow_mass\" or \"outflow_rate\", got \"{other}\""),
                 ))
             }
         };

@@ -8,15 +8,17 @@ use grains_kernels::shape::{contact_points, Placed};
 use std::collections::{BTreeMap, HashMap};
 
 /// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],
-/// centres in [lo, hi] (y = 0 in planar mode), whose bounding spheres (radius `bound(r)`) do not
-/// overlap each other nor those of `existing`.
+/// centres in [lo, hi] (y = 0 in planar mode) where `holds(centre, bound(r))` (everywhere for a
+/// box; a body wholly inside a round region within [lo, hi]), whose bounding spheres (radius
+/// `bound(r)`) do not overlap each other nor those of `existing`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn random_fill(
+pub(super) fn random_fill_where(
     rng: &mut SplitMix64,
     lo: Vec3,
     hi: Vec3,
     (r0, r1): (f32, f32),
     bound: impl Fn(f32) -> f32,
+    holds: impl Fn(Vec3, f32) -> bool,
     target: usize,
     planar: bool,
     existing: &[Body],
@@ -56,6 +58,10 @@ pub(super) fn random_fill(
             u(rng, lo.z, hi.z),
         );
         let (k, rp) = (key(p), bound(r));
+        if !holds(p, rp) {
+            failures += 1;
+            continue;
+        }
         let mut free = large.iter().all(|(q, rq)| (p - *q).length() >= rp + rq);
         'scan: for dz in -1..=1 {
             for dy in -1..=1 {

@@ -53,6 +53,12 @@ pub struct SceneSpec {
     /// `[[observables]]`: time series to record.
     #[serde(default)]
     pub observables: Vec<ObservableSpec>,
+    /// `[[insert]]`: grains fed in while the run goes.
+    #[serde(default)]
+    pub insert: Vec<super::lifecycle::InsertSpec>,
+    /// `[[sink]]`: regions that take grains out.
+    #[serde(default)]
+    pub sink: Vec<super::lifecycle::SinkSpec>,
 }
 
 /// `[scene]`.
@@ -175,7 +181,8 @@ pub struct ShakerSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContainerSpec {
-    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"`, `"rectangle"` or `"cylinder"`.
+    /// `"box"`, `"pour_box"`, `"floor"`, `"plane"`, `"rectangle"`, `"cylinder"`, `"cone"`,
+    /// `"disk"` or `"annulus"`.
     pub kind: S<String>,
     /// Name that `wall_force` and `wall_torque` observables refer to.
     pub name: Option<S<String>>,
@@ -217,6 +224,21 @@ pub struct ContainerSpec {
     pub inside: Option<S<bool>>,
     /// Cylinder: rate of turning about its axis (rad/s, right-handed; default 0).
     pub angular_velocity: Option<S<f64>>,
+    /// Cone: radius at its small end, `centre − length/2 · axis` (m, ≥ 0).
+    pub small_radius: Option<S<f64>>,
+    /// Cone: radius at its large end, `centre + length/2 · axis` (m).
+    pub large_radius: Option<S<f64>>,
+    /// Disk/annulus: radius of its central hole (m).
+    pub inner_radius: Option<S<f64>>,
+    /// Cylinder/cone: the ends closed by flat caps, `"none"` (default), `"low"` (at
+    /// `centre − length/2 · axis`, a cone's small end), `"high"` or `"both"`.
+    pub caps: Option<S<String>>,
+    /// Cylinder/cone: radius of a central hole in each cap (m; default 0), an orifice.
+    pub cap_hole: Option<S<f64>>,
+    /// Any container: time its walls appear (s; default: from the start).
+    pub active_from: Option<S<f64>>,
+    /// Any container: time its walls disappear (s; default: never), a gate that opens.
+    pub active_until: Option<S<f64>>,
 }
 
 /// `[[meshes]]`: a triangle-mesh wall read from an STL file, placed x ↦ translate +
@@ -308,6 +330,20 @@ pub struct BodySpec {
     pub region_min: Option<S<V3>>,
     /// Random fill: upper corner (m).
     pub region_max: Option<S<V3>>,
+    /// Random fill: `"box"` (default; `region_min`, `region_max`), `"cylinder"` or `"cone"`.
+    pub region: Option<S<String>>,
+    /// Random fill into a cylinder or cone: centre of its axial range (m).
+    pub region_centre: Option<S<V3>>,
+    /// Random fill into a cylinder or cone: direction of its axis (a cone's small end first).
+    pub region_axis: Option<S<V3>>,
+    /// Random fill into a cylinder: its radius (m).
+    pub region_radius: Option<S<f64>>,
+    /// Random fill into a cone: radius at `region_centre − region_length/2 · region_axis` (m).
+    pub region_small_radius: Option<S<f64>>,
+    /// Random fill into a cone: radius at the other end (m).
+    pub region_large_radius: Option<S<f64>>,
+    /// Random fill into a cylinder or cone: its length along the axis (m).
+    pub region_length: Option<S<f64>>,
     /// Cannonball: number of rows (bottom row has `rows` disks).
     pub rows: Option<S<i64>>,
     /// Cannonball: x of the stack's centre line (m).
@@ -472,4 +508,7 @@ pub struct ObservableSpec {
     pub point: Option<S<V3>>,
     /// `wall_torque`: the axis the torque is projected on.
     pub axis: Option<S<V3>>,
+    /// `grain_count`, `outflow_mass`, `outflow_rate`: the sink (its `name`; default: all
+    /// grains for `grain_count`, all sinks for the outflows).
+    pub sink: Option<S<String>>,
 }

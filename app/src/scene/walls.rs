@@ -1,12 +1,13 @@
 //! `[[shakers]]` (named prescribed motions shared by walls and kinematic bodies) and
-//! `[[containers]]` (the walls: boxes, floors, planes, rectangles, cylinders).
+//! `[[containers]]` (the walls: boxes, floors, planes, rectangles, cylinders, and the cones,
+//! disks, caps and active windows of `round_walls.rs`).
 
 use super::loads::NamedWalls;
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::spec::{ContainerSpec, ShakerSpec, S};
 use super::values::{count, finite3, need, non_negative, number_or, only, positive, sp, Ctx};
-use super::{SceneError, MAX_BODIES};
+use super::{round_walls, SceneError, MAX_BODIES};
 use crate::bounds::Bounds;
 use crate::pour::PourScene;
 use glam::Vec3;
@@ -171,7 +172,13 @@ pub(super) fn containers(
             .key(cx, "half_length", "length", &c.length)
             .key(cx, "angular_speed", "angular_velocity", &c.angular_velocity)
             .key(cx, "material", "material", &c.material)
-            .key(cx, "motion", "shaker", &c.shaker);
+            .key(cx, "motion", "shaker", &c.shaker)
+            .key(cx, "small_radius", "small_radius", &c.small_radius)
+            .key(cx, "large_radius", "large_radius", &c.large_radius)
+            .key(cx, "outer", "radius", &c.radius)
+            .key(cx, "inner", "inner_radius", &c.inner_radius)
+            .key(cx, "inner", "cap_hole", &c.cap_hole)
+            .key(cx, "active", "active_until", &c.active_until);
         origins.walls.push((first..world.walls().len(), origin));
     }
     Ok((boxes, named))
@@ -204,6 +211,11 @@ fn container(
         ("length", sp(&c.length)),
         ("inside", sp(&c.inside)),
         ("angular_velocity", sp(&c.angular_velocity)),
+        ("small_radius", sp(&c.small_radius)),
+        ("large_radius", sp(&c.large_radius)),
+        ("inner_radius", sp(&c.inner_radius)),
+        ("caps", sp(&c.caps)),
+        ("cap_hole", sp(&c.cap_hole)),
     ];
     let material = materials.id(cx, &c.material)?;
     let motion = shakers.motion(cx, &c.shaker)?;
@@ -219,10 +231,14 @@ fn container(
             ));
         }
     }
-    let with = |w: WallDesc| WallDesc {
-        material,
-        motion,
-        ..w
+    let (from, until) = round_walls::window(cx, c)?;
+    let with = |w: WallDesc| {
+        WallDesc {
+            material,
+            motion,
+            ..w
+        }
+        .active_between(from, until)
     };
     let wall = match c.kind.get_ref().as_str() {
         "box" | "pour_box" => {
@@ -270,7 +286,7 @@ fn container(
             // and the x walls span every y.
             let walls = if planar { 3 } else { 5 };
             for w in &bx.walls()[..walls] {
-                world.wall(*w);
+                world.wall(w.active_between(from, until));
             }
             return Ok(Some(bx));
         }
@@ -310,6 +326,8 @@ fn container(
                     "length",
                     "inside",
                     "angular_velocity",
+                    "caps",
+                    "cap_hole",
                 ],
             )?;
             let p = finite3(cx, need(cx, &c.centre, "centre", &c.kind)?, "centre")?;
@@ -324,17 +342,51 @@ fn container(
             let omega = number_or(cx, &c.angular_velocity, "angular_velocity", 0.0)?;
             WallDesc::cylinder(p, axis.normalize(), radius, 0.5 * length, inside).rotating(omega)
         }
+        "cone" => {
+            only(
+                cx,
+                &c.kind,
+                &given,
+                &[
+                    "centre",
+                    "axis",
+                    "small_radius",
+                    "large_radius",
+                    "length",
+                    "inside",
+                    "angular_velocity",
+                    "caps",
+                    "cap_hole",
+                ],
+            )?;
+            round_walls::cone(cx, c)?
+        }
+        "disk" | "annulus" => {
+            only(
+                cx,
+                &c.kind,
+                &given,
+                &["centre", "normal", "radius", "inner_radius"],
+            )?;
+            round_walls::disk(cx, c)?
+        }
         other => {
             return Err(cx.err(
                 c.kind.span(),
                 "kind",
                 format!(
-                    "container kind must be \"box\", \"pour_box\", \"floor\", \"plane\", \"rectangle\" or \"cylinder\", got \"{other}\""
+                    "container kind must be \"box\", \"pour_box\", \"floor\", \"plane\", \"rectangle\", \"cylinder\", \"cone\", \"disk\" or \"annulus\", got \"{other}\""
                 ),
             ))
         }
     };
-    world.wall(with(wall));
+    let wall = with(wall);
+    world.wall(wall);
+    if wall.is_curved() {
+        for cap in round_walls::caps(cx, c, &wall)? {
+            world.wall(cap);
+        }
+    }
     Ok(None)
 }
 

@@ -8,6 +8,7 @@ use grains_gpu::{GpuError, GpuGrid, GpuPipeline};
 use grains_kernels::broad_phase::Envelope;
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::random::Lcg;
+use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
 use grains_kernels::SolverKind;
 use grains_kernels::{
     key_wall, wall_key, Bodies, BodyKind, CpuPipeline, FrictionTable, Motion, StepParams, Wall,
@@ -584,4 +585,47 @@ fn spheres_in_a_turning_drum_step_like_cpu_jacobi() {
         .filter(|&&k| k == wall_key((k >> 32) as u32, 0))
         .count();
     assert!(on_drum > 20, "{on_drum} grains touch the drum");
+}
+
+/// A turning hopper (a cone frustum about ẑ, radius 0.5 m at z = −0.5 to 2 m at z = 0.5,
+/// 1 rad/s) above a floor of three coplanar tiles in one plane group at z = −0.9 (joined at
+/// x = 0, a hole between x = 0.3 and 0.45 whose rims hold grains); its orifice closed by a disk
+/// gate (`open`: the gate switched off, so the grains run out onto the tiles), and an annulus
+/// around it: the frustum's mantle and rims, the disk's face and rim, the tiles' faces, edges
+/// and corners, the plane group's joint and the switch are the same on both.
+fn hopper_scene(open: bool) -> StepInputs {
+    let mut s = bed(128, false);
+    let z = [0.0, 0.0, 1.0, 0.0];
+    let hopper = Wall::frustum([0.0; 4], z, 1.25, 1.5, 0.5, 1.0, [0.0; 4]);
+    let gate = Wall::disk([0.0, 0.0, -0.5, 0.0], z, 0.5, 0.0, [0.0; 4]);
+    let gate = gate.with_flags(gate.flags() | if open { WALL_OFF } else { 0 });
+    let plate = Wall::disk([0.0, 0.0, -0.5, 0.0], z, 0.8, 0.5, [0.0; 4]);
+    let tile = |x0: f32, x1: f32| Wall {
+        origin: [0.5 * (x0 + x1), 0.0, -0.9, 0.0],
+        normal: z,
+        u: [1.0, 0.0, 0.0, 0.5 * (x1 - x0)],
+        v: [0.0, 1.0, 0.0, 1.5],
+        velocity: [0.0, 0.0, 0.0, WALL_GROUP as f32],
+    };
+    s.walls = vec![
+        hopper,
+        gate,
+        plate,
+        tile(-1.5, 0.0),
+        tile(0.0, 0.3),
+        tile(0.45, 1.5),
+    ];
+    s
+}
+
+#[test]
+fn spheres_in_a_gated_hopper_over_tiles_step_like_cpu_jacobi() {
+    for open in [false, true] {
+        let s = hopper_scene(open);
+        let what = format!("128 bodies in a hopper, gate open: {open}");
+        let Some(most) = lockstep(&s, &what, 300) else {
+            return;
+        };
+        assert!(most > 100, "{what}: only {most} contacts");
+    }
 }

@@ -1,0 +1,369 @@
+//! `[[insert]]` and `[[sink]]`: grains fed into the world and taken out of it while the run
+//! goes (the engine's `Insertion` and `Sink`), and the sinks' names that the `grain_count`,
+//! `outflow_mass` and `outflow_rate` observables refer to.
+
+use super::materials::MaterialNames;
+use super::origin::{Origin, Origins};
+use super::spec::{S, V3};
+use super::values::{count, finite3, need, number, only, positive, sp, Ctx};
+use super::SceneError;
+use grains::{Insertion, Rate, Region, Sink, SinkShape, SizeDistribution, WorldBuilder};
+use serde::Deserialize;
+
+/// `[[insert]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsertSpec {
+    /// `"box"`, `"cylinder"` (vertical axis) or `"disk"` (horizontal).
+    pub region: S<String>,
+    /// Box: lower corner (m).
+    pub min: Option<S<V3>>,
+    /// Box: upper corner (m).
+    pub max: Option<S<V3>>,
+    /// Cylinder, disk: centre (m).
+    pub centre: Option<S<V3>>,
+    /// Cylinder, disk: radius of the region (m).
+    pub region_radius: Option<S<f64>>,
+    /// Cylinder: half its height (m).
+    pub half_height: Option<S<f64>>,
+    /// Grains per second (or `kg_per_second`).
+    pub count_per_second: Option<S<f64>>,
+    /// Kilograms per second (or `count_per_second`).
+    pub kg_per_second: Option<S<f64>>,
+    /// Time the feed starts (s; default 0).
+    pub start: Option<S<f64>>,
+    /// Time the feed stops (s; default: never).
+    pub stop: Option<S<f64>>,
+    /// Grain radius: a number, or `{ uniform = [a, b] }`, `{ normal = [mean, sd] }`,
+    /// `{ lognormal = [median, sigma] }`, `{ table = [[r, fraction], …] }`.
+    pub radius: S<toml::Value>,
+    /// Smallest radius kept (m; default by the law).
+    pub min_radius: Option<S<f64>>,
+    /// Largest radius kept (m; default by the law).
+    pub max_radius: Option<S<f64>>,
+    /// Density (kg/m³).
+    pub density: S<f64>,
+    /// Material name (default: the first).
+    pub material: Option<S<String>>,
+    /// Velocity when placed (m/s; default 0).
+    pub velocity: Option<S<V3>>,
+    /// Seed of the placements (default 0).
+    pub seed: Option<S<i64>>,
+    /// Steps between batches (default: one layer per batch).
+    pub batch_steps: Option<S<i64>>,
+}
+
+/// `[[sink]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkSpec {
+    /// Name the observables refer to.
+    pub name: S<String>,
+    /// `"box"` or `"half_space"`.
+    pub shape: S<String>,
+    /// Box: lower corner (m).
+    pub min: Option<S<V3>>,
+    /// Box: upper corner (m).
+    pub max: Option<S<V3>>,
+    /// Half-space: a point on its plane (m).
+    pub point: Option<S<V3>>,
+    /// Half-space: the normal, pointing into the sink.
+    pub normal: Option<S<V3>>,
+}
+
+/// Reads the `[[insert]]` and `[[sink]]` tables into `world`, noting where each was written;
+/// returns the sinks' names in order.
+pub(super) fn lifecycle(
+    cx: &Ctx,
+    inserts: &[InsertSpec],
+    sinks: &[SinkSpec],
+    materials: &MaterialNames,
+    world: &mut WorldBuilder,
+    origins: &mut Origins,
+) -> Result<Vec<String>, SceneError> {
+    for ins in inserts {
+        let (insertion, origin) = insertion(cx, ins, materials)?;
+        world.insert(insertion);
+        origins.inserts.push(origin);
+    }
+    let mut names: Vec<String> = Vec::new();
+    for s in sinks {
+        let name = s.name.get_ref();
+        if names.contains(name) {
+            return Err(cx.err(
+                s.name.span(),
+                "name",
+                format!("a sink named \"{name}\" exists already"),
+            ));
+        }
+        names.push(name.clone());
+        let given = [
+            ("min", sp(&s.min)),
+            ("max", sp(&s.max)),
+            ("point", sp(&s.point)),
+            ("normal", sp(&s.normal)),
+        ];
+        let shape = match s.shape.get_ref().as_str() {
+            "box" => {
+                only(cx, &s.shape, &given, &["min", "max"])?;
+                SinkShape::Box {
+                    min: finite3(cx, need(cx, &s.min, "min", &s.shape)?, "min")?,
+                    max: finite3(cx, need(cx, &s.max, "max", &s.shape)?, "max")?,
+                }
+            }
+            "half_space" => {
+                only(cx, &s.shape, &given, &["point", "normal"])?;
+                SinkShape::HalfSpace {
+                    point: finite3(cx, need(cx, &s.point, "point", &s.shape)?, "point")?,
+                    normal: finite3(cx, need(cx, &s.normal, "normal", &s.shape)?, "normal")?,
+                }
+            }
+            other => {
+                return Err(cx.err(
+                    s.shape.span(),
+                    "shape",
+                    format!("sink shape must be \"box\" or \"half_space\", got \"{other}\""),
+                ))
+            }
+        };
+        world.sink(Sink::new(name.clone(), shape));
+        let key = |o: Origin, k: &'static str, v: &Option<S<V3>>| o.key(cx, "shape", k, v);
+        let origin = Origin::new(cx, s.name.span());
+        let origin = key(
+            key(
+                key(key(origin, "min", &s.min), "max", &s.max),
+                "point",
+                &s.point,
+            ),
+            "normal",
+            &s.normal,
+        );
+        origins.sinks.push(origin);
+    }
+    Ok(names)
+}
+
+/// One `[[insert]]` table and where its keys were written.
+fn insertion(
+    cx: &Ctx,
+    ins: &InsertSpec,
+    materials: &MaterialNames,
+) -> Result<(Insertion, Origin), SceneError> {
+    let given = [
+        ("min", sp(&ins.min)),
+        ("max", sp(&ins.max)),
+        ("centre", sp(&ins.centre)),
+        ("region_radius", sp(&ins.region_radius)),
+        ("half_height", sp(&ins.half_height)),
+    ];
+    let kind = &ins.region;
+    let region = match kind.get_ref().as_str() {
+        "box" => {
+            only(cx, kind, &given, &["min", "max"])?;
+            Region::Box {
+                min: finite3(cx, need(cx, &ins.min, "min", kind)?, "min")?,
+                max: finite3(cx, need(cx, &ins.max, "max", kind)?, "max")?,
+            }
+        }
+        "cylinder" => {
+            only(
+                cx,
+                kind,
+                &given,
+                &["centre", "region_radius", "half_height"],
+            )?;
+            Region::Cylinder {
+                centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
+                radius: positive(
+                    cx,
+                    need(cx, &ins.region_radius, "region_radius", kind)?,
+                    "region_radius",
+                )?,
+                half_height: positive(
+                    cx,
+                    need(cx, &ins.half_height, "half_height", kind)?,
+                    "half_height",
+                )?,
+            }
+        }
+        "disk" => {
+            only(cx, kind, &given, &["centre", "region_radius"])?;
+            Region::Disk {
+                centre: finite3(cx, need(cx, &ins.centre, "centre", kind)?, "centre")?,
+                radius: positive(
+                    cx,
+                    need(cx, &ins.region_radius, "region_radius", kind)?,
+                    "region_radius",
+                )?,
+            }
+        }
+        other => {
+            return Err(cx.err(
+                kind.span(),
+                "region",
+                format!(
+                    "insertion region must be \"box\", \"cylinder\" or \"disk\", got \"{other}\""
+                ),
+            ))
+        }
+    };
+    let rate = match (&ins.count_per_second, &ins.kg_per_second) {
+        (Some(n), None) => Rate::CountPerSecond(rate(cx, n, "count_per_second")?),
+        (None, Some(kg)) => Rate::KgPerSecond(rate(cx, kg, "kg_per_second")?),
+        (Some(_), Some(kg)) => {
+            return Err(cx.err(
+                kg.span(),
+                "kg_per_second",
+                "give either count_per_second or kg_per_second, not both",
+            ))
+        }
+        (None, None) => {
+            return Err(cx.err(
+                kind.span(),
+                "count_per_second",
+                "missing: an insertion needs count_per_second or kg_per_second",
+            ))
+        }
+    };
+    let sizes = sizes(cx, ins)?;
+    let density = positive(cx, &ins.density, "density")?;
+    let mut insertion = Insertion::new(region, rate, sizes, density);
+    insertion.material = materials.id(cx, &ins.material)?;
+    if let Some(v) = &ins.velocity {
+        insertion.velocity = finite3(cx, v, "velocity")?;
+    }
+    let time = |v: &S<f64>, key: &str| {
+        let t = *v.get_ref();
+        if t.is_finite() && t >= 0.0 {
+            Ok(t)
+        } else {
+            Err(cx.err(v.span(), key, format!("must be finite and ≥ 0, got {t}")))
+        }
+    };
+    if let Some(s) = &ins.start {
+        insertion.start = time(s, "start")?;
+    }
+    if let Some(s) = &ins.stop {
+        insertion.stop = time(s, "stop")?;
+        if insertion.stop <= insertion.start {
+            return Err(cx.err(
+                s.span(),
+                "stop",
+                format!(
+                    "must be after start ({} s), got {} s",
+                    insertion.start, insertion.stop
+                ),
+            ));
+        }
+    }
+    if let Some(s) = &ins.seed {
+        insertion.seed = count(cx, s, "seed", 0)?;
+    }
+    if let Some(k) = &ins.batch_steps {
+        insertion.batch_steps = Some(count(cx, k, "batch_steps", 1)?);
+    }
+    let origin = Origin::new(cx, kind.span())
+        .key(cx, "region", "region", &Some(kind.clone()))
+        .key(cx, "rate", "count_per_second", &ins.count_per_second)
+        .key(cx, "rate", "kg_per_second", &ins.kg_per_second)
+        .key(cx, "radius", "radius", &Some(ins.radius.clone()))
+        .key(cx, "min", "min_radius", &ins.min_radius)
+        .key(cx, "velocity", "velocity", &ins.velocity)
+        .key(cx, "batch_steps", "batch_steps", &ins.batch_steps)
+        .key(cx, "material", "material", &ins.material);
+    Ok((insertion, origin))
+}
+
+/// A rate: positive and finite.
+fn rate(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f64, SceneError> {
+    let x = *v.get_ref();
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(cx.err(
+            v.span(),
+            key,
+            format!("must be positive and finite, got {x}"),
+        ))
+    }
+}
+
+/// The radius law of `radius` with its truncation `min_radius`, `max_radius`.
+fn sizes(cx: &Ctx, ins: &InsertSpec) -> Result<SizeDistribution, SceneError> {
+    let span = ins.radius.span();
+    let bad = |problem: String| cx.err(span.clone(), "radius", problem);
+    let pair = |v: &toml::Value, what: &str| -> Result<(f32, f32), SceneError> {
+        let nums: Option<Vec<f64>> = v.as_array().map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_float().or_else(|| x.as_integer().map(|i| i as f64)))
+                .collect()
+        });
+        match nums {
+            Some(n) if n.len() == 2 && v.as_array().is_some_and(|a| a.len() == 2) => {
+                Ok((n[0] as f32, n[1] as f32))
+            }
+            _ => Err(bad(format!("`{what}` takes two numbers [a, b]"))),
+        }
+    };
+    let dist = match ins.radius.get_ref() {
+        toml::Value::Float(r) => SizeDistribution::fixed(*r as f32),
+        toml::Value::Integer(r) => SizeDistribution::fixed(*r as f32),
+        toml::Value::Table(t) if t.len() == 1 => {
+            let (law, v) = t.iter().next().expect("one entry");
+            match law.as_str() {
+                "uniform" => {
+                    let (a, b) = pair(v, "uniform")?;
+                    SizeDistribution::uniform(a, b)
+                }
+                "normal" => {
+                    let (m, s) = pair(v, "normal")?;
+                    SizeDistribution::normal(m, s)
+                }
+                "lognormal" => {
+                    let (m, s) = pair(v, "lognormal")?;
+                    SizeDistribution::lognormal(m, s)
+                }
+                "table" => {
+                    let rows = v.as_array().ok_or_else(|| {
+                        bad("`table` takes a list of [radius, fraction] pairs".into())
+                    })?;
+                    let entries = rows
+                        .iter()
+                        .map(|row| pair(row, "table"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    SizeDistribution::table(entries)
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown law \"{other}\" (uniform, normal, lognormal or table)"
+                    )))
+                }
+            }
+        }
+        _ => {
+            return Err(bad(
+                "must be a number or one of { uniform = [a, b] }, { normal = [mean, sd] }, { lognormal = [median, sigma] }, { table = [[r, fraction], …] }".into(),
+            ))
+        }
+    };
+    let min = match &ins.min_radius {
+        Some(v) => number(cx, v, "min_radius")?,
+        None => dist.min,
+    };
+    let max = match &ins.max_radius {
+        Some(v) => number(cx, v, "max_radius")?,
+        None => dist.max,
+    };
+    Ok(SizeDistribution::truncated(dist.law, min, max))
+}
+
+/// The index of the sink `name` among `sinks`, or an error at `v`.
+pub(super) fn sink_index(cx: &Ctx, sinks: &[String], v: &S<String>) -> Result<usize, SceneError> {
+    sinks.iter().position(|s| s == v.get_ref()).ok_or_else(|| {
+        cx.err(
+            v.span(),
+            "sink",
+            format!("no sink named \"{}\"", v.get_ref()),
+        )
+    })
+}

@@ -1,0 +1,223 @@
+//! Grains that come and go through the runner: a run cut short mid-feed resumes to the same
+//! bits and the same files as an uninterrupted one, the frames' point count follows the grains
+//! with their ids, and bad `[[insert]]` and `[[sink]]` tables are refused at their line and key.
+
+use grains::Snapshot;
+use grains_app::runner::{run, RunOptions};
+use grains_app::scene::Scene;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-feed-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The tiny feed scene, edited by `edit`, written to `dir/file` and loaded.
+fn scene(dir: &Path, file: &str, edit: impl Fn(String) -> String) -> Result<Scene, String> {
+    let p = dir.join(file);
+    std::fs::write(&p, edit(common::fixture("tiny_feed.toml"))).unwrap();
+    Scene::load(&p).map_err(|e| e.to_string())
+}
+
+fn opts(out: &Path) -> RunOptions {
+    RunOptions {
+        threads: Some(1),
+        ..RunOptions::new(out)
+    }
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// The checkpoint in `dir` without the runner's record (which holds wall-clock times).
+fn state(dir: &Path) -> Snapshot {
+    let mut s = Snapshot::from_bytes(&std::fs::read(dir.join("checkpoint.bin")).unwrap()).unwrap();
+    s.extra.clear();
+    s
+}
+
+/// The `NumberOfPoints` and the `id` values of a frame file.
+fn points_and_ids(vtu: &str) -> (usize, Vec<u64>) {
+    let n: usize = vtu
+        .split("NumberOfPoints=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|s| s.parse().ok())
+        .expect("a point count");
+    let ids = vtu
+        .split("Name=\"id\" format=\"ascii\">\n")
+        .nth(1)
+        .and_then(|s| s.split("</DataArray>").next())
+        .expect("an id array")
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    (n, ids)
+}
+
+#[test]
+fn a_run_cut_mid_feed_resumes_to_the_same_bits_and_files() {
+    let base = tmp("resume");
+    let sc = scene(&base, "a.toml", |t| t).unwrap();
+    let (whole, cut) = (base.join("whole"), base.join("cut"));
+    let full = run(&sc, &opts(&whole)).unwrap();
+    let stopped = run(
+        &sc,
+        &RunOptions {
+            stop_after: Some(230),
+            ..opts(&cut)
+        },
+    )
+    .unwrap();
+    assert!(stopped.stopped_early);
+    let mid = state(&cut);
+    assert_eq!(mid.steps, 200, "the last checkpoint before the cut");
+    assert!(
+        mid.lifecycle.sinks[0].removed > 0,
+        "grains left before the cut"
+    );
+    assert!(mid.lifecycle.insertions[0].placed > mid.bodies.len() as u64);
+    let resumed = run(
+        &sc,
+        &RunOptions {
+            resume: true,
+            ..opts(&cut)
+        },
+    )
+    .unwrap();
+    assert_eq!(resumed.resumed_from_step, 200);
+    assert_eq!(
+        state(&cut),
+        state(&whole),
+        "the resumed run's state differs"
+    );
+    assert_eq!(
+        read(&cut, "observables.csv"),
+        read(&whole, "observables.csv")
+    );
+    assert_eq!(full.bodies, resumed.bodies);
+    assert_eq!(
+        full.bodies as u64,
+        full.grains_inserted - full.grains_removed,
+        "the summary's counts"
+    );
+    assert_eq!(full.grains_missed, 0);
+    // The frames' point counts change with the grains, and their ids are the world's.
+    let (n1, ids1) = points_and_ids(&read(&whole, "frames/frame_000000100.vtu"));
+    let (n4, ids4) = points_and_ids(&read(&whole, "frames/frame_000000400.vtu"));
+    assert_ne!(n1, n4, "the count changed");
+    assert_eq!((ids1.len(), ids4.len()), (n1, n4));
+    assert_eq!(ids4, state(&whole).ids);
+    assert!(ids4.windows(2).all(|p| p[0] < p[1]));
+    // The CSV's grain count is the bodies in the world at each sample, and the outflow mass
+    // only grows.
+    let csv = read(&whole, "observables.csv");
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.last().unwrap()[2], full.bodies as f64);
+    assert!(rows.windows(2).all(|r| r[1][3] >= r[0][3]));
+    // The outflow rate is the outflow mass's growth over the sample interval (10 steps of 1 ms;
+    // the world's h is the f32 nearest 1 ms, 5e-8 relative above it, hence the tolerance).
+    for r in rows.windows(2) {
+        let rate = (r[1][3] - r[0][3]) / 0.01;
+        assert!((r[1][4] - rate).abs() <= 1e-7 * rate.abs(), "{r:?}");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn bad_insert_and_sink_tables_name_their_line_and_key() {
+    let base = tmp("errors");
+    // (text, its replacement, the key named, what the message says); the line named is that of
+    // the replacement's first line, or of `region = "box"` for the region's extents.
+    let cases: [(&str, &str, &str, &str); 9] = [
+        (
+            "count_per_second = 1500",
+            "count_per_second = 0",
+            "count_per_second",
+            "must be positive",
+        ),
+        (
+            "count_per_second = 1500",
+            "count_per_second = 1e9",
+            "count_per_second",
+            "cannot be placed",
+        ),
+        (
+            "radius = { uniform = [0.002, 0.003] }",
+            "radius = { uniform = [0.003, 0.002] }",
+            "radius",
+            "a < b",
+        ),
+        (
+            "radius = { uniform = [0.002, 0.003] }",
+            "radius = { normal = [0.002] }",
+            "radius",
+            "two numbers",
+        ),
+        (
+            "radius = { uniform = [0.002, 0.003] }",
+            "radius = { weibull = [1, 2] }",
+            "radius",
+            "unknown law",
+        ),
+        (
+            "min = [-0.025, -0.025, 0.08]",
+            "min = [-0.05, -0.025, 0.08]",
+            "region",
+            "outside the domain",
+        ),
+        (
+            "radius = { uniform = [0.002, 0.003] }",
+            "radius = 0.02",
+            "region",
+            "too small for its grains",
+        ),
+        (
+            "shape = \"box\"\nmin = [-0.01",
+            "shape = \"cone\"\nmin = [-0.01",
+            "shape",
+            "\"box\" or \"half_space\"",
+        ),
+        (
+            "sink = \"outlet\"",
+            "sink = \"drain\"",
+            "sink",
+            "no sink named",
+        ),
+    ];
+    for (k, (from, to, key, what)) in cases.into_iter().enumerate() {
+        let edited = |t: String| {
+            assert!(t.contains(from), "{from}");
+            t.replace(from, to)
+        };
+        let text = edited(common::fixture("tiny_feed.toml"));
+        let anchor = if key == "region" {
+            "region = \"box\""
+        } else {
+            to.lines().next().unwrap()
+        };
+        let line = text.lines().position(|l| l.contains(anchor)).unwrap() + 1;
+        let file = format!("bad{k}.toml");
+        let msg = match scene(&base, &file, edited) {
+            Err(e) => e,
+            Ok(sc) => match sc.world(Some(1)) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("{to}: accepted"),
+            },
+        };
+        let want = format!("{file}:{line}: key `{key}`");
+        assert!(msg.contains(&want), "{to}: expected `{want}` in: {msg}");
+        assert!(msg.contains(what), "{to}: expected `{what}` in: {msg}");
+        assert!(!msg.contains('\n'), "{msg}");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}

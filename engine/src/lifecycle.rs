@@ -1,0 +1,573 @@
+//! Grains that come and go while a run goes: the world's side of [`Insertion`]s and [`Sink`]s.
+//!
+//! Between steps, on each insertion's batch steps (multiples of
+//! [`World::insertion_batch_steps`]) and every [`SINK_STEPS`] steps where the world has sinks,
+//! the world brings its host copy up to date (a read-back on the GPU), removes the dynamic
+//! grains whose centres lie in a sink, then places the grains owed by the insertions whose
+//! batch step it is, and hands the
+//! edited bodies with the remapped warm start to the backend, which uploads them at the next
+//! step (the GPU grows its buffers as needed).
+//!
+//! Removal keeps the surviving bodies in their order, so every index that refers to bodies moves
+//! down monotonically: the warm-start keys of the surviving pairs are renumbered (and those of
+//! removed bodies dropped), the kinematic bodies' drives and the applied forces follow their
+//! bodies (a force on a removed grain goes with it). Only dynamic bodies are ever removed, so
+//! fixed and driven bodies stay. Joints and springs, whose rows hold body indices, are refused
+//! with insertions or sinks at build, as are shaped (non-sphere) bodies and planar mode.
+//!
+//! Every body keeps a stable id ([`World::ids`]): 0..n in build order, then increasing for the
+//! inserted grains; outputs follow grains by it, and a restore checks the built bodies' fixed
+//! properties by it.
+
+use crate::backend::WarmStart;
+use crate::body::BodyKind;
+use crate::error::BuildError;
+use crate::geometry::WallDesc;
+use crate::health::{Monitor, StepError};
+use crate::insertion::{Insertion, InsertionCounters};
+use crate::joint::AppliedForce;
+use crate::motion::Prescribed;
+use crate::settings::Settings;
+use crate::sink::{Sink, SinkCounters};
+use crate::snapshot::{Snapshot, SnapshotError};
+use crate::world::World;
+use glam::Vec3;
+use grains_kernels::narrow_phase::{SECOND_END, THIRD_POINT};
+use grains_kernels::random::SplitMix64;
+use grains_kernels::{Bodies, NO_BODY};
+
+/// The most steps between the passes of a world with sinks: a grain lies in a sink at most this
+/// many steps before it goes (on the GPU each pass is a read-back).
+pub const SINK_STEPS: u64 = 10;
+
+/// The running counts of the insertions and sinks and the next id, saved in checkpoints.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LifecycleState {
+    /// The id the next inserted grain gets.
+    pub next_id: u64,
+    /// One per insertion, in the order they were added.
+    pub insertions: Vec<InsertionCounters>,
+    /// One per sink, in the order they were added.
+    pub sinks: Vec<SinkCounters>,
+}
+
+/// A body's properties fixed at build: radius, 1/m, 1/I, material, kind.
+type Fixed = (f32, f32, f32, u32, u32);
+
+/// The insertions and sinks of a world, the bodies' ids and what the world was built with.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lifecycle {
+    insertions: Vec<Insertion>,
+    /// Each insertion's batch interval (steps).
+    batch_steps: Vec<u64>,
+    sinks: Vec<Sink>,
+    /// Each body's id, ascending.
+    ids: Vec<u64>,
+    state: LifecycleState,
+    /// The bodies' fixed properties as built, by id.
+    built: Vec<Fixed>,
+    /// The drives as built (body index = id).
+    built_drives: Vec<(u32, Prescribed)>,
+    /// The applied forces as built (body index = id).
+    built_forces: Vec<AppliedForce>,
+}
+
+impl Lifecycle {
+    /// Checks `insertions` and `sinks` against the rest of the world and sets up the ids of
+    /// `bodies` as built. Refuses them with joints or springs, shaped bodies or planar mode.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        insertions: &[Insertion],
+        sinks: &[Sink],
+        settings: &Settings,
+        materials: usize,
+        walls: &[WallDesc],
+        bodies: &Bodies,
+        (drives, forces): (&[(u32, Prescribed)], &[AppliedForce]),
+        (linked, shaped): (bool, bool),
+    ) -> Result<Lifecycle, BuildError> {
+        let refuse = |why: &str| {
+            let problem = format!("cannot be used {why}");
+            Err(match insertions.is_empty() {
+                false => BuildError::Insert {
+                    insert: 0,
+                    field: "region",
+                    problem,
+                },
+                true => BuildError::Sink {
+                    sink: 0,
+                    field: "shape",
+                    problem,
+                },
+            })
+        };
+        let active = !(insertions.is_empty() && sinks.is_empty());
+        if active && linked {
+            return refuse("with joints or springs (their rows hold body indices)");
+        }
+        if active && shaped {
+            return refuse("with non-sphere shapes");
+        }
+        if active && settings.planar {
+            return refuse("in planar mode");
+        }
+        let batch_steps = (insertions.iter().enumerate())
+            .map(|(i, ins)| ins.check(i, materials, settings.h, settings.gravity, walls))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, s) in sinks.iter().enumerate() {
+            s.check(i)?;
+        }
+        let n = bodies.len();
+        Ok(Lifecycle {
+            insertions: insertions.to_vec(),
+            batch_steps,
+            sinks: sinks.to_vec(),
+            ids: (0..n as u64).collect(),
+            state: LifecycleState {
+                next_id: n as u64,
+                insertions: (insertions.iter())
+                    .map(|i| InsertionCounters {
+                        rng: i.seed,
+                        ..Default::default()
+                    })
+                    .collect(),
+                sinks: vec![SinkCounters::default(); sinks.len()],
+            },
+            built: (0..n).map(|i| fixed(bodies, i)).collect(),
+            built_drives: drives.to_vec(),
+            built_forces: forces.to_vec(),
+        })
+    }
+
+    /// The smallest radius an insertion may add (infinite without insertions).
+    pub(crate) fn smallest_radius(insertions: &[Insertion]) -> f32 {
+        (insertions.iter())
+            .map(|i| i.sizes.min)
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    /// True when the pass is due before the step after `steps`: a sinks' step or a batch step
+    /// of some insertion.
+    pub(crate) fn due(&self, steps: u64) -> bool {
+        steps > 0
+            && ((!self.sinks.is_empty() && steps.is_multiple_of(SINK_STEPS))
+                || self.batch_steps.iter().any(|&k| steps.is_multiple_of(k)))
+    }
+
+    /// True when the world has insertions or sinks.
+    fn active(&self) -> bool {
+        !(self.insertions.is_empty() && self.sinks.is_empty())
+    }
+}
+
+/// Body `i`'s fixed properties.
+fn fixed(b: &Bodies, i: usize) -> Fixed {
+    let m = b.motion[i];
+    (
+        b.pos_radius[i].w,
+        m.inv_mass,
+        m.inv_inertia,
+        b.material[i],
+        b.kind[i],
+    )
+}
+
+/// Keeps the bodies of `keep` (in order).
+fn retain_bodies(b: &mut Bodies, keep: &[bool]) {
+    let mut k = keep.iter();
+    b.pos_radius.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    b.orientation.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    b.motion.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    b.material.retain(|_| *k.next().unwrap_or(&true));
+    let mut k = keep.iter();
+    b.kind.retain(|_| *k.next().unwrap_or(&true));
+}
+
+/// Renumbers warm-start memory after a removal: `to[i]` is body i's new index, or [`NO_BODY`]
+/// when it was removed. Keys naming a removed body are dropped; the others keep their flags and
+/// walls; the memory stays in ascending key order.
+pub(crate) fn remap_warm_start(
+    (keys, impulses, moments): WarmStart,
+    to: &[u32],
+    walls: usize,
+) -> WarmStart {
+    let with_moments = moments.len() == keys.len() && !keys.is_empty();
+    let mut kept: Vec<(u64, [f32; 4], [f32; 4])> = Vec::with_capacity(keys.len());
+    for (k, &key) in keys.iter().enumerate() {
+        let flag_a = key & SECOND_END;
+        let a = ((key & !SECOND_END) >> 32) as usize;
+        let low = key as u32;
+        let Some(&new_a) = to.get(a).filter(|&&x| x != NO_BODY) else {
+            continue;
+        };
+        let new_low = if ((NO_BODY - low) as usize) < walls {
+            low
+        } else {
+            let flag_b = low & THIRD_POINT as u32;
+            match to.get((low & !(THIRD_POINT as u32)) as usize) {
+                Some(&b) if b != NO_BODY => b | flag_b,
+                _ => continue,
+            }
+        };
+        let new_key = flag_a | ((new_a as u64) << 32) | new_low as u64;
+        let moment = if with_moments { moments[k] } else { [0.0; 4] };
+        kept.push((new_key, impulses[k], moment));
+    }
+    kept.sort_by_key(|e| e.0);
+    (
+        kept.iter().map(|e| e.0).collect(),
+        kept.iter().map(|e| e.1).collect(),
+        if with_moments {
+            kept.iter().map(|e| e.2).collect()
+        } else {
+            Vec::new()
+        },
+    )
+}
+
+impl World {
+    /// Each body's stable id, in body order (ascending): 0..n for the bodies as built, then
+    /// increasing for grains inserted since. Removed grains' ids are never reused.
+    pub fn ids(&self) -> &[u64] {
+        &self.lifecycle.ids
+    }
+
+    /// The insertions' and sinks' running counts (grains placed and missed, mass placed; grains
+    /// and mass removed) and the next id, as of the last pass.
+    pub fn lifecycle_state(&self) -> &LifecycleState {
+        &self.lifecycle.state
+    }
+
+    /// The sinks, in the order they were added.
+    pub fn sinks(&self) -> &[Sink] {
+        &self.lifecycle.sinks
+    }
+
+    /// The insertions, in the order they were added.
+    pub fn insertions(&self) -> &[Insertion] {
+        &self.lifecycle.insertions
+    }
+
+    /// Each insertion's batch interval (steps): it places the grains it owes before every
+    /// step whose count of steps taken is a multiple of it.
+    pub fn insertion_batch_steps(&self) -> &[u64] {
+        &self.lifecycle.batch_steps
+    }
+
+    /// Total mass of the dynamic bodies (kg), summed in f64, as of step [`World::synced_at`].
+    pub fn dynamic_mass(&self) -> f64 {
+        (self.bodies.motion.iter().zip(&self.bodies.kind))
+            .filter(|(_, &k)| k == BodyKind::Dynamic as u32)
+            .map(|(m, _)| 1.0 / m.inv_mass as f64)
+            .sum()
+    }
+
+    /// The pass between steps when it is due: removes the grains in sinks, places the grains
+    /// due, and hands the edited bodies and the remapped warm start to the backend.
+    pub(crate) fn change_bodies(&mut self) -> Result<(), StepError> {
+        if !self.lifecycle.due(self.steps) {
+            return Ok(());
+        }
+        self.sync()?;
+        let mut warm = self.backend.warm_start_state()?;
+        let mut changed = false;
+        if let Some(to) = self.remove_sunk() {
+            warm = remap_warm_start(warm, &to, self.wall_descs.len());
+            changed = true;
+        }
+        changed |= self.insert_due();
+        if changed {
+            self.relink();
+            let (keys, impulses, moments) = warm;
+            self.backend
+                .restore(self.steps, (&keys, &impulses, &moments), &[]);
+        }
+        Ok(())
+    }
+
+    /// Removes the dynamic bodies whose centres lie in a sink (counted by the first sink that
+    /// holds them); returns each old index's new one ([`NO_BODY`] if removed), or `None` when
+    /// nothing was removed.
+    fn remove_sunk(&mut self) -> Option<Vec<u32>> {
+        let lc = &mut self.lifecycle;
+        if lc.sinks.is_empty() {
+            return None;
+        }
+        let b = &self.bodies;
+        let mut keep = vec![true; b.len()];
+        for (i, k) in keep.iter_mut().enumerate() {
+            if !b.is_dynamic(i) {
+                continue;
+            }
+            let p = b.pos_radius[i].truncate();
+            if let Some(s) = lc.sinks.iter().position(|s| s.holds(p)) {
+                *k = false;
+                lc.state.sinks[s].removed += 1;
+                lc.state.sinks[s].mass += 1.0 / b.motion[i].inv_mass as f64;
+            }
+        }
+        if keep.iter().all(|&k| k) {
+            return None;
+        }
+        let mut next = 0u32;
+        let to = keep
+            .iter()
+            .map(|&k| {
+                if k {
+                    next += 1;
+                    next - 1
+                } else {
+                    NO_BODY
+                }
+            })
+            .collect();
+        retain_bodies(&mut self.bodies, &keep);
+        let mut k = keep.iter();
+        lc.ids.retain(|_| *k.next().unwrap_or(&true));
+        Some(to)
+    }
+
+    /// Places the grains each insertion owes by now (those on a batch step); true when any was
+    /// placed.
+    fn insert_due(&mut self) -> bool {
+        let t = self.time();
+        let walls: Vec<WallDesc> = (self.wall_descs.iter())
+            .map(|w| WallDesc {
+                origin: w.origin + w.motion.map_or(Vec3::ZERO, |m| m.displacement(t)),
+                motion: None,
+                ..*w
+            })
+            .collect();
+        let lc = &mut self.lifecycle;
+        let mut placed = false;
+        for (i, ins) in lc.insertions.iter().enumerate() {
+            let c = &mut lc.state.insertions[i];
+            let owed = ins.due(t).saturating_sub(c.placed + c.missed);
+            if owed == 0 || !self.steps.is_multiple_of(lc.batch_steps[i]) {
+                continue;
+            }
+            let (lo, hi) = ins.reach();
+            let b = &self.bodies;
+            let mut nearby: Vec<(Vec3, f32)> = (0..b.len())
+                .map(|j| (b.pos_radius[j].truncate(), b.pos_radius[j].w))
+                .filter(|&(p, r)| {
+                    (p + Vec3::splat(r)).cmpge(lo).all() && (p - Vec3::splat(r)).cmple(hi).all()
+                })
+                .collect();
+            let mut rng = SplitMix64(c.rng);
+            for _ in 0..owed {
+                match ins.draw_grain(&mut rng, &nearby, &walls) {
+                    Some(body) => {
+                        nearby.push((body.position, body.radius));
+                        crate::builder::push_body(&mut self.bodies, &body);
+                        lc.ids.push(lc.state.next_id);
+                        lc.state.next_id += 1;
+                        c.placed += 1;
+                        // The mass as the world holds it (1 / its 1/m), as the sinks count it.
+                        let inv_mass = self.bodies.motion[self.bodies.len() - 1].inv_mass;
+                        c.mass += 1.0 / inv_mass as f64;
+                        placed = true;
+                    }
+                    None => c.missed += 1,
+                }
+            }
+            c.rng = rng.0;
+        }
+        placed
+    }
+
+    /// Points the drives and applied forces at their bodies' current indices (a force whose body
+    /// was removed is dropped) and fits the health monitor to the bodies now present.
+    fn relink(&mut self) {
+        let lc = &self.lifecycle;
+        let index = |id: u64| lc.ids.binary_search(&id).ok();
+        self.drives = (lc.built_drives.iter())
+            .filter_map(|&(id, m)| index(id as u64).map(|i| (i as u32, m)))
+            .collect();
+        self.forces = (lc.built_forces.iter())
+            .filter_map(|f| index(f.body as u64).map(|body| AppliedForce { body, ..*f }))
+            .collect();
+        let t = self.time();
+        self.load_buf.clear();
+        self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+        self.backend.set_loads(&self.load_buf);
+        let fresh = Monitor::new(&self.bodies, self.monitor.energy_bounded);
+        self.monitor.r_min = fresh.r_min;
+        self.monitor.mass = fresh.mass;
+        self.monitor.before = None;
+    }
+
+    /// The snapshot's ids and counts, for [`World::snapshot`].
+    pub(crate) fn lifecycle_snapshot(&self) -> (Vec<u64>, LifecycleState) {
+        (self.lifecycle.ids.clone(), self.lifecycle.state.clone())
+    }
+
+    /// Checks a snapshot's ids, counts and bodies against the world as built: the same number of
+    /// insertions and sinks; ids ascending, below the next id; each built body present with its
+    /// fixed properties as built (a dynamic one may be missing where the world has sinks); each
+    /// other body an inserted dynamic sphere (where the world has insertions).
+    pub(crate) fn check_lifecycle(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        let lc = &self.lifecycle;
+        let invalid = |what: String| Err(SnapshotError::Invalid(what));
+        let (ins, sinks) = (snap.lifecycle.insertions.len(), snap.lifecycle.sinks.len());
+        if ins != lc.insertions.len() || sinks != lc.sinks.len() {
+            return invalid(format!(
+                "{ins} insertions and {sinks} sinks, the world has {} and {}",
+                lc.insertions.len(),
+                lc.sinks.len()
+            ));
+        }
+        let n = snap.bodies.len();
+        let built = lc.built.len();
+        if !lc.active() && n != built {
+            return Err(SnapshotError::BodyCount {
+                expected: built,
+                found: n,
+            });
+        }
+        if snap.ids.len() != n {
+            return invalid(format!("{} ids for {n} bodies", snap.ids.len()));
+        }
+        if let Some(k) = snap.ids.windows(2).position(|w| w[0] >= w[1]) {
+            return invalid(format!("body id {} is not above the one before", k + 1));
+        }
+        let next = snap.lifecycle.next_id;
+        if next < built as u64 || snap.ids.last().is_some_and(|&l| l >= next) {
+            return invalid(format!("the next id {next} is below an id in use"));
+        }
+        let mut present = vec![false; built];
+        for (i, &id) in snap.ids.iter().enumerate() {
+            let found = fixed(&snap.bodies, i);
+            match lc.built.get(id as usize) {
+                Some(own) => {
+                    present[id as usize] = true;
+                    let differs = |x: f32, y: f32| x.to_bits() != y.to_bits();
+                    if differs(found.0, own.0) {
+                        return invalid(format!(
+                            "body {i} radius is {}, the world's is {} (id {id})",
+                            found.0, own.0
+                        ));
+                    }
+                    if differs(found.1, own.1) || differs(found.2, own.2) {
+                        return invalid(format!(
+                            "body {i} mass or inertia differs from the world's (id {id})"
+                        ));
+                    }
+                    if found.3 != own.3 {
+                        return invalid(format!(
+                            "body {i} material is {}, the world's is {} (id {id})",
+                            found.3, own.3
+                        ));
+                    }
+                    if found.4 != own.4 {
+                        return invalid(format!(
+                            "body {i} kind is {}, the world's is {} (id {id})",
+                            found.4, own.4
+                        ));
+                    }
+                }
+                None => {
+                    let fine = |x: f32| x.is_finite() && x > 0.0;
+                    let grain = !lc.insertions.is_empty()
+                        && found.4 == BodyKind::Dynamic as u32
+                        && fine(found.0)
+                        && fine(found.1)
+                        && fine(found.2)
+                        && (found.3 as usize) < self.friction.count;
+                    if !grain {
+                        return invalid(format!(
+                            "body {i} (id {id}) was not built and is no grain an insertion of this world places"
+                        ));
+                    }
+                }
+            }
+        }
+        let may_go = |id: usize| !lc.sinks.is_empty() && lc.built[id].4 == BodyKind::Dynamic as u32;
+        if let Some(id) = (0..built).find(|&id| !present[id] && !may_go(id)) {
+            return invalid(format!(
+                "body id {id} of the world as built is missing and no sink could have removed it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes a checked snapshot's ids and counts and points drives and forces at the bodies.
+    pub(crate) fn restore_lifecycle(&mut self, snap: &Snapshot) {
+        self.lifecycle.ids.clone_from(&snap.ids);
+        self.lifecycle.state.clone_from(&snap.lifecycle);
+        if self.lifecycle.active() {
+            self.relink();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Body, Material, Settings, Sink, SinkShape, WallDesc, World};
+    use glam::Vec3;
+    use grains_kernels::pair_key;
+
+    /// Stacks of two spheres on a floor, the middle stack inside a sink: after the pass removes
+    /// it, every surviving contact keeps its warm-start impulse, bit for bit, under its
+    /// renumbered key, and the removed stack's contacts are gone.
+    #[test]
+    fn the_warm_start_of_surviving_contacts_is_kept_after_a_removal() {
+        let r = 0.05;
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+        for k in 0..5 {
+            let x = k as f32 * 0.3;
+            b.body(Body::sphere(Vec3::new(x, 0.0, r), r, 1.0));
+            b.body(Body::sphere(Vec3::new(x, 0.0, 3.0 * r), r, 1.0));
+        }
+        b.sink(Sink::new(
+            "middle",
+            SinkShape::Box {
+                min: Vec3::new(0.5, -1.0, -1.0),
+                max: Vec3::new(0.7, 1.0, 1.0),
+            },
+        ));
+        let mut w = b.build().unwrap();
+        w.run(super::SINK_STEPS).unwrap();
+        let (keys, impulses, _) = w.backend.warm_start_state().unwrap();
+        let ids = w.ids().to_vec();
+        assert_eq!(keys.len(), 10, "five floor and five stack contacts");
+        w.change_bodies().unwrap();
+        assert_eq!(w.len(), 8, "the middle stack went");
+        let (new_keys, new_impulses, _) = w.backend.warm_start_state().unwrap();
+        let new_index = |old: u32| {
+            let id = ids[old as usize];
+            w.ids().binary_search(&id).ok().map(|i| i as u32)
+        };
+        let mut kept = 0;
+        for (key, impulse) in keys.iter().zip(&impulses) {
+            let (a, low) = ((key >> 32) as u32, *key as u32);
+            let Some(na) = new_index(a) else { continue };
+            let new_key = if low > u32::MAX - 4 {
+                (na as u64) << 32 | low as u64
+            } else {
+                match new_index(low) {
+                    Some(nb) => pair_key(na, nb),
+                    None => continue,
+                }
+            };
+            let at = new_keys.binary_search(&new_key).expect("the key survives");
+            assert_eq!(
+                new_impulses[at].map(f32::to_bits),
+                impulse.map(f32::to_bits)
+            );
+            assert!(
+                impulse.iter().any(|x| *x != 0.0),
+                "a resting contact pushes"
+            );
+            kept += 1;
+        }
+        assert_eq!(kept, 8);
+        assert_eq!(new_keys.len(), 8);
+        assert!(new_keys.windows(2).all(|p| p[0] < p[1]));
+    }
+}
