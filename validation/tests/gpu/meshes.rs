@@ -7,7 +7,7 @@ use super::{compare_worlds, gpu_world};
 use glam::{Quat, Vec3};
 use grains::{Backend, Body, BuildError, Material, MeshDesc, Settings, Solver, World};
 use grains_kernels::mesh::{MeshMotion, MeshWalls, Triangle, TriangleGrid};
-use grains_kernels::{wall_key, Bodies};
+use grains_kernels::{wall_key, Bodies, CpuPipeline};
 
 /// The rectangle `corner + s u + t v` (s, t in [0, 1]) cut into `nu` × `nv` squares of two
 /// triangles each, sharing their edges and vertices.
@@ -127,7 +127,7 @@ fn turning_mesh_paddle_in_a_bed_steps_like_cpu_jacobi() {
 }
 
 /// A sphere resting over a shared edge and one over a vertex shared by six triangles of the
-/// tilted plane have one mesh contact each on the GPU, as on the CPU.
+/// tilted plane have one mesh contact each on the GPU, the same as on the CPU.
 #[test]
 fn one_gpu_contact_on_a_shared_edge_or_vertex() {
     let Some(mut gpu) = gpu() else { return };
@@ -144,14 +144,29 @@ fn one_gpu_contact_on_a_shared_edge_or_vertex() {
     let mut bodies = s.bodies.clone();
     gpu.step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
         .unwrap();
-    let (keys, _, _, _) = gpu.contacts().unwrap();
-    for body in 0..2u32 {
-        let on_mesh: Vec<u64> = (0..mesh.triangles.len() as u32)
-            .map(|t| wall_key(body, mesh.wall_of(t)))
-            .filter(|k| keys.contains(k))
-            .collect();
-        assert_eq!(on_mesh.len(), 1, "sphere {body}: mesh contacts {on_mesh:?}");
+    let (gpu_keys, _, _, _) = gpu.contacts().unwrap();
+    let mut cpu = CpuPipeline::new(2).unwrap();
+    let mut bodies = s.bodies.clone();
+    cpu.step(&mut bodies, &s.walls, &mesh, &[], &s.friction, &s.params)
+        .unwrap();
+    for (backend, keys) in [("GPU", &gpu_keys), ("CPU", &cpu.contacts().keys)] {
+        for body in 0..2u32 {
+            let on_mesh: Vec<u64> = (0..mesh.triangles.len() as u32)
+                .map(|t| wall_key(body, mesh.wall_of(t)))
+                .filter(|k| keys.contains(k))
+                .collect();
+            assert_eq!(
+                on_mesh.len(),
+                1,
+                "{backend}, sphere {body}: mesh contacts {on_mesh:?}"
+            );
+        }
     }
+    assert_eq!(
+        gpu_keys,
+        cpu.contacts().keys,
+        "the same triangles keep the contacts"
+    );
 }
 
 /// A world of 24 spheres on a fixed triangulated floor with a triangulated paddle turning
@@ -205,4 +220,27 @@ fn a_world_with_mesh_walls_steps_like_cpu_jacobi() {
         cpu(),
         "spheres, a mesh floor and a turning mesh paddle",
     );
+}
+
+/// A sphere over the centre of a fan of 24 triangles has more candidate triangles than a GPU
+/// thread holds (16): the step fails with an overflow naming them, never drops contacts.
+#[test]
+fn too_many_triangles_near_a_sphere_are_an_overflow() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut s = bed(0, false);
+    let corner = |k: usize| {
+        let t = std::f32::consts::TAU * k as f32 / 24.0;
+        Vec3::new(0.3 * t.cos(), 0.3 * t.sin(), 0.4)
+    };
+    let fan: Vec<[Vec3; 3]> = (0..24)
+        .map(|k| [Vec3::new(0.0, 0.0, 0.4), corner(k), corner(k + 1)])
+        .collect();
+    let mesh = mesh_walls(&fan, MeshMotion::default(), 0.0, s.walls.len());
+    push(&mut s.bodies, Vec3::new(0.0, 0.0, 0.449), 0.05, Vec3::ZERO);
+    gpu.set_meshes(&mesh).unwrap();
+    let mut bodies = s.bodies.clone();
+    let e = gpu
+        .step(&mut bodies, &s.walls, &[], &s.friction, &s.params, true)
+        .expect_err("24 candidates overflow 16 slots");
+    assert!(e.to_string().contains("mesh triangles"), "{e}");
 }
