@@ -197,12 +197,20 @@ impl WorldBuilder {
             springs,
             shapes,
         };
-        let backend = backend::open(&self.settings, parts, &friction)?;
         let r_min = bodies.smallest_radius();
         let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
         });
+        crate::periodic::check_world(
+            &self.settings,
+            envelope,
+            &self.bodies,
+            &walls,
+            self.joints.len(),
+            self.springs.len(),
+        )?;
+        let backend = backend::open(&self.settings, parts, &friction)?;
         let max_give = if r_min.is_finite() {
             MAX_GIVE * r_min
         } else {

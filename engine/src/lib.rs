@@ -37,6 +37,7 @@ pub mod joint;
 pub mod loads;
 pub mod material;
 pub mod motion;
+pub mod periodic;
 mod restore;
 pub mod settings;
 pub mod snapshot;
@@ -57,6 +58,7 @@ pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringInt
 pub use loads::WallLoad;
 pub use material::{Material, MaterialId};
 pub use motion::Prescribed;
+pub use periodic::Periodic;
 pub use settings::{Backend, Envelope, Settings};
 pub use snapshot::{Snapshot, SnapshotError};
 pub use solver::{Solver, SolverKind};

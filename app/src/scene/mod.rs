@@ -18,6 +18,7 @@ mod loads;
 mod materials;
 mod origin;
 mod output;
+mod periodic;
 mod placement;
 mod settings;
 pub mod spec;
@@ -221,9 +222,10 @@ impl Scene {
 /// Reads the tables in order: each one may refer to those before it by name.
 fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     let meta = settings::meta(cx, &spec.scene)?;
-    let (settings, settings_origin) = settings::settings(cx, &spec.settings)?;
+    let (mut settings, settings_origin) = settings::settings(cx, &spec.settings)?;
+    settings.periodic = periodic::periodic(cx, &spec.periodic)?;
     let mut origins = Origins {
-        settings: settings_origin,
+        settings: periodic::origin(cx, &spec.periodic, settings_origin),
         ..Origins::default()
     };
     let mut world = WorldBuilder::new(settings);
@@ -251,6 +253,13 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &materials,
         &shakers,
         &mut origins,
+    )?;
+    periodic::check_seams(
+        cx,
+        &spec.periodic,
+        &settings.periodic,
+        &bodies,
+        meta.overlap_tolerance,
     )?;
     for b in bodies {
         world.body(b);

@@ -50,6 +50,8 @@ pub struct SceneSpec {
     /// `[[observables]]`: time series to record.
     #[serde(default)]
     pub observables: Vec<ObservableSpec>,
+    /// `[periodic]`: periodic boundaries along x and/or y.
+    pub periodic: Option<S<super::periodic::PeriodicSpec>>,
 }
 
 /// `[scene]`.
