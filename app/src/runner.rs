@@ -13,6 +13,7 @@ use crate::output::record::RunRecord;
 use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
+use grains::glam::DVec3;
 use grains::settings::Backend;
 use grains::snapshot::{Snapshot, SnapshotError};
 use grains::world::World;
@@ -258,6 +259,10 @@ pub fn sample(scene: &Scene, world: &World) -> Vec<f64> {
             ObservableKind::ContactForce { bodies, component } => {
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());
                 component.of(forces[bodies.clone()].iter().sum())
+            }
+            ObservableKind::MeanVelocity { bodies, component } => {
+                let sum: DVec3 = bodies.clone().map(|i| b.motion[i].v().as_dvec3()).sum();
+                component.of(sum / bodies.len().max(1) as f64)
             }
         })
         .collect()

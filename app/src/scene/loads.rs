@@ -75,7 +75,7 @@ pub(super) fn refuse_wall_keys(cx: &Ctx, ob: &ObservableSpec) -> Result<(), Scen
                 span,
                 key,
                 format!(
-                    "not used by `{}` (only `wall_force`, `wall_torque` and `contact_force` take it)",
+                    "not used by `{}` (only `wall_force`, `wall_torque`, `contact_force` and, for `component`, `mean_velocity` take it)",
                     ob.kind.get_ref()
                 ),
             ));
@@ -97,6 +97,22 @@ pub(super) fn contact_force_observable(
     Ok((
         format!("contact_force_{name}_{}_N", component.suffix()),
         ObservableKind::ContactForce { bodies, component },
+    ))
+}
+
+/// Reads a `mean_velocity` observable of the body group `name` (indices `bodies`), its
+/// `component` as for `contact_force`; returns its default column name and what it measures.
+pub(super) fn mean_velocity_observable(
+    cx: &Ctx,
+    ob: &ObservableSpec,
+    name: &str,
+    bodies: Range<usize>,
+) -> Result<(String, ObservableKind), SceneError> {
+    only(cx, &ob.kind, &wall_keys(ob), &["component"])?;
+    let component = component(cx, ob)?;
+    Ok((
+        format!("mean_velocity_{name}_{}_m_per_s", component.suffix()),
+        ObservableKind::MeanVelocity { bodies, component },
     ))
 }
 

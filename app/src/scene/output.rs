@@ -2,7 +2,8 @@
 //! record).
 
 use super::loads::{
-    contact_force_observable, refuse_wall_keys, wall_observable, Component, NamedWalls,
+    contact_force_observable, mean_velocity_observable, refuse_wall_keys, wall_observable,
+    Component, NamedWalls,
 };
 use super::spec::{ObservableSpec, OutputSpec};
 use super::values::{count, need, number, positive, sp, Ctx};
@@ -61,6 +62,14 @@ pub enum ObservableKind {
         /// Which component.
         component: Component,
     },
+    /// One component of the mean velocity of a group's bodies, Σ v / n (m/s): a chute's
+    /// mean flow velocity.
+    MeanVelocity {
+        /// The bodies.
+        bodies: Range<usize>,
+        /// Which component.
+        component: Component,
+    },
 }
 
 impl ObservableKind {
@@ -87,6 +96,7 @@ impl ObservableKind {
             ObservableKind::WallForce { .. } => "force on the walls",
             ObservableKind::WallTorque { .. } => "torque on the walls",
             ObservableKind::ContactForce { .. } => "contact force on the group",
+            ObservableKind::MeanVelocity { .. } => "mean velocity of the group",
         }
     }
 
@@ -97,7 +107,7 @@ impl ObservableKind {
             ObservableKind::RankFromTop(_) => "1 = top of bed",
             ObservableKind::KineticEnergy => "J",
             ObservableKind::Contacts => "count",
-            ObservableKind::MaxSpeed => "m/s",
+            ObservableKind::MaxSpeed | ObservableKind::MeanVelocity { .. } => "m/s",
             ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
             ObservableKind::WallTorque { .. } => "N m",
         }
@@ -363,7 +373,14 @@ pub(super) fn observables(
     let mut read = Vec::new();
     for ob in observables {
         let kind = ob.kind.get_ref().as_str();
-        if !["wall_force", "wall_torque", "contact_force"].contains(&kind) {
+        if ![
+            "wall_force",
+            "wall_torque",
+            "contact_force",
+            "mean_velocity",
+        ]
+        .contains(&kind)
+        {
             refuse_wall_keys(cx, ob)?;
         }
         let group = |ob: &ObservableSpec| -> Result<(String, Range<usize>), SceneError> {
@@ -421,11 +438,15 @@ pub(super) fn observables(
                 let (n, r) = group(ob)?;
                 contact_force_observable(cx, ob, &n, r)?
             }
+            "mean_velocity" => {
+                let (n, r) = group(ob)?;
+                mean_velocity_observable(cx, ob, &n, r)?
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\" or \"contact_force\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\" or \"mean_velocity\", got \"{other}\""),
                 ))
             }
         };
