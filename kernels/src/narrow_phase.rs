@@ -288,18 +288,22 @@ impl PairTests<'_> {
         out.push((wall_key(i, w), row));
     }
 
-    /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it (and
-    /// around its periodic images, see [`Self::grid_body_images`]), walls.
+    /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
+    /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
+    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
+    /// cell), each partner kept only around its minimum-image index k, so found once.
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
-        if self.p.periodic.is_on() {
-            self.grid_body_images(grid, i, out);
-        } else {
-            let c = grid.coords(self.bodies.pos_radius[i as usize].truncate());
-            let (ranges, n) = grid.neighbour_ranges(c);
+        let periodic = &self.p.periodic;
+        let on = periodic.is_on();
+        let p = self.bodies.pos_radius[i as usize].truncate();
+        let (shifts, count) = periodic.image_shifts(p, grid.cell);
+        for &k in &shifts[..count] {
+            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
             for &(start, end) in &ranges[..n] {
                 for &j in &grid.bodies[start as usize..end as usize] {
-                    if j > i {
+                    let pj = || self.bodies.pos_radius[j as usize].truncate();
+                    if j > i && (!on || periodic.image_index(p, pj()) == k) {
                         self.sphere_sphere(&grid.reach, i, j, out);
                     }
                 }
@@ -307,26 +311,6 @@ impl PairTests<'_> {
         }
         out[first..].sort_unstable_by_key(|c| c.0);
         self.sphere_walls(i, out);
-    }
-
-    /// Periodic boundaries: grid body `i`'s partners j > i in the 27 cells around each image
-    /// x_i + k L within reach of a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at
-    /// most one cell), each kept only around its minimum-image index k, so found once.
-    fn grid_body_images(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
-        let periodic = &self.p.periodic;
-        let p = self.bodies.pos_radius[i as usize].truncate();
-        let (shifts, count) = periodic.image_shifts(p, grid.cell);
-        for &k in &shifts[..count] {
-            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
-            for &(start, end) in &ranges[..n] {
-                for &j in &grid.bodies[start as usize..end as usize] {
-                    let pj = self.bodies.pos_radius[j as usize].truncate();
-                    if j > i && periodic.image_index(p, pj) == k {
-                        self.sphere_sphere(&grid.reach, i, j, out);
-                    }
-                }
-            }
-        }
     }
 
     /// All contacts of large body `l`: grid bodies in the cells its box covers (around each of
