@@ -384,6 +384,12 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
                 point,
                 axis,
             } => surface_angle(world, &present(world, bodies), *point, *axis),
+            ObservableKind::MeanVelocity { bodies, component } => {
+                let bodies = present(world, bodies);
+                let n = bodies.len().max(1) as f64;
+                let sum: DVec3 = bodies.map(|i| b.motion[i].v().as_dvec3()).sum();
+                component.of(sum / n)
+            }
         })
         .collect()
 }

@@ -238,7 +238,6 @@ impl WorldBuilder {
                 parts.shapes.is_some(),
             ),
         )?;
-        let backend = backend::open(&self.settings, parts, &friction)?;
         let r_min = bodies
             .smallest_radius()
             .min(Lifecycle::smallest_radius(&self.insertions));
@@ -246,6 +245,18 @@ impl WorldBuilder {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
         });
+        crate::periodic::check_world(
+            &self.settings,
+            envelope,
+            &self.bodies,
+            &walls,
+            (self.joints.len(), self.springs.len()),
+            (
+                self.meshes.len(),
+                !self.insertions.is_empty() || !self.sinks.is_empty(),
+            ),
+        )?;
+        let backend = backend::open(&self.settings, parts, &friction)?;
         let max_give = if r_min.is_finite() {
             MAX_GIVE * r_min
         } else {

@@ -2,6 +2,7 @@
 
 use crate::error::BuildError;
 use crate::health::Health;
+use crate::periodic::{check_ranges, Periodic};
 use crate::solver::Solver;
 use glam::Vec3;
 use grains_kernels::StepParams;
@@ -66,6 +67,13 @@ pub struct Settings {
     /// The health checks after every step and what each does when it fails (default: all
     /// stop the run; [`Health::OFF`] turns them off).
     pub health: Health,
+    /// Periodic boundaries along x and/or y (default none): the range [lo, hi) of each periodic
+    /// axis. Pairs are measured by their minimum image and centres wrapped into the ranges
+    /// after each step. Checked at build (see `engine/src/periodic.rs`): a period at least twice
+    /// the largest pair reach, every centre inside the ranges (not wrapped on build), spheres
+    /// only, walls facing no periodic axis and unbounded along them, no joints or springs, CPU
+    /// backend only. Kept as built by [`crate::World::set_settings`].
+    pub periodic: Periodic,
 }
 
 impl Default for Settings {
@@ -88,6 +96,7 @@ impl Default for Settings {
             backend: Backend::Cpu,
             sync_every: 50,
             health: Health::default(),
+            periodic: Periodic::NONE,
         }
     }
 }
@@ -154,6 +163,7 @@ impl Settings {
                 ),
             );
         }
+        check_ranges(&self.periodic)?;
         if self.threads == 0 {
             return err("threads", "must be at least 1".into());
         }
@@ -197,6 +207,7 @@ impl Settings {
             max_give,
             coulomb_correction: self.coulomb_correction,
             stabilise_contacts: self.stabilise_contacts,
+            periodic: self.periodic,
         }
     }
 }

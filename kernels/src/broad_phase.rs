@@ -97,7 +97,9 @@ pub struct Grid {
     pub cell: f32,
     /// Cells along x, y, z.
     pub dims: IVec3,
-    /// The axes along which the grid repeats periodically (see the module's notes).
+    /// The axes along which the grid's cells repeat (see the module's notes): a hashed wrap
+    /// that bounds the grid's size, not the world's periodic boundaries
+    /// ([`crate::periodic::Periodic`]), which wrap centres and offset pairs.
     pub periodic: BVec3,
     /// Cell of each body, or [`NOT_IN_GRID`].
     pub cell_of: Vec<u32>,

@@ -22,6 +22,8 @@
 //! 7. **integrate**: [`integrate`].
 //! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
 //!
+//! [`periodic`] holds the periodic boundaries' wrap (stage 7) and minimum image (stages 2–3).
+//!
 //! [`pipeline`] strings the stages together on a private thread pool; [`step`] is the contract
 //! both backends share; [`parallel`] holds the deterministic data-parallel helpers; [`random`]
 //! the seeded sequences that test scenes, the pour's jitter and the fuzz tests draw from.
@@ -50,6 +52,7 @@ pub mod narrow_phase;
 pub mod observe;
 pub mod packing;
 pub mod parallel;
+pub mod periodic;
 pub mod pipeline;
 pub mod random;
 pub mod restitution;

@@ -158,7 +158,7 @@ impl PairTests<'_> {
         let b = self.bodies;
         let (a, bb) = (i.min(j), i.max(j));
         let (pa, pb) = (b.pos_radius[a as usize], b.pos_radius[bb as usize]);
-        let d = pa.truncate() - pb.truncate();
+        let d = self.p.periodic.minimum_image(pa.truncate() - pb.truncate());
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
         let bound = reach[a as usize] + reach[bb as usize];
@@ -251,14 +251,23 @@ impl PairTests<'_> {
     }
 
     /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
+    /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
+    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
+    /// cell), each partner kept only around its minimum-image index k, so found once.
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
-        let c = grid.coords(self.bodies.pos_radius[i as usize].truncate());
-        let (ranges, n) = grid.neighbour_ranges(c);
-        for &(start, end) in &ranges[..n] {
-            for &j in &grid.bodies[start as usize..end as usize] {
-                if j > i {
-                    self.sphere_sphere(&grid.reach, i, j, out);
+        let periodic = &self.p.periodic;
+        let on = periodic.is_on();
+        let p = self.bodies.pos_radius[i as usize].truncate();
+        let (shifts, count) = periodic.image_shifts(p, grid.cell);
+        for &k in &shifts[..count] {
+            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
+            for &(start, end) in &ranges[..n] {
+                for &j in &grid.bodies[start as usize..end as usize] {
+                    let pj = || self.bodies.pos_radius[j as usize].truncate();
+                    if j > i && (!on || periodic.image_index(p, pj()) == k) {
+                        self.sphere_sphere(&grid.reach, i, j, out);
+                    }
                 }
             }
         }
@@ -267,16 +276,27 @@ impl PairTests<'_> {
         self.sphere_walls(i, out);
     }
 
-    /// All contacts of large body `l`: grid bodies in the cells its box covers, larger-index
-    /// large bodies, walls.
+    /// All contacts of large body `l`: grid bodies in the cells its box covers (around each of
+    /// its periodic images within reach of a side, each partner around its minimum-image index
+    /// only), larger-index large bodies, walls.
     fn large_body(&self, grid: &Grid, l: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[l as usize].truncate();
         let r = grid.reach[l as usize] + 0.5 * grid.cell;
-        let (lo, hi) = (
-            grid.coords(p - Vec3::splat(r)),
-            grid.coords(p + Vec3::splat(r)),
-        );
-        grid.for_each_in_box(lo, hi, |j| self.body_pair(&grid.reach, l, j, out));
+        let (shifts, count) = periodic.image_shifts(p, r);
+        for &k in &shifts[..count] {
+            let q = p + periodic.offset(k);
+            let (lo, hi) = (
+                grid.coords(q - Vec3::splat(r)),
+                grid.coords(q + Vec3::splat(r)),
+            );
+            grid.for_each_in_box(lo, hi, |j| {
+                let pj = self.bodies.pos_radius[j as usize].truncate();
+                if periodic.image_index(p, pj) == k {
+                    self.body_pair(&grid.reach, l, j, out);
+                }
+            });
+        }
         for &m in grid.large.iter().filter(|&&m| m > l) {
             self.body_pair(&grid.reach, l, m, out);
         }

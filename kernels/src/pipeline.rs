@@ -318,6 +318,7 @@ impl Workspace {
             &bodies.motion,
             &bodies.kind,
             p.h,
+            &p.periodic,
         );
         lap(&mut t.integrate);
 

@@ -4,6 +4,7 @@
 //! (crate `grains-gpu`) implement it; the library's `World` drives either through it.
 
 use crate::broad_phase::Envelope;
+use crate::periodic::Periodic;
 use glam::Vec3;
 
 /// Which projected iteration solves the CCP.
@@ -49,6 +50,8 @@ pub struct StepParams {
     /// Keep the stabilising term Φ/h in the contacts' normal rows (hart-anitescu eq. 2.9);
     /// false gives their unstabilised comparison, n·v⁺ ≥ 0.
     pub stabilise_contacts: bool,
+    /// Periodic boundaries along x and/or y (minimum-image pairs, wrapped centres).
+    pub periodic: Periodic,
 }
 
 impl StepParams {

@@ -77,7 +77,7 @@ pub(super) fn refuse_wall_keys(cx: &Ctx, ob: &ObservableSpec) -> Result<(), Scen
                 span,
                 key,
                 format!(
-                    "not used by `{}` (only `wall_force`, `wall_torque`, `contact_force` and `surface_angle` take it)",
+                    "not used by `{}` (only `wall_force`, `wall_torque`, `contact_force`, `surface_angle` and, for `component`, `mean_velocity` take it)",
                     ob.kind.get_ref()
                 ),
             ));
@@ -132,6 +132,22 @@ fn point_and_axis(cx: &Ctx, ob: &ObservableSpec) -> Result<(Vec3, Vec3), SceneEr
         return Err(cx.err(axis_s.span(), "axis", "must not be zero"));
     }
     Ok((point, axis.normalize()))
+}
+
+/// Reads a `mean_velocity` observable of the body group `name` (indices `bodies`), its
+/// `component` as for `contact_force`; returns its default column name and what it measures.
+pub(super) fn mean_velocity_observable(
+    cx: &Ctx,
+    ob: &ObservableSpec,
+    name: &str,
+    bodies: Range<usize>,
+) -> Result<(String, ObservableKind), SceneError> {
+    only(cx, &ob.kind, &wall_keys(ob), &["component"])?;
+    let component = component(cx, ob)?;
+    Ok((
+        format!("mean_velocity_{name}_{}_m_per_s", component.suffix()),
+        ObservableKind::MeanVelocity { bodies, component },
+    ))
 }
 
 /// Reads a `wall_force` or `wall_torque` observable naming a container of `named`; returns its

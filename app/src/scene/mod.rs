@@ -21,6 +21,7 @@ mod materials;
 mod meshes;
 mod origin;
 mod output;
+mod periodic;
 mod placement;
 mod round_fill;
 mod round_walls;
@@ -229,9 +230,10 @@ impl Scene {
 /// Reads the tables in order: each one may refer to those before it by name.
 fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     let meta = settings::meta(cx, &spec.scene)?;
-    let (settings, settings_origin) = settings::settings(cx, &spec.settings)?;
+    let (mut settings, settings_origin) = settings::settings(cx, &spec.settings)?;
+    settings.periodic = periodic::periodic(cx, &spec.periodic)?;
     let mut origins = Origins {
-        settings: settings_origin,
+        settings: periodic::origin(cx, &spec.periodic, settings_origin),
         ..Origins::default()
     };
     let mut world = WorldBuilder::new(settings);
@@ -267,6 +269,13 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &materials,
         &shakers,
         &mut origins,
+    )?;
+    periodic::check_seams(
+        cx,
+        &spec.periodic,
+        &settings.periodic,
+        &bodies,
+        meta.overlap_tolerance,
     )?;
     if bodies.is_empty() && spec.insert.is_empty() {
         return Err(SceneError::Invalid {

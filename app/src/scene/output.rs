@@ -2,8 +2,8 @@
 //! record).
 
 use super::loads::{
-    contact_force_observable, refuse_wall_keys, surface_angle_observable, wall_observable,
-    Component, NamedWalls,
+    contact_force_observable, mean_velocity_observable, refuse_wall_keys, surface_angle_observable,
+    wall_observable, Component, NamedWalls,
 };
 use super::spec::{ObservableSpec, OutputSpec};
 use super::values::{count, need, number, positive, sp, Ctx};
@@ -85,6 +85,14 @@ pub enum ObservableKind {
     OutflowMass(Option<usize>),
     /// Mass a sink (all sinks for `None`) removed per second over the sample interval (kg/s).
     OutflowRate(Option<usize>),
+    /// One component of the mean velocity of a group's bodies, Σ v / n (m/s): a chute's
+    /// mean flow velocity.
+    MeanVelocity {
+        /// The bodies.
+        bodies: Range<usize>,
+        /// Which component.
+        component: Component,
+    },
 }
 
 impl ObservableKind {
@@ -116,6 +124,7 @@ impl ObservableKind {
             ObservableKind::GrainCount(Some(_)) => "grains removed by the sink",
             ObservableKind::OutflowMass(_) => "mass out through the sinks",
             ObservableKind::OutflowRate(_) => "outflow rate through the sinks",
+            ObservableKind::MeanVelocity { .. } => "mean velocity of the group",
         }
     }
 
@@ -126,7 +135,7 @@ impl ObservableKind {
             ObservableKind::RankFromTop(_) => "1 = top of bed",
             ObservableKind::KineticEnergy => "J",
             ObservableKind::Contacts => "count",
-            ObservableKind::MaxSpeed => "m/s",
+            ObservableKind::MaxSpeed | ObservableKind::MeanVelocity { .. } => "m/s",
             ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
             ObservableKind::WallTorque { .. } => "N m",
             ObservableKind::SurfaceAngle { .. } => "degrees",
@@ -423,6 +432,7 @@ pub(super) fn observables(
             "wall_torque",
             "contact_force",
             "surface_angle",
+            "mean_velocity",
         ]
         .contains(&kind)
         {
@@ -506,11 +516,15 @@ pub(super) fn observables(
                     ObservableKind::OutflowRate(sink),
                 )
             }
+            "mean_velocity" => {
+                let (n, r) = group(ob)?;
+                mean_velocity_observable(cx, ob, &n, r)?
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\", \"surface_angle\", \"grain_count\", \"outflow_mass\" or \"outflow_rate\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\", \"surface_angle\", \"mean_velocity\", \"grain_count\", \"outflow_mass\" or \"outflow_rate\", got \"{other}\""),
                 ))
             }
         };

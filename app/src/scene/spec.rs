@@ -59,6 +59,8 @@ pub struct SceneSpec {
     /// `[[sink]]`: regions that take grains out.
     #[serde(default)]
     pub sink: Vec<super::lifecycle::SinkSpec>,
+    /// `[periodic]`: periodic boundaries along x and/or y.
+    pub periodic: Option<S<super::periodic::PeriodicSpec>>,
 }
 
 /// `[scene]`.

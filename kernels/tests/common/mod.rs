@@ -58,6 +58,7 @@ pub fn settings(solver: SolverKind) -> StepParams {
         contact_frequency: f32::INFINITY,
         max_give: 0.0,
         coulomb_correction: 0,
+        periodic: grains_kernels::periodic::Periodic::NONE,
         stabilise_contacts: true,
     }
 }

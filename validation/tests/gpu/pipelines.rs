@@ -105,6 +105,7 @@ fn params(h: f32) -> StepParams {
         max_give: 0.005,
         coulomb_correction: 0,
         stabilise_contacts: true,
+        periodic: grains_kernels::periodic::Periodic::NONE,
     }
 }
 

@@ -1,0 +1,191 @@
+//! Physical periodic boundaries along x and/or y (stages 2, 3 and 7): a chute, a shear cell, a
+//! bed without side walls. Along a periodic axis of period L = hi − lo the world repeats, so a
+//! grain near one side touches the grains near the other side, and a grain leaving through one
+//! side re-enters through the other with its velocity.
+//!
+//! * Stage 7 wraps each moved centre back into [lo, hi): x ← x − L ⌊(x − lo)/L⌋
+//!   ([`Periodic::wrap`]).
+//! * Stage 3 measures every pair by its minimum image: d = x_a − x_b − L round((x_a − x_b)/L)
+//!   ([`Periodic::minimum_image`]), so the gap, the normal and the lever arms are those of the
+//!   nearest copies of the two grains.
+//! * Stage 2's grid holds the wrapped centres only; the narrow phase also visits the cells around
+//!   the images x ± L of a grain within reach of a side ([`Periodic::image_shifts`]) and keeps a
+//!   partner j found around the image k only when k = round((x_j − x_i)/L) is the pair's
+//!   minimum-image index ([`Periodic::image_index`]), so each pair is found exactly once.
+//!
+//! Each pair has a single minimum image when no pair reaches over half a period: the world's
+//! build refuses a period under twice the largest pair reach (2 (2 r_max + ε̂)).
+//!
+//! This is not the grid's own [`crate::broad_phase::Grid::periodic`], a hashed wrap of the
+//! grid's cell coordinates that bounds its size when grains are far apart and that neither
+//! moves grains nor offsets pairs.
+
+use glam::{IVec2, Vec3};
+
+/// The periodic axes of a world: along each of x and y, `None` (bounded) or the range
+/// `(lo, hi)` (m) the centres stay in, of period hi − lo.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Periodic {
+    /// Range [lo, hi) along x, or `None`.
+    pub x: Option<(f32, f32)>,
+    /// Range [lo, hi) along y, or `None`.
+    pub y: Option<(f32, f32)>,
+}
+
+impl Periodic {
+    /// No periodic axis.
+    pub const NONE: Periodic = Periodic { x: None, y: None };
+
+    /// True when some axis is periodic.
+    #[inline(always)]
+    pub fn is_on(&self) -> bool {
+        self.x.is_some() || self.y.is_some()
+    }
+
+    /// The ranges along x (index 0) and y (index 1).
+    #[inline(always)]
+    pub fn axes(&self) -> [Option<(f32, f32)>; 2] {
+        [self.x, self.y]
+    }
+
+    /// The minimum image of a separation `d` = x_a − x_b: d − L round(d / L) along each periodic
+    /// axis (unchanged along the others).
+    #[inline(always)]
+    pub fn minimum_image(&self, d: Vec3) -> Vec3 {
+        let mut d = d;
+        for (axis, range) in self.axes().into_iter().enumerate() {
+            if let Some((lo, hi)) = range {
+                let period = hi - lo;
+                d[axis] -= period * (d[axis] / period).round();
+            }
+        }
+        d
+    }
+
+    /// The minimum-image index of b seen from a: k = round((x_b − x_a)/L) along x and y (0
+    /// along a bounded axis), so that b's copy nearest a lies at x_b − k L.
+    #[inline(always)]
+    pub fn image_index(&self, a: Vec3, b: Vec3) -> IVec2 {
+        let mut k = IVec2::ZERO;
+        for (axis, range) in self.axes().into_iter().enumerate() {
+            if let Some((lo, hi)) = range {
+                k[axis] = ((b[axis] - a[axis]) / (hi - lo)).round() as i32;
+            }
+        }
+        k
+    }
+
+    /// The offset k L of image index `k` (zero along z).
+    #[inline(always)]
+    pub fn offset(&self, k: IVec2) -> Vec3 {
+        let mut s = Vec3::ZERO;
+        for (axis, range) in self.axes().into_iter().enumerate() {
+            if let Some((lo, hi)) = range {
+                s[axis] = k[axis] as f32 * (hi - lo);
+            }
+        }
+        s
+    }
+
+    /// Centre `p` wrapped into [lo, hi) along each periodic axis: x − L ⌊(x − lo)/L⌋ (a result
+    /// that rounds up to hi is taken as lo).
+    #[inline(always)]
+    pub fn wrap(&self, p: Vec3) -> Vec3 {
+        let mut p = p;
+        for (axis, range) in self.axes().into_iter().enumerate() {
+            if let Some((lo, hi)) = range {
+                let x = p[axis];
+                if !(lo..hi).contains(&x) {
+                    let w = x - (hi - lo) * ((x - lo) / (hi - lo)).floor();
+                    p[axis] = if (lo..hi).contains(&w) { w } else { lo };
+                }
+            }
+        }
+        p
+    }
+
+    /// The image indices k whose copies x + k L of a centre `p` inside the ranges can have a
+    /// partner (a centre inside the ranges) within `reach`: k = 0 always, +1 along an axis where
+    /// x − lo ≤ reach, −1 where hi − x ≤ reach, and their combinations (at most 9; `p` first).
+    #[inline(always)]
+    pub fn image_shifts(&self, p: Vec3, reach: f32) -> ([IVec2; 9], usize) {
+        let mut per_axis = [[0i32; 3]; 2];
+        let mut count = [1usize; 2];
+        for (axis, range) in self.axes().into_iter().enumerate() {
+            if let Some((lo, hi)) = range {
+                if p[axis] - lo <= reach {
+                    per_axis[axis][count[axis]] = 1;
+                    count[axis] += 1;
+                }
+                if hi - p[axis] <= reach {
+                    per_axis[axis][count[axis]] = -1;
+                    count[axis] += 1;
+                }
+            }
+        }
+        let mut out = [IVec2::ZERO; 9];
+        let mut n = 0;
+        for &ky in &per_axis[1][..count[1]] {
+            for &kx in &per_axis[0][..count[0]] {
+                out[n] = IVec2::new(kx, ky);
+                n += 1;
+            }
+        }
+        (out, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CELL: Periodic = Periodic {
+        x: Some((-1.0, 3.0)),
+        y: None,
+    };
+
+    /// Wrapping lands in [lo, hi) and moves by whole periods only.
+    #[test]
+    fn wrap_lands_in_range_by_whole_periods() {
+        for x in [-1.0f32, -1.5, 3.0, 7.25, -9.0, 2.999_999_8, -1.000_000_1] {
+            let w = CELL.wrap(Vec3::new(x, 5.0, 6.0));
+            assert!((-1.0..3.0).contains(&w.x), "{x} → {}", w.x);
+            assert_eq!((w.y, w.z), (5.0, 6.0));
+            let periods = (x - w.x) / 4.0;
+            assert!((periods - periods.round()).abs() < 1e-5, "{x} → {}", w.x);
+        }
+    }
+
+    /// The minimum image is at most half a period and differs from d by whole periods; image
+    /// indices are antisymmetric and consistent with it.
+    #[test]
+    fn minimum_image_is_nearest_copy() {
+        let a = Vec3::new(-0.9, 0.0, 0.0);
+        let b = Vec3::new(2.8, 1.0, 0.0);
+        let d = CELL.minimum_image(a - b);
+        assert!((d.x - 0.3).abs() < 1e-6, "{d}");
+        assert_eq!(d.y, -1.0);
+        assert_eq!(CELL.image_index(a, b), IVec2::new(1, 0));
+        assert_eq!(CELL.image_index(b, a), IVec2::new(-1, 0));
+        let via_offset = a - (b - CELL.offset(CELL.image_index(a, b)));
+        assert!((via_offset - d).length() < 1e-6);
+    }
+
+    /// A centre near the lower side queries its image +1, near both sides of both axes all 9.
+    #[test]
+    fn image_shifts_follow_the_sides_within_reach() {
+        let (k, n) = CELL.image_shifts(Vec3::new(-0.9, 0.0, 0.0), 0.2);
+        assert_eq!(&k[..n], &[IVec2::ZERO, IVec2::X]);
+        let (_, n) = CELL.image_shifts(Vec3::new(1.0, 0.0, 0.0), 0.2);
+        assert_eq!(n, 1);
+        let tiny = Periodic {
+            x: Some((0.0, 1.0)),
+            y: Some((0.0, 1.0)),
+        };
+        let (k, n) = tiny.image_shifts(Vec3::splat(0.5), 0.6);
+        assert_eq!(n, 9);
+        let mut k = k.map(|k| (k.x, k.y));
+        k.sort_unstable();
+        k.windows(2).for_each(|w| assert_ne!(w[0], w[1]));
+    }
+}
