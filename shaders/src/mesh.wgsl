@@ -188,7 +188,7 @@ fn gather_meshes(i: u32, list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<
                 for (var k = mesh_index(c); k < end; k = k + 1u) {
                     let t = mesh_index(mesh_data.cells + 1u + k);
                     var seen = false;
-                    for (var s = 0u; s < min(n, MAX_MESH_CANDIDATES); s = s + 1u) {
+                    for (var s = 0u; s < n; s = s + 1u) {
                         seen = seen || tris[s] == t;
                     }
                     let tri = triangle(t);
