@@ -94,12 +94,17 @@ pub(super) fn contact_force_observable(
     name: &str,
     bodies: Range<usize>,
 ) -> Result<(String, ObservableKind), SceneError> {
-    only(cx, &ob.kind, &wall_keys(ob), &["component"])?;
-    let component = component(cx, ob)?;
+    let component = group_component(cx, ob)?;
     Ok((
         format!("contact_force_{name}_{}_N", component.suffix()),
         ObservableKind::ContactForce { bodies, component },
     ))
+}
+
+/// The `component` of a group observable that takes no other key of the wall observables.
+fn group_component(cx: &Ctx, ob: &ObservableSpec) -> Result<Component, SceneError> {
+    only(cx, &ob.kind, &wall_keys(ob), &["component"])?;
+    component(cx, ob)
 }
 
 /// Reads a `surface_angle` observable of the body group `name` (indices `bodies`) in the drum
@@ -142,8 +147,7 @@ pub(super) fn mean_velocity_observable(
     name: &str,
     bodies: Range<usize>,
 ) -> Result<(String, ObservableKind), SceneError> {
-    only(cx, &ob.kind, &wall_keys(ob), &["component"])?;
-    let component = component(cx, ob)?;
+    let component = group_component(cx, ob)?;
     Ok((
         format!("mean_velocity_{name}_{}_m_per_s", component.suffix()),
         ObservableKind::MeanVelocity { bodies, component },

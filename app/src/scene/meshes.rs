@@ -6,7 +6,7 @@ use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::spec::MeshSpec;
 use super::values::{finite3, number, positive, Ctx};
-use super::walls::Shakers;
+use super::walls::{check_unique_name, Shakers};
 use super::SceneError;
 use crate::stl::read_stl;
 use glam::{Quat, Vec3};
@@ -26,16 +26,7 @@ pub(super) fn meshes(
         let index = world.mesh(desc);
         debug_assert_eq!(index, i);
         if let Some(n) = &m.name {
-            if n.get_ref().is_empty() {
-                return Err(cx.err(n.span(), "name", "must not be empty"));
-            }
-            if named.iter().any(|w| &w.name == n.get_ref()) {
-                return Err(cx.err(
-                    n.span(),
-                    "name",
-                    format!("another container or mesh is named \"{}\"", n.get_ref()),
-                ));
-            }
+            check_unique_name(cx, n, named)?;
             named.push(NamedWalls {
                 name: n.get_ref().clone(),
                 walls: 0..0,

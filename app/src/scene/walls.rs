@@ -115,6 +115,25 @@ fn shaker(cx: &Ctx, sh: &ShakerSpec) -> Result<Prescribed, SceneError> {
     }
 }
 
+/// Fails when `name` is empty or names a container or mesh of `named` already.
+pub(super) fn check_unique_name(
+    cx: &Ctx,
+    name: &S<String>,
+    named: &[NamedWalls],
+) -> Result<(), SceneError> {
+    if name.get_ref().is_empty() {
+        return Err(cx.err(name.span(), "name", "must not be empty"));
+    }
+    if named.iter().any(|w| &w.name == name.get_ref()) {
+        return Err(cx.err(
+            name.span(),
+            "name",
+            format!("another container or mesh is named \"{}\"", name.get_ref()),
+        ));
+    }
+    Ok(())
+}
+
 /// Adds the containers' walls to `world`; returns the box containers in order (the first is
 /// the grains' bounds), and the walls of each container with a `name`.
 pub(super) fn containers(
@@ -132,16 +151,7 @@ pub(super) fn containers(
         let first = world.walls().len();
         let bx = container(cx, c, planar, materials, shakers, world)?;
         if let Some(n) = &c.name {
-            if n.get_ref().is_empty() {
-                return Err(cx.err(n.span(), "name", "must not be empty"));
-            }
-            if named.iter().any(|w| &w.name == n.get_ref()) {
-                return Err(cx.err(
-                    n.span(),
-                    "name",
-                    format!("another container is named \"{}\"", n.get_ref()),
-                ));
-            }
+            check_unique_name(cx, n, &named)?;
             named.push(NamedWalls {
                 name: n.get_ref().clone(),
                 walls: first..world.walls().len(),
