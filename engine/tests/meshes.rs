@@ -343,3 +343,25 @@ fn bad_meshes_are_refused_naming_the_triangle() {
         }
     }
 }
+
+#[test]
+fn a_snapshot_with_mesh_contacts_restores_and_resumes_bit_identically() {
+    // The warm start holds the contact with a triangle (keyed as a wall after the flat ones):
+    // a restore must accept its key and the resumed run must match the uninterrupted one.
+    let world = || {
+        let mut b = World::builder(tight());
+        b.material(Material::new(0.5));
+        b.mesh(MeshDesc::new(square(0.5, 0.0)));
+        b.body(Body::sphere(Vec3::new(0.1, 0.05, 0.05), 0.05, 1.0));
+        b.build().unwrap()
+    };
+    let mut w = world();
+    w.run(20).unwrap();
+    assert_eq!(w.contacts().count(), 1);
+    let snap = w.snapshot().unwrap();
+    let mut again = world();
+    again.restore(&snap).unwrap();
+    w.run(20).unwrap();
+    again.run(20).unwrap();
+    assert_eq!(w.bodies().pos_radius, again.bodies().pos_radius);
+}
