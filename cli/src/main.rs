@@ -237,6 +237,12 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                     None => println!("  {k} = {v:.6}"),
                 }
             }
+            if s.grains_inserted + s.grains_missed + s.grains_removed > 0 {
+                println!(
+                    "  grains: {} inserted, {} missed (no place found), {} removed by sinks",
+                    s.grains_inserted, s.grains_missed, s.grains_removed
+                );
+            }
             for (k, t) in &s.top_reached_s {
                 match s.top_reached_shakes.get(k) {
                     Some(n) => println!(

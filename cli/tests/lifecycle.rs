@@ -221,3 +221,32 @@ fn bad_insert_and_sink_tables_name_their_line_and_key() {
     }
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// `grains run` prints the feed's counts, those of `summary.json`.
+#[test]
+fn the_run_prints_the_grains_inserted_missed_and_removed() {
+    let base = tmp("print");
+    let file = base.join("feed.toml");
+    std::fs::write(&file, common::fixture("tiny_feed.toml")).unwrap();
+    let out = base.join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_str(&read(&out, "summary.json")).unwrap();
+    let inserted = j["grains_inserted"].as_u64().unwrap();
+    assert!(inserted > 0, "the fixture feeds grains");
+    let line = format!(
+        "grains: {inserted} inserted, {} missed (no place found), {} removed by sinks",
+        j["grains_missed"], j["grains_removed"]
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(&line), "{line} not in:\n{stdout}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
