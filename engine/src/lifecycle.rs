@@ -272,19 +272,21 @@ impl World {
             return Ok(());
         }
         self.sync()?;
+        let removed = self.remove_sunk();
+        let inserted = self.insert_due();
+        if removed.is_none() && !inserted {
+            return Ok(());
+        }
+        // The backend still holds the warm start of the bodies before this pass (a read-back
+        // on the GPU, so only taken when the bodies changed).
         let mut warm = self.backend.warm_start_state()?;
-        let mut changed = false;
-        if let Some(to) = self.remove_sunk() {
+        if let Some(to) = removed {
             warm = remap_warm_start(warm, &to, self.wall_descs.len());
-            changed = true;
         }
-        changed |= self.insert_due();
-        if changed {
-            self.relink();
-            let (keys, impulses, moments) = warm;
-            self.backend
-                .restore(self.steps, (&keys, &impulses, &moments), &[]);
-        }
+        self.relink();
+        let (keys, impulses, moments) = warm;
+        self.backend
+            .restore(self.steps, (&keys, &impulses, &moments), &[]);
         Ok(())
     }
 
@@ -333,6 +335,9 @@ impl World {
     /// Places the grains each insertion owes by now (those on a batch step); true when any was
     /// placed.
     fn insert_due(&mut self) -> bool {
+        if self.lifecycle.insertions.is_empty() {
+            return false;
+        }
         let t = self.time();
         let walls: Vec<WallDesc> = (self.wall_descs.iter())
             .map(|w| WallDesc {
