@@ -281,7 +281,9 @@ impl World {
         // on the GPU, so only taken when the bodies changed).
         let mut warm = self.backend.warm_start_state()?;
         if let Some(to) = removed {
-            warm = remap_warm_start(warm, &to, self.wall_descs.len());
+            // Walls and mesh triangles both key as walls (NO_BODY − w), triangles after walls.
+            let walls = self.wall_descs.len() + self.meshes.placed.triangles.len();
+            warm = remap_warm_start(warm, &to, walls);
         }
         self.relink();
         let (keys, impulses, moments) = warm;
@@ -574,5 +576,49 @@ mod tests {
         assert_eq!(kept, 8);
         assert_eq!(new_keys.len(), 8);
         assert!(new_keys.windows(2).all(|p| p[0] < p[1]));
+    }
+
+    /// Spheres resting on a mesh floor beside a plane wall, the middle one in a sink: after the
+    /// removal the others keep their mesh contacts' warm start (triangle keys are walls too).
+    #[test]
+    fn mesh_contacts_keep_their_warm_start_after_a_removal() {
+        let r = 0.05;
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.wall(WallDesc::plane(Vec3::new(-5.0, 0.0, 0.0), Vec3::X));
+        let c = [-1.0f32, 1.0].map(|x| [-1.0f32, 1.0].map(|y| Vec3::new(x, y, 0.0)));
+        b.mesh(crate::MeshDesc::new(vec![
+            [c[0][0], c[1][0], c[1][1]],
+            [c[0][0], c[1][1], c[0][1]],
+        ]));
+        for k in 0..3 {
+            b.body(Body::sphere(
+                Vec3::new(k as f32 * 0.3 - 0.3, 0.1, r),
+                r,
+                1.0,
+            ));
+        }
+        b.sink(Sink::new(
+            "middle",
+            SinkShape::Box {
+                min: Vec3::new(-0.1, -1.0, -1.0),
+                max: Vec3::new(0.1, 1.0, 1.0),
+            },
+        ));
+        let mut w = b.build().unwrap();
+        w.run(super::SINK_STEPS).unwrap();
+        let (keys, impulses, _) = w.backend.warm_start_state().unwrap();
+        assert_eq!(keys.len(), 3, "one mesh contact each");
+        w.change_bodies().unwrap();
+        assert_eq!(w.len(), 2);
+        let (new_keys, new_impulses, _) = w.backend.warm_start_state().unwrap();
+        assert_eq!(new_keys.len(), 2, "the survivors' mesh contacts are kept");
+        for (k, old) in [0, 2].into_iter().enumerate() {
+            assert_eq!(new_keys[k] as u32, keys[old] as u32, "the same triangle");
+            assert_eq!(
+                new_impulses[k].map(f32::to_bits),
+                impulses[old].map(f32::to_bits)
+            );
+        }
     }
 }
