@@ -174,6 +174,12 @@ fn bad_cones_disks_caps_windows_and_round_fills_are_refused_at_their_key() {
         "active_until",
     );
     refused(
+        "active_until = 0.5",
+        "active_until = -1.0",
+        "active_until",
+        "active_until",
+    );
+    refused(
         "inner_radius = 0.1",
         "",
         "kind = \"annulus\"",

@@ -129,6 +129,13 @@ pub(super) fn window(cx: &Ctx, c: &ContainerSpec) -> Result<(f64, f64), SceneErr
     let until = match &c.active_until {
         Some(v) => {
             let until = seconds(cx, v, "active_until")?;
+            if until <= 0.0 {
+                return Err(cx.err(
+                    v.span(),
+                    "active_until",
+                    format!("must be after the run's start (t = 0): with {until} s the wall would never be on"),
+                ));
+            }
             if until <= from {
                 return Err(cx.err(
                     v.span(),
