@@ -83,6 +83,10 @@ pub struct RunOptions {
     pub progress: bool,
     /// Stop after this many steps in total without finishing (as if killed; for tests).
     pub stop_after: Option<u64>,
+    /// Asked about every 0.2 s whether to stop now (the Python package's Ctrl-C): the run
+    /// then writes a checkpoint at its last step, so that `resume` continues it, and ends with
+    /// `stopped_early`.
+    pub interrupt: Option<fn() -> bool>,
 }
 
 impl RunOptions {
@@ -95,6 +99,7 @@ impl RunOptions {
             resume: false,
             progress: false,
             stop_after: None,
+            interrupt: None,
         }
     }
 }
@@ -153,7 +158,7 @@ pub struct RunSummary {
     pub top_reached_s: BTreeMap<String, f64>,
     /// The same in shakes (time × the box's shaking frequency), when the box is shaken.
     pub top_reached_shakes: BTreeMap<String, f64>,
-    /// Whether the run was stopped before the end (`stop_after`).
+    /// Whether the run was stopped before the end (`stop_after`, `interrupt`).
     pub stopped_early: bool,
     /// Whether the run failed (a health check or the GPU); `steps` is then the step of the
     /// failure and the sums cover the steps before it.
@@ -729,6 +734,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let clock = Instant::now();
     let mut last_draw = Instant::now();
     let mut stopped_early = false;
+    let mut interrupted = false;
     // A GPU failure ends the loop; what was queued is still written before it is reported.
     let stepped: Result<(), StepError> = 'steps: {
         while world.steps() < total {
@@ -765,6 +771,10 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
             }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
                 last_draw = Instant::now();
+                if opts.interrupt.is_some_and(|asked| asked()) {
+                    (stopped_early, interrupted) = (true, true);
+                    break;
+                }
                 let rate = (record.taken - before_taken) as f64 / clock.elapsed().as_secs_f64();
                 bar.set_position(s);
                 bar.set_message(format!(
@@ -791,7 +801,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         if let Err(e) = synced {
             break 'steps Err(e.into());
         }
-        if !stopped_early && world.steps() > start_step {
+        if (!stopped_early || interrupted) && world.steps() > start_step {
             if let Err(e) = checkpoint(&mut world, &record, &writer) {
                 break 'steps Err(e.into());
             }

@@ -212,6 +212,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         resume: resume.is_some(),
         progress: true,
         stop_after,
+        interrupt: None,
     };
     match run(&scene, &opts) {
         Ok(s) => {

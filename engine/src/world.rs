@@ -390,9 +390,71 @@ impl World {
     /// Sets the velocity of body `i` and forgets the warm start. On the GPU the current state
     /// is read back first and the edited bodies are uploaded at the next step.
     pub fn set_velocity(&mut self, i: usize, v: Vec3, w: Vec3) -> Result<(), GpuError> {
+        self.edit_bodies(|b| {
+            b.motion[i].linear = v.to_array();
+            b.motion[i].angular = w.to_array();
+        })
+    }
+
+    /// Sets the linear velocities of all bodies and, if given, their angular velocities (one
+    /// per body, in body order), and forgets the warm start; kinematic bodies take their
+    /// prescribed motion again at the next step. On the GPU the current state is read back
+    /// first and the bodies are uploaded at the next step.
+    ///
+    /// # Panics
+    /// When a slice's length is not [`World::len`].
+    pub fn set_velocities(
+        &mut self,
+        linear: &[Vec3],
+        angular: Option<&[Vec3]>,
+    ) -> Result<(), GpuError> {
+        let n = self.len();
+        assert!(
+            linear.len() == n && angular.is_none_or(|w| w.len() == n),
+            "one velocity per body"
+        );
+        self.edit_bodies(|b| {
+            for (i, m) in b.motion.iter_mut().enumerate() {
+                m.linear = linear[i].to_array();
+                if let Some(w) = angular {
+                    m.angular = w[i].to_array();
+                }
+            }
+        })
+    }
+
+    /// Moves all bodies' centres to `centres` and, if given, turns them to `orientations` (one
+    /// per body, in body order; unit quaternions), and forgets the warm start. On the GPU the
+    /// current state is read back first and the bodies are uploaded at the next step.
+    ///
+    /// # Panics
+    /// When a slice's length is not [`World::len`].
+    pub fn set_positions(
+        &mut self,
+        centres: &[Vec3],
+        orientations: Option<&[Quat]>,
+    ) -> Result<(), GpuError> {
+        let n = self.len();
+        assert!(
+            centres.len() == n && orientations.is_none_or(|q| q.len() == n),
+            "one position per body"
+        );
+        self.edit_bodies(|b| {
+            for (p, c) in b.pos_radius.iter_mut().zip(centres) {
+                *p = c.extend(p.w);
+            }
+            if let Some(q) = orientations {
+                b.orientation.copy_from_slice(q);
+            }
+        })
+    }
+
+    /// Brings the host copy up to date, lets `edit` change the bodies' state in place, and
+    /// tells the health checks and the backend (which forgets the warm start and, on the GPU,
+    /// uploads the bodies at the next step).
+    fn edit_bodies(&mut self, edit: impl FnOnce(&mut Bodies)) -> Result<(), GpuError> {
         self.sync()?;
-        self.bodies.motion[i].linear = v.to_array();
-        self.bodies.motion[i].angular = w.to_array();
+        edit(&mut self.bodies);
         self.monitor.before = None;
         self.backend.bodies_edited();
         Ok(())
@@ -418,7 +480,9 @@ impl World {
     ) {
         self.steps = steps;
         self.place_walls(steps.saturating_sub(1) as f64 * self.params.h as f64);
-        self.bodies = bodies.clone();
+        // In place: the buffers keep their allocation where the body count is unchanged, so
+        // views of them (the Python package's) stay valid.
+        self.bodies.clone_from(bodies);
         self.monitor.before = None;
         self.backend
             .restore(steps, (keys, impulses, moments), joint_impulses);

@@ -49,7 +49,7 @@ impl Motion {
 }
 
 /// Structure-of-arrays storage of all bodies. Index `i` in every array is body `i`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Bodies {
     /// Centre of mass (xyz, m) and radius (w, m).
     pub pos_radius: Vec<Vec4>,
@@ -61,6 +61,28 @@ pub struct Bodies {
     pub material: Vec<u32>,
     /// [`BodyKind`] as `u32`.
     pub kind: Vec<u32>,
+}
+
+impl Clone for Bodies {
+    fn clone(&self) -> Self {
+        Bodies {
+            pos_radius: self.pos_radius.clone(),
+            orientation: self.orientation.clone(),
+            motion: self.motion.clone(),
+            material: self.material.clone(),
+            kind: self.kind.clone(),
+        }
+    }
+
+    /// Copies field by field into the existing buffers, which keep their allocation when they
+    /// are large enough (a restore into a world of the same size moves no buffer).
+    fn clone_from(&mut self, source: &Self) {
+        self.pos_radius.clone_from(&source.pos_radius);
+        self.orientation.clone_from(&source.orientation);
+        self.motion.clone_from(&source.motion);
+        self.material.clone_from(&source.material);
+        self.kind.clone_from(&source.kind);
+    }
 }
 
 impl Bodies {

@@ -475,6 +475,7 @@ fn runner_on_gpu_samples_the_current_step() {
         resume: false,
         progress: false,
         stop_after: None,
+        interrupt: None,
     };
     let cpu = run(&s, &opts(&cpu_dir)).unwrap();
     let gpu = run(&gpu_scene, &opts(&gpu_dir)).unwrap();

@@ -39,7 +39,7 @@ pub(crate) struct StepInputs<'a> {
 ///
 /// The host's [`Bodies`] are the world's; a backend that keeps the state elsewhere (a device)
 /// copies it into them when told to read back. `steps` arguments are the world's step count.
-pub(crate) trait StepBackend {
+pub(crate) trait StepBackend: Send + Sync {
     /// Replaces the applied forces of the following steps.
     fn set_loads(&mut self, loads: &[Load]);
 

@@ -1,0 +1,154 @@
+//! NumPy in and out: checked reading of the arrays a user passes (shape, dtype, finite values,
+//! each error naming the argument), and read-only views of the engine's buffers.
+
+use numpy::ndarray::{ArrayView, Dimension, ShapeBuilder};
+use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+/// Reads `obj` (an array or anything `numpy.asarray` takes) as rows of `width` floats: shape
+/// (n, width), or (width,) for one row when `one_row` allows it. float64 and float32 are read
+/// (float32 exactly, float64 rounded to the nearest f32, as the engine stores it); any other
+/// dtype is a `TypeError`, a wrong shape or a non-finite value a `ValueError` naming `name` and
+/// the row.
+pub fn rows<const W: usize>(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<[f32; W]>> {
+    let flat = floats(name, obj)?;
+    let shape = flat.1;
+    let n = match shape.as_slice() {
+        [n, w] if *w == W => *n,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected an array of shape (N, {W}), got shape {}",
+                shape_text(&shape)
+            )))
+        }
+    };
+    let mut out = Vec::with_capacity(n);
+    for (i, row) in flat.0.chunks_exact(W).enumerate() {
+        let mut r = [0.0f32; W];
+        for (k, (dst, &src)) in r.iter_mut().zip(row).enumerate() {
+            if !src.is_finite() {
+                let at = if W == 1 {
+                    format!("[{i}]")
+                } else {
+                    format!("[{i}, {k}]")
+                };
+                return Err(PyValueError::new_err(format!(
+                    "{name}{at} is {src}: every value must be finite"
+                )));
+            }
+            *dst = src as f32;
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// Reads `obj` as a one-dimensional array of finite floats (a scalar is broadcast to `n`
+/// values when `n` is given).
+pub fn column(name: &str, obj: &Bound<'_, PyAny>, n: Option<usize>) -> PyResult<Vec<f32>> {
+    let (values, shape) = floats(name, obj)?;
+    let values = match (shape.as_slice(), n) {
+        ([], Some(n)) => vec![values[0]; n],
+        ([m], Some(n)) if *m != n => {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected {n} values (one per row), got {m}"
+            )))
+        }
+        ([_], _) => values,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected a one-dimensional array{}, got shape {}",
+                if n.is_some() { " or a scalar" } else { "" },
+                shape_text(&shape)
+            )))
+        }
+    };
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            if v.is_finite() {
+                Ok(v as f32)
+            } else {
+                Err(PyValueError::new_err(format!(
+                    "{name}[{i}] is {v}: every value must be finite"
+                )))
+            }
+        })
+        .collect()
+}
+
+/// The values of a float32/float64 array-like in C order (as f64) and its shape.
+fn floats(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
+    let py = obj.py();
+    let arr = if obj.is_instance_of::<numpy::PyUntypedArray>() {
+        obj.clone()
+    } else {
+        py.import("numpy")?
+            .call_method1("asarray", (obj,))
+            .map_err(|e| PyTypeError::new_err(format!("{name}: not an array of numbers ({e})")))?
+    };
+    let untyped = arr.cast::<numpy::PyUntypedArray>()?;
+    let shape = untyped.shape().to_vec();
+    if let Ok(a) = arr.cast::<PyArrayDyn<f64>>() {
+        return Ok((a.to_owned_array().iter().copied().collect(), shape));
+    }
+    if let Ok(a) = arr.cast::<PyArrayDyn<f32>>() {
+        return Ok((
+            a.to_owned_array().iter().map(|&v| v as f64).collect(),
+            shape,
+        ));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name}: expected float64 or float32 values, got dtype {}",
+        untyped.dtype()
+    )))
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A read-only NumPy view of `n` rows of `width` values of type `T` that start at `first` and
+/// lie `stride` values apart (width 1 gives a one-dimensional array), kept alive by `owner`.
+///
+/// # Safety
+/// The memory must hold those rows, stay allocated while `owner` lives and not move: the
+/// caller hands out views only of buffers that keep their allocation for the owner's life.
+pub unsafe fn view<'py, T: numpy::Element>(
+    owner: &Bound<'py, PyAny>,
+    first: *const T,
+    n: usize,
+    width: usize,
+    stride: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = if width == 1 {
+        let v = unsafe { ArrayView::from_shape_ptr(n.strides(stride), first) };
+        into_numpy(owner, v)
+    } else {
+        let v = unsafe { ArrayView::from_shape_ptr((n, width).strides((stride, 1)), first) };
+        into_numpy(owner, v)
+    };
+    array.call_method1("setflags", (false,))?;
+    Ok(array)
+}
+
+fn into_numpy<'py, T: numpy::Element, D: Dimension>(
+    owner: &Bound<'py, PyAny>,
+    v: ArrayView<'_, T, D>,
+) -> Bound<'py, PyAny> {
+    // Safety: the caller of `view` guarantees the memory outlives `owner`, which the array
+    // keeps alive as its base.
+    unsafe { PyArray::borrow_from_array(&v, owner.clone()) }.into_any()
+}

@@ -1,0 +1,25 @@
+//! # grains-python: the native half of the `grains` Python package
+//!
+//! Built by maturin into `grains._grains` (stable ABI, CPython ≥ 3.9); `python/grains/` is the
+//! Python half that re-exports it. The package wraps the `grains` library: worlds built from a
+//! scene file ([`scene`]) or in code ([`builder`]), stepped with the GIL released and read
+//! through NumPy views of the engine's own buffers ([`world`]).
+
+mod arrays;
+mod builder;
+mod errors;
+mod scene;
+mod world;
+
+use pyo3::prelude::*;
+
+/// The native module `grains._grains`.
+#[pymodule]
+fn _grains(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    world::register(m)?;
+    scene::register(m)?;
+    builder::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,600 @@
+//! `grains.World`: step with the GIL released, read the state through NumPy views of the
+//! engine's buffers, write velocities and positions, read contacts, loads and statistics, save
+//! and restore snapshots.
+
+use crate::arrays::{rows, view};
+use crate::errors::{gpu_error, snapshot_error, step_error};
+use grains::{Backend, Quat, StepStats, Touching, Vec3};
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::time::{Duration, Instant};
+
+/// How often a long `step(n)` takes the GIL back to look for Ctrl-C (and other signals).
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// A world of grains, built from a scene file (`grains.load_scene`) or in code
+/// (`grains.WorldBuilder`), stepped by `step(n)` and read through NumPy arrays.
+///
+/// The state properties (`positions`, `velocities`, …) are read-only NumPy views of the
+/// engine's own buffers: no copy is made, and a view taken once shows the state after every
+/// later `step`. In a world with insertions or sinks the number of grains changes, so there
+/// they are copies taken when read. On the GPU backend they show the host copy, brought up to
+/// date at the end of every `step(n)` call.
+#[pyclass(name = "World", module = "grains")]
+pub struct PyWorld {
+    pub(crate) world: grains::World,
+    /// Named groups of bodies (a scene's `[[bodies]]` tables): name and index range.
+    pub(crate) groups: Vec<(String, std::ops::Range<usize>)>,
+    /// The materials' names in the order of their indices (empty where none were given).
+    pub(crate) material_names: Vec<String>,
+}
+
+impl PyWorld {
+    /// Wraps a built world.
+    pub fn new(world: grains::World) -> PyWorld {
+        PyWorld {
+            world,
+            groups: Vec::new(),
+            material_names: Vec::new(),
+        }
+    }
+
+    /// Whether the number of bodies can change while stepping (insertions or sinks): the
+    /// buffers may then move, so the state properties copy.
+    fn resizable(&self) -> bool {
+        !self.world.insertions().is_empty() || !self.world.sinks().is_empty()
+    }
+
+    /// A view (or, in a resizable world, a copy) of `width` values of each body, `stride`
+    /// values apart from the first at `first`.
+    fn body_view<'py, T: numpy::Element>(
+        slf: &Bound<'py, Self>,
+        first: *const T,
+        width: usize,
+        stride: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let this = slf.borrow();
+        let n = this.world.len();
+        // Safety: the body buffers of a world whose body count cannot change are never
+        // reallocated (steps, read-backs, edits and restores write into them in place), and
+        // the view keeps the world alive.
+        let v = unsafe { view(slf.as_any(), first, n, width, stride)? };
+        if this.resizable() {
+            v.call_method0("copy")
+        } else {
+            Ok(v)
+        }
+    }
+}
+
+/// The statistics of a step as a dict.
+fn stats_dict<'py>(
+    py: Python<'py>,
+    world: &grains::World,
+    s: StepStats,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("step", world.synced_at())?;
+    d.set_item("time", world.synced_at() as f64 * world.settings().h as f64)?;
+    d.set_item("contacts", s.contacts)?;
+    d.set_item("sweeps", s.iterations)?;
+    d.set_item("residual", s.residual)?;
+    d.set_item("max_penetration", s.max_penetration)?;
+    d.set_item("kinetic_energy", s.kinetic_energy)?;
+    d.set_item("bodies", world.len())?;
+    Ok(d)
+}
+
+#[pymethods]
+impl PyWorld {
+    /// Advances the world by `n` steps (default 1) and returns the statistics of the last one
+    /// (a dict: step, time, contacts, sweeps, residual, max_penetration, kinetic_energy,
+    /// bodies).
+    ///
+    /// The GIL is released for the whole call, so other Python threads run meanwhile. Ctrl-C
+    /// (any signal whose handler raises) stops it between two steps: the world then holds the
+    /// state of the last whole step and the exception propagates. A failed health check raises
+    /// `StepError` naming the step and the fault (the world holds that step's state); health
+    /// checks set to warn become `RuntimeWarning`s.
+    #[pyo3(signature = (n = 1))]
+    fn step<'py>(&mut self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyDict>> {
+        let world = &mut self.world;
+        let stepped: PyResult<()> = py.detach(|| {
+            let mut checked = Instant::now();
+            let mut result = Ok(());
+            for _ in 0..n {
+                if let Err(e) = world.step() {
+                    result = Err(step_error(e));
+                    break;
+                }
+                if checked.elapsed() >= SIGNAL_CHECK {
+                    checked = Instant::now();
+                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            // The host copy is brought up to date (GPU), even after an interruption.
+            match world.sync() {
+                Err(e) if result.is_ok() => Err(gpu_error(e)),
+                _ => result,
+            }
+        });
+        for (step, fault) in self.world.take_warnings() {
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(),
+                &std::ffi::CString::new(format!("step {step}: {fault}")).unwrap_or_default(),
+                1,
+            )?;
+        }
+        stepped?;
+        stats_dict(py, &self.world, self.world.last_stats())
+    }
+
+    /// The statistics of the last step, as `step` returns them.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        stats_dict(py, &self.world, self.world.last_stats())
+    }
+
+    /// Seconds each stage of the step took since the world was built (a dict by stage name),
+    /// or None where they are not measured (a GPU without timestamps).
+    fn stage_times<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(t) = self.world.stage_times() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        for stage in grains::Stage::ALL {
+            d.set_item(stage.name(), t.seconds(stage))?;
+        }
+        Ok(Some(d))
+    }
+
+    /// Simulated time (s): steps × h.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.world.time()
+    }
+
+    /// Steps taken.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.world.steps()
+    }
+
+    /// The time step h (s).
+    #[getter]
+    fn h(&self) -> f32 {
+        self.world.settings().h
+    }
+
+    /// `"cpu"` or `"gpu"`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        match self.world.backend() {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    /// Name of the GPU adapter, None on the CPU backend.
+    #[getter]
+    fn adapter(&self) -> Option<String> {
+        self.world.adapter_name().map(str::to_string)
+    }
+
+    /// Number of bodies.
+    fn __len__(&self) -> usize {
+        self.world.len()
+    }
+
+    /// The named groups of bodies: {name: range of body indices} (a scene's `[[bodies]]`
+    /// tables, or the groups given to the builder).
+    #[getter]
+    fn groups(&self) -> Vec<(String, (usize, usize))> {
+        self.groups
+            .iter()
+            .map(|(n, r)| (n.clone(), (r.start, r.end)))
+            .collect()
+    }
+
+    /// The materials' names, in the order of their indices.
+    #[getter]
+    fn material_names(&self) -> Vec<String> {
+        self.material_names.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<grains.World: {} bodies, {} steps (t = {} s), {} backend>",
+            self.world.len(),
+            self.world.steps(),
+            self.world.time(),
+            self.backend()
+        )
+    }
+
+    /// Centres (m), shape (N, 3), float32; a read-only view.
+    #[getter]
+    fn positions<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().pos_radius.as_ptr() as *const f32;
+        Self::body_view(slf, p, 3, 4)
+    }
+
+    /// Radii (m), shape (N,), float32; a read-only view.
+    #[getter]
+    fn radii<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().pos_radius.as_ptr() as *const f32;
+        Self::body_view(slf, p.wrapping_add(3), 1, 4)
+    }
+
+    /// Linear velocities (m/s), shape (N, 3), float32; a read-only view.
+    #[getter]
+    fn velocities<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().motion.as_ptr() as *const f32;
+        Self::body_view(slf, p, 3, 8)
+    }
+
+    /// Angular velocities (rad/s, world axes), shape (N, 3), float32; a read-only view.
+    #[getter]
+    fn angular_velocities<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().motion.as_ptr() as *const f32;
+        Self::body_view(slf, p.wrapping_add(4), 3, 8)
+    }
+
+    /// Orientations as unit quaternions (x, y, z, w), body to world, shape (N, 4), float32; a
+    /// read-only view.
+    #[getter]
+    fn orientations<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().orientation.as_ptr() as *const f32;
+        Self::body_view(slf, p, 4, 4)
+    }
+
+    /// Stable ids (0..N in build order, then increasing for inserted grains), shape (N,),
+    /// uint64; a read-only view.
+    #[getter]
+    fn ids<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.ids().as_ptr();
+        Self::body_view(slf, p, 1, 1)
+    }
+
+    /// Material index of each body, shape (N,), uint32; a read-only view.
+    #[getter]
+    fn materials<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().material.as_ptr();
+        Self::body_view(slf, p, 1, 1)
+    }
+
+    /// Kind of each body (0 dynamic, 1 fixed, 2 kinematic), shape (N,), uint32; a read-only
+    /// view.
+    #[getter]
+    fn kinds<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let p = slf.borrow().world.bodies().kind.as_ptr();
+        Self::body_view(slf, p, 1, 1)
+    }
+
+    /// Masses (kg), shape (N,), float64; infinite for fixed and kinematic bodies. A copy (the
+    /// engine stores 1/m).
+    #[getter]
+    fn masses<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let m: Vec<f64> = self
+            .world
+            .bodies()
+            .motion
+            .iter()
+            .map(|m| 1.0 / m.inv_mass as f64)
+            .collect();
+        PyArray1::from_vec(py, m)
+    }
+
+    /// Sets the linear velocities (m/s, shape (N, 3)) and, if given, the angular ones
+    /// (rad/s, shape (N, 3)) of every body. Kinematic bodies keep their prescribed motion at
+    /// the next step. The warm start is forgotten.
+    #[pyo3(signature = (velocities, angular_velocities = None))]
+    fn set_velocities(
+        &mut self,
+        velocities: &Bound<'_, PyAny>,
+        angular_velocities: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let n = self.world.len();
+        let v = per_body::<3>("velocities", velocities, n)?;
+        let w = angular_velocities
+            .map(|w| per_body::<3>("angular_velocities", w, n))
+            .transpose()?;
+        let v: Vec<Vec3> = v.into_iter().map(Vec3::from_array).collect();
+        let w: Option<Vec<Vec3>> = w.map(|w| w.into_iter().map(Vec3::from_array).collect());
+        self.world
+            .set_velocities(&v, w.as_deref())
+            .map_err(gpu_error)
+    }
+
+    /// Moves every body's centre to `positions` (m, shape (N, 3)) and, if given, sets the
+    /// orientations (unit quaternions x, y, z, w, shape (N, 4); normalised here). The warm
+    /// start is forgotten; overlaps this makes are pushed apart by the next steps.
+    #[pyo3(signature = (positions, orientations = None))]
+    fn set_positions(
+        &mut self,
+        positions: &Bound<'_, PyAny>,
+        orientations: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let n = self.world.len();
+        let p = per_body::<3>("positions", positions, n)?;
+        let q = orientations
+            .map(|q| per_body::<4>("orientations", q, n))
+            .transpose()?;
+        let q: Option<Vec<Quat>> = q
+            .map(|q| {
+                q.into_iter()
+                    .enumerate()
+                    .map(|(i, q)| {
+                        let q = Quat::from_array(q);
+                        let len = q.length();
+                        if len > 1e-6 {
+                            Ok(q / len)
+                        } else {
+                            Err(PyValueError::new_err(format!(
+                                "orientations[{i}] has length {len}: not a rotation"
+                            )))
+                        }
+                    })
+                    .collect::<PyResult<_>>()
+            })
+            .transpose()?;
+        let p: Vec<Vec3> = p.into_iter().map(Vec3::from_array).collect();
+        self.world
+            .set_positions(&p, q.as_deref())
+            .map_err(gpu_error)
+    }
+
+    /// The contacts of the last step as a dict of arrays, one row per contact: `body_a` (int64),
+    /// `body_b` (int64, -1 for a wall or mesh contact), `wall` (int64, the wall's index, -1
+    /// otherwise), `mesh` and `triangle` (int64, -1 unless a mesh contact), `point` (N, 3),
+    /// `normal` (N, 3, from the second side towards body_a), `gap` (N,), `impulse` (N, 3, on
+    /// body_a over the step, N s), `normal_impulse` (N,), `tangential_impulse` (N, 3), `force`
+    /// (N, 3, impulse / h, N), `normal_force` (N,) and `tangential_force` (N, 3). On the GPU
+    /// the contacts are read back by this call.
+    fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if self.world.backend() == Backend::Gpu {
+            self.world.sync_contacts().map_err(gpu_error)?;
+        }
+        let h = self.world.settings().h as f64;
+        let n = self.world.contacts().len();
+        let mut ids = [
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        ];
+        let (mut point, mut normal, mut impulse, mut tangential) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut gap, mut normal_impulse) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for c in self.world.contacts() {
+            let (a, b, wall, mesh, tri) = match c.touching {
+                Touching::Bodies { a, b } => (a as i64, b as i64, -1, -1, -1),
+                Touching::Wall { body, wall } => (body as i64, -1, wall as i64, -1, -1),
+                Touching::Mesh {
+                    body,
+                    mesh,
+                    triangle,
+                } => (body as i64, -1, -1, mesh as i64, triangle as i64),
+            };
+            for (col, v) in ids.iter_mut().zip([a, b, wall, mesh, tri]) {
+                col.push(v);
+            }
+            let gn = c.impulse.dot(c.normal) as f64;
+            let t = c.impulse - c.normal * c.impulse.dot(c.normal);
+            point.push(c.point.to_array().map(f64::from));
+            normal.push(c.normal.to_array().map(f64::from));
+            impulse.push(c.impulse.to_array().map(f64::from));
+            tangential.push(t.to_array().map(f64::from));
+            gap.push(c.gap as f64);
+            normal_impulse.push(gn);
+        }
+        let d = PyDict::new(py);
+        for (name, col) in ["body_a", "body_b", "wall", "mesh", "triangle"]
+            .into_iter()
+            .zip(ids)
+        {
+            d.set_item(name, PyArray1::from_vec(py, col))?;
+        }
+        let per_h = |rows: &[[f64; 3]]| -> Vec<[f64; 3]> {
+            rows.iter().map(|r| r.map(|x| x / h)).collect()
+        };
+        d.set_item("force", matrix(py, &per_h(&impulse)))?;
+        d.set_item("tangential_force", matrix(py, &per_h(&tangential)))?;
+        d.set_item(
+            "normal_force",
+            PyArray1::from_iter(py, normal_impulse.iter().map(|g| g / h)),
+        )?;
+        d.set_item("point", matrix(py, &point))?;
+        d.set_item("normal", matrix(py, &normal))?;
+        d.set_item("impulse", matrix(py, &impulse))?;
+        d.set_item("tangential_impulse", matrix(py, &tangential))?;
+        d.set_item("normal_impulse", PyArray1::from_vec(py, normal_impulse))?;
+        d.set_item("gap", PyArray1::from_vec(py, gap))?;
+        Ok(d)
+    }
+
+    /// The force (N) and torque (N m, about `point`) each wall took over the last step, and its
+    /// contact count: a dict of arrays `force` (W, 3), `torque` (W, 3), `contacts` (W,), one
+    /// row per wall in the order they were added.
+    #[pyo3(signature = (point = (0.0, 0.0, 0.0)))]
+    fn wall_loads<'py>(
+        &mut self,
+        py: Python<'py>,
+        point: (f32, f32, f32),
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if self.world.backend() == Backend::Gpu {
+            self.world.sync_contacts().map_err(gpu_error)?;
+        }
+        loads_dict(py, &self.world.wall_loads(Vec3::from(point)))
+    }
+
+    /// The same sums as `wall_loads`, one row per triangle-mesh wall.
+    #[pyo3(signature = (point = (0.0, 0.0, 0.0)))]
+    fn mesh_loads<'py>(
+        &mut self,
+        py: Python<'py>,
+        point: (f32, f32, f32),
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if self.world.backend() == Backend::Gpu {
+            self.world.sync_contacts().map_err(gpu_error)?;
+        }
+        loads_dict(py, &self.world.mesh_loads(Vec3::from(point)))
+    }
+
+    /// The total contact force on each body over the last step (N), shape (N, 3), float64:
+    /// gravity, springs, joints and applied forces not included.
+    fn body_contact_forces<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        if self.world.backend() == Backend::Gpu {
+            self.world.sync_contacts().map_err(gpu_error)?;
+        }
+        let f: Vec<[f64; 3]> = self
+            .world
+            .body_contact_forces()
+            .iter()
+            .map(|f| f.to_array())
+            .collect();
+        Ok(matrix(py, &f))
+    }
+
+    /// Total linear momentum of the dynamic bodies (kg m/s), summed in float64.
+    fn momentum(&self) -> (f64, f64, f64) {
+        let [x, y, z] = self.world.momentum();
+        (x, y, z)
+    }
+
+    /// The world's state as a `Snapshot` (bit-identical continuation by `restore`).
+    fn snapshot(&mut self) -> PyResult<Snapshot> {
+        let snap = self.world.snapshot().map_err(gpu_error)?;
+        Ok(Snapshot { inner: snap })
+    }
+
+    /// Puts the world back in the state of `snapshot` (a `Snapshot` or its bytes), which must
+    /// come from a world built the same way; `SnapshotError` names what differs otherwise.
+    fn restore(&mut self, snapshot: &Bound<'_, PyAny>) -> PyResult<()> {
+        let snap = if let Ok(s) = snapshot.cast::<Snapshot>() {
+            s.borrow().inner.clone()
+        } else if let Ok(b) = snapshot.extract::<&[u8]>() {
+            grains::Snapshot::from_bytes(b).map_err(snapshot_error)?
+        } else {
+            return Err(PyTypeError::new_err(
+                "restore takes a grains.Snapshot or the bytes of one",
+            ));
+        };
+        if self.resizable() {
+            return self.world.restore(&snap).map_err(snapshot_error);
+        }
+        if snap.bodies.len() != self.world.len() {
+            return Err(crate::errors::SnapshotError::new_err(format!(
+                "the snapshot has {} bodies, this world {}",
+                snap.bodies.len(),
+                self.world.len()
+            )));
+        }
+        self.world.restore(&snap).map_err(snapshot_error)
+    }
+}
+
+/// Rows of float64 as an (N, W) array.
+fn matrix<'py, const W: usize>(py: Python<'py>, rows: &[[f64; W]]) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+    PyArray1::from_vec(py, flat)
+        .reshape([rows.len(), W])
+        .expect("N × W values reshape to (N, W)")
+}
+
+fn loads_dict<'py>(py: Python<'py>, loads: &[grains::WallLoad]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let force: Vec<[f64; 3]> = loads.iter().map(|l| l.force.to_array()).collect();
+    let torque: Vec<[f64; 3]> = loads.iter().map(|l| l.torque.to_array()).collect();
+    d.set_item("force", matrix(py, &force))?;
+    d.set_item("torque", matrix(py, &torque))?;
+    d.set_item(
+        "contacts",
+        PyArray1::from_iter(py, loads.iter().map(|l| l.contacts as i64)),
+    )?;
+    Ok(d)
+}
+
+/// `rows` of width W, one per body of a world of `n`.
+fn per_body<const W: usize>(
+    name: &str,
+    obj: &Bound<'_, PyAny>,
+    n: usize,
+) -> PyResult<Vec<[f32; W]>> {
+    let r = rows::<W>(name, obj)?;
+    if r.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected {n} rows (one per body), got {}",
+            r.len()
+        )));
+    }
+    Ok(r)
+}
+
+/// A saved world state: `bytes(snapshot)` or `to_bytes()` gives the checkpoint bytes
+/// (with a checksum and the world's physics fingerprint), `Snapshot.from_bytes` reads them
+/// back; snapshots pickle.
+#[pyclass(module = "grains", frozen)]
+pub struct Snapshot {
+    pub(crate) inner: grains::Snapshot,
+}
+
+#[pymethods]
+impl Snapshot {
+    /// The snapshot's bytes.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes())
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
+    /// Reads a snapshot from its bytes, checking the checksum and format.
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Snapshot> {
+        grains::Snapshot::from_bytes(data)
+            .map(|inner| Snapshot { inner })
+            .map_err(snapshot_error)
+    }
+
+    /// Steps taken when the snapshot was made.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.inner.steps
+    }
+
+    /// Number of bodies.
+    fn __len__(&self) -> usize {
+        self.inner.bodies.len()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let from = py.get_type::<Snapshot>().getattr("from_bytes")?;
+        Ok((from, (slf.get().to_bytes(py),)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<grains.Snapshot: {} bodies at step {}>",
+            self.inner.bodies.len(),
+            self.inner.steps
+        )
+    }
+}
+
+/// Adds `World` and `Snapshot` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyWorld>()?;
+    m.add_class::<Snapshot>()?;
+    Ok(())
+}
