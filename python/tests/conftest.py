@@ -2,7 +2,6 @@
 
 import os
 import pathlib
-import subprocess
 
 import pytest
 
@@ -18,12 +17,9 @@ def pile_scene():
 
 @pytest.fixture(scope="session")
 def grains_cli():
-    """The `grains` program built from this checkout (GRAINS_BIN, or target/release/grains,
-    built here if missing): the Rust library's own runs to compare with."""
+    """The `grains` program built from this checkout (GRAINS_BIN, else target/release/grains):
+    the Rust library's own runs to compare with."""
     path = pathlib.Path(os.environ.get("GRAINS_BIN", ROOT / "target" / "release" / "grains"))
     if not path.exists():
-        subprocess.run(
-            ["cargo", "build", "--release", "-p", "grains-cli"], cwd=ROOT, check=True
-        )
-    assert path.exists(), f"no grains program at {path}"
+        pytest.fail(f"no grains program at {path}: build it with cargo build --release -p grains-cli")
     return path

@@ -1,0 +1,22 @@
+"""Runs the README's Python quick start verbatim: the shell block between the quick start's
+markers in bash from the repository's root, then each Python block with the interpreter of the
+virtual environment the shell block made (.venv)."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+root = pathlib.Path(__file__).resolve().parents[1]
+text = (root / "README.md").read_text()
+start = text.index("<!-- python quick start")
+end = text.index("<!-- end of the python quick start -->")
+blocks = re.findall(r"```(sh|python)\n(.*?)```", text[start:end], re.S)
+assert [k for k, _ in blocks] == ["sh", "python"], blocks
+for kind, code in blocks:
+    if kind == "sh":
+        subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=root, check=True)
+    else:
+        python = root / ".venv" / "bin" / "python"
+        subprocess.run([str(python), "-c", code], cwd=root, check=True)
+print("the README's Python quick start ran", file=sys.stderr)

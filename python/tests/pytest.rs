@@ -1,0 +1,111 @@
+//! Runs the Python package's tests (`python/tests/test_*.py`) from `cargo test`, so that the
+//! README's one test command covers them.
+//!
+//! The extension is the `_grains` library this build made (`target/<profile>/lib_grains.so`):
+//! it is copied beside the package's Python files into a temporary folder put first on
+//! `PYTHONPATH` (building it again with maturin from inside `cargo test` would wait forever on
+//! cargo's lock of the target folder). The interpreter is `GRAINS_PYTHON`, else a virtual
+//! environment `target/pytest-venv` made here with `python3 -m venv` and NumPy and pytest
+//! from PyPI (once). The `grains` program the tests compare against is the one this build made.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The folder of this build's outputs (`target/release` or `target/debug`).
+fn build_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    // target/<profile>/deps/pytest-…
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// An interpreter with NumPy and pytest.
+fn python(target: &Path) -> PathBuf {
+    if let Some(p) = std::env::var_os("GRAINS_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = target.join("pytest-venv");
+    let py = venv.join("bin").join("python");
+    if !py.exists() {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status();
+        assert!(
+            made.is_ok_and(|s| s.success()),
+            "the Python package's tests need python3 (3.9 or later) with its venv module; \
+             install it, or point GRAINS_PYTHON at an interpreter that has numpy and pytest"
+        );
+    }
+    let ready = Command::new(&py)
+        .args(["-c", "import numpy, pytest"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ready {
+        let installed = Command::new(&py)
+            .args(["-m", "pip", "install", "--quiet", "numpy", "pytest"])
+            .status();
+        assert!(
+            installed.is_ok_and(|s| s.success()),
+            "could not install numpy and pytest into {} (is PyPI reachable?)",
+            venv.display()
+        );
+    }
+    py
+}
+
+#[test]
+fn the_python_package_passes_its_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("python/ lies in the repository")
+        .to_path_buf();
+    let build = build_dir();
+    let library = build.join("lib_grains.so");
+    assert!(
+        library.exists(),
+        "{} is missing: build the workspace (cargo test --workspace builds it)",
+        library.display()
+    );
+    let cli = build.join("grains");
+    assert!(
+        cli.exists(),
+        "{} is missing: build the workspace (cargo test --workspace builds it)",
+        cli.display()
+    );
+    let target = build.parent().expect("target/<profile>").to_path_buf();
+    let py = python(&target);
+
+    // The package as maturin lays it out: the Python files and the extension.
+    let site = target.join("pytest-site");
+    let package = site.join("grains");
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::create_dir_all(&package).expect("a temporary package folder");
+    for entry in std::fs::read_dir(root.join("python").join("grains")).expect("python/grains") {
+        let path = entry.expect("a package file").path();
+        let name = path.file_name().expect("a file name").to_owned();
+        let keep = path
+            .extension()
+            .is_some_and(|e| e == "py" || e == "pyi" || e == "typed");
+        if keep {
+            std::fs::copy(&path, package.join(name)).expect("copy a package file");
+        }
+    }
+    std::fs::copy(&library, package.join("_grains.abi3.so")).expect("copy the extension");
+
+    let status = Command::new(&py)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .arg(root.join("python").join("tests"))
+        .current_dir(&root)
+        .env("PYTHONPATH", &site)
+        .env("GRAINS_BIN", &cli)
+        .status()
+        .expect("run pytest");
+    assert!(
+        status.success(),
+        "the Python package's tests failed (output above)"
+    );
+}
