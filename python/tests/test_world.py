@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import grains
+from conftest import ROOT
 
 
 def test_a_scene_steps_bit_for_bit_as_the_rust_library(pile_scene, grains_cli, tmp_path):
@@ -276,3 +277,17 @@ def test_the_gpu_backend_is_selected_as_on_the_command_line(pile_scene, tmp_path
     assert world.steps == 50
     assert np.abs(p - cpu.positions).max() < 1e-5 * 0.005
     assert len(world.contacts()["gap"]) == world.stats()["contacts"]
+
+
+def test_in_a_world_whose_grains_come_and_go_the_state_properties_are_copies():
+    world = grains.load_scene(ROOT / "scenes" / "feed_and_sink.toml")
+    assert len(world) == 0
+    world.step(200)
+    before = world.positions
+    assert len(before) == len(world) > 0 and before.flags.owndata
+    world.step(100)
+    # More grains now; the copy taken before still holds the old count and values.
+    assert len(world.positions) == len(world) > len(before)
+    # Ids stay with their grains: removal keeps the order, new grains get new ids.
+    ids = world.ids.astype(np.int64)
+    assert len(ids) == len(world) and np.all(np.diff(ids) > 0) and ids[-1] >= len(before)
