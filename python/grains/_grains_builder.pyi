@@ -16,10 +16,11 @@ class PerPairEnvelope(TypedDict):
     speed_factor: float
 
 class Settings:
-    """How a world is stepped: time step, gravity, solver, contact model, backend, health, periodic."""
+    """How a world is stepped: step, gravity, solver, contact, backend, health, periodic."""
 
     def __init__(self) -> None:
         """The library default settings (the papers' plain scheme)."""
+
     @staticmethod
     def granular(h: float) -> Settings:
         """The preset for deep piles and pours at step h (s)."""
@@ -69,6 +70,7 @@ class Settings:
     """Periodic range (lo, hi) along y, or None."""
     def copy(self) -> Settings:
         """A copy of these settings."""
+
     def __eq__(self, other: object) -> bool: ...
 
 class Motion:
@@ -79,16 +81,18 @@ class Motion:
         amplitude: float, frequency: float, *, axis: Vec3 = (0.0, 0.0, 1.0), phase: float = 0.0
     ) -> Motion:
         """The shake d(t) = amplitude · sin(2π frequency t + phase) along the unit axis."""
+
     @staticmethod
     def constant(linear: Vec3 = (0.0, 0.0, 0.0), angular: Vec3 = (0.0, 0.0, 0.0)) -> Motion:
         """A constant linear (m/s) and angular (rad/s) velocity."""
+
     def displacement(self, t: float) -> Vec3:
         """The displacement (m) from the rest position at time t (s)."""
 
 BodyKind = Literal["dynamic", "fixed", "kinematic"]
 
 class WorldBuilder:
-    """Describes a world in code (settings, materials, walls, bodies in bulk, joints...), then builds it."""
+    """Describes a world in code (materials, walls, bodies in bulk, joints...), then builds it."""
 
     def __init__(self, settings: Optional[Settings] = None) -> None:
         """A builder with these settings (default Settings())."""
@@ -97,11 +101,14 @@ class WorldBuilder:
     @property
     def material_names(self) -> list[Optional[str]]:
         """The materials' names in index order."""
+
     @property
     def groups(self) -> list[Tuple[str, Range]]:
         """The named groups of bodies: (name, (start, stop))."""
+
     def __len__(self) -> int:
         """Number of bodies added so far."""
+
     def material(
         self,
         friction: float,
@@ -112,8 +119,10 @@ class WorldBuilder:
         name: Optional[str] = None,
     ) -> int:
         """Adds a material and returns its index."""
+
     def pair_friction(self, a: MaterialRef, b: MaterialRef, mu: float) -> None:
         """Sets μ of one pair of materials."""
+
     def build(self) -> World:
         """Checks everything and builds the World (BuildError with the engine's message)."""
     # Bodies, in bulk.
@@ -134,6 +143,7 @@ class WorldBuilder:
         group: Optional[str] = None,
     ) -> Range:
         """Adds N solid spheres from (N, 3) centres; returns their index range."""
+
     def add_disks(
         self,
         positions: ArrayLike,
@@ -151,6 +161,7 @@ class WorldBuilder:
         group: Optional[str] = None,
     ) -> Range:
         """Adds N uniform disks (planar mode); returns their index range."""
+
     def add_capsules(
         self,
         positions: ArrayLike,
@@ -169,6 +180,7 @@ class WorldBuilder:
         group: Optional[str] = None,
     ) -> Range:
         """Adds N capsules along their local x axes; returns their index range."""
+
     def add_ellipses(
         self,
         positions: ArrayLike,
@@ -198,6 +210,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> int:
         """Adds an infinite plane; returns its wall index."""
+
     def rectangle(
         self,
         centre: Vec3,
@@ -211,6 +224,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> int:
         """Adds a rectangle; returns its wall index."""
+
     def disk(
         self,
         centre: Vec3,
@@ -223,6 +237,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> int:
         """Adds a flat disk or annulus; returns its wall index."""
+
     def cylinder(
         self,
         centre: Vec3,
@@ -239,6 +254,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> int:
         """Adds an open cylinder mantle (caps follow it); returns the mantle's wall index."""
+
     def cone(
         self,
         centre: Vec3,
@@ -256,6 +272,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> int:
         """Adds an open cone-frustum mantle (caps follow it); returns the mantle's wall index."""
+
     def box_container(
         self,
         width_x: float,
@@ -268,6 +285,7 @@ class WorldBuilder:
         active_between: Optional[Tuple[float, float]] = None,
     ) -> Range:
         """Adds an open-top box (floor, −x, +x, −y, +y); returns its wall index range."""
+
     def mesh(
         self,
         triangles: ArrayLike,
@@ -294,6 +312,7 @@ class WorldBuilder:
         collide: bool = True,
     ) -> int:
         """Adds a joint between body a and body b (None: the world); returns its index."""
+
     def spring(
         self,
         a: int,
@@ -307,6 +326,7 @@ class WorldBuilder:
         integration: Literal["implicit", "explicit"] = "implicit",
     ) -> int:
         """Adds a spring–damper; returns its index."""
+
     def force(
         self, body: int, force: Vec3, *, angular_frequency: float = 0.0, phase: float = 0.0
     ) -> int:
@@ -331,6 +351,7 @@ class WorldBuilder:
         batch_steps: Optional[int] = None,
     ) -> int:
         """Adds an insertion region feeding spheres while the world steps; returns its index."""
+
     def sink(
         self,
         name: str,
@@ -345,5 +366,6 @@ class World:
     @property
     def settings(self) -> Settings:
         """A copy of the settings the world steps with."""
+
     def set_settings(self, settings: Settings) -> None:
-        """Replaces the settings from the next step on (threads, backend, envelope, periodic kept)."""
+        """Replaces the settings from the next step (threads, backend, envelope, periodic kept)."""

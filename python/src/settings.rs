@@ -433,13 +433,15 @@ impl PySettings {
             Solver::Jacobi { .. } => "jacobi",
         };
         format!(
-            "grains.Settings(h={}, gravity={:?}, solver='{solver}', sweeps={}, tolerance={}, \
+            "grains.Settings(h={}, gravity=({}, {}, {}), solver='{solver}', sweeps={}, tolerance={}, \
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \
              planar={}, stabilise_contacts={}, threads={}, backend='{}', sync_every={}, \
              envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
              max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={})",
             s.h,
-            s.gravity.to_array(),
+            s.gravity.x,
+            s.gravity.y,
+            s.gravity.z,
             s.solver.sweeps(),
             s.solver.tolerance(),
             s.solver.omega(),

@@ -88,7 +88,10 @@ def test_unknown_material():
         b.add_spheres([[0.0, 0.0, 1.0]], 0.1, material="wood")
     msg = str(e.value)
     assert "material" in msg and "wood" in msg and "glass" in msg and "steel" in msg
-    with pytest.raises(ValueError, match=r"material: no material 2; known materials: 0 \(\"glass\"\), 1 \(\"steel\"\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"material: no material 2; known materials: 0 \(\"glass\"\), 1 \(\"steel\"\)",
+    ):
         b.plane((0, 0, 0), (0, 0, 1), material=2)
     with pytest.raises(ValueError, match="material: no material 5"):
         b.add_spheres([[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]], 0.1, material=np.array([0, 5]))
@@ -100,7 +103,9 @@ def test_negative_radius_is_the_engines_build_error():
     b = grains.WorldBuilder()
     b.material(0.5)
     b.add_spheres([[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]], [0.1, -0.1])
-    with pytest.raises(grains.BuildError, match="body 1: radius must be positive and finite, got -0.1"):
+    with pytest.raises(
+        grains.BuildError, match="body 1: radius must be positive and finite, got -0.1"
+    ):
         b.build()
 
 
@@ -118,7 +123,9 @@ def test_bad_choices():
         s.health_energy = "explode"
     b = grains.WorldBuilder()
     b.material(0.5)
-    with pytest.raises(ValueError, match=r'kind "liquid": expected "dynamic", "fixed" or "kinematic"'):
+    with pytest.raises(
+        ValueError, match=r'kind "liquid": expected "dynamic", "fixed" or "kinematic"'
+    ):
         b.add_spheres([[0.0, 0.0, 1.0]], 0.1, kind="liquid")
     with pytest.raises(ValueError, match='kind "kinematic" needs a motion'):
         b.add_spheres([[0.0, 0.0, 1.0]], 0.1, kind="kinematic")
@@ -333,7 +340,9 @@ def test_kinematic_bodies_follow_their_motion_and_walls_move():
     motion = grains.Motion.constant(linear=(1.0, 0.0, 0.0))
     b.add_spheres([[0.0, 0.0, 1.0]], 0.05, kind="kinematic", motion=motion)
     b.add_spheres([[0.0, 1.0, 1.0]], 0.05, kind="fixed", group="anchor")
-    start, stop = b.box_container(1.0, 1.0, 0.5, floor_centre=(5, 5, 0), motion=grains.Motion.shake(0.001, 20.0))
+    start, stop = b.box_container(
+        1.0, 1.0, 0.5, floor_centre=(5, 5, 0), motion=grains.Motion.shake(0.001, 20.0)
+    )
     assert (start, stop) == (0, 5)
     w = b.build()
     w.step(500)
@@ -373,7 +382,9 @@ def test_gate_opens_at_the_end_of_its_window():
     b = grains.WorldBuilder()
     b.material(0.5)
     b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
-    gate = b.rectangle((0.0, 0.0, 0.5), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), 0.2, 0.2, active_between=(-math.inf, 0.1))
+    gate = b.rectangle(
+        (0.0, 0.0, 0.5), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), 0.2, 0.2, active_between=(-math.inf, 0.1)
+    )
     assert gate == 1
     b.add_spheres([[0.0, 0.0, 0.55]], 0.05)
     w = b.build()
@@ -386,7 +397,15 @@ def test_gate_opens_at_the_end_of_its_window():
 def test_drum_with_caps_and_a_hopper_build():
     b = grains.WorldBuilder()
     b.material(0.5, name="steel")
-    drum = b.cylinder((0.0, 0.0, 0.0), (0.0, 1.0, 0.0), 0.2, 0.05, angular_speed=2.0, caps="both", material="steel")
+    drum = b.cylinder(
+        (0.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0),
+        0.2,
+        0.05,
+        angular_speed=2.0,
+        caps="both",
+        material="steel",
+    )
     hopper = b.cone((1.0, 0.0, 0.0), (0.0, 0.0, 1.0), 0.02, 0.2, 0.1, caps="low", cap_hole=0.01)
     ring = b.disk((3.0, 0.0, 0.0), (0.0, 0.0, 1.0), 0.2, inner_radius=0.05)
     assert (drum, hopper, ring) == (0, 3, 5)  # each mantle's caps follow it
@@ -396,3 +415,27 @@ def test_drum_with_caps_and_a_hopper_build():
     w.step(200)
     # The sphere rests in the drum's bottom, within its radius.
     assert np.hypot(w.positions[0, 0], w.positions[0, 2]) <= 0.19 + 1e-4
+
+
+def test_other_shapes_take_their_mass_from_density():
+    s = grains.Settings()
+    s.planar = True
+    b = grains.WorldBuilder(s)
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    disks = b.add_disks([[0.0, 0.0, 0.1], [0.1, 0.0, 0.1]], [0.02, 0.03], density=100.0)
+    rods = b.add_capsules([[0.3, 0.0, 0.1]], 0.01, 0.05, density=100.0)
+    ovals = b.add_ellipses([[0.6, 0.0, 0.1]], 0.04, 0.02, density=100.0, group="ovals")
+    assert (disks, rods, ovals) == ((0, 2), (2, 3), (3, 4))
+    w = b.build()
+    # Planar densities are per area: π r², 4 r L + π r² (the stadium), π a b.
+    expected = [
+        100.0 * math.pi * 0.02**2,
+        100.0 * math.pi * 0.03**2,
+        100.0 * (4 * 0.01 * 0.05 + math.pi * 0.01**2),
+        100.0 * math.pi * 0.04 * 0.02,
+    ]
+    assert w.masses == pytest.approx(expected, rel=1e-6)  # float32 arithmetic
+    assert w.radii.tolist() == pytest.approx([0.02, 0.03, 0.01, 0.04])
+    w.step(10)
+    assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
