@@ -309,7 +309,8 @@ impl PyWorldBuilder {
     /// Adds N capsules in bulk (the points within `radii` of a segment of half-length
     /// `half_lengths` along each body's local x axis, turned by `orientations`) and returns
     /// the index range (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is
-    /// ρ (2π r² L + 4/3 π r³) in 3-D and ρ (4 r L + π r²) (kg/m²) in planar mode; the default
+    /// ρ (2π r² L + 4/3 π r³) in 3-D and ρ (4 r L + π r²) (kg/m²) in planar mode (as the
+    /// builder's settings are when they are added; the scene files' formulas); the default
     /// inertia is the thin bar's m (2L)²/12.
     #[pyo3(signature = (positions, radii, half_lengths, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
     #[allow(clippy::too_many_arguments)]
