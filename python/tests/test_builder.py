@@ -439,3 +439,31 @@ def test_other_shapes_take_their_mass_from_density():
     assert w.radii.tolist() == pytest.approx([0.02, 0.03, 0.01, 0.04])
     w.step(10)
     assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
+
+
+@pytest.mark.parametrize("pair_mu", [None, 0.8])
+def test_pair_friction_replaces_the_smaller_mu(pair_mu):
+    theta = math.radians(20.0)
+    s = grains.Settings()
+    s.gravity = (G * math.sin(theta), 0.0, -G * math.cos(theta))  # a slope of 20°
+    b = grains.WorldBuilder(s)
+    b.material(0.1, name="ice")
+    b.material(0.9, name="rubber")
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), material="ice")
+    # A huge inertia: the sphere cannot roll, so it slides like a block.
+    b.add_spheres([[0.0, 0.0, 0.05]], 0.05, masses=1.0, inertias=1e20, material="rubber")
+    if pair_mu is not None:
+        b.pair_friction("ice", 1, pair_mu)
+    w = b.build()
+    w.step(500)
+    x = w.positions[0, 0]
+    if pair_mu is None:
+        # The pair takes the smaller μ = 0.1 < tan 20° = 0.36: it slides at
+        # a = g (sin θ − μ cos θ), x = ½ a t² at t = 0.5 s; 1 % covers the O(h) of the
+        # first-order time stepping (h/t = 0.2 %).
+        a = G * (math.sin(theta) - 0.1 * math.cos(theta))
+        assert x == pytest.approx(0.5 * a * 0.5**2, rel=1e-2)
+    else:
+        # μ = 0.8 > tan 20°: it sticks (the solver's residual 1e-6 m/s allows creep of
+        # at most 5e-7 m over 0.5 s).
+        assert abs(x) < 1e-6
