@@ -6,9 +6,15 @@
 //! through NumPy views of the engine's own buffers ([`world`]).
 
 mod arrays;
+mod bodies;
 mod builder;
 mod errors;
+mod lifecycle;
+mod links;
+mod motion;
 mod scene;
+mod settings;
+mod walls;
 mod world;
 
 use pyo3::prelude::*;

@@ -1,0 +1,410 @@
+//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules and
+//! ellipses, one row per body, never a Python object per grain.
+
+use crate::arrays::{column, rows};
+use crate::builder::PyWorldBuilder;
+use crate::motion::PyMotion;
+use grains::{sphere_mass, Body, BodyKind, MaterialId, Quat, Vec3};
+use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::f32::consts::PI;
+
+/// The density (kg/m³; kg/m² for disks and ellipses) of bodies given neither masses nor a
+/// density: about that of glass beads and sand grains.
+const DEFAULT_DENSITY: f32 = 2500.0;
+
+/// What every bulk add takes besides the shape: the keyword arguments common to
+/// `add_spheres`, `add_disks`, `add_capsules` and `add_ellipses`.
+struct Common<'a, 'py> {
+    velocities: Option<&'a Bound<'py, PyAny>>,
+    angular_velocities: Option<&'a Bound<'py, PyAny>>,
+    orientations: Option<&'a Bound<'py, PyAny>>,
+    masses: Option<&'a Bound<'py, PyAny>>,
+    density: Option<&'a Bound<'py, PyAny>>,
+    inertias: Option<&'a Bound<'py, PyAny>>,
+    material: Option<&'a Bound<'py, PyAny>>,
+    kind: &'a str,
+    motion: Option<PyMotion>,
+    group: Option<String>,
+}
+
+/// The body kind named `name`.
+fn body_kind(name: &str) -> PyResult<BodyKind> {
+    match name {
+        "dynamic" => Ok(BodyKind::Dynamic),
+        "fixed" => Ok(BodyKind::Fixed),
+        "kinematic" => Ok(BodyKind::Kinematic),
+        other => Err(PyValueError::new_err(format!(
+            "kind {other:?}: expected \"dynamic\", \"fixed\" or \"kinematic\""
+        ))),
+    }
+}
+
+/// Rows of width W, one per body of `n`, or None when not given.
+fn per_body<const W: usize>(
+    name: &str,
+    obj: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> PyResult<Option<Vec<[f32; W]>>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let r = rows::<W>(name, obj)?;
+    if r.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected {n} rows (one per body, as positions), got {}",
+            r.len()
+        )));
+    }
+    Ok(Some(r))
+}
+
+/// One value per body of `n` (a scalar broadcast), or None when not given.
+pub(crate) fn per_body_value(
+    name: &str,
+    obj: Option<&Bound<'_, PyAny>>,
+    n: usize,
+) -> PyResult<Option<Vec<f32>>> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| column(name, o, Some(n)))
+        .transpose()
+}
+
+impl PyWorldBuilder {
+    /// Each body's material: one for all (an index or a name) or an integer array of indices,
+    /// one per body.
+    fn materials_of(&self, obj: Option<&Bound<'_, PyAny>>, n: usize) -> PyResult<Vec<MaterialId>> {
+        let array = match obj {
+            Some(o)
+                if !(o.is_none()
+                    || o.extract::<String>().is_ok()
+                    || o.extract::<i64>().is_ok()) =>
+            {
+                o
+            }
+            _ => return Ok(vec![self.material_id("material", obj)?; n]),
+        };
+        let np = array.py().import("numpy")?;
+        let a = np.call_method1("asarray", (array,)).map_err(|e| {
+            PyTypeError::new_err(format!(
+                "material: expected an index, a name or an integer array ({e})"
+            ))
+        })?;
+        let kind: String = a.getattr("dtype")?.getattr("kind")?.extract()?;
+        if kind != "i" && kind != "u" {
+            return Err(PyTypeError::new_err(format!(
+                "material: an array of material indices must hold integers, got dtype {}",
+                a.getattr("dtype")?.str()?
+            )));
+        }
+        let a = a.call_method1("astype", ("int64",))?;
+        let a = a.cast::<PyArrayDyn<i64>>()?;
+        if a.shape() != [n] {
+            return Err(PyValueError::new_err(format!(
+                "material: expected {n} indices (one per body), got shape {:?}",
+                a.shape()
+            )));
+        }
+        a.to_owned_array()
+            .iter()
+            .map(|&i| self.material_index("material", i))
+            .collect()
+    }
+
+    /// Adds one body per centre of `p`: `make(i, centre, mass)` makes body i of the shape,
+    /// `mass_of(i, density)` gives its mass from a density; `common` sets the rest. Returns the
+    /// index range added.
+    fn add_bodies(
+        &mut self,
+        p: Vec<[f32; 3]>,
+        common: Common<'_, '_>,
+        mass_of: impl Fn(usize, f32) -> f32,
+        make: impl Fn(usize, Vec3, f32) -> Body,
+    ) -> PyResult<(usize, usize)> {
+        let n = p.len();
+        let kind = body_kind(common.kind)?;
+        let motion = common.motion.map(|m| m.inner);
+        match (kind, motion.is_some()) {
+            (BodyKind::Kinematic, false) => {
+                return Err(PyValueError::new_err(
+                    "motion: kind \"kinematic\" needs a motion (grains.Motion)",
+                ))
+            }
+            (BodyKind::Dynamic | BodyKind::Fixed, true) => {
+                return Err(PyValueError::new_err(format!(
+                    "motion: only kind \"kinematic\" takes a motion, these bodies are {:?}",
+                    common.kind
+                )))
+            }
+            _ => {}
+        }
+        if kind != BodyKind::Dynamic {
+            for (name, given) in [
+                ("velocities", common.velocities),
+                ("angular_velocities", common.angular_velocities),
+            ] {
+                if given.is_some_and(|g| !g.is_none()) {
+                    return Err(PyValueError::new_err(format!(
+                        "{name}: {:?} bodies take none (fixed bodies stay at rest, kinematic ones follow their motion)",
+                        common.kind
+                    )));
+                }
+            }
+        }
+        if let Some(g) = &common.group {
+            if self.groups.iter().any(|(name, _)| name == g) {
+                return Err(PyValueError::new_err(format!(
+                    "group: a group is already named {g:?}"
+                )));
+            }
+        }
+        let v = per_body::<3>("velocities", common.velocities, n)?;
+        let w = per_body::<3>("angular_velocities", common.angular_velocities, n)?;
+        let q = per_body::<4>("orientations", common.orientations, n)?;
+        let inertias = per_body_value("inertias", common.inertias, n)?;
+        let masses = match (
+            per_body_value("masses", common.masses, n)?,
+            per_body_value("density", common.density, n)?,
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "masses and density: give one of them, not both",
+                ))
+            }
+            (Some(m), None) => m,
+            (None, Some(rho)) => rho
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| mass_of(i, r))
+                .collect(),
+            (None, None) => (0..n).map(|i| mass_of(i, DEFAULT_DENSITY)).collect(),
+        };
+        let materials = self.materials_of(common.material, n)?;
+        let start = self.builder.body_count();
+        for i in 0..n {
+            let mut b = make(i, Vec3::from_array(p[i]), masses[i]);
+            if let Some(q) = &q {
+                b.orientation = Quat::from_array(q[i]);
+            }
+            if let Some(v) = &v {
+                b.velocity = Vec3::from_array(v[i]);
+            }
+            if let Some(w) = &w {
+                b.angular_velocity = Vec3::from_array(w[i]);
+            }
+            if let Some(inertias) = &inertias {
+                b.inertia = inertias[i];
+            }
+            b.material = materials[i];
+            b.kind = kind;
+            b.prescribed = motion;
+            self.builder.body(b);
+        }
+        let stop = self.builder.body_count();
+        if let Some(g) = common.group {
+            self.groups.push((g, start..stop));
+        }
+        Ok((start, stop))
+    }
+}
+
+#[pymethods]
+impl PyWorldBuilder {
+    /// Adds N solid spheres in bulk and returns the index range (start, stop) they got.
+    ///
+    /// `positions`: centres (m), shape (N, 3); `radii` (m): shape (N,) or one number for all;
+    /// `velocities`, `angular_velocities` (m/s, rad/s): shape (N, 3), default at rest;
+    /// `orientations`: unit quaternions (x, y, z, w), shape (N, 4). Give `masses` (kg) or
+    /// `density` (kg/m³; m = ρ 4/3 π r³), each per body or one number, not both; with neither
+    /// the density is 2500 kg/m³. `inertias` (kg m², default 2/5 m r²) per body or one
+    /// number. `material`: an index, a name, or an integer array of indices (one per body).
+    /// `kind`: "dynamic", "fixed" (at rest forever) or "kinematic" (moving along `motion`, a
+    /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
+    /// are float64 or float32; shapes, dtypes and finiteness are checked here, radii, masses
+    /// and overlaps with walls at `build()`.
+    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_spheres(
+        &mut self,
+        positions: &Bound<'_, PyAny>,
+        radii: &Bound<'_, PyAny>,
+        velocities: Option<&Bound<'_, PyAny>>,
+        angular_velocities: Option<&Bound<'_, PyAny>>,
+        orientations: Option<&Bound<'_, PyAny>>,
+        masses: Option<&Bound<'_, PyAny>>,
+        density: Option<&Bound<'_, PyAny>>,
+        inertias: Option<&Bound<'_, PyAny>>,
+        material: Option<&Bound<'_, PyAny>>,
+        kind: &str,
+        motion: Option<PyMotion>,
+        group: Option<String>,
+    ) -> PyResult<(usize, usize)> {
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let r = column("radii", radii, Some(n))?;
+        let common = Common {
+            velocities,
+            angular_velocities,
+            orientations,
+            masses,
+            density,
+            inertias,
+            material,
+            kind,
+            motion,
+            group,
+        };
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| sphere_mass(r[i], rho),
+            |i, p, m| Body::sphere(p, r[i], m),
+        )
+    }
+
+    /// Adds N uniform disks (planar mode: `Settings.planar = True`) in bulk and returns the
+    /// index range (start, stop). As `add_spheres`, but `density` is per area (kg/m²;
+    /// m = ρ π r², default 2500) and the default inertia 1/2 m r².
+    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_disks(
+        &mut self,
+        positions: &Bound<'_, PyAny>,
+        radii: &Bound<'_, PyAny>,
+        velocities: Option<&Bound<'_, PyAny>>,
+        angular_velocities: Option<&Bound<'_, PyAny>>,
+        orientations: Option<&Bound<'_, PyAny>>,
+        masses: Option<&Bound<'_, PyAny>>,
+        density: Option<&Bound<'_, PyAny>>,
+        inertias: Option<&Bound<'_, PyAny>>,
+        material: Option<&Bound<'_, PyAny>>,
+        kind: &str,
+        motion: Option<PyMotion>,
+        group: Option<String>,
+    ) -> PyResult<(usize, usize)> {
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let r = column("radii", radii, Some(n))?;
+        let common = Common {
+            velocities,
+            angular_velocities,
+            orientations,
+            masses,
+            density,
+            inertias,
+            material,
+            kind,
+            motion,
+            group,
+        };
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| PI * r[i] * r[i] * rho,
+            |i, p, m| Body::disk(p, r[i], m),
+        )
+    }
+
+    /// Adds N capsules in bulk (the points within `radii` of a segment of half-length
+    /// `half_lengths` along each body's local x axis, turned by `orientations`) and returns
+    /// the index range (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is
+    /// ρ (2π r² L + 4/3 π r³) in 3-D and ρ (4 r L + π r²) (kg/m²) in planar mode (as the
+    /// builder's settings are when they are added; the scene files' formulas); the default
+    /// inertia is the thin bar's m (2L)²/12.
+    #[pyo3(signature = (positions, radii, half_lengths, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_capsules(
+        &mut self,
+        positions: &Bound<'_, PyAny>,
+        radii: &Bound<'_, PyAny>,
+        half_lengths: &Bound<'_, PyAny>,
+        velocities: Option<&Bound<'_, PyAny>>,
+        angular_velocities: Option<&Bound<'_, PyAny>>,
+        orientations: Option<&Bound<'_, PyAny>>,
+        masses: Option<&Bound<'_, PyAny>>,
+        density: Option<&Bound<'_, PyAny>>,
+        inertias: Option<&Bound<'_, PyAny>>,
+        material: Option<&Bound<'_, PyAny>>,
+        kind: &str,
+        motion: Option<PyMotion>,
+        group: Option<String>,
+    ) -> PyResult<(usize, usize)> {
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let r = column("radii", radii, Some(n))?;
+        let l = column("half_lengths", half_lengths, Some(n))?;
+        let planar = self.builder.settings().planar;
+        let common = Common {
+            velocities,
+            angular_velocities,
+            orientations,
+            masses,
+            density,
+            inertias,
+            material,
+            kind,
+            motion,
+            group,
+        };
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| {
+                let (r, l) = (r[i], l[i]);
+                if planar {
+                    (4.0 * r * l + PI * r * r) * rho
+                } else {
+                    (PI * r * r * 2.0 * l) * rho + sphere_mass(r, rho)
+                }
+            },
+            |i, p, m| Body::capsule(p, r[i], l[i], m),
+        )
+    }
+
+    /// Adds N uniform ellipses (planar mode only) with semi-axes `a` along each body's local x
+    /// and `b` along its local z, in bulk, and returns the index range (start, stop). As
+    /// `add_spheres`; the mass from `density` (kg/m²) is ρ π a b, the default inertia
+    /// m (a² + b²)/4.
+    #[pyo3(signature = (positions, a, b, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_ellipses(
+        &mut self,
+        positions: &Bound<'_, PyAny>,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+        velocities: Option<&Bound<'_, PyAny>>,
+        angular_velocities: Option<&Bound<'_, PyAny>>,
+        orientations: Option<&Bound<'_, PyAny>>,
+        masses: Option<&Bound<'_, PyAny>>,
+        density: Option<&Bound<'_, PyAny>>,
+        inertias: Option<&Bound<'_, PyAny>>,
+        material: Option<&Bound<'_, PyAny>>,
+        kind: &str,
+        motion: Option<PyMotion>,
+        group: Option<String>,
+    ) -> PyResult<(usize, usize)> {
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let a = column("a", a, Some(n))?;
+        let b = column("b", b, Some(n))?;
+        let common = Common {
+            velocities,
+            angular_velocities,
+            orientations,
+            masses,
+            density,
+            inertias,
+            material,
+            kind,
+            motion,
+            group,
+        };
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| PI * a[i] * b[i] * rho,
+            |i, p, m| Body::ellipse(p, a[i], b[i], m),
+        )
+    }
+}

@@ -1,0 +1,163 @@
+//! Joints, springs and applied forces added to a `WorldBuilder`, as the library's
+//! `JointDesc`, `SpringDesc` and `AppliedForce`.
+
+use crate::builder::PyWorldBuilder;
+use grains::{AppliedForce, JointDesc, JointKind, SpringDesc, Vec3};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A 3-tuple as a vector.
+type V3 = (f32, f32, f32);
+
+impl PyWorldBuilder {
+    /// Where an anchor not given lies: the centre of body `body` (`None`: the world, which
+    /// needs the anchor), `argument` naming it in errors.
+    fn anchor_or_centre(
+        &self,
+        argument: &str,
+        anchor: Option<V3>,
+        body: Option<usize>,
+    ) -> PyResult<Vec3> {
+        if let Some(a) = anchor {
+            return Ok(Vec3::from(a));
+        }
+        let bodies = self.builder.bodies();
+        match body {
+            Some(i) if i < bodies.len() => Ok(bodies[i].position),
+            Some(i) => Err(PyValueError::new_err(format!(
+                "{argument}: not given, and body {i} (whose centre it defaults to) does not exist yet ({} bodies)",
+                bodies.len()
+            ))),
+            None => Err(PyValueError::new_err(format!(
+                "{argument}: required where the other side is the world (b = None)"
+            ))),
+        }
+    }
+}
+
+#[pymethods]
+impl PyWorldBuilder {
+    /// Adds a joint between body `a` and body `b` (None: the world), described at the bodies'
+    /// starting poses, and returns its index. `kind`:
+    /// "ball" (the `anchor`, a world point, stays common to both), "hinge" (a ball joint that
+    /// keeps `axis` aligned: free rotation about it), "distance" (`anchor` on a and `anchor_b`
+    /// on b keep their starting distance), "fixed" (the bodies move as one) or "prismatic"
+    /// (relative orientation fixed; a's anchor slides along `axis`). `anchor` defaults to a's
+    /// centre. `motor=(speed, max_force)` drives a hinge (rad/s, N m) or prismatic joint
+    /// (m/s, N), max_force = math.inf for no bound. `stabilise=False` drops the Θ/h term (the
+    /// drift then accumulates); `collide=False` stops a and b colliding (bodies built to
+    /// overlap at the joint). Checked at build.
+    #[pyo3(signature = (kind, a, b = None, *, anchor = None, anchor_b = None, axis = None, motor = None, stabilise = true, collide = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn joint(
+        &mut self,
+        kind: &str,
+        a: usize,
+        b: Option<usize>,
+        anchor: Option<V3>,
+        anchor_b: Option<V3>,
+        axis: Option<V3>,
+        motor: Option<(f32, f32)>,
+        stabilise: bool,
+        collide: bool,
+    ) -> PyResult<usize> {
+        let joint_kind = match kind {
+            "ball" => JointKind::Ball,
+            "hinge" => JointKind::Hinge,
+            "distance" => JointKind::Distance,
+            "fixed" => JointKind::Fixed,
+            "prismatic" => JointKind::Prismatic,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind {other:?}: expected \"ball\", \"hinge\", \"distance\", \"fixed\" or \"prismatic\""
+                )))
+            }
+        };
+        let at = self.anchor_or_centre("anchor", anchor, Some(a))?;
+        let has_axis = matches!(joint_kind, JointKind::Hinge | JointKind::Prismatic);
+        if axis.is_some() && !has_axis {
+            return Err(PyValueError::new_err(format!(
+                "axis: only a hinge or a prismatic joint takes an axis, not a {kind:?} joint"
+            )));
+        }
+        if anchor_b.is_some() && joint_kind != JointKind::Distance {
+            return Err(PyValueError::new_err(format!(
+                "anchor_b: only a distance joint takes anchor_b, not a {kind:?} joint"
+            )));
+        }
+        let axis = Vec3::from(axis.unwrap_or((0.0, 0.0, 1.0)));
+        let mut j = match joint_kind {
+            JointKind::Ball => JointDesc::ball(a, b, at),
+            JointKind::Hinge => JointDesc::hinge(a, b, at, axis),
+            JointKind::Fixed => JointDesc::fixed(a, b, at),
+            JointKind::Prismatic => JointDesc::prismatic(a, b, at, axis),
+            JointKind::Distance => {
+                let other = self.anchor_or_centre("anchor_b", anchor_b, b)?;
+                JointDesc::distance(a, b, at, other)
+            }
+        };
+        if let Some((speed, max_force)) = motor {
+            j = j.with_motor(speed, max_force);
+        }
+        if !stabilise {
+            j = j.without_stabilisation();
+        }
+        if !collide {
+            j = j.without_collision();
+        }
+        Ok(self.builder.joint(j))
+    }
+
+    /// Adds a spring–damper between the point `anchor_a` of body `a` (default its centre) and
+    /// `anchor_b` of body `b` (default its centre; required when `b` is None, the world) and
+    /// returns its index: the force −(k (‖p_a − p_b‖ − L) + δ d‖p_a − p_b‖/dt) along the line
+    /// between them. `stiffness` k (N/m) and `damping` δ (N s/m), ≥ 0, not both 0;
+    /// `rest_length` L (m; default the anchors' starting distance). `integration`:
+    /// "implicit" (linearly implicit, stable for any stiffness and step; default) or
+    /// "explicit". Checked at build.
+    #[pyo3(signature = (a, b = None, *, anchor_a = None, anchor_b = None, stiffness = 0.0, damping = 0.0, rest_length = None, integration = "implicit"))]
+    #[allow(clippy::too_many_arguments)]
+    fn spring(
+        &mut self,
+        a: usize,
+        b: Option<usize>,
+        anchor_a: Option<V3>,
+        anchor_b: Option<V3>,
+        stiffness: f32,
+        damping: f32,
+        rest_length: Option<f32>,
+        integration: &str,
+    ) -> PyResult<usize> {
+        let pa = self.anchor_or_centre("anchor_a", anchor_a, Some(a))?;
+        let pb = self.anchor_or_centre("anchor_b", anchor_b, b)?;
+        let mut s = SpringDesc::new(a, b, pa, pb)
+            .with_stiffness(stiffness)
+            .with_damping(damping);
+        if let Some(l) = rest_length {
+            s = s.with_rest_length(l);
+        }
+        match integration {
+            "implicit" => {}
+            "explicit" => s = s.explicit(),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "integration {other:?}: expected \"implicit\" or \"explicit\""
+                )))
+            }
+        }
+        Ok(self.builder.spring(s))
+    }
+
+    /// Adds the force f(t) = `force` · cos(ω t + φ) (N) on the centre of the dynamic body
+    /// `body` (constant for ω = φ = 0), with `angular_frequency` ω (rad/s) and `phase` φ
+    /// (rad), and returns its index. Checked at build.
+    #[pyo3(signature = (body, force, *, angular_frequency = 0.0, phase = 0.0))]
+    fn force(&mut self, body: usize, force: V3, angular_frequency: f32, phase: f32) -> usize {
+        self.builder.force(AppliedForce::harmonic(
+            body,
+            Vec3::from(force),
+            angular_frequency,
+            phase,
+        ))
+    }
+}

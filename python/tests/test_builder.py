@@ -1,0 +1,469 @@
+"""Worlds built in code: `grains.WorldBuilder`, `grains.Settings`, `grains.Motion`."""
+
+import math
+
+import numpy as np
+import pytest
+
+import grains
+from code_vs_scene import SCENE
+from code_vs_scene import build as build_code_vs_scene
+
+G = 9.81
+
+
+def one_sphere(settings=None, z=0.05, r=0.05, mass=1.0):
+    """A builder with one material, a floor z = 0 and one sphere of radius r at height z."""
+    b = grains.WorldBuilder(settings)
+    b.material(0.5, name="rubber")
+    b.plane((0, 0, 0), (0, 0, 1))
+    b.add_spheres([[0.0, 0.0, z]], r, masses=mass)
+    return b
+
+
+# (a) A world built in code steps as its scene file does, to the bit.
+
+
+def test_code_equals_scene_bit_for_bit():
+    from_file = grains.load_scene(SCENE)
+    in_code = build_code_vs_scene(grains)
+    assert len(in_code) == len(from_file) == 324
+    assert in_code.groups == from_file.groups
+    assert in_code.material_names == from_file.material_names == ["glass", "steel"]
+    for name in ["positions", "velocities", "radii", "masses", "materials"]:
+        assert np.array_equal(getattr(in_code, name), getattr(from_file, name)), name
+    from_file.step(100)
+    in_code.step(100)
+    # The grains have moved (the comparison below is not of two worlds at rest).
+    assert from_file.stats()["kinetic_energy"] > 0
+    assert not np.array_equal(from_file.positions, grains.load_scene(SCENE).positions)
+    for name in ["positions", "velocities", "angular_velocities", "orientations"]:
+        assert np.array_equal(getattr(in_code, name), getattr(from_file, name)), name
+
+
+# (b) Bad input raises a clear exception naming the argument.
+
+
+@pytest.mark.parametrize(
+    "positions, error, words",
+    [
+        (np.zeros((3, 2)), ValueError, ["positions", "(N, 3)", "(3, 2)"]),
+        (np.zeros(3), ValueError, ["positions", "(N, 3)"]),
+        (np.zeros((3, 3), dtype=np.int64), TypeError, ["positions", "float", "int64"]),
+        (np.array([["a", "b", "c"]]), TypeError, ["positions", "float"]),
+        (np.array([[0.0, np.nan, 1.0]]), ValueError, ["positions[0, 1]", "NaN", "finite"]),
+    ],
+)
+def test_bad_positions(positions, error, words):
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    with pytest.raises(error) as e:
+        b.add_spheres(positions, 0.01)
+    for w in words:
+        assert w in str(e.value)
+    assert len(b) == 0  # nothing was added
+
+
+def test_radii_count_mismatch():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    with pytest.raises(ValueError, match=r"radii: expected 3 values \(one per row\), got 2"):
+        b.add_spheres(np.zeros((3, 3)), [0.1, 0.2])
+
+
+def test_velocities_shape_and_both_masses_and_density():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    with pytest.raises(ValueError, match="velocities: expected 2 rows"):
+        b.add_spheres(np.zeros((2, 3)), 0.1, np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="masses and density"):
+        b.add_spheres(np.zeros((2, 3)), 0.1, masses=1.0, density=1000.0)
+
+
+def test_unknown_material():
+    b = grains.WorldBuilder()
+    b.material(0.5, name="glass")
+    b.material(0.3, name="steel")
+    with pytest.raises(KeyError) as e:
+        b.add_spheres([[0.0, 0.0, 1.0]], 0.1, material="wood")
+    msg = str(e.value)
+    assert "material" in msg and "wood" in msg and "glass" in msg and "steel" in msg
+    with pytest.raises(
+        ValueError,
+        match=r"material: no material 2; known materials: 0 \(\"glass\"\), 1 \(\"steel\"\)",
+    ):
+        b.plane((0, 0, 0), (0, 0, 1), material=2)
+    with pytest.raises(ValueError, match="material: no material 5"):
+        b.add_spheres([[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]], 0.1, material=np.array([0, 5]))
+    with pytest.raises(TypeError, match="material"):
+        b.add_spheres([[0.0, 0.0, 1.0]], 0.1, material=np.array([0.5]))
+
+
+def test_negative_radius_is_the_engines_build_error():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]], [0.1, -0.1])
+    with pytest.raises(
+        grains.BuildError, match="body 1: radius must be positive and finite, got -0.1"
+    ):
+        b.build()
+
+
+def test_bad_choices():
+    s = grains.Settings()
+    with pytest.raises(ValueError, match=r'solver "newton": expected "gauss_seidel" or "jacobi"'):
+        s.solver = "newton"
+    with pytest.raises(ValueError, match="backend"):
+        s.backend = "tpu"
+    with pytest.raises(ValueError, match="h must be positive"):
+        s.h = -1.0
+    with pytest.raises(ValueError, match="omega must lie in"):
+        s.omega = 2.5
+    with pytest.raises(ValueError, match="health_energy"):
+        s.health_energy = "explode"
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    with pytest.raises(
+        ValueError, match=r'kind "liquid": expected "dynamic", "fixed" or "kinematic"'
+    ):
+        b.add_spheres([[0.0, 0.0, 1.0]], 0.1, kind="liquid")
+    with pytest.raises(ValueError, match='kind "kinematic" needs a motion'):
+        b.add_spheres([[0.0, 0.0, 1.0]], 0.1, kind="kinematic")
+    with pytest.raises(ValueError, match='kind "rope"'):
+        b.joint("rope", 0)
+    with pytest.raises(ValueError, match='caps "top"'):
+        b.cylinder((0, 0, 0), (0, 0, 1), 1.0, 1.0, caps="top")
+    with pytest.raises(ValueError, match=r"triangles: expected an array of shape \(T, 3, 3\)"):
+        b.mesh(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="give exactly one of box, cylinder and disk"):
+        b.insert(count_per_second=10.0, radius=0.01)
+
+
+def test_engine_errors_name_the_part():
+    b = one_sphere()
+    b.joint("ball", 0, 7, anchor=(0, 0, 1))
+    with pytest.raises(grains.BuildError, match="joint 0: b is body 7 but only 1 bodies exist"):
+        b.build()
+    b = grains.WorldBuilder()
+    with pytest.raises(grains.BuildError, match="no material"):
+        b.build()
+    s = grains.Settings()
+    s.backend = "gpu"  # the default solver is Gauss–Seidel, which the GPU refuses
+    b = grains.WorldBuilder(s)
+    b.material(0.5)
+    with pytest.raises(grains.BuildError, match="settings: solver is Gauss"):
+        b.build()
+
+
+# (c) A sphere resting on a plane carries its weight.
+
+
+def test_sphere_on_plane_carries_its_weight():
+    m = 2.0
+    w = one_sphere(mass=m).build()
+    w.step(500)
+    c = w.contacts()
+    assert len(c["normal_force"]) == 1
+    # Rigid contact solved to tolerance 1e-6 m/s at rest: the normal impulse balances m g h
+    # to about 1e-6 relative; 1e-3 leaves room for the solver's stopping residual.
+    assert c["normal_force"][0] == pytest.approx(m * G, rel=1e-3)
+    assert w.wall_loads()["force"][0, 2] == pytest.approx(-m * G, rel=1e-3)
+    assert w.positions[0, 2] == pytest.approx(0.05, abs=1e-4)
+
+
+# (d) Settings: presets, every attribute round-trips, World.settings and set_settings.
+
+
+def test_granular_preset_values():
+    s = grains.Settings.granular(2e-3)
+    assert s.h == pytest.approx(2e-3)
+    assert s.solver == "gauss_seidel"
+    assert s.sweeps == 30
+    assert s.tolerance == pytest.approx(1e-4)
+    assert s.contact_frequency == pytest.approx(1.2 / 2e-3)
+    d = grains.Settings()
+    assert d.sweeps == 100 and math.isinf(d.contact_frequency)
+    assert d.gravity == pytest.approx((0, 0, -9.81))
+    assert d.envelope is None and d.periodic_x is None
+    assert "sweeps=100" in repr(d)
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("h", 0.25),
+        ("gravity", (1.0, 0.5, -2.0)),
+        ("envelope", 0.5),
+        ("envelope", {"floor": 0.5, "speed_factor": 2.0}),
+        ("solver", "jacobi"),
+        ("sweeps", 7),
+        ("tolerance", 0.5),
+        ("omega", 0.25),
+        ("warm_start", 0.5),
+        ("contact_frequency", 250.0),
+        ("coulomb_correction", 2),
+        ("planar", True),
+        ("stabilise_contacts", False),
+        ("threads", 3),
+        ("backend", "gpu"),
+        ("sync_every", 9),
+        ("health_non_finite", "warn"),
+        ("health_penetration", "off"),
+        ("health_energy", "warn"),
+        ("health_max_penetration", 0.5),
+        ("health_energy_growth", 4.0),
+        ("periodic_x", (-1.0, 1.0)),
+        ("periodic_y", (0.0, 2.0)),
+    ],
+)
+def test_settings_round_trip(name, value):
+    s = grains.Settings()
+    assert getattr(s, name) != value
+    setattr(s, name, value)
+    assert getattr(s, name) == value
+    assert s != grains.Settings()
+    assert s.copy() == s
+
+
+def test_world_settings_and_set_settings():
+    s = grains.Settings.granular(1e-3)
+    s.threads = 2
+    w = one_sphere(s).build()
+    assert w.settings == s
+    t = w.settings
+    t.gravity = (0.0, 0.0, 0.0)
+    t.sweeps = 12
+    w.set_settings(t)
+    assert w.settings.gravity == (0, 0, 0) and w.settings.sweeps == 12
+    # Lifted just above the floor without gravity, the sphere no longer falls.
+    w.set_positions([[0.0, 0.0, 0.2]])
+    w.step(10)
+    assert w.positions[0, 2] == pytest.approx(0.2, abs=1e-7)
+    bad = w.settings
+    bad.backend = "gpu"  # kept as built: set_settings keeps the CPU
+    w.set_settings(bad)
+    assert w.backend == "cpu"
+
+
+# (e) Joints, springs, forces, insertion and sinks behave physically.
+
+
+def test_pendulum_on_a_ball_joint_keeps_its_length():
+    s = grains.Settings()
+    b = grains.WorldBuilder(s)
+    b.material(0.0)
+    pivot = np.array([0.0, 0.0, 1.0])
+    b.add_spheres([[0.5, 0.0, 1.0]], 0.05, masses=1.0)
+    assert b.joint("ball", 0, anchor=tuple(pivot)) == 0
+    w = b.build()
+    lengths, heights = [], []
+    for _ in range(100):
+        w.step(10)
+        lengths.append(np.linalg.norm(w.positions[0] - pivot))
+        heights.append(w.positions[0, 2])
+    # It swings (the bob passes below the pivot) and the Θ/h stabilisation keeps the drift
+    # O(h²) per step without accumulating: the per-step drift is about v²h²/L = 1.8e-5 m at
+    # the bottom (v² = 2 g L), so 5e-5 m bounds it with room for float32 round-off (ulp 6e-8
+    # at 1 m); an unstabilised or wrongly anchored joint drifts far beyond.
+    assert max(abs(l - 0.5) for l in lengths) < 5e-5
+
+
+def test_hanging_spring_stretches_by_mg_over_k():
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    m, k = 2.0, 4000.0
+    b.add_spheres([[0.0, 0.0, 0.5]], 0.05, masses=m)
+    b.spring(0, anchor_b=(0.0, 0.0, 1.0), stiffness=k, damping=40.0)
+    w = b.build()
+    w.step(3000)
+    stretch = 0.5 - w.positions[0, 2]
+    # At rest the spring balances the weight: k x = m g. The damping (critical ≈ 179 N s/m)
+    # has let the oscillation die out after 3 s; 1e-4 relative covers float32 positions
+    # (x ≈ 4.9 mm read off a 0.5 m coordinate whose ulp is 6e-8 m, 1.2e-5 of x).
+    assert stretch == pytest.approx(m * G / k, rel=1e-4)
+    assert abs(w.velocities[0, 2]) < 1e-4
+
+
+def test_constant_force_accelerates_a_free_body():
+    s = grains.Settings()
+    s.gravity = (0.0, 0.0, 0.0)
+    b = grains.WorldBuilder(s)
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.0]], 0.05, masses=2.0)
+    b.force(0, (3.0, 0.0, 0.0))
+    w = b.build()
+    w.step(1000)
+    # v = F t / m with t = 1 s: 1.5 m/s; the sum of 1000 float32 increments 1.5e-3 is exact
+    # to about 1e-6 relative.
+    assert w.velocities[0, 0] == pytest.approx(1.5, rel=1e-5)
+
+
+def test_insertion_grows_the_world():
+    s = grains.Settings.granular(1e-3)
+    b = grains.WorldBuilder(s)
+    b.material(0.5)
+    b.plane((0, 0, 0), (0, 0, 1))
+    b.insert(
+        box=((-0.05, -0.05, 0.2), (0.05, 0.05, 0.25)),
+        count_per_second=1000.0,
+        radius=("uniform", 0.003, 0.004),
+        seed=7,
+    )
+    w = b.build()
+    assert len(w) == 0
+    counts = []
+    for _ in range(6):
+        w.step(100)
+        counts.append(len(w))
+    # Batches come one layer apart (the fall time through the region, about 0.11 s here):
+    # the world grows, and never beyond rate × time.
+    assert counts[-1] > counts[2] > 0
+    assert all(n <= 1000.0 * 0.1 * (k + 1) for k, n in enumerate(counts))
+
+
+def test_sink_removes_the_grains_that_enter_it():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    p = np.array([[0.1 * i, 0.0, 0.5] for i in range(10)])
+    b.add_spheres(p, 0.02)
+    b.sink("below", half_space=((0.0, 0.0, 0.3), (0.0, 0.0, -1.0)))
+    w = b.build()
+    w.step(100)  # 0.1 s: fallen 5 cm, none in the sink yet
+    assert len(w) == 10
+    w.step(200)  # 0.3 s: fallen 44 cm, past z = 0.3
+    assert len(w) == 0
+
+
+def test_kinematic_bodies_follow_their_motion_and_walls_move():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    motion = grains.Motion.constant(linear=(1.0, 0.0, 0.0))
+    b.add_spheres([[0.0, 0.0, 1.0]], 0.05, kind="kinematic", motion=motion)
+    b.add_spheres([[0.0, 1.0, 1.0]], 0.05, kind="fixed", group="anchor")
+    start, stop = b.box_container(
+        1.0, 1.0, 0.5, floor_centre=(5, 5, 0), motion=grains.Motion.shake(0.001, 20.0)
+    )
+    assert (start, stop) == (0, 5)
+    w = b.build()
+    w.step(500)
+    assert w.positions[0, 0] == pytest.approx(0.5, rel=1e-5)
+    assert w.positions[1].tolist() == [0.0, 1.0, 1.0]
+    assert w.kinds.tolist() == [2, 1]
+    assert w.groups == [("anchor", (1, 2))]
+
+
+def test_help_explains_everything():
+    for cls in [grains.WorldBuilder, grains.Settings, grains.Motion]:
+        for name, member in vars(cls).items():
+            if not name.startswith("_"):
+                assert member.__doc__, f"{cls.__name__}.{name} has no docstring"
+
+
+def test_mesh_floor_carries_a_sphere():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    square = np.array(
+        [
+            [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0]],
+            [[-1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]],
+        ]
+    )
+    assert b.mesh(square) == 0
+    b.add_spheres([[0.2, 0.3, 0.05]], 0.05, masses=1.5)
+    w = b.build()
+    w.step(300)
+    # Rigid contact at rest, solved to 1e-6 m/s: the mesh carries the weight (as the plane
+    # in test_sphere_on_plane_carries_its_weight).
+    assert w.mesh_loads()["force"][0, 2] == pytest.approx(-1.5 * G, rel=1e-3)
+    assert w.positions[0, 2] == pytest.approx(0.05, abs=1e-4)
+
+
+def test_gate_opens_at_the_end_of_its_window():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    gate = b.rectangle(
+        (0.0, 0.0, 0.5), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0), 0.2, 0.2, active_between=(-math.inf, 0.1)
+    )
+    assert gate == 1
+    b.add_spheres([[0.0, 0.0, 0.55]], 0.05)
+    w = b.build()
+    w.step(100)  # until t = 0.1 s the gate holds the sphere
+    assert w.positions[0, 2] == pytest.approx(0.55, abs=1e-4)
+    w.step(200)  # then it falls: ½ g t² = 0.2 m in 0.2 s
+    assert w.positions[0, 2] < 0.4
+
+
+def test_drum_with_caps_and_a_hopper_build():
+    b = grains.WorldBuilder()
+    b.material(0.5, name="steel")
+    drum = b.cylinder(
+        (0.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0),
+        0.2,
+        0.05,
+        angular_speed=2.0,
+        caps="both",
+        material="steel",
+    )
+    hopper = b.cone((1.0, 0.0, 0.0), (0.0, 0.0, 1.0), 0.02, 0.2, 0.1, caps="low", cap_hole=0.01)
+    ring = b.disk((3.0, 0.0, 0.0), (0.0, 0.0, 1.0), 0.2, inner_radius=0.05)
+    assert (drum, hopper, ring) == (0, 3, 5)  # each mantle's caps follow it
+    b.add_spheres([[0.0, 0.0, -0.15]], 0.01)
+    w = b.build()
+    assert len(w.wall_loads()["force"]) == 6
+    w.step(200)
+    # The sphere rests in the drum's bottom, within its radius.
+    assert np.hypot(w.positions[0, 0], w.positions[0, 2]) <= 0.19 + 1e-4
+
+
+def test_other_shapes_take_their_mass_from_density():
+    s = grains.Settings()
+    s.planar = True
+    b = grains.WorldBuilder(s)
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    disks = b.add_disks([[0.0, 0.0, 0.1], [0.1, 0.0, 0.1]], [0.02, 0.03], density=100.0)
+    rods = b.add_capsules([[0.3, 0.0, 0.1]], 0.01, 0.05, density=100.0)
+    ovals = b.add_ellipses([[0.6, 0.0, 0.1]], 0.04, 0.02, density=100.0, group="ovals")
+    assert (disks, rods, ovals) == ((0, 2), (2, 3), (3, 4))
+    w = b.build()
+    # Planar densities are per area: π r², 4 r L + π r² (the stadium), π a b.
+    expected = [
+        100.0 * math.pi * 0.02**2,
+        100.0 * math.pi * 0.03**2,
+        100.0 * (4 * 0.01 * 0.05 + math.pi * 0.01**2),
+        100.0 * math.pi * 0.04 * 0.02,
+    ]
+    assert w.masses == pytest.approx(expected, rel=1e-6)  # float32 arithmetic
+    assert w.radii.tolist() == pytest.approx([0.02, 0.03, 0.01, 0.04])
+    w.step(10)
+    assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
+
+
+@pytest.mark.parametrize("pair_mu", [None, 0.8])
+def test_pair_friction_replaces_the_smaller_mu(pair_mu):
+    theta = math.radians(20.0)
+    s = grains.Settings()
+    s.gravity = (G * math.sin(theta), 0.0, -G * math.cos(theta))  # a slope of 20°
+    b = grains.WorldBuilder(s)
+    b.material(0.1, name="ice")
+    b.material(0.9, name="rubber")
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), material="ice")
+    # A huge inertia: the sphere cannot roll, so it slides like a block.
+    b.add_spheres([[0.0, 0.0, 0.05]], 0.05, masses=1.0, inertias=1e20, material="rubber")
+    if pair_mu is not None:
+        b.pair_friction("ice", 1, pair_mu)
+    w = b.build()
+    w.step(500)
+    x = w.positions[0, 0]
+    if pair_mu is None:
+        # The pair takes the smaller μ = 0.1 < tan 20° = 0.36: it slides at
+        # a = g (sin θ − μ cos θ), x = ½ a t² at t = 0.5 s; 1 % covers the O(h) of the
+        # first-order time stepping (h/t = 0.2 %).
+        a = G * (math.sin(theta) - 0.1 * math.cos(theta))
+        assert x == pytest.approx(0.5 * a * 0.5**2, rel=1e-2)
+    else:
+        # μ = 0.8 > tan 20°: it sticks (the solver's residual 1e-6 m/s allows creep of
+        # at most 5e-7 m over 0.5 s).
+        assert abs(x) < 1e-6
