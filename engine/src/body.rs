@@ -129,3 +129,26 @@ impl Body {
 pub fn sphere_mass(r: f32, rho: f32) -> f32 {
     4.0 / 3.0 * std::f32::consts::PI * r * r * r * rho
 }
+
+/// Mass of a uniform disk (planar mode) of radius `r` (m) and areal density `rho` (kg/m²).
+pub fn disk_mass(r: f32, rho: f32) -> f32 {
+    std::f32::consts::PI * r * r * rho
+}
+
+/// Mass of a solid capsule of radius `r` and half-length `half_length` (m) at density `rho`:
+/// a cylinder and two hemispheres (kg/m³); in planar mode the flat stadium, a rectangle and two
+/// half disks (kg/m²).
+pub fn capsule_mass(r: f32, half_length: f32, rho: f32, planar: bool) -> f32 {
+    use std::f32::consts::PI;
+    if planar {
+        (4.0 * r * half_length + PI * r * r) * rho
+    } else {
+        (PI * r * r * 2.0 * half_length) * rho + sphere_mass(r, rho)
+    }
+}
+
+/// Mass of a uniform ellipse (planar mode) of semi-axes `a` and `b` (m) and areal density `rho`
+/// (kg/m²).
+pub fn ellipse_mass(a: f32, b: f32, rho: f32) -> f32 {
+    std::f32::consts::PI * a * b * rho
+}

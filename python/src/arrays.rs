@@ -7,10 +7,10 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 /// Reads `obj` (an array or anything `numpy.asarray` takes) as rows of `width` floats: shape
-/// (n, width), or (width,) for one row when `one_row` allows it. float64 and float32 are read
-/// (float32 exactly, float64 rounded to the nearest f32, as the engine stores it); any other
-/// dtype is a `TypeError`, a wrong shape or a non-finite value a `ValueError` naming `name` and
-/// the row.
+/// (n, width). float64, float32 and integer arrays are read (float32 exactly, the others
+/// rounded to the nearest f32, as the engine stores them); any other dtype (bool, strings,
+/// objects, complex) is a `TypeError`, a wrong shape or a non-finite value a `ValueError`
+/// naming `name` and the row.
 pub fn rows<const W: usize>(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<[f32; W]>> {
     let flat = floats(name, obj)?;
     let shape = flat.1;
@@ -100,8 +100,15 @@ fn floats(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)
             shape,
         ));
     }
+    // Integers are numbers too ([[0, 0, 1]] is a position): numpy converts them to float64.
+    let kind: String = untyped.dtype().getattr("kind")?.extract()?;
+    if kind == "i" || kind == "u" {
+        let a = arr.call_method1("astype", ("float64",))?;
+        let a = a.cast::<PyArrayDyn<f64>>()?;
+        return Ok((a.to_owned_array().iter().copied().collect(), shape));
+    }
     Err(PyTypeError::new_err(format!(
-        "{name}: expected float64 or float32 values, got dtype {}",
+        "{name}: expected numbers (float64, float32 or integers), got dtype {}",
         untyped.dtype()
     )))
 }

@@ -4,11 +4,12 @@
 use crate::arrays::{column, rows};
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
-use grains::{sphere_mass, Body, BodyKind, MaterialId, Quat, Vec3};
+use grains::{
+    capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, MaterialId, Quat, Vec3,
+};
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use std::f32::consts::PI;
 
 /// The density (kg/m³; kg/m² for disks and ellipses) of bodies given neither masses nor a
 /// density: about that of glass beads and sand grains.
@@ -221,7 +222,7 @@ impl PyWorldBuilder {
     /// number. `material`: an index, a name, or an integer array of indices (one per body).
     /// `kind`: "dynamic", "fixed" (at rest forever) or "kinematic" (moving along `motion`, a
     /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
-    /// are float64 or float32; shapes, dtypes and finiteness are checked here, radii, masses
+    /// are float64, float32 or integers; shapes, dtypes and finiteness are checked here, radii, masses
     /// and overlaps with walls at `build()`.
     #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
     #[allow(clippy::too_many_arguments)]
@@ -301,7 +302,7 @@ impl PyWorldBuilder {
         self.add_bodies(
             p,
             common,
-            |i, rho| PI * r[i] * r[i] * rho,
+            |i, rho| disk_mass(r[i], rho),
             |i, p, m| Body::disk(p, r[i], m),
         )
     }
@@ -350,14 +351,7 @@ impl PyWorldBuilder {
         self.add_bodies(
             p,
             common,
-            |i, rho| {
-                let (r, l) = (r[i], l[i]);
-                if planar {
-                    (4.0 * r * l + PI * r * r) * rho
-                } else {
-                    (PI * r * r * 2.0 * l) * rho + sphere_mass(r, rho)
-                }
-            },
+            |i, rho| capsule_mass(r[i], l[i], rho, planar),
             |i, p, m| Body::capsule(p, r[i], l[i], m),
         )
     }
@@ -403,7 +397,7 @@ impl PyWorldBuilder {
         self.add_bodies(
             p,
             common,
-            |i, rho| PI * a[i] * b[i] * rho,
+            |i, rho| ellipse_mass(a[i], b[i], rho),
             |i, p, m| Body::ellipse(p, a[i], b[i], m),
         )
     }

@@ -2,8 +2,8 @@
 //!
 //! Built by maturin into `grains._grains` (stable ABI, CPython ≥ 3.9); `python/grains/` is the
 //! Python half that re-exports it. The package wraps the `grains` library: worlds built from a
-//! scene file ([`scene`]) or in code ([`builder`]), stepped with the GIL released and read
-//! through NumPy views of the engine's own buffers ([`world`]).
+//! scene file (`scene.rs`) or in code (`builder.rs` and the files it uses), stepped with the GIL released and read
+//! through NumPy views of the engine's own buffers (`world.rs`).
 
 mod arrays;
 mod bodies;

@@ -488,10 +488,23 @@ impl PyWorld {
         }
     }
 
-    /// Replaces the settings from the next step on; the thread count, the backend, the
-    /// envelope and the periodic ranges stay as built. Settings the backend cannot honour raise
-    /// `BuildError` with the engine's message.
+    /// Replaces the settings from the next step on. The thread count, the backend, the
+    /// envelope and the periodic ranges are fixed when the world is built: settings that change
+    /// one of them raise `ValueError` naming it (build a new world instead). Settings the backend
+    /// cannot honour raise `BuildError` with the engine's message.
     fn set_settings(&mut self, settings: PyRef<'_, PySettings>) -> PyResult<()> {
+        let (new, built) = (&settings.inner, self.world.settings());
+        let fixed = [
+            ("threads", new.threads != built.threads),
+            ("backend", new.backend != built.backend),
+            ("envelope", new.envelope != built.envelope),
+            ("periodic_x/periodic_y", new.periodic != built.periodic),
+        ];
+        if let Some((name, _)) = fixed.iter().find(|(_, changed)| *changed) {
+            return Err(PyValueError::new_err(format!(
+                "set_settings cannot change {name}: it is fixed when the world is built (build a new world with it)"
+            )));
+        }
         self.world.set_settings(settings.inner).map_err(build_error)
     }
 }

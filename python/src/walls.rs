@@ -274,7 +274,7 @@ impl PyWorldBuilder {
     }
 
     /// Adds a triangle-mesh wall and returns its mesh index. `triangles`: the vertices
-    /// (a, b, c) of each triangle at rest (m), shape (T, 3, 3), float64 or float32; the winding
+    /// (a, b, c) of each triangle at rest (m), shape (T, 3, 3), float64, float32 or integers; the winding
     /// does not matter. The mesh translates along `motion` (a `grains.Motion` without
     /// rotation) and turns at `angular_speed` rad/s (right-handed) about the line through
     /// `axis_point` along `axis`. Spheres only; no restitution, spinning or rolling friction

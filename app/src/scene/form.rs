@@ -6,8 +6,7 @@ use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
-use grains::body::{sphere_mass, Body};
-use std::f32::consts::PI;
+use grains::body::{capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body};
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,16 +169,12 @@ impl Form {
     pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
         match self {
             Form::Sphere => sphere_mass(r, rho),
-            Form::Disk => PI * r * r * rho,
+            Form::Disk => disk_mass(r, rho),
             Form::Capsule {
                 half_length,
-                planar: false,
-            } => (PI * r * r * 2.0 * half_length) * rho + sphere_mass(r, rho),
-            Form::Capsule {
-                half_length,
-                planar: true,
-            } => (4.0 * r * half_length + PI * r * r) * rho,
-            Form::Ellipse { a, b } => PI * a * b * rho,
+                planar,
+            } => capsule_mass(r, half_length, rho, planar),
+            Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
         }
     }
 
