@@ -6,7 +6,7 @@ use crate::arrays::{rows, view};
 use crate::errors::{gpu_error, snapshot_error, step_error};
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::time::{Duration, Instant};
@@ -48,19 +48,23 @@ impl PyWorld {
     }
 
     /// A view (or, in a resizable world, a copy) of `width` values of each body, `stride`
-    /// values apart from the first at `first`.
+    /// values apart from the first, which `first` finds in the world.
     fn body_view<'py, T: numpy::Element>(
         slf: &Bound<'py, Self>,
-        first: *const T,
+        first: impl FnOnce(&grains::World) -> *const T,
         width: usize,
         stride: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let this = slf.borrow();
+        let this = slf.try_borrow().map_err(|_| {
+            PyRuntimeError::new_err(
+                "the world is stepping in another thread: read its state when step() returns",
+            )
+        })?;
         let n = this.world.len();
         // Safety: the body buffers of a world whose body count cannot change are never
         // reallocated (steps, read-backs, edits and restores write into them in place), and
         // the view keeps the world alive.
-        let v = unsafe { view(slf.as_any(), first, n, width, stride)? };
+        let v = unsafe { view(slf.as_any(), first(&this.world), n, width, stride)? };
         if this.resizable() {
             v.call_method0("copy")
         } else {
@@ -220,60 +224,72 @@ impl PyWorld {
     /// Centres (m), shape (N, 3), float32; a read-only view.
     #[getter]
     fn positions<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().pos_radius.as_ptr() as *const f32;
-        Self::body_view(slf, p, 3, 4)
+        Self::body_view(
+            slf,
+            |w| (w.bodies().pos_radius.as_ptr() as *const f32),
+            3,
+            4,
+        )
     }
 
     /// Radii (m), shape (N,), float32; a read-only view.
     #[getter]
     fn radii<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().pos_radius.as_ptr() as *const f32;
-        Self::body_view(slf, p.wrapping_add(3), 1, 4)
+        Self::body_view(
+            slf,
+            |w| (w.bodies().pos_radius.as_ptr() as *const f32).wrapping_add(3),
+            1,
+            4,
+        )
     }
 
     /// Linear velocities (m/s), shape (N, 3), float32; a read-only view.
     #[getter]
     fn velocities<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().motion.as_ptr() as *const f32;
-        Self::body_view(slf, p, 3, 8)
+        Self::body_view(slf, |w| w.bodies().motion.as_ptr() as *const f32, 3, 8)
     }
 
     /// Angular velocities (rad/s, world axes), shape (N, 3), float32; a read-only view.
     #[getter]
     fn angular_velocities<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().motion.as_ptr() as *const f32;
-        Self::body_view(slf, p.wrapping_add(4), 3, 8)
+        Self::body_view(
+            slf,
+            |w| (w.bodies().motion.as_ptr() as *const f32).wrapping_add(4),
+            3,
+            8,
+        )
     }
 
     /// Orientations as unit quaternions (x, y, z, w), body to world, shape (N, 4), float32; a
     /// read-only view.
     #[getter]
     fn orientations<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().orientation.as_ptr() as *const f32;
-        Self::body_view(slf, p, 4, 4)
+        Self::body_view(
+            slf,
+            |w| (w.bodies().orientation.as_ptr() as *const f32),
+            4,
+            4,
+        )
     }
 
     /// Stable ids (0..N in build order, then increasing for inserted grains), shape (N,),
     /// uint64; a read-only view.
     #[getter]
     fn ids<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.ids().as_ptr();
-        Self::body_view(slf, p, 1, 1)
+        Self::body_view(slf, |w| w.ids().as_ptr(), 1, 1)
     }
 
     /// Material index of each body, shape (N,), uint32; a read-only view.
     #[getter]
     fn materials<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().material.as_ptr();
-        Self::body_view(slf, p, 1, 1)
+        Self::body_view(slf, |w| w.bodies().material.as_ptr(), 1, 1)
     }
 
     /// Kind of each body (0 dynamic, 1 fixed, 2 kinematic), shape (N,), uint32; a read-only
     /// view.
     #[getter]
     fn kinds<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let p = slf.borrow().world.bodies().kind.as_ptr();
-        Self::body_view(slf, p, 1, 1)
+        Self::body_view(slf, |w| w.bodies().kind.as_ptr(), 1, 1)
     }
 
     /// Masses (kg), shape (N,), float64; infinite for fixed and kinematic bodies. A copy (the

@@ -321,3 +321,19 @@ def test_the_stubs_name_every_public_function_class_and_member():
             for member in (m for m in dir(obj) if not m.startswith("_")):
                 assert member in stubbed[name], f"grains.{name}.{member} has no stub"
                 assert getattr(obj, member).__doc__, f"grains.{name}.{member} has no docstring"
+
+
+def test_a_world_stepping_in_another_thread_refuses_other_calls_clearly(pile_scene):
+    world = grains.load_scene(pile_scene, threads=1)
+    started = threading.Event()
+    stepping = threading.Thread(target=lambda: (started.set(), world.step(3000)))
+    stepping.start()
+    started.wait()
+    time.sleep(0.1)
+    assert stepping.is_alive(), "the run was too short to tell"
+    with pytest.raises(RuntimeError, match="stepping in another thread"):
+        world.positions
+    with pytest.raises(RuntimeError, match="borrowed"):
+        world.step(1)
+    stepping.join()
+    assert world.steps == 3000 and np.isfinite(world.positions).all()
