@@ -224,12 +224,7 @@ impl PyWorld {
     /// Centres (m), shape (N, 3), float32; a read-only view.
     #[getter]
     fn positions<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::body_view(
-            slf,
-            |w| (w.bodies().pos_radius.as_ptr() as *const f32),
-            3,
-            4,
-        )
+        Self::body_view(slf, |w| w.bodies().pos_radius.as_ptr() as *const f32, 3, 4)
     }
 
     /// Radii (m), shape (N,), float32; a read-only view.
@@ -264,12 +259,7 @@ impl PyWorld {
     /// read-only view.
     #[getter]
     fn orientations<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        Self::body_view(
-            slf,
-            |w| (w.bodies().orientation.as_ptr() as *const f32),
-            4,
-            4,
-        )
+        Self::body_view(slf, |w| w.bodies().orientation.as_ptr() as *const f32, 4, 4)
     }
 
     /// Stable ids (0..N in build order, then increasing for inserted grains), shape (N,),
