@@ -34,6 +34,31 @@ pub enum JointKind {
     Prismatic,
 }
 
+impl JointKind {
+    /// Every kind with its name, as scene files and the Python package spell it.
+    pub const NAMES: [(&'static str, JointKind); 5] = [
+        ("ball", JointKind::Ball),
+        ("hinge", JointKind::Hinge),
+        ("distance", JointKind::Distance),
+        ("fixed", JointKind::Fixed),
+        ("prismatic", JointKind::Prismatic),
+    ];
+
+    /// The kind called `name` ("ball", "hinge", "distance", "fixed" or "prismatic").
+    pub fn from_name(name: &str) -> Option<JointKind> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, k)| k)
+    }
+
+    /// The names, quoted and listed for an error message: "ball", "hinge", … or "prismatic".
+    pub fn names_listed() -> String {
+        let quoted: Vec<String> = Self::NAMES.iter().map(|(n, _)| format!("{n:?}")).collect();
+        format!("{} or {}", quoted[..4].join(", "), quoted[4])
+    }
+}
+
 /// A joint between body `a` and body `b` or the world (`b = None`), described at the bodies'
 /// starting poses.
 #[derive(Clone, Copy, Debug, PartialEq)]

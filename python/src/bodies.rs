@@ -10,24 +10,83 @@ use grains::{
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// The density (kg/m³; kg/m² for disks and ellipses) of bodies given neither masses nor a
 /// density: about that of glass beads and sand grains.
 const DEFAULT_DENSITY: f32 = 2500.0;
 
-/// What every bulk add takes besides the shape: the keyword arguments common to
-/// `add_spheres`, `add_disks`, `add_capsules` and `add_ellipses`.
-struct Common<'a, 'py> {
-    velocities: Option<&'a Bound<'py, PyAny>>,
-    angular_velocities: Option<&'a Bound<'py, PyAny>>,
-    orientations: Option<&'a Bound<'py, PyAny>>,
-    masses: Option<&'a Bound<'py, PyAny>>,
-    density: Option<&'a Bound<'py, PyAny>>,
-    inertias: Option<&'a Bound<'py, PyAny>>,
-    material: Option<&'a Bound<'py, PyAny>>,
-    kind: &'a str,
+/// What every bulk add takes besides the shape: the arguments common to `add_spheres`,
+/// `add_disks`, `add_capsules` and `add_ellipses` (velocities, and the keyword options).
+struct Common<'py> {
+    velocities: Option<Bound<'py, PyAny>>,
+    angular_velocities: Option<Bound<'py, PyAny>>,
+    orientations: Option<Bound<'py, PyAny>>,
+    masses: Option<Bound<'py, PyAny>>,
+    density: Option<Bound<'py, PyAny>>,
+    inertias: Option<Bound<'py, PyAny>>,
+    material: Option<Bound<'py, PyAny>>,
+    kind: String,
     motion: Option<PyMotion>,
     group: Option<String>,
+}
+
+/// The keyword options of the bulk adds, in the order their docs give them.
+const OPTIONS: [&str; 8] = [
+    "orientations",
+    "masses",
+    "density",
+    "inertias",
+    "material",
+    "kind",
+    "motion",
+    "group",
+];
+
+impl<'py> Common<'py> {
+    /// The velocities given and the keyword `options` of a bulk add; an unknown keyword is a
+    /// `TypeError` naming it and the known ones.
+    fn new(
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Common<'py>> {
+        let given = |key: &str| -> PyResult<Option<Bound<'py, PyAny>>> {
+            Ok(match options {
+                Some(o) => o.get_item(key)?.filter(|v| !v.is_none()),
+                None => None,
+            })
+        };
+        if let Some(o) = options {
+            for key in o.keys() {
+                let key: String = key.extract()?;
+                if !OPTIONS.contains(&key.as_str()) {
+                    return Err(PyTypeError::new_err(format!(
+                        "unexpected keyword argument {key:?}; the options are {}",
+                        OPTIONS.join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(Common {
+            velocities: velocities.filter(|v| !v.is_none()),
+            angular_velocities: angular_velocities.filter(|v| !v.is_none()),
+            orientations: given("orientations")?,
+            masses: given("masses")?,
+            density: given("density")?,
+            inertias: given("inertias")?,
+            material: given("material")?,
+            kind: given("kind")?
+                .map(|k| k.extract::<String>())
+                .transpose()
+                .map_err(|_| PyTypeError::new_err("kind: expected a string"))?
+                .unwrap_or_else(|| "dynamic".into()),
+            motion: given("motion")?
+                .map(|m| m.extract::<PyMotion>().map_err(PyErr::from))
+                .transpose()?,
+            group: given("group")?.map(|g| g.extract()).transpose()?,
+        })
+    }
 }
 
 /// The body kind named `name`.
@@ -119,12 +178,12 @@ impl PyWorldBuilder {
     fn add_bodies(
         &mut self,
         p: Vec<[f32; 3]>,
-        common: Common<'_, '_>,
+        common: Common<'_>,
         mass_of: impl Fn(usize, f32) -> f32,
         make: impl Fn(usize, Vec3, f32) -> Body,
     ) -> PyResult<(usize, usize)> {
         let n = p.len();
-        let kind = body_kind(common.kind)?;
+        let kind = body_kind(&common.kind)?;
         let motion = common.motion.map(|m| m.inner);
         match (kind, motion.is_some()) {
             (BodyKind::Kinematic, false) => {
@@ -142,10 +201,10 @@ impl PyWorldBuilder {
         }
         if kind != BodyKind::Dynamic {
             for (name, given) in [
-                ("velocities", common.velocities),
-                ("angular_velocities", common.angular_velocities),
+                ("velocities", &common.velocities),
+                ("angular_velocities", &common.angular_velocities),
             ] {
-                if given.is_some_and(|g| !g.is_none()) {
+                if given.is_some() {
                     return Err(PyValueError::new_err(format!(
                         "{name}: {:?} bodies take none (fixed bodies stay at rest, kinematic ones follow their motion)",
                         common.kind
@@ -160,13 +219,13 @@ impl PyWorldBuilder {
                 )));
             }
         }
-        let v = per_body::<3>("velocities", common.velocities, n)?;
-        let w = per_body::<3>("angular_velocities", common.angular_velocities, n)?;
-        let q = per_body::<4>("orientations", common.orientations, n)?;
-        let inertias = per_body_value("inertias", common.inertias, n)?;
+        let v = per_body::<3>("velocities", common.velocities.as_ref(), n)?;
+        let w = per_body::<3>("angular_velocities", common.angular_velocities.as_ref(), n)?;
+        let q = per_body::<4>("orientations", common.orientations.as_ref(), n)?;
+        let inertias = per_body_value("inertias", common.inertias.as_ref(), n)?;
         let masses = match (
-            per_body_value("masses", common.masses, n)?,
-            per_body_value("density", common.density, n)?,
+            per_body_value("masses", common.masses.as_ref(), n)?,
+            per_body_value("density", common.density.as_ref(), n)?,
         ) {
             (Some(_), Some(_)) => {
                 return Err(PyValueError::new_err(
@@ -181,7 +240,7 @@ impl PyWorldBuilder {
                 .collect(),
             (None, None) => (0..n).map(|i| mass_of(i, DEFAULT_DENSITY)).collect(),
         };
-        let materials = self.materials_of(common.material, n)?;
+        let materials = self.materials_of(common.material.as_ref(), n)?;
         let start = self.builder.body_count();
         for i in 0..n {
             let mut b = make(i, Vec3::from_array(p[i]), masses[i]);
@@ -224,38 +283,19 @@ impl PyWorldBuilder {
     /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
     /// are float64, float32 or integers; shapes, dtypes and finiteness are checked here, radii, masses
     /// and overlaps with walls at `build()`.
-    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn add_spheres(
+    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, **options))]
+    fn add_spheres<'py>(
         &mut self,
-        positions: &Bound<'_, PyAny>,
+        positions: &Bound<'py, PyAny>,
         radii: &Bound<'_, PyAny>,
-        velocities: Option<&Bound<'_, PyAny>>,
-        angular_velocities: Option<&Bound<'_, PyAny>>,
-        orientations: Option<&Bound<'_, PyAny>>,
-        masses: Option<&Bound<'_, PyAny>>,
-        density: Option<&Bound<'_, PyAny>>,
-        inertias: Option<&Bound<'_, PyAny>>,
-        material: Option<&Bound<'_, PyAny>>,
-        kind: &str,
-        motion: Option<PyMotion>,
-        group: Option<String>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
         let p = rows::<3>("positions", positions)?;
         let n = p.len();
         let r = column("radii", radii, Some(n))?;
-        let common = Common {
-            velocities,
-            angular_velocities,
-            orientations,
-            masses,
-            density,
-            inertias,
-            material,
-            kind,
-            motion,
-            group,
-        };
         self.add_bodies(
             p,
             common,
@@ -267,38 +307,19 @@ impl PyWorldBuilder {
     /// Adds N uniform disks (planar mode: `Settings.planar = True`) in bulk and returns the
     /// index range (start, stop). As `add_spheres`, but `density` is per area (kg/m²;
     /// m = ρ π r², default 2500) and the default inertia 1/2 m r².
-    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn add_disks(
+    #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, **options))]
+    fn add_disks<'py>(
         &mut self,
-        positions: &Bound<'_, PyAny>,
+        positions: &Bound<'py, PyAny>,
         radii: &Bound<'_, PyAny>,
-        velocities: Option<&Bound<'_, PyAny>>,
-        angular_velocities: Option<&Bound<'_, PyAny>>,
-        orientations: Option<&Bound<'_, PyAny>>,
-        masses: Option<&Bound<'_, PyAny>>,
-        density: Option<&Bound<'_, PyAny>>,
-        inertias: Option<&Bound<'_, PyAny>>,
-        material: Option<&Bound<'_, PyAny>>,
-        kind: &str,
-        motion: Option<PyMotion>,
-        group: Option<String>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
         let p = rows::<3>("positions", positions)?;
         let n = p.len();
         let r = column("radii", radii, Some(n))?;
-        let common = Common {
-            velocities,
-            angular_velocities,
-            orientations,
-            masses,
-            density,
-            inertias,
-            material,
-            kind,
-            motion,
-            group,
-        };
         self.add_bodies(
             p,
             common,
@@ -313,41 +334,22 @@ impl PyWorldBuilder {
     /// ρ (2π r² L + 4/3 π r³) in 3-D and ρ (4 r L + π r²) (kg/m²) in planar mode (as the
     /// builder's settings are when they are added; the scene files' formulas); the default
     /// inertia is the thin bar's m (2L)²/12.
-    #[pyo3(signature = (positions, radii, half_lengths, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn add_capsules(
+    #[pyo3(signature = (positions, radii, half_lengths, velocities = None, angular_velocities = None, **options))]
+    fn add_capsules<'py>(
         &mut self,
-        positions: &Bound<'_, PyAny>,
+        positions: &Bound<'py, PyAny>,
         radii: &Bound<'_, PyAny>,
         half_lengths: &Bound<'_, PyAny>,
-        velocities: Option<&Bound<'_, PyAny>>,
-        angular_velocities: Option<&Bound<'_, PyAny>>,
-        orientations: Option<&Bound<'_, PyAny>>,
-        masses: Option<&Bound<'_, PyAny>>,
-        density: Option<&Bound<'_, PyAny>>,
-        inertias: Option<&Bound<'_, PyAny>>,
-        material: Option<&Bound<'_, PyAny>>,
-        kind: &str,
-        motion: Option<PyMotion>,
-        group: Option<String>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
         let p = rows::<3>("positions", positions)?;
         let n = p.len();
         let r = column("radii", radii, Some(n))?;
         let l = column("half_lengths", half_lengths, Some(n))?;
         let planar = self.builder.settings().planar;
-        let common = Common {
-            velocities,
-            angular_velocities,
-            orientations,
-            masses,
-            density,
-            inertias,
-            material,
-            kind,
-            motion,
-            group,
-        };
         self.add_bodies(
             p,
             common,
@@ -360,40 +362,21 @@ impl PyWorldBuilder {
     /// and `b` along its local z, in bulk, and returns the index range (start, stop). As
     /// `add_spheres`; the mass from `density` (kg/m²) is ρ π a b, the default inertia
     /// m (a² + b²)/4.
-    #[pyo3(signature = (positions, a, b, velocities = None, angular_velocities = None, *, orientations = None, masses = None, density = None, inertias = None, material = None, kind = "dynamic", motion = None, group = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn add_ellipses(
+    #[pyo3(signature = (positions, a, b, velocities = None, angular_velocities = None, **options))]
+    fn add_ellipses<'py>(
         &mut self,
-        positions: &Bound<'_, PyAny>,
+        positions: &Bound<'py, PyAny>,
         a: &Bound<'_, PyAny>,
         b: &Bound<'_, PyAny>,
-        velocities: Option<&Bound<'_, PyAny>>,
-        angular_velocities: Option<&Bound<'_, PyAny>>,
-        orientations: Option<&Bound<'_, PyAny>>,
-        masses: Option<&Bound<'_, PyAny>>,
-        density: Option<&Bound<'_, PyAny>>,
-        inertias: Option<&Bound<'_, PyAny>>,
-        material: Option<&Bound<'_, PyAny>>,
-        kind: &str,
-        motion: Option<PyMotion>,
-        group: Option<String>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
         let p = rows::<3>("positions", positions)?;
         let n = p.len();
         let a = column("a", a, Some(n))?;
         let b = column("b", b, Some(n))?;
-        let common = Common {
-            velocities,
-            angular_velocities,
-            orientations,
-            masses,
-            density,
-            inertias,
-            material,
-            kind,
-            motion,
-            group,
-        };
         self.add_bodies(
             p,
             common,

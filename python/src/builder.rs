@@ -30,6 +30,14 @@ pub struct PyWorldBuilder {
     pub(crate) groups: Vec<(String, Range<usize>)>,
 }
 
+/// Named groups as Python takes them: [(name, (start, stop))].
+pub(crate) fn group_ranges(groups: &[(String, Range<usize>)]) -> Vec<(String, (usize, usize))> {
+    groups
+        .iter()
+        .map(|(n, r)| (n.clone(), (r.start, r.end)))
+        .collect()
+}
+
 impl PyWorldBuilder {
     /// The known materials, for error messages: `0 ("glass"), 1, ...`.
     fn known_materials(&self) -> String {
@@ -173,10 +181,7 @@ impl PyWorldBuilder {
     /// The named groups of bodies added so far: [(name, (start, stop))].
     #[getter]
     fn groups(&self) -> Vec<(String, (usize, usize))> {
-        self.groups
-            .iter()
-            .map(|(n, r)| (n.clone(), (r.start, r.end)))
-            .collect()
+        group_ranges(&self.groups)
     }
 
     /// Number of bodies added so far.

@@ -61,18 +61,12 @@ impl PyWorldBuilder {
         stabilise: bool,
         collide: bool,
     ) -> PyResult<usize> {
-        let joint_kind = match kind {
-            "ball" => JointKind::Ball,
-            "hinge" => JointKind::Hinge,
-            "distance" => JointKind::Distance,
-            "fixed" => JointKind::Fixed,
-            "prismatic" => JointKind::Prismatic,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "kind {other:?}: expected \"ball\", \"hinge\", \"distance\", \"fixed\" or \"prismatic\""
-                )))
-            }
-        };
+        let joint_kind = JointKind::from_name(kind).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "kind {kind:?}: expected {}",
+                JointKind::names_listed()
+            ))
+        })?;
         let at = self.anchor_or_centre("anchor", anchor, Some(a))?;
         let has_axis = matches!(joint_kind, JointKind::Hinge | JointKind::Prismatic);
         if axis.is_some() && !has_axis {

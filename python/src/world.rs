@@ -195,14 +195,11 @@ impl PyWorld {
         self.world.len()
     }
 
-    /// The named groups of bodies: {name: range of body indices} (a scene's `[[bodies]]`
-    /// tables, or the groups given to the builder).
+    /// The named groups of bodies: [(name, (start, stop))], index ranges (a scene's
+    /// `[[bodies]]` tables, or the groups given to the builder).
     #[getter]
     fn groups(&self) -> Vec<(String, (usize, usize))> {
-        self.groups
-            .iter()
-            .map(|(n, r)| (n.clone(), (r.start, r.end)))
-            .collect()
+        crate::builder::group_ranges(&self.groups)
     }
 
     /// The materials' names, in the order of their indices.

@@ -471,3 +471,13 @@ def test_pair_friction_replaces_the_smaller_mu(pair_mu):
         # μ = 0.8 > tan 20°: it sticks (the solver's residual 1e-6 m/s allows creep of
         # at most 5e-7 m over 0.5 s).
         assert abs(x) < 1e-6
+
+
+def test_an_unknown_keyword_of_a_bulk_add_is_named():
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    with pytest.raises(TypeError, match=r'unexpected keyword argument "colour"; the options are orientations, masses'):
+        b.add_spheres(np.zeros((2, 3)), 0.01, colour="red")
+    with pytest.raises(TypeError, match="kind: expected a string"):
+        b.add_spheres(np.zeros((2, 3)), 0.01, kind=3)
+    assert len(b) == 0

@@ -335,20 +335,17 @@ impl Bodies<'_> {
         bulk: bool,
     ) -> Result<JointDesc, SceneError> {
         let cx = self.cx;
-        let kind = match j.kind.get_ref().as_str() {
-            "ball" => JointKind::Ball,
-            "hinge" => JointKind::Hinge,
-            "distance" => JointKind::Distance,
-            "fixed" => JointKind::Fixed,
-            "prismatic" => JointKind::Prismatic,
-            other => {
-                return Err(cx.err(
-                    j.kind.span(),
-                    "kind",
-                    format!("joint kind must be \"ball\", \"hinge\", \"distance\", \"fixed\" or \"prismatic\", got \"{other}\""),
-                ))
-            }
-        };
+        let name = j.kind.get_ref().as_str();
+        let kind = JointKind::from_name(name).ok_or_else(|| {
+            cx.err(
+                j.kind.span(),
+                "kind",
+                format!(
+                    "joint kind must be {}, got \"{name}\"",
+                    JointKind::names_listed()
+                ),
+            )
+        })?;
         let given = [
             ("anchor", sp(&j.anchor)),
             ("anchor_b", sp(&j.anchor_b)),
