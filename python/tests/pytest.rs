@@ -1,7 +1,8 @@
 //! Runs the Python package's tests (`python/tests/test_*.py`) from `cargo test`, so that the
 //! README's one test command covers them.
 //!
-//! The extension is the `_grains` library this build made (`target/<profile>/lib_grains.so`):
+//! The extension is the `_grains` library this build made (`target/<profile>/lib_grains.so`
+//! on Linux):
 //! it is copied beside the package's Python files into a temporary folder put first on
 //! `PYTHONPATH` (building it again with maturin from inside `cargo test` would wait forever on
 //! cargo's lock of the target folder). The interpreter is `GRAINS_PYTHON`, else a virtual
@@ -27,7 +28,11 @@ fn python(target: &Path) -> PathBuf {
         return PathBuf::from(p);
     }
     let venv = target.join("pytest-venv");
-    let py = venv.join("bin").join("python");
+    let py = if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    };
     if !py.exists() {
         let made = Command::new("python3")
             .args(["-m", "venv"])
@@ -64,7 +69,11 @@ fn the_python_package_passes_its_tests() {
         .expect("python/ lies in the repository")
         .to_path_buf();
     let build = build_dir();
-    let library = build.join("lib_grains.so");
+    let library = build.join(format!(
+        "{}_grains{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
     assert!(
         library.exists(),
         "{} is missing: build the workspace (cargo test --workspace builds it)",
@@ -94,7 +103,13 @@ fn the_python_package_passes_its_tests() {
             std::fs::copy(&path, package.join(name)).expect("copy a package file");
         }
     }
-    std::fs::copy(&library, package.join("_grains.abi3.so")).expect("copy the extension");
+    // The name CPython imports an extension module by (Windows: .pyd; elsewhere .abi3.so).
+    let module = if cfg!(windows) {
+        "_grains.pyd"
+    } else {
+        "_grains.abi3.so"
+    };
+    std::fs::copy(&library, package.join(module)).expect("copy the extension");
 
     let status = Command::new(&py)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
