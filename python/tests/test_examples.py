@@ -1,8 +1,11 @@
 """The examples run and say what their physics should."""
 
 import csv
+import re
 import subprocess
 import sys
+
+import numpy as np
 
 from conftest import ROOT
 
@@ -25,3 +28,16 @@ def test_the_friction_sweep_finds_that_friction_loosens_the_bed(tmp_path):
     assert 0.55 < rough["packing_fraction"] < smooth["packing_fraction"] - 0.02
     assert 3.8 < rough["coordination"] < 5.2
     assert rough["bed_height_m"] > smooth["bed_height_m"]
+
+
+def test_the_docs_example_of_a_world_built_in_code_runs():
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text[text.index("## A world built in code") : text.index("## Stepping")]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    scope = {}
+    exec(code, scope)
+    world = scope["world"]
+    assert len(world) == 2000 and world.steps == 500
+    # The grains fell into the box and stayed in it.
+    p = world.positions
+    assert p[:, 2].max() < 0.4 and np.all(np.abs(p[:, :2]) < 0.1)
