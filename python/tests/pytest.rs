@@ -1,7 +1,7 @@
 //! Runs the Python package's tests (`python/tests/test_*.py`) from `cargo test`, so that the
 //! README's one test command covers them.
 //!
-//! The extension is the `_grains` library this build made (`target/<profile>/lib_grains.so`
+//! The extension is the `_grains` library this build made (`target/<profile>/deps/lib_grains.so`
 //! on Linux):
 //! it is copied beside the package's Python files into a temporary folder put first on
 //! `PYTHONPATH` (building it again with maturin from inside `cargo test` would wait forever on
@@ -69,7 +69,8 @@ fn the_python_package_passes_its_tests() {
         .expect("python/ lies in the repository")
         .to_path_buf();
     let build = build_dir();
-    let library = build.join(format!(
+    // cargo leaves the cdylib it builds for the tests in deps/ (it copies it up only on build).
+    let library = build.join("deps").join(format!(
         "{}_grains{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
