@@ -282,7 +282,9 @@ impl PyWorldBuilder {
     /// `kind`: "dynamic", "fixed" (at rest forever) or "kinematic" (moving along `motion`, a
     /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
     /// are float64, float32 or integers; shapes, dtypes and finiteness are checked here, radii, masses
-    /// and overlaps with walls at `build()`.
+    /// and overlaps with walls at `build()`. The keyword options are `orientations`, `masses`,
+    /// `density`, `inertias`, `material`, `kind` (default "dynamic"), `motion` and `group`;
+    /// any other keyword is a `TypeError`.
     #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, **options))]
     fn add_spheres<'py>(
         &mut self,
