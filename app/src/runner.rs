@@ -887,10 +887,7 @@ fn summarise(
         scene: scene.name.clone(),
         bodies: world.len(),
         threads: world.settings().threads,
-        backend: match world.backend() {
-            Backend::Cpu => "cpu",
-            Backend::Gpu => "gpu",
-        },
+        backend: world.backend().name(),
         adapter: world.adapter_name().map(str::to_string),
         dt: exact_time(1, h),
         steps: world.steps(),

@@ -178,15 +178,12 @@ fn cmd_run(args: RunArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let h = scene.settings().h as f64;
     if let Some(n) = steps {
-        scene.duration = n as f64 * h;
+        scene.run_for_steps(n);
     }
     if let Some(t) = until {
-        scene.duration = t;
-        if scene.total_steps() == 0 {
-            let h = scene.settings().h;
-            eprintln!("error: --until {t}: shorter than half a step (h = {h} s); nothing to run");
+        if let Err(why) = scene.run_until(t) {
+            eprintln!("error: --until {t}: {why}");
             return ExitCode::FAILURE;
         }
     }
@@ -487,14 +484,8 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let q = Quality::measure_boxes(&world, &scene.boxes);
     let n = world.len();
     let settings = *world.settings();
-    let backend = match settings.backend {
-        grains::Backend::Cpu => "cpu",
-        grains::Backend::Gpu => "gpu",
-    };
-    let solver = match settings.solver.kind() {
-        SolverKind::Jacobi => "jacobi",
-        SolverKind::GaussSeidel => "gauss_seidel",
-    };
+    let backend = settings.backend.name();
+    let solver = settings.solver.kind().name();
     let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
     let stages = world.stage_times();
     let v = serde_json::json!({

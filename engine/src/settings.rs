@@ -22,6 +22,23 @@ pub enum Backend {
     Gpu,
 }
 
+impl Backend {
+    /// The name scene files, the `grains` program and the Python package give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    /// The backend called `name` ("cpu" or "gpu").
+    pub fn from_name(name: &str) -> Option<Backend> {
+        [Backend::Cpu, Backend::Gpu]
+            .into_iter()
+            .find(|b| b.name() == name)
+    }
+}
+
 /// How the step is taken. `Settings::default()` is the plain scheme of the papers with a
 /// Gauss–Seidel solver; [`Settings::granular`] is the tuning for deep granular beds.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -16,6 +16,23 @@ pub enum SolverKind {
     GaussSeidel,
 }
 
+impl SolverKind {
+    /// The name scene files, `grains bench` and the Python package give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Jacobi => "jacobi",
+            SolverKind::GaussSeidel => "gauss_seidel",
+        }
+    }
+
+    /// The iteration called `name` ("gauss_seidel" or "jacobi").
+    pub fn from_name(name: &str) -> Option<SolverKind> {
+        [SolverKind::GaussSeidel, SolverKind::Jacobi]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+}
+
 /// Everything a step needs besides the bodies and walls.
 #[derive(Clone, Copy, Debug)]
 pub struct StepParams {

@@ -62,6 +62,11 @@ def measure(world, side):
         & (p[:, 2] > margin)
         & (p[:, 2] < top - margin)
     )
+    if not core.any():
+        raise SystemExit(
+            "the bed is too shallow for a core two diameters clear of its walls, floor and "
+            "surface: use more --grains"
+        )
     volume = (side - 2 * margin) ** 2 * (top - 2 * margin)
     phi = (4 / 3 * np.pi * r[core].astype(np.float64) ** 3).sum() / volume
     c = world.contacts()
@@ -72,12 +77,22 @@ def measure(world, side):
     return top, phi, count[core].mean(), int(core.sum())
 
 
+def positive(kind):
+    def read(text):
+        value = kind(text)
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text}: must be positive")
+        return value
+
+    return read
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mu", type=float, nargs="+", default=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0])
-    p.add_argument("--grains", type=int, default=3000)
-    p.add_argument("--seconds", type=float, default=3.0, help="most simulated time per run")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--grains", type=positive(int), default=3000)
+    p.add_argument("--seconds", type=positive(float), default=3.0, help="most simulated time per run")
+    p.add_argument("--threads", type=positive(int), default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("results/friction_sweep"))
     args = p.parse_args()

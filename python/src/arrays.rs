@@ -44,6 +44,22 @@ pub fn rows<const W: usize>(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<
     Ok(out)
 }
 
+/// Reads `obj` as rows of `width` floats as [`rows`] does, exactly one per body of `n`.
+pub fn rows_per_body<const W: usize>(
+    name: &str,
+    obj: &Bound<'_, PyAny>,
+    n: usize,
+) -> PyResult<Vec<[f32; W]>> {
+    let r = rows::<W>(name, obj)?;
+    if r.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "{name}: expected {n} rows (one per body), got {}",
+            r.len()
+        )));
+    }
+    Ok(r)
+}
+
 /// Reads `obj` as a one-dimensional array of finite floats (a scalar is broadcast to `n`
 /// values when `n` is given).
 pub fn column(name: &str, obj: &Bound<'_, PyAny>, n: Option<usize>) -> PyResult<Vec<f32>> {
@@ -91,26 +107,18 @@ fn floats(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)
     };
     let untyped = arr.cast::<numpy::PyUntypedArray>()?;
     let shape = untyped.shape().to_vec();
-    if let Ok(a) = arr.cast::<PyArrayDyn<f64>>() {
-        return Ok((a.to_owned_array().iter().copied().collect(), shape));
-    }
-    if let Ok(a) = arr.cast::<PyArrayDyn<f32>>() {
-        return Ok((
-            a.to_owned_array().iter().map(|&v| v as f64).collect(),
-            shape,
-        ));
-    }
-    // Integers are numbers too ([[0, 0, 1]] is a position): numpy converts them to float64.
+    // Floats and integers are numbers ([[0, 0, 1]] is a position); numpy widens them to float64
+    // (exactly for float32 and the integers a position or size is made of).
     let kind: String = untyped.dtype().getattr("kind")?.extract()?;
-    if kind == "i" || kind == "u" {
-        let a = arr.call_method1("astype", ("float64",))?;
-        let a = a.cast::<PyArrayDyn<f64>>()?;
-        return Ok((a.to_owned_array().iter().copied().collect(), shape));
+    if !matches!(kind.as_str(), "f" | "i" | "u") {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected numbers (float64, float32 or integers), got dtype {}",
+            untyped.dtype()
+        )));
     }
-    Err(PyTypeError::new_err(format!(
-        "{name}: expected numbers (float64, float32 or integers), got dtype {}",
-        untyped.dtype()
-    )))
+    let wide = arr.call_method1("astype", ("float64",))?;
+    let wide = wide.cast::<PyArrayDyn<f64>>()?;
+    Ok((wide.to_owned_array().iter().copied().collect(), shape))
 }
 
 fn shape_text(shape: &[usize]) -> String {

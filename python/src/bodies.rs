@@ -1,7 +1,7 @@
 //! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules and
 //! ellipses, one row per body, never a Python object per grain.
 
-use crate::arrays::{column, rows};
+use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
 use grains::{
@@ -107,17 +107,9 @@ fn per_body<const W: usize>(
     obj: Option<&Bound<'_, PyAny>>,
     n: usize,
 ) -> PyResult<Option<Vec<[f32; W]>>> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok(None);
-    };
-    let r = rows::<W>(name, obj)?;
-    if r.len() != n {
-        return Err(PyValueError::new_err(format!(
-            "{name}: expected {n} rows (one per body, as positions), got {}",
-            r.len()
-        )));
-    }
-    Ok(Some(r))
+    obj.filter(|o| !o.is_none())
+        .map(|o| rows_per_body::<W>(name, o, n))
+        .transpose()
 }
 
 /// One value per body of `n` (a scalar broadcast), or None when not given.

@@ -12,13 +12,9 @@ use std::sync::Mutex;
 
 /// The backend named `name` (`"cpu"` or `"gpu"`).
 pub fn backend(name: &str) -> PyResult<Backend> {
-    match name {
-        "cpu" => Ok(Backend::Cpu),
-        "gpu" => Ok(Backend::Gpu),
-        other => Err(PyValueError::new_err(format!(
-            "backend {other:?}: expected \"cpu\" or \"gpu\""
-        ))),
-    }
+    Backend::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!("backend {name:?}: expected \"cpu\" or \"gpu\""))
+    })
 }
 
 /// Reads the scene file at `path` and builds its world: with `threads` worker threads and
@@ -87,24 +83,20 @@ fn run<'py>(
     if let Some(b) = backend {
         scene.settings_mut().backend = self::backend(b)?;
     }
-    let h = scene.settings().h as f64;
     match (steps, until) {
         (Some(_), Some(_)) => {
             return Err(PyValueError::new_err("give steps or until, not both"));
         }
-        (Some(n), None) => scene.duration = n as f64 * h,
+        (Some(n), None) => scene.run_for_steps(n),
         (None, Some(t)) => {
             if !(t.is_finite() && t > 0.0) {
                 return Err(PyValueError::new_err(format!(
                     "until = {t}: expected a positive number of seconds"
                 )));
             }
-            scene.duration = t;
-            if scene.total_steps() == 0 {
-                return Err(PyValueError::new_err(format!(
-                    "until = {t}: shorter than half a step (h = {h} s); nothing to run"
-                )));
-            }
+            scene
+                .run_until(t)
+                .map_err(|why| PyValueError::new_err(format!("until = {t}: {why}")))?;
         }
         (None, None) => {}
     }

@@ -9,7 +9,7 @@
 use crate::errors::build_error;
 use crate::world::PyWorld;
 use grains::health::Check;
-use grains::{Envelope, Settings, Solver, SolverKind, Vec3};
+use grains::{Envelope, Settings, SolverKind, Vec3};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -174,22 +174,15 @@ impl PySettings {
     /// The projected iteration: `"gauss_seidel"` (CPU only) or `"jacobi"` (the GPU's).
     #[getter]
     fn solver(&self) -> &'static str {
-        match self.inner.solver.kind() {
-            SolverKind::GaussSeidel => "gauss_seidel",
-            SolverKind::Jacobi => "jacobi",
-        }
+        self.inner.solver.kind().name()
     }
     #[setter]
     fn set_solver(&mut self, name: &str) -> PyResult<()> {
-        let kind = match name {
-            "gauss_seidel" => SolverKind::GaussSeidel,
-            "jacobi" => SolverKind::Jacobi,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "solver {other:?}: expected \"gauss_seidel\" or \"jacobi\""
-                )))
-            }
-        };
+        let kind = SolverKind::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "solver {name:?}: expected \"gauss_seidel\" or \"jacobi\""
+            ))
+        })?;
         self.inner.solver = self.inner.solver.with_kind(kind);
         Ok(())
     }
@@ -303,10 +296,7 @@ impl PySettings {
     /// checked at build).
     #[getter]
     fn backend(&self) -> &'static str {
-        match self.inner.backend {
-            grains::Backend::Cpu => "cpu",
-            grains::Backend::Gpu => "gpu",
-        }
+        self.inner.backend.name()
     }
     #[setter]
     fn set_backend(&mut self, name: &str) -> PyResult<()> {
@@ -428,10 +418,7 @@ impl PySettings {
                 speed_factor,
             }) => format!("{{'floor': {floor}, 'speed_factor': {speed_factor}}}"),
         };
-        let solver = match s.solver {
-            Solver::GaussSeidel { .. } => "gauss_seidel",
-            Solver::Jacobi { .. } => "jacobi",
-        };
+        let solver = s.solver.kind().name();
         format!(
             "grains.Settings(h={}, gravity=({}, {}, {}), solver='{solver}', sweeps={}, tolerance={}, \
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \

@@ -2,7 +2,7 @@
 //! engine's buffers, write velocities and positions, read contacts, loads and statistics, save
 //! and restore snapshots.
 
-use crate::arrays::{rows, view};
+use crate::arrays::{rows_per_body, view};
 use crate::errors::{gpu_error, snapshot_error, step_error};
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -178,10 +178,7 @@ impl PyWorld {
     /// `"cpu"` or `"gpu"`.
     #[getter]
     fn backend(&self) -> &'static str {
-        match self.world.backend() {
-            Backend::Cpu => "cpu",
-            Backend::Gpu => "gpu",
-        }
+        self.world.backend().name()
     }
 
     /// Name of the GPU adapter, None on the CPU backend.
@@ -303,9 +300,9 @@ impl PyWorld {
         angular_velocities: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let n = self.world.len();
-        let v = per_body::<3>("velocities", velocities, n)?;
+        let v = rows_per_body::<3>("velocities", velocities, n)?;
         let w = angular_velocities
-            .map(|w| per_body::<3>("angular_velocities", w, n))
+            .map(|w| rows_per_body::<3>("angular_velocities", w, n))
             .transpose()?;
         let v: Vec<Vec3> = v.into_iter().map(Vec3::from_array).collect();
         let w: Option<Vec<Vec3>> = w.map(|w| w.into_iter().map(Vec3::from_array).collect());
@@ -324,9 +321,9 @@ impl PyWorld {
         orientations: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let n = self.world.len();
-        let p = per_body::<3>("positions", positions, n)?;
+        let p = rows_per_body::<3>("positions", positions, n)?;
         let q = orientations
-            .map(|q| per_body::<4>("orientations", q, n))
+            .map(|q| rows_per_body::<4>("orientations", q, n))
             .transpose()?;
         let q: Option<Vec<Quat>> = q
             .map(|q| {
@@ -489,16 +486,8 @@ impl PyWorld {
                 "restore takes a grains.Snapshot or the bytes of one",
             ));
         };
-        if self.resizable() {
-            return self.world.restore(&snap).map_err(snapshot_error);
-        }
-        if snap.bodies.len() != self.world.len() {
-            return Err(crate::errors::SnapshotError::new_err(format!(
-                "the snapshot has {} bodies, this world {}",
-                snap.bodies.len(),
-                self.world.len()
-            )));
-        }
+        // A world whose body count cannot change refuses a snapshot of another count, so the
+        // restore writes into the buffers the views show without moving them.
         self.world.restore(&snap).map_err(snapshot_error)
     }
 }
@@ -522,22 +511,6 @@ fn loads_dict<'py>(py: Python<'py>, loads: &[grains::WallLoad]) -> PyResult<Boun
         PyArray1::from_iter(py, loads.iter().map(|l| l.contacts as i64)),
     )?;
     Ok(d)
-}
-
-/// `rows` of width W, one per body of a world of `n`.
-fn per_body<const W: usize>(
-    name: &str,
-    obj: &Bound<'_, PyAny>,
-    n: usize,
-) -> PyResult<Vec<[f32; W]>> {
-    let r = rows::<W>(name, obj)?;
-    if r.len() != n {
-        return Err(PyValueError::new_err(format!(
-            "{name}: expected {n} rows (one per body), got {}",
-            r.len()
-        )));
-    }
-    Ok(r)
 }
 
 /// A saved world state: `bytes(snapshot)` or `to_bytes()` gives the checkpoint bytes

@@ -223,8 +223,31 @@ impl Scene {
 
     /// Steps the run takes: duration / h, rounded.
     pub fn total_steps(&self) -> u64 {
-        (self.duration / self.settings().h as f64).round().max(0.0) as u64
+        steps_in(self.duration, self.settings().h)
     }
+
+    /// Makes the run `n` steps long instead of the scene's duration.
+    pub fn run_for_steps(&mut self, n: u64) {
+        self.duration = n as f64 * self.settings().h as f64;
+    }
+
+    /// Makes the run end at time `t` (s) instead of the scene's duration; a time shorter than
+    /// half a step, which leaves nothing to run, is refused with the reason.
+    pub fn run_until(&mut self, t: f64) -> Result<(), String> {
+        let h = self.settings().h;
+        if steps_in(t, h) == 0 {
+            return Err(format!(
+                "shorter than half a step (h = {h} s); nothing to run"
+            ));
+        }
+        self.duration = t;
+        Ok(())
+    }
+}
+
+/// The steps of length `h` in `duration`, rounded.
+fn steps_in(duration: f64, h: f32) -> u64 {
+    (duration / h as f64).round().max(0.0) as u64
 }
 
 /// Reads the tables in order: each one may refer to those before it by name.

@@ -95,17 +95,15 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         settings.envelope = Some(envelope(cx, e)?);
     }
     if let Some(v) = &s.solver {
-        settings.solver = settings.solver.with_kind(match v.get_ref().as_str() {
-            "gauss_seidel" => SolverKind::GaussSeidel,
-            "jacobi" => SolverKind::Jacobi,
-            other => {
-                return Err(cx.err(
-                    v.span(),
-                    "solver",
-                    format!("must be \"gauss_seidel\" or \"jacobi\", got \"{other}\""),
-                ))
-            }
-        });
+        let name = v.get_ref().as_str();
+        let kind = SolverKind::from_name(name).ok_or_else(|| {
+            cx.err(
+                v.span(),
+                "solver",
+                format!("must be \"gauss_seidel\" or \"jacobi\", got \"{name}\""),
+            )
+        })?;
+        settings.solver = settings.solver.with_kind(kind);
     }
     if let Some(v) = &s.max_iterations {
         settings.solver = settings
@@ -156,17 +154,14 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         }
     }
     if let Some(v) = &s.backend {
-        settings.backend = match v.get_ref().as_str() {
-            "cpu" => Backend::Cpu,
-            "gpu" => Backend::Gpu,
-            other => {
-                return Err(cx.err(
-                    v.span(),
-                    "backend",
-                    format!("must be \"cpu\" or \"gpu\", got \"{other}\""),
-                ))
-            }
-        };
+        let name = v.get_ref().as_str();
+        settings.backend = Backend::from_name(name).ok_or_else(|| {
+            cx.err(
+                v.span(),
+                "backend",
+                format!("must be \"cpu\" or \"gpu\", got \"{name}\""),
+            )
+        })?;
     }
     if let Some(v) = &s.sync_every {
         settings.sync_every = count_u32(cx, v, "sync_every", 1)?;
