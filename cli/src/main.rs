@@ -179,11 +179,14 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         }
     };
     if let Some(n) = steps {
-        scene.run_for_steps(n);
+        if let Err(why) = scene.run_for_steps(n) {
+            eprintln!("error: --steps {n}: {why}");
+            return ExitCode::FAILURE;
+        }
     }
     if let Some(t) = until {
         if let Err(why) = scene.run_until(t) {
-            eprintln!("error: --until {t}: {why}");
+            eprintln!("error: --until {t:?}: {why}");
             return ExitCode::FAILURE;
         }
     }

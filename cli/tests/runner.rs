@@ -260,7 +260,7 @@ fn sigkilled_cli_run_resumes_bit_identical() {
 
 /// `grains run --steps N` is a complete run of N steps; `--resume` then continues it to the
 /// scene's duration, ending where an uninterrupted run ends. `--until T` runs to time T; a time
-/// shorter than half a step, or `--steps 0`, is refused.
+/// shorter than half a step, `--steps 0`, or more steps than a run counts exactly, is refused.
 #[test]
 fn a_trial_of_a_few_steps_continues_to_the_scene_s_duration() {
     let base = tmp("trial");
@@ -302,5 +302,13 @@ fn a_trial_of_a_few_steps_continues_to_the_scene_s_duration() {
     assert!(!ok && err.contains("shorter than half a step"), "{err}");
     let (ok, err) = grains(&["run", s, "--out", u, "--steps", "0"]);
     assert!(!ok && err.contains("--steps"), "{err}");
+    // A run longer than a step count can hold exactly (2^53) is refused, not cut to u64::MAX.
+    let (ok, err) = grains(&["run", s, "--out", u, "--until", "1e300"]);
+    assert!(
+        !ok && err.contains("--until 1e300") && err.contains("counts exactly"),
+        "{err}"
+    );
+    let (ok, err) = grains(&["run", s, "--out", u, "--steps", "9007199254740993"]);
+    assert!(!ok && err.contains("counts exactly"), "{err}");
     std::fs::remove_dir_all(&base).unwrap();
 }

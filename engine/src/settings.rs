@@ -9,6 +9,10 @@ use grains_kernels::StepParams;
 
 pub use grains_kernels::broad_phase::Envelope;
 
+/// The most CPU worker threads a world may ask for ([`Settings::threads`]): far above any
+/// machine's cores, and low enough that a typo does not start a million threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// Where the step runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
@@ -70,8 +74,9 @@ pub struct Settings {
     /// (hart-anitescu eq. 2.9; default true). False drops it (their Δ = 0, n·v⁺ ≥ 0 for every
     /// ε̂-active contact), the unstabilised scheme that V4 compares against.
     pub stabilise_contacts: bool,
-    /// Worker threads of the CPU backend. The library defaults to one thread; results are
-    /// bit-identical for any count, so raise it (e.g. to the machine's cores) for speed.
+    /// Worker threads of the CPU backend, 1 to [`MAX_THREADS`]. The library defaults to one
+    /// thread; results are bit-identical for any count, so raise it (e.g. to the machine's
+    /// cores) for speed.
     pub threads: usize,
     /// Where the step runs. [`Backend::Gpu`] runs only [`Solver::Jacobi`] with tolerance 0
     /// (exactly `sweeps` sweeps per solve) and refuses any other solver setting at build; set
@@ -183,6 +188,12 @@ impl Settings {
         check_ranges(&self.periodic)?;
         if self.threads == 0 {
             return err("threads", "must be at least 1".into());
+        }
+        if self.threads > MAX_THREADS {
+            return err(
+                "threads",
+                format!("must be at most {MAX_THREADS}, got {}", self.threads),
+            );
         }
         if self.sync_every == 0 {
             return err("sync_every", "must be at least 1".into());

@@ -87,7 +87,9 @@ fn run<'py>(
         (Some(_), Some(_)) => {
             return Err(PyValueError::new_err("give steps or until, not both"));
         }
-        (Some(n), None) => scene.run_for_steps(n),
+        (Some(n), None) => scene
+            .run_for_steps(n)
+            .map_err(|why| PyValueError::new_err(format!("steps = {n}: {why}")))?,
         (None, Some(t)) => {
             if !(t.is_finite() && t > 0.0) {
                 return Err(PyValueError::new_err(format!(
@@ -96,7 +98,7 @@ fn run<'py>(
             }
             scene
                 .run_until(t)
-                .map_err(|why| PyValueError::new_err(format!("until = {t}: {why}")))?;
+                .map_err(|why| PyValueError::new_err(format!("until = {t:?}: {why}")))?;
         }
         (None, None) => {}
     }

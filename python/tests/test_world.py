@@ -213,7 +213,18 @@ def test_scene_errors_carry_file_line_and_key(pile_scene, tmp_path):
         grains.load_scene(tmp_path / "missing.toml")
     with pytest.raises(ValueError, match="backend"):
         grains.load_scene(bad, backend="tpu")
+    # A typo's thread count is refused, not a million threads started.
+    with pytest.raises(grains.SceneError, match="threads must be at most 1024"):
+        grains.load_scene(pile_scene, threads=10**6)
     assert issubclass(grains.SceneError, grains.GrainsError)
+
+
+def test_a_run_of_no_step_or_of_more_steps_than_can_be_counted_is_refused(pile_scene, tmp_path):
+    for bad in (dict(until=1e-9), dict(until=float("nan")), dict(until=1e300), dict(steps=2**60)):
+        with pytest.raises(ValueError) as e:
+            grains.run(pile_scene, tmp_path / "never", progress=False, **bad)
+        assert next(iter(bad)) in str(e.value), e.value
+    assert not (tmp_path / "never").exists()
 
 
 def test_run_writes_what_grains_run_writes_and_resumes(pile_scene, tmp_path):

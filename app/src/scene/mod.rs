@@ -50,8 +50,8 @@ use values::Ctx;
 /// `rows`, `n` or list is refused before anything is allocated).
 pub const MAX_BODIES: usize = 100_000_000;
 
-/// The most worker threads a scene's `threads` may ask for.
-pub const MAX_THREADS: usize = 1024;
+/// The most worker threads a scene's `threads` may ask for: the engine's bound.
+pub use grains::settings::MAX_THREADS;
 
 /// The largest scene file read, in bytes (16 MiB); a larger one (or `/dev/zero`) is refused.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -226,13 +226,21 @@ impl Scene {
         steps_in(self.duration, self.settings().h)
     }
 
-    /// Makes the run `n` steps long instead of the scene's duration.
-    pub fn run_for_steps(&mut self, n: u64) {
+    /// Makes the run `n` steps long instead of the scene's duration; more than [`MAX_STEPS`] is
+    /// refused with the reason.
+    pub fn run_for_steps(&mut self, n: u64) -> Result<(), String> {
+        if n > MAX_STEPS {
+            return Err(format!(
+                "more than the {MAX_STEPS} steps a run counts exactly"
+            ));
+        }
         self.duration = n as f64 * self.settings().h as f64;
+        Ok(())
     }
 
     /// Makes the run end at time `t` (s) instead of the scene's duration; a time shorter than
-    /// half a step, which leaves nothing to run, is refused with the reason.
+    /// half a step, which leaves nothing to run, or one of more steps than a run counts exactly
+    /// ([`MAX_STEPS`]) is refused with the reason.
     pub fn run_until(&mut self, t: f64) -> Result<(), String> {
         let h = self.settings().h;
         if steps_in(t, h) == 0 {
@@ -240,10 +248,20 @@ impl Scene {
                 "shorter than half a step (h = {h} s); nothing to run"
             ));
         }
+        if t / h as f64 > MAX_STEPS as f64 {
+            return Err(format!(
+                "{:.3e} steps of h = {h} s, more than the {MAX_STEPS} a run counts exactly",
+                t / h as f64
+            ));
+        }
         self.duration = t;
         Ok(())
     }
 }
+
+/// The most steps a run may take: 2^53, below which the simulated time steps × h is exact in
+/// f64 and the step count converts without rounding.
+pub const MAX_STEPS: u64 = 1 << 53;
 
 /// The steps of length `h` in `duration`, rounded.
 fn steps_in(duration: f64, h: f32) -> u64 {
@@ -338,6 +356,16 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
             "duration",
             format!(
                 "{} s is less than half a step of h = {} s: the run would take no step",
+                meta.duration, settings.h
+            ),
+        ));
+    }
+    if steps > MAX_STEPS as f64 {
+        return Err(cx.err(
+            spec.scene.duration.span(),
+            "duration",
+            format!(
+                "{:?} s is {steps:.3e} steps of h = {} s, more than the {MAX_STEPS} a run counts exactly",
                 meta.duration, settings.h
             ),
         ));
