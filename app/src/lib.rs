@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod convergence;
 pub mod output;
 pub mod pour;
 pub mod runner;

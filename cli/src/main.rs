@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
+use grains_app::convergence::{convergence_study, StudyOptions};
 use grains_app::output::Quality;
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, MAX_THREADS};
@@ -11,7 +12,7 @@ use grains_validation::cases::find;
 use grains_validation::cases::CASES;
 use grains_validation::report::{full_lines, markdown, short_line, total_line};
 use grains_validation::{scenes_dir, Setup, Status};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -34,6 +35,8 @@ enum Solver {
     GaussSeidel,
     /// Projected Jacobi.
     Jacobi,
+    /// Accelerated projected gradient (Nesterov's momentum on the Jacobi step, with restart).
+    Apgd,
 }
 
 /// The computing backend.
@@ -404,10 +407,46 @@ struct BenchOptions {
     /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
     #[arg(long)]
     omega: Option<f32>,
+    /// Rigid contact: set the scene's `contact_frequency` to infinity.
+    #[arg(long)]
+    rigid: bool,
+    /// Instead of timing the run: the solvers' convergence study (docs/solvers.md), written
+    /// into this folder (convergence.csv, convergence.md, two PNG plots). `--iterations` caps
+    /// each curve's sweeps [default 5000], `--tolerance` is the target [default 1e-5 m/s].
+    #[arg(long, value_name = "DIR")]
+    convergence: Option<PathBuf>,
     /// Print one JSON object with the keys docs/benchmark.md lists, plus
     /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
     #[arg(long)]
     json: bool,
+}
+
+/// `grains bench SCENE --convergence DIR`: runs the study, writes its files, prints its table.
+fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
+    let options = StudyOptions {
+        threads: opts.threads,
+        max_sweeps: opts.iterations.unwrap_or(5000),
+        target: opts.tolerance.unwrap_or(1e-5),
+    };
+    if !(options.target > 0.0 && options.target.is_finite()) {
+        eprintln!("error: --tolerance: the study's target must be a positive residual (m/s)");
+        return ExitCode::FAILURE;
+    }
+    let study = convergence_study(scene, options, &mut |phase| eprintln!("convergence: {phase}"));
+    let study = match study {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = study.write(dir) {
+        eprintln!("error: writing the study into {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    print!("{}", study.table());
+    println!("\nwritten: {}/convergence.{{csv,md}}, convergence_sweeps.png, convergence_time.png", dir.display());
+    ExitCode::SUCCESS
 }
 
 fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
@@ -432,6 +471,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         st.solver = st.solver.with_kind(match s {
             Solver::GaussSeidel => SolverKind::GaussSeidel,
             Solver::Jacobi => SolverKind::Jacobi,
+            Solver::Apgd => SolverKind::Apgd,
         });
     }
     if let Some(t) = opts.tolerance {
@@ -439,6 +479,12 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     }
     if let Some(w) = opts.omega {
         st.solver = st.solver.with_omega(w);
+    }
+    if opts.rigid {
+        st.contact_frequency = f32::INFINITY;
+    }
+    if let Some(dir) = &opts.convergence {
+        return convergence(&scene, dir, &opts);
     }
     let mut world = match scene.world(opts.threads) {
         Ok(w) => w,

@@ -70,6 +70,7 @@ pub use periodic::Periodic;
 pub use settings::{Backend, Envelope, Settings};
 pub use sink::{Sink, SinkShape};
 pub use snapshot::{Snapshot, SnapshotError};
+pub use grains_kernels::SweepRecord;
 pub use solver::{Solver, SolverKind};
 pub use world::World;
 

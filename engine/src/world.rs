@@ -16,7 +16,7 @@ use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
 use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, Wall};
-use grains_kernels::{StepParams, StepStats};
+use grains_kernels::{StepParams, StepStats, SweepRecord};
 
 /// A world of grains stepped by the CCP scheme, on CPU threads or on a GPU
 /// ([`Settings::backend`]).
@@ -319,6 +319,14 @@ impl World {
     /// has no timestamps or nothing was read back yet.
     pub fn stage_times(&self) -> Option<StageTimes> {
         self.backend.stage_times()
+    }
+
+    /// Every sweep of the last step's solves (impact, CCP and Coulomb-correction passes, in
+    /// order): its max-norm residual (m/s) and the seconds since the step's solving began. CPU
+    /// only; empty on the GPU, which keeps no per-sweep residual (that would need a read-back
+    /// every sweep; [`World::last_stats`] has the last sweep's).
+    pub fn sweep_trace(&self) -> &[SweepRecord] {
+        self.backend.sweep_trace()
     }
 
     /// Seconds spent stepping since the world was built: the sum of the stage times on the

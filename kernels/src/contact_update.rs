@@ -206,7 +206,9 @@ pub fn relative_velocity(pack: &RowPack, vel: &PackVelocities) -> Lanes3 {
 /// One projected update of four contacts: u = Dᵀv + bias, γ⁺ = Π_K(γ − ω W⁻¹ u) projected in
 /// W's metric (W = diag(Dᵀ M⁻¹ D), with the compliant term ε γn when soft); returns the impulse
 /// change D Δγ acting on a (b receives its negative) and the residual
-/// max(w_n |Δγn|, w_t |Δγt1|, w_t |Δγt2|) in m/s (zero in padding lanes).
+/// max(w_n |Δγn|, w_t |Δγt1|, w_t |Δγt2|) / ω in m/s (zero in padding lanes): the projected
+/// gradient W (γ − γ⁺) / ω, the CCP's optimality residual in velocity units, whatever ω is
+/// (zero exactly when γ solves the contact's local problem with the others held).
 #[inline(always)]
 pub fn update_pack(
     pack: &RowPack,
@@ -222,7 +224,7 @@ pub fn update_pack(
     let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.mass_n / pack.mass_t);
     let d = [n - gamma[0], t1 - gamma[1], t2 - gamma[2]];
     *gamma = [n, t1, t2];
-    let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t);
+    let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t) / omega;
     let active = glam::BVec4A::from_array(pack.body_a.map(|a| a != NO_BODY));
     let impulse = pack_impulse(pack, &d);
     (impulse, Vec4::select(active, residual, Vec4::ZERO))

@@ -19,14 +19,16 @@ use crate::parallel::{Disjoint, SpinBarrier};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
 use glam::Vec4;
 use rayon::prelude::*;
+use crate::trace::Trace;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 
 /// Colour classes of fewer packs than this run on one worker (splitting costs more than it saves).
 const SPLIT_MIN: usize = 32;
 
 /// Runs coloured projected Gauss–Seidel sweeps over the contacts of `packs` and the rows of
 /// `joints` until the max-norm residual is below `p.tolerance` or `p.max_iterations` sweeps have
-/// run; returns (sweeps, residual in m/s).
+/// run; returns (sweeps, residual in m/s); `trace` receives every sweep's residual.
 ///
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
@@ -37,8 +39,10 @@ pub fn solve_gauss_seidel(
     joints: &mut JointRows,
     moments: Option<&mut MomentPacks>,
     motion: &mut [Motion],
+    trace: &mut Trace,
     p: &SweepParams,
 ) -> (u32, f32) {
+    let trace = Mutex::new(trace);
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let classes = packs.start.len() - 1;
     let start = &packs.start;
@@ -103,6 +107,11 @@ pub fn solve_gauss_seidel(
             slot.fetch_max(local.to_bits(), Ordering::Relaxed);
             barrier.wait();
             let residual = f32::from_bits(slot.load(Ordering::Relaxed));
+            if me == 0 {
+                if let Ok(mut trace) = trace.lock() {
+                    trace.record(residual);
+                }
+            }
             if residual <= tol || it == max_iter {
                 if me == 0 {
                     outcome[0].store(it, Ordering::Relaxed);

@@ -5,11 +5,15 @@
 //! too, and the gather adds their moment impulses. The joint rows ([`crate::joint_rows`]) follow
 //! each gather, relaxed in order on the calling thread.
 
-use crate::contact_update::{apply_impulse, lane, update_pack, PackVelocities, SweepParams};
+use crate::apgd::{Momentum, PACKS_PER_BLOCK};
+use crate::contact_update::{
+    apply_impulse, lane, update_pack, Lanes3, PackVelocities, SweepParams,
+};
 use crate::joint_rows::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};
+use crate::trace::Trace;
 use crate::rolling::{update_moment_pack, MomentPacks};
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
@@ -55,39 +59,79 @@ impl BodyContacts {
     }
 }
 
+/// The Jacobi solvers' scratch: the sweep's world impulses per contact (moment impulses live
+/// in the moment packs), the per-block maxima and restart sums of a sweep, and APGD's momentum.
+#[derive(Default)]
+pub struct JacobiScratch {
+    /// D Δγ of each contact's sweep (on body a), indexed like the packs' lanes.
+    pub impulse: Vec<[f32; 4]>,
+    blocks: Vec<(f32, f64)>,
+    sums: Vec<f64>,
+    momentum: Momentum,
+}
+
 /// Runs projected Jacobi sweeps over the contacts, each followed by a Gauss–Seidel pass over the
 /// rows of `joints`, until the max-norm residual is below `p.tolerance` or `p.max_iterations`
-/// sweeps have run; returns (sweeps, residual in m/s). `packs` holds the contacts in index order (one class);
-/// `impulse` is scratch of the contacts' length; `moments`, built on the same packs, adds the
-/// spinning and rolling rows of [`crate::rolling`].
+/// sweeps have run; returns (sweeps, residual in m/s). With `accelerate`, each sweep is APGD's
+/// ([`crate::apgd`]): taken from the extrapolated point, with Nesterov's momentum and gradient
+/// restart. `packs` holds the contacts in index order (one class); `moments`, built on the same
+/// packs, adds the spinning and rolling rows of [`crate::rolling`]. `trace` receives every
+/// sweep's residual.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_jacobi(
     rows: &[ContactRow],
     packs: &mut Packs,
     joints: &mut JointRows,
     mut moments: Option<&mut MomentPacks>,
-    impulse: &mut Vec<[f32; 4]>,
+    scratch: &mut JacobiScratch,
     motion: &mut [Motion],
     index: &BodyContacts,
+    accelerate: bool,
+    trace: &mut Trace,
     p: &SweepParams,
 ) -> (u32, f32) {
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
+    let JacobiScratch {
+        impulse,
+        blocks,
+        sums,
+        momentum,
+    } = scratch;
     impulse.resize(packs.lanes.len(), [0.0; 4]);
     if let Some(m) = moments.as_deref_mut() {
         m.impulse.resize(packs.lanes.len(), [0.0; 4]);
     }
+    if accelerate {
+        momentum.start(&packs.gamma, moments.as_deref().map(|m| m.gamma.as_slice()));
+    }
     let (joint_system, joint_gamma) = joints.split();
     let mut residual = 0.0;
+    let mut q = *p;
     for it in 1..=max_iter {
-        residual = contact_sweep(packs, impulse, motion, p);
+        let last = accelerate.then(|| momentum.last());
+        let mut sweep = contact_sweep(packs, impulse, motion, last, blocks, &q);
         if let Some(m) = moments.as_deref_mut() {
-            residual = residual.max(moment_sweep(packs, m, motion, p.omega));
+            let last_moment = accelerate.then(|| momentum.last_moment());
+            sweep = sweep.and(moment_sweep(packs, m, motion, last_moment, blocks, q.omega));
         }
+        residual = sweep.residual;
+        let moves = if accelerate {
+            let coast = residual > tol && it < max_iter;
+            let beta = momentum.weight(sweep.uphill, coast);
+            Some(momentum.extrapolate(packs, impulse, moments.as_deref_mut(), beta, sums))
+        } else {
+            None
+        };
         let moment_impulse = moments.as_deref().map(|m| m.impulse.as_slice());
-        body_gather(rows, impulse, moment_impulse, motion, index, p);
+        let energy = moves.is_some().then_some(&mut *sums);
+        let energy = body_gather(rows, impulse, moment_impulse, motion, index, energy, &q);
+        if let Some(length) = moves {
+            q.omega = momentum.adapt_step(q.omega, energy, length);
+        }
         if !joint_system.is_empty() {
             residual = residual.max(joint_system.relax(joint_gamma, motion));
         }
+        trace.record(residual);
         if residual <= tol {
             return (it, residual);
         }
@@ -95,91 +139,172 @@ pub fn solve_jacobi(
     (max_iter, residual)
 }
 
-/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) from the current velocities; the impulse change D Δγ
-/// is kept per contact for the gather.
+/// What one pass over the rows found: the max-norm residual (m/s) and APGD's restart sum
+/// ⟨W (y − γ⁺), γ⁺ − γ_k⟩ (0 without acceleration).
+#[derive(Clone, Copy)]
+struct SweepSums {
+    residual: f32,
+    uphill: f64,
+}
+
+impl SweepSums {
+    /// The blocks' results combined in block order (the same bits for any thread count).
+    fn of_blocks(blocks: &[(f32, f64)]) -> Self {
+        blocks.iter().fold(
+            SweepSums {
+                residual: 0.0,
+                uphill: 0.0,
+            },
+            |s, &(r, u)| SweepSums {
+                residual: s.residual.max(r),
+                uphill: s.uphill + u,
+            },
+        )
+    }
+
+    fn and(self, other: SweepSums) -> Self {
+        SweepSums {
+            residual: self.residual.max(other.residual),
+            uphill: self.uphill + other.uphill,
+        }
+    }
+}
+
+/// Every contact: γ⁺ = Π_K(y − ω W⁻¹ u(y)) from the current velocities (at y, the packs' γ);
+/// the impulse change D (γ⁺ − y) is kept per contact for the gather. With `last` (APGD's γ_k),
+/// also the restart sum.
 fn contact_sweep(
     packs: &mut Packs,
     impulse: &mut [[f32; 4]],
     motion: &[Motion],
+    last: Option<&[Lanes3]>,
+    blocks: &mut Vec<(f32, f64)>,
     p: &SweepParams,
-) -> f32 {
+) -> SweepSums {
     packs
         .rows
-        .par_iter()
-        .zip(packs.gamma.par_iter_mut())
-        .zip(impulse.par_chunks_mut(4))
-        .with_min_len(BLOCK / 4)
-        .map(|((pack, g), out)| {
-            let vel = PackVelocities::gather(pack, |i| motion[i]);
-            let (dp, residual) = update_pack(pack, g, &vel, p);
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = lane(&dp, k).extend(0.0).to_array();
+        .par_chunks(PACKS_PER_BLOCK)
+        .zip(packs.gamma.par_chunks_mut(PACKS_PER_BLOCK))
+        .zip(impulse.par_chunks_mut(4 * PACKS_PER_BLOCK))
+        .enumerate()
+        .map(|(blk, ((rows, gamma), out))| {
+            let (mut residual, mut uphill) = (0.0f32, 0.0f64);
+            for (j, (pack, g)) in rows.iter().zip(gamma.iter_mut()).enumerate() {
+                let y = *g;
+                let vel = PackVelocities::gather(pack, |i| motion[i]);
+                let (dp, r) = update_pack(pack, g, &vel, p);
+                for (k, o) in out[4 * j..4 * j + 4].iter_mut().enumerate() {
+                    *o = lane(&dp, k).extend(0.0).to_array();
+                }
+                residual = residual.max(r.max_element());
+                if let Some(last) = last {
+                    let masses = [pack.mass_n, pack.mass_t, pack.mass_t];
+                    let k = blk * PACKS_PER_BLOCK + j;
+                    uphill += crate::apgd::uphill(&y, g, &last[k], masses) as f64;
+                }
             }
-            residual.max_element()
+            (residual, uphill)
         })
-        .reduce(|| 0.0, f32::max)
+        .collect_into_vec(blocks);
+    SweepSums::of_blocks(blocks)
 }
 
-/// Every contact's moment rows: γ_m⁺ = Π(γ_m − ω w_m⁻¹ u_m) from the same velocities as the
+/// Every contact's moment rows: γ_m⁺ = Π(y_m − ω w_m⁻¹ u_m) from the same velocities as the
 /// contact sweep and the contact's new γn; the moment change is kept per contact for the gather.
-fn moment_sweep(packs: &Packs, moments: &mut MomentPacks, motion: &[Motion], omega: f32) -> f32 {
+/// With `last` (APGD's γ_m,k), also the restart sum.
+fn moment_sweep(
+    packs: &Packs,
+    moments: &mut MomentPacks,
+    motion: &[Motion],
+    last: Option<&[Lanes3]>,
+    blocks: &mut Vec<(f32, f64)>,
+    omega: f32,
+) -> SweepSums {
     packs
         .rows
-        .par_iter()
-        .zip(packs.gamma.par_iter())
-        .zip(moments.rows.par_iter())
-        .zip(moments.gamma.par_iter_mut())
-        .zip(moments.impulse.par_chunks_mut(4))
-        .with_min_len(BLOCK / 4)
-        .map(|((((pack, g), m), gm), out)| {
-            let vel = PackVelocities::gather(pack, |i| motion[i]);
-            let (dl, residual) = update_moment_pack(pack, m, gm, g, &vel, omega);
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = lane(&dl, k).extend(0.0).to_array();
+        .par_chunks(PACKS_PER_BLOCK)
+        .zip(packs.gamma.par_chunks(PACKS_PER_BLOCK))
+        .zip(moments.rows.par_chunks(PACKS_PER_BLOCK))
+        .zip(moments.gamma.par_chunks_mut(PACKS_PER_BLOCK))
+        .zip(moments.impulse.par_chunks_mut(4 * PACKS_PER_BLOCK))
+        .enumerate()
+        .map(|(blk, ((((rows, gamma), ms), gms), out))| {
+            let (mut residual, mut uphill) = (0.0f32, 0.0f64);
+            let packs = rows.iter().zip(gamma).zip(ms).zip(gms.iter_mut());
+            for (j, (((pack, g), m), gm)) in packs.enumerate() {
+                let y = *gm;
+                let vel = PackVelocities::gather(pack, |i| motion[i]);
+                let (dl, r) = update_moment_pack(pack, m, gm, g, &vel, omega);
+                for (k, o) in out[4 * j..4 * j + 4].iter_mut().enumerate() {
+                    *o = lane(&dl, k).extend(0.0).to_array();
+                }
+                residual = residual.max(r.max_element());
+                if let Some(last) = last {
+                    let k = blk * PACKS_PER_BLOCK + j;
+                    uphill += crate::apgd::uphill(&y, gm, &last[k], [m.mass; 3]) as f64;
+                }
             }
-            residual.max_element()
+            (residual, uphill)
         })
-        .reduce(|| 0.0, f32::max)
+        .collect_into_vec(blocks);
+    SweepSums::of_blocks(blocks)
 }
 
 /// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i ± L_i) over its contacts, in contact
 /// order, for the world-space impulses P_i of `impulse` and moment impulses L_i of `moment`
-/// (none without spinning and rolling friction).
+/// (none without spinning and rolling friction). With `energy`, returns the kinetic energy of
+/// the velocity change, Σ Δvᵀ M Δv = Σ (P·Δv + L·Δω) over the bodies, summed over fixed blocks
+/// in order (0 without).
 pub(crate) fn body_gather(
     rows: &[ContactRow],
     impulse: &[[f32; 4]],
     moment: Option<&[[f32; 4]]>,
     motion: &mut [Motion],
     index: &BodyContacts,
+    energy: Option<&mut Vec<f64>>,
     p: &SweepParams,
-) {
-    motion
-        .par_chunks_mut(BLOCK)
-        .enumerate()
-        .for_each(|(blk, ms)| {
-            for (k, m) in ms.iter_mut().enumerate() {
-                let i = blk * BLOCK + k;
-                let entries = &index.entries[index.start[i] as usize..index.start[i + 1] as usize];
-                if entries.is_empty() {
-                    continue;
-                }
-                let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
-                for &e in entries {
-                    let c = (e >> 1) as usize;
-                    let row = &rows[c];
-                    let pv = Vec4::from_array(impulse[c]).truncate();
-                    let (pv, arm, sign) = if e & 1 == 0 {
-                        (pv, Vec3::from_array(row.ra), 1.0)
-                    } else {
-                        (-pv, Vec3::from_array(row.rb), -1.0)
-                    };
-                    dp += pv;
-                    dl += arm.cross(pv);
-                    if let Some(moment) = moment {
-                        dl += Vec4::from_array(moment[c]).truncate() * sign;
-                    }
-                }
-                apply_impulse(m, dp, dl, p.planar);
+) -> f64 {
+    let blocks = motion.par_chunks_mut(BLOCK).enumerate();
+    let gather = |(blk, ms): (usize, &mut [Motion])| {
+        let mut energy = 0.0f64;
+        for (k, m) in ms.iter_mut().enumerate() {
+            let i = blk * BLOCK + k;
+            let entries = &index.entries[index.start[i] as usize..index.start[i + 1] as usize];
+            if entries.is_empty() {
+                continue;
             }
-        });
+            let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
+            for &e in entries {
+                let c = (e >> 1) as usize;
+                let row = &rows[c];
+                let pv = Vec4::from_array(impulse[c]).truncate();
+                let (pv, arm, sign) = if e & 1 == 0 {
+                    (pv, Vec3::from_array(row.ra), 1.0)
+                } else {
+                    (-pv, Vec3::from_array(row.rb), -1.0)
+                };
+                dp += pv;
+                dl += arm.cross(pv);
+                if let Some(moment) = moment {
+                    dl += Vec4::from_array(moment[c]).truncate() * sign;
+                }
+            }
+            let (v, w) = (m.v(), m.w());
+            apply_impulse(m, dp, dl, p.planar);
+            energy += (dp.dot(m.v() - v) + dl.dot(m.w() - w)) as f64;
+        }
+        energy
+    };
+    match energy {
+        Some(sums) => {
+            blocks.map(gather).collect_into_vec(sums);
+            sums.iter().sum()
+        }
+        None => {
+            blocks.for_each(|b| {
+                gather(b);
+            });
+            0.0
+        }
+    }
 }

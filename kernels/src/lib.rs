@@ -16,9 +16,9 @@
 //! 5. **prepare**: [`warm_start`]; the solver's layout, [`colouring`] and [`packing`] for
 //!    Gauss–Seidel or [`jacobi`]'s body index; the bilateral rows ([`joint_rows`]) of the
 //!    [`joints`] and the implicit [`springs`].
-//! 6. **solve**: [`jacobi`] or [`gauss_seidel`], both built on [`contact_update`] and [`cone`],
-//!    with the moment rows of [`rolling`], the joint rows, and the optional passes of
-//!    [`coulomb_correction`].
+//! 6. **solve**: [`jacobi`] (with [`apgd`]'s acceleration) or [`gauss_seidel`], both built on
+//!    [`contact_update`] and [`cone`], with the moment rows of [`rolling`], the joint rows, and
+//!    the optional passes of [`coulomb_correction`]; [`trace`] keeps every sweep's residual.
 //! 7. **integrate**: [`integrate`].
 //! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
 //!
@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod apgd;
 pub mod bilateral_row;
 pub mod broad_phase;
 pub mod collision_filter;
@@ -60,6 +61,7 @@ pub mod rolling;
 pub mod shape;
 pub mod springs;
 pub mod step;
+pub mod trace;
 pub mod wall_contact;
 pub mod warm_start;
 
@@ -67,3 +69,4 @@ pub use layout::*;
 pub use pipeline::CpuPipeline;
 pub use shape::Shape;
 pub use step::{GpuError, SolverKind, Stage, StageTimes, StepParams, StepStats};
+pub use trace::SweepRecord;

@@ -9,7 +9,7 @@ use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::integrate::integrate_positions;
-use crate::jacobi::{body_gather, solve_jacobi, BodyContacts};
+use crate::jacobi::{body_gather, solve_jacobi, BodyContacts, JacobiScratch};
 use crate::joint_rows::JointRows;
 use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
@@ -22,6 +22,7 @@ use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
 use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
+use crate::trace::{SweepRecord, Trace};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
 use std::time::Instant;
@@ -85,7 +86,8 @@ impl NonContact {
 /// when they were loaded with them.
 #[derive(Default)]
 struct SolverLayout {
-    impulse: Vec<[f32; 4]>,
+    jacobi: JacobiScratch,
+    trace: Trace,
     index: BodyContacts,
     colouring: Colouring,
     packs: Packs,
@@ -199,6 +201,12 @@ impl CpuPipeline {
         }
     }
 
+    /// Every sweep of the last step's solves (impact, CCP, Coulomb-correction passes): its
+    /// residual and when it was reached.
+    pub fn sweep_trace(&self) -> &[SweepRecord] {
+        self.work.solver.trace.sweeps()
+    }
+
     /// Advances `bodies` by one step against `walls` and the `mesh` walls (already placed for
     /// this step). Fails,
     /// with the forces of the step applied to the velocities and nothing else done, when the
@@ -235,6 +243,7 @@ impl Workspace {
             clock = now;
         };
         let mut t = self.times;
+        self.solver.trace.begin();
         let restitutes = friction.any_restitution();
         let rolls = friction.any_moment_friction();
         if restitutes {
@@ -394,16 +403,17 @@ impl SolverLayout {
                 let moment_packs = self.with_moments.then_some(&self.moment_packs);
                 apply_warm_start(&self.packs, moment_packs, motion, p);
             }
-            SolverKind::Jacobi => {
+            SolverKind::Jacobi | SolverKind::Apgd => {
                 self.index.build(rows, kind);
-                impulse_vectors(rows, gamma, &mut self.impulse);
+                let impulse = &mut self.jacobi.impulse;
+                impulse_vectors(rows, gamma, impulse);
                 if let Some(m) = moments {
                     impulse_vectors(rows, &m.gamma, &mut self.moment_packs.impulse);
                 }
                 let moment_impulse = self
                     .with_moments
                     .then_some(self.moment_packs.impulse.as_slice());
-                body_gather(rows, &self.impulse, moment_impulse, motion, &self.index, p);
+                body_gather(rows, impulse, moment_impulse, motion, &self.index, None, p);
                 self.packs
                     .build(rows, gamma, None, &[0, rows.len() as u32], None);
                 if let Some(m) = moments {
@@ -444,19 +454,26 @@ impl SolverLayout {
     ) -> (u32, f32) {
         let moments = self.with_moments.then_some(&mut self.moment_packs);
         match p.solver {
-            SolverKind::Jacobi => solve_jacobi(
+            SolverKind::Jacobi | SolverKind::Apgd => solve_jacobi(
                 rows,
                 &mut self.packs,
                 joints,
                 moments,
-                &mut self.impulse,
+                &mut self.jacobi,
                 motion,
                 &self.index,
+                p.solver == SolverKind::Apgd,
+                &mut self.trace,
                 p,
             ),
-            SolverKind::GaussSeidel => {
-                solve_gauss_seidel(&mut self.packs, joints, moments, motion, p)
-            }
+            SolverKind::GaussSeidel => solve_gauss_seidel(
+                &mut self.packs,
+                joints,
+                moments,
+                motion,
+                &mut self.trace,
+                p,
+            ),
         }
     }
 }

@@ -187,7 +187,7 @@ pub fn project_moment_cones(g: Lanes3, m: &MomentPack, slide: &Lanes3, mu: Vec4)
 /// One projected update of four contacts' moment rows after their sliding update:
 /// γ_m⁺ = Π(γ_m − ω w_m⁻¹ u_m) with u_m = (n, t1, t2)ᵀ(ω_a − ω_b) and Π onto the cones left by
 /// the lanes' impulses `slide` = (γn, γt1, γt2). Returns the moment-impulse change Δγ_s n + Δγ_r1 t1 + Δγ_r2 t2
-/// acting on a (b receives its negative) and the residual w_m |r_a| max|Δγ_m| in m/s.
+/// acting on a (b receives its negative) and the residual w_m |r_a| max|Δγ_m| / ω in m/s.
 #[inline(always)]
 pub fn update_moment_pack(
     pack: &RowPack,
@@ -207,6 +207,6 @@ pub fn update_moment_pack(
     let next = project_moment_cones(trial, m, slide, pack.mu);
     let d = [next[0] - gamma[0], next[1] - gamma[1], next[2] - gamma[2]];
     *gamma = next;
-    let residual = d[0].abs().max(d[1].abs()).max(d[2].abs()) * m.reach;
+    let residual = d[0].abs().max(d[1].abs()).max(d[2].abs()) * m.reach / omega;
     (pack_impulse(pack, &d), residual)
 }

@@ -14,6 +14,9 @@ pub enum SolverKind {
     Jacobi,
     /// Projected Gauss–Seidel over the colour classes of the contact graph.
     GaussSeidel,
+    /// Accelerated projected gradient (APGD, Mazhar et al. 2015): the Jacobi step as a
+    /// preconditioned projected gradient step with Nesterov's momentum and gradient restart.
+    Apgd,
 }
 
 impl SolverKind {
@@ -22,12 +25,22 @@ impl SolverKind {
         match self {
             SolverKind::Jacobi => "jacobi",
             SolverKind::GaussSeidel => "gauss_seidel",
+            SolverKind::Apgd => "apgd",
         }
     }
 
-    /// The iteration called `name` ("gauss_seidel" or "jacobi").
+    /// Every iteration, in the order error messages list them.
+    pub const ALL: [SolverKind; 3] = [SolverKind::GaussSeidel, SolverKind::Jacobi, SolverKind::Apgd];
+
+    /// The names, quoted and listed for an error message: "gauss_seidel", "jacobi" or "apgd".
+    pub fn names_listed() -> String {
+        let quoted: Vec<String> = Self::ALL.iter().map(|k| format!("{:?}", k.name())).collect();
+        format!("{} or {}", quoted[..2].join(", "), quoted[2])
+    }
+
+    /// The iteration called `name` ("gauss_seidel", "jacobi" or "apgd").
     pub fn from_name(name: &str) -> Option<SolverKind> {
-        [SolverKind::GaussSeidel, SolverKind::Jacobi]
+        Self::ALL
             .into_iter()
             .find(|k| k.name() == name)
     }

@@ -8,7 +8,7 @@ use glam::Vec3;
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::{pair_key, wall_key, Bodies, CpuPipeline, SolverKind};
 
-const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::GaussSeidel];
+const SOLVERS: [SolverKind; 3] = SolverKind::ALL;
 
 /// Normal impulses (N s) by contact key.
 type NormalImpulses = Vec<(u64, f32)>;
@@ -80,12 +80,12 @@ fn a_resting_column_carries_its_weight_on_both_solvers() {
 /// A small frictionless pile on the floor: four spheres at the corners of a square, 2 cm apart
 /// (beyond the envelope, so they do not touch), and a fifth resting on all four. It is not at
 /// rest (the top sphere wedges the others apart), but without friction its eight normal rows are
-/// independent, so the impulses are unique: both solvers find the same contacts and the same
+/// independent, so the impulses are unique: the three solvers find the same contacts and the same
 /// normal impulses to 1e-4 of the largest, and by symmetry the four floor contacts carry one
 /// impulse, as do the four under the top sphere. (With friction the impulses are not unique:
 /// Gauss–Seidel then converges to a lopsided solution, Jacobi to the symmetric one.)
 #[test]
-fn jacobi_and_gauss_seidel_agree_on_a_small_pile() {
+fn the_three_solvers_agree_on_a_small_pile() {
     let (r, m) = (0.125f32, 1.0);
     let a = r + 0.01;
     let mut pile = Bodies::default();
@@ -95,15 +95,17 @@ fn jacobi_and_gauss_seidel_agree_on_a_small_pile() {
     // Touching all four: ‖(a, a, z − r)‖ = 2r.
     let top = r + (4.0 * r * r - 2.0 * a * a).sqrt();
     sphere(&mut pile, Vec3::new(0.0, 0.0, top), r, m);
-    let [(jacobi, _, _), (gauss_seidel, _, _)] = SOLVERS.map(|s| one_step(pile.clone(), s, 0.0));
-    assert_eq!(jacobi.len(), 4 + 4, "floor and top contacts");
+    let [(gauss_seidel, _, _), jacobi, apgd] = SOLVERS.map(|s| one_step(pile.clone(), s, 0.0));
     let largest = gauss_seidel.iter().map(|c| c.1).fold(0.0, f32::max);
-    for ((kj, gj), (kg, gg)) in jacobi.iter().zip(&gauss_seidel) {
-        assert_eq!(kj, kg);
-        assert!(
-            (gj - gg).abs() <= 1e-4 * largest,
-            "key {kj:x}: Jacobi γn = {gj}, Gauss–Seidel {gg}"
-        );
+    for (name, (other, _, _)) in [("Jacobi", jacobi), ("APGD", apgd)] {
+        assert_eq!(other.len(), 4 + 4, "floor and top contacts");
+        for ((ko, go), (kg, gg)) in other.iter().zip(&gauss_seidel) {
+            assert_eq!(ko, kg);
+            assert!(
+                (go - gg).abs() <= 1e-4 * largest,
+                "key {ko:x}: {name} γn = {go}, Gauss–Seidel {gg}"
+            );
+        }
     }
     let (floor, under_top): (NormalImpulses, NormalImpulses) = gauss_seidel
         .iter()

@@ -180,7 +180,8 @@ impl PySettings {
     fn set_solver(&mut self, name: &str) -> PyResult<()> {
         let kind = SolverKind::from_name(name).ok_or_else(|| {
             PyValueError::new_err(format!(
-                "solver {name:?}: expected \"gauss_seidel\" or \"jacobi\""
+                "solver {name:?}: expected {}",
+                SolverKind::names_listed()
             ))
         })?;
         self.inner.solver = self.inner.solver.with_kind(kind);

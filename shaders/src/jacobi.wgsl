@@ -89,7 +89,7 @@ fn bounded_spring_step(mass_n: f32, un: f32, gn: f32) -> f32 {
 /// Contact c's projected update γ⁺ = Π_K(γ − ω W⁻¹ u), u = Dᵀv + bias, in W's metric with the
 /// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi), the normal bias raised by the
 /// Coulomb correction's lift in `gamma[c].w` (0 without it); keeps D Δγ for the gather and
-/// returns the max-norm residual max(w_n |Δγn|, w_t |Δγt|) (m/s).
+/// returns the max-norm residual max(w_n |Δγn|, w_t |Δγt|) / ω (m/s, the projected gradient).
 fn update_contact(c: u32, row: ContactRow) -> f32 {
     let state = gamma[c];
     let g = state.xyz;
@@ -101,7 +101,7 @@ fn update_contact(c: u32, row: ContactRow) -> f32 {
     let d = next - g;
     gamma[c] = vec4<f32>(next, state.w);
     impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
-    return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t);
+    return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t) / params.omega;
 }
 
 /// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact), then its moment

@@ -73,7 +73,7 @@ fn warm_start_moments(c: u32, j: u32, slide: vec3<f32>) {
 
 /// One projected update of contact c's moment rows right after its sliding update (as
 /// update_moment_pack): γ_m⁺ = Π(γ_m − ω w_m⁻¹ (n, t1, t2)ᵀ(ω_a − ω_b)) onto the cones of its new
-/// impulses; keeps the change for the gather and returns the residual w_m |r_a| max|Δγ_m| (m/s).
+/// impulses; keeps the change for the gather and returns the residual w_m |r_a| max|Δγ_m| / ω (m/s).
 fn update_moments(c: u32, row: ContactRow) -> f32 {
     var w = motion[row.body_a].angular;
     if row.body_b != NO_BODY {
@@ -86,7 +86,7 @@ fn update_moments(c: u32, row: ContactRow) -> f32 {
     let d = next - g;
     moments[c].gamma = vec4<f32>(next, 0.0);
     moments[c].impulse = vec4<f32>(impulse_vector(row, d), 0.0);
-    return max(max(abs(d.x), abs(d.y)), abs(d.z)) * m.row.w;
+    return max(max(abs(d.x), abs(d.y)), abs(d.z)) * m.row.w / params.omega;
 }
 
 /// `dl` plus the moment impulse ±L of a body's contact entry (body b takes −L).

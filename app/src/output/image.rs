@@ -784,6 +784,88 @@ pub fn plot(
     Ok(c)
 }
 
+/// One curve of a [`log_plot`]: its points (x, y); points with y ≤ 0 or not finite are left out.
+pub struct Curve<'a> {
+    /// Name in the legend.
+    pub name: &'a str,
+    /// Abscissae.
+    pub x: &'a [f64],
+    /// Ordinates (drawn on a logarithmic axis).
+    pub y: &'a [f64],
+}
+
+/// A line plot of `curves` with a logarithmic y axis (convergence histories: residual against
+/// sweeps or seconds), each curve with its own abscissae.
+pub fn log_plot(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    curves: &[Curve],
+    width: u32,
+    height: u32,
+) -> io::Result<Canvas> {
+    let mut c = Canvas::new(width, height, [255, 255, 255]);
+    let points = |k: &Curve| -> Vec<(f64, f64)> {
+        k.x.iter()
+            .zip(k.y)
+            .filter(|(x, y)| x.is_finite() && y.is_finite() && **y > 0.0)
+            .map(|(&x, &y)| (x, y))
+            .collect()
+    };
+    let all: Vec<(f64, f64)> = curves.iter().flat_map(points).collect();
+    let x1 = all.iter().map(|p| p.0).fold(0.0f64, f64::max).max(1e-12);
+    let y0 = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let y1 = all.iter().map(|p| p.1).fold(0.0f64, f64::max);
+    let (y0, y1) = if y0 < y1 { (y0 / 1.5, y1 * 1.5) } else { (1e-9, 1.0) };
+    {
+        let root = c.area();
+        let mut chart = ChartBuilder::on(&root);
+        chart.margin(12).x_label_area_size(48).y_label_area_size(84);
+        chart.caption(if title.is_empty() { " " } else { title }, font(20.0));
+        let mut chart = chart
+            .build_cartesian_2d(0.0..x1, (y0..y1).log_scale())
+            .map_err(drawing)?;
+        let x_tick = |t: &f64| tick(snap_zero(*t, x1));
+        let y_tick = |v: &f64| format!("{v:.0e}");
+        chart
+            .configure_mesh()
+            .label_style(font(13.0))
+            .axis_desc_style(font(15.0))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(215, 215, 215))
+            .x_label_formatter(&x_tick)
+            .y_label_formatter(&y_tick)
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(drawing)?;
+        for (k, curve) in curves.iter().enumerate() {
+            let [r, g, b] = category_colour(k);
+            let colour = RGBColor(r, g, b);
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    points(curve),
+                    colour.stroke_width(2),
+                )))
+                .map_err(drawing)?
+                .label(curve.name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .label_font(font(13.0))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(90, 90, 160))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(drawing)?;
+        root.present().map_err(drawing)?;
+    }
+    Ok(c)
+}
+
 /// `v`, or 0 when it is within rounding of 0 on an axis spanning `span` (a tick at
 /// −2.2e−16 is the tick at 0).
 fn snap_zero(v: f64, span: f64) -> f64 {

@@ -100,7 +100,7 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
             cx.err(
                 v.span(),
                 "solver",
-                format!("must be \"gauss_seidel\" or \"jacobi\", got \"{name}\""),
+                format!("must be {}, got \"{name}\"", SolverKind::names_listed()),
             )
         })?;
         settings.solver = settings.solver.with_kind(kind);

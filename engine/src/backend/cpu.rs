@@ -5,7 +5,7 @@ use crate::error::BuildError;
 use crate::health::{Fault, StepError};
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
-use grains_kernels::{Bodies, CpuPipeline, GpuError, StageTimes, StepStats};
+use grains_kernels::{Bodies, CpuPipeline, GpuError, StageTimes, StepStats, SweepRecord};
 
 /// The CPU pipeline of `grains-kernels`.
 pub(super) struct CpuBackend(CpuPipeline);
@@ -79,6 +79,10 @@ impl StepBackend for CpuBackend {
 
     fn step_seconds(&self) -> f64 {
         self.0.times().total()
+    }
+
+    fn sweep_trace(&self) -> &[SweepRecord] {
+        self.0.sweep_trace()
     }
 
     fn contacts(&self) -> &Contacts {

@@ -7,7 +7,7 @@ use crate::health::StepError;
 use grains_gpu::GpuPipeline;
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, StepStats};
+use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, StepStats, SweepRecord};
 
 /// The GPU pipeline and the host copies of what it last read back.
 pub(super) struct GpuBackend {
@@ -110,6 +110,11 @@ impl StepBackend for GpuBackend {
 
     fn step_seconds(&self) -> f64 {
         self.device.elapsed()
+    }
+
+    /// The GPU keeps no per-sweep residuals (that would need a read-back every sweep).
+    fn sweep_trace(&self) -> &[SweepRecord] {
+        &[]
     }
 
     fn contacts(&self) -> &Contacts {

@@ -13,7 +13,7 @@ use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::springs::Spring;
 use grains_kernels::{
-    Bodies, FrictionTable, GpuError, Shape, StageTimes, StepParams, StepStats, Wall,
+    Bodies, FrictionTable, GpuError, Shape, StageTimes, StepParams, StepStats, SweepRecord, Wall,
 };
 
 /// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
@@ -76,6 +76,9 @@ pub(crate) trait StepBackend: Send + Sync {
 
     /// Seconds spent stepping since the backend was opened.
     fn step_seconds(&self) -> f64;
+
+    /// Every sweep of the last step's solves: residual and time (empty where not recorded).
+    fn sweep_trace(&self) -> &[SweepRecord];
 
     /// Contact rows of the last step the host holds, in key order.
     fn contacts(&self) -> &Contacts;

@@ -40,7 +40,7 @@ pub fn material(mu: f32) -> FrictionTable {
 }
 
 /// A step of h = 1 ms under g = 9.81 m/s² along −z with rigid, stabilised contacts, a fixed
-/// envelope of 1 cm and `solver` run to convergence (ω = 0.3 for Jacobi, 1 for Gauss–Seidel).
+/// envelope of 1 cm and `solver` run to convergence (ω = 0.3 for Jacobi and APGD, 1 for Gauss–Seidel).
 pub fn settings(solver: SolverKind) -> StepParams {
     StepParams {
         h: 1e-3,
@@ -50,7 +50,7 @@ pub fn settings(solver: SolverKind) -> StepParams {
         max_iterations: 20_000,
         tolerance: 1e-9,
         omega: match solver {
-            SolverKind::Jacobi => 0.3,
+            SolverKind::Jacobi | SolverKind::Apgd => 0.3,
             SolverKind::GaussSeidel => 1.0,
         },
         warm_start: 0.0,
