@@ -195,13 +195,13 @@ fn v2_ccp_hops_off_the_line_by_a_height_that_does_not_vanish_with_h() {
     assert!(v2_passes(&runs), "{runs:#?}");
 }
 
-/// The Coulomb correction on V2's sliding particle, with either solver: one pass cuts the
+/// The Coulomb correction on V2's sliding particle, with each solver: one pass cuts the
 /// relaxation's hop by the model's 1/r² (r = μ²/(1 + μ²), 147× at μ = 0.3; at least 100×
 /// asserted), and every pass brings the path closer to the exact-Coulomb LCP's.
 #[test]
 fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
     let r = coulomb_correction_contraction(PAPER_PARTICLE.mu);
-    for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
+    for solver in SolverKind::ALL {
         let runs = v2_correction(1e-3, solver, &V2_CORRECTION_PASSES).unwrap();
         for c in &runs {
             println!("{solver:?}: {c:?}");
