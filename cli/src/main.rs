@@ -28,10 +28,11 @@ struct Cli {
     command: Command,
 }
 
-/// The projected iteration of the CPU backend.
+/// The projected iteration of the CPU backend, named as in scene files' `solver` key.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Solver {
     /// Coloured projected Gauss–Seidel.
+    #[value(name = "gauss_seidel", alias = "gauss-seidel")]
     GaussSeidel,
     /// Projected Jacobi.
     Jacobi,
