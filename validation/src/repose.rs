@@ -100,29 +100,30 @@ pub const REPOSE_LIFT_SLOW: f32 = 0.08;
 /// `rolling` × their radius and the tube lifted at `lift` m/s: runs 0.36 m / `lift` (the tube's
 /// bottom clears the column) plus 0.5 s to settle and measures the heap ([`heap_shape`]).
 pub fn repose(setup: &Setup, rolling: f32, lift: f32) -> Result<Heap, String> {
-    let scene = setup.variant("repose_pile", |t| {
-        let radius = t
-            .get("bodies")
-            .and_then(|b| b.get(0))
-            .and_then(|g| g.get("radius"))
-            .and_then(toml::Value::as_float);
-        if let (Some(r), Some(toml::Value::Array(m))) = (radius, t.get_mut("materials")) {
-            if let Some(toml::Value::Table(g)) = m.first_mut() {
-                g.insert("rolling".into(), toml::Value::Float(rolling as f64 * r));
+    let scene = setup
+        .variant("repose_pile", |t| {
+            let radius = t
+                .get("bodies")
+                .and_then(|b| b.get(0))
+                .and_then(|g| g.get("radius"))
+                .and_then(toml::Value::as_float);
+            if let (Some(r), Some(toml::Value::Array(m))) = (radius, t.get_mut("materials")) {
+                if let Some(toml::Value::Table(g)) = m.first_mut() {
+                    g.insert("rolling".into(), toml::Value::Float(rolling as f64 * r));
+                }
             }
-        }
-        if let Some(toml::Value::Array(s)) = t.get_mut("shakers") {
-            if let Some(toml::Value::Table(g)) = s.first_mut() {
-                let up = [0.0, 0.0, lift as f64].map(toml::Value::Float);
-                g.insert("linear".into(), toml::Value::Array(up.to_vec()));
+            if let Some(toml::Value::Array(s)) = t.get_mut("shakers") {
+                if let Some(toml::Value::Table(g)) = s.first_mut() {
+                    let up = [0.0, 0.0, lift as f64].map(toml::Value::Float);
+                    g.insert("linear".into(), toml::Value::Array(up.to_vec()));
+                }
             }
-        }
-        if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
-            let duration = 0.36 / lift as f64 + 0.5;
-            m.insert("duration".into(), toml::Value::Float(duration));
-        }
-    })
-    .map_err(|e| e.to_string())?;
+            if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
+                let duration = 0.36 / lift as f64 + 0.5;
+                m.insert("duration".into(), toml::Value::Float(duration));
+            }
+        })
+        .map_err(|e| e.to_string())?;
     let mut w = scene.world(setup.threads).map_err(|e| e.to_string())?;
     w.run(scene.total_steps()).map_err(|e| e.to_string())?;
     Ok(heap_shape(&w, rolling))

@@ -100,7 +100,10 @@ fn cheap_cases_pass_under_apgd_and_apgd_is_what_solved_them() {
     }
     let collapse = |s: &Setup| {
         let (w, steps) = s.scene_run("v5_cannonball").unwrap();
-        assert_eq!(w.settings().solver.kind(), s.solver_kind(SolverKind::GaussSeidel));
+        assert_eq!(
+            w.settings().solver.kind(),
+            s.solver_kind(SolverKind::GaussSeidel)
+        );
         cannonball(w, steps).unwrap()
     };
     let (with_apgd, with_gs) = (collapse(&apgd), collapse(&own));

@@ -260,7 +260,11 @@ fn v15_sphere_rebounds_to_e_squared_h() {
 /// 3n(n − 1)/2 touching pairs plus its n disks on the table.
 #[test]
 fn v6_every_cannonball_stack_completes_at_every_friction() {
-    let runs = v6_table(&Setup { threads: Some(2), ..Setup::default() }).unwrap();
+    let runs = v6_table(&Setup {
+        threads: Some(2),
+        ..Setup::default()
+    })
+    .unwrap();
     for r in &runs {
         println!("{r:?}");
         let n = ((8 * r.result.disks + 1) as f64).sqrt() as usize / 2;

@@ -40,13 +40,7 @@ pub const V3_ENVELOPE: f32 = 10.0;
 /// the line (0: in contact), its centre moving at `v0` (m/s) along x and falling at `vz0`, with
 /// the envelope [`V3_ENVELOPE`], solved by Gauss–Seidel to 1e-7 m/s (or the iteration of
 /// [`Setup::solver`]) on one thread (or `setup`'s).
-pub fn v3_world(
-    setup: &Setup,
-    h: f32,
-    drop: f32,
-    v0: f32,
-    vz0: f32,
-) -> Result<World, BuildError> {
+pub fn v3_world(setup: &Setup, h: f32, drop: f32, v0: f32, vz0: f32) -> Result<World, BuildError> {
     let theta = V3_THETA_DEG.to_radians();
     let (m, inertia) = V3_MASS_INERTIA;
     let centre = Vec3::new(0.0, 0.0, V3_HALF_LENGTH * theta.sin() + V3_RADIUS + drop);
@@ -270,11 +264,7 @@ pub const V3_PAPER: [f64; 8] = [
 ];
 
 /// The rows of V3's comparison, k = 0…7, starting at `(drop, v0)`.
-pub fn v3_reference_rows(
-    setup: &Setup,
-    drop: f64,
-    v0: f64,
-) -> Result<Vec<BarConvergence>, String> {
+pub fn v3_reference_rows(setup: &Setup, drop: f64, v0: f64) -> Result<Vec<BarConvergence>, String> {
     (0..V3_PAPER.len() as u32)
         .map(|k| v3_reference_row(setup, k, drop, v0, V3_DURATION as f64))
         .collect()

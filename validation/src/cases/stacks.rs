@@ -143,19 +143,20 @@ pub fn v6_table(setup: &Setup) -> Result<Vec<StackRun>, String> {
     let mut runs = Vec::new();
     for rows in V6_ROWS {
         for mu in V6_FRICTION {
-            let scene = setup.variant("v6_cannonball", |t| {
-                if let Some(toml::Value::Array(b)) = t.get_mut("bodies") {
-                    if let Some(toml::Value::Table(g)) = b.first_mut() {
-                        g.insert("rows".into(), toml::Value::Integer(rows.into()));
+            let scene = setup
+                .variant("v6_cannonball", |t| {
+                    if let Some(toml::Value::Array(b)) = t.get_mut("bodies") {
+                        if let Some(toml::Value::Table(g)) = b.first_mut() {
+                            g.insert("rows".into(), toml::Value::Integer(rows.into()));
+                        }
                     }
-                }
-                if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
-                    if let Some(toml::Value::Table(g)) = m.first_mut() {
-                        g.insert("friction".into(), toml::Value::Float(mu.into()));
+                    if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
+                        if let Some(toml::Value::Table(g)) = m.first_mut() {
+                            g.insert("friction".into(), toml::Value::Float(mu.into()));
+                        }
                     }
-                }
-            })
-            .map_err(|e| e.to_string())?;
+                })
+                .map_err(|e| e.to_string())?;
             let world = scene.world(setup.threads).map_err(|e| e.to_string())?;
             let result = cannonball(world, scene.total_steps()).map_err(|e| e.to_string())?;
             let paper = V6_PAPER
