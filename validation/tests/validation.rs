@@ -112,6 +112,21 @@ fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
     assert!(k <= 50.0, "top reached after {k} shakes");
     assert_eq!(r.quality.escaped, 0);
     assert_eq!(r.quality.non_finite, 0);
+    assert_eq!(r.steps, 750);
+    assert!(r.converged_steps <= r.steps && r.mean_residual.is_finite());
+}
+
+/// V7's convergence count: every step of V7 has contacts and ends with a residual above 0, so
+/// at tolerance 0 (every solve runs all its sweeps) none counts as converged.
+#[test]
+fn v7_counts_no_solve_converged_at_tolerance_zero() {
+    let mut s = scene("v7_brazil_nut_2d");
+    let solver = s.settings().solver;
+    s.settings_mut().solver = solver.with_tolerance(0.0);
+    let r = brazil_nut(&s, None).unwrap();
+    assert_eq!(r.steps, 750);
+    assert_eq!(r.converged_steps, 0);
+    assert!(r.mean_residual > 0.0, "the solves leave a residual");
 }
 
 /// The main job's scene (about 6 minutes on 2 cores): `cargo test --release -- --ignored`.
