@@ -434,9 +434,15 @@ struct BenchOptions {
     #[arg(long)]
     rigid: bool,
     /// Instead of timing the run: the solvers' convergence study (docs/solvers.md), written
-    /// into this folder (convergence.csv, convergence.md, two PNG plots). `--iterations` caps
-    /// each curve's sweeps [default 5000], `--tolerance` is the target [default 1e-5 m/s].
-    #[arg(long, value_name = "DIR")]
+    /// into this folder (convergence.csv, convergence.md, two PNG plots). The scene settles as
+    /// written (on the CPU); `--iterations` caps each curve's sweeps [default 5000],
+    /// `--tolerance` is the target [default 1e-5 m/s], `--threads` applies; the other options
+    /// are refused with it.
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["backend", "solver", "omega", "sync_every", "steps", "rigid", "rest_steps", "json"]
+    )]
     convergence: Option<PathBuf>,
     /// Print one JSON object with the keys docs/benchmark.md lists, plus
     /// `adapter` (the GPU's name; null on the CPU) and `ms_per_step`.
@@ -485,6 +491,10 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The study settles the scene as written; its own options are the sweep cap and target.
+    if let Some(dir) = &opts.convergence {
+        return convergence(&scene, dir, &opts);
+    }
     let st = scene.settings_mut();
     if let Some(b) = opts.backend {
         st.backend = b.into();
@@ -506,9 +516,6 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     }
     if opts.rigid {
         st.contact_frequency = f32::INFINITY;
-    }
-    if let Some(dir) = &opts.convergence {
-        return convergence(&scene, dir, &opts);
     }
     let mut world = match scene.world(opts.threads) {
         Ok(w) => w,
