@@ -76,7 +76,7 @@ fn the_gpu_refuses_gauss_seidel() {
     let (field, msg) = settings_error(r);
     assert_eq!(field, "solver");
     assert!(
-        msg.contains("projected Jacobi only") && msg.contains("set solver = \"jacobi\""),
+        msg.contains("projected Jacobi or APGD only") && msg.contains("set solver = \"jacobi\""),
         "{msg}"
     );
 }

@@ -630,3 +630,14 @@ fn spheres_in_a_gated_hopper_over_tiles_step_like_cpu_jacobi() {
         assert!(most > 100, "{what}: only {most} contacts");
     }
 }
+
+/// `s` solved by APGD (the same ω = 0.3 as its starting step, the same sweeps, tolerance 0).
+fn by_apgd(mut s: StepInputs) -> StepInputs {
+    s.params.solver = SolverKind::Apgd;
+    s
+}
+
+#[test]
+fn falling_spheres_step_like_cpu_apgd() {
+    lockstep(&by_apgd(bed(300, false)), "300 bodies, APGD", 100);
+}
