@@ -122,7 +122,11 @@ pub fn convergence_study(
     let mut contacts = 0;
     for (solver, omega) in STUDY_OMEGA {
         for warm in [false, true] {
-            progress(&format!("{}, {}", solver.name(), if warm { "warm" } else { "cold" }));
+            progress(&format!(
+                "{}, {}",
+                solver.name(),
+                if warm { "warm" } else { "cold" }
+            ));
             set(&mut world, &rigid)?;
             world.restore(&settled).map_err(|e| e.to_string())?;
             let curve = Settings {

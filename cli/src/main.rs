@@ -434,7 +434,9 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
         eprintln!("error: --tolerance: the study's target must be a positive residual (m/s)");
         return ExitCode::FAILURE;
     }
-    let study = convergence_study(scene, options, &mut |phase| eprintln!("convergence: {phase}"));
+    let study = convergence_study(scene, options, &mut |phase| {
+        eprintln!("convergence: {phase}")
+    });
     let study = match study {
         Ok(s) => s,
         Err(e) => {
@@ -447,7 +449,10 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
         return ExitCode::FAILURE;
     }
     print!("{}", study.table());
-    println!("\nwritten: {}/convergence.{{csv,md}}, convergence_sweeps.png, convergence_time.png", dir.display());
+    println!(
+        "\nwritten: {}/convergence.{{csv,md}}, convergence_sweeps.png, convergence_time.png",
+        dir.display()
+    );
     ExitCode::SUCCESS
 }
 

@@ -58,6 +58,7 @@ pub use contact::{Contact, Touching};
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;
 pub use geometry::{ActiveWindow, BoxContainer, WallDesc, WallShape};
+pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
@@ -70,7 +71,6 @@ pub use periodic::Periodic;
 pub use settings::{Backend, Envelope, Settings};
 pub use sink::{Sink, SinkShape};
 pub use snapshot::{Snapshot, SnapshotError};
-pub use grains_kernels::SweepRecord;
 pub use solver::{Solver, SolverKind};
 pub use world::World;
 

@@ -17,9 +17,9 @@ use crate::layout::{Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
+use crate::trace::Trace;
 use glam::Vec4;
 use rayon::prelude::*;
-use crate::trace::Trace;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 

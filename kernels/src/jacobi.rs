@@ -13,8 +13,8 @@ use crate::joint_rows::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
 use crate::parallel::{exclusive_scan, BLOCK};
-use crate::trace::Trace;
 use crate::rolling::{update_moment_pack, MomentPacks};
+use crate::trace::Trace;
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 

@@ -466,14 +466,9 @@ impl SolverLayout {
                 &mut self.trace,
                 p,
             ),
-            SolverKind::GaussSeidel => solve_gauss_seidel(
-                &mut self.packs,
-                joints,
-                moments,
-                motion,
-                &mut self.trace,
-                p,
-            ),
+            SolverKind::GaussSeidel => {
+                solve_gauss_seidel(&mut self.packs, joints, moments, motion, &mut self.trace, p)
+            }
         }
     }
 }

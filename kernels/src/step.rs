@@ -30,19 +30,24 @@ impl SolverKind {
     }
 
     /// Every iteration, in the order error messages list them.
-    pub const ALL: [SolverKind; 3] = [SolverKind::GaussSeidel, SolverKind::Jacobi, SolverKind::Apgd];
+    pub const ALL: [SolverKind; 3] = [
+        SolverKind::GaussSeidel,
+        SolverKind::Jacobi,
+        SolverKind::Apgd,
+    ];
 
     /// The names, quoted and listed for an error message: "gauss_seidel", "jacobi" or "apgd".
     pub fn names_listed() -> String {
-        let quoted: Vec<String> = Self::ALL.iter().map(|k| format!("{:?}", k.name())).collect();
+        let quoted: Vec<String> = Self::ALL
+            .iter()
+            .map(|k| format!("{:?}", k.name()))
+            .collect();
         format!("{} or {}", quoted[..2].join(", "), quoted[2])
     }
 
     /// The iteration called `name` ("gauss_seidel", "jacobi" or "apgd").
     pub fn from_name(name: &str) -> Option<SolverKind> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
+        Self::ALL.into_iter().find(|k| k.name() == name)
     }
 }
 

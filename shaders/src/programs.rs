@@ -138,10 +138,13 @@ pub(super) struct ApgdPrograms {
 
 impl ApgdPrograms {
     /// The pipelines of the APGD module `module` with pipeline layout `layout`.
-    fn new(device: &wgpu::Device, layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule) -> Self {
-        let make = |entry, constants: &[(&str, f64)]| {
-            pipeline(device, layout, module, entry, constants)
-        };
+    fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        module: &wgpu::ShaderModule,
+    ) -> Self {
+        let make =
+            |entry, constants: &[(&str, f64)]| pipeline(device, layout, module, entry, constants);
         let quiet = ("report_residual", 0.0);
         let last = ("restart_sum", 0.0);
         ApgdPrograms {

@@ -816,7 +816,11 @@ pub fn log_plot(
     let x1 = all.iter().map(|p| p.0).fold(0.0f64, f64::max).max(1e-12);
     let y0 = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let y1 = all.iter().map(|p| p.1).fold(0.0f64, f64::max);
-    let (y0, y1) = if y0 < y1 { (y0 / 1.5, y1 * 1.5) } else { (1e-9, 1.0) };
+    let (y0, y1) = if y0 < y1 {
+        (y0 / 1.5, y1 * 1.5)
+    } else {
+        (1e-9, 1.0)
+    };
     {
         let root = c.area();
         let mut chart = ChartBuilder::on(&root);
