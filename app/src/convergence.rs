@@ -108,7 +108,7 @@ pub fn convergence_study(
             .with_omega(0.3)
             .with_sweeps(options.max_sweeps)
             .with_tolerance(options.target / 10.0),
-        ..world.settings().clone()
+        ..*world.settings()
     };
     progress(&format!(
         "{RIGID_STEPS} rigid steps by APGD to a tenth of the target (the bed and warm start of rigid contact)"
@@ -132,7 +132,7 @@ pub fn convergence_study(
             let curve = Settings {
                 warm_start: if warm { 1.0 } else { 0.0 },
                 solver: rigid.solver.with_kind(solver).with_omega(omega),
-                ..rigid.clone()
+                ..rigid
             };
             set(&mut world, &curve)?;
             let stats = world.step().map_err(|e| e.to_string())?;
@@ -156,9 +156,7 @@ pub fn convergence_study(
 }
 
 fn set(world: &mut World, settings: &Settings) -> Result<(), String> {
-    world
-        .set_settings(settings.clone())
-        .map_err(|e| e.to_string())
+    world.set_settings(*settings).map_err(|e| e.to_string())
 }
 
 impl Study {

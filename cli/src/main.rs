@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
 use grains_app::convergence::{convergence_study, StudyOptions};
-use grains_app::output::Quality;
+use grains_app::output::{Quality, Rest};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::{Scene, MAX_THREADS};
 use grains_validation::case::Registered;
@@ -409,6 +409,10 @@ struct BenchOptions {
     /// Relaxation ω (overrides the scene's `omega`; Jacobi needs at most about 0.4 on piles).
     #[arg(long)]
     omega: Option<f32>,
+    /// After the timed steps, this many more: how still the bed stays (median and largest
+    /// displacement per own radius, mean kinetic energy at their end; JSON key `rest`).
+    #[arg(long, value_name = "STEPS")]
+    rest_steps: Option<u64>,
     /// Rigid contact: set the scene's `contact_frequency` to infinity.
     #[arg(long)]
     rigid: bool,
@@ -544,6 +548,18 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let solver = settings.solver.kind().name();
     let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
     let stages = world.stage_times();
+    let residual = world.last_stats().residual;
+    let rest = match opts
+        .rest_steps
+        .map(|k| Rest::measure(&mut world, k))
+        .transpose()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: in the rest steps after the timed run: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let v = serde_json::json!({
         "engine": "grains",
         "backend": backend,
@@ -561,6 +577,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "ms_per_step": ms_per_step,
         "body_steps_per_s": n as f64 * steps as f64 / seconds,
         "iterations_mean": iters as f64 / counted.max(1) as f64,
+        "residual": residual,
         "contacts_mean": contacts as f64 / counted.max(1) as f64,
         "stats_steps": counted,
         "max_pen_r": q.max_pen_r,
@@ -571,6 +588,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "escaped": q.escaped,
         "discharged": q.discharged,
         "non_finite": q.non_finite,
+        "rest": rest,
         "stage_seconds": stages.map(|t| Stage::ALL
             .iter()
             .map(|&s| (s.name().to_string(), serde_json::json!(t.seconds(s))))
@@ -601,11 +619,17 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             n as f64 * steps as f64 / seconds
         );
         println!(
-            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps)",
+            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s",
             contacts as f64 / counted.max(1) as f64,
             iters as f64 / counted.max(1) as f64
         );
         println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, discharged {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.discharged, q.non_finite);
+        if let Some(r) = rest {
+            println!(
+                "  rest: over {} more steps median displacement {:.2e} r, largest {:.2e} r, then KE/body {:.3e} J",
+                r.steps, r.median_disp_r, r.max_disp_r, r.ke_mean_j
+            );
+        }
         match stages {
             Some(t) => {
                 let each: Vec<String> = Stage::ALL

@@ -59,14 +59,14 @@ class Settings:
     """Gravitational acceleration (m/s²)."""
     envelope: Union[None, float, PerPairEnvelope]
     """Collision envelope: None (default rule), a fixed ε̂ (m) or {"floor", "speed_factor"}."""
-    solver: Literal["gauss_seidel", "jacobi"]
+    solver: Literal["gauss_seidel", "jacobi", "apgd"]
     """The projected iteration."""
     sweeps: int
     """Most sweeps per solve, at least 1."""
     tolerance: float
     """Residual (m/s) at which a solve stops, ≥ 0 (the GPU needs 0)."""
     omega: float
-    """Over-relaxation ω in (0, 2)."""
+    """Over-relaxation ω in (0, 2) (APGD: its starting step)."""
     warm_start: float
     """Fraction of last step's impulse a persisting contact starts from, in [0, 1]."""
     contact_frequency: float
@@ -442,6 +442,9 @@ class World:
         """The statistics of the last step, as `step` returns them."""
     def stage_times(self) -> Optional[Dict[str, float]]:
         """Seconds spent in each stage of the step since the world was built."""
+    def sweep_trace(self) -> Dict[str, npt.NDArray[np.float64]]:
+        """Every sweep of the last step's solves: arrays `residual` (m/s) and `seconds`
+        (since the step's solving began). CPU only; empty arrays on the GPU."""
     @property
     def time(self) -> float:
         """Simulated time (s)."""

@@ -171,7 +171,8 @@ impl PySettings {
         Ok(())
     }
 
-    /// The projected iteration: `"gauss_seidel"` (CPU only) or `"jacobi"` (the GPU's).
+    /// The projected iteration: `"gauss_seidel"` (CPU only), `"jacobi"` (the GPU's) or
+    /// `"apgd"` (accelerated projected gradient, CPU only).
     #[getter]
     fn solver(&self) -> &'static str {
         self.inner.solver.kind().name()

@@ -157,6 +157,18 @@ impl PyWorld {
         Ok(Some(d))
     }
 
+    /// Every sweep of the last step's solves: a dict of arrays `residual` (m/s) and `seconds`
+    /// (since the step's solving began). CPU only; empty arrays on the GPU.
+    fn sweep_trace<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let trace = self.world.sweep_trace();
+        let d = PyDict::new(py);
+        let residual = trace.iter().map(|s| s.residual as f64);
+        d.set_item("residual", PyArray1::from_iter(py, residual))?;
+        let seconds = trace.iter().map(|s| s.seconds);
+        d.set_item("seconds", PyArray1::from_iter(py, seconds))?;
+        Ok(d)
+    }
+
     /// Simulated time (s): steps × h.
     #[getter]
     fn time(&self) -> f64 {

@@ -112,7 +112,7 @@ def test_negative_radius_is_the_engines_build_error():
 
 def test_bad_choices():
     s = grains.Settings()
-    with pytest.raises(ValueError, match=r'solver "newton": expected "gauss_seidel" or "jacobi"'):
+    with pytest.raises(ValueError, match=r'solver "newton": expected "gauss_seidel", "jacobi" or "apgd"'):
         s.solver = "newton"
     with pytest.raises(ValueError, match="backend"):
         s.backend = "tpu"

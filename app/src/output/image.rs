@@ -770,14 +770,7 @@ pub fn plot(
                 });
         }
         if series.len() > 1 {
-            chart
-                .configure_series_labels()
-                .label_font(font(13.0))
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(90, 90, 160))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(drawing)?;
+            draw_legend(&mut chart)?;
         }
         root.present().map_err(drawing)?;
     }
@@ -857,17 +850,24 @@ pub fn log_plot(
                     PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .label_font(font(13.0))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(90, 90, 160))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(drawing)?;
+        draw_legend(&mut chart)?;
         root.present().map_err(drawing)?;
     }
     Ok(c)
+}
+
+/// The legend box of a chart's labelled series, in its upper right corner.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> io::Result<()> {
+    chart
+        .configure_series_labels()
+        .label_font(font(13.0))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(90, 90, 160))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(drawing)
 }
 
 /// `v`, or 0 when it is within rounding of 0 on an axis spanning `span` (a tick at

@@ -11,7 +11,7 @@ pub mod record;
 pub mod vtk;
 pub mod writer;
 
-pub use quality::Quality;
+pub use quality::{Quality, Rest};
 pub use writer::{Frame, Writer, WriterMsg};
 
 use std::fs::{File, OpenOptions};

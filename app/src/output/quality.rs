@@ -381,3 +381,57 @@ mod tests {
         assert_eq!(q.escaped, 5);
     }
 }
+
+/// How still a bed stays: the displacement of every dynamic body over some more steps, in
+/// units of its own radius, and the kinetic energy at their end.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Rest {
+    /// Steps taken.
+    pub steps: u64,
+    /// Median displacement / own radius.
+    pub median_disp_r: f64,
+    /// Largest displacement / own radius.
+    pub max_disp_r: f64,
+    /// Mean kinetic energy per body at the end (J).
+    #[serde(rename = "ke_mean_J")]
+    pub ke_mean_j: f64,
+}
+
+impl Rest {
+    /// Steps `world` `steps` more times and measures how far its dynamic bodies moved.
+    pub fn measure(world: &mut World, steps: u64) -> Result<Rest, grains::StepError> {
+        let dynamic = |w: &World| -> Vec<Vec4> {
+            let b = w.bodies();
+            b.pos_radius
+                .iter()
+                .zip(&b.kind)
+                .filter(|(_, &k)| k == grains_kernels::BodyKind::Dynamic as u32)
+                .map(|(p, _)| *p)
+                .collect()
+        };
+        world.sync().map_err(grains::StepError::Gpu)?;
+        let before = dynamic(world);
+        for _ in 0..steps {
+            world.step()?;
+        }
+        world.sync().map_err(grains::StepError::Gpu)?;
+        let after = dynamic(world);
+        let mut sorted: Vec<f64> = before
+            .iter()
+            .zip(&after)
+            .map(|(a, b)| ((b.truncate() - a.truncate()).length() / a.w) as f64)
+            .collect();
+        sorted.sort_by(f64::total_cmp);
+        let median = if sorted.is_empty() {
+            0.0
+        } else {
+            sorted[sorted.len() / 2]
+        };
+        Ok(Rest {
+            steps,
+            median_disp_r: median,
+            max_disp_r: sorted.last().copied().unwrap_or(0.0),
+            ke_mean_j: Quality::measure(world, None).ke_mean_j,
+        })
+    }
+}
