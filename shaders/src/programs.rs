@@ -250,7 +250,7 @@ impl Programs {
         );
         let moment_layout = layout(device, "moments", &[storage_entry(0)]);
         let mesh_layout = layout(device, "meshes", &[storage_entry(1)]);
-        let mut solve_entries = vec![step_entries[0].clone()];
+        let mut solve_entries = vec![step_entries[0]];
         solve_entries.extend(SOLVE_BINDINGS.map(storage_entry));
         let solve_layout = layout(device, "solve", &solve_entries);
         let apgd_layout = layout(device, "apgd", &[storage_entry(0), storage_entry(1)]);
