@@ -81,13 +81,11 @@ impl GpuPipeline {
         }
         {
             // APGD's solve binds its own group 0 (the solve's buffers) and its group 2.
-            let apgd = match (p.solver, &self.apgd) {
-                (SolverKind::Apgd, Some(buffers)) => {
-                    let programs = pr.apgd[moments.is_some() as usize].as_ref();
-                    Some((buffers, programs.expect("loaded for an APGD step")))
-                }
-                _ => None,
-            };
+            let apgd = (p.solver == SolverKind::Apgd).then(|| {
+                let buffers = self.apgd.as_ref().expect("made for an APGD step");
+                let programs = pr.apgd[moments.is_some() as usize].as_ref();
+                (buffers, programs.expect("loaded for an APGD step"))
+            });
             let group = apgd.map_or(step, |(buffers, _)| &buffers.solve);
             let mut pass = Pass::new(&mut encoder, group, moments, queries, TimedPass::Solve);
             pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
@@ -127,8 +125,8 @@ impl GpuPipeline {
     }
 }
 
-/// A compute pass with the step's bind group (and the moments' group 1 and APGD's group 2,
-/// where given) restored before every stage.
+/// A compute pass with the step's bind group (APGD's solve group in its solve pass), and the
+/// moments' group 1 and APGD's group 2 where given, restored before every stage.
 struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,
     step: &'a wgpu::BindGroup,
