@@ -15,7 +15,7 @@
 //
 // A solve's last sweep has β = 0: it runs `apgd_sweep` without the restart sum and the plain
 // `body_gather` (γ_k, θ and ω are reset at the next solve's start). Every sum is reduced in a
-// fixed order (workgroup trees, then one workgroup over the blocks), never with atomics.
+// fixed order (16 × 16 lanes per workgroup, then one workgroup over the blocks), never with atomics.
 
 /// One solve's momentum: θ_k, the sweep's β, the current step ω, and per workgroup of the last
 /// dispatches three partial sums: slot 3 g the restart sum, 3 g + 1 ‖Δy‖²_W (both per contact
@@ -38,23 +38,37 @@ override restart_sum: bool = true;
 
 var<workgroup> sum_scratch: array<f32, WG>;
 
-/// The sum of `v` over the workgroup by a fixed tree (every thread must call it; all get it).
+/// Lanes each of the first SPAN threads sums in `workgroup_sum` (SPAN × SPAN = WG).
+const SPAN: u32 = 16u;
+
+/// The sum of `v` over the workgroup in a fixed order, for thread 0 (every thread must call it;
+/// the others get a partial sum): each of the first 16 threads sums 16 lanes in order, then
+/// thread 0 sums those 16 in order. Three barriers (a halving tree takes ten, which software
+/// devices pay dearly for).
 fn workgroup_sum(lid: u32, v: f32) -> f32 {
     sum_scratch[lid] = v;
     workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if lid < s {
-            sum_scratch[lid] = sum_scratch[lid] + sum_scratch[lid + s];
+    var s = 0.0;
+    if lid < SPAN {
+        // Thread lid alone reads and writes lanes lid × SPAN … lid × SPAN + SPAN − 1.
+        for (var k = 0u; k < SPAN; k = k + 1u) {
+            s = s + sum_scratch[lid * SPAN + k];
         }
-        workgroupBarrier();
+        sum_scratch[lid * SPAN] = s;
     }
-    let out = sum_scratch[0];
     workgroupBarrier();
-    return out;
+    if lid == 0u {
+        s = 0.0;
+        for (var k = 0u; k < SPAN; k = k + 1u) {
+            s = s + sum_scratch[k * SPAN];
+        }
+    }
+    workgroupBarrier();
+    return s;
 }
 
-/// The sum of partial-sum slot `slot` over the first `blocks` workgroups, in a fixed order (one
-/// workgroup calls it).
+/// The sum of partial-sum slot `slot` over the first `blocks` workgroups, in a fixed order, for
+/// thread 0 (one workgroup calls it).
 fn sum_blocks(lid: u32, slot: u32, blocks: u32) -> f32 {
     var s = 0.0;
     for (var g = lid; g < blocks; g = g + WG) {

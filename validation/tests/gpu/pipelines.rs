@@ -658,7 +658,7 @@ fn by_apgd(mut s: StepInputs) -> StepInputs {
 /// APGD on both backends (the same 30 sweeps, tolerance 0): the GPU's momentum, restart and
 /// step adaptation step like the CPU's, within the Jacobi lockstep's tolerances (1e-5 r, 1e-4
 /// rad). APGD's β and adapted ω are functions of whole-system sums, which the GPU reduces in
-/// another order (f32 workgroup trees against the CPU's f64 blocks), so a flipped restart or a
+/// another order (f32 workgroup sums against the CPU's f64 blocks), so a flipped restart or a
 /// different ω could in principle amplify round-off; measured on lavapipe it does not: 1.2e-6 r
 /// and 4e-7 rad (the Jacobi tests' own 1.2e-6 r), for the spheres landing and for the large body
 /// falling into them. The test can fail: the CPU's Jacobi against the GPU's APGD differ by
