@@ -28,15 +28,26 @@ struct Cli {
     command: Command,
 }
 
-/// The projected iteration of the CPU backend.
+/// The projected iteration of the CPU backend, named as in scene files' `solver` key.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Solver {
     /// Coloured projected Gauss–Seidel.
+    #[value(name = "gauss_seidel", alias = "gauss-seidel")]
     GaussSeidel,
     /// Projected Jacobi.
     Jacobi,
     /// Accelerated projected gradient (Nesterov's momentum on the Jacobi step, with restart).
     Apgd,
+}
+
+impl From<Solver> for SolverKind {
+    fn from(s: Solver) -> Self {
+        match s {
+            Solver::GaussSeidel => SolverKind::GaussSeidel,
+            Solver::Jacobi => SolverKind::Jacobi,
+            Solver::Apgd => SolverKind::Apgd,
+        }
+    }
 }
 
 /// The computing backend.
@@ -89,6 +100,12 @@ enum Command {
         /// Computing backend [default: each scene's `backend`, else cpu].
         #[arg(long, value_enum)]
         backend: Option<Backend>,
+        /// Solver of every case that runs the engine's CCP, in place of the case's own (each
+        /// keeps its sweeps, tolerance and ω); V2's Coulomb-correction check still runs all three
+        /// by name, and the GPU backend still solves by projected Jacobi [default: each case's
+        /// own, Gauss–Seidel in all of them].
+        #[arg(long, value_enum)]
+        solver: Option<Solver>,
     },
     /// Steps a scene without writing output and prints the backend (and GPU adapter), bodies,
     /// steps, seconds, ms/step, body-steps/s, mean contacts, mean iterations, the end-state
@@ -124,6 +141,7 @@ fn main() -> ExitCode {
             scenes,
             threads,
             backend,
+            solver,
         } => {
             let layout = if json {
                 Layout::Json
@@ -138,6 +156,7 @@ fn main() -> ExitCode {
                 scenes: scenes.unwrap_or_else(scenes_dir),
                 threads,
                 backend: backend.map(Into::into),
+                solver: solver.map(Into::into),
             };
             cmd_validate(&ids, layout, &setup)
         }
@@ -479,11 +498,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         st.sync_every = n;
     }
     if let Some(s) = opts.solver {
-        st.solver = st.solver.with_kind(match s {
-            Solver::GaussSeidel => SolverKind::GaussSeidel,
-            Solver::Jacobi => SolverKind::Jacobi,
-            Solver::Apgd => SolverKind::Apgd,
-        });
+        st.solver = st.solver.with_kind(s.into());
     }
     if let Some(t) = opts.tolerance {
         st.solver = st.solver.with_tolerance(t);

@@ -3,10 +3,10 @@
 //! ([`CaseResult`]). [`crate::cases::run_case`] looks a case up in the registry,
 //! [`crate::cases::CASES`].
 
-use crate::load;
+use crate::{load, load_variant};
 use grains::settings::Backend;
 use grains::world::World;
-use grains::SolverKind;
+use grains::{Solver, SolverKind};
 use grains_app::scene::{Scene, SceneError};
 use std::error::Error;
 use std::path::PathBuf;
@@ -24,7 +24,8 @@ pub struct About {
     pub scenes: &'static [&'static str],
 }
 
-/// Where the cases run: the folder of their scene files, the worker threads and the backend.
+/// Where the cases run: the folder of their scene files, the worker threads, the backend and
+/// the solver.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Setup {
     /// Folder with the scene files (normally [`crate::scenes_dir`]).
@@ -33,14 +34,51 @@ pub struct Setup {
     pub threads: Option<usize>,
     /// Backend for the cases that run a scene file as it stands (None: each scene's own).
     pub backend: Option<Backend>,
+    /// The iteration that solves every case's CCP in place of the case's own (None: each case's
+    /// own): it keeps the case's sweeps, tolerance and ω (see [`Setup::solver_for`]). Cases that
+    /// compare named iterations (V2's Coulomb correction) keep them.
+    pub solver: Option<SolverKind>,
 }
 
 impl Setup {
-    /// `scenes/<name>.toml`, on the chosen backend. On the GPU backend the scene runs with
-    /// projected Jacobi at tolerance 0 (exactly its `max_iterations` sweeps, with its ω), the one
-    /// solver that backend has.
+    /// The iteration a case whose own is `own` runs: the override [`Setup::solver`], else `own`.
+    pub fn solver_kind(&self, own: SolverKind) -> SolverKind {
+        self.solver.unwrap_or(own)
+    }
+
+    /// The solver a case whose own is `own` runs: `own`'s sweeps, tolerance and ω on
+    /// [`Setup::solver_kind`]. Every case that runs the engine's CCP takes its solver from here,
+    /// whether its world comes from a scene file ([`Setup::scene`], [`Setup::variant`]) or
+    /// from code.
+    pub fn solver_for(&self, own: Solver) -> Solver {
+        own.with_kind(self.solver_kind(own.kind()))
+    }
+
+    /// `scenes/<name>.toml` after `edit` changes its TOML table (a variant of a case: another
+    /// friction, another stack size; see [`load_variant`]), with the solver of
+    /// [`Setup::solver_for`] on the scene's own backend.
+    pub fn variant(
+        &self,
+        name: &str,
+        edit: impl FnOnce(&mut toml::Table),
+    ) -> Result<Scene, SceneError> {
+        let mut scene = load_variant(&self.scenes, name, edit)?;
+        self.override_solver(&mut scene);
+        Ok(scene)
+    }
+
+    /// Gives `scene` the solver of [`Setup::solver_for`].
+    fn override_solver(&self, scene: &mut Scene) {
+        scene.settings_mut().solver = self.solver_for(scene.settings().solver);
+    }
+
+    /// `scenes/<name>.toml`, with the solver of [`Setup::solver_for`] on the chosen backend. On
+    /// the GPU backend the scene runs with projected Jacobi at tolerance 0 (exactly its
+    /// `max_iterations` sweeps, with its ω), the one solver that backend has, whatever
+    /// [`Setup::solver`] asks.
     pub fn scene(&self, name: &str) -> Result<Scene, SceneError> {
         let mut scene = load(&self.scenes, name)?;
+        self.override_solver(&mut scene);
         if let Some(backend) = self.backend {
             scene.settings_mut().backend = backend;
         }
@@ -62,12 +100,14 @@ impl Setup {
 }
 
 impl Default for Setup {
-    /// The cases' own scene files, each world's threads and each scene's backend.
+    /// The cases' own scene files, each world's threads, each scene's backend and each case's
+    /// solver.
     fn default() -> Self {
         Setup {
             scenes: crate::scenes_dir(),
             threads: None,
             backend: None,
+            solver: None,
         }
     }
 }

@@ -58,7 +58,10 @@ pub fn markdown(results: &[CaseResult]) -> String {
         "The source papers' validation cases as `grains validate` runs them: what each case".into(),
         "expects, what this build measured and the verdict. `grains validate` prints one line per"
             .into(),
-        "case, `grains validate --verbose` the lines of this table and the tables below.".into(),
+        "case, `grains validate --verbose` the lines of this table and the tables below;".into(),
+        "`grains validate --solver apgd` (or `jacobi`) solves every case with that iteration in"
+            .into(),
+        "place of its own Gauss–Seidel, keeping its sweeps, tolerance and ω.".into(),
         "Wall-clock seconds depend on the machine. Regenerate this page with:".into(),
         String::new(),
         format!("    {MARKDOWN_COMMAND}"),

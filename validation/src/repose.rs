@@ -2,10 +2,9 @@
 //! on `scenes/repose_pile.toml` (grains poured from a lifted tube heap up on the floor), not a
 //! validation case.
 
-use crate::load_variant;
+use crate::Setup;
 use glam::Vec2;
 use grains::world::World;
-use std::path::Path;
 
 /// The rolling lengths of the repose study, as fractions of the grain radius.
 pub const REPOSE_ROLLING: [f32; 3] = [0.0, 0.05, 0.1];
@@ -97,34 +96,35 @@ pub const REPOSE_LIFT: f32 = 0.25;
 /// A slower lift (m/s) for the study: a gentler pour, closer to the quasi-static angle.
 pub const REPOSE_LIFT_SLOW: f32 = 0.08;
 
-/// Heaps the grains of `scenes/repose_pile.toml` from `dir` with their rolling length set to
+/// Heaps the grains of `scenes/repose_pile.toml` in `setup` with their rolling length set to
 /// `rolling` × their radius and the tube lifted at `lift` m/s: runs 0.36 m / `lift` (the tube's
 /// bottom clears the column) plus 0.5 s to settle and measures the heap ([`heap_shape`]).
-pub fn repose(dir: &Path, rolling: f32, lift: f32, threads: Option<usize>) -> Result<Heap, String> {
-    let scene = load_variant(dir, "repose_pile", |t| {
-        let radius = t
-            .get("bodies")
-            .and_then(|b| b.get(0))
-            .and_then(|g| g.get("radius"))
-            .and_then(toml::Value::as_float);
-        if let (Some(r), Some(toml::Value::Array(m))) = (radius, t.get_mut("materials")) {
-            if let Some(toml::Value::Table(g)) = m.first_mut() {
-                g.insert("rolling".into(), toml::Value::Float(rolling as f64 * r));
+pub fn repose(setup: &Setup, rolling: f32, lift: f32) -> Result<Heap, String> {
+    let scene = setup
+        .variant("repose_pile", |t| {
+            let radius = t
+                .get("bodies")
+                .and_then(|b| b.get(0))
+                .and_then(|g| g.get("radius"))
+                .and_then(toml::Value::as_float);
+            if let (Some(r), Some(toml::Value::Array(m))) = (radius, t.get_mut("materials")) {
+                if let Some(toml::Value::Table(g)) = m.first_mut() {
+                    g.insert("rolling".into(), toml::Value::Float(rolling as f64 * r));
+                }
             }
-        }
-        if let Some(toml::Value::Array(s)) = t.get_mut("shakers") {
-            if let Some(toml::Value::Table(g)) = s.first_mut() {
-                let up = [0.0, 0.0, lift as f64].map(toml::Value::Float);
-                g.insert("linear".into(), toml::Value::Array(up.to_vec()));
+            if let Some(toml::Value::Array(s)) = t.get_mut("shakers") {
+                if let Some(toml::Value::Table(g)) = s.first_mut() {
+                    let up = [0.0, 0.0, lift as f64].map(toml::Value::Float);
+                    g.insert("linear".into(), toml::Value::Array(up.to_vec()));
+                }
             }
-        }
-        if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
-            let duration = 0.36 / lift as f64 + 0.5;
-            m.insert("duration".into(), toml::Value::Float(duration));
-        }
-    })
-    .map_err(|e| e.to_string())?;
-    let mut w = scene.world(threads).map_err(|e| e.to_string())?;
+            if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
+                let duration = 0.36 / lift as f64 + 0.5;
+                m.insert("duration".into(), toml::Value::Float(duration));
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    let mut w = scene.world(setup.threads).map_err(|e| e.to_string())?;
     w.run(scene.total_steps()).map_err(|e| e.to_string())?;
     Ok(heap_shape(&w, rolling))
 }

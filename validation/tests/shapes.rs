@@ -7,6 +7,7 @@ use grains_validation::cases::bar::{
     v3, v3_passes, v3_reference_passes, v3_reference_rows, v3_world, V3_DURATION, V3_TABLE,
 };
 use grains_validation::cases::ellipse::{v4, v4_passes, v4_world};
+use grains_validation::Setup;
 
 fn floor_world(settings: Settings, bodies: &[Body]) -> Result<World, BuildError> {
     let mut b = World::builder(settings);
@@ -81,8 +82,8 @@ fn ellipse_at_rest_on_its_flat_side_touches_the_floor_at_b() {
 
 #[test]
 fn v4_stabilisation_keeps_the_ellipse_out_of_the_table() {
-    let with = v4(v4_world(true, None).unwrap(), true).unwrap();
-    let without = v4(v4_world(false, None).unwrap(), false).unwrap();
+    let with = v4(v4_world(&Setup::default(), true).unwrap(), true).unwrap();
+    let without = v4(v4_world(&Setup::default(), false).unwrap(), false).unwrap();
     assert!(
         v4_passes(&with, &without),
         "with {with:?}, without {without:?}"
@@ -94,7 +95,7 @@ fn v3_bar_steps_stay_solvable_and_lose_energy() {
     let runs: Vec<_> = [(0.5, -1.0), (0.0, -1.0)]
         .into_iter()
         .map(|(drop, v0)| {
-            let w = v3_world(0.01, drop, v0, 0.0, None).unwrap();
+            let w = v3_world(&Setup::default(), 0.01, drop, v0, 0.0).unwrap();
             v3(w, V3_DURATION).unwrap()
         })
         .collect();
@@ -115,7 +116,7 @@ fn v3_bar_steps_stay_solvable_and_lose_energy() {
 #[test]
 fn v3_bar_ccp_tends_to_the_exact_lcp_without_initial_contact() {
     let (drop, v0) = V3_TABLE;
-    let rows = v3_reference_rows(drop, v0).unwrap();
+    let rows = v3_reference_rows(&Setup::default(), drop, v0).unwrap();
     assert!(v3_reference_passes(&rows), "{rows:#?}");
     let ratio = rows[0].lower_end / rows[7].lower_end;
     assert!(

@@ -3,13 +3,13 @@
 //! heap rises with the rolling length.
 
 use grains_validation::repose::{repose, Heap, REPOSE_LIFT, REPOSE_LIFT_SLOW, REPOSE_ROLLING};
-use grains_validation::{load_variant, scenes_dir};
+use grains_validation::{load_variant, scenes_dir, Setup};
 
 fn heaps(lift: f32) -> Vec<Heap> {
     REPOSE_ROLLING
         .iter()
         .map(|&e| {
-            let h = repose(&scenes_dir(), e, lift, None).unwrap();
+            let h = repose(&Setup::default(), e, lift).unwrap();
             println!(
                 "lift {lift} m/s, e_roll = {} r: angle {:.1}°, height {:.1} r, KE/grain {:.1e} J",
                 h.rolling, h.angle, h.height, h.kinetic_energy

@@ -112,6 +112,21 @@ fn v7_brazil_nut_2d_reaches_the_top_within_50_shakes() {
     assert!(k <= 50.0, "top reached after {k} shakes");
     assert_eq!(r.quality.escaped, 0);
     assert_eq!(r.quality.non_finite, 0);
+    assert_eq!(r.steps, 750);
+    assert!(r.converged_steps <= r.steps && r.mean_residual.is_finite());
+}
+
+/// V7's convergence count: every step of V7 has contacts and ends with a residual above 0, so
+/// at tolerance 0 (every solve runs all its sweeps) none counts as converged.
+#[test]
+fn v7_counts_no_solve_converged_at_tolerance_zero() {
+    let mut s = scene("v7_brazil_nut_2d");
+    let solver = s.settings().solver;
+    s.settings_mut().solver = solver.with_tolerance(0.0);
+    let r = brazil_nut(&s, None).unwrap();
+    assert_eq!(r.steps, 750);
+    assert_eq!(r.converged_steps, 0);
+    assert!(r.mean_residual > 0.0, "the solves leave a residual");
 }
 
 /// The main job's scene (about 6 minutes on 2 cores): `cargo test --release -- --ignored`.
@@ -131,7 +146,7 @@ fn brazil_nut_3d_nut_rises_to_the_top() {
 #[test]
 fn v1_ccp_and_lcp_heights_converge_as_h_falls_and_the_engine_follows_the_ccp() {
     let rows: Vec<_> = (0..V1_PAPER.len() as u32)
-        .map(|k| v1_row(k).unwrap())
+        .map(|k| v1_row(&Setup::default(), k).unwrap())
         .collect();
     for r in &rows {
         println!(
@@ -185,7 +200,7 @@ fn v1_difference_falls_at_the_relaxation_rate_two_to_the_three_halves() {
 fn v2_ccp_hops_off_the_line_by_a_height_that_does_not_vanish_with_h() {
     let runs: Vec<_> = [1e-3, 5e-4]
         .into_iter()
-        .map(|h| v2_run(h).unwrap())
+        .map(|h| v2_run(&Setup::default(), h).unwrap())
         .collect();
     for r in &runs {
         println!("{r:?}");
@@ -195,13 +210,13 @@ fn v2_ccp_hops_off_the_line_by_a_height_that_does_not_vanish_with_h() {
     assert!(v2_passes(&runs), "{runs:#?}");
 }
 
-/// The Coulomb correction on V2's sliding particle, with either solver: one pass cuts the
+/// The Coulomb correction on V2's sliding particle, with each solver: one pass cuts the
 /// relaxation's hop by the model's 1/r² (r = μ²/(1 + μ²), 147× at μ = 0.3; at least 100×
 /// asserted), and every pass brings the path closer to the exact-Coulomb LCP's.
 #[test]
 fn v2_coulomb_correction_removes_the_lift_and_follows_the_lcp() {
     let r = coulomb_correction_contraction(PAPER_PARTICLE.mu);
-    for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
+    for solver in SolverKind::ALL {
         let runs = v2_correction(1e-3, solver, &V2_CORRECTION_PASSES).unwrap();
         for c in &runs {
             println!("{solver:?}: {c:?}");
@@ -233,7 +248,7 @@ fn v15_sphere_rebounds_to_e_squared_h() {
     let runs: Vec<_> = V15_RESTITUTION
         .iter()
         .map(|&e| {
-            let (w, n) = v15_world(&scenes(), e, None).unwrap();
+            let (w, n) = v15_world(&Setup::default(), e).unwrap();
             v15(w, e, n).unwrap()
         })
         .collect();
@@ -247,7 +262,7 @@ fn v15_sphere_rebounds_to_e_squared_h() {
         }
     }
     assert!(v15_passes(&runs));
-    let (mut w, n) = v15_world(&scenes(), 0.9, None).unwrap();
+    let (mut w, n) = v15_world(&Setup::default(), 0.9).unwrap();
     let mut s = *w.settings();
     s.solver = s.solver.with_kind(SolverKind::Jacobi);
     w.set_settings(s).unwrap();
@@ -260,7 +275,11 @@ fn v15_sphere_rebounds_to_e_squared_h() {
 /// 3n(n − 1)/2 touching pairs plus its n disks on the table.
 #[test]
 fn v6_every_cannonball_stack_completes_at_every_friction() {
-    let runs = v6_table(&scenes(), Some(2)).unwrap();
+    let runs = v6_table(&Setup {
+        threads: Some(2),
+        ..Setup::default()
+    })
+    .unwrap();
     for r in &runs {
         println!("{r:?}");
         let n = ((8 * r.result.disks + 1) as f64).sqrt() as usize / 2;
@@ -282,7 +301,7 @@ fn v6_every_cannonball_stack_completes_at_every_friction() {
 fn v13_the_explicit_damper_blows_up_where_the_linearly_implicit_one_holds_like_a_joint() {
     let s = scene("v13_damper");
     assert_eq!(s.total_steps(), 200, "10 s at h = 0.05");
-    let runs = v13_runs(&scenes(), None).unwrap();
+    let runs = v13_runs(&Setup::default()).unwrap();
     let [explicit_20, explicit_100, implicit_100, damper, stiff, joint] = &runs[..] else {
         panic!("{} runs", runs.len());
     };
@@ -324,7 +343,7 @@ fn v13_the_explicit_damper_blows_up_where_the_linearly_implicit_one_holds_like_a
 
 #[test]
 fn v14_joint_drift_is_o_h2_per_step_with_theta_over_h_and_grows_without_it() {
-    let runs = v14_runs(&scenes(), None).unwrap();
+    let runs = v14_runs(&Setup::default()).unwrap();
     let [pendulum, coarse, pendulum_free, chain, chain_free] = &runs[..] else {
         panic!("{} runs", runs.len());
     };

@@ -38,14 +38,9 @@ pub const V3_ENVELOPE: f32 = 10.0;
 
 /// The V3 world at step `h`: the bar at θ = 72° to the line z = 0, its lower tip `drop` above
 /// the line (0: in contact), its centre moving at `v0` (m/s) along x and falling at `vz0`, with
-/// the envelope [`V3_ENVELOPE`].
-pub fn v3_world(
-    h: f32,
-    drop: f32,
-    v0: f32,
-    vz0: f32,
-    threads: Option<usize>,
-) -> Result<World, BuildError> {
+/// the envelope [`V3_ENVELOPE`], solved by Gauss–Seidel to 1e-7 m/s (or the iteration of
+/// [`Setup::solver`]) on one thread (or `setup`'s).
+pub fn v3_world(setup: &Setup, h: f32, drop: f32, v0: f32, vz0: f32) -> Result<World, BuildError> {
     let theta = V3_THETA_DEG.to_radians();
     let (m, inertia) = V3_MASS_INERTIA;
     let centre = Vec3::new(0.0, 0.0, V3_HALF_LENGTH * theta.sin() + V3_RADIUS + drop);
@@ -54,12 +49,12 @@ pub fn v3_world(
         gravity: Vec3::new(0.0, 0.0, -G),
         envelope: Some(Envelope::Fixed(V3_ENVELOPE)),
         planar: true,
-        solver: Solver::GaussSeidel {
+        solver: setup.solver_for(Solver::GaussSeidel {
             sweeps: 200,
             tolerance: 1e-7,
             omega: 1.0,
-        },
-        threads: threads.unwrap_or(1),
+        }),
+        threads: setup.threads.unwrap_or(1),
         ..Settings::default()
     });
     w.material(Material::new(V3_MU));
@@ -186,8 +181,9 @@ pub struct BarConvergence {
 
 /// One row of V3's comparison: the bar of [`V3_BAR`] from [`v3_reference_start`]`(drop, v0)`
 /// for `duration` at h = 0.1 / 2^k, stepped by the Coulomb LCP, the CCP (both exact, by Lemke's
-/// method) and the engine (the capsule of [`v3_world`], heights less its radius).
+/// method) and the engine (the capsule of [`v3_world`] in `setup`, heights less its radius).
 pub fn v3_reference_row(
+    setup: &Setup,
     k: u32,
     drop: f64,
     v0: f64,
@@ -206,7 +202,8 @@ pub fn v3_reference_row(
         run(FrictionModel::Coulomb)?,
         run(FrictionModel::ConeRelaxation)?,
     );
-    let mut w = v3_world(h as f32, drop as f32, v0 as f32, 0.0, None).map_err(|e| e.to_string())?;
+    let mut w =
+        v3_world(setup, h as f32, drop as f32, v0 as f32, 0.0).map_err(|e| e.to_string())?;
     let mut engine = Vec::with_capacity(steps);
     for _ in 0..steps {
         w.step().map_err(|e| e.to_string())?;
@@ -267,9 +264,9 @@ pub const V3_PAPER: [f64; 8] = [
 ];
 
 /// The rows of V3's comparison, k = 0…7, starting at `(drop, v0)`.
-pub fn v3_reference_rows(drop: f64, v0: f64) -> Result<Vec<BarConvergence>, String> {
+pub fn v3_reference_rows(setup: &Setup, drop: f64, v0: f64) -> Result<Vec<BarConvergence>, String> {
     (0..V3_PAPER.len() as u32)
-        .map(|k| v3_reference_row(k, drop, v0, V3_DURATION as f64))
+        .map(|k| v3_reference_row(setup, k, drop, v0, V3_DURATION as f64))
         .collect()
 }
 
@@ -368,15 +365,15 @@ impl Case for V3 {
         let runs = V3_RUNS
             .iter()
             .map(|&(h, drop, v0)| {
-                let w = v3_world(h, drop, v0, 0.0, setup.threads)?;
+                let w = v3_world(setup, h, drop, v0, 0.0)?;
                 Ok(v3(w, V3_DURATION)?)
             })
             .collect::<Result<Vec<_>, CaseError>>()?;
         let (drop, v0) = V3_TABLE;
         Ok(PainleveBar {
             runs,
-            free: v3_reference_rows(drop, v0)?,
-            touching: v3_reference_rows(0.0, v0)?,
+            free: v3_reference_rows(setup, drop, v0)?,
+            touching: v3_reference_rows(setup, 0.0, v0)?,
         })
     }
 

@@ -28,8 +28,9 @@ pub const V4_ENVELOPE: f32 = 0.3;
 
 /// The V4 world: the ellipse of [`V4_AXES`] and mass ρπab, centre dropped from height 8 with
 /// ω = 3 rad/s onto the line z = 0, μ = 0.3, h = 0.05, ε̂ = 0.3 (fixed), rigid contact, with or
-/// without the Φ/h term.
-pub fn v4_world(stabilise: bool, threads: Option<usize>) -> Result<World, BuildError> {
+/// without the Φ/h term, solved by Gauss–Seidel to 1e-7 m/s (or the iteration of
+/// [`Setup::solver`]) on one thread (or `setup`'s).
+pub fn v4_world(setup: &Setup, stabilise: bool) -> Result<World, BuildError> {
     let (a, b) = V4_AXES;
     let mass = V4_DENSITY * std::f32::consts::PI * a * b;
     let mut w = World::builder(Settings {
@@ -38,12 +39,12 @@ pub fn v4_world(stabilise: bool, threads: Option<usize>) -> Result<World, BuildE
         envelope: Some(Envelope::Fixed(V4_ENVELOPE)),
         planar: true,
         stabilise_contacts: stabilise,
-        solver: Solver::GaussSeidel {
+        solver: setup.solver_for(Solver::GaussSeidel {
             sweeps: 200,
             tolerance: 1e-7,
             omega: 1.0,
-        },
-        threads: threads.unwrap_or(1),
+        }),
+        threads: setup.threads.unwrap_or(1),
         ..Settings::default()
     });
     w.material(Material::new(0.3));
@@ -135,7 +136,7 @@ impl Case for V4 {
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
         let run = |stabilise| -> Result<EllipseDrop, CaseError> {
-            Ok(v4(v4_world(stabilise, setup.threads)?, stabilise)?)
+            Ok(v4(v4_world(setup, stabilise)?, stabilise)?)
         };
         Ok((run(true)?, run(false)?))
     }

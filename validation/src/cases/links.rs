@@ -3,11 +3,10 @@
 //! (hart-anitescu §2: a joint's drift with and without the stabilising term Θ/h).
 
 use crate::case::{About, Case, CaseError, Setup};
-use crate::{load, load_variant, G};
+use crate::{load, G};
 use grains::world::World;
 use grains::StepError;
 use grains_app::scene::SceneError;
-use std::path::Path;
 
 /// One V13 run: how the link between the two bodies is modelled.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,13 +121,10 @@ impl DamperRun {
     }
 }
 
-/// V13's world from `scenes/v13_damper.toml` with its spring replaced by `link`.
-pub fn v13_world(
-    dir: &Path,
-    link: Link,
-    threads: Option<usize>,
-) -> Result<(World, u64), SceneError> {
-    let scene = load_variant(dir, "v13_damper", |t| match link {
+/// V13's world from `scenes/v13_damper.toml` with its spring replaced by `link` (a variant,
+/// [`Setup::variant`]).
+pub fn v13_world(setup: &Setup, link: Link) -> Result<(World, u64), SceneError> {
+    let scene = setup.variant("v13_damper", |t| match link {
         Link::Spring {
             damping,
             stiffness,
@@ -155,7 +151,7 @@ pub fn v13_world(
             );
         }
     })?;
-    Ok((scene.world(threads)?, scene.total_steps()))
+    Ok((scene.world(setup.threads)?, scene.total_steps()))
 }
 
 /// V13 (anitescu slides, stiff example): runs `steps` steps of a world from [`v13_world`]
@@ -181,12 +177,12 @@ pub fn v13(mut w: World, link: Link, steps: u64) -> Result<DamperRun, StepError>
 }
 
 /// The V13 runs of [`V13_LINKS`] and the distance-joint reference, last.
-pub fn v13_runs(dir: &Path, threads: Option<usize>) -> Result<Vec<DamperRun>, String> {
+pub fn v13_runs(setup: &Setup) -> Result<Vec<DamperRun>, String> {
     V13_LINKS
         .iter()
         .chain(&[Link::Joint])
         .map(|&link| {
-            let (w, n) = v13_world(dir, link, threads).map_err(|e| e.to_string())?;
+            let (w, n) = v13_world(setup, link).map_err(|e| e.to_string())?;
             v13(w, link, n).map_err(|e| e.to_string())
         })
         .collect()
@@ -257,15 +253,14 @@ pub struct JointDrift {
 }
 
 /// V14's world `name` (`v14_pendulum` or `v14_chain`) at step `h` (None: the file's), with or
-/// without the Θ/h term on every joint.
+/// without the Θ/h term on every joint (a variant, [`Setup::variant`]).
 pub fn v14_world(
-    dir: &Path,
+    setup: &Setup,
     name: &str,
     h: Option<f32>,
     stabilise: bool,
-    threads: Option<usize>,
 ) -> Result<World, SceneError> {
-    let scene = load_variant(dir, name, |t| {
+    let scene = setup.variant(name, |t| {
         if let Some(toml::Value::Array(joints)) = t.get_mut("joints") {
             for j in joints {
                 if let toml::Value::Table(j) = j {
@@ -278,7 +273,7 @@ pub fn v14_world(
     if let Some(h) = h {
         scene.settings_mut().h = h;
     }
-    scene.world(threads)
+    scene.world(setup.threads)
 }
 
 /// V14 (hart-anitescu §2): steps `w` [`V14_STEPS`] times, tracking the largest positional
@@ -315,8 +310,8 @@ pub fn v14(mut w: World, stabilised: bool) -> Result<JointDrift, StepError> {
 
 /// The V14 runs: the pendulum with Θ/h at h and 2h and without it at h, then the chain with and
 /// without it at h (h from the scene files).
-pub fn v14_runs(dir: &Path, threads: Option<usize>) -> Result<Vec<JointDrift>, String> {
-    let h = load(dir, "v14_pendulum")
+pub fn v14_runs(setup: &Setup) -> Result<Vec<JointDrift>, String> {
+    let h = load(&setup.scenes, "v14_pendulum")
         .map_err(|e| e.to_string())?
         .settings()
         .h;
@@ -329,7 +324,7 @@ pub fn v14_runs(dir: &Path, threads: Option<usize>) -> Result<Vec<JointDrift>, S
     ]
     .into_iter()
     .map(|(name, h, stabilise)| {
-        let w = v14_world(dir, name, Some(h), stabilise, threads).map_err(|e| e.to_string())?;
+        let w = v14_world(setup, name, Some(h), stabilise).map_err(|e| e.to_string())?;
         v14(w, stabilise).map_err(|e| e.to_string())
     })
     .collect()
@@ -408,7 +403,7 @@ impl Case for V13 {
     }
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
-        Ok(v13_runs(&setup.scenes, setup.threads)?)
+        Ok(v13_runs(setup)?)
     }
 
     fn verdict(&self, runs: &Self::Measured) -> bool {
@@ -480,7 +475,7 @@ impl Case for V14 {
     }
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
-        Ok(v14_runs(&setup.scenes, setup.threads)?)
+        Ok(v14_runs(setup)?)
     }
 
     fn verdict(&self, runs: &Self::Measured) -> bool {

@@ -101,8 +101,10 @@ pub fn engine_path(mut w: World, steps: usize) -> Result<Vec<[f64; 2]>, StepErro
         .collect()
 }
 /// The Coulomb LCP's heights, the CCP's states (exact, f64) and the engine's agreement with
-/// the CCP, after each of round(duration / h) steps from `start`.
+/// the CCP, after each of round(duration / h) steps from `start`; the engine solves by
+/// Gauss–Seidel, the papers' scheme, or the iteration of [`Setup::solver`].
 fn particle_runs(
+    setup: &Setup,
     p: &ParticleOnLine,
     start: ParticleState,
     h: f64,
@@ -116,8 +118,8 @@ fn particle_runs(
     let lcp: Vec<f64> = run(FrictionModel::Coulomb)?.iter().map(|s| s.y).collect();
     let ccp_states = run(FrictionModel::ConeRelaxation)?;
     let ccp: Vec<f64> = ccp_states.iter().map(|s| s.y).collect();
-    let world = engine_point_particle(p, start, h, SolverKind::GaussSeidel, 0)
-        .map_err(|e| e.to_string())?;
+    let solver = setup.solver_kind(SolverKind::GaussSeidel);
+    let world = engine_point_particle(p, start, h, solver, 0).map_err(|e| e.to_string())?;
     let engine: Vec<f64> = engine_path(world, steps)
         .map_err(|e| e.to_string())?
         .iter()
@@ -149,11 +151,11 @@ pub struct ParticleConvergence {
 
 /// V1 (anitescu-2006 §10.1 ex. 1, Table 10.1) at h = 0.1 / 2^k: the particle of
 /// [`PAPER_PARTICLE`] from [`V1_START`] for [`V1_DURATION`], stepped by the Coulomb LCP, the CCP
-/// and the engine.
-pub fn v1_row(k: u32) -> Result<ParticleConvergence, String> {
+/// and the engine (with the solver of `setup`).
+pub fn v1_row(setup: &Setup, k: u32) -> Result<ParticleConvergence, String> {
     let scale = f64::from(1u32 << k);
     let h = 0.1 / scale;
-    let (lcp, ccp, engine) = particle_runs(&PAPER_PARTICLE, V1_START, h, V1_DURATION)?;
+    let (lcp, ccp, engine) = particle_runs(setup, &PAPER_PARTICLE, V1_START, h, V1_DURATION)?;
     Ok(ParticleConvergence {
         k,
         h,
@@ -233,9 +235,9 @@ impl Case for V1 {
         )
     }
 
-    fn run(&self, _setup: &Setup) -> Result<Self::Measured, CaseError> {
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
         Ok((0..V1_PAPER.len() as u32)
-            .map(v1_row)
+            .map(|k| v1_row(setup, k))
             .collect::<Result<Vec<_>, _>>()?)
     }
 
@@ -302,10 +304,11 @@ pub struct ParticleLift {
 }
 
 /// V2 (anitescu-2006 §10.1 ex. 2) at step h: the particle of [`PAPER_PARTICLE`] from
-/// [`V2_START`] for [`V2_DURATION`], stepped by the Coulomb LCP, the CCP and the engine.
-pub fn v2_run(h: f64) -> Result<ParticleLift, String> {
+/// [`V2_START`] for [`V2_DURATION`], stepped by the Coulomb LCP, the CCP and the engine (with
+/// the solver of `setup`).
+pub fn v2_run(setup: &Setup, h: f64) -> Result<ParticleLift, String> {
     let p = PAPER_PARTICLE;
-    let (lcp, ccp, engine) = particle_runs(&p, V2_START, h, V2_DURATION)?;
+    let (lcp, ccp, engine) = particle_runs(setup, &p, V2_START, h, V2_DURATION)?;
     let (Some(first), Some(sliding)) = (
         ccp.first(),
         ((V2_SLIDING_TIME / h).round() as usize)
@@ -394,7 +397,7 @@ pub fn coulomb_correction_contraction(mu: f64) -> f64 {
     mu * mu / (1.0 + mu * mu)
 }
 
-/// V2's particle through the engine (Gauss–Seidel or Jacobi, `solver`) at step h with each
+/// V2's particle through the engine (Gauss–Seidel, Jacobi or APGD, `solver`) at step h with each
 /// number of Coulomb-correction passes in `passes`, against the exact-Coulomb LCP.
 pub fn v2_correction(
     h: f64,
@@ -482,7 +485,7 @@ pub const V2_STEPS: [f64; 2] = [1e-3, 5e-4];
 pub const V2_CORRECTION_STEP: f64 = 1e-3;
 
 /// What V2 measured: the sliding particle at each of [`V2_STEPS`], and the engine with the
-/// Coulomb correction's [`V2_CORRECTION_PASSES`] under either solver.
+/// Coulomb correction's [`V2_CORRECTION_PASSES`] under each solver.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SlidingParticle {
     /// The exact references and the engine at each of [`V2_STEPS`].
@@ -491,6 +494,8 @@ pub struct SlidingParticle {
     pub gauss_seidel: Vec<CorrectedSlide>,
     /// The same with projected Jacobi.
     pub jacobi: Vec<CorrectedSlide>,
+    /// The same with APGD.
+    pub apgd: Vec<CorrectedSlide>,
 }
 
 /// V2 (anitescu-2006 §10.1 ex. 2): the particle of [`PAPER_PARTICLE`] sliding from
@@ -513,16 +518,17 @@ impl Case for V2 {
             .into()
     }
 
-    fn run(&self, _setup: &Setup) -> Result<Self::Measured, CaseError> {
+    fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
         let runs = V2_STEPS
             .into_iter()
-            .map(v2_run)
+            .map(|h| v2_run(setup, h))
             .collect::<Result<Vec<_>, _>>()?;
         let corrected = |solver| v2_correction(V2_CORRECTION_STEP, solver, &V2_CORRECTION_PASSES);
         Ok(SlidingParticle {
             runs,
             gauss_seidel: corrected(SolverKind::GaussSeidel)?,
             jacobi: corrected(SolverKind::Jacobi)?,
+            apgd: corrected(SolverKind::Apgd)?,
         })
     }
 
@@ -530,6 +536,7 @@ impl Case for V2 {
         v2_passes(&m.runs)
             && v2_correction_passes(&m.gauss_seidel)
             && v2_correction_passes(&m.jacobi)
+            && v2_correction_passes(&m.apgd)
     }
 
     fn key_figure(&self, m: &Self::Measured) -> String {
@@ -543,15 +550,18 @@ impl Case for V2 {
     }
 
     fn measured(&self, m: &Self::Measured) -> String {
-        format!(
-            "{}; {} (Jacobi: lift {} m)",
-            m.runs.iter().map(v2_summary).collect::<Vec<_>>().join("; "),
-            v2_correction_summary(V2_CORRECTION_STEP, &m.gauss_seidel),
-            m.jacobi
-                .iter()
+        let lifts = |runs: &[CorrectedSlide]| {
+            runs.iter()
                 .map(|r| format!("{:.2e}", r.lift))
                 .collect::<Vec<_>>()
                 .join(" → ")
+        };
+        format!(
+            "{}; {} (Jacobi: lift {} m; APGD: lift {} m)",
+            m.runs.iter().map(v2_summary).collect::<Vec<_>>().join("; "),
+            v2_correction_summary(V2_CORRECTION_STEP, &m.gauss_seidel),
+            lifts(&m.jacobi),
+            lifts(&m.apgd),
         )
     }
 }

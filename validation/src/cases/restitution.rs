@@ -2,11 +2,9 @@
 //! rebounds to e²H.
 
 use crate::case::{About, Case, CaseError, Setup};
-use crate::load_variant;
 use grains::world::World;
 use grains::StepError;
 use grains_app::scene::SceneError;
-use std::path::Path;
 
 /// What V15 measured: a sphere dropped on a plane.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,16 +76,17 @@ pub fn v15_passes(runs: &[Rebound]) -> bool {
         })
 }
 
-/// V15's world with the sphere–plane restitution `e` (the scene's material 0).
-pub fn v15_world(dir: &Path, e: f32, threads: Option<usize>) -> Result<(World, u64), SceneError> {
-    let scene = load_variant(dir, "v15_restitution", |t| {
+/// V15's world with the sphere–plane restitution `e` (the scene's material 0; a variant,
+/// [`Setup::variant`]).
+pub fn v15_world(setup: &Setup, e: f32) -> Result<(World, u64), SceneError> {
+    let scene = setup.variant("v15_restitution", |t| {
         if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
             if let Some(toml::Value::Table(g)) = m.first_mut() {
                 g.insert("restitution".into(), toml::Value::Float(e as f64));
             }
         }
     })?;
-    Ok((scene.world(threads)?, scene.total_steps()))
+    Ok((scene.world(setup.threads)?, scene.total_steps()))
 }
 
 /// V15 (anitescu slides, impact model), `scenes/v15_restitution.toml` with each restitution of
@@ -111,7 +110,7 @@ impl Case for V15 {
         V15_RESTITUTION
             .iter()
             .map(|&e| {
-                let (w, steps) = v15_world(&setup.scenes, e, setup.threads)?;
+                let (w, steps) = v15_world(setup, e)?;
                 Ok(v15(w, e, steps)?)
             })
             .collect()

@@ -3,11 +3,10 @@
 //! anitescu slides' table of stacks of 10 to 210 disks at three frictions: every run completes).
 
 use crate::case::{About, Case, CaseError, Setup};
-use crate::{load, load_variant};
+use crate::load;
 use grains::settings::Envelope;
 use grains::world::World;
 use grains::StepError;
-use std::path::Path;
 use std::time::Instant;
 
 /// What V5 (and each V6 run) measured at the end of a cannonball collapse.
@@ -138,26 +137,27 @@ pub struct StackRun {
     pub paper: Option<PaperStack>,
 }
 
-/// Runs V6: every stack of [`V6_ROWS`] at every μ of [`V6_FRICTION`], from the scene files in
-/// `dir`.
-pub fn v6_table(dir: &Path, threads: Option<usize>) -> Result<Vec<StackRun>, String> {
+/// Runs V6: every stack of [`V6_ROWS`] at every μ of [`V6_FRICTION`], from the scene files of
+/// `setup` (its variants, [`Setup::variant`]).
+pub fn v6_table(setup: &Setup) -> Result<Vec<StackRun>, String> {
     let mut runs = Vec::new();
     for rows in V6_ROWS {
         for mu in V6_FRICTION {
-            let scene = load_variant(dir, "v6_cannonball", |t| {
-                if let Some(toml::Value::Array(b)) = t.get_mut("bodies") {
-                    if let Some(toml::Value::Table(g)) = b.first_mut() {
-                        g.insert("rows".into(), toml::Value::Integer(rows.into()));
+            let scene = setup
+                .variant("v6_cannonball", |t| {
+                    if let Some(toml::Value::Array(b)) = t.get_mut("bodies") {
+                        if let Some(toml::Value::Table(g)) = b.first_mut() {
+                            g.insert("rows".into(), toml::Value::Integer(rows.into()));
+                        }
                     }
-                }
-                if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
-                    if let Some(toml::Value::Table(g)) = m.first_mut() {
-                        g.insert("friction".into(), toml::Value::Float(mu.into()));
+                    if let Some(toml::Value::Array(m)) = t.get_mut("materials") {
+                        if let Some(toml::Value::Table(g)) = m.first_mut() {
+                            g.insert("friction".into(), toml::Value::Float(mu.into()));
+                        }
                     }
-                }
-            })
-            .map_err(|e| e.to_string())?;
-            let world = scene.world(threads).map_err(|e| e.to_string())?;
+                })
+                .map_err(|e| e.to_string())?;
+            let world = scene.world(setup.threads).map_err(|e| e.to_string())?;
             let result = cannonball(world, scene.total_steps()).map_err(|e| e.to_string())?;
             let paper = V6_PAPER
                 .iter()
@@ -312,7 +312,7 @@ impl Case for V6 {
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
         Ok(StackTable {
-            runs: v6_table(&setup.scenes, setup.threads)?,
+            runs: v6_table(setup)?,
             steps: load(&setup.scenes, "v6_cannonball")?.total_steps(),
         })
     }
