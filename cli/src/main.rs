@@ -55,7 +55,7 @@ impl From<Solver> for SolverKind {
 enum Backend {
     /// CPU threads (rayon); results are bit-identical for any thread count.
     Cpu,
-    /// A GPU, or Mesa's software Vulkan device, through wgpu: projected Jacobi only, with the
+    /// A GPU, or Mesa's software Vulkan device, through wgpu: projected Jacobi or APGD, with the
     /// scene's ω and exactly max_iterations sweeps per solve, one solve per step plus one per
     /// Coulomb-correction pass; a scene asking for Gauss–Seidel or a tolerance above 0 is
     /// refused.
@@ -166,7 +166,8 @@ fn main() -> ExitCode {
 
 /// The line that says how the GPU backend solves, for the settings `s`.
 fn gpu_note(s: &Settings) -> String {
-    let caution = if s.solver.omega() > 0.4 {
+    let jacobi = s.solver.kind() == SolverKind::Jacobi;
+    let caution = if jacobi && s.solver.omega() > 0.4 {
         "; ω above about 0.4 can make Jacobi diverge on dense piles: set `omega` in [settings]"
     } else {
         ""
@@ -177,7 +178,8 @@ fn gpu_note(s: &Settings) -> String {
         k => format!(", then {k} Coulomb-correction passes of as many sweeps each"),
     };
     format!(
-        "GPU backend: projected Jacobi, ω = {}, exactly {} sweeps per step{corrected} (tolerance 0), state read back every {} steps and whenever output needs it{caution}",
+        "GPU backend: {}, ω = {}, exactly {} sweeps per step{corrected} (tolerance 0), state read back every {} steps and whenever output needs it{caution}",
+        if jacobi { "projected Jacobi" } else { "APGD (ω its starting step)" },
         s.solver.omega(), s.solver.sweeps(), s.sync_every
     )
 }
@@ -219,7 +221,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     // world is built, with the key to change, so nothing is said of it here.
     let s = scene.settings();
     if s.backend == grains::Backend::Gpu
-        && s.solver.kind() == SolverKind::Jacobi
+        && matches!(s.solver.kind(), SolverKind::Jacobi | SolverKind::Apgd)
         && s.solver.tolerance() == 0.0
     {
         println!("{}", gpu_note(s));
@@ -416,7 +418,7 @@ struct BenchOptions {
     /// GPU: steps between read-backs of the state (overrides the scene's `sync_every`).
     #[arg(long)]
     sync_every: Option<u32>,
-    /// Solver (overrides the scene's `solver`; the GPU runs Jacobi only).
+    /// Solver (overrides the scene's `solver`; the GPU runs Jacobi and APGD).
     #[arg(long, value_enum)]
     solver: Option<Solver>,
     /// Residual (m/s) at which a solve stops (overrides the scene's `tolerance`; the GPU

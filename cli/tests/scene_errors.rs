@@ -114,7 +114,7 @@ fn bad_backend_or_sync_every() {
     expect_error("backend", &t, line_of(&t, "backend"), "backend");
 }
 
-/// The GPU backend solves by projected Jacobi at tolerance 0 only: a scene asking it for more
+/// The GPU backend solves by projected Jacobi or APGD at tolerance 0 only: a scene asking it for more
 /// is refused with one line naming the key, in the file or by `--backend gpu`.
 #[test]
 fn gpu_refuses_gauss_seidel_and_a_tolerance() {
@@ -144,7 +144,7 @@ fn gpu_refuses_gauss_seidel_and_a_tolerance() {
         assert!(!o.status.success(), "{command}: exited 0");
         assert_eq!(err.lines().count(), 1, "{command}: not one line: {err}");
         assert!(
-            err.contains("projected Jacobi only: set solver = \"jacobi\""),
+            err.contains("projected Jacobi or APGD only: set solver = \"jacobi\""),
             "{command}: {err}"
         );
     }

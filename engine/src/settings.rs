@@ -19,8 +19,8 @@ pub enum Backend {
     /// CPU worker threads (rayon); results are bit-identical for any thread count.
     #[default]
     Cpu,
-    /// A GPU (or Mesa's software Vulkan device) through wgpu. It solves by projected Jacobi
-    /// only, with exactly `sweeps` sweeps per solve (a step takes 1 + `coulomb_correction`
+    /// A GPU (or Mesa's software Vulkan device) through wgpu. It solves by projected Jacobi or
+    /// APGD only, with exactly `sweeps` sweeps per solve (a step takes 1 + `coulomb_correction`
     /// solves): a world asking for [`Solver::GaussSeidel`] or a tolerance above 0 is refused at
     /// build (stopping at a tolerance would need a read-back each sweep).
     Gpu,

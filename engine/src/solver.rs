@@ -24,8 +24,8 @@ pub enum Solver {
         omega: f32,
     },
     /// Projected Jacobi: all contacts at once, then a per-body gather. Needs ω ≤ about 0.4 on
-    /// dense piles. The only iteration of the GPU backend, which runs exactly `sweeps` sweeps
-    /// (tolerance 0).
+    /// dense piles. One of the GPU backend's two iterations (with APGD), which runs exactly
+    /// `sweeps` sweeps (tolerance 0).
     Jacobi {
         /// Most sweeps per solve (exactly this many on the GPU).
         sweeps: u32,
@@ -37,9 +37,10 @@ pub enum Solver {
     /// Accelerated projected gradient (APGD, Mazhar et al. 2015): projected Jacobi's step taken
     /// from an extrapolated point, with Nesterov's momentum and gradient restart; an order of
     /// magnitude fewer sweeps than Jacobi or Gauss–Seidel to a tight residual on deep piles.
-    /// `omega` is the step (at most about 0.4 on dense piles, as for Jacobi).
+    /// `omega` is the step (at most about 0.4 on dense piles, as for Jacobi). The GPU backend
+    /// runs it too, with exactly `sweeps` sweeps (tolerance 0).
     Apgd {
-        /// Most sweeps per solve.
+        /// Most sweeps per solve (exactly this many on the GPU).
         sweeps: u32,
         /// Stop when the max-norm residual falls to this (m/s).
         tolerance: f32,
@@ -155,7 +156,7 @@ impl Solver {
     }
 
     /// Checks that the GPU backend can run this solver as asked: it solves by projected Jacobi
-    /// only and runs exactly `sweeps` sweeps.
+    /// or APGD only and runs exactly `sweeps` sweeps.
     pub(crate) fn check_runs_on_gpu(&self) -> Result<(), BuildError> {
         let err = |field, problem: String| Err(BuildError::Settings { field, problem });
         let tolerance = self.tolerance();
@@ -163,17 +164,8 @@ impl Solver {
             return err(
                 "solver",
                 "is Gauss–Seidel (the presets' solver), but the GPU backend solves by projected \
-                 Jacobi only: set solver = \"jacobi\", with omega at most about 0.4 on dense \
-                 piles (at omega = 1 they diverge)"
-                    .into(),
-            );
-        }
-        if self.kind() == SolverKind::Apgd {
-            return err(
-                "solver",
-                "is \"apgd\", which the GPU backend does not run yet (its momentum and restart \
-                 need device-side reductions not built): run APGD on the CPU backend, or set \
-                 solver = \"jacobi\" on the GPU"
+                 Jacobi or APGD only: set solver = \"jacobi\" or \"apgd\", with omega at most \
+                 about 0.4 on dense piles (Jacobi at omega = 1 diverges)"
                     .into(),
             );
         }

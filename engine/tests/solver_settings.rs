@@ -1,7 +1,7 @@
 //! The solver setting carries its knobs; each is checked, and a backend that cannot honour the
 //! solver asked for refuses it at build (and in `set_settings`) rather than running another.
 
-use grains::{Backend, Body, BuildError, Material, Settings, Solver, Vec3, World};
+use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, Vec3, World};
 
 /// A one-sphere world with `settings`.
 fn build(settings: Settings) -> Result<World, BuildError> {
@@ -76,7 +76,7 @@ fn the_gpu_refuses_gauss_seidel() {
     let (field, msg) = settings_error(r);
     assert_eq!(field, "solver");
     assert!(
-        msg.contains("projected Jacobi only") && msg.contains("set solver = \"jacobi\""),
+        msg.contains("projected Jacobi or APGD only") && msg.contains("set solver = \"jacobi\""),
         "{msg}"
     );
 }
@@ -94,6 +94,44 @@ fn the_gpu_refuses_a_jacobi_tolerance() {
         msg.contains("exactly `sweeps` sweeps") && msg.contains("set tolerance = 0"),
         "{msg}"
     );
+}
+
+fn apgd(tolerance: f32) -> Solver {
+    jacobi(tolerance).with_kind(SolverKind::Apgd)
+}
+
+/// The GPU runs APGD with exactly its sweeps: a tolerance is refused as for Jacobi, and a GPU
+/// world switches from Jacobi to APGD between steps (its momentum's buffers made then).
+#[test]
+fn the_gpu_runs_apgd_at_tolerance_0_only() {
+    let r = build(Settings {
+        backend: Backend::Gpu,
+        solver: apgd(1e-6),
+        ..Settings::default()
+    });
+    let (field, msg) = settings_error(r);
+    assert_eq!(field, "tolerance");
+    assert!(msg.contains("set tolerance = 0"), "{msg}");
+    let gpu = Settings {
+        backend: Backend::Gpu,
+        solver: jacobi(0.0),
+        ..Settings::default()
+    };
+    let mut w = match build(gpu) {
+        Ok(w) => w,
+        Err(BuildError::NoGpuAdapter(why)) => return eprintln!("skipped: no GPU adapter ({why})"),
+        Err(BuildError::Gpu(why)) => return eprintln!("skipped: no GPU backend ({why})"),
+        Err(e) => panic!("the GPU refused Jacobi at tolerance 0: {e}"),
+    };
+    w.run(3).unwrap();
+    w.set_settings(Settings {
+        solver: apgd(0.0),
+        ..gpu
+    })
+    .unwrap();
+    let stats = w.run(3).unwrap();
+    assert_eq!(w.settings().solver, apgd(0.0));
+    assert_eq!(stats.iterations, 50);
 }
 
 #[test]

@@ -171,8 +171,8 @@ impl PySettings {
         Ok(())
     }
 
-    /// The projected iteration: `"gauss_seidel"` (CPU only), `"jacobi"` (the GPU's) or
-    /// `"apgd"` (accelerated projected gradient, CPU only).
+    /// The projected iteration: `"gauss_seidel"` (CPU only), `"jacobi"` or `"apgd"`
+    /// (accelerated projected gradient; both run on the CPU and the GPU).
     #[getter]
     fn solver(&self) -> &'static str {
         self.inner.solver.kind().name()

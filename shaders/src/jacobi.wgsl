@@ -90,18 +90,34 @@ fn bounded_spring_step(mass_n: f32, un: f32, gn: f32) -> f32 {
 /// compliant term ε γn (anitescu-2006 eq. 5.5 by projected Jacobi), the normal bias raised by the
 /// Coulomb correction's lift in `gamma[c].w` (0 without it); keeps D Δγ for the gather and
 /// returns the max-norm residual max(w_n |Δγn|, w_t |Δγt|) / ω (m/s, the projected gradient).
-fn update_contact(c: u32, row: ContactRow) -> f32 {
+/// `omega` is the step ω (`params.omega`; APGD's current step in apgd.wgsl).
+fn update_contact(c: u32, row: ContactRow, omega: f32) -> f32 {
     let state = gamma[c];
     let g = state.xyz;
     let u = relative_velocity(row, row.bias + vec3<f32>(state.w, 0.0, 0.0));
-    let step = vec3<f32>(g.x - params.omega * bounded_spring_step(row.mass_n, u.x, g.x),
-                         g.y - params.omega * row.mass_t * u.y,
-                         g.z - params.omega * row.mass_t * u.z);
+    let step = vec3<f32>(g.x - omega * bounded_spring_step(row.mass_n, u.x, g.x),
+                         g.y - omega * row.mass_t * u.y,
+                         g.z - omega * row.mass_t * u.z);
     let next = project_cone_scaled(step, row.mu, row.mass_n / row.mass_t);
     let d = next - g;
     gamma[c] = vec4<f32>(next, state.w);
     impulse[c] = vec4<f32>(impulse_vector(row, d), 0.0);
-    return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t) / params.omega;
+    return max(abs(d.x) / row.mass_n, max(abs(d.y), abs(d.z)) / row.mass_t) / omega;
+}
+
+/// Contact c's sliding rows (update_contact), then its moment rows from the same velocities
+/// (update_moments), with step ω = `omega`; returns the larger residual.
+fn update_rows(c: u32, row: ContactRow, omega: f32) -> f32 {
+    return max(update_contact(c, row, omega), update_moments(c, row, omega));
+}
+
+/// Writes the workgroup's largest `residual` to its slot of `residual_blocks` (every thread of
+/// the workgroup calls it).
+fn report_sweep_residual(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, residual: f32) {
+    let worst = workgroup_max(lid, bitcast<u32>(residual));
+    if lid == 0u {
+        residual_blocks[group_index(wid, nwg)] = worst;
+    }
 }
 
 /// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact), then its moment
@@ -112,16 +128,37 @@ fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     let c = thread_index(wid, nwg, lid);
     var residual = 0.0;
     if c < contact_count() {
-        let row = rows[c];
-        let sliding = update_contact(c, row);
-        residual = max(sliding, update_moments(c, row));
+        residual = update_rows(c, rows[c], params.omega);
     }
     if report_residual {
-        let worst = workgroup_max(lid, bitcast<u32>(residual));
-        if lid == 0u {
-            residual_blocks[group_index(wid, nwg)] = worst;
-        }
+        report_sweep_residual(wid, nwg, lid, residual);
     }
+}
+
+/// Σ (±P_i, r_i × ±P_i ± L_i) over the entries `s..e` of a body's contacts in contact order
+/// (the moment impulses L_i only with spinning or rolling friction): the linear and angular
+/// impulse the body receives from the sweep.
+fn gathered_impulse(s: u32, e: u32) -> array<vec3<f32>, 2> {
+    var dp = vec3<f32>(0.0);
+    var dl = vec3<f32>(0.0);
+    for (var k = s; k < e; k = k + 1u) {
+        let entry = body_entries[k];
+        var p = impulse[entry.tag >> 1u].xyz;
+        if (entry.tag & 1u) != 0u {
+            p = -p;
+        }
+        dp = dp + p;
+        dl = add_moment_impulse(dl + cross(entry.arm, p), entry);
+    }
+    return array<vec3<f32>, 2>(dp, dl);
+}
+
+/// v ← v + M⁻¹ (P, L) for a body's gathered impulse `g` (then the planar mask).
+fn kick(m: Motion, g: array<vec3<f32>, 2>) -> Motion {
+    var out = m;
+    out.linear = m.linear + g[0] * m.inv_mass;
+    out.angular = m.angular + g[1] * m.inv_inertia;
+    return planar_mask(out);
 }
 
 /// Every dynamic body: v ← v + M⁻¹ Σ (±P_i, r_i × ±P_i ± L_i) over its contacts in contact order
@@ -138,19 +175,5 @@ fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     if s == e {
         return;
     }
-    var dp = vec3<f32>(0.0);
-    var dl = vec3<f32>(0.0);
-    for (var k = s; k < e; k = k + 1u) {
-        let entry = body_entries[k];
-        var p = impulse[entry.tag >> 1u].xyz;
-        if (entry.tag & 1u) != 0u {
-            p = -p;
-        }
-        dp = dp + p;
-        dl = add_moment_impulse(dl + cross(entry.arm, p), entry);
-    }
-    var m = motion[i];
-    m.linear = m.linear + dp * m.inv_mass;
-    m.angular = m.angular + dl * m.inv_inertia;
-    motion[i] = planar_mask(m);
+    motion[i] = kick(motion[i], gathered_impulse(s, e));
 }

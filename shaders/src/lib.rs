@@ -1,10 +1,11 @@
-//! The GPU backend: the same step as [`grains_kernels::CpuPipeline`] with projected Jacobi
-//! (and its Coulomb-correction passes), every stage a WGSL compute shader beside this crate's
+//! The GPU backend: the same step as [`grains_kernels::CpuPipeline`] with projected Jacobi or
+//! APGD (and their Coulomb-correction passes), every stage a WGSL compute shader beside this crate's
 //! host code (`src/*.wgsl`, each naming the CPU file it mirrors), run through wgpu in the stage
 //! order of [`grains_kernels::Stage`]. The body state lives on the device; the host copy is
 //! refreshed only when asked ([`GpuPipeline::step`] with `read_back`, or
 //! [`GpuPipeline::read_back`]).
 
+mod apgd;
 mod buffers;
 mod device;
 mod mesh;
@@ -21,7 +22,7 @@ use grains_kernels::forces::{Actuation, Load, LOAD};
 use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::observe::kinetic_energy;
-use grains_kernels::{StageTimes, StepParams, StepStats};
+use grains_kernels::{SolverKind, StageTimes, StepParams, StepStats};
 use profiler::{Profiler, TIMED_PASSES};
 use programs::Programs;
 use std::time::Instant;
@@ -67,6 +68,9 @@ pub struct GpuPipeline {
     steps: u64,
     /// The mesh walls' buffers (none while the world has no mesh wall).
     meshes: Option<mesh::MeshBuffers>,
+    /// APGD's momentum and last iterates with its solve's bind groups (none before the first
+    /// APGD step on the current buffers).
+    apgd: Option<apgd::ApgdBuffers>,
 }
 
 /// Bytes of one contact's moment rows.
@@ -103,6 +107,7 @@ impl GpuPipeline {
             profiler,
             steps: 0,
             meshes: None,
+            apgd: None,
         })
     }
 
@@ -182,6 +187,10 @@ impl GpuPipeline {
         if rolls {
             self.programs.load_rolling(&self.gpu)?;
         }
+        let accelerate = p.solver == SolverKind::Apgd;
+        if accelerate {
+            self.programs.load_apgd(&self.gpu, rolls)?;
+        }
         // The large bodies need a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {
             s.bodies == bodies.len() as u64
@@ -205,6 +214,7 @@ impl GpuPipeline {
             );
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
+                self.apgd = None;
                 self.buffers = Some(Buffers::new(
                     &self.gpu.device,
                     &self.gpu.limits,
@@ -221,6 +231,10 @@ impl GpuPipeline {
         }
         if let Some((keys, impulse, moment)) = self.pending_warm.take() {
             self.upload_warm_start(bodies, &keys, &impulse, &moment);
+        }
+        if accelerate && self.apgd.is_none() {
+            let b = self.buffers.as_ref().expect("buffers exist");
+            self.apgd = Some(apgd::ApgdBuffers::new(&self.gpu.device, &self.programs, b));
         }
         let cur = 1 - self.parity;
         self.write_step_inputs(walls, drives, friction, p);

@@ -19,6 +19,7 @@ const OBSERVE: &str = include_str!("observe.wgsl");
 const PARALLEL: &str = include_str!("parallel.wgsl");
 const MESH: &str = include_str!("mesh.wgsl");
 const MESH_OFF: &str = include_str!("mesh_off.wgsl");
+const APGD: &str = include_str!("apgd.wgsl");
 
 /// Every compute pipeline of the step and the bind group layouts they share.
 pub struct Programs {
@@ -32,6 +33,11 @@ pub struct Programs {
     pub moment_layout: wgpu::BindGroupLayout,
     /// Group 1 of the narrow phase with mesh walls: the mesh buffer at binding 1 (`mesh.wgsl`).
     pub mesh_layout: wgpu::BindGroupLayout,
+    /// Group 0 of APGD's solve: the uniform parameters and the storage buffers its stages use
+    /// ([`SOLVE_BINDINGS`]), leaving room for APGD's two.
+    pub solve_layout: wgpu::BindGroupLayout,
+    /// Group 2 of APGD's solve: the momentum and the last iterates (`apgd.wgsl`).
+    pub apgd_layout: wgpu::BindGroupLayout,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
     pub(super) apply_drives: wgpu::ComputePipeline,
@@ -58,6 +64,9 @@ pub struct Programs {
     /// `find_pairs` and `build_rows` with the mesh walls' contacts, compiled by
     /// [`Programs::load_meshes`] for the first step of a world with meshes.
     pub(super) meshes: Option<[wgpu::ComputePipeline; 2]>,
+    /// APGD's solve without and with the moment rows, compiled by [`Programs::load_apgd`] for
+    /// the first APGD step of each kind.
+    pub(super) apgd: [Option<ApgdPrograms>; 2],
     pub(super) integrate_positions: wgpu::ComputePipeline,
     pub(super) reduce_residual: wgpu::ComputePipeline,
     pub(super) take_counts: wgpu::ComputePipeline,
@@ -93,6 +102,63 @@ impl ContactPrograms {
             contact_sweep_quiet: make(jacobi, "contact_sweep", &[("report_residual", 0.0)]),
             body_gather: make(jacobi, "body_gather", &[]),
             store_impulses: make(warm, "store_impulses", &[]),
+        }
+    }
+}
+
+/// The storage bindings of `layout.wgsl` that the solve's stages use (motion, grid, rows,
+/// gamma, impulse, body_start, body_entries, stats, residual_blocks): APGD's solve binds these
+/// alone as its group 0, since the step's 31 and the moments fill the 32 storage buffers a stage
+/// may have on some adapters (lavapipe).
+pub const SOLVE_BINDINGS: [u32; 9] = [3, 11, 18, 19, 20, 21, 23, 24, 25];
+
+/// APGD's solve (`apgd.wgsl` after the Jacobi stage and the Coulomb correction), with or
+/// without the moment rows; every stage of its solve pass, bound to [`SOLVE_BINDINGS`].
+pub(super) struct ApgdPrograms {
+    /// θ = 1, β = 0 and ω = the user's step at a solve's start.
+    pub(super) start_solve: wgpu::ComputePipeline,
+    /// γ_k = y at a solve's start.
+    pub(super) start_momentum: wgpu::ComputePipeline,
+    /// The sweep with the restart sum (every sweep of a solve but its last).
+    pub(super) sweep: wgpu::ComputePipeline,
+    /// A solve's last sweep, without the restart sum or the residual.
+    pub(super) last_sweep_quiet: wgpu::ComputePipeline,
+    /// The step's last sweep, reporting the residual.
+    pub(super) last_sweep: wgpu::ComputePipeline,
+    pub(super) weigh_momentum: wgpu::ComputePipeline,
+    pub(super) extrapolate: wgpu::ComputePipeline,
+    /// The body gather with the move's kinetic energy.
+    pub(super) gather: wgpu::ComputePipeline,
+    pub(super) adapt_step: wgpu::ComputePipeline,
+    /// Jacobi's gather, after a solve's last sweep.
+    pub(super) body_gather: wgpu::ComputePipeline,
+    /// The Coulomb correction's normal bias, before each solve after the first.
+    pub(super) correct_normal_bias: wgpu::ComputePipeline,
+}
+
+impl ApgdPrograms {
+    /// The pipelines of the APGD module `module` with pipeline layout `layout`.
+    fn new(
+        device: &wgpu::Device,
+        layout: &wgpu::PipelineLayout,
+        module: &wgpu::ShaderModule,
+    ) -> Self {
+        let make =
+            |entry, constants: &[(&str, f64)]| pipeline(device, layout, module, entry, constants);
+        let quiet = ("report_residual", 0.0);
+        let last = ("restart_sum", 0.0);
+        ApgdPrograms {
+            start_solve: make("start_solve", &[]),
+            start_momentum: make("start_momentum", &[]),
+            sweep: make("apgd_sweep", &[quiet]),
+            last_sweep_quiet: make("apgd_sweep", &[quiet, last]),
+            last_sweep: make("apgd_sweep", &[last]),
+            weigh_momentum: make("weigh_momentum", &[]),
+            extrapolate: make("extrapolate", &[]),
+            gather: make("apgd_gather", &[]),
+            adapt_step: make("adapt_step", &[]),
+            body_gather: make("body_gather", &[]),
+            correct_normal_bias: make("correct_normal_bias", &[]),
         }
     }
 }
@@ -184,6 +250,10 @@ impl Programs {
         );
         let moment_layout = layout(device, "moments", &[storage_entry(0)]);
         let mesh_layout = layout(device, "meshes", &[storage_entry(1)]);
+        let mut solve_entries = vec![step_entries[0]];
+        solve_entries.extend(SOLVE_BINDINGS.map(storage_entry));
+        let solve_layout = layout(device, "solve", &solve_entries);
+        let apgd_layout = layout(device, "apgd", &[storage_entry(0), storage_entry(1)]);
         let step = pipeline_layout(device, &[Some(&step_layout)]);
         let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
@@ -232,6 +302,7 @@ impl Programs {
             sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
             rolling: None,
             meshes: None,
+            apgd: [None, None],
             integrate_positions: make(&step, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
             take_counts: make(&scan, &parallel, "take_counts"),
@@ -242,6 +313,8 @@ impl Programs {
             scan_layout,
             moment_layout,
             mesh_layout,
+            solve_layout,
+            apgd_layout,
         }
     }
 
@@ -300,6 +373,31 @@ impl Programs {
             let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING, JACOBI]);
             ContactPrograms::new(device, &layout, &warm, &jacobi)
         })?);
+        Ok(())
+    }
+
+    /// Compiles APGD's solve, once for each of `moments` false and true (the moment rows
+    /// bound as group 1, APGD's buffers as group 2, the solve's buffers as group 0).
+    pub fn load_apgd(&mut self, gpu: &Gpu, moments: bool) -> Result<(), GpuError> {
+        if self.apgd[moments as usize].is_some() {
+            return Ok(());
+        }
+        let device = &gpu.device;
+        let programs = gpu.validated("compiling the APGD solver's shaders", || {
+            let (rolling, group) = if moments {
+                (ROLLING, Some(&self.moment_layout))
+            } else {
+                (ROLLING_OFF, None)
+            };
+            let layout = pipeline_layout(
+                device,
+                &[Some(&self.solve_layout), group, Some(&self.apgd_layout)],
+            );
+            let parts = [LAYOUT, CONE, rolling, JACOBI, COULOMB_CORRECTION, APGD];
+            let module = compile(device, "apgd", &parts);
+            ApgdPrograms::new(device, &layout, &module)
+        })?;
+        self.apgd[moments as usize] = Some(programs);
         Ok(())
     }
 }

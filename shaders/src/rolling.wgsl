@@ -74,7 +74,7 @@ fn warm_start_moments(c: u32, j: u32, slide: vec3<f32>) {
 /// One projected update of contact c's moment rows right after its sliding update (as
 /// update_moment_pack): γ_m⁺ = Π(γ_m − ω w_m⁻¹ (n, t1, t2)ᵀ(ω_a − ω_b)) onto the cones of its new
 /// impulses; keeps the change for the gather and returns the residual w_m |r_a| max|Δγ_m| / ω (m/s).
-fn update_moments(c: u32, row: ContactRow) -> f32 {
+fn update_moments(c: u32, row: ContactRow, omega: f32) -> f32 {
     var w = motion[row.body_a].angular;
     if row.body_b != NO_BODY {
         w = w - motion[row.body_b].angular;
@@ -82,11 +82,11 @@ fn update_moments(c: u32, row: ContactRow) -> f32 {
     let u = vec3<f32>(dot(w, row.n), dot(w, row.t1), dot(w, row.t2));
     let m = moments[c];
     let g = m.gamma.xyz;
-    let next = project_moment_cones(g - params.omega * m.row.z * u, m.row, gamma[c].xyz, row.mu);
+    let next = project_moment_cones(g - omega * m.row.z * u, m.row, gamma[c].xyz, row.mu);
     let d = next - g;
     moments[c].gamma = vec4<f32>(next, 0.0);
     moments[c].impulse = vec4<f32>(impulse_vector(row, d), 0.0);
-    return max(max(abs(d.x), abs(d.y)), abs(d.z)) * m.row.w / params.omega;
+    return max(max(abs(d.x), abs(d.y)), abs(d.z)) * m.row.w / omega;
 }
 
 /// `dl` plus the moment impulse ±L of a body's contact entry (body b takes −L).
@@ -98,4 +98,23 @@ fn add_moment_impulse(dl: vec3<f32>, entry: BodyEntry) -> vec3<f32> {
 /// Remembers contact c's moment impulse as a world vector D_m γ_m for the next step.
 fn store_moments(c: u32, row: ContactRow) {
     moments[c].cache = vec4<f32>(impulse_vector(row, moments[c].gamma.xyz), 0.0);
+}
+
+/// Whether the contacts carry moment rows (APGD's momentum then covers them too, apgd.wgsl).
+const MOMENT_ROWS: bool = true;
+
+/// Contact c's moment impulses (γ_s, γ_r1, γ_r2) and their rows' inverse diagonal 1/w_m (in w),
+/// for APGD's restart sum and extrapolation.
+fn moment_state(c: u32) -> vec4<f32> {
+    let m = moments[c];
+    return vec4<f32>(m.gamma.xyz, m.row.z);
+}
+
+/// APGD's move of contact c's moment rows by `push` = β (γ_m⁺ − γ_m,k): γ_m += push, and the
+/// sweep's moment-impulse change gains D_m push; returns that change's world vector.
+fn push_moments(c: u32, row: ContactRow, push: vec3<f32>) -> vec3<f32> {
+    moments[c].gamma = vec4<f32>(moments[c].gamma.xyz + push, 0.0);
+    let change = moments[c].impulse.xyz + impulse_vector(row, push);
+    moments[c].impulse = vec4<f32>(change, 0.0);
+    return change;
 }

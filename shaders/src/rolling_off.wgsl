@@ -7,7 +7,7 @@
 fn warm_start_moments(c: u32, j: u32, slide: vec3<f32>) {}
 
 /// No moment rows to update: no residual.
-fn update_moments(c: u32, row: ContactRow) -> f32 {
+fn update_moments(c: u32, row: ContactRow, omega: f32) -> f32 {
     return 0.0;
 }
 
@@ -18,3 +18,16 @@ fn add_moment_impulse(dl: vec3<f32>, entry: BodyEntry) -> vec3<f32> {
 
 /// No moment impulse to remember.
 fn store_moments(c: u32, row: ContactRow) {}
+
+/// No moment rows for APGD's momentum.
+const MOMENT_ROWS: bool = false;
+
+/// No moment impulses (and a zero inverse diagonal: they add nothing).
+fn moment_state(c: u32) -> vec4<f32> {
+    return vec4<f32>(0.0);
+}
+
+/// No moment rows to move.
+fn push_moments(c: u32, row: ContactRow, push: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(0.0);
+}

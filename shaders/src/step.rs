@@ -5,13 +5,14 @@
 
 use crate::buffers::{groups, ScanPlan};
 use crate::profiler::{TimedPass, TIMED_PASSES};
-use crate::programs::Programs;
+use crate::programs::{ApgdPrograms, ContactPrograms, Programs};
 use crate::GpuPipeline;
-use grains_kernels::StepParams;
+use grains_kernels::{SolverKind, StepParams};
 
 impl GpuPipeline {
     /// Records and submits one step writing ping-pong set `cur`, one timed pass per stage: a
-    /// solve of `p.max_iterations` Jacobi sweeps, then `p.coulomb_correction` Coulomb-correction
+    /// solve of `p.max_iterations` Jacobi or APGD sweeps (APGD with the buffers of
+    /// [`crate::apgd`], made before), then `p.coulomb_correction` Coulomb-correction
     /// passes, each a new normal bias and as many sweeps again from the last γ. `drives` counts
     /// the stage-1 inputs (drives and applied forces).
     pub(super) fn encode_step(&self, cur: usize, drives: usize, p: &StepParams) {
@@ -79,19 +80,30 @@ impl GpuPipeline {
             pass.run(&solver.body_gather, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Solve);
+            // APGD's solve binds its own group 0 (the solve's buffers) and its group 2.
+            let apgd = (p.solver == SolverKind::Apgd).then(|| {
+                let buffers = self.apgd.as_ref().expect("made for an APGD step");
+                let programs = pr.apgd[moments.is_some() as usize].as_ref();
+                (buffers, programs.expect("loaded for an APGD step"))
+            });
+            let group = apgd.map_or(step, |(buffers, _)| &buffers.solve);
+            let mut pass = Pass::new(&mut encoder, group, moments, queries, TimedPass::Solve);
+            pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
             for solve in 0..=corrections {
-                if solve > 0 {
-                    pass.indirect(&pr.correct_normal_bias, contacts);
-                }
-                for k in 1..=sweeps {
-                    let sweep = if solve == corrections && k == sweeps {
-                        &solver.contact_sweep
-                    } else {
-                        &solver.contact_sweep_quiet
-                    };
-                    pass.indirect(sweep, contacts);
-                    pass.run(&solver.body_gather, groups(n));
+                let reports = solve == corrections;
+                match apgd {
+                    Some((_, a)) => {
+                        if solve > 0 {
+                            pass.indirect(&a.correct_normal_bias, contacts);
+                        }
+                        pass.apgd_solve(a, contacts, groups(n), sweeps, reports);
+                    }
+                    None => {
+                        if solve > 0 {
+                            pass.indirect(&pr.correct_normal_bias, contacts);
+                        }
+                        pass.jacobi_solve(solver, contacts, groups(n), sweeps, reports);
+                    }
                 }
             }
         }
@@ -113,12 +125,13 @@ impl GpuPipeline {
     }
 }
 
-/// A compute pass with the step's bind group (and the moments' group 1, where given) restored
-/// before every stage.
+/// A compute pass with the step's bind group (APGD's solve group in its solve pass), and the
+/// moments' group 1 and APGD's group 2 where given, restored before every stage.
 struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,
     step: &'a wgpu::BindGroup,
     moments: Option<&'a wgpu::BindGroup>,
+    apgd: Option<&'a wgpu::BindGroup>,
 }
 
 impl<'a> Pass<'a> {
@@ -145,6 +158,7 @@ impl<'a> Pass<'a> {
             pass,
             step,
             moments,
+            apgd: None,
         }
     }
 
@@ -155,6 +169,67 @@ impl<'a> Pass<'a> {
         if let Some(moments) = self.moments {
             self.pass.set_bind_group(1, moments, &[]);
         }
+        if let Some(apgd) = self.apgd {
+            self.pass.set_bind_group(2, apgd, &[]);
+        }
+    }
+
+    /// One solve of `sweeps` projected Jacobi sweeps (kernels/src/jacobi.rs), each a contact
+    /// sweep over the contacts (`contacts`: the indirect dispatch) and a gather over the bodies
+    /// (`bodies` workgroups); with `reports`, the last sweep reports the residual.
+    fn jacobi_solve(
+        &mut self,
+        solver: &ContactPrograms,
+        contacts: &wgpu::Buffer,
+        bodies: (u32, u32),
+        sweeps: u32,
+        reports: bool,
+    ) {
+        for k in 1..=sweeps {
+            let sweep = if reports && k == sweeps {
+                &solver.contact_sweep
+            } else {
+                &solver.contact_sweep_quiet
+            };
+            self.indirect(sweep, contacts);
+            self.run(&solver.body_gather, bodies);
+        }
+    }
+
+    /// One APGD solve of `sweeps` sweeps (kernels/src/jacobi.rs with `accelerate`, apgd.wgsl):
+    /// the momentum starts (θ = 1, ω, γ_k = y); every sweep but the last is the sweep with its
+    /// restart sum, the weight β, the extrapolation, the gather with its kinetic energy and the
+    /// step's adaptation; the last sweep (β = 0, after which γ_k, θ and ω no longer matter) is
+    /// the sweep at the current step and the plain gather, reporting the residual with `reports`.
+    fn apgd_solve(
+        &mut self,
+        apgd: &ApgdPrograms,
+        contacts: &wgpu::Buffer,
+        bodies: (u32, u32),
+        sweeps: u32,
+        reports: bool,
+    ) {
+        if sweeps == 0 {
+            return;
+        }
+        self.run(&apgd.start_solve, (1, 1));
+        if sweeps > 1 {
+            self.indirect(&apgd.start_momentum, contacts);
+        }
+        for _ in 1..sweeps {
+            self.indirect(&apgd.sweep, contacts);
+            self.run(&apgd.weigh_momentum, (1, 1));
+            self.indirect(&apgd.extrapolate, contacts);
+            self.run(&apgd.gather, bodies);
+            self.run(&apgd.adapt_step, (1, 1));
+        }
+        let last = if reports {
+            &apgd.last_sweep
+        } else {
+            &apgd.last_sweep_quiet
+        };
+        self.indirect(last, contacts);
+        self.run(&apgd.body_gather, bodies);
     }
 
     fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {
