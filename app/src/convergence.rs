@@ -2,9 +2,10 @@
 //! rigid step's CCP against sweeps and against wall time, cold and warm-started, for projected
 //! Gauss–Seidel, projected Jacobi and APGD, all from the same settled state.
 //!
-//! The scene runs its full duration with its own settings (the pour settles), then
-//! [`RIGID_STEPS`] steps with rigid contact (`contact_frequency` = ∞) solved by APGD to a tenth
-//! of the target give a rigid bed and its warm-start memory; that state is kept. Each curve then restores it and takes
+//! The scene runs its full duration with rigid contact (`contact_frequency` = ∞), solved by APGD
+//! with at most [`SETTLE_SWEEPS`] sweeps a step: the bed settles as a rigid bed (settling with
+//! compliant contact and then switching would leave overlaps that the first rigid steps must
+//! push out, a poor and hard start); that state, with its warm-start memory, is kept. Each curve then restores it and takes
 //! one rigid step with one solver, cold (no warm start) or warm (last step's impulses), stopping
 //! at a tenth of the target or the sweep cap, and records every sweep's residual (the projected
 //! gradient W (γ − γ⁺)/ω of [`grains::Solver`], m/s) and time.
@@ -24,9 +25,9 @@ pub const STUDY_OMEGA: [(SolverKind, f32); 3] = [
     (SolverKind::Apgd, 0.3),
 ];
 
-/// Rigid steps between the settled scene and the studied step: the first rigid steps push out
-/// the compliant contacts' overlap, and their impulses would be a poor warm start.
-pub const RIGID_STEPS: u32 = 20;
+/// Most APGD sweeps per step while the scene settles with rigid contact (enough to bring the
+/// 27,000-grain pour to rest, [docs/solvers.md](../../docs/solvers.md)).
+pub const SETTLE_SWEEPS: u32 = 100;
 
 /// What the study measures.
 #[derive(Clone, Copy, Debug)]
@@ -90,14 +91,6 @@ pub fn convergence_study(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Study, String> {
     let mut world = scene.world(options.threads).map_err(|e| e.to_string())?;
-    let steps = scene.total_steps();
-    progress(&format!(
-        "settling: {steps} steps of the scene as written ({} bodies)",
-        world.bodies().len()
-    ));
-    for _ in 0..steps {
-        world.step().map_err(|e| e.to_string())?;
-    }
     let rigid = Settings {
         contact_frequency: f32::INFINITY,
         warm_start: 1.0,
@@ -106,15 +99,17 @@ pub fn convergence_study(
             .solver
             .with_kind(SolverKind::Apgd)
             .with_omega(0.3)
-            .with_sweeps(options.max_sweeps)
+            .with_sweeps(SETTLE_SWEEPS)
             .with_tolerance(options.target / 10.0),
         ..*world.settings()
     };
-    progress(&format!(
-        "{RIGID_STEPS} rigid steps by APGD to a tenth of the target (the bed and warm start of rigid contact)"
-    ));
     set(&mut world, &rigid)?;
-    for _ in 0..RIGID_STEPS {
+    let steps = scene.total_steps();
+    progress(&format!(
+        "settling: {steps} steps of the scene with rigid contact, APGD at most {SETTLE_SWEEPS} sweeps ({} bodies)",
+        world.bodies().len()
+    ));
+    for _ in 0..steps {
         world.step().map_err(|e| e.to_string())?;
     }
     let settled = world.snapshot().map_err(|e| e.to_string())?;
@@ -131,7 +126,11 @@ pub fn convergence_study(
             world.restore(&settled).map_err(|e| e.to_string())?;
             let curve = Settings {
                 warm_start: if warm { 1.0 } else { 0.0 },
-                solver: rigid.solver.with_kind(solver).with_omega(omega),
+                solver: rigid
+                    .solver
+                    .with_kind(solver)
+                    .with_omega(omega)
+                    .with_sweeps(options.max_sweeps),
                 ..rigid
             };
             set(&mut world, &curve)?;
