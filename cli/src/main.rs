@@ -102,8 +102,8 @@ enum Command {
         backend: Option<Backend>,
         /// Solver of every case that runs the engine's CCP, in place of the case's own (each
         /// keeps its sweeps, tolerance and ω); V2's Coulomb-correction check still runs all three
-        /// by name, and the GPU backend still solves by projected Jacobi [default: each case's
-        /// own, Gauss–Seidel in all of them].
+        /// by name; the GPU backend runs APGD when asked, else projected Jacobi [default: each
+        /// case's own, Gauss–Seidel in all of them].
         #[arg(long, value_enum)]
         solver: Option<Solver>,
     },
@@ -330,7 +330,12 @@ fn cmd_validate(ids: &[String], layout: Layout, setup: &Setup) -> ExitCode {
         }
     };
     if matches!(setup.backend, Some(grains::Backend::Gpu)) {
-        eprintln!("GPU backend: each case runs with projected Jacobi at tolerance 0, with its scene's ω and exactly its max_iterations sweeps (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
+        let solver = if setup.solver == Some(SolverKind::Apgd) {
+            "APGD"
+        } else {
+            "projected Jacobi"
+        };
+        eprintln!("GPU backend: each case runs with {solver} at tolerance 0, with its scene's ω and exactly its max_iterations sweeps (the validation scenes are set up for Gauss–Seidel with ω = 1, which Jacobi may not survive on stacks and piles)");
     }
     let mut results = Vec::new();
     for case in cases {

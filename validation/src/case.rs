@@ -73,9 +73,9 @@ impl Setup {
     }
 
     /// `scenes/<name>.toml`, with the solver of [`Setup::solver_for`] on the chosen backend. On
-    /// the GPU backend the scene runs with projected Jacobi at tolerance 0 (exactly its
-    /// `max_iterations` sweeps, with its ω), the one solver that backend has, whatever
-    /// [`Setup::solver`] asks.
+    /// the GPU backend the scene runs at tolerance 0 (exactly its `max_iterations` sweeps,
+    /// with its ω) by APGD when [`Setup::solver`] asks for it, else by projected Jacobi: the
+    /// GPU has no Gauss–Seidel.
     pub fn scene(&self, name: &str) -> Result<Scene, SceneError> {
         let mut scene = load(&self.scenes, name)?;
         self.override_solver(&mut scene);
@@ -86,7 +86,10 @@ impl Setup {
             scene.settings_mut().solver = scene
                 .settings()
                 .solver
-                .with_kind(SolverKind::Jacobi)
+                .with_kind(match self.solver {
+                    Some(SolverKind::Apgd) => SolverKind::Apgd,
+                    _ => SolverKind::Jacobi,
+                })
                 .with_tolerance(0.0);
         }
         Ok(scene)

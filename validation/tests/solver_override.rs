@@ -64,17 +64,25 @@ fn every_way_a_case_builds_its_world_takes_the_solver_override() {
     );
 }
 
+/// The GPU has Jacobi and APGD: an APGD override runs APGD there, any other runs Jacobi; both
+/// at tolerance 0 (the GPU runs exactly its sweeps).
 #[test]
-fn on_the_gpu_backend_the_cases_keep_projected_jacobi_whatever_the_override() {
-    let gpu = Setup {
-        backend: Some(Backend::Gpu),
-        solver: Some(SolverKind::Apgd),
-        ..Setup::default()
-    };
-    let s = gpu.scene("v8_spinning_sphere").unwrap();
-    assert_eq!(s.settings().backend, Backend::Gpu);
-    assert_eq!(s.settings().solver.kind(), SolverKind::Jacobi);
-    assert_eq!(s.settings().solver.tolerance(), 0.0);
+fn on_the_gpu_backend_the_cases_run_apgd_when_asked_else_projected_jacobi() {
+    for (asked, runs) in [
+        (Some(SolverKind::Apgd), SolverKind::Apgd),
+        (Some(SolverKind::GaussSeidel), SolverKind::Jacobi),
+        (None, SolverKind::Jacobi),
+    ] {
+        let gpu = Setup {
+            backend: Some(Backend::Gpu),
+            solver: asked,
+            ..Setup::default()
+        };
+        let s = gpu.scene("v8_spinning_sphere").unwrap();
+        assert_eq!(s.settings().backend, Backend::Gpu);
+        assert_eq!(s.settings().solver.kind(), runs, "{asked:?}");
+        assert_eq!(s.settings().solver.tolerance(), 0.0);
+    }
 }
 
 /// V3 (the Painlevé bar, built in code), V5 (the 21-disk cannonball, a scene file) and V15
