@@ -20,6 +20,23 @@ fn settings_error(r: Result<World, BuildError>) -> (&'static str, String) {
     }
 }
 
+/// A world on the GPU with `settings` (Jacobi at tolerance 0), or None, said, where this machine
+/// has no GPU backend.
+fn gpu_world(settings: Settings) -> Option<World> {
+    match build(settings) {
+        Ok(w) => Some(w),
+        Err(BuildError::NoGpuAdapter(why)) => {
+            eprintln!("skipped: no GPU adapter ({why})");
+            None
+        }
+        Err(BuildError::Gpu(why)) => {
+            eprintln!("skipped: no GPU backend ({why})");
+            None
+        }
+        Err(e) => panic!("the GPU refused Jacobi at tolerance 0: {e}"),
+    }
+}
+
 fn jacobi(tolerance: f32) -> Solver {
     Solver::Jacobi {
         sweeps: 50,
@@ -117,11 +134,8 @@ fn the_gpu_runs_apgd_at_tolerance_0_only() {
         solver: jacobi(0.0),
         ..Settings::default()
     };
-    let mut w = match build(gpu) {
-        Ok(w) => w,
-        Err(BuildError::NoGpuAdapter(why)) => return eprintln!("skipped: no GPU adapter ({why})"),
-        Err(BuildError::Gpu(why)) => return eprintln!("skipped: no GPU backend ({why})"),
-        Err(e) => panic!("the GPU refused Jacobi at tolerance 0: {e}"),
+    let Some(mut w) = gpu_world(gpu) else {
+        return;
     };
     w.run(3).unwrap();
     w.set_settings(Settings {
@@ -141,11 +155,8 @@ fn set_settings_refuses_what_the_backend_cannot_do() {
         solver: jacobi(0.0),
         ..Settings::default()
     };
-    let mut w = match build(gpu) {
-        Ok(w) => w,
-        Err(BuildError::NoGpuAdapter(why)) => return eprintln!("skipped: no GPU adapter ({why})"),
-        Err(BuildError::Gpu(why)) => return eprintln!("skipped: no GPU backend ({why})"),
-        Err(e) => panic!("the GPU refused Jacobi at tolerance 0: {e}"),
+    let Some(mut w) = gpu_world(gpu) else {
+        return;
     };
     let refused = w.set_settings(Settings {
         solver: jacobi(1e-4),

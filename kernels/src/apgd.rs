@@ -95,46 +95,24 @@ impl Momentum {
         blocks: &mut Vec<f64>,
     ) -> f64 {
         let beta = Vec4::splat(beta);
-        packs
-            .rows
-            .par_chunks(PACKS_PER_BLOCK)
-            .zip(packs.gamma.par_chunks_mut(PACKS_PER_BLOCK))
-            .zip(self.last.par_chunks_mut(PACKS_PER_BLOCK))
-            .zip(impulse.par_chunks_mut(4 * PACKS_PER_BLOCK))
-            .map(|(((rows, gamma), last), out)| {
-                let mut length = 0.0f64;
-                for (j, ((pack, g), l)) in rows.iter().zip(gamma).zip(last).enumerate() {
-                    let out = &mut out[4 * j..4 * j + 4];
-                    let push = extrapolate_rows(g, l, beta);
-                    add_lanes(out, &pack_impulse(pack, &push));
-                    let masses = [pack.mass_n, pack.mass_t, pack.mass_t];
-                    length += w_length(&rows_of(pack, out), masses) as f64;
-                }
-                length
-            })
-            .collect_into_vec(blocks);
-        let mut length: f64 = blocks.iter().sum();
+        let rows = &packs.rows;
+        let contact_masses = |k: usize| [rows[k].mass_n, rows[k].mass_t, rows[k].mass_t];
+        let mut length = extrapolate_family(
+            rows,
+            contact_masses,
+            (&mut packs.gamma, &mut self.last, impulse),
+            beta,
+            blocks,
+        );
         if let Some(m) = moments {
-            packs
-                .rows
-                .par_chunks(PACKS_PER_BLOCK)
-                .zip(m.rows.par_chunks(PACKS_PER_BLOCK))
-                .zip(m.gamma.par_chunks_mut(PACKS_PER_BLOCK))
-                .zip(self.last_moment.par_chunks_mut(PACKS_PER_BLOCK))
-                .zip(m.impulse.par_chunks_mut(4 * PACKS_PER_BLOCK))
-                .map(|((((rows, ms), gamma), last), out)| {
-                    let mut length = 0.0f64;
-                    let packs = rows.iter().zip(ms).zip(gamma).zip(last);
-                    for (j, (((pack, mp), g), l)) in packs.enumerate() {
-                        let out = &mut out[4 * j..4 * j + 4];
-                        let push = extrapolate_rows(g, l, beta);
-                        add_lanes(out, &pack_impulse(pack, &push));
-                        length += w_length(&rows_of(pack, out), [mp.mass; 3]) as f64;
-                    }
-                    length
-                })
-                .collect_into_vec(blocks);
-            length += blocks.iter().sum::<f64>();
+            let moment_rows = &m.rows;
+            length += extrapolate_family(
+                rows,
+                |k| [moment_rows[k].mass; 3],
+                (&mut m.gamma, &mut self.last_moment, &mut m.impulse),
+                beta,
+                blocks,
+            );
         }
         length
     }
@@ -151,6 +129,37 @@ impl Momentum {
         }
         omega
     }
+}
+
+/// One family of rows (the contacts', or their moment rows') moved to y_{k+1}: per pack
+/// [`extrapolate_rows`], the push's world impulse added to `impulse`, and the move's
+/// ‖Δy‖²_W with the rows' inverse diagonals `masses(pack)`, summed over fixed blocks in order.
+fn extrapolate_family(
+    packs: &[RowPack],
+    masses: impl Fn(usize) -> [Vec4; 3] + Sync,
+    (gamma, last, impulse): (&mut [Lanes3], &mut [Lanes3], &mut [[f32; 4]]),
+    beta: Vec4,
+    blocks: &mut Vec<f64>,
+) -> f64 {
+    packs
+        .par_chunks(PACKS_PER_BLOCK)
+        .zip(gamma.par_chunks_mut(PACKS_PER_BLOCK))
+        .zip(last.par_chunks_mut(PACKS_PER_BLOCK))
+        .zip(impulse.par_chunks_mut(4 * PACKS_PER_BLOCK))
+        .enumerate()
+        .map(|(blk, (((rows, gamma), last), out))| {
+            let mut length = 0.0f64;
+            for (j, ((pack, g), l)) in rows.iter().zip(gamma).zip(last).enumerate() {
+                let out = &mut out[4 * j..4 * j + 4];
+                let push = extrapolate_rows(g, l, beta);
+                add_lanes(out, &pack_impulse(pack, &push));
+                let mass = masses(blk * PACKS_PER_BLOCK + j);
+                length += w_length(&rows_of(pack, out), mass) as f64;
+            }
+            length
+        })
+        .collect_into_vec(blocks);
+    blocks.iter().sum()
 }
 
 /// A pack's rows of the world impulses `out` (lanes' vectors) in its (n, t1, t2) frames.
