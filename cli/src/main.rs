@@ -468,6 +468,11 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
         eprintln!("error: --tolerance: the study's target must be a positive residual (m/s)");
         return ExitCode::FAILURE;
     }
+    // The folder is made first, so that a bad path fails before minutes of solving.
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: making {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
     let study = convergence_study(scene, options, &mut |phase| {
         eprintln!("convergence: {phase}")
     });

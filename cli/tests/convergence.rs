@@ -74,3 +74,28 @@ fn the_convergence_study_writes_its_files_and_apgd_converges_first() {
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// A folder that cannot be made is refused before the study runs, in one line.
+#[test]
+fn a_folder_that_cannot_be_made_is_refused_before_the_study() {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/pour_1k.toml");
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "bench",
+            scene.to_str().unwrap(),
+            "--convergence",
+            "/proc/grains-no",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: making /proc/grains-no"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("settling"),
+        "refused before settling: {stderr}"
+    );
+}
