@@ -1,21 +1,19 @@
 //! APGD's device state (`apgd.wgsl`): the momentum (θ, β, the current step ω and the sweeps'
 //! per-workgroup partial sums) and the last iterates γ_k of the contacts' sliding rows (and
 //! moment rows), bound as group 2 of its solve, beside group 0 binding the solve's own buffers
-//! of the step ([`SOLVE_BINDINGS`]). Made with the step's buffers (again whenever those are
+//! of the step (`Buffers::solve_group`). Made with the step's buffers (again whenever those are
 //! remade); never read back: each solve starts them afresh on the device.
 
 use crate::buffers::{groups, Buffers};
-use crate::programs::{Programs, SOLVE_BINDINGS};
+use crate::programs::Programs;
 
 /// Bytes of the momentum's head (`Momentum` in `apgd.wgsl`, before its `sums`).
 const MOMENTUM_HEAD: u64 = 16;
 /// Partial sums per workgroup (restart sum, ‖Δy‖²_W, kinetic energy).
 const SUMS_PER_GROUP: u64 = 3;
 
-/// APGD's bind groups for the step buffers they were made beside.
+/// APGD's bind group for the step buffers it was made beside.
 pub(crate) struct ApgdBuffers {
-    /// Group 0 of APGD's solve: the step's uniform parameters and [`SOLVE_BINDINGS`].
-    pub(crate) solve: wgpu::BindGroup,
     /// Group 2 of APGD's solve: the momentum and the last iterates.
     pub(crate) group: wgpu::BindGroup,
 }
@@ -36,7 +34,7 @@ fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 
 impl ApgdBuffers {
     /// The momentum and the last iterates sized for `step` (no larger per row than the step's
-    /// contact rows, which fit the device), and the bind groups of APGD's solve.
+    /// contact rows, which fit the device), and their bind group.
     pub(crate) fn new(device: &wgpu::Device, programs: &Programs, step: &Buffers) -> Self {
         let s = &step.sizes;
         let blocks = dispatched(s.rows).max(dispatched(s.bodies));
@@ -56,24 +54,6 @@ impl ApgdBuffers {
             layout: &programs.apgd_layout,
             entries: &[whole(0, &momentum), whole(1, &last)],
         });
-        let bound = [
-            &step.motion,
-            &step.grid,
-            &step.rows,
-            &step.gamma,
-            &step.impulse,
-            &step.body_start,
-            &step.body_entries,
-            &step.stats,
-            &step.residual_blocks,
-        ];
-        let mut entries = vec![whole(0, &step.params)];
-        entries.extend(SOLVE_BINDINGS.iter().zip(bound).map(|(&b, x)| whole(b, x)));
-        let solve = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("solve"),
-            layout: &programs.solve_layout,
-            entries: &entries,
-        });
-        ApgdBuffers { solve, group }
+        ApgdBuffers { group }
     }
 }

@@ -137,7 +137,7 @@ fn apgd_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     var residual = 0.0;
     var uphill = 0.0;
     if c < contact_count() {
-        let row = rows[c];
+        let row = solver_row(c);
         let y = gamma[c].xyz;
         let y_moment = moment_state(c).xyz;
         residual = update_rows(c, row, momentum.omega);
@@ -188,7 +188,7 @@ fn extrapolate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let c = thread_index(wid, nwg, lid);
     var length = 0.0;
     if c < contact_count() {
-        let row = rows[c];
+        let row = solver_row(c);
         let beta = momentum.beta;
         let state = gamma[c];
         let push = beta * (state.xyz - gamma_last[c].xyz);

@@ -1,6 +1,6 @@
 //! Device buffers of the step, sized once per body count, with their bind groups.
 
-use crate::programs::Programs;
+use crate::programs::{Programs, SOLVE_BINDINGS};
 use bytemuck::{Pod, Zeroable};
 use grains_kernels::layout::{ContactRow, Motion, Wall};
 use grains_kernels::GpuError;
@@ -9,6 +9,8 @@ use grains_kernels::GpuError;
 pub const MAX_PAIRS: u64 = 32;
 /// Contact rows reserved per body.
 pub const ROWS_PER_BODY: u64 = 8;
+/// Bytes of one compact solver row (`SolverRow` in `solver_row.wgsl`, GPU only).
+pub const SOLVER_ROW_BYTES: u64 = 48;
 /// Threads per workgroup in every stage.
 pub const WG: u64 = 256;
 /// Slots of `bounds` (`BOUND_SLOTS` in `layout.wgsl`).
@@ -150,11 +152,6 @@ pub struct Buffers {
     pub rows: wgpu::Buffer,
     pub gamma: wgpu::Buffer,
     pub stats: wgpu::Buffer,
-    /// The solve's buffers not named above (bound again by APGD's solve group, `apgd.rs`).
-    pub impulse: wgpu::Buffer,
-    pub body_start: wgpu::Buffer,
-    pub body_entries: wgpu::Buffer,
-    pub residual_blocks: wgpu::Buffer,
     pub row_start: [wgpu::Buffer; 2],
     pub keys: [wgpu::Buffer; 2],
     pub cache: [wgpu::Buffer; 2],
@@ -163,6 +160,9 @@ pub struct Buffers {
     /// Group 0 for a step writing set `p` and reading set `1 − p`.
     pub step_groups: [wgpu::BindGroup; 2],
     pub dispatch_group: wgpu::BindGroup,
+    /// Group 0 of the solve and of the solver rows' compaction: the uniform parameters and
+    /// [`SOLVE_BINDINGS`].
+    pub solve_group: wgpu::BindGroup,
     pub cell_scan: ScanPlan,
     pub body_scan: ScanPlan,
     pub row_scan: [ScanPlan; 2],
@@ -350,6 +350,7 @@ impl Buffers {
         let body_entries = a.storage("body_entries", 2 * rows_cap, 16)?;
         let stats = a.storage("stats", 8, 4)?;
         let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
+        let solver_rows = a.storage("solver_rows", rows_cap, SOLVER_ROW_BYTES)?;
         let row_start = [
             a.storage("row_start", n + 1, 4)?,
             a.storage("row_start", n + 1, 4)?,
@@ -436,6 +437,33 @@ impl Buffers {
         };
         let step_groups = [step_group(0), step_group(1)];
         let dispatch_group = single_group(device, "dispatch", &programs.dispatch_layout, &dispatch);
+        let solve_list = [
+            &motion,
+            &grid,
+            &rows,
+            &gamma,
+            &impulse,
+            &body_start,
+            &body_entries,
+            &stats,
+            &residual_blocks,
+            &solver_rows,
+        ];
+        let mut solve_entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: whole(&params),
+        }];
+        solve_entries.extend(SOLVE_BINDINGS.iter().zip(solve_list).map(|(&binding, b)| {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: whole(b),
+            }
+        }));
+        let solve_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("solve"),
+            layout: &programs.solve_layout,
+            entries: &solve_entries,
+        });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::OutOfMemory {
                 adapter: adapter.to_string(),
@@ -462,10 +490,6 @@ impl Buffers {
             rows,
             gamma,
             stats,
-            impulse,
-            body_start,
-            body_entries,
-            residual_blocks,
             row_start,
             keys,
             cache,
@@ -473,6 +497,7 @@ impl Buffers {
             moments,
             step_groups,
             dispatch_group,
+            solve_group,
             cell_scan,
             body_scan,
             row_scan,

@@ -13,7 +13,7 @@ fn correct_normal_bias(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
     if c >= contact_count() {
         return;
     }
-    let row = rows[c];
+    let row = solver_row(c);
     let u = relative_velocity(row, row.bias);
     gamma[c].w = row.mu * sqrt(u.y * u.y + u.z * u.z);
 }

@@ -128,7 +128,7 @@ fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     let c = thread_index(wid, nwg, lid);
     var residual = 0.0;
     if c < contact_count() {
-        residual = update_rows(c, rows[c], params.omega);
+        residual = update_rows(c, solver_row(c), params.omega);
     }
     if report_residual {
         report_sweep_residual(wid, nwg, lid, residual);

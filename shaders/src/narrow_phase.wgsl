@@ -196,57 +196,17 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     row_start[i] = kept;
 }
 
-/// eᵀ M⁻¹ e of one body for direction e with lever arm r.
-fn body_weight(m: Motion, r: vec3<f32>, e: vec3<f32>) -> f32 {
-    let c = cross(r, e);
-    return m.inv_mass + m.inv_inertia * dot(c, c);
-}
-
-/// An orthonormal frame (t1, t2 = n × t1) for unit n, branch-free (as tangent_frame).
-fn tangent_frame(n: vec3<f32>) -> array<vec3<f32>, 2> {
-    if params.planar != 0u {
-        return array<vec3<f32>, 2>(cross(vec3<f32>(0.0, 1.0, 0.0), n), vec3<f32>(0.0, 1.0, 0.0));
-    }
-    let sign = select(1.0, -1.0, (bitcast<u32>(n.z) & 0x80000000u) != 0u);
-    let a = -1.0 / (sign + n.z);
-    let b = n.x * n.y * a;
-    return array<vec3<f32>, 2>(vec3<f32>(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x),
-                               vec3<f32>(b, sign + n.y * n.y * a, -n.y));
-}
-
 /// The rows D = [n t1 t2] of a contact, their inverse diagonal masses and the bias
 /// (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall) of hart-anitescu eq. 2.9, without Φ/h when the
 /// contacts are not stabilised (as contact_row).
 fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f32>, mu: f32,
                wall_velocity: vec3<f32>) -> ContactRow {
-    let frame = tangent_frame(n);
-    let t1 = frame[0];
-    let t2 = frame[1];
-    let ma = motion[a];
-    var wn = body_weight(ma, ra, n);
-    var w1 = body_weight(ma, ra, t1);
-    var w2 = body_weight(ma, ra, t2);
-    if b != NO_BODY {
-        let mb = motion[b];
-        wn = wn + body_weight(mb, rb, n);
-        w1 = w1 + body_weight(mb, rb, t1);
-        w2 = w2 + body_weight(mb, rb, t2);
-    }
-    var row: ContactRow;
-    row.n = n;
+    var row = contact_frame(a, b, n, ra, rb);
     row.phi = phi;
-    row.t1 = t1;
     row.mu = mu;
-    row.t2 = t2;
-    row.mass_n = 1.0 / (wn * (1.0 + params.softness_ratio));
-    row.ra = ra;
-    row.mass_t = 1.0 / (0.5 * (w1 + w2));
-    row.rb = rb;
-    row.body_a = a;
     let stabilising = select(0.0, phi / params.h, params.stabilise != 0u);
-    row.bias = vec3<f32>(stabilising - dot(n, wall_velocity), -dot(t1, wall_velocity),
-                         -dot(t2, wall_velocity));
-    row.body_b = b;
+    row.bias = vec3<f32>(stabilising - dot(n, wall_velocity), -dot(row.t1, wall_velocity),
+                         -dot(row.t2, wall_velocity));
     return row;
 }
 

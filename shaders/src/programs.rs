@@ -5,6 +5,8 @@ use grains_kernels::GpuError;
 
 const LAYOUT: &str = include_str!("layout.wgsl");
 const CONE: &str = include_str!("cone.wgsl");
+const CONTACT_FRAME: &str = include_str!("contact_frame.wgsl");
+const SOLVER_ROW: &str = include_str!("solver_row.wgsl");
 const ROLLING: &str = include_str!("rolling.wgsl");
 const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
 const FORCES: &str = include_str!("forces.wgsl");
@@ -33,8 +35,9 @@ pub struct Programs {
     pub moment_layout: wgpu::BindGroupLayout,
     /// Group 1 of the narrow phase with mesh walls: the mesh buffer at binding 1 (`mesh.wgsl`).
     pub mesh_layout: wgpu::BindGroupLayout,
-    /// Group 0 of APGD's solve: the uniform parameters and the storage buffers its stages use
-    /// ([`SOLVE_BINDINGS`]), leaving room for APGD's two.
+    /// Group 0 of the solve (Jacobi's and APGD's) and of the solver rows' compaction: the uniform
+    /// parameters and the storage buffers those stages use ([`SOLVE_BINDINGS`]), leaving room
+    /// for the moments and APGD's two.
     pub solve_layout: wgpu::BindGroupLayout,
     /// Group 2 of APGD's solve: the momentum and the last iterates (`apgd.wgsl`).
     pub apgd_layout: wgpu::BindGroupLayout,
@@ -54,7 +57,10 @@ pub struct Programs {
     pub(super) scatter_body_contacts: wgpu::ComputePipeline,
     pub(super) sort_body_contacts: wgpu::ComputePipeline,
     pub(super) contact_impulse: wgpu::ComputePipeline,
-    /// Stage 6's Coulomb correction: the normal bias (sliding rows only, with or without moments).
+    /// Stage 5's compact solver rows (`solver_row.wgsl`), bound to [`SOLVE_BINDINGS`].
+    pub(super) compact_rows: wgpu::ComputePipeline,
+    /// Stage 6's Coulomb correction: the normal bias (sliding rows only, with or without moments),
+    /// bound to [`SOLVE_BINDINGS`].
     pub(super) correct_normal_bias: wgpu::ComputePipeline,
     /// The contact stages with the sliding rows only.
     pub(super) sliding: ContactPrograms,
@@ -75,7 +81,8 @@ pub struct Programs {
 }
 
 /// The stages that touch a contact's impulses, compiled with `rolling_off.wgsl` (sliding
-/// rows only) or `rolling.wgsl` (moment rows too, bound as group 1).
+/// rows only) or `rolling.wgsl` (moment rows too, bound as group 1): the warm start and the store
+/// with the step's group 0, the sweep and the gather with the solve's ([`SOLVE_BINDINGS`]).
 pub(super) struct ContactPrograms {
     pub(super) warm_start: wgpu::ComputePipeline,
     pub(super) contact_sweep: wgpu::ComputePipeline,
@@ -86,31 +93,33 @@ pub(super) struct ContactPrograms {
 }
 
 impl ContactPrograms {
-    /// The pipelines of the warm start and Jacobi modules `warm` and `jacobi`.
+    /// The pipelines of the warm start and Jacobi modules `warm` (with pipeline layout `step`)
+    /// and `jacobi` (with `solve`).
     fn new(
         device: &wgpu::Device,
-        layout: &wgpu::PipelineLayout,
+        [step, solve]: [&wgpu::PipelineLayout; 2],
         warm: &wgpu::ShaderModule,
         jacobi: &wgpu::ShaderModule,
     ) -> Self {
         let make = |module, entry, constants: &[(&str, f64)]| {
-            pipeline(device, layout, module, entry, constants)
+            pipeline(device, solve, module, entry, constants)
         };
         ContactPrograms {
-            warm_start: make(warm, "warm_start", &[]),
+            warm_start: pipeline(device, step, warm, "warm_start", &[]),
             contact_sweep: make(jacobi, "contact_sweep", &[]),
             contact_sweep_quiet: make(jacobi, "contact_sweep", &[("report_residual", 0.0)]),
             body_gather: make(jacobi, "body_gather", &[]),
-            store_impulses: make(warm, "store_impulses", &[]),
+            store_impulses: pipeline(device, step, warm, "store_impulses", &[]),
         }
     }
 }
 
 /// The storage bindings of `layout.wgsl` that the solve's stages use (motion, grid, rows,
-/// gamma, impulse, body_start, body_entries, stats, residual_blocks): APGD's solve binds these
-/// alone as its group 0, since the step's 31 and the moments fill the 32 storage buffers a stage
-/// may have on some adapters (lavapipe).
-pub const SOLVE_BINDINGS: [u32; 9] = [3, 11, 18, 19, 20, 21, 23, 24, 25];
+/// gamma, impulse, body_start, body_entries, stats, residual_blocks), then the solver rows
+/// (`solver_row.wgsl`, binding 32): the solve (Jacobi's and APGD's) and the solver rows'
+/// compaction bind these alone as their group 0, since the step's 31 and the moments fill the
+/// 32 storage buffers a stage may have on some adapters (lavapipe).
+pub const SOLVE_BINDINGS: [u32; 10] = [3, 11, 18, 19, 20, 21, 23, 24, 25, 32];
 
 /// APGD's solve (`apgd.wgsl` after the Jacobi stage and the Coulomb correction), with or
 /// without the moment rows; every stage of its solve pass, bound to [`SOLVE_BINDINGS`].
@@ -255,6 +264,7 @@ impl Programs {
         let solve_layout = layout(device, "solve", &solve_entries);
         let apgd_layout = layout(device, "apgd", &[storage_entry(0), storage_entry(1)]);
         let step = pipeline_layout(device, &[Some(&step_layout)]);
+        let solve = pipeline_layout(device, &[Some(&solve_layout)]);
         let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
@@ -262,18 +272,22 @@ impl Programs {
         let narrow_module = compile(
             device,
             "narrow_phase",
-            &[LAYOUT, WALL_CONTACT, MESH_OFF, NARROW_PHASE],
+            &[LAYOUT, CONTACT_FRAME, WALL_CONTACT, MESH_OFF, NARROW_PHASE],
         );
         let warm = compile(
             device,
             "warm_start",
             &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
         );
-        let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING_OFF, JACOBI]);
+        let jacobi = compile(
+            device,
+            "jacobi",
+            &[LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, ROLLING_OFF, JACOBI],
+        );
         let correction = compile(
             device,
             "coulomb_correction",
-            &[LAYOUT, CONE, COULOMB_CORRECTION],
+            &[LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, COULOMB_CORRECTION],
         );
         let integrate = compile(device, "integrate", &[LAYOUT, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
@@ -298,8 +312,9 @@ impl Programs {
             scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
             sort_body_contacts: make(&step, &jacobi, "sort_body_contacts"),
             contact_impulse: make(&step, &jacobi, "contact_impulse"),
-            correct_normal_bias: make(&step, &correction, "correct_normal_bias"),
-            sliding: ContactPrograms::new(device, &step, &warm, &jacobi),
+            compact_rows: make(&solve, &jacobi, "compact_rows"),
+            correct_normal_bias: make(&solve, &correction, "correct_normal_bias"),
+            sliding: ContactPrograms::new(device, [&step, &solve], &warm, &jacobi),
             rolling: None,
             meshes: None,
             apgd: [None, None],
@@ -341,7 +356,7 @@ impl Programs {
             let module = compile(
                 device,
                 "narrow_phase",
-                &[LAYOUT, WALL_CONTACT, MESH, NARROW_PHASE],
+                &[LAYOUT, CONTACT_FRAME, WALL_CONTACT, MESH, NARROW_PHASE],
             );
             ["find_pairs", "build_rows"].map(|e| pipeline(device, &layout, &module, e, &[]))
         })?);
@@ -365,13 +380,12 @@ impl Programs {
         }
         let device = &gpu.device;
         self.rolling = Some(gpu.validated("compiling the moment rows' shaders", || {
-            let layout = pipeline_layout(
-                device,
-                &[Some(&self.step_layout), Some(&self.moment_layout)],
-            );
+            let layout = |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
-            let jacobi = compile(device, "jacobi", &[LAYOUT, CONE, ROLLING, JACOBI]);
-            ContactPrograms::new(device, &layout, &warm, &jacobi)
+            let parts = [LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, ROLLING, JACOBI];
+            let jacobi = compile(device, "jacobi", &parts);
+            let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
+            ContactPrograms::new(device, [&layouts[0], &layouts[1]], &warm, &jacobi)
         })?);
         Ok(())
     }
@@ -393,7 +407,16 @@ impl Programs {
                 device,
                 &[Some(&self.solve_layout), group, Some(&self.apgd_layout)],
             );
-            let parts = [LAYOUT, CONE, rolling, JACOBI, COULOMB_CORRECTION, APGD];
+            let parts = [
+                LAYOUT,
+                CONE,
+                CONTACT_FRAME,
+                SOLVER_ROW,
+                rolling,
+                JACOBI,
+                COULOMB_CORRECTION,
+                APGD,
+            ];
             let module = compile(device, "apgd", &parts);
             ApgdPrograms::new(device, &layout, &module)
         })?;

@@ -77,16 +77,19 @@ impl GpuPipeline {
             pass.indirect(&pr.scatter_body_contacts, contacts);
             pass.run(&pr.sort_body_contacts, groups(n));
             pass.indirect(&pr.contact_impulse, contacts);
+            // The solver rows' compaction and the gather bind the solve's group 0.
+            pass.step = &b.solve_group;
+            pass.indirect(&pr.compact_rows, contacts);
             pass.run(&solver.body_gather, groups(n));
         }
         {
-            // APGD's solve binds its own group 0 (the solve's buffers) and its group 2.
+            // The solve binds its own group 0 (the solve's buffers); APGD's its group 2 too.
             let apgd = (p.solver == SolverKind::Apgd).then(|| {
                 let buffers = self.apgd.as_ref().expect("made for an APGD step");
                 let programs = pr.apgd[moments.is_some() as usize].as_ref();
                 (buffers, programs.expect("loaded for an APGD step"))
             });
-            let group = apgd.map_or(step, |(buffers, _)| &buffers.solve);
+            let group = &b.solve_group;
             let mut pass = Pass::new(&mut encoder, group, moments, queries, TimedPass::Solve);
             pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
             for solve in 0..=corrections {
@@ -125,7 +128,8 @@ impl GpuPipeline {
     }
 }
 
-/// A compute pass with the step's bind group (APGD's solve group in its solve pass), and the
+/// A compute pass with the step's bind group (the solve's group in the solve pass and for the
+/// end of the prepare pass), and the
 /// moments' group 1 and APGD's group 2 where given, restored before every stage.
 struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,

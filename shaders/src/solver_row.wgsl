@@ -1,0 +1,47 @@
+// Stage 5 (prepare) and stage 6 (solve), GPU only: the compact solver row, what the solve reads
+// of a contact in each sweep. The full ContactRow (96 bytes, shared with the CPU) stays the
+// narrow phase's, warm start's and observe's; the solve reads 48 bytes per contact instead and
+// rebuilds the rest in registers (contact_frame.wgsl): on the GPU every body is a sphere, so both
+// lever arms lie along the normal (r_a = s_a n, r_b = s_b n, s = ∓ the radius, 0 for a wall's
+// absent b) and the tangents follow from n by tangent_frame; mass_n and mass_t follow from the
+// two bodies' Motion, which the solve reads anyway for their velocities. Bound only by the
+// pipelines with the solve's group 0 (`SOLVE_BINDINGS` in programs.rs), beside the step's 31.
+
+/// One contact's solver row, 48 bytes: n and μ, the bias (hart-anitescu eq. 2.9's Φ/h − n·v_wall,
+/// −t1·v_wall, −t2·v_wall) and s_a, then s_b and the two bodies (b NO_BODY for a wall).
+struct SolverRow {
+    n: vec3<f32>,
+    mu: f32,
+    bias: vec3<f32>,
+    arm_a: f32,
+    arm_b: f32,
+    body_a: u32,
+    body_b: u32,
+    spare: u32,
+}
+
+@group(0) @binding(32) var<storage, read_write> solver_rows: array<SolverRow>;
+
+/// Contact c's row rebuilt from its solver row: the frame and masses of contact_frame for the
+/// lever arms s_a n and s_b n, the stored μ and bias (Φ is not kept: the solve does not read it).
+fn solver_row(c: u32) -> ContactRow {
+    let s = solver_rows[c];
+    var row = contact_frame(s.body_a, s.body_b, s.n, s.arm_a * s.n, s.arm_b * s.n);
+    row.mu = s.mu;
+    row.bias = s.bias;
+    return row;
+}
+
+/// Every contact's solver row from its full row: n, μ, the bias, the bodies and the lever arms'
+/// lengths along the normal s = r · n (the arms of sphere contacts are r = s n).
+@compute @workgroup_size(256)
+fn compact_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    let c = thread_index(wid, nwg, lid);
+    if c >= contact_count() {
+        return;
+    }
+    let row = rows[c];
+    solver_rows[c] = SolverRow(row.n, row.mu, row.bias, dot(row.ra, row.n), dot(row.rb, row.n),
+                               row.body_a, row.body_b, 0u);
+}
