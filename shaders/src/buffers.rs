@@ -438,6 +438,7 @@ impl Buffers {
         let step_groups = [step_group(0), step_group(1)];
         let dispatch_group = single_group(device, "dispatch", &programs.dispatch_layout, &dispatch);
         let solve_list = [
+            &pos_radius,
             &motion,
             &grid,
             &rows,

@@ -4,7 +4,9 @@
 // rebuilds the rest in registers (contact_frame.wgsl): on the GPU every body is a sphere, so both
 // lever arms lie along the normal (r_a = s_a n, r_b = s_b n, s = ∓ the radius, 0 for a wall's
 // absent b) and the tangents follow from n by tangent_frame; mass_n and mass_t follow from the
-// two bodies' Motion, which the solve reads anyway for their velocities. Bound only by the
+// two bodies' Motion, which the solve reads anyway for their velocities. The lengths are taken
+// from the radii exactly as the narrow phase scales n by them (partner_row, mesh_row), so the
+// rebuilt arms, frame and masses are the full row's bit for bit. Bound only by the
 // pipelines with the solve's group 0 (`SOLVE_BINDINGS` in programs.rs), beside the step's 31.
 
 /// One contact's solver row, 48 bytes: n and μ, the bias (hart-anitescu eq. 2.9's Φ/h − n·v_wall,
@@ -33,7 +35,8 @@ fn solver_row(c: u32) -> ContactRow {
 }
 
 /// Every contact's solver row from its full row: n, μ, the bias, the bodies and the lever arms'
-/// lengths along the normal s = r · n (the arms of sphere contacts are r = s n).
+/// lengths along the normal, s_a = −r_a and s_b = r_b (0 for a wall) with r the spheres' radii,
+/// as partner_row and mesh_row build the arms r_a = −r_a n, r_b = r_b n.
 @compute @workgroup_size(256)
 fn compact_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
@@ -42,6 +45,10 @@ fn compact_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let row = rows[c];
-    solver_rows[c] = SolverRow(row.n, row.mu, row.bias, dot(row.ra, row.n), dot(row.rb, row.n),
-                               row.body_a, row.body_b, 0u);
+    var arm_b = 0.0;
+    if row.body_b != NO_BODY {
+        arm_b = pos_radius[row.body_b].w;
+    }
+    solver_rows[c] = SolverRow(row.n, row.mu, row.bias, -pos_radius[row.body_a].w, arm_b, row.body_a,
+                               row.body_b, 0u);
 }
