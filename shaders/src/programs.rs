@@ -381,7 +381,8 @@ impl Programs {
         }
         let device = &gpu.device;
         self.rolling = Some(gpu.validated("compiling the moment rows' shaders", || {
-            let layout = |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
+            let layout =
+                |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
             let parts = [LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, ROLLING, JACOBI];
             let jacobi = compile(device, "jacobi", &parts);

@@ -17,6 +17,8 @@ mod lifecycle;
 mod meshes;
 #[path = "gpu/pipelines.rs"]
 mod pipelines;
+#[path = "gpu/solver_row.rs"]
+mod solver_row;
 
 use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};
 use grains::{Backend, Body, BuildError, Material, Settings, Solver, SolverKind, World};

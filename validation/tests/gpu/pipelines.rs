@@ -223,7 +223,7 @@ fn outlier_bed(lone: Vec3) -> StepInputs {
 /// of ±1e-7 (μ γn)², so one backend's spin bound is 0 and the other's e_r √(1e-7) μ γn; the
 /// moment impulses then differ by up to 1.5e-4 of the largest and the turns by 3.4e-5 rad (rolling
 /// friction alone: 3e-7 and 4e-7 rad). Returns the most contacts a step had (`None`: skipped).
-fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
+pub(super) fn lockstep(s: &StepInputs, what: &str, steps: usize) -> Option<usize> {
     lockstep_with_meshes(s, what, steps, |_| MeshWalls::default()).map(|(most, _)| most)
 }
 
