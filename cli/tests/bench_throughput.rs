@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// The layout's count for `solver` on the CPU, from a world of the benchmark's scene.
 fn cpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
-    let mut scene = Scene::load(&scene_path()).unwrap();
+    let mut scene = Scene::load(scene_path()).unwrap();
     let st = scene.settings_mut();
     st.solver = st.solver.with_kind(solver);
     scene.world(Some(1)).unwrap().sweep_traffic()
