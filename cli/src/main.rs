@@ -502,6 +502,7 @@ struct SolveTally {
     bodies: f64,
     contact_sweeps: f64,
     bytes: f64,
+    residuals: f64,
     counted: u64,
 }
 
@@ -513,6 +514,8 @@ struct Throughput {
     bytes_per_contact_sweep: f64,
     /// Those bytes over the solve stage's time (GB/s), where the stage is timed.
     solve_gb_per_s: Option<f64>,
+    /// The residual averaged over the counted steps (m/s).
+    residual_mean: f64,
 }
 
 impl SolveTally {
@@ -522,6 +525,7 @@ impl SolveTally {
             bodies: world.len() as f64,
             contact_sweeps: 0.0,
             bytes: 0.0,
+            residuals: 0.0,
             counted: 0,
         }
     }
@@ -531,6 +535,7 @@ impl SolveTally {
         let (sweeps, contacts) = (s.iterations as f64, s.contacts as f64);
         self.contact_sweeps += sweeps * contacts;
         self.bytes += sweeps * contacts * self.traffic.per_contact_sweep(contacts, self.bodies);
+        self.residuals += s.residual as f64;
         self.counted += 1;
     }
 
@@ -544,6 +549,7 @@ impl SolveTally {
             solve_gb_per_s: solve_seconds
                 .filter(|&t| t > 0.0)
                 .map(|t| self.bytes * scale / t / 1e9),
+            residual_mean: self.residuals / self.counted.max(1) as f64,
         }
     }
 }
@@ -667,6 +673,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "body_steps_per_s": n as f64 * steps as f64 / seconds,
         "iterations_mean": iters as f64 / counted.max(1) as f64,
         "residual": residual,
+        "residual_mean": throughput.residual_mean,
         "contact_sweeps_per_s": throughput.contact_sweeps_per_s,
         "bytes_per_contact_sweep": throughput.bytes_per_contact_sweep,
         "solve_gb_per_s": throughput.solve_gb_per_s,
@@ -711,9 +718,10 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             n as f64 * steps as f64 / seconds
         );
         println!(
-            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s",
+            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s (mean {:.2e})",
             contacts as f64 / counted.max(1) as f64,
-            iters as f64 / counted.max(1) as f64
+            iters as f64 / counted.max(1) as f64,
+            throughput.residual_mean
         );
         println!(
             "  solve: {:.4e} contact-sweeps/s, {:.0} bytes per contact-sweep (from the layout), {}",

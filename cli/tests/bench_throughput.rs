@@ -66,6 +66,10 @@ fn throughput_figures_agree_with_the_layout_and_each_other() {
             work >= lower,
             "{solver:?}: {work} contact-sweeps, expected about {lower}"
         );
+        // The mean residual lies between zero and the largest a step can report; the last
+        // step's is one of the averaged ones.
+        let mean = number(&v, "residual_mean");
+        assert!(mean > 0.0 && mean.is_finite(), "{solver:?}: {mean}");
         let solve = number(&v["stage_seconds"], "solve");
         let gb = number(&v, "solve_gb_per_s");
         let expected = bytes * work / solve / 1e9;
