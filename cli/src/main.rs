@@ -495,6 +495,65 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The solve's work over the steps whose statistics were read: contact-sweeps and the bytes the
+/// layout says they moved (`World::sweep_traffic`), for the bench's throughput figures.
+struct SolveTally {
+    traffic: grains::SweepTraffic,
+    bodies: f64,
+    contact_sweeps: f64,
+    bytes: f64,
+    residuals: f64,
+    counted: u64,
+}
+
+/// The bench's throughput figures of the solve.
+struct Throughput {
+    /// Contact-sweeps per second of the whole step's wall time.
+    contact_sweeps_per_s: f64,
+    /// Bytes per contact-sweep, from the layout.
+    bytes_per_contact_sweep: f64,
+    /// Those bytes over the solve stage's time (GB/s), where the stage is timed.
+    solve_gb_per_s: Option<f64>,
+    /// The residual averaged over the counted steps (m/s).
+    residual_mean: f64,
+}
+
+impl SolveTally {
+    fn new(world: &grains::World) -> Self {
+        SolveTally {
+            traffic: world.sweep_traffic(),
+            bodies: world.len() as f64,
+            contact_sweeps: 0.0,
+            bytes: 0.0,
+            residuals: 0.0,
+            counted: 0,
+        }
+    }
+
+    /// Adds one step's sweeps over its contacts.
+    fn add(&mut self, s: &grains::StepStats) {
+        let (sweeps, contacts) = (s.iterations as f64, s.contacts as f64);
+        self.contact_sweeps += sweeps * contacts;
+        self.bytes += sweeps * contacts * self.traffic.per_contact_sweep(contacts, self.bodies);
+        self.residuals += s.residual as f64;
+        self.counted += 1;
+    }
+
+    /// The figures for `steps` steps in `seconds`, the counted steps standing for all of them,
+    /// with `solve_seconds` the solve stage's time over all steps.
+    fn figures(&self, steps: u64, seconds: f64, solve_seconds: Option<f64>) -> Throughput {
+        let scale = steps as f64 / self.counted.max(1) as f64;
+        Throughput {
+            contact_sweeps_per_s: self.contact_sweeps * scale / seconds,
+            bytes_per_contact_sweep: self.bytes / self.contact_sweeps.max(1.0),
+            solve_gb_per_s: solve_seconds
+                .filter(|&t| t > 0.0)
+                .map(|t| self.bytes * scale / t / 1e9),
+            residual_mean: self.residuals / self.counted.max(1) as f64,
+        }
+    }
+}
+
 fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let mut scene = match Scene::load(&path) {
         Ok(s) => s,
@@ -540,6 +599,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     // Statistics are summed over the steps whose figures are fresh: every step on the CPU, the
     // steps read back on the GPU.
     let (mut iters, mut contacts, mut counted) = (0u64, 0u64, 0u64);
+    let mut solve = SolveTally::new(&world);
     let start = Instant::now();
     for _ in 0..steps {
         match world.step() {
@@ -547,6 +607,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
                 iters += s.iterations as u64;
                 contacts += s.contacts as u64;
                 counted += 1;
+                solve.add(&s);
             }
             Ok(_) => {}
             Err(grains::StepError::Gpu(e)) => {
@@ -571,6 +632,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         iters += s.iterations as u64;
         contacts += s.contacts as u64;
         counted += 1;
+        solve.add(&s);
     }
     let seconds = start.elapsed().as_secs_f64();
     let q = Quality::measure_boxes(&world, &scene.boxes);
@@ -581,6 +643,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
     let stages = world.stage_times();
     let residual = world.last_stats().residual;
+    let throughput = solve.figures(steps, seconds, stages.map(|t| t.seconds(Stage::Solve)));
     let rest = match opts
         .rest_steps
         .map(|k| Rest::measure(&mut world, k))
@@ -610,6 +673,10 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "body_steps_per_s": n as f64 * steps as f64 / seconds,
         "iterations_mean": iters as f64 / counted.max(1) as f64,
         "residual": residual,
+        "residual_mean": throughput.residual_mean,
+        "contact_sweeps_per_s": throughput.contact_sweeps_per_s,
+        "bytes_per_contact_sweep": throughput.bytes_per_contact_sweep,
+        "solve_gb_per_s": throughput.solve_gb_per_s,
         "contacts_mean": contacts as f64 / counted.max(1) as f64,
         "stats_steps": counted,
         "max_pen_r": q.max_pen_r,
@@ -651,9 +718,19 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             n as f64 * steps as f64 / seconds
         );
         println!(
-            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s",
+            "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s (mean {:.2e})",
             contacts as f64 / counted.max(1) as f64,
-            iters as f64 / counted.max(1) as f64
+            iters as f64 / counted.max(1) as f64,
+            throughput.residual_mean
+        );
+        println!(
+            "  solve: {:.4e} contact-sweeps/s, {:.0} bytes per contact-sweep (from the layout), {}",
+            throughput.contact_sweeps_per_s,
+            throughput.bytes_per_contact_sweep,
+            match throughput.solve_gb_per_s {
+                Some(g) => format!("{g:.1} GB/s achieved in the solve stage"),
+                None => "no stage times for the solve's bandwidth".to_string(),
+            }
         );
         println!("  end state: max pen {:.4} r, mean pen {:.4} r, wall max pen {:.4} r, bed z95 {:.2} r, KE/body {:.3e} J, escaped {}, discharged {}, non-finite {}", q.max_pen_r, q.mean_pen_r, q.wall_max_pen_r, q.bed_z95_r, q.ke_mean_j, q.escaped, q.discharged, q.non_finite);
         if let Some(r) = rest {

@@ -58,6 +58,7 @@ pub use contact::{Contact, Touching};
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;
 pub use geometry::{ActiveWindow, BoxContainer, WallDesc, WallShape};
+pub use grains_kernels::traffic::SweepTraffic;
 pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};

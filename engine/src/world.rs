@@ -14,6 +14,7 @@ use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
 use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, Wall};
 use grains_kernels::{StepParams, StepStats, SweepRecord};
@@ -327,6 +328,14 @@ impl World {
     /// every sweep; [`World::last_stats`] has the last sweep's).
     pub fn sweep_trace(&self) -> &[SweepRecord] {
         self.backend.sweep_trace()
+    }
+
+    /// The bytes one sweep of this world's solver moves per contact and per body on its
+    /// backend, counted from the buffers' layout (every element read or written, once per
+    /// access; moment and joint rows not counted): what `grains bench` turns into bytes per
+    /// contact-sweep and the solve's achieved bandwidth.
+    pub fn sweep_traffic(&self) -> SweepTraffic {
+        self.backend.sweep_traffic(self.settings.solver.kind())
     }
 
     /// Seconds spent stepping since the world was built: the sum of the stage times on the

@@ -62,6 +62,7 @@ pub mod shape;
 pub mod springs;
 pub mod step;
 pub mod trace;
+pub mod traffic;
 pub mod wall_contact;
 pub mod warm_start;
 

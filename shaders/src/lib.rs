@@ -12,8 +12,10 @@ mod mesh;
 mod profiler;
 mod programs;
 mod step;
+mod traffic;
 
 pub use grains_kernels::GpuError;
+pub use traffic::gpu_sweep_traffic;
 
 use buffers::{Buffers, GridInfo, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;

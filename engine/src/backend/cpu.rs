@@ -5,7 +5,10 @@ use crate::error::BuildError;
 use crate::health::{Fault, StepError};
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
-use grains_kernels::{Bodies, CpuPipeline, GpuError, StageTimes, StepStats, SweepRecord};
+use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
+use grains_kernels::{
+    Bodies, CpuPipeline, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
+};
 
 /// The CPU pipeline of `grains-kernels`.
 pub(super) struct CpuBackend(CpuPipeline);
@@ -83,6 +86,10 @@ impl StepBackend for CpuBackend {
 
     fn sweep_trace(&self) -> &[SweepRecord] {
         self.0.sweep_trace()
+    }
+
+    fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
+        cpu_sweep_traffic(solver)
     }
 
     fn contacts(&self) -> &Contacts {

@@ -7,7 +7,10 @@ use crate::health::StepError;
 use grains_gpu::GpuPipeline;
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, StepStats, SweepRecord};
+use grains_kernels::traffic::SweepTraffic;
+use grains_kernels::{
+    Bodies, FrictionTable, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
+};
 
 /// The GPU pipeline and the host copies of what it last read back.
 pub(super) struct GpuBackend {
@@ -115,6 +118,10 @@ impl StepBackend for GpuBackend {
     /// The GPU keeps no per-sweep residuals (that would need a read-back every sweep).
     fn sweep_trace(&self) -> &[SweepRecord] {
         &[]
+    }
+
+    fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
+        grains_gpu::gpu_sweep_traffic(solver)
     }
 
     fn contacts(&self) -> &Contacts {

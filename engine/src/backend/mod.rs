@@ -12,8 +12,10 @@ use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::springs::Spring;
+use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::{
-    Bodies, FrictionTable, GpuError, Shape, StageTimes, StepParams, StepStats, SweepRecord, Wall,
+    Bodies, FrictionTable, GpuError, Shape, SolverKind, StageTimes, StepParams, StepStats,
+    SweepRecord, Wall,
 };
 
 /// Warm-start memory: pair keys (ascending), impulse vectors and moment impulse vectors (one
@@ -79,6 +81,9 @@ pub(crate) trait StepBackend: Send + Sync {
 
     /// Every sweep of the last step's solves: residual and time (empty where not recorded).
     fn sweep_trace(&self) -> &[SweepRecord];
+
+    /// The bytes one sweep of `solver` moves per contact and per body, from the layout.
+    fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic;
 
     /// Contact rows of the last step the host holds, in key order.
     fn contacts(&self) -> &Contacts;

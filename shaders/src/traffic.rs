@@ -1,0 +1,40 @@
+//! The GPU's memory traffic per solver sweep, counted from the device buffers' layout by the
+//! rule of `grains_kernels::traffic`: every element a sweep's dispatches read or write, once per
+//! access, whatever the caches keep.
+
+use grains_kernels::layout::{ContactRow, Motion};
+use grains_kernels::traffic::SweepTraffic;
+use grains_kernels::SolverKind;
+use std::mem::size_of;
+
+/// A contact's full row (`rows`), which the solve's dispatches read whole.
+const ROW: usize = size_of::<ContactRow>();
+/// A contact's impulses (γn, γt1, γt2, lift) in `gamma`, and APGD's γ_k in `gamma_last`.
+const GAMMA: usize = 16;
+/// A contact's world impulse D Δγ in `impulse`.
+const IMPULSE: usize = 16;
+/// An entry of the body → contacts index (`BodyEntry`: arm and tag).
+const ENTRY: usize = 16;
+/// A body's velocities and inverse masses (`motion`).
+const MOTION: usize = size_of::<Motion>();
+
+/// The traffic of one sweep of `solver` on the GPU (Jacobi or APGD; Gauss–Seidel does not run
+/// there and counts as Jacobi):
+/// * `contact_sweep` reads the row, reads and writes γ, reads both bodies, writes the impulse;
+/// * `body_gather` reads two index entries and two impulses per contact, and per body its
+///   range (two offsets) and its velocities (read and written);
+/// * APGD's `apgd_sweep` also reads γ_k, and its `extrapolate` reads the row, and reads and
+///   writes γ, γ_k and the impulse.
+pub fn gpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
+    let sweep = ROW + 2 * GAMMA + 2 * MOTION + IMPULSE;
+    let gather = 2 * (ENTRY + IMPULSE);
+    let per_body = 2 * size_of::<u32>() + 2 * MOTION;
+    let per_contact = match solver {
+        SolverKind::Jacobi | SolverKind::GaussSeidel => sweep + gather,
+        SolverKind::Apgd => sweep + GAMMA + (ROW + 4 * GAMMA + 2 * IMPULSE) + gather,
+    };
+    SweepTraffic {
+        per_contact,
+        per_body,
+    }
+}
