@@ -2,13 +2,15 @@
 //! rule of `grains_kernels::traffic`: every element a sweep's dispatches read or write, once per
 //! access, whatever the caches keep.
 
-use grains_kernels::layout::{ContactRow, Motion};
+use crate::buffers::SOLVER_ROW_BYTES;
+use grains_kernels::layout::Motion;
 use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::SolverKind;
 use std::mem::size_of;
 
-/// A contact's full row (`rows`), which the solve's dispatches read whole.
-const ROW: usize = size_of::<ContactRow>();
+/// A contact's compact solver row (`solver_rows`, `solver_row.wgsl`), which the solve's
+/// dispatches read whole (the full 96-byte `ContactRow` only once a step, to compact it).
+const ROW: usize = SOLVER_ROW_BYTES as usize;
 /// A contact's impulses (γn, γt1, γt2, lift) in `gamma`, and APGD's γ_k in `gamma_last`.
 const GAMMA: usize = 16;
 /// A contact's world impulse D Δγ in `impulse`.
@@ -20,10 +22,11 @@ const MOTION: usize = size_of::<Motion>();
 
 /// The traffic of one sweep of `solver` on the GPU (Jacobi or APGD; Gauss–Seidel does not run
 /// there and counts as Jacobi):
-/// * `contact_sweep` reads the row, reads and writes γ, reads both bodies, writes the impulse;
+/// * `contact_sweep` reads the solver row, reads and writes γ, reads both bodies, writes the
+///   impulse;
 /// * `body_gather` reads two index entries and two impulses per contact, and per body its
 ///   range (two offsets) and its velocities (read and written);
-/// * APGD's `apgd_sweep` also reads γ_k, and its `extrapolate` reads the row, and reads and
+/// * APGD's `apgd_sweep` also reads γ_k, and its `extrapolate` reads the solver row, and reads and
 ///   writes γ, γ_k and the impulse.
 pub fn gpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
     let sweep = ROW + 2 * GAMMA + 2 * MOTION + IMPULSE;
