@@ -1,5 +1,6 @@
 // Stage 6, solve (mirrors kernels/src/jacobi.rs; the body index is built in stage 5, prepare):
-// projected Jacobi CCP sweeps (Tasora–Anitescu). Every
+// projected Jacobi CCP sweeps (Tasora–Anitescu), each contact's row rebuilt from its compact
+// solver row (solver_row.wgsl). Every
 // contact updates from the same velocities (with spinning or rolling friction its moment rows
 // right after its sliding rows, rolling.wgsl), then every body gathers M⁻¹ D Δγ of its contacts
 // through the body → contacts index (no float atomics, a fixed summation order).
@@ -120,8 +121,9 @@ fn report_sweep_residual(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, residual: f32
     }
 }
 
-/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact), then its moment
-/// rows' γ_m⁺ from the same velocities (update_moments); keeps the workgroup's largest residual.
+/// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact) on its row
+/// rebuilt from the solver row, then its moment rows' γ_m⁺ from the same velocities
+/// (update_moments); keeps the workgroup's largest residual.
 @compute @workgroup_size(256)
 fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {

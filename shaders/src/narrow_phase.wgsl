@@ -196,7 +196,7 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     row_start[i] = kept;
 }
 
-/// The rows D = [n t1 t2] of a contact, their inverse diagonal masses and the bias
+/// The rows D = [n t1 t2] of a contact, their inverse diagonal masses (contact_frame) and the bias
 /// (Φ/h − n·v_wall, −t1·v_wall, −t2·v_wall) of hart-anitescu eq. 2.9, without Φ/h when the
 /// contacts are not stabilised (as contact_row).
 fn contact_row(a: u32, b: u32, n: vec3<f32>, phi: f32, ra: vec3<f32>, rb: vec3<f32>, mu: f32,
