@@ -114,12 +114,11 @@ impl ContactPrograms {
     }
 }
 
-/// The storage bindings of `layout.wgsl` that the solve's stages and the solver rows' compaction
-/// use (pos_radius, motion, grid, rows, gamma, impulse, body_start, body_entries, stats,
-/// residual_blocks), then the solver rows
-/// (`solver_row.wgsl`, binding 32): the solve (Jacobi's and APGD's) and the solver rows'
-/// compaction bind these alone as their group 0, since the step's 31 and the moments fill the
-/// 32 storage buffers a stage may have on some adapters (lavapipe).
+/// The storage bindings that the solve's stages and the solver rows' compaction use: those of
+/// `layout.wgsl` (pos_radius, motion, grid, rows, gamma, impulse, body_start, body_entries,
+/// stats, residual_blocks), then the solver rows (`solver_row.wgsl`, binding 32). The solve
+/// (Jacobi's and APGD's) and the compaction bind these alone as their group 0, since the step's
+/// 31 and the moments fill the 32 storage buffers a stage may have on some adapters (lavapipe).
 pub const SOLVE_BINDINGS: [u32; 11] = [1, 3, 11, 18, 19, 20, 21, 23, 24, 25, 32];
 
 /// APGD's solve (`apgd.wgsl` after the Jacobi stage and the Coulomb correction), with or
