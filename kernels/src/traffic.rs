@@ -1,6 +1,6 @@
 //! The memory traffic of one solver sweep, counted from the buffers' layout: the bytes each
-//! contact and each body costs a sweep when every element its passes read or write is counted
-//! once per access (a read-modify-write twice), whatever the caches keep. `grains bench` turns
+//! contact and each body costs a sweep when every element a pass reads counts once and every
+//! element it writes counts once (a read-modify-write twice), whatever the caches keep. `grains bench` turns
 //! it into bytes per contact-sweep and, with the solve's time, into the solve's achieved
 //! bandwidth. The CPU's counts are here ([`cpu_sweep_traffic`]); the GPU's are in `grains-gpu`.
 //! Moment rows (spinning and rolling friction) and joint rows are not counted.

@@ -1,6 +1,7 @@
-//! APGD's device state (`apgd.wgsl`): the momentum (θ, β, the current step ω and the sweeps'
-//! per-workgroup partial sums) and the last iterates γ_k of the contacts' sliding rows (and
-//! moment rows), bound as group 2 of its solve, beside group 0 binding the solve's own buffers
+//! APGD's device state (`apgd.wgsl`): the momentum (θ, β, the current step ω, the last move's
+//! ‖Δy‖²_W and the sweeps' per-workgroup partial sums), the second-last iterates γ_{k−1} of the
+//! contacts' sliding rows (and moment rows) and the sweep's momentum impulses
+//! D (γ_{k+1} − γ_k), bound as group 2 of its solve, beside group 0 binding the solve's own buffers
 //! of the step (`Buffers::solve_group`). Made with the step's buffers (again whenever those are
 //! remade); never read back: each solve starts them afresh on the device.
 
@@ -9,12 +10,14 @@ use crate::programs::Programs;
 
 /// Bytes of the momentum's head (`Momentum` in `apgd.wgsl`, before its `sums`).
 const MOMENTUM_HEAD: u64 = 16;
-/// Partial sums per workgroup (restart sum, ‖Δy‖²_W, kinetic energy).
-const SUMS_PER_GROUP: u64 = 3;
+/// Partial sums per workgroup (`SUMS` in `apgd.wgsl`: ⟨d1, d2⟩_W, ‖d1‖²_W, ‖d2‖²_W, kinetic
+/// energy).
+const SUMS_PER_GROUP: u64 = 4;
 
 /// APGD's bind group for the step buffers it was made beside.
 pub(crate) struct ApgdBuffers {
-    /// Group 2 of APGD's solve: the momentum and the last iterates.
+    /// Group 2 of APGD's solve: the momentum, the second-last iterates and the momentum
+    /// impulses.
     pub(crate) group: wgpu::BindGroup,
 }
 
@@ -33,8 +36,9 @@ fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 }
 
 impl ApgdBuffers {
-    /// The momentum and the last iterates sized for `step` (no larger per row than the step's
-    /// contact rows, which fit the device), and their bind group.
+    /// The momentum, the second-last iterates and the momentum impulses sized for `step` (each
+    /// no larger per row than the step's contact rows, which fit the device), and their bind
+    /// group.
     pub(crate) fn new(device: &wgpu::Device, programs: &Programs, step: &Buffers) -> Self {
         let s = &step.sizes;
         let blocks = dispatched(s.rows).max(dispatched(s.bodies));
@@ -49,10 +53,11 @@ impl ApgdBuffers {
         let momentum = buffer("momentum", MOMENTUM_HEAD + 4 * SUMS_PER_GROUP * blocks);
         let kept = if s.moments { 2 * s.rows } else { s.rows };
         let last = buffer("gamma_last", 16 * kept.max(1));
+        let pushes = buffer("momentum_impulse", 16 * kept.max(1));
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("apgd"),
             layout: &programs.apgd_layout,
-            entries: &[whole(0, &momentum), whole(1, &last)],
+            entries: &[whole(0, &momentum), whole(1, &last), whole(2, &pushes)],
         });
         ApgdBuffers { group }
     }

@@ -126,17 +126,16 @@ pub const SOLVE_BINDINGS: [u32; 11] = [1, 3, 11, 18, 19, 20, 21, 23, 24, 25, 32]
 pub(super) struct ApgdPrograms {
     /// θ = 1, β = 0 and ω = the user's step at a solve's start.
     pub(super) start_solve: wgpu::ComputePipeline,
-    /// γ_k = y at a solve's start.
-    pub(super) start_momentum: wgpu::ComputePipeline,
-    /// The sweep with the restart sum (every sweep of a solve but its last).
+    /// The sweep from the extrapolated point, keeping the momentum's records (every sweep of a
+    /// solve but its last).
     pub(super) sweep: wgpu::ComputePipeline,
-    /// A solve's last sweep, without the restart sum or the residual.
+    /// A solve's last sweep, without the momentum's records or the residual.
     pub(super) last_sweep_quiet: wgpu::ComputePipeline,
     /// The step's last sweep, reporting the residual.
     pub(super) last_sweep: wgpu::ComputePipeline,
+    /// β and θ from the sweep's restart sum, and the move's ‖Δy‖²_W.
     pub(super) weigh_momentum: wgpu::ComputePipeline,
-    pub(super) extrapolate: wgpu::ComputePipeline,
-    /// The body gather with the move's kinetic energy.
+    /// The body gather of the move to the next extrapolated point, with its kinetic energy.
     pub(super) gather: wgpu::ComputePipeline,
     pub(super) adapt_step: wgpu::ComputePipeline,
     /// Jacobi's gather, after a solve's last sweep.
@@ -155,15 +154,13 @@ impl ApgdPrograms {
         let make =
             |entry, constants: &[(&str, f64)]| pipeline(device, layout, module, entry, constants);
         let quiet = ("report_residual", 0.0);
-        let last = ("restart_sum", 0.0);
+        let last = ("keep_momentum", 0.0);
         ApgdPrograms {
             start_solve: make("start_solve", &[]),
-            start_momentum: make("start_momentum", &[]),
             sweep: make("apgd_sweep", &[quiet]),
             last_sweep_quiet: make("apgd_sweep", &[quiet, last]),
             last_sweep: make("apgd_sweep", &[last]),
             weigh_momentum: make("weigh_momentum", &[]),
-            extrapolate: make("extrapolate", &[]),
             gather: make("apgd_gather", &[]),
             adapt_step: make("adapt_step", &[]),
             body_gather: make("body_gather", &[]),
@@ -262,7 +259,11 @@ impl Programs {
         let mut solve_entries = vec![step_entries[0]];
         solve_entries.extend(SOLVE_BINDINGS.map(storage_entry));
         let solve_layout = layout(device, "solve", &solve_entries);
-        let apgd_layout = layout(device, "apgd", &[storage_entry(0), storage_entry(1)]);
+        let apgd_layout = layout(
+            device,
+            "apgd",
+            &[storage_entry(0), storage_entry(1), storage_entry(2)],
+        );
         let step = pipeline_layout(device, &[Some(&step_layout)]);
         let solve = pipeline_layout(device, &[Some(&solve_layout)]);
         let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);

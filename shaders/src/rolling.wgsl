@@ -104,17 +104,19 @@ fn store_moments(c: u32, row: ContactRow) {
 const MOMENT_ROWS: bool = true;
 
 /// Contact c's moment impulses (γ_s, γ_r1, γ_r2) and their rows' inverse diagonal 1/w_m (in w),
-/// for APGD's restart sum and extrapolation.
+/// for APGD's momentum.
 fn moment_state(c: u32) -> vec4<f32> {
     let m = moments[c];
     return vec4<f32>(m.gamma.xyz, m.row.z);
 }
 
-/// APGD's move of contact c's moment rows by `push` = β (γ_m⁺ − γ_m,k): γ_m += push, and the
-/// sweep's moment-impulse change gains D_m push; returns that change's world vector.
-fn push_moments(c: u32, row: ContactRow, push: vec3<f32>) -> vec3<f32> {
-    moments[c].gamma = vec4<f32>(moments[c].gamma.xyz + push, 0.0);
-    let change = moments[c].impulse.xyz + impulse_vector(row, push);
-    moments[c].impulse = vec4<f32>(change, 0.0);
-    return change;
+/// APGD's extrapolated point y_m of contact c's moment rows, from which their sweep starts.
+fn place_moments(c: u32, y: vec3<f32>) {
+    moments[c].gamma = vec4<f32>(y, 0.0);
+}
+
+/// The last update's moment-impulse change D_m (γ_m⁺ − y_m) of contact c (a world vector), for
+/// APGD's gather.
+fn moment_impulse(c: u32) -> vec3<f32> {
+    return moments[c].impulse.xyz;
 }

@@ -28,6 +28,9 @@ fn moment_state(c: u32) -> vec4<f32> {
 }
 
 /// No moment rows to move.
-fn push_moments(c: u32, row: ContactRow, push: vec3<f32>) -> vec3<f32> {
+fn place_moments(c: u32, y: vec3<f32>) {}
+
+/// No moment impulse.
+fn moment_impulse(c: u32) -> vec3<f32> {
     return vec3<f32>(0.0);
 }

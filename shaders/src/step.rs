@@ -201,9 +201,10 @@ impl<'a> Pass<'a> {
     }
 
     /// One APGD solve of `sweeps` sweeps (kernels/src/jacobi.rs with `accelerate`, apgd.wgsl):
-    /// the momentum starts (θ = 1, ω, γ_k = y); every sweep but the last is the sweep with its
-    /// restart sum, the weight β, the extrapolation, the gather with its kinetic energy and the
-    /// step's adaptation; the last sweep (β = 0, after which γ_k, θ and ω no longer matter) is
+    /// the momentum starts (θ = 1, β = 0, ω); every sweep but the last is the sweep from the
+    /// extrapolated point with its momentum records, the weight β (and the move's ‖Δy‖²_W), the
+    /// gather of the move to the next extrapolated point with its kinetic energy, and the step's
+    /// adaptation; the last sweep (β = 0 after it, so the solve ends on the projected iterate) is
     /// the sweep at the current step and the plain gather, reporting the residual with `reports`.
     fn apgd_solve(
         &mut self,
@@ -217,13 +218,9 @@ impl<'a> Pass<'a> {
             return;
         }
         self.run(&apgd.start_solve, (1, 1));
-        if sweeps > 1 {
-            self.indirect(&apgd.start_momentum, contacts);
-        }
         for _ in 1..sweeps {
             self.indirect(&apgd.sweep, contacts);
             self.run(&apgd.weigh_momentum, (1, 1));
-            self.indirect(&apgd.extrapolate, contacts);
             self.run(&apgd.gather, bodies);
             self.run(&apgd.adapt_step, (1, 1));
         }

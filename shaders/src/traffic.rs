@@ -1,6 +1,6 @@
 //! The GPU's memory traffic per solver sweep, counted from the device buffers' layout by the
-//! rule of `grains_kernels::traffic`: every element a sweep's dispatches read or write, once per
-//! access, whatever the caches keep.
+//! rule of `grains_kernels::traffic`: every element a dispatch reads counts once and every
+//! element it writes counts once, whatever the caches keep.
 
 use crate::buffers::SOLVER_ROW_BYTES;
 use grains_kernels::layout::Motion;
@@ -26,15 +26,15 @@ const MOTION: usize = size_of::<Motion>();
 ///   impulse;
 /// * `body_gather` reads two index entries and two impulses per contact, and per body its
 ///   range (two offsets) and its velocities (read and written);
-/// * APGD's `apgd_sweep` also reads γ_k, and its `extrapolate` reads the solver row, and reads and
-///   writes γ, γ_k and the impulse.
+/// * APGD's `apgd_sweep` also reads and writes γ_{k−1} (`gamma_last`) and writes the momentum's
+///   impulse D (γ⁺ − γ_k) (`momentum_impulse`), which `apgd_gather` reads beside the impulse.
 pub fn gpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
     let sweep = ROW + 2 * GAMMA + 2 * MOTION + IMPULSE;
     let gather = 2 * (ENTRY + IMPULSE);
     let per_body = 2 * size_of::<u32>() + 2 * MOTION;
     let per_contact = match solver {
         SolverKind::Jacobi | SolverKind::GaussSeidel => sweep + gather,
-        SolverKind::Apgd => sweep + GAMMA + (ROW + 4 * GAMMA + 2 * IMPULSE) + gather,
+        SolverKind::Apgd => sweep + 2 * GAMMA + IMPULSE + gather + 2 * IMPULSE,
     };
     SweepTraffic {
         per_contact,
