@@ -129,8 +129,8 @@ impl GpuPipeline {
 }
 
 /// A compute pass with the step's bind group (the solve's group in the solve pass and for the
-/// end of the prepare pass), and the
-/// moments' group 1 and APGD's group 2 where given, restored before every stage.
+/// end of the prepare pass), and the moments' group 1 and APGD's group 2 where given, restored
+/// before every stage.
 struct Pass<'a> {
     pass: wgpu::ComputePass<'a>,
     step: &'a wgpu::BindGroup,
