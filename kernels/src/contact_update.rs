@@ -153,7 +153,9 @@ fn scale(a: &Lanes3, s: Vec4) -> Lanes3 {
     [a[0] * s, a[1] * s, a[2] * s]
 }
 
-/// The velocities of the four lanes' bodies a and b (zero for walls and padding).
+/// The velocities of the four lanes' bodies a and b (zero for walls and padding), with their
+/// inverse mass and inertia (the lanes' M⁻¹, zero for walls, padding and bodies contacts cannot
+/// move).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PackVelocities {
     /// Linear velocity of a.
@@ -164,28 +166,128 @@ pub struct PackVelocities {
     pub vb: Lanes3,
     /// Angular velocity of b.
     pub wb: Lanes3,
+    /// 1/m of a.
+    pub inv_mass_a: Vec4,
+    /// 1/I of a.
+    pub inv_inertia_a: Vec4,
+    /// 1/m of b.
+    pub inv_mass_b: Vec4,
+    /// 1/I of b.
+    pub inv_inertia_b: Vec4,
+}
+
+/// A body's [`Motion`] as two 4-vectors, (v, 1/m) and (ω, 1/I) (zero for [`NO_BODY`]).
+#[inline(always)]
+fn motion_rows(body: u32, read: &impl Fn(usize) -> Motion) -> [Vec4; 2] {
+    if body == NO_BODY {
+        return [Vec4::ZERO; 2];
+    }
+    let m = read(body as usize);
+    [
+        Vec3::from_array(m.linear).extend(m.inv_mass),
+        Vec3::from_array(m.angular).extend(m.inv_inertia),
+    ]
+}
+
+/// The 4×4 transpose: four bodies' (x, y, z, w) rows to the lanes' x, y, z and w columns (its own
+/// inverse), so that a pack's bodies load and store as whole vectors.
+#[inline(always)]
+fn transpose(r: [Vec4; 4]) -> [Vec4; 4] {
+    [
+        Vec4::new(r[0].x, r[1].x, r[2].x, r[3].x),
+        Vec4::new(r[0].y, r[1].y, r[2].y, r[3].y),
+        Vec4::new(r[0].z, r[1].z, r[2].z, r[3].z),
+        Vec4::new(r[0].w, r[1].w, r[2].w, r[3].w),
+    ]
+}
+
+/// Lanes x, y and z and lane w of transposed rows.
+#[inline(always)]
+fn split_lanes(c: [Vec4; 4]) -> (Lanes3, Vec4) {
+    ([c[0], c[1], c[2]], c[3])
 }
 
 impl PackVelocities {
     /// Gathers the bodies of `pack` through `read` (a body index → its motion).
     #[inline(always)]
     pub fn gather(pack: &RowPack, read: impl Fn(usize) -> Motion) -> Self {
-        let mut out = PackVelocities::default();
-        for k in 0..4 {
-            for (body, v, w) in [
-                (pack.body_a[k], &mut out.va, &mut out.wa),
-                (pack.body_b[k], &mut out.vb, &mut out.wb),
-            ] {
-                if body != NO_BODY {
-                    let m = read(body as usize);
-                    for axis in 0..3 {
-                        v[axis][k] = m.linear[axis];
-                        w[axis][k] = m.angular[axis];
-                    }
-                }
+        let a = pack.body_a.map(|b| motion_rows(b, &read));
+        let b = pack.body_b.map(|b| motion_rows(b, &read));
+        let (va, inv_mass_a) = split_lanes(transpose(a.map(|m| m[0])));
+        let (wa, inv_inertia_a) = split_lanes(transpose(a.map(|m| m[1])));
+        let (vb, inv_mass_b) = split_lanes(transpose(b.map(|m| m[0])));
+        let (wb, inv_inertia_b) = split_lanes(transpose(b.map(|m| m[1])));
+        PackVelocities {
+            va,
+            wa,
+            vb,
+            wb,
+            inv_mass_a,
+            inv_inertia_a,
+            inv_mass_b,
+            inv_inertia_b,
+        }
+    }
+
+    /// The velocities after the lanes' impulses: v ← v + M⁻¹ (P, L) with a receiving
+    /// (P, `la`) and b (−P, −`lb`), lane by lane as [`apply_impulse`] does it body by body
+    /// (the same bits); in planar mode v_y = 0 and ω ∥ ŷ afterwards.
+    #[inline(always)]
+    pub fn after_impulse(&self, impulse: &Lanes3, la: &Lanes3, lb: &Lanes3, planar: bool) -> Self {
+        let step = |v: &Lanes3, d: &Lanes3, inv: Vec4, sign: f32| -> Lanes3 {
+            let s = Vec4::splat(sign);
+            [
+                v[0] + (d[0] * s) * inv,
+                v[1] + (d[1] * s) * inv,
+                v[2] + (d[2] * s) * inv,
+            ]
+        };
+        let mut out = PackVelocities {
+            va: step(&self.va, impulse, self.inv_mass_a, 1.0),
+            wa: step(&self.wa, la, self.inv_inertia_a, 1.0),
+            vb: step(&self.vb, impulse, self.inv_mass_b, -1.0),
+            wb: step(&self.wb, lb, self.inv_inertia_b, -1.0),
+            ..*self
+        };
+        if planar {
+            for (v, w) in [(&mut out.va, &mut out.wa), (&mut out.vb, &mut out.wb)] {
+                v[1] = Vec4::ZERO;
+                w[0] = Vec4::ZERO;
+                w[2] = Vec4::ZERO;
             }
         }
         out
+    }
+
+    /// Writes the lanes' bodies back through `write` (a body index and its motion), only the
+    /// bodies contacts can move (1/m > 0), each once per lane it holds.
+    #[inline(always)]
+    pub fn scatter(&self, pack: &RowPack, mut write: impl FnMut(usize, Motion)) {
+        let rows = |v: &Lanes3, last: Vec4| transpose([v[0], v[1], v[2], last]);
+        let (va, wa) = (
+            rows(&self.va, self.inv_mass_a),
+            rows(&self.wa, self.inv_inertia_a),
+        );
+        let (vb, wb) = (
+            rows(&self.vb, self.inv_mass_b),
+            rows(&self.wb, self.inv_inertia_b),
+        );
+        for k in 0..4 {
+            for (body, v, w) in [
+                (pack.body_a[k], va[k], wa[k]),
+                (pack.body_b[k], vb[k], wb[k]),
+            ] {
+                if body != NO_BODY && v.w > 0.0 {
+                    let motion = Motion {
+                        linear: v.truncate().to_array(),
+                        inv_mass: v.w,
+                        angular: w.truncate().to_array(),
+                        inv_inertia: w.w,
+                    };
+                    write(body as usize, motion);
+                }
+            }
+        }
     }
 }
 
