@@ -89,6 +89,9 @@ pub struct RowPack {
     pub mass_n: Vec4,
     /// 1 / W_tt.
     pub mass_t: Vec4,
+    /// s² = w_t / w_n = `mass_n / mass_t`, the tangents' weight in the cone projection's
+    /// metric (computed once per step rather than once per sweep).
+    pub s2: Vec4,
     /// Bodies a ([`NO_BODY`] in padding lanes).
     pub body_a: [u32; 4],
     /// Bodies b ([`NO_BODY`] for walls and padding).
@@ -123,6 +126,7 @@ impl RowPack {
         self.mu[k] = row.mu;
         self.mass_n[k] = row.mass_n;
         self.mass_t[k] = row.mass_t;
+        self.s2[k] = row.mass_n / row.mass_t;
         self.body_a[k] = row.body_a;
         self.body_b[k] = row.body_b;
     }
@@ -323,7 +327,7 @@ pub fn update_pack(
     let gn = gamma[0] - omega * bounded_spring_step(pack.mass_n, un, gamma[0], p);
     let g1 = gamma[1] - omega * pack.mass_t * u1;
     let g2 = gamma[2] - omega * pack.mass_t * u2;
-    let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.mass_n / pack.mass_t);
+    let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.s2);
     let d = [n - gamma[0], t1 - gamma[1], t2 - gamma[2]];
     *gamma = [n, t1, t2];
     let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t) / omega;
