@@ -105,6 +105,9 @@ pub struct Grid {
     pub cell_of: Vec<u32>,
     /// Radius plus envelope margin of each body (m).
     pub reach: Vec<f32>,
+    /// Speed ‖v‖ of each body (m/s), as the margin took it (the narrow phase's closing speeds
+    /// reuse it).
+    pub speed: Vec<f32>,
     /// Bodies of cell c are `bodies[start[c]..start[c + 1]]`, in increasing index.
     pub start: Vec<u32>,
     /// Grid bodies sorted by cell.
@@ -230,6 +233,7 @@ impl Grid {
     ) {
         let n = pos_radius.len();
         self.reach.resize(n, 0.0);
+        self.speed.resize(n, 0.0);
         self.cell_of.resize(n, NOT_IN_GRID);
         let large_limit = large_limit(pos_radius, shapes);
         let small = |i: usize| pos_radius[i].w <= large_limit && shape_of(shapes, i).is_sphere();
@@ -237,13 +241,15 @@ impl Grid {
         let (reach_sum, small_count) = self
             .reach
             .par_chunks_mut(BLOCK)
+            .zip(self.speed.par_chunks_mut(BLOCK))
             .enumerate()
-            .map(|(b, out)| {
+            .map(|(b, (out, speed))| {
                 let mut sum = (0.0f64, 0usize);
-                for (k, r) in out.iter_mut().enumerate() {
+                for (k, (r, v)) in out.iter_mut().zip(speed).enumerate() {
                     let i = b * BLOCK + k;
+                    *v = motion[i].v().length();
                     *r = shape_of(shapes, i).bounding_radius(pos_radius[i].w)
-                        + envelope.body_margin(motion[i].v().length(), h);
+                        + envelope.body_margin(*v, h);
                     if small(i) {
                         sum = (sum.0 + *r as f64, sum.1 + 1);
                     }
