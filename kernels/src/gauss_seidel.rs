@@ -64,6 +64,8 @@ pub fn solve_gauss_seidel(
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
             }
             let mut local = 0.0f32;
+            // The packs' residuals lane by lane, reduced across lanes once per sweep.
+            let mut local_lanes = Vec4::ZERO;
             for k in 0..classes {
                 let c = match k {
                     _ if k == classes - 1 || it % 2 == 1 => k,
@@ -85,7 +87,8 @@ pub fn solve_gauss_seidel(
                 for pk in lo..hi {
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the classes.
-                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
+                    let r = unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) };
+                    local_lanes = local_lanes.max(r);
                 }
                 barrier.wait();
             }
@@ -102,6 +105,7 @@ pub fn solve_gauss_seidel(
                 }
                 barrier.wait();
             }
+            local = local.max(local_lanes.max_element());
             let slot = &residual_slots[it as usize % 3];
             slot.fetch_max(local.to_bits(), Ordering::Relaxed);
             barrier.wait();
@@ -130,7 +134,7 @@ pub fn solve_gauss_seidel(
 type MomentRows<'a> = (&'a [MomentPack], Disjoint<'a, Lanes3>);
 
 /// One Gauss–Seidel update of the four contacts of pack `pk`, then of their moment rows if
-/// any; velocities follow each at once.
+/// any; velocities follow each at once. Returns the lanes' residuals (m/s).
 ///
 /// # Safety
 /// No other thread may touch pack `pk` or its dynamic bodies meanwhile.
@@ -142,7 +146,7 @@ unsafe fn relax_pack(
     moments: Option<&MomentRows>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
-) -> f32 {
+) -> Vec4 {
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
@@ -160,7 +164,7 @@ unsafe fn relax_pack(
         apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, motion, p);
         residual = residual.max(r);
     }
-    residual.max_element()
+    residual
 }
 
 /// Applies the impulses D γ of one pack to its dynamic bodies (a gets +P, b gets −P), whose
