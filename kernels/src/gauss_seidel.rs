@@ -64,8 +64,6 @@ pub fn solve_gauss_seidel(
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
             }
             let mut local = 0.0f32;
-            // The packs' residuals lane by lane, reduced across lanes once per sweep.
-            let mut local_lanes = Vec4::ZERO;
             for k in 0..classes {
                 let c = match k {
                     _ if k == classes - 1 || it % 2 == 1 => k,
@@ -87,8 +85,7 @@ pub fn solve_gauss_seidel(
                 for pk in lo..hi {
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the classes.
-                    let r = unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) };
-                    local_lanes = local_lanes.max(r);
+                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
                 }
                 barrier.wait();
             }
@@ -105,7 +102,6 @@ pub fn solve_gauss_seidel(
                 }
                 barrier.wait();
             }
-            local = local.max(local_lanes.max_element());
             let slot = &residual_slots[it as usize % 3];
             slot.fetch_max(local.to_bits(), Ordering::Relaxed);
             barrier.wait();
@@ -134,7 +130,7 @@ pub fn solve_gauss_seidel(
 type MomentRows<'a> = (&'a [MomentPack], Disjoint<'a, Lanes3>);
 
 /// One Gauss–Seidel update of the four contacts of pack `pk`, then of their moment rows if
-/// any; velocities follow each at once. Returns the lanes' residuals (m/s).
+/// any; velocities follow each at once.
 ///
 /// # Safety
 /// No other thread may touch pack `pk` or its dynamic bodies meanwhile.
@@ -146,7 +142,7 @@ unsafe fn relax_pack(
     moments: Option<&MomentRows>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
-) -> Vec4 {
+) -> f32 {
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
@@ -164,7 +160,7 @@ unsafe fn relax_pack(
         apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, motion, p);
         residual = residual.max(r);
     }
-    residual
+    residual.max_element()
 }
 
 /// Applies the impulses D γ of one pack to its dynamic bodies (a gets +P, b gets −P), whose
