@@ -105,9 +105,6 @@ pub struct Grid {
     pub cell_of: Vec<u32>,
     /// Radius plus envelope margin of each body (m).
     pub reach: Vec<f32>,
-    /// Speed ‖v‖ of each body (m/s), as the margin took it (the narrow phase's closing speeds
-    /// reuse it).
-    pub speed: Vec<f32>,
     /// Bodies of cell c are `bodies[start[c]..start[c + 1]]`, in increasing index.
     pub start: Vec<u32>,
     /// Grid bodies sorted by cell.
@@ -233,7 +230,6 @@ impl Grid {
     ) {
         let n = pos_radius.len();
         self.reach.resize(n, 0.0);
-        self.speed.resize(n, 0.0);
         self.cell_of.resize(n, NOT_IN_GRID);
         let large_limit = large_limit(pos_radius, shapes);
         let small = |i: usize| pos_radius[i].w <= large_limit && shape_of(shapes, i).is_sphere();
@@ -241,15 +237,13 @@ impl Grid {
         let (reach_sum, small_count) = self
             .reach
             .par_chunks_mut(BLOCK)
-            .zip(self.speed.par_chunks_mut(BLOCK))
             .enumerate()
-            .map(|(b, (out, speed))| {
+            .map(|(b, out)| {
                 let mut sum = (0.0f64, 0usize);
-                for (k, (r, v)) in out.iter_mut().zip(speed).enumerate() {
+                for (k, r) in out.iter_mut().enumerate() {
                     let i = b * BLOCK + k;
-                    *v = motion[i].v().length();
                     *r = shape_of(shapes, i).bounding_radius(pos_radius[i].w)
-                        + envelope.body_margin(*v, h);
+                        + envelope.body_margin(motion[i].v().length(), h);
                     if small(i) {
                         sum = (sum.0 + *r as f64, sum.1 + 1);
                     }

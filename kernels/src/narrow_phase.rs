@@ -81,13 +81,7 @@ pub fn tangent_frame(n: Vec3, planar: bool) -> (Vec3, Vec3) {
 /// speed of either one if the other is stopped.
 #[inline(always)]
 fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> f32 {
-    closing_speed_of(va, vb, n, va.length(), vb.length())
-}
-
-/// [`closing_speed`] with the speeds ‖v_a‖ and ‖v_b‖ known.
-#[inline(always)]
-fn closing_speed_of(va: Vec3, vb: Vec3, n: Vec3, speed_a: f32, speed_b: f32) -> f32 {
-    (-(va - vb).dot(n)).max(speed_a).max(speed_b)
+    (-(va - vb).dot(n)).max(va.length()).max(vb.length())
 }
 
 /// Velocity v + ω × r of the point at arm `r` from a body's centre.
@@ -136,8 +130,6 @@ struct PairTests<'a> {
     p: &'a StepParams,
     /// Contact compliance relative to the normal diagonal, ε/w_n = 1/(2π f h)² (0 = rigid).
     softness_ratio: f32,
-    /// Speed ‖v‖ of each body (m/s), from the grid.
-    speed: &'a [f32],
 }
 
 impl PairTests<'_> {
@@ -217,8 +209,7 @@ impl PairTests<'_> {
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
-        let speeds = (self.speed[a as usize], self.speed[bb as usize]);
-        let closing = closing_speed_of(ma.v(), mb.v(), n, speeds.0, speeds.1);
+        let closing = closing_speed(ma.v(), mb.v(), n);
         let touch = (n, dist - (pa.w + pb.w), -pa.w * n, pb.w * n);
         self.keep_pair(a, bb, touch, closing, pair_key(a, bb), out);
     }
@@ -517,8 +508,7 @@ impl PairTests<'_> {
 
 /// Finds every ε̂-active contact (with the walls and the `mesh` walls too) and writes the rows sorted by pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
-/// block (checked after each body, so the rows stay bounded whatever the envelope). `grid` is
-/// built from `bodies` as they are now (its speeds enter the closing speeds).
+/// block (checked after each body, so the rows stay bounded whatever the envelope).
 #[allow(clippy::too_many_arguments)]
 pub fn find_contacts(
     grid: &Grid,
@@ -538,7 +528,6 @@ pub fn find_contacts(
         friction,
         p,
         softness_ratio: p.softness_ratio(),
-        speed: &grid.speed,
     };
     let n = bodies.len();
     let grid_blocks = n.div_ceil(BLOCK);
