@@ -89,6 +89,9 @@ pub struct RowPack {
     pub mass_n: Vec4,
     /// 1 / W_tt.
     pub mass_t: Vec4,
+    /// s² = w_t / w_n = `mass_n / mass_t`, the tangents' weight in the cone projection's
+    /// metric (computed once per step rather than once per sweep).
+    pub s2: Vec4,
     /// Bodies a ([`NO_BODY`] in padding lanes).
     pub body_a: [u32; 4],
     /// Bodies b ([`NO_BODY`] for walls and padding).
@@ -123,6 +126,7 @@ impl RowPack {
         self.mu[k] = row.mu;
         self.mass_n[k] = row.mass_n;
         self.mass_t[k] = row.mass_t;
+        self.s2[k] = row.mass_n / row.mass_t;
         self.body_a[k] = row.body_a;
         self.body_b[k] = row.body_b;
     }
@@ -153,7 +157,9 @@ fn scale(a: &Lanes3, s: Vec4) -> Lanes3 {
     [a[0] * s, a[1] * s, a[2] * s]
 }
 
-/// The velocities of the four lanes' bodies a and b (zero for walls and padding).
+/// The velocities of the four lanes' bodies a and b (zero for walls and padding), with their
+/// inverse mass and inertia (the lanes' M⁻¹, zero for walls, padding and bodies contacts cannot
+/// move).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PackVelocities {
     /// Linear velocity of a.
@@ -164,28 +170,128 @@ pub struct PackVelocities {
     pub vb: Lanes3,
     /// Angular velocity of b.
     pub wb: Lanes3,
+    /// 1/m of a.
+    pub inv_mass_a: Vec4,
+    /// 1/I of a.
+    pub inv_inertia_a: Vec4,
+    /// 1/m of b.
+    pub inv_mass_b: Vec4,
+    /// 1/I of b.
+    pub inv_inertia_b: Vec4,
+}
+
+/// A body's [`Motion`] as two 4-vectors, (v, 1/m) and (ω, 1/I) (zero for [`NO_BODY`]).
+#[inline(always)]
+fn motion_rows(body: u32, read: &impl Fn(usize) -> Motion) -> [Vec4; 2] {
+    if body == NO_BODY {
+        return [Vec4::ZERO; 2];
+    }
+    let m = read(body as usize);
+    [
+        Vec3::from_array(m.linear).extend(m.inv_mass),
+        Vec3::from_array(m.angular).extend(m.inv_inertia),
+    ]
+}
+
+/// The 4×4 transpose: four bodies' (x, y, z, w) rows to the lanes' x, y, z and w columns (its own
+/// inverse), so that a pack's bodies load and store as whole vectors.
+#[inline(always)]
+fn transpose(r: [Vec4; 4]) -> [Vec4; 4] {
+    [
+        Vec4::new(r[0].x, r[1].x, r[2].x, r[3].x),
+        Vec4::new(r[0].y, r[1].y, r[2].y, r[3].y),
+        Vec4::new(r[0].z, r[1].z, r[2].z, r[3].z),
+        Vec4::new(r[0].w, r[1].w, r[2].w, r[3].w),
+    ]
+}
+
+/// Lanes x, y and z and lane w of transposed rows.
+#[inline(always)]
+fn split_lanes(c: [Vec4; 4]) -> (Lanes3, Vec4) {
+    ([c[0], c[1], c[2]], c[3])
 }
 
 impl PackVelocities {
     /// Gathers the bodies of `pack` through `read` (a body index → its motion).
     #[inline(always)]
     pub fn gather(pack: &RowPack, read: impl Fn(usize) -> Motion) -> Self {
-        let mut out = PackVelocities::default();
-        for k in 0..4 {
-            for (body, v, w) in [
-                (pack.body_a[k], &mut out.va, &mut out.wa),
-                (pack.body_b[k], &mut out.vb, &mut out.wb),
-            ] {
-                if body != NO_BODY {
-                    let m = read(body as usize);
-                    for axis in 0..3 {
-                        v[axis][k] = m.linear[axis];
-                        w[axis][k] = m.angular[axis];
-                    }
-                }
+        let a = pack.body_a.map(|b| motion_rows(b, &read));
+        let b = pack.body_b.map(|b| motion_rows(b, &read));
+        let (va, inv_mass_a) = split_lanes(transpose(a.map(|m| m[0])));
+        let (wa, inv_inertia_a) = split_lanes(transpose(a.map(|m| m[1])));
+        let (vb, inv_mass_b) = split_lanes(transpose(b.map(|m| m[0])));
+        let (wb, inv_inertia_b) = split_lanes(transpose(b.map(|m| m[1])));
+        PackVelocities {
+            va,
+            wa,
+            vb,
+            wb,
+            inv_mass_a,
+            inv_inertia_a,
+            inv_mass_b,
+            inv_inertia_b,
+        }
+    }
+
+    /// The velocities after the lanes' impulses: v ← v + M⁻¹ (P, L) with a receiving
+    /// (P, `la`) and b (−P, −`lb`), lane by lane as [`apply_impulse`] does it body by body
+    /// (the same bits); in planar mode v_y = 0 and ω ∥ ŷ afterwards.
+    #[inline(always)]
+    pub fn after_impulse(&self, impulse: &Lanes3, la: &Lanes3, lb: &Lanes3, planar: bool) -> Self {
+        let step = |v: &Lanes3, d: &Lanes3, inv: Vec4, sign: f32| -> Lanes3 {
+            let s = Vec4::splat(sign);
+            [
+                v[0] + (d[0] * s) * inv,
+                v[1] + (d[1] * s) * inv,
+                v[2] + (d[2] * s) * inv,
+            ]
+        };
+        let mut out = PackVelocities {
+            va: step(&self.va, impulse, self.inv_mass_a, 1.0),
+            wa: step(&self.wa, la, self.inv_inertia_a, 1.0),
+            vb: step(&self.vb, impulse, self.inv_mass_b, -1.0),
+            wb: step(&self.wb, lb, self.inv_inertia_b, -1.0),
+            ..*self
+        };
+        if planar {
+            for (v, w) in [(&mut out.va, &mut out.wa), (&mut out.vb, &mut out.wb)] {
+                v[1] = Vec4::ZERO;
+                w[0] = Vec4::ZERO;
+                w[2] = Vec4::ZERO;
             }
         }
         out
+    }
+
+    /// Writes the lanes' bodies back through `write` (a body index and its motion), only the
+    /// bodies contacts can move (1/m > 0), each once per lane it holds.
+    #[inline(always)]
+    pub fn scatter(&self, pack: &RowPack, mut write: impl FnMut(usize, Motion)) {
+        let rows = |v: &Lanes3, last: Vec4| transpose([v[0], v[1], v[2], last]);
+        let (va, wa) = (
+            rows(&self.va, self.inv_mass_a),
+            rows(&self.wa, self.inv_inertia_a),
+        );
+        let (vb, wb) = (
+            rows(&self.vb, self.inv_mass_b),
+            rows(&self.wb, self.inv_inertia_b),
+        );
+        for k in 0..4 {
+            for (body, v, w) in [
+                (pack.body_a[k], va[k], wa[k]),
+                (pack.body_b[k], vb[k], wb[k]),
+            ] {
+                if body != NO_BODY && v.w > 0.0 {
+                    let motion = Motion {
+                        linear: v.truncate().to_array(),
+                        inv_mass: v.w,
+                        angular: w.truncate().to_array(),
+                        inv_inertia: w.w,
+                    };
+                    write(body as usize, motion);
+                }
+            }
+        }
     }
 }
 
@@ -221,7 +327,7 @@ pub fn update_pack(
     let gn = gamma[0] - omega * bounded_spring_step(pack.mass_n, un, gamma[0], p);
     let g1 = gamma[1] - omega * pack.mass_t * u1;
     let g2 = gamma[2] - omega * pack.mass_t * u2;
-    let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.mass_n / pack.mass_t);
+    let [n, t1, t2] = project_cone_scaled4(gn, g1, g2, pack.mu, pack.s2);
     let d = [n - gamma[0], t1 - gamma[1], t2 - gamma[2]];
     *gamma = [n, t1, t2];
     let residual = (d[0].abs() / pack.mass_n).max(d[1].abs().max(d[2].abs()) / pack.mass_t) / omega;
@@ -290,4 +396,59 @@ pub fn impulse_vectors(rows: &[ContactRow], gamma: &[[f32; 4]], out: &mut Vec<[f
         .zip(rows.par_iter().zip(gamma.par_iter()))
         .with_min_len(BLOCK)
         .for_each(|(o, (row, g))| *o = impulse_vector(row, *g).extend(0.0).to_array());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::Lcg;
+
+    /// A pack's lane-wise velocity update and write-back give, bit for bit, what
+    /// [`apply_impulse`] gives body by body, in space and in planar mode: four lanes with a wall
+    /// contact (b = NO_BODY), a padding lane, and a fixed body (1/m = 0, never written) beside
+    /// dynamic ones, random velocities and impulses.
+    #[test]
+    fn lane_wise_update_matches_the_body_by_body_one() {
+        let mut random = Lcg::new(7);
+        let mut value = || 2.0 * random.unit() - 1.0;
+        let mut motion: Vec<Motion> = (0..8)
+            .map(|i| Motion {
+                linear: [value(), value(), value()],
+                inv_mass: if i == 5 { 0.0 } else { 1.0 + value().abs() },
+                angular: [value(), value(), value()],
+                inv_inertia: if i == 5 { 0.0 } else { 10.0 + value().abs() },
+            })
+            .collect();
+        let mut pack = RowPack {
+            body_a: [0, 2, 4, NO_BODY],
+            body_b: [1, NO_BODY, 5, NO_BODY],
+            ..RowPack::default()
+        };
+        for lanes in [&mut pack.ra, &mut pack.rb] {
+            for axis in lanes.iter_mut() {
+                *axis = Vec4::new(value(), value(), value(), 0.0);
+            }
+        }
+        let mut lanes3 = || [0; 3].map(|_| Vec4::new(value(), value(), value(), value()));
+        let impulse = lanes3();
+        let (la, lb) = impulse_moments(&pack, &impulse);
+        for planar in [false, true] {
+            let mut want = motion.clone();
+            for k in 0..3 {
+                let (a, b) = (pack.body_a[k] as usize, pack.body_b[k]);
+                apply_impulse(&mut want[a], lane(&impulse, k), lane(&la, k), planar);
+                if b != NO_BODY && want[b as usize].inv_mass > 0.0 {
+                    let m = &mut want[b as usize];
+                    apply_impulse(m, -lane(&impulse, k), -lane(&lb, k), planar);
+                }
+            }
+            let vel = PackVelocities::gather(&pack, |i| motion[i]);
+            let mut got = motion.clone();
+            vel.after_impulse(&impulse, &la, &lb, planar)
+                .scatter(&pack, |i, m| got[i] = m);
+            assert_eq!(got, want, "planar {planar}");
+            assert_eq!(got[5], motion[5], "the fixed body stays as it was");
+            motion = got;
+        }
+    }
 }

@@ -9,11 +9,10 @@
 //! worker while the others wait at the barrier.
 
 use crate::contact_update::{
-    apply_impulse, impulse_moments, lane, pack_impulse, update_pack, Lanes3, PackVelocities,
-    RowPack, SweepParams,
+    impulse_moments, pack_impulse, update_pack, Lanes3, PackVelocities, RowPack, SweepParams,
 };
 use crate::joint_rows::JointRows;
-use crate::layout::{Motion, NO_BODY};
+use crate::layout::Motion;
 use crate::packing::Packs;
 use crate::parallel::{Disjoint, SpinBarrier};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
@@ -147,7 +146,7 @@ unsafe fn relax_pack(
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.read(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
-    apply_pack_impulse(pack, &impulse, motion, p);
+    apply_pack_impulse(pack, &vel, &impulse, motion, p);
     if let Some((moment_rows, moment_gamma)) = moments {
         let vel = PackVelocities::gather(pack, |i| motion.read(i));
         let (moment, r) = update_moment_pack(
@@ -158,76 +157,46 @@ unsafe fn relax_pack(
             &vel,
             p.omega,
         );
-        apply_pack_moment(pack, &moment, motion, p);
+        apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, motion, p);
         residual = residual.max(r);
     }
     residual.max_element()
 }
 
-/// Applies the impulses D γ of one pack to its dynamic bodies (a gets +P, b gets −P).
+/// Applies the impulses D γ of one pack to its dynamic bodies (a gets +P, b gets −P), whose
+/// velocities before are `vel`.
 ///
 /// # Safety
 /// No other thread may touch the pack's dynamic bodies meanwhile.
 #[inline(always)]
 unsafe fn apply_pack_impulse(
     pack: &RowPack,
+    vel: &PackVelocities,
     impulse: &Lanes3,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) {
     let (la, lb) = impulse_moments(pack, impulse);
-    apply_pack(pack, impulse, &la, &lb, motion, p);
+    apply_pack(pack, vel, impulse, &la, &lb, motion, p);
 }
 
-/// Applies the moment impulses L of one pack to its dynamic bodies (a gets +L, b gets −L).
-///
-/// # Safety
-/// No other thread may touch the pack's dynamic bodies meanwhile.
-#[inline(always)]
-unsafe fn apply_pack_moment(
-    pack: &RowPack,
-    moment: &Lanes3,
-    motion: &Disjoint<Motion>,
-    p: &SweepParams,
-) {
-    apply_pack(pack, &[Vec4::ZERO; 3], moment, moment, motion, p);
-}
-
-/// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies: a gets (P, la), b gets (−P, −lb).
+/// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies, whose velocities before are `vel`:
+/// a gets (P, la), b gets (−P, −lb).
 ///
 /// # Safety
 /// No other thread may touch the pack's dynamic bodies meanwhile.
 #[inline(always)]
 unsafe fn apply_pack(
     pack: &RowPack,
+    vel: &PackVelocities,
     impulse: &Lanes3,
     la: &Lanes3,
     lb: &Lanes3,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) {
-    for k in 0..4 {
-        let (a, b) = (pack.body_a[k], pack.body_b[k]);
-        if a == NO_BODY {
-            continue;
-        }
-        if motion.read(a as usize).inv_mass > 0.0 {
-            apply_impulse(
-                motion.get(a as usize),
-                lane(impulse, k),
-                lane(la, k),
-                p.planar,
-            );
-        }
-        if b != NO_BODY && motion.read(b as usize).inv_mass > 0.0 {
-            apply_impulse(
-                motion.get(b as usize),
-                -lane(impulse, k),
-                -lane(lb, k),
-                p.planar,
-            );
-        }
-    }
+    vel.after_impulse(impulse, la, lb, p.planar)
+        .scatter(pack, |i, m| *motion.get(i) = m);
 }
 
 /// Applies the warm-start impulses v ← v + M⁻¹ D γ (and the moment impulses of `moments`)
@@ -248,9 +217,13 @@ pub fn apply_warm_start(
             // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
             // serially below).
             unsafe {
-                apply_pack_impulse(pack, &pack_impulse(pack, &packs.gamma[pk]), &motion, p);
+                let vel = PackVelocities::gather(pack, |i| motion.read(i));
+                let impulse = pack_impulse(pack, &packs.gamma[pk]);
+                apply_pack_impulse(pack, &vel, &impulse, &motion, p);
                 if let Some(m) = moments {
-                    apply_pack_moment(pack, &pack_impulse(pack, &m.gamma[pk]), &motion, p);
+                    let vel = PackVelocities::gather(pack, |i| motion.read(i));
+                    let moment = pack_impulse(pack, &m.gamma[pk]);
+                    apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, &motion, p);
                 }
             };
         };

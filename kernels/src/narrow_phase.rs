@@ -96,6 +96,28 @@ fn body_weight(m: &Motion, r: Vec3, e: Vec3) -> f32 {
     m.inv_mass + m.inv_inertia * r.cross(e).length_squared()
 }
 
+/// The first sphere of sphere–sphere tests: what they read of it, loaded once for all its
+/// partners.
+struct SphereSide {
+    body: u32,
+    pos_radius: glam::Vec4,
+    /// Radius plus envelope margin (m).
+    reach: f32,
+    dynamic: bool,
+}
+
+impl SphereSide {
+    #[inline(always)]
+    fn of(bodies: &Bodies, reach: &[f32], i: u32) -> Self {
+        SphereSide {
+            body: i,
+            pos_radius: bodies.pos_radius[i as usize],
+            reach: reach[i as usize],
+            dynamic: bodies.is_dynamic(i as usize),
+        }
+    }
+}
+
 /// What one pair test needs to read.
 struct PairTests<'a> {
     bodies: &'a Bodies,
@@ -155,14 +177,33 @@ impl PairTests<'_> {
     /// Sphere–sphere: Φ = ‖p_a − p_b‖ − r_a − r_b, kept when Φ ≤ ε̂ of the pair.
     #[inline(always)]
     fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
-        let b = self.bodies;
         let (a, bb) = (i.min(j), i.max(j));
-        let (pa, pb) = (b.pos_radius[a as usize], b.pos_radius[bb as usize]);
-        let d = self.p.periodic.minimum_image(pa.truncate() - pb.truncate());
+        self.sphere_partner(&SphereSide::of(self.bodies, reach, a), bb, reach, out);
+    }
+
+    /// Sphere–sphere for sphere `a` (its data loaded once for all its partners) and a partner
+    /// `bb` > a; see [`Self::sphere_sphere`].
+    #[inline(always)]
+    fn sphere_partner(
+        &self,
+        side: &SphereSide,
+        bb: u32,
+        reach: &[f32],
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        let b = self.bodies;
+        let (a, pa, pb) = (side.body, side.pos_radius, b.pos_radius[bb as usize]);
+        let periodic = &self.p.periodic;
+        let d = pa.truncate() - pb.truncate();
+        let d = if periodic.is_on() {
+            periodic.minimum_image(d)
+        } else {
+            d
+        };
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
-        let bound = reach[a as usize] + reach[bb as usize];
-        if dist2 > bound * bound || !(b.is_dynamic(a as usize) || b.is_dynamic(bb as usize)) {
+        let bound = side.reach + reach[bb as usize];
+        if dist2 > bound * bound || !(side.dynamic || b.is_dynamic(bb as usize)) {
             return;
         }
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
@@ -260,13 +301,14 @@ impl PairTests<'_> {
         let on = periodic.is_on();
         let p = self.bodies.pos_radius[i as usize].truncate();
         let (shifts, count) = periodic.image_shifts(p, grid.cell);
+        let side = SphereSide::of(self.bodies, &grid.reach, i);
         for &k in &shifts[..count] {
             let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
             for &(start, end) in &ranges[..n] {
                 for &j in &grid.bodies[start as usize..end as usize] {
                     let pj = || self.bodies.pos_radius[j as usize].truncate();
                     if j > i && (!on || periodic.image_index(p, pj()) == k) {
-                        self.sphere_sphere(&grid.reach, i, j, out);
+                        self.sphere_partner(&side, j, &grid.reach, out);
                     }
                 }
             }
