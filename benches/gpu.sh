@@ -35,14 +35,10 @@ done
 [ ${#extra[@]} -gt 0 ] || extra=(--iterations 50)
 [ ${#scenes[@]} -gt 0 ] || scenes=(scenes/pour_100k.toml scenes/pour_1m.toml \
     scenes/brazil_nut_100k.toml scenes/brazil_nut_1m.toml)
-if [ -z "$bin" ]; then
-    cargo build --release --bin grains
-    bin=target/release/grains
-fi
+# shellcheck source=benches/common.sh
+. benches/common.sh
+grains_binary
 mkdir -p "$out"
-
-# The value of numeric key $1 in the one-line JSON object $2.
-field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -n 1 | cut -d: -f2; }
 
 failed=0
 printf '%-18s %9s %6s %9s %13s %10s %9s %9s %9s %8s %9s  %s\n' \

@@ -33,14 +33,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#scenes[@]} -gt 0 ] || scenes=(scenes/pour_1k.toml scenes/pour_8k.toml scenes/pour_27k.toml \
     scenes/pour_100k.toml scenes/pour_1m.toml)
-if [ -z "$bin" ]; then
-    cargo build --release --bin grains
-    bin=target/release/grains
-fi
+# shellcheck source=benches/common.sh
+. benches/common.sh
+grains_binary
 mkdir -p "$out"
-
-# The value of numeric key $1 in the one-line JSON object $2.
-field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -n 1 | cut -d: -f2; }
 
 failed=0
 rows=()
