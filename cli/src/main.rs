@@ -495,19 +495,26 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The solve's work over the steps whose statistics were read: contact-sweeps and the bytes the
-/// layout says they moved (`World::sweep_traffic`), for the bench's throughput figures.
-struct SolveTally {
+/// The statistics summed over the steps whose figures are fresh (every step on the CPU, the steps
+/// read back on the GPU): sweeps, contacts, residuals, and the solve's contact-sweeps with the
+/// bytes the layout says they moved (`World::sweep_traffic`).
+struct StepTally {
     traffic: grains::SweepTraffic,
     bodies: f64,
+    iterations: u64,
+    contacts: u64,
     contact_sweeps: f64,
     bytes: f64,
     residuals: f64,
     counted: u64,
 }
 
-/// The bench's throughput figures of the solve.
-struct Throughput {
+/// The bench's figures of the counted steps.
+struct StepFigures {
+    /// Sweeps per step.
+    iterations_mean: f64,
+    /// Active contacts per step.
+    contacts_mean: f64,
     /// Contact-sweeps per second of the whole step's wall time.
     contact_sweeps_per_s: f64,
     /// Bytes per contact-sweep, from the layout.
@@ -518,11 +525,13 @@ struct Throughput {
     residual_mean: f64,
 }
 
-impl SolveTally {
+impl StepTally {
     fn new(world: &grains::World) -> Self {
-        SolveTally {
+        StepTally {
             traffic: world.sweep_traffic(),
             bodies: world.len() as f64,
+            iterations: 0,
+            contacts: 0,
             contact_sweeps: 0.0,
             bytes: 0.0,
             residuals: 0.0,
@@ -530,8 +539,10 @@ impl SolveTally {
         }
     }
 
-    /// Adds one step's sweeps over its contacts.
+    /// Adds one step's statistics.
     fn add(&mut self, s: &grains::StepStats) {
+        self.iterations += s.iterations as u64;
+        self.contacts += s.contacts as u64;
         let (sweeps, contacts) = (s.iterations as f64, s.contacts as f64);
         self.contact_sweeps += sweeps * contacts;
         self.bytes += sweeps * contacts * self.traffic.per_contact_sweep(contacts, self.bodies);
@@ -541,15 +552,18 @@ impl SolveTally {
 
     /// The figures for `steps` steps in `seconds`, the counted steps standing for all of them,
     /// with `solve_seconds` the solve stage's time over all steps.
-    fn figures(&self, steps: u64, seconds: f64, solve_seconds: Option<f64>) -> Throughput {
-        let scale = steps as f64 / self.counted.max(1) as f64;
-        Throughput {
+    fn figures(&self, steps: u64, seconds: f64, solve_seconds: Option<f64>) -> StepFigures {
+        let counted = self.counted.max(1) as f64;
+        let scale = steps as f64 / counted;
+        StepFigures {
+            iterations_mean: self.iterations as f64 / counted,
+            contacts_mean: self.contacts as f64 / counted,
             contact_sweeps_per_s: self.contact_sweeps * scale / seconds,
             bytes_per_contact_sweep: self.bytes / self.contact_sweeps.max(1.0),
             solve_gb_per_s: solve_seconds
                 .filter(|&t| t > 0.0)
                 .map(|t| self.bytes * scale / t / 1e9),
-            residual_mean: self.residuals / self.counted.max(1) as f64,
+            residual_mean: self.residuals / counted,
         }
     }
 }
@@ -596,19 +610,11 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         }
     };
     let steps = opts.steps.unwrap_or_else(|| scene.total_steps());
-    // Statistics are summed over the steps whose figures are fresh: every step on the CPU, the
-    // steps read back on the GPU.
-    let (mut iters, mut contacts, mut counted) = (0u64, 0u64, 0u64);
-    let mut solve = SolveTally::new(&world);
+    let mut tally = StepTally::new(&world);
     let start = Instant::now();
     for _ in 0..steps {
         match world.step() {
-            Ok(s) if world.synced_at() == world.steps() => {
-                iters += s.iterations as u64;
-                contacts += s.contacts as u64;
-                counted += 1;
-                solve.add(&s);
-            }
+            Ok(s) if world.synced_at() == world.steps() => tally.add(&s),
             Ok(_) => {}
             Err(grains::StepError::Gpu(e)) => {
                 eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
@@ -628,11 +634,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if !last_counted {
-        let s = world.last_stats();
-        iters += s.iterations as u64;
-        contacts += s.contacts as u64;
-        counted += 1;
-        solve.add(&s);
+        tally.add(&world.last_stats());
     }
     let seconds = start.elapsed().as_secs_f64();
     let q = Quality::measure_boxes(&world, &scene.boxes);
@@ -643,7 +645,8 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let ms_per_step = 1e3 * seconds / steps.max(1) as f64;
     let stages = world.stage_times();
     let residual = world.last_stats().residual;
-    let throughput = solve.figures(steps, seconds, stages.map(|t| t.seconds(Stage::Solve)));
+    let counted = tally.counted;
+    let figures = tally.figures(steps, seconds, stages.map(|t| t.seconds(Stage::Solve)));
     let rest = match opts
         .rest_steps
         .map(|k| Rest::measure(&mut world, k))
@@ -671,13 +674,13 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "seconds": seconds,
         "ms_per_step": ms_per_step,
         "body_steps_per_s": n as f64 * steps as f64 / seconds,
-        "iterations_mean": iters as f64 / counted.max(1) as f64,
+        "iterations_mean": figures.iterations_mean,
         "residual": residual,
-        "residual_mean": throughput.residual_mean,
-        "contact_sweeps_per_s": throughput.contact_sweeps_per_s,
-        "bytes_per_contact_sweep": throughput.bytes_per_contact_sweep,
-        "solve_gb_per_s": throughput.solve_gb_per_s,
-        "contacts_mean": contacts as f64 / counted.max(1) as f64,
+        "residual_mean": figures.residual_mean,
+        "contact_sweeps_per_s": figures.contact_sweeps_per_s,
+        "bytes_per_contact_sweep": figures.bytes_per_contact_sweep,
+        "solve_gb_per_s": figures.solve_gb_per_s,
+        "contacts_mean": figures.contacts_mean,
         "stats_steps": counted,
         "max_pen_r": q.max_pen_r,
         "mean_pen_r": q.mean_pen_r,
@@ -719,15 +722,15 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         );
         println!(
             "  mean active contacts {:.1}, mean sweeps {:.2} (over {counted} steps), last residual {residual:.2e} m/s (mean {:.2e})",
-            contacts as f64 / counted.max(1) as f64,
-            iters as f64 / counted.max(1) as f64,
-            throughput.residual_mean
+            figures.contacts_mean,
+            figures.iterations_mean,
+            figures.residual_mean
         );
         println!(
             "  solve: {:.4e} contact-sweeps/s, {:.0} bytes per contact-sweep (from the layout), {}",
-            throughput.contact_sweeps_per_s,
-            throughput.bytes_per_contact_sweep,
-            match throughput.solve_gb_per_s {
+            figures.contact_sweeps_per_s,
+            figures.bytes_per_contact_sweep,
+            match figures.solve_gb_per_s {
                 Some(g) => format!("{g:.1} GB/s achieved in the solve stage"),
                 None => "no stage times for the solve's bandwidth".to_string(),
             }

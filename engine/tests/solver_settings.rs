@@ -84,13 +84,18 @@ fn each_knob_is_checked() {
     }
 }
 
+/// The settings error of a GPU world built with `solver`.
+fn gpu_settings_error(solver: Solver) -> (&'static str, String) {
+    settings_error(build(Settings {
+        backend: Backend::Gpu,
+        solver,
+        ..Settings::default()
+    }))
+}
+
 #[test]
 fn the_gpu_refuses_gauss_seidel() {
-    let r = build(Settings {
-        backend: Backend::Gpu,
-        ..Settings::default()
-    });
-    let (field, msg) = settings_error(r);
+    let (field, msg) = gpu_settings_error(Settings::default().solver);
     assert_eq!(field, "solver");
     assert!(
         msg.contains("projected Jacobi or APGD only") && msg.contains("set solver = \"jacobi\""),
@@ -100,12 +105,7 @@ fn the_gpu_refuses_gauss_seidel() {
 
 #[test]
 fn the_gpu_refuses_a_jacobi_tolerance() {
-    let r = build(Settings {
-        backend: Backend::Gpu,
-        solver: jacobi(1e-6),
-        ..Settings::default()
-    });
-    let (field, msg) = settings_error(r);
+    let (field, msg) = gpu_settings_error(jacobi(1e-6));
     assert_eq!(field, "tolerance");
     assert!(
         msg.contains("exactly `sweeps` sweeps") && msg.contains("set tolerance = 0"),
@@ -121,12 +121,7 @@ fn apgd(tolerance: f32) -> Solver {
 /// world switches from Jacobi to APGD between steps (its momentum's buffers made then).
 #[test]
 fn the_gpu_runs_apgd_at_tolerance_0_only() {
-    let r = build(Settings {
-        backend: Backend::Gpu,
-        solver: apgd(1e-6),
-        ..Settings::default()
-    });
-    let (field, msg) = settings_error(r);
+    let (field, msg) = gpu_settings_error(apgd(1e-6));
     assert_eq!(field, "tolerance");
     assert!(msg.contains("set tolerance = 0"), "{msg}");
     let gpu = Settings {

@@ -157,7 +157,7 @@ unsafe fn relax_pack(
             &vel,
             p.omega,
         );
-        apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, motion, p);
+        apply_pack_moment(pack, &vel, &moment, motion, p);
         residual = residual.max(r);
     }
     residual.max_element()
@@ -178,6 +178,22 @@ unsafe fn apply_pack_impulse(
 ) {
     let (la, lb) = impulse_moments(pack, impulse);
     apply_pack(pack, vel, impulse, &la, &lb, motion, p);
+}
+
+/// Applies the moment impulses L of one pack to its dynamic bodies (a gets +L, b gets −L), whose
+/// velocities before are `vel`.
+///
+/// # Safety
+/// No other thread may touch the pack's dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn apply_pack_moment(
+    pack: &RowPack,
+    vel: &PackVelocities,
+    moment: &Lanes3,
+    motion: &Disjoint<Motion>,
+    p: &SweepParams,
+) {
+    apply_pack(pack, vel, &[Vec4::ZERO; 3], moment, moment, motion, p);
 }
 
 /// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies, whose velocities before are `vel`:
@@ -223,7 +239,7 @@ pub fn apply_warm_start(
                 if let Some(m) = moments {
                     let vel = PackVelocities::gather(pack, |i| motion.read(i));
                     let moment = pack_impulse(pack, &m.gamma[pk]);
-                    apply_pack(pack, &vel, &[Vec4::ZERO; 3], &moment, &moment, &motion, p);
+                    apply_pack_moment(pack, &vel, &moment, &motion, p);
                 }
             };
         };

@@ -193,13 +193,7 @@ impl PairTests<'_> {
     ) {
         let b = self.bodies;
         let (a, pa, pb) = (side.body, side.pos_radius, b.pos_radius[bb as usize]);
-        let periodic = &self.p.periodic;
-        let d = pa.truncate() - pb.truncate();
-        let d = if periodic.is_on() {
-            periodic.minimum_image(d)
-        } else {
-            d
-        };
+        let d = self.p.periodic.minimum_image(pa.truncate() - pb.truncate());
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
         let bound = side.reach + reach[bb as usize];

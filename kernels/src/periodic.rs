@@ -49,9 +49,12 @@ impl Periodic {
     }
 
     /// The minimum image of a separation `d` = x_a − x_b: d − L round(d / L) along each periodic
-    /// axis (unchanged along the others).
+    /// axis (unchanged along the others, and at once without periodic sides).
     #[inline(always)]
     pub fn minimum_image(&self, d: Vec3) -> Vec3 {
+        if !self.is_on() {
+            return d;
+        }
         let mut d = d;
         for (axis, range) in self.axes().into_iter().enumerate() {
             if let Some((lo, hi)) = range {

@@ -89,8 +89,13 @@ impl GpuPipeline {
                 let programs = pr.apgd[moments.is_some() as usize].as_ref();
                 (buffers, programs.expect("loaded for an APGD step"))
             });
-            let group = &b.solve_group;
-            let mut pass = Pass::new(&mut encoder, group, moments, queries, TimedPass::Solve);
+            let mut pass = Pass::new(
+                &mut encoder,
+                &b.solve_group,
+                moments,
+                queries,
+                TimedPass::Solve,
+            );
             pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
             for solve in 0..=corrections {
                 let reports = solve == corrections;
