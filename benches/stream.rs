@@ -2,9 +2,10 @@
 //! a = s b, add a = b + c and triad a = b + s c over f64 arrays far larger than the caches, on
 //! N threads, counting the bytes STREAM counts (16 per element for copy and scale, 24 for add and
 //! triad). The solve's achieved bandwidth that `grains bench` prints is compared with these
-//! (docs/benchmark.md).
+//! (docs/benchmark.md). An example, not a binary, so that `cargo run -- …` at the workspace's
+//! root still means the `grains` program.
 //!
-//!     cargo run --release -p grains-benches --bin stream -- [THREADS] [MIB PER ARRAY]
+//!     cargo run --release -p grains-benches --example stream -- [THREADS] [MIB PER ARRAY]
 //!
 //! Defaults: 2 threads, 512 MiB per array. Prints each kernel's best of ten passes in GB/s.
 
@@ -22,15 +23,25 @@ fn main() {
     let parse = |a: Option<String>, default: usize, what: &str| -> usize {
         match a {
             None => default,
-            Some(s) => s.parse().unwrap_or_else(|_| {
-                eprintln!("error: {what} must be a positive integer, got {s:?}");
-                std::process::exit(2)
-            }),
+            Some(s) => match s.parse::<usize>() {
+                Ok(v) if v > 0 => v,
+                _ => {
+                    eprintln!("error: {what} must be a positive integer, got {s:?}");
+                    std::process::exit(2)
+                }
+            },
         }
     };
-    let threads = parse(args.next(), 2, "THREADS").max(1);
-    let mib = parse(args.next(), 512, "MIB PER ARRAY").max(1);
-    let n = mib * (1 << 20) / 8;
+    let threads = parse(args.next(), 2, "THREADS");
+    let mib = parse(args.next(), 512, "MIB PER ARRAY");
+    if let Some(extra) = args.next() {
+        eprintln!("error: unexpected argument {extra:?} (usage: stream [THREADS] [MIB PER ARRAY])");
+        std::process::exit(2)
+    }
+    let Some(n) = mib.checked_mul(1 << 20).map(|bytes| bytes / 8) else {
+        eprintln!("error: {mib} MiB per array is more than this machine can address");
+        std::process::exit(2)
+    };
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(e) => {
@@ -39,7 +50,7 @@ fn main() {
         }
     };
     pool.install(|| {
-        let (mut a, mut b, mut c) = (vec![1.0f64; n], vec![2.0f64; n], vec![0.0f64; n]);
+        let (mut a, mut b, mut c) = (filled(n, 1.0), filled(n, 2.0), filled(n, 0.0));
         let s = 3.0;
         println!("STREAM, {threads} threads, {mib} MiB per array (best of {PASSES} passes):");
         let copy = best(16 * n, || {
@@ -96,4 +107,18 @@ fn best(bytes: usize, mut pass: impl FnMut()) -> f64 {
             bytes as f64 / t.elapsed().as_secs_f64() / 1e9
         })
         .fold(0.0, f64::max)
+}
+
+/// An array of `n` copies of `x`, or a clear error and exit where the memory cannot be had.
+fn filled(n: usize, x: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    if let Err(e) = v.try_reserve_exact(n) {
+        eprintln!(
+            "error: cannot allocate {} MiB for an array: {e}",
+            n * 8 >> 20
+        );
+        std::process::exit(1)
+    }
+    v.resize(n, x);
+    v
 }
