@@ -408,7 +408,7 @@ fn positive_time(s: &str) -> Result<f64, String> {
 #[derive(clap::Args)]
 struct BenchOptions {
     /// Steps to take [default: the scene's duration / h].
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     steps: Option<u64>,
     /// Worker threads, 1 to 1024 [default: the scene's].
     #[arg(long, value_parser = threads, allow_negative_numbers = true)]
@@ -435,7 +435,7 @@ struct BenchOptions {
     omega: Option<f32>,
     /// After the timed steps, this many more: how still the bed stays (median and largest
     /// displacement per own radius, mean kinetic energy at their end; JSON key `rest`).
-    #[arg(long, value_name = "STEPS")]
+    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..))]
     rest_steps: Option<u64>,
     /// Rigid contact: set the scene's `contact_frequency` to infinity.
     #[arg(long)]
