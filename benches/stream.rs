@@ -115,7 +115,7 @@ fn filled(n: usize, x: f64) -> Vec<f64> {
     if let Err(e) = v.try_reserve_exact(n) {
         eprintln!(
             "error: cannot allocate {} MiB for an array: {e}",
-            n * 8 >> 20
+            (n * 8) >> 20
         );
         std::process::exit(1)
     }
