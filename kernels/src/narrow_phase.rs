@@ -6,7 +6,7 @@
 //! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
 //! ellipse–ellipse pairs are not detected: they pass through each other.
 
-use crate::broad_phase::Grid;
+use crate::broad_phase::{cover, Grid};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
@@ -178,25 +178,28 @@ impl PairTests<'_> {
     #[inline(always)]
     fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
         let (a, bb) = (i.min(j), i.max(j));
-        self.sphere_partner(&SphereSide::of(self.bodies, reach, a), bb, reach, out);
+        let (pb, reach_b) = (self.bodies.pos_radius[bb as usize], reach[bb as usize]);
+        self.sphere_partner(&SphereSide::of(self.bodies, reach, a), bb, pb, reach_b, out);
     }
 
     /// Sphere–sphere for sphere `a` (its data loaded once for all its partners) and a partner
-    /// `bb` > a; see [`Self::sphere_sphere`].
+    /// `bb` > a with centre and radius `pb` and reach `reach_b` (bit copies of the bodies' own,
+    /// read from wherever they lie nearest); see [`Self::sphere_sphere`].
     #[inline(always)]
     fn sphere_partner(
         &self,
         side: &SphereSide,
         bb: u32,
-        reach: &[f32],
+        pb: glam::Vec4,
+        reach_b: f32,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
         let b = self.bodies;
-        let (a, pa, pb) = (side.body, side.pos_radius, b.pos_radius[bb as usize]);
+        let (a, pa) = (side.body, side.pos_radius);
         let d = self.p.periodic.minimum_image(pa.truncate() - pb.truncate());
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
-        let bound = side.reach + reach[bb as usize];
+        let bound = side.reach + reach_b;
         if dist2 > bound * bound || !(side.dynamic || b.is_dynamic(bb as usize)) {
             return;
         }
@@ -285,27 +288,32 @@ impl PairTests<'_> {
         }
     }
 
-    /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it, walls.
-    /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
-    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
-    /// cell), each partner kept only around its minimum-image index k, so found once.
+    /// All contacts owned by grid body `i`: grid partners j > i in its partner runs
+    /// ([`Grid::for_each_partner_run`], read from the grid's copies in cell order), walls. With
+    /// periodic boundaries also in the partner runs around each image x_i + k L within reach of
+    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most
+    /// reach_i + the grid's largest reach), each partner kept only around its minimum-image
+    /// index k, so found once. The rows are sorted by key, so the order in which the cells
+    /// yield the partners does not matter.
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
         let periodic = &self.p.periodic;
         let on = periodic.is_on();
-        let p = self.bodies.pos_radius[i as usize].truncate();
-        let (shifts, count) = periodic.image_shifts(p, grid.cell);
         let side = SphereSide::of(self.bodies, &grid.reach, i);
+        let p = side.pos_radius.truncate();
+        let (shifts, count) = periodic.image_shifts(p, cover(p, side.reach + grid.reach_max));
         for &k in &shifts[..count] {
-            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
-            for &(start, end) in &ranges[..n] {
-                for &j in &grid.bodies[start as usize..end as usize] {
-                    let pj = || self.bodies.pos_radius[j as usize].truncate();
-                    if j > i && (!on || periodic.image_index(p, pj()) == k) {
-                        self.sphere_partner(&side, j, &grid.reach, out);
+            grid.for_each_partner_run(p + periodic.offset(k), side.reach, |start, end| {
+                let candidates = grid.bodies[start..end]
+                    .iter()
+                    .zip(&grid.sorted_pos_radius[start..end])
+                    .zip(&grid.sorted_reach[start..end]);
+                for ((&j, &pj), &reach_j) in candidates {
+                    if j > i && (!on || periodic.image_index(p, pj.truncate()) == k) {
+                        self.sphere_partner(&side, j, pj, reach_j, out);
                     }
                 }
-            }
+            });
         }
         out[first..].sort_unstable_by_key(|c| c.0);
         self.sphere_meshes(i, out);
@@ -318,10 +326,11 @@ impl PairTests<'_> {
     fn large_body(&self, grid: &Grid, l: u32, out: &mut Vec<(u64, ContactRow)>) {
         let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[l as usize].truncate();
-        let r = grid.reach[l as usize] + 0.5 * grid.cell;
-        let (shifts, count) = periodic.image_shifts(p, r);
+        let reach = grid.reach[l as usize] + grid.reach_max;
+        let (shifts, count) = periodic.image_shifts(p, cover(p, reach));
         for &k in &shifts[..count] {
             let q = p + periodic.offset(k);
+            let r = cover(q, reach);
             let (lo, hi) = (
                 grid.coords(q - Vec3::splat(r)),
                 grid.coords(q + Vec3::splat(r)),
