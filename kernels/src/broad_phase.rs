@@ -1,23 +1,18 @@
 //! Stage 2, broad phase: the uniform grid, built by count → prefix sum → scatter in O(N).
 //!
-//! The cell edge is twice the mean reach (radius plus envelope margin) of the grid's grains, and
-//! a grain i looks for its partners in the cells of the box of half-width reach_i + reach_j,max
-//! around it ([`Grid::for_each_partner_run`]): a pair is a contact candidate only when
-//! ‖x_i − x_j‖ ≤ reach_i + reach_j, so the box holds every candidate whatever the cells' size.
-//! The largest reach is taken per plane of cells (z = const), so in a pour the settled bed's
-//! grains scan a box fit for their own slow neighbours, not for the falling grains above them.
-//! The grid keeps copies of its grains' centres, radii and reaches in cell order, so that the
-//! narrow phase reads its candidates from sequential memory.
-//!
-//! Bodies more than twice as large as the smallest one (a Brazil nut, a fixed boulder) stay out
-//! of the grid and query the range of cells their box covers instead, so one big body never
-//! inflates the cells of thousands of small ones. So do grains moving so fast that their reach
-//! exceeds 4 times the mean.
+//! The cell edge fits the largest *small* grain with its envelope margin, so the 27 cells around
+//! a grain hold every partner it can touch. The grid keeps copies of its grains' centres and
+//! reaches in cell order, so that the narrow phase reads the candidates of those cells from
+//! sequential memory. Bodies more than twice as large as the smallest one
+//! (a Brazil nut, a fixed boulder) stay out of the grid and query the range of cells their box
+//! covers instead, so one big body never inflates the cells of thousands of small ones. So do
+//! grains moving so fast that their reach (radius plus envelope margin) exceeds 4 times the
+//! mean.
 //!
 //! The grid holds about 4 cells per body. Where the bodies' extent needs more cells than that
 //! along an axis (a sparse cloud, or one grain escaped far from the bed), the grid repeats
-//! periodically along that axis (cell coordinates taken modulo its cell count, at least 3; a box
-//! that spans the whole axis visits each cell once): the cell edge stays as chosen, a far grain shares
+//! periodically along that axis (cell coordinates taken modulo its cell count, at least 3, so the
+//! 3 cells around a grain stay distinct): the cell edge stays at its minimum, a far grain shares
 //! cells with grains it cannot touch (the narrow phase's distance test rejects them), and no
 //! outlier inflates the cells of the bed.
 
@@ -35,15 +30,6 @@ pub const NOT_IN_GRID: u32 = u32::MAX;
 /// small spheres' mean stays out of the grid like a large body: one fast grain (a projectile, a
 /// grain falling away from the bed) must not set the cell edge for all.
 const FAST_REACH: f32 = 4.0;
-
-/// Half-width of a box around `p` that holds every point within `r` of it along each axis
-/// despite rounding: `r` widened by 0.1 % and by 10⁻⁵ of the coordinates' magnitude (a few
-/// hundred units in the last place of the box's corners, which `Grid::coords` maps to cells
-/// monotonically).
-#[inline(always)]
-pub fn cover(p: Vec3, r: f32) -> f32 {
-    r * 1.001 + (p.abs().max_element() + r) * 1e-5
-}
 
 /// Largest cell coordinate magnitude [`Grid::coords`] returns along a periodic axis, so that
 /// the cells around a far grain (c ± 1) never overflow.
@@ -127,15 +113,9 @@ pub struct Grid {
     pub bodies: Vec<u32>,
     /// Bodies kept out of the grid, in increasing index.
     pub large: Vec<u32>,
-    /// The largest reach of a grid body (m); 0 without any.
-    pub reach_max: f32,
-    /// Centre and radius of each grid body, in the order of [`Self::bodies`] (copies, so that
-    /// a scan of a cell's bodies reads sequential memory).
-    pub sorted_pos_radius: Vec<Vec4>,
-    /// Reach of each grid body, in the order of [`Self::bodies`].
-    pub sorted_reach: Vec<f32>,
-    /// The largest reach of the grid bodies of each plane of cells (z = const; 0 when empty).
-    plane_reach: Vec<f32>,
+    /// Centre (x, y, z) and reach (w) of each grid body, in the order of [`Self::bodies`]
+    /// (copies, so that a scan of a cell's bodies reads sequential memory).
+    pub sorted_centre_reach: Vec<Vec4>,
     counts: Vec<AtomicU32>,
     count_snapshot: Vec<u32>,
 }
@@ -229,36 +209,18 @@ impl Grid {
         });
     }
 
-    /// Calls `run(start, end)` for ranges `start..end` of [`Self::bodies`] (and of its sorted
-    /// copies) that together hold every grid body j whose centre lies within reach + reach_j of
-    /// `p` along each axis, each grid body at most once: the cells of the box of half-width
-    /// reach + (the largest reach in its plane of cells) around `p`, plane by plane, clamped
-    /// along bounded axes and wrapped along periodic ones. Bodies farther away come along too
-    /// (the caller's distance test rejects them).
+    /// The ranges `start..end` of [`Self::bodies`] that hold the 27 cells around cell `c`
+    /// (fewer at a bounded edge), each cell once: at most two per row of x, so at most 18.
+    /// Returned rather than visited so that the caller's loop over them inlines its pair test.
     #[inline(always)]
-    pub fn for_each_partner_run(&self, p: Vec3, reach: f32, mut run: impl FnMut(usize, usize)) {
-        let w = cover(p, reach + self.reach_max);
-        let (lo, hi) = (self.coords(p - w), self.coords(p + w));
-        let (z0, z1) = self.span(lo, hi, 2);
-        // A periodic span over the whole axis visits planes 0..dims.z, not the box's own.
-        let whole_z = self.periodic.z && hi.z as i64 - lo.z as i64 + 1 >= self.dims.z as i64;
-        let plane_cells = (self.dims.x * self.dims.y) as usize;
-        for z in z0..=z1 {
-            let plane = self.wrap(z, 2) as usize;
-            let first = self.start[plane * plane_cells];
-            if first == self.start[(plane + 1) * plane_cells] {
-                continue;
-            }
-            let w = cover(p, reach + self.plane_reach[plane]);
-            let (lo, hi) = (self.coords(p - w), self.coords(p + w));
-            if !whole_z && (z < lo.z || z > hi.z) {
-                continue;
-            }
-            let (lo, hi) = (IVec3::new(lo.x, lo.y, z), IVec3::new(hi.x, hi.y, z));
-            self.for_each_run(lo, hi, |first, last| {
-                run(self.start[first] as usize, self.start[last + 1] as usize)
-            });
-        }
+    pub fn neighbour_ranges(&self, c: IVec3) -> ([(u32, u32); 18], usize) {
+        let mut out = [(0, 0); 18];
+        let mut n = 0;
+        self.for_each_run(c - IVec3::ONE, c + IVec3::ONE, |first, last| {
+            out[n] = (self.start[first], self.start[last + 1]);
+            n += 1;
+        });
+        (out, n)
     }
 
     /// Rebuilds the grid for the bodies' current centres, radii, `shapes` (empty: all spheres)
@@ -297,17 +259,15 @@ impl Grid {
         let reach = std::mem::take(&mut self.reach);
         let fast_limit = FAST_REACH * (reach_sum / small_count.max(1) as f64) as f32;
         let is_large = |i: usize| !small(i) || reach[i] > fast_limit;
-        // The grid bodies' extent, largest reach and sum of reaches (the sum only sizes the
-        // cells, which change no pair the grid yields).
-        let (lo, hi, reach_max, grid_sum) = pos_radius
+        let (lo, hi, reach_max) = pos_radius
             .par_iter()
             .zip(reach.par_iter())
             .enumerate()
             .filter(|&(i, _)| !is_large(i))
-            .map(|(_, (p, &r))| (p.truncate(), p.truncate(), r, r as f64))
+            .map(|(_, (p, &r))| (p.truncate(), p.truncate(), r))
             .reduce(
-                || (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32, 0.0f64),
-                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2), a.3 + b.3),
+                || (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32),
+                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
             );
         self.large.clear();
         self.large
@@ -318,38 +278,23 @@ impl Grid {
             self.origin = Vec3::ZERO;
             self.cell = 1.0;
         } else {
-            let reach_mean = (grid_sum / (n - self.large.len()) as f64) as f32;
-            self.size_cells(lo, hi, 2.0 * reach_mean, n);
+            self.size_cells(lo, hi, 2.0 * reach_max, n);
         }
-        self.reach_max = reach_max;
         self.count_and_scatter(pos_radius, is_large);
         self.copy_in_cell_order(pos_radius, &reach);
         self.reach = reach;
     }
 
-    /// Fills [`Self::sorted_pos_radius`], [`Self::sorted_reach`] and the planes' largest reach
-    /// from the bodies' data and the sorted [`Self::bodies`].
+    /// Fills [`Self::sorted_centre_reach`] from the bodies' data and the sorted
+    /// [`Self::bodies`].
     fn copy_in_cell_order(&mut self, pos_radius: &[Vec4], reach: &[f32]) {
-        let total = self.bodies.len();
-        self.sorted_pos_radius.resize(total, Vec4::ZERO);
-        self.sorted_reach.resize(total, 0.0);
-        self.sorted_pos_radius
+        self.sorted_centre_reach
+            .resize(self.bodies.len(), Vec4::ZERO);
+        self.sorted_centre_reach
             .par_iter_mut()
-            .zip(self.sorted_reach.par_iter_mut())
             .zip(self.bodies.par_iter())
             .with_min_len(BLOCK)
-            .for_each(|((p, r), &i)| {
-                *p = pos_radius[i as usize];
-                *r = reach[i as usize];
-            });
-        let plane_cells = (self.dims.x * self.dims.y) as usize;
-        let (start, sorted) = (&self.start, &self.sorted_reach);
-        self.plane_reach.clear();
-        self.plane_reach
-            .par_extend((0..self.dims.z as usize).into_par_iter().map(|z| {
-                let range = start[z * plane_cells] as usize..start[(z + 1) * plane_cells] as usize;
-                sorted[range].iter().fold(0.0f32, |m, &r| m.max(r))
-            }));
+            .for_each(|(c, &i)| *c = pos_radius[i as usize].truncate().extend(reach[i as usize]));
     }
 
     /// Chooses cell edge and counts: the edge `min_cell`, enough cells to cover the extent
@@ -462,30 +407,35 @@ mod tests {
         pairs
     }
 
-    /// The pairs within reach that the partner runs of each body yield, each visit counted
-    /// (and no body visited twice for the same body).
+    /// The pairs within reach that the 27 cells around each body yield, each visit counted:
+    /// through [`Grid::neighbour_ranges`] (the narrow phase's path) and through
+    /// [`Grid::for_each_in_box`], which must agree.
     fn grid_pairs(grid: &Grid, pos_radius: &[Vec4]) -> Vec<(u32, u32)> {
         let mut pairs = Vec::new();
         for (i, p) in pos_radius.iter().enumerate() {
+            let c = grid.coords(p.truncate());
             let near = |j: u32| {
                 let d = (*p - pos_radius[j as usize]).truncate().length();
                 j as usize > i && d <= grid.reach[i] + grid.reach[j as usize]
             };
-            let mut visited = Vec::new();
-            grid.for_each_partner_run(p.truncate(), grid.reach[i], |start, end| {
-                for k in start..end {
-                    let j = grid.bodies[k];
-                    assert_eq!(grid.sorted_pos_radius[k], pos_radius[j as usize]);
-                    assert_eq!(grid.sorted_reach[k], grid.reach[j as usize]);
-                    visited.push(j);
+            let (ranges, n) = grid.neighbour_ranges(c);
+            let mut from_ranges = Vec::new();
+            for &(start, end) in &ranges[..n] {
+                let range = start as usize..end as usize;
+                from_ranges.extend(grid.bodies[range.clone()].iter().copied());
+                for (&j, copy) in grid.bodies[range.clone()]
+                    .iter()
+                    .zip(&grid.sorted_centre_reach[range])
+                {
+                    assert_eq!(copy.truncate(), pos_radius[j as usize].truncate());
+                    assert_eq!(copy.w, grid.reach[j as usize]);
                 }
-            });
-            let mut unique = visited.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            assert_eq!(unique.len(), visited.len(), "body {i} visits a body twice");
+            }
+            let mut from_box = Vec::new();
+            grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |j| from_box.push(j));
+            assert_eq!(from_ranges, from_box, "body {i}");
             pairs.extend(
-                visited
+                from_ranges
                     .into_iter()
                     .filter(|&j| near(j))
                     .map(|j| (i as u32, j)),
@@ -532,13 +482,9 @@ mod tests {
         );
         let mut grid = Grid::default();
         grid.build(&pos_radius, &[], &motion, envelope, 1e-3);
-        // The cell edge is twice the grid grains' mean reach: the 4 far grains among 2,004
-        // move it by under 0.1 %, and the fast one (4 times the mean reach) not at all.
-        assert!(
-            (grid.cell - bed.cell).abs() <= 1e-3 * bed.cell,
-            "far or fast grains must not change the cell edge: {} vs {}",
-            grid.cell,
-            bed.cell
+        assert_eq!(
+            grid.cell, bed.cell,
+            "far or fast grains must not change the cell edge"
         );
         assert_eq!(
             grid.large,

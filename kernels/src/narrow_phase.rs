@@ -6,7 +6,7 @@
 //! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
 //! ellipse–ellipse pairs are not detected: they pass through each other.
 
-use crate::broad_phase::{cover, Grid};
+use crate::broad_phase::Grid;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
@@ -178,31 +178,42 @@ impl PairTests<'_> {
     #[inline(always)]
     fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
         let (a, bb) = (i.min(j), i.max(j));
-        let (pb, reach_b) = (self.bodies.pos_radius[bb as usize], reach[bb as usize]);
-        self.sphere_partner(&SphereSide::of(self.bodies, reach, a), bb, pb, reach_b, out);
+        let centre_reach = self.bodies.pos_radius[bb as usize]
+            .truncate()
+            .extend(reach[bb as usize]);
+        self.sphere_partner(
+            &SphereSide::of(self.bodies, reach, a),
+            bb,
+            centre_reach,
+            out,
+        );
     }
 
     /// Sphere–sphere for sphere `a` (its data loaded once for all its partners) and a partner
-    /// `bb` > a with centre and radius `pb` and reach `reach_b` (bit copies of the bodies' own,
-    /// read from wherever they lie nearest); see [`Self::sphere_sphere`].
+    /// `bb` > a of centre and reach `centre_reach` (bit copies of the body's own, read from
+    /// wherever they lie nearest; its radius is read only for a pair within reach); see
+    /// [`Self::sphere_sphere`].
     #[inline(always)]
     fn sphere_partner(
         &self,
         side: &SphereSide,
         bb: u32,
-        pb: glam::Vec4,
-        reach_b: f32,
+        centre_reach: glam::Vec4,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
         let b = self.bodies;
         let (a, pa) = (side.body, side.pos_radius);
-        let d = self.p.periodic.minimum_image(pa.truncate() - pb.truncate());
+        let d = self
+            .p
+            .periodic
+            .minimum_image(pa.truncate() - centre_reach.truncate());
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
-        let bound = side.reach + reach_b;
+        let bound = side.reach + centre_reach.w;
         if dist2 > bound * bound || !(side.dynamic || b.is_dynamic(bb as usize)) {
             return;
         }
+        let pb = b.pos_radius[bb as usize];
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
@@ -288,32 +299,31 @@ impl PairTests<'_> {
         }
     }
 
-    /// All contacts owned by grid body `i`: grid partners j > i in its partner runs
-    /// ([`Grid::for_each_partner_run`], read from the grid's copies in cell order), walls. With
-    /// periodic boundaries also in the partner runs around each image x_i + k L within reach of
-    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most
-    /// reach_i + the grid's largest reach), each partner kept only around its minimum-image
-    /// index k, so found once. The rows are sorted by key, so the order in which the cells
-    /// yield the partners does not matter.
+    /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it (their
+    /// centres and reaches read from the grid's copies in cell order), walls.
+    /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
+    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
+    /// cell), each partner kept only around its minimum-image index k, so found once.
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
         let periodic = &self.p.periodic;
         let on = periodic.is_on();
+        let p = self.bodies.pos_radius[i as usize].truncate();
+        let (shifts, count) = periodic.image_shifts(p, grid.cell);
         let side = SphereSide::of(self.bodies, &grid.reach, i);
-        let p = side.pos_radius.truncate();
-        let (shifts, count) = periodic.image_shifts(p, cover(p, side.reach + grid.reach_max));
         for &k in &shifts[..count] {
-            grid.for_each_partner_run(p + periodic.offset(k), side.reach, |start, end| {
-                let candidates = grid.bodies[start..end]
+            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
+            for &(start, end) in &ranges[..n] {
+                let range = start as usize..end as usize;
+                let candidates = grid.bodies[range.clone()]
                     .iter()
-                    .zip(&grid.sorted_pos_radius[start..end])
-                    .zip(&grid.sorted_reach[start..end]);
-                for ((&j, &pj), &reach_j) in candidates {
-                    if j > i && (!on || periodic.image_index(p, pj.truncate()) == k) {
-                        self.sphere_partner(&side, j, pj, reach_j, out);
+                    .zip(&grid.sorted_centre_reach[range]);
+                for (&j, &cj) in candidates {
+                    if j > i && (!on || periodic.image_index(p, cj.truncate()) == k) {
+                        self.sphere_partner(&side, j, cj, out);
                     }
                 }
-            });
+            }
         }
         out[first..].sort_unstable_by_key(|c| c.0);
         self.sphere_meshes(i, out);
@@ -326,11 +336,10 @@ impl PairTests<'_> {
     fn large_body(&self, grid: &Grid, l: u32, out: &mut Vec<(u64, ContactRow)>) {
         let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[l as usize].truncate();
-        let reach = grid.reach[l as usize] + grid.reach_max;
-        let (shifts, count) = periodic.image_shifts(p, cover(p, reach));
+        let r = grid.reach[l as usize] + 0.5 * grid.cell;
+        let (shifts, count) = periodic.image_shifts(p, r);
         for &k in &shifts[..count] {
             let q = p + periodic.offset(k);
-            let r = cover(q, reach);
             let (lo, hi) = (
                 grid.coords(q - Vec3::splat(r)),
                 grid.coords(q + Vec3::splat(r)),

@@ -141,10 +141,8 @@ fn assert_all_pairs_found(bodies: &Bodies, p: &StepParams) -> (Grid, Vec<(u64, f
     (grid, expected)
 }
 
-/// The pour: falling grains of reach up to about 3.4 times the bed's stay in the grid, which
-/// sizes its cells for the mean reach (under twice the largest reach, so the 27 cells around a
-/// grain would not hold all its partners), and every pair of the all-pairs search is found,
-/// fast–slow pairs at up to 22 mm among them.
+/// The pour: falling grains of reach up to about 3.4 times the bed's stay in the grid, and every
+/// pair of the all-pairs search is found, fast–slow pairs at up to 22 mm among them.
 #[test]
 fn pour_cloud_gives_the_all_pairs_contacts() {
     let bodies = pour_cloud(0.12);
@@ -152,16 +150,10 @@ fn pour_cloud_gives_the_all_pairs_contacts() {
     let (grid, pairs) = assert_all_pairs_found(&bodies, &p);
     assert!(grid.large.is_empty(), "every grain stays in the grid");
     let reach_min = grid.reach.iter().fold(f32::INFINITY, |m, &r| m.min(r));
+    let reach_max = grid.reach.iter().fold(0.0f32, |m, &r| m.max(r));
     assert!(
-        grid.reach_max > 2.5 * reach_min,
-        "reach {reach_min} to {}",
-        grid.reach_max
-    );
-    assert!(
-        grid.cell < 1.5 * grid.reach_max,
-        "cell {} for the largest reach {}",
-        grid.cell,
-        grid.reach_max
+        reach_max > 2.5 * reach_min,
+        "reach {reach_min} to {reach_max}"
     );
     let falling = |key: u64| bodies.motion[(key & 0xffff_ffff) as usize].v().length() > 0.9;
     let fast_pairs = pairs.iter().filter(|e| falling(e.0)).count();

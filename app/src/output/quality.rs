@@ -5,10 +5,10 @@
 //! rectangles with normal +z), which may leave openings between its rectangles.
 
 use crate::scene::Bounds;
-use glam::{Vec3, Vec4};
+use glam::{IVec3, Vec3, Vec4};
 use grains::geometry::WallShape;
 use grains::world::World;
-use grains_kernels::broad_phase::{cover, Envelope, Grid};
+use grains_kernels::broad_phase::{Envelope, Grid};
 use grains_kernels::{Bodies, Motion};
 
 /// Quality of a state, lengths in units of the smallest dynamic radius r.
@@ -248,34 +248,31 @@ impl Quality {
 }
 
 /// Calls `f(i, j)` once for every pair of the bodies `ids` whose spheres touch or overlap, found
-/// with the uniform grid of the broad phase (large bodies query the cells their box covers),
-/// each body's partners in increasing order (so that sums over the pairs do not depend on the
-/// grid's cells).
+/// with the uniform grid of the broad phase (large bodies query the cells their box covers).
 fn for_each_close_pair(b: &Bodies, ids: &[usize], mut f: impl FnMut(usize, usize)) {
     let centres: Vec<Vec4> = ids.iter().map(|&i| b.pos_radius[i]).collect();
     let still = vec![Motion::default(); centres.len()];
     let mut grid = Grid::default();
     grid.build(&centres, &[], &still, Envelope::Fixed(0.0), 1.0);
-    let mut partners = Vec::new();
+    let mut visit = |k: usize, l: usize| f(ids[k.min(l)], ids[k.max(l)]);
     for (k, p) in centres.iter().enumerate() {
-        partners.clear();
         if grid.cell_of[k] == grains_kernels::broad_phase::NOT_IN_GRID {
-            let reach = Vec3::splat(cover(p.truncate(), p.w + grid.reach_max));
+            let reach = Vec3::splat(p.w + 0.5 * grid.cell);
             let (lo, hi) = (
                 grid.coords(p.truncate() - reach),
                 grid.coords(p.truncate() + reach),
             );
-            grid.for_each_in_box(lo, hi, |l| partners.push(l as usize));
-            partners.extend(grid.large.iter().map(|&l| l as usize).filter(|&l| l > k));
+            grid.for_each_in_box(lo, hi, |l| visit(k, l as usize));
+            for &l in grid.large.iter().filter(|&&l| l as usize > k) {
+                visit(k, l as usize);
+            }
         } else {
-            grid.for_each_partner_run(p.truncate(), grid.reach[k], |start, end| {
-                let near = grid.bodies[start..end].iter().map(|&l| l as usize);
-                partners.extend(near.filter(|&l| l > k));
+            let c = grid.coords(p.truncate());
+            grid.for_each_in_box(c - IVec3::ONE, c + IVec3::ONE, |l| {
+                if l as usize > k {
+                    visit(k, l as usize);
+                }
             });
-        }
-        partners.sort_unstable();
-        for &l in &partners {
-            f(ids[k.min(l)], ids[k.max(l)]);
         }
     }
 }
