@@ -181,20 +181,17 @@ impl PairTests<'_> {
         let centre_reach = self.bodies.pos_radius[bb as usize]
             .truncate()
             .extend(reach[bb as usize]);
-        self.sphere_partner(
-            &SphereSide::of(self.bodies, reach, a),
-            bb,
-            centre_reach,
-            out,
-        );
+        let side = SphereSide::of(self.bodies, reach, a);
+        self.sphere_partner::<true>(&side, bb, centre_reach, out);
     }
 
     /// Sphere–sphere for sphere `a` (its data loaded once for all its partners) and a partner
     /// `bb` > a of centre and reach `centre_reach` (bit copies of the body's own, read from
     /// wherever they lie nearest; its radius is read only for a pair within reach); see
-    /// [`Self::sphere_sphere`].
+    /// [`Self::sphere_sphere`]. `PERIODIC` false skips the minimum image, which is then the
+    /// separation itself.
     #[inline(always)]
-    fn sphere_partner(
+    fn sphere_partner<const PERIODIC: bool>(
         &self,
         side: &SphereSide,
         bb: u32,
@@ -203,10 +200,12 @@ impl PairTests<'_> {
     ) {
         let b = self.bodies;
         let (a, pa) = (side.body, side.pos_radius);
-        let d = self
-            .p
-            .periodic
-            .minimum_image(pa.truncate() - centre_reach.truncate());
+        let d = pa.truncate() - centre_reach.truncate();
+        let d = if PERIODIC {
+            self.p.periodic.minimum_image(d)
+        } else {
+            d
+        };
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
         let bound = side.reach + centre_reach.w;
@@ -306,8 +305,26 @@ impl PairTests<'_> {
     /// cell), each partner kept only around its minimum-image index k, so found once.
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
+        if self.p.periodic.is_on() {
+            self.grid_partners::<true>(grid, i, out);
+        } else {
+            self.grid_partners::<false>(grid, i, out);
+        }
+        out[first..].sort_unstable_by_key(|c| c.0);
+        self.sphere_meshes(i, out);
+        self.sphere_walls(i, out);
+    }
+
+    /// The sphere–sphere contacts of [`Self::grid_body`], unsorted; `PERIODIC` is whether the
+    /// world has periodic sides (decided once per body rather than per candidate).
+    #[inline(always)]
+    fn grid_partners<const PERIODIC: bool>(
+        &self,
+        grid: &Grid,
+        i: u32,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
         let periodic = &self.p.periodic;
-        let on = periodic.is_on();
         let p = self.bodies.pos_radius[i as usize].truncate();
         let (shifts, count) = periodic.image_shifts(p, grid.cell);
         let side = SphereSide::of(self.bodies, &grid.reach, i);
@@ -319,15 +336,12 @@ impl PairTests<'_> {
                     .iter()
                     .zip(&grid.sorted_centre_reach[range]);
                 for (&j, &cj) in candidates {
-                    if j > i && (!on || periodic.image_index(p, cj.truncate()) == k) {
-                        self.sphere_partner(&side, j, cj, out);
+                    if j > i && (!PERIODIC || periodic.image_index(p, cj.truncate()) == k) {
+                        self.sphere_partner::<PERIODIC>(&side, j, cj, out);
                     }
                 }
             }
         }
-        out[first..].sort_unstable_by_key(|c| c.0);
-        self.sphere_meshes(i, out);
-        self.sphere_walls(i, out);
     }
 
     /// All contacts of large body `l`: grid bodies in the cells its box covers (around each of
