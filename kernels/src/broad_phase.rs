@@ -180,6 +180,17 @@ impl Grid {
     /// row wraps.
     #[inline(always)]
     fn for_each_run(&self, lo: IVec3, hi: IVec3, mut run: impl FnMut(usize, usize)) {
+        if !self.periodic.any() {
+            // Every axis bounded: the same runs, without the per-row wrap tests.
+            let (lo, hi) = (lo.max(IVec3::ZERO), hi.min(self.dims - IVec3::ONE));
+            for z in lo.z..=hi.z {
+                for y in lo.y..=hi.y {
+                    let row = (self.dims.x * (y + self.dims.y * z)) as usize;
+                    run(row + lo.x as usize, row + hi.x as usize);
+                }
+            }
+            return;
+        }
         let (x0, x1) = self.span(lo, hi, 0);
         let (y0, y1) = self.span(lo, hi, 1);
         let (z0, z1) = self.span(lo, hi, 2);
