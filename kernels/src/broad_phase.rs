@@ -1,13 +1,15 @@
 //! Stage 2, broad phase: the uniform grid, built by count → prefix sum → scatter in O(N).
 //!
 //! The cell edge fits the largest *small* grain with its envelope margin, so the 27 cells around
-//! a grain hold every partner it can touch. The grid keeps copies of its grains' centres and
-//! reaches in cell order, so that the narrow phase reads the candidates of those cells from
-//! sequential memory. Bodies more than twice as large as the smallest one
+//! a grain hold every partner it can touch. Bodies more than twice as large as the smallest one
 //! (a Brazil nut, a fixed boulder) stay out of the grid and query the range of cells their box
 //! covers instead, so one big body never inflates the cells of thousands of small ones. So do
 //! grains moving so fast that their reach (radius plus envelope margin) exceeds 4 times the
 //! mean.
+//!
+//! The grid keeps copies of its grains' centres and reaches in cell order
+//! ([`Grid::sorted_centre_reach`]), so that the narrow phase reads the candidates of a grain's
+//! 27 cells from sequential memory rather than from the bodies' arrays in index order.
 //!
 //! The grid holds about 4 cells per body. Where the bodies' extent needs more cells than that
 //! along an axis (a sparse cloud, or one grain escaped far from the bed), the grid repeats
