@@ -3,7 +3,7 @@
 
 use crate::broad_phase::Grid;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
-use crate::colouring::Colouring;
+use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
@@ -396,8 +396,7 @@ impl SolverLayout {
                 self.colouring.build(rows, kind);
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
-                let overflow = Some(self.colouring.overflow());
-                self.packs.build(rows, gamma, order, classes, overflow);
+                self.packs.build(rows, gamma, order, classes, Some(COLOURS));
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
