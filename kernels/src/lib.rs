@@ -42,6 +42,7 @@ pub mod cone;
 pub mod contact_update;
 pub mod coulomb_correction;
 pub mod forces;
+pub mod geometric;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
