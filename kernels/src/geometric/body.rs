@@ -122,6 +122,9 @@ impl RigidBody {
             return 0.0;
         }
         0.5 * self.mass * self.velocity.length_squared()
-            + 0.5 * self.angular_velocity.dot(self.world_inertia() * self.angular_velocity)
+            + 0.5
+                * self
+                    .angular_velocity
+                    .dot(self.world_inertia() * self.angular_velocity)
     }
 }

@@ -267,7 +267,10 @@ mod tests {
         for c in [2.0, -3.0] {
             let (z, report) =
                 solve_semismooth(&ScalarNcp(c), vec![0.5], NewtonSettings::default()).unwrap();
-            assert!((z[0] - c.max(0.0)).abs() < 1e-9, "c = {c}: {z:?} {report:?}");
+            assert!(
+                (z[0] - c.max(0.0)).abs() < 1e-9,
+                "c = {c}: {z:?} {report:?}"
+            );
         }
     }
 

@@ -144,8 +144,8 @@ impl StepProblem<'_> {
             let w0 = body.angular_velocity;
             let linear = body.mass * (v - body.velocity)
                 - self.h * (body.mass * self.gravity + body.applied_force);
-            let angular = inertia * (w - w0) + self.h * w0.cross(inertia * w0)
-                - self.h * body.applied_torque;
+            let angular =
+                inertia * (w - w0) + self.h * w0.cross(inertia * w0) - self.h * body.applied_torque;
             out[6 * b..6 * b + 3].copy_from_slice(&linear.to_array());
             out[6 * b + 3..6 * b + 6].copy_from_slice(&angular.to_array());
         }

@@ -186,7 +186,9 @@ impl ImplicitSystem {
         if !(f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r > 0.0)
             || ![f.mu, f.e_t, f.e_o, f.e_r].iter().all(|v| v.is_finite())
         {
-            return bad(format!("friction needs μ ≥ 0 and e_t, e_o, e_r > 0 (got {f:?})"));
+            return bad(format!(
+                "friction needs μ ≥ 0 and e_t, e_o, e_r > 0 (got {f:?})"
+            ));
         }
         self.contacts.push(contact);
         self.memory.push(None);
@@ -237,7 +239,10 @@ impl ImplicitSystem {
         });
         closest_points(&self.geometry(contact), guess, self.settings)
             .or_else(|_| closest_points(&self.geometry(contact), None, self.settings))
-            .map_err(|failure| ImplicitError::ClosestPoints { contact: c, failure })
+            .map_err(|failure| ImplicitError::ClosestPoints {
+                contact: c,
+                failure,
+            })
     }
 
     /// Advances the system by one step h: solves the step's mixed NCP (see
@@ -269,11 +274,12 @@ impl ImplicitSystem {
             z0.push(p_n);
             z0.extend(p_f.to_array());
         }
-        let (z, newton) =
-            solve_semismooth(&problem, z0, self.settings).map_err(|failure| ImplicitError::Step {
+        let (z, newton) = solve_semismooth(&problem, z0, self.settings).map_err(|failure| {
+            ImplicitError::Step {
                 time: self.time,
                 failure,
-            })?;
+            }
+        })?;
         let poses = problem.end_poses(&z);
         let contacts: Vec<ContactState> = (0..self.contacts.len())
             .map(|c| {
@@ -287,8 +293,7 @@ impl ImplicitSystem {
                         let (vb, wb) = StepProblem::body_velocity(&z, contact.b);
                         let r_a = a1 - self.bodies[contact.a].pose.position;
                         let r_b = a2 - self.bodies[contact.b].pose.position;
-                        starts[c].gap
-                            + self.h * normal.dot(vb + wb.cross(r_b) - va - wa.cross(r_a))
+                        starts[c].gap + self.h * normal.dot(vb + wb.cross(r_b) - va - wa.cross(r_a))
                     }
                 };
                 ContactState {
