@@ -115,7 +115,7 @@ pub struct ImplicitSystem {
 impl ImplicitSystem {
     /// An empty system with time step `h` > 0 and `gravity` (acceleration).
     pub fn new(h: f64, gravity: DVec3) -> Result<Self, ImplicitError> {
-        if !(h > 0.0 && h.is_finite()) || !gravity.is_finite() {
+        if !(h > 0.0 && h.is_finite() && gravity.is_finite()) {
             return Err(ImplicitError::BadParameter(format!(
                 "time step must be positive and finite and gravity finite (h = {h}, gravity = {gravity})"
             )));
@@ -152,7 +152,8 @@ impl ImplicitSystem {
             });
         }
         let inertia_ok = body.inertia.determinant() > 0.0 && body.inertia.is_finite();
-        if !body.fixed && !(body.mass > 0.0 && body.mass.is_finite() && inertia_ok) {
+        let massive = body.mass > 0.0 && body.mass.is_finite() && inertia_ok;
+        if !(body.fixed || massive) {
             return Err(ImplicitError::BadParameter(format!(
                 "body {}: a free body needs a positive mass and a positive-definite inertia",
                 self.bodies.len()
@@ -183,9 +184,8 @@ impl ImplicitSystem {
             return bad("both bodies are fixed".into());
         }
         let f = contact.friction;
-        if !(f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r > 0.0)
-            || ![f.mu, f.e_t, f.e_o, f.e_r].iter().all(|v| v.is_finite())
-        {
+        let finite = [f.mu, f.e_t, f.e_o, f.e_r].iter().all(|v| v.is_finite());
+        if !(finite && f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r > 0.0) {
             return bad(format!(
                 "friction needs μ ≥ 0 and e_t, e_o, e_r > 0 (got {f:?})"
             ));
