@@ -1,8 +1,10 @@
-//! The chakraborty paper's examples on the geometrically implicit stepper (V16–V19): each
+//! The chakraborty paper's examples on the geometrically implicit stepper (V16–V20): each
 //! case's measurement printed and held to its verdict.
 
 use grains::geometric::GapModel;
 use grains_validation::cases::geometric::{v16, v17, v18, v19_passes, v19_run, V19_STEPS};
+use grains_validation::cases::polygon_disc::V20;
+use grains_validation::{Case, Setup};
 
 #[test]
 fn v16_spinning_sphere_stops_at_the_analytic_time() {
@@ -41,4 +43,11 @@ fn v19_ellipsoids_end_steps_without_penetration_where_a_linearised_gap_penetrate
         }
     }
     assert!(v19_passes(&runs), "{runs:?}");
+}
+
+#[test]
+fn v20_polygonal_discs_lose_energy_where_the_implicit_disc_does_not() {
+    let m = V20.run(&Setup::default()).unwrap();
+    println!("V20: {}", V20.measured(&m));
+    assert!(m.passes(), "{m:?}");
 }
