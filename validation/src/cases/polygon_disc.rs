@@ -58,9 +58,9 @@ pub fn polygon_energy_loss(edges: usize) -> Result<f64, LcpError> {
             V20_H,
             MAX_PIVOTS,
         )?;
-        for i in 0..3 {
-            nu[i] = v[i];
-            q[i] += V20_H * v[i];
+        nu.copy_from_slice(&v[..3]);
+        for (qi, vi) in q.iter_mut().zip(&nu) {
+            *qi += V20_H * vi;
         }
     }
     Ok((start - energy(&q, &nu)) / start)
