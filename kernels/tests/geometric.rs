@@ -1,30 +1,11 @@
 //! The geometrically implicit stepper's limits and errors (its physics, the paper's examples,
 //! is checked as validation cases V16–V19 in `validation/src/cases/geometric.rs`).
 
-use glam::{DQuat, DVec3};
+use glam::DVec3;
 use grains_kernels::geometric::{
-    ContactPair, Friction, ImplicitError, ImplicitSurface, ImplicitSystem, NewtonSettings, Pose,
-    RigidBody, MAX_BODIES, MAX_CONTACTS,
+    ContactPair, Friction, ImplicitError, ImplicitSystem, NewtonSettings, RigidBody, MAX_BODIES,
+    MAX_CONTACTS,
 };
-
-fn friction(mu: f64, e_r: f64) -> Friction {
-    Friction {
-        mu,
-        e_t: 1.0,
-        e_o: 1.0,
-        e_r,
-    }
-}
-
-fn floor(normal: DVec3) -> RigidBody {
-    RigidBody::fixed(
-        ImplicitSurface::HalfSpace { normal },
-        Pose {
-            position: DVec3::ZERO,
-            orientation: DQuat::IDENTITY,
-        },
-    )
-}
 
 /// Systems above the dense solver's limits are refused with an error naming the limit; bad
 /// friction parameters are refused; a step the solver cannot finish is an error value that
@@ -52,14 +33,14 @@ fn limits_bad_input_and_non_convergence_are_errors() {
             .add_contact(ContactPair {
                 a,
                 b,
-                friction: friction(0.2, 0.1),
+                friction: Friction::isotropic(0.2, 0.1),
             })
             .unwrap();
     }
     let extra = system.add_contact(ContactPair {
         a: 0,
         b: 5,
-        friction: friction(0.2, 0.1),
+        friction: Friction::isotropic(0.2, 0.1),
     });
     assert!(matches!(
         extra,
@@ -74,7 +55,7 @@ fn limits_bad_input_and_non_convergence_are_errors() {
         .contains("at most 32 contacts"));
 
     let mut small = ImplicitSystem::new(0.07, DVec3::new(0.0, 0.0, -9.81)).unwrap();
-    let plane = small.add_body(floor(DVec3::Z)).unwrap();
+    let plane = small.add_body(RigidBody::floor(DVec3::Z)).unwrap();
     let ball = small
         .add_body(
             RigidBody::sphere(1.0, 1.0, DVec3::new(0.0, 0.0, 1.0))
@@ -84,14 +65,14 @@ fn limits_bad_input_and_non_convergence_are_errors() {
     let bad = small.add_contact(ContactPair {
         a: plane,
         b: ball,
-        friction: friction(0.2, 0.0),
+        friction: Friction::isotropic(0.2, 0.0),
     });
     assert!(matches!(bad, Err(ImplicitError::BadParameter(_))));
     assert!(matches!(
         small.add_contact(ContactPair {
             a: plane,
             b: plane,
-            friction: friction(0.2, 0.4)
+            friction: Friction::isotropic(0.2, 0.4)
         }),
         Err(ImplicitError::BadParameter(_))
     ));
@@ -99,7 +80,7 @@ fn limits_bad_input_and_non_convergence_are_errors() {
         .add_contact(ContactPair {
             a: plane,
             b: ball,
-            friction: friction(0.2, 0.4),
+            friction: Friction::isotropic(0.2, 0.4),
         })
         .unwrap();
     let mut starved = small.clone().with_newton_settings(NewtonSettings {

@@ -56,6 +56,11 @@ impl RigidBody {
         }
     }
 
+    /// The fixed floor through the origin whose outward normal is `normal` (unit).
+    pub fn floor(normal: DVec3) -> Self {
+        RigidBody::fixed(ImplicitSurface::HalfSpace { normal }, Pose::at(DVec3::ZERO))
+    }
+
     /// A uniform solid sphere of `radius` and `mass` (I = 2/5 m r²) at `position`.
     pub fn sphere(radius: f64, mass: f64, position: DVec3) -> Self {
         RigidBody::dynamic(

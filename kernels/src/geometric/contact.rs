@@ -19,6 +19,19 @@ pub struct Friction {
     pub e_r: f64,
 }
 
+impl Friction {
+    /// Coulomb friction `mu` with unit tangential constants (e_t = e_o = 1, the friction
+    /// ellipsoid round in the tangent plane) and spin constant `e_r`.
+    pub fn isotropic(mu: f64, e_r: f64) -> Self {
+        Friction {
+            mu,
+            e_t: 1.0,
+            e_o: 1.0,
+            e_r,
+        }
+    }
+}
+
 /// A contact between bodies `a` (its closest point a₁, outward normal n pointing at `b`) and
 /// `b` (closest point a₂).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -16,6 +16,14 @@ pub struct Pose {
 }
 
 impl Pose {
+    /// Unrotated, with the centre at `position`.
+    pub fn at(position: DVec3) -> Self {
+        Pose {
+            position,
+            orientation: DQuat::IDENTITY,
+        }
+    }
+
     /// The body-frame coordinates y = Rᵀ(x − c) of the world point `x`.
     pub fn to_body(&self, x: DVec3) -> DVec3 {
         self.orientation.inverse() * (x - self.position)

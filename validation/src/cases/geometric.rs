@@ -8,7 +8,7 @@
 //! Newton tolerance is ‖Φ‖∞ ≤ 10⁻¹⁰, which sets the tolerances of the verdicts below.
 
 use crate::case::{About, Case, CaseError, Setup};
-use glam::{DQuat, DVec3};
+use glam::DVec3;
 use grains::geometric::{
     ContactPair, Friction, GapModel, ImplicitError, ImplicitSurface, ImplicitSystem, Pose,
     RigidBody, StepReport,
@@ -17,26 +17,6 @@ use grains::geometric::{
 /// Gravity of the examples (m/s²), in double precision (`crate::G` is the f32 9.81, which
 /// differs from 9.81 by 4·10⁻⁸ relative, above the stepper's tolerance).
 const G: f64 = 9.81;
-
-fn at(position: DVec3) -> Pose {
-    Pose {
-        position,
-        orientation: DQuat::IDENTITY,
-    }
-}
-
-fn friction(mu: f64, e_r: f64) -> Friction {
-    Friction {
-        mu,
-        e_t: 1.0,
-        e_o: 1.0,
-        e_r,
-    }
-}
-
-fn floor(normal: DVec3) -> RigidBody {
-    RigidBody::fixed(ImplicitSurface::HalfSpace { normal }, at(DVec3::ZERO))
-}
 
 /// Steps `system` `steps` times, handing every report to `each`; the most Newton iterations
 /// a step took and their mean.
@@ -91,7 +71,7 @@ impl ImplicitSpin {
 /// so ω_z falls at 1.962 per second and stops at t = 1; all other velocities stay 0.
 pub fn v16() -> Result<ImplicitSpin, ImplicitError> {
     let mut system = ImplicitSystem::new(V16_H, DVec3::new(0.0, 0.0, -G))?;
-    let plane = system.add_body(floor(DVec3::Z))?;
+    let plane = system.add_body(RigidBody::floor(DVec3::Z))?;
     let ball = system.add_body(
         RigidBody::sphere(1.0, 1.0, DVec3::new(0.0, 0.0, 1.0))
             .with_velocity(DVec3::ZERO, DVec3::new(0.0, 0.0, 1.962)),
@@ -99,7 +79,7 @@ pub fn v16() -> Result<ImplicitSpin, ImplicitError> {
     system.add_contact(ContactPair {
         a: plane,
         b: ball,
-        friction: friction(0.2, 0.4),
+        friction: Friction::isotropic(0.2, 0.4),
     })?;
     let (mut t_stop, mut max_deviation, mut off_axis, mut max_gap) =
         (f64::INFINITY, 0.0f64, 0.0f64, 0.0f64);
@@ -184,7 +164,7 @@ impl ImplicitRolling {
 /// ν = (−3, 0, 3), μ = 0.4, h = 0.01, for 10 s; kinetic energy 6.75.
 pub fn v17() -> Result<ImplicitRolling, ImplicitError> {
     let mut system = ImplicitSystem::new(0.01, DVec3::new(0.0, -G, 0.0))?;
-    let line = system.add_body(floor(DVec3::Y))?;
+    let line = system.add_body(RigidBody::floor(DVec3::Y))?;
     let disc = system.add_body(
         RigidBody::planar_disc(1.0, 1.0, DVec3::new(0.0, 1.0, 0.0))
             .with_velocity(DVec3::new(-3.0, 0.0, 0.0), DVec3::new(0.0, 0.0, 3.0)),
@@ -192,7 +172,7 @@ pub fn v17() -> Result<ImplicitRolling, ImplicitError> {
     system.add_contact(ContactPair {
         a: line,
         b: disc,
-        friction: friction(0.4, 1.0),
+        friction: Friction::isotropic(0.4, 1.0),
     })?;
     let start = system.kinetic_energy();
     let (mut drift, mut max_slip) = (0.0f64, 0.0f64);
@@ -283,11 +263,11 @@ pub fn v18() -> Result<ImplicitTwoSpheres, ImplicitError> {
     let mut system = ImplicitSystem::new(0.01, DVec3::ZERO)?;
     let big = system.add_body(RigidBody::fixed(
         ImplicitSurface::sphere(10.0),
-        at(DVec3::ZERO),
+        Pose::at(DVec3::ZERO),
     ))?;
     let other = system.add_body(RigidBody::fixed(
         ImplicitSurface::sphere(9.0),
-        at(DVec3::new(0.0, 11.4, 0.0)),
+        Pose::at(DVec3::new(0.0, 11.4, 0.0)),
     ))?;
     let mut ball = RigidBody::sphere(
         1.0,
@@ -300,7 +280,7 @@ pub fn v18() -> Result<ImplicitTwoSpheres, ImplicitError> {
         system.add_contact(ContactPair {
             a: support,
             b: ball,
-            friction: friction(mu, e_r),
+            friction: Friction::isotropic(mu, e_r),
         })?;
     }
     let mut separation = [f64::INFINITY; 2];
@@ -404,20 +384,20 @@ pub fn v19_run(h: f64, model: GapModel) -> Result<Penetration, ImplicitError> {
         ImplicitSurface::Ellipsoid {
             semi_axes: DVec3::new(4.0, 4.0, 1.0),
         },
-        at(DVec3::ZERO),
+        Pose::at(DVec3::ZERO),
     ))?;
     let spinner = system.add_body(
         RigidBody::ellipsoid(
             DVec3::new(0.6, 0.3, 0.3),
             1.0,
-            at(DVec3::new(0.0, 0.0, 1.3)),
+            Pose::at(DVec3::new(0.0, 0.0, 1.3)),
         )
         .with_velocity(DVec3::ZERO, DVec3::new(0.0, 5.0, 0.0)),
     )?;
     system.add_contact(ContactPair {
         a: ground,
         b: spinner,
-        friction: friction(0.0, 1.0),
+        friction: Friction::isotropic(0.0, 1.0),
     })?;
     let steps = (1.0 / h).round() as usize;
     let (mut deepest, mut touching, mut exact) = (0.0f64, 0, Ok(()));
