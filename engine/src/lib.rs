@@ -51,6 +51,7 @@ pub mod world;
 
 pub use glam;
 pub use glam::{Quat, Vec3, Vec4};
+pub use grains_kernels::geometric;
 
 pub use body::{capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, Shape};
 pub use builder::WorldBuilder;

@@ -180,23 +180,43 @@ pub struct PackVelocities {
     pub inv_inertia_b: Vec4,
 }
 
-/// A body's [`Motion`] as two 4-vectors, (v, 1/m) and (ω, 1/I) (zero for [`NO_BODY`]).
+/// A body's [`Motion`] as two 4-vectors, (v, 1/m) and (ω, 1/I) (zero for [`NO_BODY`]), loaded
+/// straight from the body's memory (its layout is these two rows).
 #[inline(always)]
-fn motion_rows(body: u32, read: &impl Fn(usize) -> Motion) -> [Vec4; 2] {
+fn motion_rows<'m>(body: u32, read: &impl Fn(usize) -> &'m Motion) -> [Vec4; 2] {
     if body == NO_BODY {
         return [Vec4::ZERO; 2];
     }
-    let m = read(body as usize);
-    [
-        Vec3::from_array(m.linear).extend(m.inv_mass),
-        Vec3::from_array(m.angular).extend(m.inv_inertia),
-    ]
+    let [v, w]: &[[f32; 4]; 2] = bytemuck::cast_ref(read(body as usize));
+    [Vec4::from_array(*v), Vec4::from_array(*w)]
 }
 
 /// The 4×4 transpose: four bodies' (x, y, z, w) rows to the lanes' x, y, z and w columns (its own
-/// inverse), so that a pack's bodies load and store as whole vectors.
+/// inverse), so that a pack's bodies load and store as whole vectors. On x86-64 it is four
+/// unpacks and four moves between registers: written lane by lane, the compiler may build it
+/// through the stack, whose overlapping loads stall on the stores just made.
 #[inline(always)]
 fn transpose(r: [Vec4; 4]) -> [Vec4; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps,
+        };
+        // SAFETY: SSE is part of every x86-64 CPU.
+        unsafe {
+            let [a, b, c, d] = r.map(__m128::from);
+            let (ab_low, cd_low) = (_mm_unpacklo_ps(a, b), _mm_unpacklo_ps(c, d));
+            let (ab_high, cd_high) = (_mm_unpackhi_ps(a, b), _mm_unpackhi_ps(c, d));
+            [
+                _mm_movelh_ps(ab_low, cd_low),
+                _mm_movehl_ps(cd_low, ab_low),
+                _mm_movelh_ps(ab_high, cd_high),
+                _mm_movehl_ps(cd_high, ab_high),
+            ]
+            .map(Vec4::from)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
     [
         Vec4::new(r[0].x, r[1].x, r[2].x, r[3].x),
         Vec4::new(r[0].y, r[1].y, r[2].y, r[3].y),
@@ -214,7 +234,7 @@ fn split_lanes(c: [Vec4; 4]) -> (Lanes3, Vec4) {
 impl PackVelocities {
     /// Gathers the bodies of `pack` through `read` (a body index → its motion).
     #[inline(always)]
-    pub fn gather(pack: &RowPack, read: impl Fn(usize) -> Motion) -> Self {
+    pub fn gather<'m>(pack: &RowPack, read: impl Fn(usize) -> &'m Motion) -> Self {
         let a = pack.body_a.map(|b| motion_rows(b, &read));
         let b = pack.body_b.map(|b| motion_rows(b, &read));
         let (va, inv_mass_a) = split_lanes(transpose(a.map(|m| m[0])));
@@ -282,12 +302,7 @@ impl PackVelocities {
                 (pack.body_b[k], vb[k], wb[k]),
             ] {
                 if body != NO_BODY && v.w > 0.0 {
-                    let motion = Motion {
-                        linear: v.truncate().to_array(),
-                        inv_mass: v.w,
-                        angular: w.truncate().to_array(),
-                        inv_inertia: w.w,
-                    };
+                    let motion: Motion = bytemuck::cast([v.to_array(), w.to_array()]);
                     write(body as usize, motion);
                 }
             }
@@ -442,7 +457,7 @@ mod tests {
                     apply_impulse(m, -lane(&impulse, k), -lane(&lb, k), planar);
                 }
             }
-            let vel = PackVelocities::gather(&pack, |i| motion[i]);
+            let vel = PackVelocities::gather(&pack, |i| &motion[i]);
             let mut got = motion.clone();
             vel.after_impulse(&impulse, &la, &lb, planar)
                 .scatter(&pack, |i, m| got[i] = m);

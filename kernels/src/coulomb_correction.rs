@@ -23,7 +23,7 @@ pub fn correct_normal_bias(packs: &mut Packs, rows: &[ContactRow], motion: &[Mot
         .enumerate()
         .with_min_len(BLOCK / 4)
         .for_each(|(p, pack)| {
-            let vel = PackVelocities::gather(pack, |i| motion[i]);
+            let vel = PackVelocities::gather(pack, |i| &motion[i]);
             let [_, u1, u2] = relative_velocity(pack, &vel);
             let slip = (u1 * u1 + u2 * u2).to_array().map(f32::sqrt);
             let lift = pack.mu * Vec4::from_array(slip);

@@ -144,11 +144,11 @@ unsafe fn relax_pack(
     p: &SweepParams,
 ) -> f32 {
     let pack = &rows[pk];
-    let vel = PackVelocities::gather(pack, |i| motion.read(i));
+    let vel = PackVelocities::gather(pack, |i| motion.shared(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
     apply_pack_impulse(pack, &vel, &impulse, motion, p);
     if let Some((moment_rows, moment_gamma)) = moments {
-        let vel = PackVelocities::gather(pack, |i| motion.read(i));
+        let vel = PackVelocities::gather(pack, |i| motion.shared(i));
         let (moment, r) = update_moment_pack(
             pack,
             &moment_rows[pk],
@@ -233,11 +233,11 @@ pub fn apply_warm_start(
             // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
             // serially below).
             unsafe {
-                let vel = PackVelocities::gather(pack, |i| motion.read(i));
+                let vel = PackVelocities::gather(pack, |i| motion.shared(i));
                 let impulse = pack_impulse(pack, &packs.gamma[pk]);
                 apply_pack_impulse(pack, &vel, &impulse, &motion, p);
                 if let Some(m) = moments {
-                    let vel = PackVelocities::gather(pack, |i| motion.read(i));
+                    let vel = PackVelocities::gather(pack, |i| motion.shared(i));
                     let moment = pack_impulse(pack, &m.gamma[pk]);
                     apply_pack_moment(pack, &vel, &moment, &motion, p);
                 }

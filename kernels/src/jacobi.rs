@@ -191,7 +191,7 @@ fn contact_sweep(
             let (mut residual, mut uphill) = (0.0f32, 0.0f64);
             for (j, (pack, g)) in rows.iter().zip(gamma.iter_mut()).enumerate() {
                 let y = *g;
-                let vel = PackVelocities::gather(pack, |i| motion[i]);
+                let vel = PackVelocities::gather(pack, |i| &motion[i]);
                 let (dp, r) = update_pack(pack, g, &vel, p);
                 for (k, o) in out[4 * j..4 * j + 4].iter_mut().enumerate() {
                     *o = lane(&dp, k).extend(0.0).to_array();
@@ -233,7 +233,7 @@ fn moment_sweep(
             let packs = rows.iter().zip(gamma).zip(ms).zip(gms.iter_mut());
             for (j, (((pack, g), m), gm)) in packs.enumerate() {
                 let y = *gm;
-                let vel = PackVelocities::gather(pack, |i| motion[i]);
+                let vel = PackVelocities::gather(pack, |i| &motion[i]);
                 let (dl, r) = update_moment_pack(pack, m, gm, g, &vel, omega);
                 for (k, o) in out[4 * j..4 * j + 4].iter_mut().enumerate() {
                     *o = lane(&dl, k).extend(0.0).to_array();

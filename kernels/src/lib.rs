@@ -43,6 +43,7 @@ pub mod contact_update;
 pub mod coulomb_correction;
 pub mod forces;
 pub mod gauss_seidel;
+pub mod geometric;
 pub mod integrate;
 pub mod jacobi;
 pub mod joint_rows;

@@ -46,6 +46,16 @@ impl<'a, T> Disjoint<'a, T> {
         &mut *self.ptr.add(i)
     }
 
+    /// A shared reference to element `i`.
+    ///
+    /// # Safety
+    /// No other thread may write element `i` while the returned reference lives.
+    #[inline(always)]
+    pub unsafe fn shared(&self, i: usize) -> &T {
+        debug_assert!(i < self.len);
+        &*self.ptr.add(i)
+    }
+
     /// A copy of element `i`.
     ///
     /// # Safety

@@ -48,7 +48,7 @@ impl Impacts {
             for (k, row) in rows.iter().enumerate() {
                 pack.set_lane(k, row);
             }
-            let vel = PackVelocities::gather(&pack, |i| bodies.motion[i]);
+            let vel = PackVelocities::gather(&pack, |i| &bodies.motion[i]);
             let [un, _, _] = relative_velocity(&pack, &vel);
             for (k, (row, &key)) in rows.iter().zip(keys).enumerate() {
                 if un[k] >= 0.0 {

@@ -89,7 +89,8 @@ pub fn markdown(results: &[CaseResult]) -> String {
     ]);
     page.extend(results.iter().map(|r| {
         let scenes = if r.scenes.is_empty() {
-            "none: a small system built in code, stepped beside an exact reference".into()
+            "none: a small system built in code, stepped beside an exact reference or a closed form"
+                .into()
         } else {
             r.scenes
                 .iter()

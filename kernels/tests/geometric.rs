@@ -1,0 +1,95 @@
+//! The geometrically implicit stepper's limits and errors (its physics, the paper's examples,
+//! is checked as validation cases V16–V19 in `validation/src/cases/geometric.rs`).
+
+use glam::DVec3;
+use grains_kernels::geometric::{
+    ContactPair, Friction, ImplicitError, ImplicitSystem, NewtonSettings, RigidBody, MAX_BODIES,
+    MAX_CONTACTS,
+};
+
+/// Systems above the dense solver's limits are refused with an error naming the limit; bad
+/// friction parameters are refused; a step the solver cannot finish is an error value that
+/// leaves the system where it was.
+#[test]
+fn limits_bad_input_and_non_convergence_are_errors() {
+    let mut system = ImplicitSystem::new(0.01, DVec3::ZERO).unwrap();
+    for i in 0..MAX_BODIES {
+        system
+            .add_body(RigidBody::sphere(0.4, 1.0, DVec3::new(i as f64, 0.0, 0.0)))
+            .unwrap();
+    }
+    let extra = system.add_body(RigidBody::sphere(0.4, 1.0, DVec3::new(-1.0, 0.0, 0.0)));
+    assert_eq!(
+        extra,
+        Err(ImplicitError::TooManyBodies {
+            count: MAX_BODIES + 1,
+            limit: MAX_BODIES
+        })
+    );
+    assert!(extra.unwrap_err().to_string().contains("at most 16 bodies"));
+    for i in 0..MAX_CONTACTS {
+        let (a, b) = (i % MAX_BODIES, (i + 1 + i / MAX_BODIES) % MAX_BODIES);
+        system
+            .add_contact(ContactPair {
+                a,
+                b,
+                friction: Friction::isotropic(0.2, 0.1),
+            })
+            .unwrap();
+    }
+    let extra = system.add_contact(ContactPair {
+        a: 0,
+        b: 5,
+        friction: Friction::isotropic(0.2, 0.1),
+    });
+    assert!(matches!(
+        extra,
+        Err(ImplicitError::TooManyContacts {
+            limit: MAX_CONTACTS,
+            ..
+        })
+    ));
+    assert!(extra
+        .unwrap_err()
+        .to_string()
+        .contains("at most 32 contacts"));
+
+    let mut small = ImplicitSystem::new(0.07, DVec3::new(0.0, 0.0, -9.81)).unwrap();
+    let plane = small.add_body(RigidBody::floor(DVec3::Z)).unwrap();
+    let ball = small
+        .add_body(
+            RigidBody::sphere(1.0, 1.0, DVec3::new(0.0, 0.0, 1.0))
+                .with_velocity(DVec3::ZERO, DVec3::new(0.0, 0.0, 1.962)),
+        )
+        .unwrap();
+    let bad = small.add_contact(ContactPair {
+        a: plane,
+        b: ball,
+        friction: Friction::isotropic(0.2, 0.0),
+    });
+    assert!(matches!(bad, Err(ImplicitError::BadParameter(_))));
+    assert!(matches!(
+        small.add_contact(ContactPair {
+            a: plane,
+            b: plane,
+            friction: Friction::isotropic(0.2, 0.4)
+        }),
+        Err(ImplicitError::BadParameter(_))
+    ));
+    small
+        .add_contact(ContactPair {
+            a: plane,
+            b: ball,
+            friction: Friction::isotropic(0.2, 0.4),
+        })
+        .unwrap();
+    let mut starved = small.clone().with_newton_settings(NewtonSettings {
+        tolerance: 1e-10,
+        max_iterations: 1,
+    });
+    let before = starved.bodies()[ball];
+    assert!(matches!(starved.step(), Err(ImplicitError::Step { .. })));
+    assert_eq!(starved.bodies()[ball], before);
+    assert_eq!(starved.time(), 0.0);
+    assert!(small.step().is_ok());
+}
