@@ -111,7 +111,7 @@ impl Case for V16 {
 
     const ABOUT: About = About {
         id: "V16",
-        title: "implicit stepper: spinning sphere stops",
+        title: "implicit: spinning sphere",
         scenes: &[],
     };
 
@@ -196,7 +196,7 @@ impl Case for V17 {
 
     const ABOUT: About = About {
         id: "V17",
-        title: "implicit stepper: disc rolls without loss",
+        title: "implicit: disc rolls, no loss",
         scenes: &[],
     };
 
@@ -325,7 +325,7 @@ impl Case for V18 {
 
     const ABOUT: About = About {
         id: "V18",
-        title: "implicit stepper: sphere on two spheres",
+        title: "implicit: sphere on 2 spheres",
         scenes: &[],
     };
 
@@ -441,7 +441,7 @@ impl Case for V19 {
 
     const ABOUT: About = About {
         id: "V19",
-        title: "implicit stepper: ellipsoids do not penetrate",
+        title: "implicit: no ellipsoid overlap",
         scenes: &[],
     };
 

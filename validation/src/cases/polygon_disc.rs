@@ -95,7 +95,7 @@ impl Case for V20 {
 
     const ABOUT: About = About {
         id: "V20",
-        title: "polygonal discs lose energy, the implicit one not",
+        title: "N-gon discs lose energy",
         scenes: &[],
     };
 
