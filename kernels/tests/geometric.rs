@@ -62,6 +62,18 @@ fn limits_bad_input_and_non_convergence_are_errors() {
                 .with_velocity(DVec3::ZERO, DVec3::new(0.0, 0.0, 1.962)),
         )
         .unwrap();
+    for body in [
+        RigidBody::sphere(1.0, 1.0, DVec3::new(f64::NAN, 0.0, 1.0)),
+        RigidBody::sphere(1.0, 1.0, DVec3::Z).with_velocity(DVec3::X * f64::INFINITY, DVec3::ZERO),
+        RigidBody::sphere(0.0, 1.0, DVec3::Z),
+        RigidBody::floor(DVec3::new(0.0, 0.0, 2.0)),
+    ] {
+        let refused = small.add_body(body);
+        assert!(
+            matches!(&refused, Err(ImplicitError::BadParameter(why)) if why.contains("finite")),
+            "{refused:?}"
+        );
+    }
     let bad = small.add_contact(ContactPair {
         a: plane,
         b: ball,

@@ -21,6 +21,7 @@ use super::closest_points::closest_points;
 use super::contact::{ContactGeometry, ContactPair, GapModel};
 use super::semismooth::{solve_semismooth, NewtonFailure, NewtonReport, NewtonSettings};
 use super::step_ncp::{ContactStart, StepProblem, BODY_UNKNOWNS, CONTACT_UNKNOWNS};
+use super::surface::ImplicitSurface;
 use glam::DVec3;
 
 /// The most bodies an [`ImplicitSystem`] takes (its Newton matrix is dense).
@@ -156,6 +157,27 @@ impl ImplicitSystem {
         if !(body.fixed || massive) {
             return Err(ImplicitError::BadParameter(format!(
                 "body {}: a free body needs a positive mass and a positive-definite inertia",
+                self.bodies.len()
+            )));
+        }
+        let state_finite = body.pose.position.is_finite()
+            && body.pose.orientation.is_finite()
+            && body.velocity.is_finite()
+            && body.angular_velocity.is_finite()
+            && body.applied_force.is_finite()
+            && body.applied_torque.is_finite();
+        let shape_ok = match body.surface {
+            ImplicitSurface::Ellipsoid { semi_axes } => {
+                semi_axes.is_finite() && semi_axes.min_element() > 0.0
+            }
+            ImplicitSurface::HalfSpace { normal } => {
+                normal.is_finite() && (normal.length() - 1.0).abs() < 1e-9
+            }
+        };
+        if !(state_finite && shape_ok) {
+            return Err(ImplicitError::BadParameter(format!(
+                "body {}: its pose, velocities and applied loads must be finite, an ellipsoid's \
+                 semi-axes positive and a half-space's normal a unit vector",
                 self.bodies.len()
             )));
         }
