@@ -803,3 +803,33 @@ fn the_shipped_whirled_chain_joins_its_capsules_end_to_end() {
         );
     }
 }
+
+/// `shape = "cube"`: the body's radius is the half-edge, the mass ρ (2 r)³, the inertia
+/// 2/3 m r², turned by `axis`; refused in planar mode and with a key cubes do not use.
+#[test]
+fn cubes_take_their_half_edge_from_the_radius() {
+    use grains::body::Shape;
+    let t = listed(
+        "cube",
+        "radius = 0.05\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], radius = 0.1, axis = [0.0, 1.0, 0.0] },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    let half = glam::Vec3::splat(0.05);
+    assert_eq!(b[0].shape, Shape::Cuboid { half_extents: half });
+    assert!((b[0].mass - 1000.0 * 0.1f32.powi(3)).abs() < 1e-6);
+    assert!((b[0].inertia - 2.0 / 3.0 * b[0].mass * 0.05 * 0.05).abs() < 1e-9);
+    assert_eq!(b[1].radius, 0.1);
+    assert!((b[1].orientation * glam::Vec3::X - glam::Vec3::Y).length() < 1e-6);
+    let t = listed(
+        "cube",
+        "radius = 0.05\nhalf_length = 0.1\n",
+        "{ position = [0.0, 0.0, 1.0] },\n",
+    );
+    refused_at(&t, "half_length = 0.1", "half_length");
+    let planar = t
+        .replace("half_length = 0.1\n", "")
+        .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
+    refused_at(&planar, "\"cube\"", "shape");
+}

@@ -6,8 +6,8 @@ use glam::{Quat, Vec3};
 
 pub use grains_kernels::{BodyKind, Shape};
 
-/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule or, in planar
-/// mode, an ellipse ([`Shape`]).
+/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule, a cube or, in
+/// planar mode, an ellipse ([`Shape`]).
 ///
 /// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
 /// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
@@ -87,6 +87,20 @@ impl Body {
         }
     }
 
+    /// A dynamic uniform cube of half-edge `half` (a [`Shape::Cuboid`] with equal
+    /// half-extents), inertia I = 2/3 m `half`² about every axis (m (a² + b²)/3 with
+    /// a = b = `half`); its radius is `half`, the inscribed sphere's (used by outputs, the
+    /// default envelope and the overlap figures).
+    pub fn cube(position: Vec3, half: f32, mass: f32) -> Self {
+        Body {
+            shape: Shape::Cuboid {
+                half_extents: Vec3::splat(half),
+            },
+            inertia: 2.0 / 3.0 * mass * half * half,
+            ..Body::sphere(position, half, mass)
+        }
+    }
+
     /// This body with orientation `q` (unit quaternion, body → world).
     pub fn with_orientation(mut self, q: Quat) -> Self {
         self.orientation = q;
@@ -128,6 +142,11 @@ impl Body {
 /// Mass of a solid sphere of radius `r` (m) and density `rho` (kg/m³).
 pub fn sphere_mass(r: f32, rho: f32) -> f32 {
     4.0 / 3.0 * std::f32::consts::PI * r * r * r * rho
+}
+
+/// Mass of a solid cube of half-edge `half` (m) and density `rho` (kg/m³): ρ (2 half)³.
+pub fn cube_mass(half: f32, rho: f32) -> f32 {
+    (2.0 * half).powi(3) * rho
 }
 
 /// Mass of a uniform disk (planar mode) of radius `r` (m) and areal density `rho` (kg/m²).

@@ -16,8 +16,10 @@ use crate::settings::{Backend, Envelope, Settings};
 use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
+use grains_kernels::cuboid::cuboid_corners;
+use grains_kernels::narrow_phase::MAX_BODIES;
 use grains_kernels::shape::{capsule_ends, ellipse_support};
-use grains_kernels::wall_contact::sphere_wall;
+use grains_kernels::wall_contact::point_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
 
 /// The most a compliant contact may give within one step, as a fraction of the smallest radius
@@ -151,15 +153,28 @@ impl WorldBuilder {
         }
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
-            return Err(GpuError::Unsupported("non-sphere shapes (capsules, ellipses)").into());
+            return Err(
+                GpuError::Unsupported("non-sphere shapes (capsules, ellipses, cuboids)").into(),
+            );
         }
+        if self.bodies.len() > MAX_BODIES {
+            return Err(BuildError::Body {
+                body: MAX_BODIES,
+                field: "count",
+                problem: format!(
+                    "a world holds at most {MAX_BODIES} bodies (2^28), this one has {}",
+                    self.bodies.len()
+                ),
+            });
+        }
+        check_cuboid_partners(&self.bodies)?;
         let cylinder = self.walls.iter().any(WallDesc::is_curved);
         if cylinder {
             if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
                 return Err(BuildError::Body {
                     body: i,
                     field: "shape",
-                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (capsules and ellipses against them are not implemented)".into(),
+                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (capsules, ellipses and cubes against them are not implemented)".into(),
                 });
             }
         }
@@ -328,7 +343,7 @@ impl WorldBuilder {
             return Err(BuildError::Body {
                 body: i,
                 field: "shape",
-                problem: "only spheres can meet a mesh wall, and this world has one (capsules and ellipses against meshes are not implemented)".into(),
+                problem: "only spheres can meet a mesh wall, and this world has one (capsules, ellipses and cubes against meshes are not implemented)".into(),
             });
         }
         if friction.any_restitution() {
@@ -428,6 +443,34 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
         Shape::Ellipse { .. } if !planar => {
             bad("ellipse needs planar mode (settings.planar = true)".into())
         }
+        Shape::Cuboid { half_extents: h } if !(positive(h.x) && positive(h.y) && positive(h.z)) => {
+            bad(format!(
+                "cuboid half-extents must be positive and finite, got {h}"
+            ))
+        }
+        Shape::Cuboid { .. } if planar => {
+            bad("a cuboid is a 3-D body and planar mode has none (use a capsule or an ellipse)".into())
+        }
+        Shape::Cuboid { half_extents: h } if h.x != h.y || h.y != h.z => bad(format!(
+            "a cuboid's half-extents must be equal (a cube), got {h}: a body's inertia is one scalar, exact for a cube only"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses cuboids in a world with capsules or ellipses: the narrow phase meets a cuboid with
+/// spheres, cuboids and walls only.
+fn check_cuboid_partners(bodies: &[Body]) -> Result<(), BuildError> {
+    let is_cuboid = |b: &Body| matches!(b.shape, Shape::Cuboid { .. });
+    let other = bodies
+        .iter()
+        .position(|b| !b.shape.is_sphere() && !is_cuboid(b));
+    match (bodies.iter().position(is_cuboid), other) {
+        (Some(_), Some(i)) => Err(BuildError::Body {
+            body: i,
+            field: "shape",
+            problem: "cuboids meet spheres, cuboids and walls only, and this world has both cuboids and this capsule or ellipse".into(),
+        }),
         _ => Ok(()),
     }
 }
@@ -479,7 +522,7 @@ fn check_bodies_outside_walls(
 
 /// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` (negative when the
 /// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
-/// as spheres against the wall as the narrow phase meets it ([`sphere_wall`]: face, edge, rim;
+/// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
 /// face.
 pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
@@ -488,11 +531,18 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
         Vec3::ZERO,
     )];
     let w = &placed[0];
-    let points = match b.shape {
-        Shape::Sphere => vec![b.position],
-        Shape::Capsule { half_length } => {
-            capsule_ends(b.position, b.orientation, half_length).to_vec()
-        }
+    let (points, radius, behind) = match b.shape {
+        Shape::Sphere => (vec![b.position], b.radius, b.radius),
+        Shape::Capsule { half_length } => (
+            capsule_ends(b.position, b.orientation, half_length).to_vec(),
+            b.radius,
+            b.radius,
+        ),
+        Shape::Cuboid { half_extents } => (
+            cuboid_corners(b.position, b.orientation, half_extents).to_vec(),
+            0.0,
+            half_extents.min_element(),
+        ),
         Shape::Ellipse { a, b: bb } => {
             let n = wall.normal;
             let s = ellipse_support(b.orientation, a, bb, -n);
@@ -509,12 +559,12 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
         // A plane bounds a solid half-space: behind it is inside it, however far.
         return points
             .into_iter()
-            .map(|p| b.radius - (p - w.o()).dot(wall.normal))
+            .map(|p| radius - (p - w.o()).dot(wall.normal))
             .fold(f32::NEG_INFINITY, f32::max);
     }
     points
         .into_iter()
-        .filter_map(|p| sphere_wall(&placed, 0, p, b.radius))
+        .filter_map(|p| point_wall(&placed, 0, p, radius, behind))
         .map(|t| -t.phi)
         .fold(f32::NEG_INFINITY, f32::max)
 }

@@ -53,7 +53,9 @@ pub use glam;
 pub use glam::{Quat, Vec3, Vec4};
 pub use grains_kernels::geometric;
 
-pub use body::{capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, Shape};
+pub use body::{
+    capsule_mass, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, Shape,
+};
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};
 pub use error::BuildError;

@@ -32,7 +32,7 @@ use crate::sink::{Sink, SinkCounters};
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
 use glam::Vec3;
-use grains_kernels::narrow_phase::{SECOND_END, THIRD_POINT};
+use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
 use grains_kernels::{Bodies, NO_BODY};
 
@@ -197,8 +197,8 @@ pub(crate) fn remap_warm_start(
     let with_moments = moments.len() == keys.len() && !keys.is_empty();
     let mut kept: Vec<(u64, [f32; 4], [f32; 4])> = Vec::with_capacity(keys.len());
     for (k, &key) in keys.iter().enumerate() {
-        let flag_a = key & SECOND_END;
-        let a = ((key & !SECOND_END) >> 32) as usize;
+        let flag_a = key & FLAGS_A;
+        let a = ((key & !FLAGS_A) >> 32) as usize;
         let low = key as u32;
         let Some(&new_a) = to.get(a).filter(|&&x| x != NO_BODY) else {
             continue;
@@ -206,8 +206,8 @@ pub(crate) fn remap_warm_start(
         let new_low = if ((NO_BODY - low) as usize) < walls {
             low
         } else {
-            let flag_b = low & THIRD_POINT as u32;
-            match to.get((low & !(THIRD_POINT as u32)) as usize) {
+            let flag_b = low & FLAGS_B as u32;
+            match to.get((low & !(FLAGS_B as u32)) as usize) {
                 Some(&b) if b != NO_BODY => b | flag_b,
                 _ => continue,
             }

@@ -4,7 +4,7 @@
 
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
-use grains_kernels::narrow_phase::{SECOND_END, THIRD_POINT};
+use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::{GpuError, StepStats, NO_BODY};
 
 /// How far from 1 the length of a restored orientation may be.
@@ -148,10 +148,10 @@ impl World {
     /// b ≠ a or with a wall (a flat, cylinder, cone or disk wall, or a mesh triangle numbered
     /// after them), flags aside.
     fn names_a_pair(&self, key: u64, n: usize) -> bool {
-        let key = key & !SECOND_END;
+        let key = key & !FLAGS_A;
         let (a, low) = ((key >> 32) as usize, key as u32);
         let wall = (NO_BODY - low) as usize;
-        let b = (low & !(THIRD_POINT as u32)) as usize;
+        let b = (low & !(FLAGS_B as u32)) as usize;
         let walls = self.wall_descs.len() + self.meshes.placed.triangles.len();
         a < n && (wall < walls || (b < n && b != a))
     }

@@ -41,6 +41,7 @@ pub mod colouring;
 pub mod cone;
 pub mod contact_update;
 pub mod coulomb_correction;
+pub mod cuboid;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod geometric;

@@ -2,17 +2,19 @@
 //! [`crate::shape`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
 //! capsule–capsule (the segments' closest points, plus the ends of the stretch of one's axis
 //! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
-//! nearest the sphere's centre, by bisection); pairs with Φ ≤ ε̂ become contact rows
-//! (hart-anitescu eq. 2.13's active set), sorted by pair key. Ellipse–capsule and
-//! ellipse–ellipse pairs are not detected: they pass through each other.
+//! nearest the sphere's centre, by bisection), and cuboids' corners and edge crossings
+//! ([`crate::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
+//! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: they
+//! pass through each other (cuboids beside capsules or ellipses are refused at build).
 
 use crate::broad_phase::Grid;
+use crate::cuboid::{cuboid_corners, cuboid_pair_points};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
-use crate::wall_contact::sphere_wall;
+use crate::wall_contact::{point_wall, sphere_wall};
 use glam::Vec3;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +40,27 @@ pub const SECOND_END: u64 = 1 << 63;
 /// overlap): the top bit of the key's second body, free in body–body keys since body indices
 /// stay below 2³¹ (wall keys set it, but a wall's index would have to be about 2³¹ to meet it).
 pub const THIRD_POINT: u64 = 1 << 31;
+
+/// The bits of a pair key's first half (body a) that number a pair's contacts rather than a
+/// body: its top four bits, free since body indices stay below [`MAX_BODIES`].
+pub const FLAGS_A: u64 = 0xF << 60;
+
+/// The bits of a body–body key's second half (body b) that number a pair's contacts: its top
+/// four bits (in a wall key they are part of the wall's number).
+pub const FLAGS_B: u64 = 0xF << 28;
+
+/// The most bodies a world may hold: 2²⁸, so that the top four bits of each half of a pair
+/// key ([`FLAGS_A`], [`FLAGS_B`]) can number a pair's contacts.
+pub const MAX_BODIES: usize = 1 << 28;
+
+/// The key flag of contact point `p` (< 32) of a pair: its low three bits in bits 60–62 of the
+/// key (body a's half), the rest in bits 28–29 (body b's half), so that a cuboid's eight
+/// corners on a wall use a's half only.
+#[inline(always)]
+pub fn point_flag(p: usize) -> u64 {
+    debug_assert!(p < 32);
+    ((p as u64 & 7) << 60) | ((p as u64 >> 3) << 28)
+}
 
 /// The contact rows of one step, sorted by [`pair_key`], with reusable per-block buffers.
 #[derive(Default)]
@@ -375,6 +398,7 @@ impl PairTests<'_> {
             }
             Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
             Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
+            Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
         }
     }
 
@@ -398,7 +422,16 @@ impl PairTests<'_> {
         {
             return;
         }
-        let touches = contact_points(&self.placed(a), &self.placed(b));
+        let (placed_a, placed_b) = (self.placed(a), self.placed(b));
+        if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b) {
+            for (p, touch) in touches.iter().enumerate() {
+                if let Some(touch) = touch {
+                    self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
+                }
+            }
+            return;
+        }
+        let touches = contact_points(&placed_a, &placed_b);
         for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
             if let Some(touch) = touch {
                 self.push_pair_row(a as u32, b as u32, &touch, flag, out);
@@ -451,7 +484,21 @@ impl PairTests<'_> {
         let ends = capsule_ends(pr.truncate(), b.orientation[i as usize], half_length);
         for (end, e) in ends.into_iter().enumerate() {
             let flag = if end == 0 { 0 } else { SECOND_END };
-            self.point_walls(i, e, pr.w, flag, out);
+            self.point_walls(i, (e, pr.w, pr.w), flag, out);
+        }
+    }
+
+    /// Cuboid–wall: each of the eight corners as a sphere of radius zero against every wall,
+    /// the box reaching its smallest half-extent behind it, corner k's key carrying
+    /// [`point_flag`]`(k)`.
+    #[inline(always)]
+    fn cuboid_walls(&self, i: u32, half_extents: Vec3, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let centre = b.pos_radius[i as usize].truncate();
+        let corners = cuboid_corners(centre, b.orientation[i as usize], half_extents);
+        let behind = half_extents.min_element();
+        for (k, corner) in corners.into_iter().enumerate() {
+            self.point_walls(i, (corner, 0.0, behind), point_flag(k), out);
         }
     }
 
@@ -482,10 +529,17 @@ impl PairTests<'_> {
         }
     }
 
-    /// A point `e` of body `i` with a surface of radius `r` about it against every wall, as a
-    /// sphere there ([`sphere_wall`]), with `flag` or-ed into the pair key.
+    /// A point `e` of body `i` with a surface of radius `r` about it, the body reaching
+    /// `behind` beyond it, against every wall, as a sphere there ([`point_wall`]), with `flag`
+    /// or-ed into the pair key.
     #[inline(always)]
-    fn point_walls(&self, i: u32, e: Vec3, r: f32, flag: u64, out: &mut Vec<(u64, ContactRow)>) {
+    fn point_walls(
+        &self,
+        i: u32,
+        (e, r, behind): (Vec3, f32, f32),
+        flag: u64,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
         let b = self.bodies;
         if !b.is_dynamic(i as usize) {
             return;
@@ -493,7 +547,7 @@ impl PairTests<'_> {
         let p = b.pos_radius[i as usize].truncate();
         let m = &b.motion[i as usize];
         for w in (0..self.walls.len()).rev() {
-            if let Some(t) = sphere_wall(self.walls, w, e, r) {
+            if let Some(t) = point_wall(self.walls, w, e, r, behind) {
                 let ra = e - r * t.n - p;
                 self.push_wall_row(i, w, m, t.n, t.phi, ra, point_velocity(m, ra), flag, out);
             }

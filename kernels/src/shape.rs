@@ -25,6 +25,12 @@ pub enum Shape {
         /// Semi-axis along the body's local z (m).
         b: f32,
     },
+    /// A box with sharp edges, |x| ≤ a, |y| ≤ b, |z| ≤ c in the body's axes (see
+    /// [`crate::cuboid`]); the body's radius is not part of its surface.
+    Cuboid {
+        /// Half-extents (a, b, c) along the body's local x, y and z (m).
+        half_extents: Vec3,
+    },
 }
 
 impl Shape {
@@ -36,6 +42,7 @@ impl Shape {
             Shape::Sphere => r,
             Shape::Capsule { half_length } => r + half_length,
             Shape::Ellipse { a, b } => a.max(b),
+            Shape::Cuboid { half_extents } => half_extents.length(),
         }
     }
 
@@ -211,7 +218,7 @@ pub struct Touch {
 impl Touch {
     /// The same touch seen from b: n → −n, the points swapped.
     #[inline(always)]
-    fn swapped(self) -> Touch {
+    pub(crate) fn swapped(self) -> Touch {
         Touch {
             n: -self.n,
             phi: self.phi,

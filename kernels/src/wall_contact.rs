@@ -142,18 +142,27 @@ impl Wall {
 
 /// The contact of a sphere of radius `r` centred at `p` with wall `w` of `walls`, or `None`
 /// when the wall is off, the sphere is wholly behind its face, or (for a cylinder or cone) on
-/// the far side of its mantle.
+/// the far side of its mantle: [`point_wall`] with the body reaching `r` behind its centre.
 #[inline(always)]
 pub fn sphere_wall(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<WallTouch> {
+    point_wall(walls, w, p, r, r)
+}
+
+/// The contact of a sphere of radius `r` centred at `p` (a point of a body, which reaches
+/// `behind` beyond it: the radius for a sphere, more for a cuboid's corner) with wall `w`, or
+/// `None` when the wall is off, the point is more than `behind` behind its face, or (for a
+/// cylinder or cone) that far on the far side of its mantle.
+#[inline(always)]
+pub fn point_wall(walls: &[Wall], w: usize, p: Vec3, r: f32, behind: f32) -> Option<WallTouch> {
     let wall = &walls[w];
     if wall.is_off() {
         None
     } else if wall.cylinder_radius() != 0.0 {
-        sphere_frustum(wall, p, r)
+        sphere_frustum(wall, p, r, behind)
     } else if wall.is_disk() {
-        sphere_annulus(wall, p, r)
+        sphere_annulus(wall, p, r, behind)
     } else {
-        sphere_rectangle(walls, w, p, r)
+        sphere_rectangle(walls, w, p, r, behind)
     }
 }
 
@@ -170,10 +179,11 @@ fn touch_from(d: Vec3, r: f32, face: Vec3) -> WallTouch {
 /// w = d/ρ outward) the mantle is the generator segment ρ = R₀ + k σ, |σ| ≤ L. The foot of
 /// (s, ρ) on its line is σ* = (s + k (ρ − R₀)) / (1 + k²). Within the segment the gap is the
 /// signed distance f = (R₀ + k s − ρ)/√(1 + k²) (positive towards the axis) minus r, inside
-/// (normal (k e − w)/√(1 + k²)) or, negated, outside; a sphere wholly on the far side has none.
+/// (normal (k e − w)/√(1 + k²)) or, negated, outside; a point more than `behind` on the far
+/// side has none.
 /// Beyond an end the closest point is that end's rim circle, q = σ_end e + R(σ_end) w.
 #[inline(always)]
-pub fn sphere_frustum(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
+pub fn sphere_frustum(wall: &Wall, p: Vec3, r: f32, behind: f32) -> Option<WallTouch> {
     let (o, e) = (wall.o(), wall.n());
     let signed_radius = wall.cylinder_radius();
     let (r0, inside, k, half) = (
@@ -200,7 +210,7 @@ pub fn sphere_frustum(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
     };
     let foot = (s + k * (rho - r0)) / (1.0 + k * k);
     if foot.abs() <= half {
-        return (depth >= -r).then_some(WallTouch {
+        return (depth >= -behind).then_some(WallTouch {
             n: face,
             phi: depth - r,
         });
@@ -214,10 +224,10 @@ pub fn sphere_frustum(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
 }
 
 /// Sphere–annulus: with dist = (p − o)·n and ρ the centre's distance from the normal through o,
-/// a centre over the face (inner ≤ ρ ≤ outer) has Φ = dist − r (none when dist < −r); else the
+/// a centre over the face (inner ≤ ρ ≤ outer) has Φ = dist − r (none when dist < −`behind`); else the
 /// closest point is on the nearer rim circle.
 #[inline(always)]
-pub fn sphere_annulus(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
+pub fn sphere_annulus(wall: &Wall, p: Vec3, r: f32, behind: f32) -> Option<WallTouch> {
     let n = wall.n();
     let rel = p - wall.o();
     let dist = rel.dot(n);
@@ -225,7 +235,7 @@ pub fn sphere_annulus(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
     let rho = d.length();
     let (outer, inner) = (wall.u[3], wall.v[3]);
     if rho >= inner && rho <= outer {
-        return (dist >= -r).then_some(WallTouch { n, phi: dist - r });
+        return (dist >= -behind).then_some(WallTouch { n, phi: dist - r });
     }
     let w = if rho > 0.0 {
         d / rho
@@ -237,13 +247,19 @@ pub fn sphere_annulus(wall: &Wall, p: Vec3, r: f32) -> Option<WallTouch> {
 }
 
 /// Sphere–rectangle: a centre over the face (|s| ≤ half_u, |t| ≤ half_v) has Φ = dist − r
-/// (none when dist < −r); else the closest point is the clamped (s, t) on an edge or corner,
+/// (none when dist < −`behind`); else the closest point is the clamped (s, t) on an edge or corner,
 /// unless the centre lies over a coplanar rectangle of the same plane group that is on, which
 /// then holds the face contact (so a grain crossing the joint of two floor tiles has one
 /// contact, not two). A centre exactly over the joint, on both faces, belongs to the tile of
 /// the lower index.
 #[inline(always)]
-pub fn sphere_rectangle(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<WallTouch> {
+pub fn sphere_rectangle(
+    walls: &[Wall],
+    w: usize,
+    p: Vec3,
+    r: f32,
+    behind: f32,
+) -> Option<WallTouch> {
     let wall = &walls[w];
     let n = wall.n();
     let rel = p - wall.o();
@@ -251,7 +267,7 @@ pub fn sphere_rectangle(walls: &[Wall], w: usize, p: Vec3, r: f32) -> Option<Wal
     let (u, v) = (Vec4::from_array(wall.u), Vec4::from_array(wall.v));
     let (s, t) = (rel.dot(u.truncate()), rel.dot(v.truncate()));
     if s.abs() <= u.w && t.abs() <= v.w {
-        let owned = dist >= -r && !over_coplanar_neighbour(walls, w, p, w);
+        let owned = dist >= -behind && !over_coplanar_neighbour(walls, w, p, w);
         return owned.then_some(WallTouch { n, phi: dist - r });
     }
     if over_coplanar_neighbour(walls, w, p, walls.len()) {
@@ -307,22 +323,22 @@ mod tests {
     #[test]
     fn a_sphere_inside_a_cone_meets_the_generator_at_its_signed_distance() {
         let norm = 1.25f32.sqrt();
-        let t = sphere_frustum(&hopper(), Vec3::new(0.3, 0.0, 0.0), R).unwrap();
+        let t = sphere_frustum(&hopper(), Vec3::new(0.3, 0.0, 0.0), R, R).unwrap();
         assert!(close(t.phi, 0.05 / norm - R), "{t:?}");
         assert!(close3(t.n, Vec3::new(-1.0, 0.0, 0.5) / norm), "{t:?}");
         // Outside the same cone: the gap and normal change sign.
         let mut outside = hopper();
         outside.origin[3] = -0.35;
-        let t = sphere_frustum(&outside, Vec3::new(0.0, 0.45, 0.0), R).unwrap();
+        let t = sphere_frustum(&outside, Vec3::new(0.0, 0.45, 0.0), R, R).unwrap();
         assert!(close(t.phi, 0.1 / norm - R), "{t:?}");
         assert!(close3(t.n, Vec3::new(0.0, 1.0, -0.5) / norm), "{t:?}");
         // Wholly beyond the mantle: none.
-        assert!(sphere_frustum(&hopper(), Vec3::new(0.5, 0.0, 0.0), R).is_none());
+        assert!(sphere_frustum(&hopper(), Vec3::new(0.5, 0.0, 0.0), R, R).is_none());
     }
 
     #[test]
     fn below_the_orifice_the_rim_circle_is_the_closest_point() {
-        let t = sphere_frustum(&hopper(), Vec3::new(0.05, 0.0, -0.6), R).unwrap();
+        let t = sphere_frustum(&hopper(), Vec3::new(0.05, 0.0, -0.6), R, R).unwrap();
         // The rim point (0.1, 0, −0.5); the centre 0.05 in and 0.1 below it.
         let d = Vec3::new(-0.05, 0.0, -0.1);
         assert!(close(t.phi, d.length() - R), "{t:?}");
@@ -333,7 +349,7 @@ mod tests {
     fn a_cylinder_is_the_cone_of_slope_zero() {
         let drum = Wall::cylinder([0.0; 4], [1.0, 0.0, 0.0, 0.0], 0.5, 1.0, 0.0, [0.0; 4]);
         let p = Vec3::new(0.2, 0.3, -0.1);
-        let t = sphere_frustum(&drum, p, R).unwrap();
+        let t = sphere_frustum(&drum, p, R, R).unwrap();
         let rho = Vec3::new(0.0, p.y, p.z);
         assert_eq!(t.phi, 0.5 - rho.length() - R);
         assert!(close3(t.n, -rho.normalize()));

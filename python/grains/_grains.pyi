@@ -212,6 +212,24 @@ class WorldBuilder:
     ) -> Range:
         """Adds N capsules along their local x axes; returns their index range."""
 
+    def add_cubes(
+        self,
+        positions: ArrayLike,
+        half_edges: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N solid cubes of half-edge `half_edges`; returns their index range."""
+
     def add_ellipses(
         self,
         positions: ArrayLike,

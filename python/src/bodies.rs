@@ -1,11 +1,12 @@
-//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules and
+//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes and
 //! ellipses, one row per body, never a Python object per grain.
 
 use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
 use grains::{
-    capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, MaterialId, Quat, Vec3,
+    capsule_mass, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, MaterialId,
+    Quat, Vec3,
 };
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -349,6 +350,31 @@ impl PyWorldBuilder {
             common,
             |i, rho| capsule_mass(r[i], l[i], rho, planar),
             |i, p, m| Body::capsule(p, r[i], l[i], m),
+        )
+    }
+
+    /// Adds N solid cubes of half-edge `half_edges` (the body's radius; edges along each
+    /// body's local axes, turned by `orientations`) in bulk, and returns the index range
+    /// (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is ρ (2r)³, the
+    /// default inertia 2/3 m r² (exact, the same about every axis). 3-D only; CPU only.
+    #[pyo3(signature = (positions, half_edges, velocities = None, angular_velocities = None, **options))]
+    fn add_cubes<'py>(
+        &mut self,
+        positions: &Bound<'py, PyAny>,
+        half_edges: &Bound<'_, PyAny>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let r = column("half_edges", half_edges, Some(n))?;
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| cube_mass(r[i], rho),
+            |i, p, m| Body::cube(p, r[i], m),
         )
     }
 

@@ -445,6 +445,21 @@ def test_other_shapes_take_their_mass_from_density():
     assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
 
 
+def test_cubes_rest_on_a_face_with_their_weight_on_the_floor():
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    cubes = b.add_cubes([[0.0, 0.0, 0.06], [0.3, 0.0, 0.08]], 0.05, density=1000.0)
+    assert cubes == (0, 2)
+    w = b.build()
+    # ρ (2r)³, and the exact inertia 2/3 m r² about every axis.
+    assert w.masses == pytest.approx([1000.0 * 0.1**3] * 2, rel=1e-6)
+    w.step(1500)
+    # Each rests flat on a face, its centre its half-edge above the floor.
+    assert w.positions[:, 2] == pytest.approx([0.05, 0.05], abs=1e-4)
+    assert np.abs(w.velocities).max() < 1e-4
+
+
 @pytest.mark.parametrize("pair_mu", [None, 0.8])
 def test_pair_friction_replaces_the_smaller_mu(pair_mu):
     theta = math.radians(20.0)

@@ -6,7 +6,7 @@ use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
-use grains::body::{capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body};
+use grains::body::{capsule_mass, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body};
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,6 +20,8 @@ pub(super) enum Form {
     Capsule { half_length: f32, planar: bool },
     /// An ellipse with semi-axes `a` and `b` (planar mode only).
     Ellipse { a: f32, b: f32 },
+    /// A cube whose half-edge is the body's radius (3-D only).
+    Cube,
 }
 
 impl Form {
@@ -40,6 +42,14 @@ impl Form {
                     )?,
                     planar,
                 },
+                ("cube", false) => Form::Cube,
+                ("cube", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "cubes are 3-D bodies: planar mode has none".to_string(),
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -56,7 +66,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\" or \"ellipse\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\" or \"cube\", got \"{other}\""
                     ),
                     ))
                 }
@@ -73,12 +83,17 @@ impl Form {
             ),
             ("a", &g.a, !ellipse, "shape = \"ellipse\""),
             ("b", &g.b, !ellipse, "shape = \"ellipse\""),
-            ("radius", &g.radius, ellipse, "spheres, disks and capsules"),
+            (
+                "radius",
+                &g.radius,
+                ellipse,
+                "spheres, disks, capsules and cubes",
+            ),
             (
                 "radius_max",
                 &g.radius_max,
                 ellipse,
-                "spheres, disks and capsules",
+                "spheres, disks, capsules and cubes",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -115,7 +130,7 @@ impl Form {
                     b: or(&e.b, "b", b)?,
                 },
             ),
-            Form::Sphere | Form::Disk => (&[], self),
+            Form::Sphere | Form::Disk | Form::Cube => (&[], self),
         };
         let given = [
             ("half_length", &e.half_length, "shape = \"capsule\""),
@@ -131,7 +146,7 @@ impl Form {
             return Err(cx.err(
                 r.span(),
                 "radius",
-                "used only by spheres, disks and capsules (an ellipse's size is `a` and `b`)",
+                "used only by spheres, disks, capsules and cubes (an ellipse's size is `a` and `b`)",
             ));
         }
         Ok(form)
@@ -160,12 +175,14 @@ impl Form {
     pub(super) fn bounding_radius(self, r: f32) -> f32 {
         match self {
             Form::Capsule { half_length, .. } => r + half_length,
+            Form::Cube => 3.0f32.sqrt() * r,
             _ => r,
         }
     }
 
     /// Mass of a body of radius `r` and density `rho` (kg/m³, kg/m² in planar mode): sphere
-    /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b.
+    /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b,
+    /// cube (2 r)³.
     pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
         match self {
             Form::Sphere => sphere_mass(r, rho),
@@ -175,6 +192,7 @@ impl Form {
                 planar,
             } => capsule_mass(r, half_length, rho, planar),
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
+            Form::Cube => cube_mass(r, rho),
         }
     }
 
@@ -185,6 +203,7 @@ impl Form {
             Form::Disk => Body::disk(p, r, m),
             Form::Capsule { half_length, .. } => Body::capsule(p, r, half_length, m),
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
+            Form::Cube => Body::cube(p, r, m),
         }
     }
 }

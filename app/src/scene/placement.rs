@@ -4,6 +4,7 @@
 use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
+use grains_kernels::cuboid::cuboid_pair_points;
 use grains_kernels::shape::{contact_points, Placed};
 use std::collections::{BTreeMap, HashMap};
 
@@ -85,6 +86,23 @@ pub(super) fn random_fill_where(
     placed
 }
 
+/// The deepest overlap −Φ of two placed bodies over their contact points (those of
+/// [`cuboid_pair_points`] for pairs with a cuboid, else of [`contact_points`]); −∞ when the
+/// narrow phase detects no point of the pair.
+fn deepest_overlap(a: &Placed, b: &Placed) -> f32 {
+    let deepest = |touches: &[Option<grains_kernels::shape::Touch>]| {
+        touches
+            .iter()
+            .flatten()
+            .map(|t| -t.phi)
+            .fold(f32::NEG_INFINITY, f32::max)
+    };
+    match cuboid_pair_points(a, b) {
+        Some(touches) => deepest(&touches),
+        None => deepest(&contact_points(a, b)),
+    }
+}
+
 /// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m)
 /// with i < j, the overlap being −Φ of their nearest points ([`contact_points`]; pairs the
 /// narrow phase does not detect never overlap); of pairs that overlap equally, the one with the
@@ -146,11 +164,7 @@ pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, 
                             if !(moves(a) || moves(c)) {
                                 continue;
                             }
-                            let overlap = contact_points(&placed(a), &placed(c))
-                                .into_iter()
-                                .flatten()
-                                .map(|t| -t.phi)
-                                .fold(f32::NEG_INFINITY, f32::max);
+                            let overlap = deepest_overlap(&placed(a), &placed(c));
                             let pair = (lo, hi, overlap);
                             let better = |w: (usize, usize, f32)| {
                                 overlap > w.2 || (overlap == w.2 && (pair.1, pair.0) < (w.1, w.0))
@@ -212,11 +226,7 @@ mod tests {
                 if a.kind != BodyKind::Dynamic && b.kind != BodyKind::Dynamic {
                     continue;
                 }
-                let overlap = contact_points(&placed(a), &placed(b))
-                    .into_iter()
-                    .flatten()
-                    .map(|t| -t.phi)
-                    .fold(f32::NEG_INFINITY, f32::max);
+                let overlap = deepest_overlap(&placed(a), &placed(b));
                 if overlap > tol * a.radius.min(b.radius) && worst.is_none_or(|w| overlap > w.2) {
                     worst = Some((i, j, overlap));
                 }

@@ -1,0 +1,311 @@
+//! Cuboids: boxes of half-extents (a, b, c) along the body's local x, y and z axes, with sharp
+//! edges. Their contacts are points, so that a box resting on a face is held at its corners and
+//! does not rock:
+//! * against a wall, each of the eight corners (a sphere of radius zero, [`cuboid_corners`]);
+//! * against a sphere, the box's point nearest the sphere's centre ([`point_cuboid`]);
+//! * against another cuboid, each corner of either box against the other box, and the nearest
+//!   pairs of crossing edges that support both boxes along their common normal
+//!   ([`cuboids_touch`]). A convex polyhedron's deepest point against a face is a corner; where
+//!   two boxes meet edge across edge no corner touches, and two faces turned against each other
+//!   overlap in a polygon whose corners are corners of either face or edge crossings, so the
+//!   corners and the crossings hold every resting and colliding configuration of two boxes.
+//!
+//! The gap of a corner p outside a box is its distance to the box's nearest point e, along
+//! n = (p − e)/‖p − e‖; inside, the depth below the nearest face, along that face's normal.
+
+use crate::shape::{closest_between_segments, Placed, Shape, Touch};
+use glam::{Quat, Vec3};
+
+/// The most crossing edge pairs of two cuboids kept as contacts: two faces lying on each other
+/// cross at up to eight points (the corners of their octagonal overlap).
+pub const MAX_CROSSINGS: usize = 16;
+
+/// The most contact points of two cuboids: eight corners of each against the other, and the
+/// crossing edge pairs ([`cuboids_touch`]).
+pub const CUBOID_PAIR_POINTS: usize = 16 + MAX_CROSSINGS;
+
+/// The eight corners c + R (±a, ±b, ±c) of a cuboid; corner k takes the + sign on axis i when
+/// bit i of k is set.
+#[inline(always)]
+pub fn cuboid_corners(centre: Vec3, q: Quat, half: Vec3) -> [Vec3; 8] {
+    std::array::from_fn(|k| {
+        let sign = |i: usize| if k >> i & 1 == 1 { 1.0 } else { -1.0 };
+        centre + q * Vec3::new(sign(0) * half.x, sign(1) * half.y, sign(2) * half.z)
+    })
+}
+
+/// A sphere of radius `r` about `p` (side a) against the cuboid of centre `c`, orientation `q`
+/// and half-extents `half` (side b): with e the box's point nearest p, outside
+/// n = (p − e)/‖p − e‖ and Φ = ‖p − e‖ − r; inside (or on the surface), n the normal of the
+/// face nearest p and Φ = −(depth below that face) − r.
+#[inline(always)]
+pub fn point_cuboid(p: Vec3, r: f32, c: Vec3, q: Quat, half: Vec3) -> Touch {
+    let local = q.inverse() * (p - c);
+    let nearest = local.clamp(-half, half);
+    let d = local - nearest;
+    let dist = d.length();
+    if dist > 0.0 {
+        let n = q * (d / dist);
+        return Touch {
+            n,
+            phi: dist - r,
+            pa: p - r * n,
+            pb: c + q * nearest,
+        };
+    }
+    let depth = half - local.abs();
+    let axis = if depth.x <= depth.y && depth.x <= depth.z {
+        0
+    } else if depth.y <= depth.z {
+        1
+    } else {
+        2
+    };
+    let mut normal = Vec3::ZERO;
+    normal[axis] = 1.0f32.copysign(local[axis]);
+    let n = q * normal;
+    Touch {
+        n,
+        phi: -depth[axis] - r,
+        pa: p - r * n,
+        pb: p + depth[axis] * n,
+    }
+}
+
+/// The twelve edges of a cuboid as (midpoint, unit direction, half-length).
+fn cuboid_edges(centre: Vec3, q: Quat, half: Vec3) -> [(Vec3, Vec3, f32); 12] {
+    std::array::from_fn(|e| {
+        let (along, k) = (e / 4, e % 4);
+        let (i, j) = ((along + 1) % 3, (along + 2) % 3);
+        let mut offset = Vec3::ZERO;
+        offset[i] = if k & 1 == 1 { half[i] } else { -half[i] };
+        offset[j] = if k & 2 == 2 { half[j] } else { -half[j] };
+        let mut axis = Vec3::ZERO;
+        axis[along] = 1.0;
+        (centre + q * offset, q * axis, half[along])
+    })
+}
+
+/// The greatest separation of two boxes over the fifteen axes of the separating-axis test
+/// (each box's three face normals, the nine cross products of their edge directions, both
+/// ways): max over n of min_a x·n − max_b x·n, the gap between them when positive. Along any
+/// axis the boxes are at least this close, so a pair of points whose gap is much below it
+/// (on another axis) is not where they meet.
+fn greatest_separation(qa: Quat, qb: Quat, corners_a: &[Vec3; 8], corners_b: &[Vec3; 8]) -> f32 {
+    let span = |corners: &[Vec3; 8], n: Vec3| {
+        corners
+            .iter()
+            .map(|&c| c.dot(n))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x), hi.max(x))
+            })
+    };
+    let (ea, eb) = (
+        [Vec3::X, Vec3::Y, Vec3::Z].map(|e| qa * e),
+        [Vec3::X, Vec3::Y, Vec3::Z].map(|e| qb * e),
+    );
+    let crosses = ea.iter().flat_map(|&u| eb.iter().map(move |&v| u.cross(v)));
+    ea.into_iter()
+        .chain(eb)
+        .chain(crosses.filter(|c| c.length_squared() >= CROSSING_SIN2))
+        .map(|n| {
+            let n = n.normalize();
+            let ((lo_a, hi_a), (lo_b, hi_b)) = (span(corners_a, n), span(corners_b, n));
+            (lo_a - hi_b).max(lo_b - hi_a)
+        })
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// Smallest sin² of the angle between two edges for them to count as crossing (below it the
+/// corners of the parallel edges carry the contact).
+const CROSSING_SIN2: f32 = 1e-4;
+
+/// The contact points of cuboid `a` (half-extents `ha`) and cuboid `b` (`hb`): entries 0–7 a's
+/// corners against b, 8–15 b's corners against a, from 16 on the crossing edges. Corners come
+/// from [`point_cuboid`] at radius zero. An edge pair counts when its nearest points lie inside
+/// both edges, the edges are not parallel, and their common normal n = ±(u_a × u_b), turned
+/// from b's centre towards a's, has a wholly on its + side of a's edge and b wholly on the −
+/// side of b's edge (both edges support their boxes along n, as on a separating axis), and
+/// Φ = (p_a − p_b)·n is within 10⁻³ of the boxes' sizes of their greatest separation over the
+/// separating-axis test's fifteen axes (so that edges which support their boxes along an axis
+/// on which the boxes overlap deeply, beside an axis on which they barely touch, are not taken). Two faces lying on each other turned
+/// against each other touch along the octagon of their overlap, whose corners are edge
+/// crossings: all of them are kept, so such a stack stands on its whole overlap.
+pub fn cuboids_touch(
+    a: &Placed,
+    ha: Vec3,
+    b: &Placed,
+    hb: Vec3,
+) -> [Option<Touch>; CUBOID_PAIR_POINTS] {
+    let (corners_a, corners_b) = (
+        cuboid_corners(a.centre, a.q, ha),
+        cuboid_corners(b.centre, b.q, hb),
+    );
+    let mut out = [None; CUBOID_PAIR_POINTS];
+    for k in 0..8 {
+        out[k] = Some(point_cuboid(corners_a[k], 0.0, b.centre, b.q, hb));
+        out[8 + k] = Some(point_cuboid(corners_b[k], 0.0, a.centre, a.q, ha).swapped());
+    }
+    let crossings = crossing_edges(a, ha, &corners_a, b, hb, &corners_b);
+    out[16..].copy_from_slice(&crossings);
+    out
+}
+
+/// The edge–edge contacts of [`cuboids_touch`] (at most [`MAX_CROSSINGS`], in edge order).
+fn crossing_edges(
+    a: &Placed,
+    ha: Vec3,
+    corners_a: &[Vec3; 8],
+    b: &Placed,
+    hb: Vec3,
+    corners_b: &[Vec3; 8],
+) -> [Option<Touch>; MAX_CROSSINGS] {
+    // Points may stand this far beyond a supporting plane (rounding of the corners' positions).
+    let slack = 1e-5 * (ha.max_element() + hb.max_element());
+    // A crossing's Φ is the boxes' separation along its normal; only those within this of the
+    // greatest separation (the separating axis's) are where the boxes meet.
+    let near = 1e-3 * (ha.min_element() + hb.min_element());
+    let least = greatest_separation(a.q, b.q, corners_a, corners_b) - near;
+    let mut out = [None; MAX_CROSSINGS];
+    let mut found = 0;
+    for (ca, ua, la) in cuboid_edges(a.centre, a.q, ha) {
+        for (cb, ub, lb) in cuboid_edges(b.centre, b.q, hb) {
+            let cross = ua.cross(ub);
+            if found == MAX_CROSSINGS || cross.length_squared() < CROSSING_SIN2 {
+                continue;
+            }
+            let (s, t) = closest_between_segments(ca, ua, la, cb, ub, lb);
+            if s.abs() >= la || t.abs() >= lb {
+                continue;
+            }
+            let (pa, pb) = (ca + ua * s, cb + ub * t);
+            let mut n = cross.normalize();
+            if (a.centre - b.centre).dot(n) < 0.0 {
+                n = -n;
+            }
+            let supports_a = corners_a.iter().all(|&c| (c - pa).dot(n) >= -slack);
+            let supports_b = corners_b.iter().all(|&c| (c - pb).dot(n) <= slack);
+            let phi = (pa - pb).dot(n);
+            if supports_a && supports_b && phi >= least {
+                out[found] = Some(Touch { n, phi, pa, pb });
+                found += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The contact points of a pair with a cuboid in it ([`cuboids_touch`]; against a sphere the
+/// box's point nearest its centre, [`point_cuboid`]), numbered for the narrow phase's key
+/// flags ([`crate::narrow_phase::point_flag`]); `None` for
+/// pairs without a cuboid. A cuboid meets only spheres and cuboids (the world's build refuses
+/// cuboids beside other shapes).
+#[inline(always)]
+pub fn cuboid_pair_points(a: &Placed, b: &Placed) -> Option<[Option<Touch>; CUBOID_PAIR_POINTS]> {
+    let mut out = [None; CUBOID_PAIR_POINTS];
+    match (a.shape, b.shape) {
+        (Shape::Cuboid { half_extents: ha }, Shape::Cuboid { half_extents: hb }) => {
+            return Some(cuboids_touch(a, ha, b, hb));
+        }
+        (Shape::Cuboid { half_extents }, Shape::Sphere) => {
+            out[0] = Some(point_cuboid(b.centre, b.radius, a.centre, a.q, half_extents).swapped());
+        }
+        (Shape::Sphere, Shape::Cuboid { half_extents }) => {
+            out[0] = Some(point_cuboid(
+                a.centre,
+                a.radius,
+                b.centre,
+                b.q,
+                half_extents,
+            ));
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuboid(centre: Vec3, q: Quat, half: Vec3) -> Placed {
+        Placed {
+            centre,
+            q,
+            radius: half.min_element(),
+            shape: Shape::Cuboid { half_extents: half },
+        }
+    }
+
+    /// A point outside a face, outside an edge and inside the box: the gap is the distance to
+    /// the face, to the edge, and minus the depth below the nearest face, in closed form.
+    #[test]
+    fn point_gaps_are_the_distances_to_the_box() {
+        let (c, q, half) = (
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_rotation_z(0.4),
+            Vec3::new(0.5, 0.3, 0.2),
+        );
+        let world = |l: Vec3| c + q * l;
+        let face = point_cuboid(world(Vec3::new(0.1, 0.0, 0.5)), 0.05, c, q, half);
+        assert!((face.phi - (0.3 - 0.05)).abs() < 1e-6, "{face:?}");
+        assert!((face.n - q * Vec3::Z).length() < 1e-6);
+        let edge = point_cuboid(world(Vec3::new(0.8, 0.7, 0.0)), 0.0, c, q, half);
+        assert!((edge.phi - 0.5).abs() < 1e-6, "{edge:?}");
+        assert!((edge.pb - world(Vec3::new(0.5, 0.3, 0.0))).length() < 1e-6);
+        let inside = point_cuboid(world(Vec3::new(0.45, 0.0, 0.0)), 0.0, c, q, half);
+        assert!((inside.phi + 0.05).abs() < 1e-6, "{inside:?}");
+        assert!((inside.n - q * Vec3::X).length() < 1e-6);
+        assert!((inside.pb - world(Vec3::new(0.5, 0.0, 0.0))).length() < 1e-6);
+    }
+
+    /// A box resting square on a larger one: a's four lower corners touch b's top face at
+    /// Φ = 0 with n = +z, b's corners are all below or beside a, and the edges are parallel,
+    /// so no edge pair is taken.
+    #[test]
+    fn a_box_on_a_box_touches_at_its_four_lower_corners() {
+        let b = cuboid(Vec3::ZERO, Quat::IDENTITY, Vec3::new(1.0, 1.0, 0.5));
+        let a = cuboid(
+            Vec3::new(0.1, -0.2, 0.5 + 0.25),
+            Quat::IDENTITY,
+            Vec3::new(0.3, 0.4, 0.25),
+        );
+        let touches = cuboids_touch(&a, Vec3::new(0.3, 0.4, 0.25), &b, Vec3::new(1.0, 1.0, 0.5));
+        let resting: Vec<_> = touches
+            .iter()
+            .flatten()
+            .filter(|t| t.phi.abs() < 1e-6)
+            .collect();
+        assert_eq!(resting.len(), 4, "{touches:?}");
+        for t in resting {
+            assert!((t.n - Vec3::Z).length() < 1e-6, "{t:?}");
+            assert!((t.pa.z - 0.5).abs() < 1e-6);
+        }
+        assert!(touches[16..].iter().all(Option::is_none));
+    }
+
+    /// Two unit cubes edge across edge: a above b, turned 45° about x and then about z so that
+    /// its lowest edge runs along y above b's top edge, which runs along x, with a gap g. Only
+    /// the edge pair meets at Φ = g (every corner is farther), with n = +z.
+    #[test]
+    fn crossing_edges_give_the_gap_between_them() {
+        let half = Vec3::splat(0.5);
+        let b = cuboid(
+            Vec3::ZERO,
+            Quat::from_rotation_y(std::f32::consts::FRAC_PI_4),
+            half,
+        );
+        let g = 0.01;
+        let lift = 0.5 * std::f32::consts::SQRT_2;
+        let q = Quat::from_rotation_x(std::f32::consts::FRAC_PI_4);
+        let a = cuboid(Vec3::new(0.0, 0.0, 2.0 * lift + g), q, half);
+        let touches = cuboids_touch(&a, half, &b, half);
+        assert!(touches[17..].iter().all(Option::is_none), "one crossing");
+        let edge = touches[16].expect("the crossing edges");
+        assert!((edge.phi - g).abs() < 1e-5, "{edge:?}");
+        assert!((edge.n - Vec3::Z).length() < 1e-5, "{edge:?}");
+        for t in touches[..16].iter().flatten() {
+            assert!(t.phi > g + 0.1, "corner {t:?}");
+        }
+    }
+}
