@@ -131,45 +131,49 @@ const CROSSING_SIN2: f32 = 1e-4;
 /// on which the boxes overlap deeply, beside an axis on which they barely touch, are not taken). Two faces lying on each other turned
 /// against each other touch along the octagon of their overlap, whose corners are edge
 /// crossings: all of them are kept, so such a stack stands on its whole overlap.
+///
+/// None of them when the boxes stand more than `cutoff` apart on some axis (every point's gap
+/// is then above it: the narrow phase passes the pair's largest envelope).
 pub fn cuboids_touch(
     a: &Placed,
     ha: Vec3,
     b: &Placed,
     hb: Vec3,
+    cutoff: f32,
 ) -> [Option<Touch>; CUBOID_PAIR_POINTS] {
     let (corners_a, corners_b) = (
         cuboid_corners(a.centre, a.q, ha),
         cuboid_corners(b.centre, b.q, hb),
     );
     let mut out = [None; CUBOID_PAIR_POINTS];
+    let separation = greatest_separation(a.q, b.q, &corners_a, &corners_b);
+    let near = 1e-3 * (ha.min_element() + hb.min_element());
+    if separation - near > cutoff {
+        return out;
+    }
     for k in 0..8 {
         out[k] = Some(point_cuboid(corners_a[k], 0.0, b.centre, b.q, hb));
         out[8 + k] = Some(point_cuboid(corners_b[k], 0.0, a.centre, a.q, ha).swapped());
     }
-    let crossings = crossing_edges(a, ha, &corners_a, b, hb, &corners_b);
+    let crossings = crossing_edges((a, ha, &corners_a), (b, hb, &corners_b), separation - near);
     out[16..].copy_from_slice(&crossings);
     out
 }
 
-/// The edge–edge contacts of [`cuboids_touch`] (at most [`MAX_CROSSINGS`], in edge order).
+/// The edge–edge contacts of [`cuboids_touch`] (at most [`MAX_CROSSINGS`], in edge order)
+/// whose gap is at least `least`.
 fn crossing_edges(
-    a: &Placed,
-    ha: Vec3,
-    corners_a: &[Vec3; 8],
-    b: &Placed,
-    hb: Vec3,
-    corners_b: &[Vec3; 8],
+    (a, ha, corners_a): (&Placed, Vec3, &[Vec3; 8]),
+    (b, hb, corners_b): (&Placed, Vec3, &[Vec3; 8]),
+    least: f32,
 ) -> [Option<Touch>; MAX_CROSSINGS] {
     // Points may stand this far beyond a supporting plane (rounding of the corners' positions).
     let slack = 1e-5 * (ha.max_element() + hb.max_element());
-    // A crossing's Φ is the boxes' separation along its normal; only those within this of the
-    // greatest separation (the separating axis's) are where the boxes meet.
-    let near = 1e-3 * (ha.min_element() + hb.min_element());
-    let least = greatest_separation(a.q, b.q, corners_a, corners_b) - near;
     let mut out = [None; MAX_CROSSINGS];
     let mut found = 0;
+    let edges_b = cuboid_edges(b.centre, b.q, hb);
     for (ca, ua, la) in cuboid_edges(a.centre, a.q, ha) {
-        for (cb, ub, lb) in cuboid_edges(b.centre, b.q, hb) {
+        for &(cb, ub, lb) in &edges_b {
             let cross = ua.cross(ub);
             if found == MAX_CROSSINGS || cross.length_squared() < CROSSING_SIN2 {
                 continue;
@@ -183,10 +187,13 @@ fn crossing_edges(
             if (a.centre - b.centre).dot(n) < 0.0 {
                 n = -n;
             }
+            let phi = (pa - pb).dot(n);
+            if phi < least {
+                continue;
+            }
             let supports_a = corners_a.iter().all(|&c| (c - pa).dot(n) >= -slack);
             let supports_b = corners_b.iter().all(|&c| (c - pb).dot(n) <= slack);
-            let phi = (pa - pb).dot(n);
-            if supports_a && supports_b && phi >= least {
+            if supports_a && supports_b {
                 out[found] = Some(Touch { n, phi, pa, pb });
                 found += 1;
             }
@@ -197,15 +204,20 @@ fn crossing_edges(
 
 /// The contact points of a pair with a cuboid in it ([`cuboids_touch`]; against a sphere the
 /// box's point nearest its centre, [`point_cuboid`]), numbered for the narrow phase's key
-/// flags ([`crate::narrow_phase::point_flag`]); `None` for
+/// flags ([`crate::narrow_phase::point_flag`]), none of them for cuboids more than `cutoff`
+/// apart ([`cuboids_touch`]); `None` for
 /// pairs without a cuboid. A cuboid meets only spheres and cuboids (the world's build refuses
 /// cuboids beside other shapes).
 #[inline(always)]
-pub fn cuboid_pair_points(a: &Placed, b: &Placed) -> Option<[Option<Touch>; CUBOID_PAIR_POINTS]> {
+pub fn cuboid_pair_points(
+    a: &Placed,
+    b: &Placed,
+    cutoff: f32,
+) -> Option<[Option<Touch>; CUBOID_PAIR_POINTS]> {
     let mut out = [None; CUBOID_PAIR_POINTS];
     match (a.shape, b.shape) {
         (Shape::Cuboid { half_extents: ha }, Shape::Cuboid { half_extents: hb }) => {
-            return Some(cuboids_touch(a, ha, b, hb));
+            return Some(cuboids_touch(a, ha, b, hb, cutoff));
         }
         (Shape::Cuboid { half_extents }, Shape::Sphere) => {
             out[0] = Some(point_cuboid(b.centre, b.radius, a.centre, a.q, half_extents).swapped());
@@ -270,7 +282,8 @@ mod tests {
             Quat::IDENTITY,
             Vec3::new(0.3, 0.4, 0.25),
         );
-        let touches = cuboids_touch(&a, Vec3::new(0.3, 0.4, 0.25), &b, Vec3::new(1.0, 1.0, 0.5));
+        let (ha, hb) = (Vec3::new(0.3, 0.4, 0.25), Vec3::new(1.0, 1.0, 0.5));
+        let touches = cuboids_touch(&a, ha, &b, hb, f32::INFINITY);
         let resting: Vec<_> = touches
             .iter()
             .flatten()
@@ -299,7 +312,10 @@ mod tests {
         let lift = 0.5 * std::f32::consts::SQRT_2;
         let q = Quat::from_rotation_x(std::f32::consts::FRAC_PI_4);
         let a = cuboid(Vec3::new(0.0, 0.0, 2.0 * lift + g), q, half);
-        let touches = cuboids_touch(&a, half, &b, half);
+        let touches = cuboids_touch(&a, half, &b, half, f32::INFINITY);
+        assert!(cuboids_touch(&a, half, &b, half, 0.5 * g)
+            .iter()
+            .all(Option::is_none));
         assert!(touches[17..].iter().all(Option::is_none), "one crossing");
         let edge = touches[16].expect("the crossing edges");
         assert!((edge.phi - g).abs() < 1e-5, "{edge:?}");

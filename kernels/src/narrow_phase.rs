@@ -369,7 +369,7 @@ impl PairTests<'_> {
 
     /// All contacts of large body `l`: grid bodies in the cells its box covers (around each of
     /// its periodic images within reach of a side, each partner around its minimum-image index
-    /// only), larger-index large bodies, walls.
+    /// only), larger-index large bodies near it ([`Grid::large_near`]), walls.
     fn large_body(&self, grid: &Grid, l: u32, out: &mut Vec<(u64, ContactRow)>) {
         let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[l as usize].truncate();
@@ -388,8 +388,10 @@ impl PairTests<'_> {
                 }
             });
         }
-        for &m in grid.large.iter().filter(|&&m| m > l) {
-            self.body_pair(&grid.reach, l, m, out);
+        for m in grid.large_near(p, grid.reach[l as usize]) {
+            if m > l {
+                self.body_pair(&grid.reach, l, m, out);
+            }
         }
         match shape_of(self.shapes, l as usize) {
             Shape::Sphere => {
@@ -423,7 +425,8 @@ impl PairTests<'_> {
             return;
         }
         let (placed_a, placed_b) = (self.placed(a), self.placed(b));
-        if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b) {
+        let cutoff = self.largest_envelope(a, b, reach);
+        if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b, cutoff) {
             for (p, touch) in touches.iter().enumerate() {
                 if let Some(touch) = touch {
                     self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
@@ -437,6 +440,16 @@ impl PairTests<'_> {
                 self.push_pair_row(a as u32, b as u32, &touch, flag, out);
             }
         }
+    }
+
+    /// The largest envelope ε̂ any contact point of bodies a and b can have in this step: that
+    /// of the closing speed |v_a| + |v_b| + |ω_a| R_a + |ω_b| R_b, which bounds every pair of
+    /// their points' approach and speeds (R the bounding radius, at most the `reach`).
+    #[inline(always)]
+    fn largest_envelope(&self, a: usize, b: usize, reach: &[f32]) -> f32 {
+        let m = &self.bodies.motion;
+        let speed = |i: usize| m[i].v().length() + m[i].w().length() * reach[i];
+        self.p.envelope.pair(speed(a) + speed(b), self.p.h)
     }
 
     /// Body `i`'s shape where it stands.

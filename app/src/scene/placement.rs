@@ -97,7 +97,7 @@ fn deepest_overlap(a: &Placed, b: &Placed) -> f32 {
             .map(|t| -t.phi)
             .fold(f32::NEG_INFINITY, f32::max)
     };
-    match cuboid_pair_points(a, b) {
+    match cuboid_pair_points(a, b, f32::INFINITY) {
         Some(touches) => deepest(&touches),
         None => deepest(&contact_points(a, b)),
     }
