@@ -18,7 +18,7 @@
 
 use super::body::RigidBody;
 use super::closest_points::closest_points;
-use super::contact::{ContactGeometry, ContactPair, GapModel};
+use super::contact::{contact_frame, ContactGeometry, ContactPair, GapModel};
 use super::semismooth::{solve_semismooth, NewtonFailure, NewtonReport, NewtonSettings};
 use super::step_ncp::{ContactStart, StepProblem, BODY_UNKNOWNS, CONTACT_UNKNOWNS};
 use super::surface::ImplicitSurface;
@@ -85,6 +85,9 @@ pub struct ContactState {
     pub normal_impulse: f64,
     /// Friction impulses (p_t, p_o) and spin impulse p_r.
     pub friction_impulse: DVec3,
+    /// The contact's impulse on body b in world axes, p_n n + p_t t + p_o o (N s; body a
+    /// takes its opposite), with (t, o) the step's tangents.
+    pub impulse: DVec3,
     /// The scaled slip ‖(e_t v_t, e_o v_o, e_r ω_n)‖ (the paper's σ); 0 when sticking.
     pub slip: f64,
 }
@@ -186,7 +189,8 @@ impl ImplicitSystem {
     }
 
     /// Adds a contact and returns its index; refuses a [`MAX_CONTACTS`]+1-th contact, unknown
-    /// or equal bodies, two fixed bodies and friction parameters out of range (μ ≥ 0, e > 0).
+    /// or equal bodies, two fixed bodies and friction parameters out of range (μ ≥ 0,
+    /// e_t, e_o > 0, e_r ≥ 0).
     pub fn add_contact(&mut self, contact: ContactPair) -> Result<usize, ImplicitError> {
         if self.contacts.len() >= MAX_CONTACTS {
             return Err(ImplicitError::TooManyContacts {
@@ -207,9 +211,9 @@ impl ImplicitSystem {
         }
         let f = contact.friction;
         let finite = [f.mu, f.e_t, f.e_o, f.e_r].iter().all(|v| v.is_finite());
-        if !(finite && f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r > 0.0) {
+        if !(finite && f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r >= 0.0) {
             return bad(format!(
-                "friction needs μ ≥ 0 and e_t, e_o, e_r > 0 (got {f:?})"
+                "friction needs μ ≥ 0, e_t, e_o > 0 and e_r ≥ 0 (got {f:?})"
             ));
         }
         self.contacts.push(contact);
@@ -289,10 +293,23 @@ impl ImplicitSystem {
             z0.extend(body.velocity.to_array());
             z0.extend(body.angular_velocity.to_array());
         }
-        for (start, memory) in starts.iter().zip(&self.memory) {
+        // The closest points start where the bodies carry them at the start velocities, so
+        // that they satisfy the closest-point conditions at the guessed end poses: Newton then
+        // stays on the branch of opposed normals (from the start points themselves, a fast
+        // body that ends the guess deep in another can be met at its far side instead, where
+        // the normals agree and the conditions hold too).
+        let carried = |body: usize, point: DVec3| match self.model {
+            GapModel::GeometricallyImplicit => {
+                let b = &self.bodies[body];
+                let end = b.pose.advanced(self.h, b.velocity, b.angular_velocity);
+                end.to_world(b.pose.to_body(point))
+            }
+            GapModel::Linearised => point,
+        };
+        for ((start, memory), contact) in starts.iter().zip(&self.memory).zip(&self.contacts) {
             let (p_n, p_f) = memory.map_or((0.0, DVec3::ZERO), |m| (m.2, m.3));
-            z0.extend(start.a1.to_array());
-            z0.extend(start.a2.to_array());
+            z0.extend(carried(contact.a, start.a1).to_array());
+            z0.extend(carried(contact.b, start.a2).to_array());
             z0.push(p_n);
             z0.extend(p_f.to_array());
         }
@@ -307,6 +324,7 @@ impl ImplicitSystem {
             .map(|c| {
                 let (a1, a2, p_n, p_f) = problem.contact_unknowns(&z, c);
                 let normal = problem.contact_normal(&z, c);
+                let (t, o) = contact_frame(normal, starts[c].axis);
                 let gap = match self.model {
                     GapModel::GeometricallyImplicit => normal.dot(a2 - a1),
                     GapModel::Linearised => {
@@ -325,6 +343,7 @@ impl ImplicitSystem {
                     gap,
                     normal_impulse: p_n,
                     friction_impulse: p_f,
+                    impulse: p_n * normal + p_f.x * t + p_f.y * o,
                     slip: problem.slip(&z, c),
                 }
             })
