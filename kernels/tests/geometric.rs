@@ -77,7 +77,7 @@ fn limits_bad_input_and_non_convergence_are_errors() {
     let bad = small.add_contact(ContactPair {
         a: plane,
         b: ball,
-        friction: Friction::isotropic(0.2, 0.0),
+        friction: Friction::isotropic(0.2, -0.1),
     });
     assert!(matches!(bad, Err(ImplicitError::BadParameter(_))));
     assert!(matches!(
@@ -104,4 +104,32 @@ fn limits_bad_input_and_non_convergence_are_errors() {
     assert_eq!(starved.bodies()[ball], before);
     assert_eq!(starved.time(), 0.0);
     assert!(small.step().is_ok());
+}
+
+/// e_r = 0 drops the spin term of the friction ellipsoid: a sphere spinning about the normal
+/// of a plane keeps its spin (the spin impulse is 0 to the Newton tolerance) while sliding
+/// friction still acts on it (a sliding sphere slows at μ g until it rolls).
+#[test]
+fn zero_spin_length_leaves_the_spin_alone() {
+    let mut s = ImplicitSystem::new(0.01, DVec3::new(0.0, 0.0, -9.81)).unwrap();
+    let plane = s.add_body(RigidBody::floor(DVec3::Z)).unwrap();
+    let ball = s
+        .add_body(
+            RigidBody::sphere(1.0, 1.0, DVec3::new(0.0, 0.0, 1.0))
+                .with_velocity(DVec3::X, DVec3::new(0.0, 0.0, 2.0)),
+        )
+        .unwrap();
+    s.add_contact(ContactPair {
+        a: plane,
+        b: ball,
+        friction: Friction::isotropic(0.2, 0.0),
+    })
+    .unwrap();
+    let report = s.step().unwrap();
+    let b = s.bodies()[ball];
+    // ω_z is untouched to the Newton tolerance (1e-10 on impulses of order 0.1, I = 0.4).
+    assert!((b.angular_velocity.z - 2.0).abs() < 1e-9, "{}", b.angular_velocity);
+    assert!(report.contacts[0].friction_impulse.z.abs() < 1e-10);
+    // Sliding: v_x drops by μ g h = 0.01962 in the step (to the tolerance).
+    assert!((b.velocity.x - (1.0 - 0.2 * 9.81 * 0.01)).abs() < 1e-9, "{}", b.velocity);
 }
