@@ -143,7 +143,12 @@ fn bad_integrator_settings() {
         "generator = \"lattice\"\nname = \"other\"\norigin = [0.5, 0.0, 0.2]\nspacing = 0.25\ncounts = [4, 4, 1]",
     );
     let many = many.replace("position = [0.5, 0.0, 0.2]\n", "");
-    expect_error("implicit_many", &many, line_of(&many, "integrator"), "integrator");
+    expect_error(
+        "implicit_many",
+        &many,
+        line_of(&many, "integrator"),
+        "integrator",
+    );
 }
 
 /// The GPU backend solves by projected Jacobi or APGD at tolerance 0 only: a scene asking it for more

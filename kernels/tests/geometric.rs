@@ -128,8 +128,16 @@ fn zero_spin_length_leaves_the_spin_alone() {
     let report = s.step().unwrap();
     let b = s.bodies()[ball];
     // ω_z is untouched to the Newton tolerance (1e-10 on impulses of order 0.1, I = 0.4).
-    assert!((b.angular_velocity.z - 2.0).abs() < 1e-9, "{}", b.angular_velocity);
+    assert!(
+        (b.angular_velocity.z - 2.0).abs() < 1e-9,
+        "{}",
+        b.angular_velocity
+    );
     assert!(report.contacts[0].friction_impulse.z.abs() < 1e-10);
     // Sliding: v_x drops by μ g h = 0.01962 in the step (to the tolerance).
-    assert!((b.velocity.x - (1.0 - 0.2 * 9.81 * 0.01)).abs() < 1e-9, "{}", b.velocity);
+    assert!(
+        (b.velocity.x - (1.0 - 0.2 * 9.81 * 0.01)).abs() < 1e-9,
+        "{}",
+        b.velocity
+    );
 }
