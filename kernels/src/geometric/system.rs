@@ -59,6 +59,17 @@ pub enum ImplicitError {
         /// The solver's failure.
         failure: NewtonFailure,
     },
+    /// The step's solution met a contact's second body on its far side (the normals at the
+    /// two closest points agree instead of opposing, which the closest-point conditions also
+    /// allow): a body passed through another within the step. The system is left at the start
+    /// of the step.
+    #[error("step at t = {time}: contact {contact}: the solution meets a body on its far side (a body would pass through another); use a smaller step h")]
+    FarSide {
+        /// Time at the start of the failed step.
+        time: f64,
+        /// Index of the contact.
+        contact: usize,
+    },
     /// The step's NCP was not solved; the system is left at the start of the step.
     #[error("step at t = {time}: {failure}")]
     Step {
@@ -320,6 +331,23 @@ impl ImplicitSystem {
             }
         })?;
         let poses = problem.end_poses(&z);
+        if self.model == GapModel::GeometricallyImplicit {
+            for (c, contact) in self.contacts.iter().enumerate() {
+                let (a1, a2, _, _) = problem.contact_unknowns(&z, c);
+                let n1 = self.bodies[contact.a]
+                    .surface
+                    .unit_normal(&poses[contact.a], a1);
+                let n2 = self.bodies[contact.b]
+                    .surface
+                    .unit_normal(&poses[contact.b], a2);
+                if n1.dot(n2) > 0.0 {
+                    return Err(ImplicitError::FarSide {
+                        time: self.time,
+                        contact: c,
+                    });
+                }
+            }
+        }
         let contacts: Vec<ContactState> = (0..self.contacts.len())
             .map(|c| {
                 let (a1, a2, p_n, p_f) = problem.contact_unknowns(&z, c);
