@@ -25,7 +25,7 @@ pub enum Integrator {
     /// The geometrically implicit stepper of Chakraborty et al. ([`crate::geometric`]): the
     /// contact points are unknowns of the step, so each contact's gap is ≥ 0 at its end (to
     /// the Newton tolerance). For small worlds only: at most
-    /// [`MAX_BODIES`](crate::geometric::MAX_BODIES) spheres and plane walls together, at most
+    /// [`MAX_BODIES`] spheres and plane walls together, at most
     /// [`MAX_CONTACTS`](crate::geometric::MAX_CONTACTS) contacts in a step, rigid contact, CPU
     /// backend; refused at build otherwise (see `engine/src/implicit.rs`).
     GeometricallyImplicit,

@@ -41,8 +41,7 @@ fn sliding_sphere(settings: Settings) -> WorldBuilder {
 fn world_matches_the_implicit_system_on_a_sliding_sphere() {
     let h = 0.005;
     let mut world = sliding_sphere(implicit(h)).build().unwrap();
-    let mut direct =
-        ImplicitSystem::new(h as f64, DVec3::new(0.0, 0.0, -9.81 as f32 as f64)).unwrap();
+    let mut direct = ImplicitSystem::new(h as f64, DVec3::new(0.0, 0.0, -9.81_f32 as f64)).unwrap();
     let floor = direct.add_body(RigidBody::floor(DVec3::Z)).unwrap();
     let ball = direct
         .add_body(
