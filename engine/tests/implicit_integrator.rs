@@ -287,11 +287,10 @@ fn what_the_stepper_cannot_represent_is_refused() {
         "{e}"
     );
 
-    let compliant = sliding_sphere(Settings::granular(0.01));
-    let mut compliant_settings = *compliant.settings();
-    compliant_settings.integrator = Integrator::GeometricallyImplicit;
-    let mut compliant = compliant;
-    *compliant.settings_mut() = compliant_settings;
+    let compliant = sliding_sphere(Settings {
+        integrator: Integrator::GeometricallyImplicit,
+        ..Settings::granular(0.01)
+    });
     let e = refused(&compliant);
     assert!(
         matches!(
@@ -321,9 +320,13 @@ fn what_the_stepper_cannot_represent_is_refused() {
     );
 }
 
-/// A world of three spheres (one pushed by an applied force) on a floor, stepped at h = 0.01.
-fn three_spheres() -> World {
-    let mut b = World::builder(implicit(0.01));
+/// A world of three spheres (one pushed by an applied force) on a floor, stepped at h = 0.01
+/// by `integrator`.
+fn three_spheres(integrator: Integrator) -> World {
+    let mut b = World::builder(Settings {
+        integrator,
+        ..implicit(0.01)
+    });
     b.material(Material::new(0.4).with_spinning(0.01));
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
     for (i, x) in [0.0f32, 0.1, 0.2].into_iter().enumerate() {
@@ -339,12 +342,13 @@ fn three_spheres() -> World {
 /// implicit world, naming the integrator.
 #[test]
 fn resume_is_bit_identical_and_the_integrator_is_physics() {
-    let mut straight = three_spheres();
+    let implicit = Integrator::GeometricallyImplicit;
+    let mut straight = three_spheres(implicit);
     straight.run(40).unwrap();
-    let mut first = three_spheres();
+    let mut first = three_spheres(implicit);
     first.run(17).unwrap();
     let bytes = first.snapshot().unwrap().to_bytes();
-    let mut resumed = three_spheres();
+    let mut resumed = three_spheres(implicit);
     resumed
         .restore(&Snapshot::from_bytes(&bytes).unwrap())
         .unwrap();
@@ -365,18 +369,7 @@ fn resume_is_bit_identical_and_the_integrator_is_physics() {
         );
     }
 
-    let mut ccp_settings = *straight.settings();
-    ccp_settings.integrator = Integrator::Ccp;
-    let mut b = World::builder(ccp_settings);
-    b.material(Material::new(0.4).with_spinning(0.01));
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
-    for (i, x) in [0.0f32, 0.1, 0.2].into_iter().enumerate() {
-        let mut s = Body::sphere(Vec3::new(x, 0.0, 0.05 + 0.02 * i as f32), 0.05, 1.0);
-        s.angular_velocity = Vec3::new(0.0, 1.0, 3.0);
-        b.body(s);
-    }
-    b.force(AppliedForce::constant(0, Vec3::new(5.0, 0.0, 0.0)));
-    let mut ccp = b.build().unwrap();
+    let mut ccp = three_spheres(Integrator::Ccp);
     ccp.run(3).unwrap();
     match resumed.restore(&ccp.snapshot().unwrap()) {
         Err(SnapshotError::PhysicsChanged(changes)) => assert!(
