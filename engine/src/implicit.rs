@@ -120,7 +120,7 @@ pub(crate) fn check_world(
         return setting(
             "integrator",
             format!(
-                "is geometrically_implicit, which takes at most {MAX_BODIES} bodies and plane walls together (its Newton matrix is dense); this world has {} bodies and {} walls",
+                "is geometrically_implicit, which takes at most {MAX_BODIES} bodies and plane walls together (its Newton matrix is dense); this world has {count} (bodies: {}, walls: {})",
                 bodies.len(),
                 walls.len()
             ),
