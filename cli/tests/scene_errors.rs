@@ -114,6 +114,43 @@ fn bad_backend_or_sync_every() {
     expect_error("backend", &t, line_of(&t, "backend"), "backend");
 }
 
+/// `integrator`: an unknown name, and what the geometrically implicit integrator cannot take
+/// (the granular preset, the CCP solver's keys, the GPU backend, a box's rectangles, too many
+/// bodies), each refused with one line naming its key.
+#[test]
+fn bad_integrator_settings() {
+    let t = good().replace("h = 0.01", "h = 0.01\nintegrator = \"rk4\"");
+    expect_error("integrator", &t, line_of(&t, "integrator"), "integrator");
+    let implicit = "h = 0.01\nintegrator = \"geometrically_implicit\"";
+    let t = good().replace("h = 0.01", implicit);
+    expect_error("implicit_granular", &t, line_of(&t, "preset"), "preset");
+    let rigid = good().replace("preset = \"granular\"", "preset = \"rigid\"");
+    let t = rigid.replace("h = 0.01", &format!("{implicit}\nsolver = \"jacobi\""));
+    expect_error("implicit_solver", &t, line_of(&t, "solver"), "solver");
+    let t = rigid.replace("h = 0.01", &format!("{implicit}\nbackend = \"gpu\""));
+    expect_error("implicit_gpu", &t, line_of(&t, "backend"), "backend");
+    // The box's floor and sides are rectangles: refused at the container's `kind`.
+    let t = rigid.replace("h = 0.01", implicit);
+    expect_error("implicit_box", &t, line_of(&t, "kind = \"box\""), "kind");
+    let floor = "kind = \"floor\"";
+    let box_walls = "kind = \"box\"\nwidth_x = 1.4\nwidth_y = 1.0\nheight = 1.0";
+    let on_floor = t.replace(box_walls, floor);
+    let (ok, err, _, scene) = run_cli("implicit_floor", &on_floor);
+    assert!(ok, "two spheres on a floor: {err}");
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+    let many = on_floor.replace(
+        "generator = \"single\"\nname = \"other\"",
+        "generator = \"lattice\"\nname = \"other\"\norigin = [0.5, 0.0, 0.2]\nspacing = 0.25\ncounts = [4, 4, 1]",
+    );
+    let many = many.replace("position = [0.5, 0.0, 0.2]\n", "");
+    expect_error(
+        "implicit_many",
+        &many,
+        line_of(&many, "integrator"),
+        "integrator",
+    );
+}
+
 /// The GPU backend solves by projected Jacobi or APGD at tolerance 0 only: a scene asking it for more
 /// is refused with one line naming the key, in the file or by `--backend gpu`.
 #[test]

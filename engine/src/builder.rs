@@ -210,6 +210,18 @@ impl WorldBuilder {
             })
             .collect::<Result<Vec<_>, _>>()?;
         check_bodies_outside_walls(&self.bodies, &walls, self.settings.h)?;
+        crate::implicit::check_world(
+            &self.settings,
+            &self.bodies,
+            &walls,
+            &materials.list,
+            crate::implicit::Extras {
+                joints: self.joints.len(),
+                springs: self.springs.len(),
+                meshes: self.meshes.len(),
+                lifecycle: !self.insertions.is_empty() || !self.sinks.is_empty(),
+            },
+        )?;
         let meshes = self.checked_meshes(&friction, materials.list.len())?;
         let joints = self
             .joints

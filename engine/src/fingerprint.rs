@@ -17,7 +17,8 @@ const MAX_VALUE_CHARS: usize = 64;
 
 /// Named items (name → short value text, or `#` and a hash for a long value or a big table)
 /// describing what changes a world's physics: the step settings (h, gravity, ε̂, solver, warm
-/// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges), the materials
+/// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges,
+/// the integrator when not the CCP), the materials
 /// and pair overrides, the walls and their motions, the joints, springs and applied forces,
 /// and each body's fixed properties (radius, shape, mass, inertia, material, kind, prescribed
 /// motion). The thread count, the backend, the read-back interval and the health checks are
@@ -140,6 +141,10 @@ impl Fingerprint {
         self.push("planar", s.planar);
         self.push("stabilise_contacts", s.stabilise_contacts);
         self.push("periodic", format!("{:?}", s.periodic));
+        // Only when not the CCP, so the fingerprints of CCP worlds are as before.
+        if s.integrator != crate::settings::Integrator::Ccp {
+            self.push("integrator", s.integrator.name());
+        }
     }
 
     /// Adds the item `name` with the value text of `value` (hashed when long).

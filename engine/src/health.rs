@@ -151,6 +151,17 @@ pub enum StepError {
         /// What was wrong.
         fault: Fault,
     },
+    /// The geometrically implicit integrator ([`crate::Integrator::GeometricallyImplicit`])
+    /// could not take the step: more contacts within ε̂ than it takes, or its Newton solve did
+    /// not converge. The world keeps the state at the step's start (not counted in
+    /// [`World::steps`](crate::World::steps)).
+    #[error("step {step}: {problem}")]
+    Implicit {
+        /// The step that failed.
+        step: u64,
+        /// What went wrong.
+        problem: String,
+    },
 }
 
 /// The world's side of the checks: what they compare against between steps.

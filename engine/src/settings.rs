@@ -2,6 +2,7 @@
 
 use crate::error::BuildError;
 use crate::health::Health;
+pub use crate::implicit::Integrator;
 use crate::periodic::{check_ranges, Periodic};
 use crate::solver::Solver;
 use glam::Vec3;
@@ -96,6 +97,11 @@ pub struct Settings {
     /// only, walls facing no periodic axis and unbounded along them, no joints or springs, CPU
     /// backend only. Kept as built by [`crate::World::set_settings`].
     pub periodic: Periodic,
+    /// How each step is taken (default [`Integrator::Ccp`]); [`Integrator::GeometricallyImplicit`]
+    /// steps small worlds of spheres and planes by the stepper of [`crate::geometric`] and
+    /// refuses at build what it cannot represent (see `engine/src/implicit.rs`). Kept as built
+    /// by [`crate::World::set_settings`].
+    pub integrator: Integrator,
 }
 
 impl Default for Settings {
@@ -119,6 +125,7 @@ impl Default for Settings {
             sync_every: 50,
             health: Health::default(),
             periodic: Periodic::NONE,
+            integrator: Integrator::Ccp,
         }
     }
 }
@@ -166,6 +173,7 @@ impl Settings {
             }
             _ => {}
         }
+        crate::implicit::check_settings(self)?;
         self.solver.check()?;
         if self.backend == Backend::Gpu {
             self.solver.check_runs_on_gpu()?;

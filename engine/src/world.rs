@@ -194,8 +194,8 @@ impl World {
         &self.settings
     }
 
-    /// Replaces the settings from the next step on (the thread count, the backend, ε̂ and the
-    /// periodic ranges stay as built); refuses settings out of range or that the backend cannot honour, as
+    /// Replaces the settings from the next step on (the thread count, the backend, ε̂, the
+    /// periodic ranges and the integrator stay as built); refuses settings out of range or that the backend cannot honour, as
     /// [`WorldBuilder::build`](crate::WorldBuilder::build) does. Every setting is passed to the backend at each step, so
     /// nothing cached on the GPU goes stale.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
@@ -204,6 +204,7 @@ impl World {
             envelope: self.settings.envelope,
             backend: self.settings.backend,
             periodic: self.settings.periodic,
+            integrator: self.settings.integrator,
             ..settings
         };
         settings.check()?;

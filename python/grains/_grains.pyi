@@ -45,7 +45,7 @@ class PerPairEnvelope(TypedDict):
 
 @final
 class Settings:
-    """How a world is stepped: step, gravity, solver, contact, backend, health, periodic."""
+    """How a world is stepped: step, gravity, solver, contact, backend, health, periodic, integrator."""
 
     def __new__(cls) -> Settings:
         """The library default settings (the papers' plain scheme)."""
@@ -81,6 +81,8 @@ class Settings:
     """CPU worker threads, at least 1."""
     backend: Literal["cpu", "gpu"]
     """Where the step runs."""
+    integrator: Literal["ccp", "geometrically_implicit"]
+    """How each step is taken: the CCP, or the geometrically implicit stepper (small worlds)."""
     sync_every: int
     """GPU: steps between read-backs, at least 1."""
     health_non_finite: Check
@@ -542,4 +544,4 @@ class World:
         """A copy of the settings the world steps with."""
 
     def set_settings(self, settings: Settings) -> None:
-        """Replaces the settings from the next step (changing threads, backend, envelope or periodic is a ValueError)."""
+        """Replaces the settings from the next step (changing threads, backend, envelope, periodic or integrator is a ValueError)."""

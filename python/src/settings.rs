@@ -9,13 +9,13 @@
 use crate::errors::build_error;
 use crate::world::PyWorld;
 use grains::health::Check;
-use grains::{Envelope, Settings, SolverKind, Vec3};
+use grains::{Envelope, Integrator, Settings, SolverKind, Vec3};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// How a world is stepped: the time step, gravity, the solver and its knobs, the contact
-/// model, the backend, the health checks and the periodic boundaries.
+/// model, the backend, the health checks, the periodic boundaries and the integrator.
 ///
 /// `Settings()` is the library default (the papers' scheme: Gauss–Seidel, 100 sweeps,
 /// tolerance 1e-6, rigid contact, h = 1 ms); `Settings.granular(h)` is the preset for deep
@@ -306,6 +306,23 @@ impl PySettings {
         Ok(())
     }
 
+    /// How each step is taken: `"ccp"` (the default, the CCP step) or `"geometrically_implicit"`
+    /// (the stepper of Chakraborty et al. for small worlds: at most 16 spheres and plane walls,
+    /// rigid contact, CPU; what it cannot represent raises `BuildError` at build).
+    #[getter]
+    fn integrator(&self) -> &'static str {
+        self.inner.integrator.name()
+    }
+    #[setter]
+    fn set_integrator(&mut self, name: &str) -> PyResult<()> {
+        self.inner.integrator = Integrator::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "integrator {name:?}: expected \"ccp\" or \"geometrically_implicit\""
+            ))
+        })?;
+        Ok(())
+    }
+
     /// GPU: steps between read-backs of the bodies to the host, at least 1 (unused on the CPU).
     #[getter]
     fn sync_every(&self) -> u32 {
@@ -424,8 +441,8 @@ impl PySettings {
         format!(
             "grains.Settings(h={}, gravity=({}, {}, {}), solver='{solver}', sweeps={}, tolerance={}, \
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \
-             planar={}, stabilise_contacts={}, threads={}, backend='{}', sync_every={}, \
-             envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
+             planar={}, stabilise_contacts={}, threads={}, backend='{}', integrator='{}', \
+             sync_every={}, envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
              max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={})",
             s.h,
             s.gravity.x,
@@ -441,6 +458,7 @@ impl PySettings {
             py_bool(s.stabilise_contacts),
             s.threads,
             self.backend(),
+            self.integrator(),
             s.sync_every,
             action_name(s.health.non_finite),
             action_name(s.health.penetration),
@@ -478,7 +496,7 @@ impl PyWorld {
     }
 
     /// Replaces the settings from the next step on. The thread count, the backend, the
-    /// envelope and the periodic ranges are fixed when the world is built: settings that change
+    /// envelope, the periodic ranges and the integrator are fixed when the world is built: settings that change
     /// one of them raise `ValueError` naming it (build a new world instead). Settings the backend
     /// cannot honour raise `BuildError` with the engine's message.
     fn set_settings(&mut self, settings: PyRef<'_, PySettings>) -> PyResult<()> {
@@ -488,6 +506,7 @@ impl PyWorld {
             ("backend", new.backend != built.backend),
             ("envelope", new.envelope != built.envelope),
             ("periodic_x/periodic_y", new.periodic != built.periodic),
+            ("integrator", new.integrator != built.integrator),
         ];
         if let Some((name, _)) = fixed.iter().find(|(_, changed)| *changed) {
             return Err(PyValueError::new_err(format!(

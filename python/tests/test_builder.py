@@ -207,6 +207,7 @@ def test_granular_preset_values():
         ("stabilise_contacts", False),
         ("threads", 3),
         ("backend", "gpu"),
+        ("integrator", "geometrically_implicit"),
         ("sync_every", 9),
         ("health_non_finite", "warn"),
         ("health_penetration", "off"),

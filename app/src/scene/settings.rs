@@ -7,7 +7,7 @@ use super::spec::S;
 use super::spec::{EnvelopeSpec, MetaSpec, SettingsSpec};
 use super::values::{count, count_u32, finite3, need, non_negative, only, positive, sp, Ctx};
 use super::{SceneError, MAX_THREADS};
-use grains::settings::{Backend, Envelope, Settings};
+use grains::settings::{Backend, Envelope, Integrator, Settings};
 use grains::SolverKind;
 
 /// What `[scene]` says.
@@ -166,6 +166,9 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
     if let Some(v) = &s.sync_every {
         settings.sync_every = count_u32(cx, v, "sync_every", 1)?;
     }
+    if let Some(v) = &s.integrator {
+        settings.integrator = integrator(cx, v, s)?;
+    }
     let origin = Origin::new(cx, s.preset.span())
         .key_at(cx, "h", "h", Some(s.h.span()))
         .key(cx, "gravity", "gravity", &s.gravity)
@@ -187,8 +190,53 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
             &s.contact_frequency,
         )
         .key(cx, "threads", "threads", &s.threads)
-        .key(cx, "sync_every", "sync_every", &s.sync_every);
+        .key(cx, "sync_every", "sync_every", &s.sync_every)
+        .key(cx, "integrator", "integrator", &s.integrator)
+        .key(cx, "backend", "backend", &s.backend);
     Ok((settings, origin))
+}
+
+/// Reads `integrator`: `"ccp"` or `"geometrically_implicit"`. The implicit stepper has rigid
+/// contact and no projected sweeps, so with it the `"granular"` preset and the CCP solver's
+/// keys (which would have no effect) are refused.
+fn integrator(cx: &Ctx, v: &S<String>, s: &SettingsSpec) -> Result<Integrator, SceneError> {
+    let name = v.get_ref().as_str();
+    let integrator = Integrator::from_name(name).ok_or_else(|| {
+        cx.err(
+            v.span(),
+            "integrator",
+            format!("must be \"ccp\" or \"geometrically_implicit\", got \"{name}\""),
+        )
+    })?;
+    if integrator == Integrator::Ccp {
+        return Ok(integrator);
+    }
+    if s.preset.get_ref() != "rigid" {
+        return Err(cx.err(
+            s.preset.span(),
+            "preset",
+            "must be \"rigid\" with integrator = \"geometrically_implicit\": its contact is rigid (no compliant contact) and it has no solver sweeps to tune",
+        ));
+    }
+    let ccp_keys = [
+        ("solver", sp(&s.solver)),
+        ("max_iterations", sp(&s.max_iterations)),
+        ("tolerance", sp(&s.tolerance)),
+        ("omega", sp(&s.omega)),
+        ("warm_start", sp(&s.warm_start)),
+        ("coulomb_correction", sp(&s.coulomb_correction)),
+        ("contact_frequency", sp(&s.contact_frequency)),
+    ];
+    for (key, span) in ccp_keys {
+        if let Some(span) = span {
+            return Err(cx.err(
+                span,
+                key,
+                "has no effect with integrator = \"geometrically_implicit\" (a key of the CCP's solver); remove it",
+            ));
+        }
+    }
+    Ok(integrator)
 }
 
 /// Reads `envelope = { kind = "per_pair", floor, speed_factor }` or `{ kind = "fixed", value }`.

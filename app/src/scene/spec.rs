@@ -113,6 +113,8 @@ pub struct SettingsSpec {
     pub backend: Option<S<String>>,
     /// GPU: steps between read-backs of the state to the host.
     pub sync_every: Option<S<i64>>,
+    /// `"ccp"` (default) or `"geometrically_implicit"`.
+    pub integrator: Option<S<String>>,
 }
 
 /// `[settings.envelope]`.

@@ -188,7 +188,8 @@ pub(super) fn containers(
             .key(cx, "outer", "radius", &c.radius)
             .key(cx, "inner", "inner_radius", &c.inner_radius)
             .key(cx, "inner", "cap_hole", &c.cap_hole)
-            .key(cx, "active", "active_until", &c.active_until);
+            .key(cx, "active", "active_until", &c.active_until)
+            .key_at(cx, "shape", "kind", Some(c.kind.span()));
         origins.walls.push((first..world.walls().len(), origin));
     }
     Ok((boxes, named))

@@ -4,10 +4,11 @@
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
+mod implicit;
 
 use crate::error::BuildError;
 use crate::health::StepError;
-use crate::settings::{Backend, Settings};
+use crate::settings::{Backend, Integrator, Settings};
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
@@ -121,7 +122,8 @@ pub(crate) struct Parts {
     pub(crate) shapes: Option<Vec<Shape>>,
 }
 
-/// Opens the backend `settings` ask for, or says why it cannot run this world of `parts` and
+/// Opens the backend `settings` ask for (the geometrically implicit stepper when they ask
+/// for that integrator), or says why it cannot run this world of `parts` and
 /// material pairs `friction`.
 #[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
 pub(crate) fn open(
@@ -129,6 +131,10 @@ pub(crate) fn open(
     parts: Parts,
     friction: &FrictionTable,
 ) -> Result<Box<dyn StepBackend>, BuildError> {
+    if settings.integrator == Integrator::GeometricallyImplicit {
+        // The settings' and world's checks (`crate::implicit`) refused what it cannot step.
+        return Ok(Box::new(implicit::ImplicitBackend::default()));
+    }
     match settings.backend {
         Backend::Cpu => Ok(Box::new(cpu::CpuBackend::open(settings.threads, parts)?)),
         Backend::Gpu if !parts.joints.is_empty() => Err(GpuError::Unsupported("joints").into()),

@@ -6,7 +6,8 @@ use super::surface::{ImplicitSurface, Pose};
 use glam::DVec3;
 
 /// The friction ellipsoid (λ_t/e_t)² + (λ_o/e_o)² + (λ_r/e_r)² ≤ μ² λ_n² of a contact: e_t and
-/// e_o are dimensionless, e_r (spin) is a length.
+/// e_o are dimensionless, e_r (spin) is a length; e_r = 0 drops the spin term (no spin
+/// friction).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Friction {
     /// Coefficient of friction μ ≥ 0.
@@ -15,7 +16,7 @@ pub struct Friction {
     pub e_t: f64,
     /// e_o > 0 (second tangent direction).
     pub e_o: f64,
-    /// e_r > 0 (spin about the normal, a length).
+    /// e_r ≥ 0 (spin about the normal, a length); 0: no spin friction (p_r = 0).
     pub e_r: f64,
 }
 

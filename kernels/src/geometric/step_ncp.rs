@@ -17,7 +17,9 @@
 //!   the closest points along the common normal; the paper writes f(a₂), which has the same
 //!   sign and zero set under (9)) and κ = m_eff/h, which only scales ψ to an impulse.
 //! * friction: with the scaled impulse β = (p_t/e_t, p_o/e_o, p_r/e_r) and the scaled slip
-//!   s = (e_t t·v_rel, e_o o·v_rel, e_r n·ω_rel), β − P_{‖·‖ ≤ μ p_n}(β − m_eff s) = 0. This
+//!   s = (e_t t·v_rel, e_o o·v_rel, e_r n·ω_rel), β − P_{‖·‖ ≤ μ p_n}(β − m_eff s) = 0. With
+//!   e_r = 0 (no spin friction) β_r is p_r itself and the argument's spin component is 0, so
+//!   the spin row reads p_r = 0 and the ball is the disc of the tangent impulses. This
 //!   projection form is the same maximal-dissipation law on the ellipsoid as the paper's
 //!   Fritz-John form (5) (β = −μ p_n s/‖s‖ when sliding, ‖β‖ ≤ μ p_n when s = 0); its
 //!   multiplier σ is eliminated and equals ‖s‖ at a solution (reported as the slip). Unlike
@@ -201,9 +203,17 @@ impl StepProblem<'_> {
                 f.e_o * kin.o.dot(v_rel),
                 f.e_r * kin.n.dot(wb - wa),
             );
-            let beta = p_f / DVec3::new(f.e_t, f.e_o, f.e_r);
             let m_eff = self.effective_mass(contact);
-            let argument = beta - m_eff * slip;
+            // e_r = 0 (no spin friction): β_r = p_r and the projection's argument has no spin
+            // component, so the row reads p_r = 0 and the ball is the tangent disc.
+            let (beta, argument) = if f.e_r > 0.0 {
+                let beta = p_f / DVec3::new(f.e_t, f.e_o, f.e_r);
+                (beta, beta - m_eff * slip)
+            } else {
+                let beta = DVec3::new(p_f.x / f.e_t, p_f.y / f.e_o, p_f.z);
+                let argument = beta - m_eff * slip;
+                (beta, DVec3::new(argument.x, argument.y, 0.0))
+            };
             out[row + 6] = p_n;
             out[row + 7] = m_eff / self.h * gap;
             out[row + 8..row + 11].copy_from_slice(&beta.to_array());

@@ -18,7 +18,7 @@
 
 use super::body::RigidBody;
 use super::closest_points::closest_points;
-use super::contact::{ContactGeometry, ContactPair, GapModel};
+use super::contact::{contact_frame, ContactGeometry, ContactPair, GapModel};
 use super::semismooth::{solve_semismooth, NewtonFailure, NewtonReport, NewtonSettings};
 use super::step_ncp::{ContactStart, StepProblem, BODY_UNKNOWNS, CONTACT_UNKNOWNS};
 use super::surface::ImplicitSurface;
@@ -59,6 +59,17 @@ pub enum ImplicitError {
         /// The solver's failure.
         failure: NewtonFailure,
     },
+    /// The step's solution met a contact's second body on its far side (the normals at the
+    /// two closest points agree instead of opposing, which the closest-point conditions also
+    /// allow): a body passed through another within the step. The system is left at the start
+    /// of the step.
+    #[error("step at t = {time}: contact {contact}: the solution meets a body on its far side (a body would pass through another); use a smaller step h")]
+    FarSide {
+        /// Time at the start of the failed step.
+        time: f64,
+        /// Index of the contact.
+        contact: usize,
+    },
     /// The step's NCP was not solved; the system is left at the start of the step.
     #[error("step at t = {time}: {failure}")]
     Step {
@@ -85,6 +96,9 @@ pub struct ContactState {
     pub normal_impulse: f64,
     /// Friction impulses (p_t, p_o) and spin impulse p_r.
     pub friction_impulse: DVec3,
+    /// The contact's impulse on body b in world axes, p_n n + p_t t + p_o o (N s; body a
+    /// takes its opposite), with (t, o) the step's tangents.
+    pub impulse: DVec3,
     /// The scaled slip ‖(e_t v_t, e_o v_o, e_r ω_n)‖ (the paper's σ); 0 when sticking.
     pub slip: f64,
 }
@@ -186,7 +200,8 @@ impl ImplicitSystem {
     }
 
     /// Adds a contact and returns its index; refuses a [`MAX_CONTACTS`]+1-th contact, unknown
-    /// or equal bodies, two fixed bodies and friction parameters out of range (μ ≥ 0, e > 0).
+    /// or equal bodies, two fixed bodies and friction parameters out of range (μ ≥ 0,
+    /// e_t, e_o > 0, e_r ≥ 0).
     pub fn add_contact(&mut self, contact: ContactPair) -> Result<usize, ImplicitError> {
         if self.contacts.len() >= MAX_CONTACTS {
             return Err(ImplicitError::TooManyContacts {
@@ -207,9 +222,9 @@ impl ImplicitSystem {
         }
         let f = contact.friction;
         let finite = [f.mu, f.e_t, f.e_o, f.e_r].iter().all(|v| v.is_finite());
-        if !(finite && f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r > 0.0) {
+        if !(finite && f.mu >= 0.0 && f.e_t > 0.0 && f.e_o > 0.0 && f.e_r >= 0.0) {
             return bad(format!(
-                "friction needs μ ≥ 0 and e_t, e_o, e_r > 0 (got {f:?})"
+                "friction needs μ ≥ 0, e_t, e_o > 0 and e_r ≥ 0 (got {f:?})"
             ));
         }
         self.contacts.push(contact);
@@ -289,10 +304,23 @@ impl ImplicitSystem {
             z0.extend(body.velocity.to_array());
             z0.extend(body.angular_velocity.to_array());
         }
-        for (start, memory) in starts.iter().zip(&self.memory) {
+        // The closest points start where the bodies carry them at the start velocities, so
+        // that they satisfy the closest-point conditions at the guessed end poses: Newton then
+        // stays on the branch of opposed normals (from the start points themselves, a fast
+        // body that ends the guess deep in another can be met at its far side instead, where
+        // the normals agree and the conditions hold too).
+        let carried = |body: usize, point: DVec3| match self.model {
+            GapModel::GeometricallyImplicit => {
+                let b = &self.bodies[body];
+                let end = b.pose.advanced(self.h, b.velocity, b.angular_velocity);
+                end.to_world(b.pose.to_body(point))
+            }
+            GapModel::Linearised => point,
+        };
+        for ((start, memory), contact) in starts.iter().zip(&self.memory).zip(&self.contacts) {
             let (p_n, p_f) = memory.map_or((0.0, DVec3::ZERO), |m| (m.2, m.3));
-            z0.extend(start.a1.to_array());
-            z0.extend(start.a2.to_array());
+            z0.extend(carried(contact.a, start.a1).to_array());
+            z0.extend(carried(contact.b, start.a2).to_array());
             z0.push(p_n);
             z0.extend(p_f.to_array());
         }
@@ -303,10 +331,28 @@ impl ImplicitSystem {
             }
         })?;
         let poses = problem.end_poses(&z);
+        if self.model == GapModel::GeometricallyImplicit {
+            for (c, contact) in self.contacts.iter().enumerate() {
+                let (a1, a2, _, _) = problem.contact_unknowns(&z, c);
+                let n1 = self.bodies[contact.a]
+                    .surface
+                    .unit_normal(&poses[contact.a], a1);
+                let n2 = self.bodies[contact.b]
+                    .surface
+                    .unit_normal(&poses[contact.b], a2);
+                if n1.dot(n2) > 0.0 {
+                    return Err(ImplicitError::FarSide {
+                        time: self.time,
+                        contact: c,
+                    });
+                }
+            }
+        }
         let contacts: Vec<ContactState> = (0..self.contacts.len())
             .map(|c| {
                 let (a1, a2, p_n, p_f) = problem.contact_unknowns(&z, c);
                 let normal = problem.contact_normal(&z, c);
+                let (t, o) = contact_frame(normal, starts[c].axis);
                 let gap = match self.model {
                     GapModel::GeometricallyImplicit => normal.dot(a2 - a1),
                     GapModel::Linearised => {
@@ -325,6 +371,7 @@ impl ImplicitSystem {
                     gap,
                     normal_impulse: p_n,
                     friction_impulse: p_f,
+                    impulse: p_n * normal + p_f.x * t + p_f.y * o,
                     slip: problem.slip(&z, c),
                 }
             })
