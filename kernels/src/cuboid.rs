@@ -72,17 +72,50 @@ pub fn point_cuboid(p: Vec3, r: f32, c: Vec3, q: Quat, half: Vec3) -> Touch {
     }
 }
 
-/// The twelve edges of a cuboid as (midpoint, unit direction, half-length).
-fn cuboid_edges(centre: Vec3, q: Quat, half: Vec3) -> [(Vec3, Vec3, f32); 12] {
+/// One edge of a cuboid.
+#[derive(Clone, Copy)]
+struct Edge {
+    /// Midpoint.
+    mid: Vec3,
+    /// Unit direction.
+    dir: Vec3,
+    /// Half-length.
+    half_length: f32,
+    /// The midpoint's offset from the centre along the box's two other axes, one vector each
+    /// (±half-extent × that axis, in world axes).
+    offsets: [Vec3; 2],
+}
+
+impl Edge {
+    /// How far the box's farthest corner stands out beyond the edge along `n` (n ⟂ the edge):
+    /// Σ over the two other axes of max(0, −2 o·n) (a corner differs from the edge's points by
+    /// −2 o along each axis it flips). Zero when the edge bounds the box along n.
+    #[inline(always)]
+    fn beyond(&self, n: Vec3) -> f32 {
+        self.offsets
+            .iter()
+            .map(|o| (-2.0 * o.dot(n)).max(0.0))
+            .sum()
+    }
+}
+
+/// The twelve edges of a cuboid.
+fn cuboid_edges(centre: Vec3, q: Quat, half: Vec3) -> [Edge; 12] {
     std::array::from_fn(|e| {
         let (along, k) = (e / 4, e % 4);
         let (i, j) = ((along + 1) % 3, (along + 2) % 3);
-        let mut offset = Vec3::ZERO;
-        offset[i] = if k & 1 == 1 { half[i] } else { -half[i] };
-        offset[j] = if k & 2 == 2 { half[j] } else { -half[j] };
+        let mut oi = Vec3::ZERO;
+        oi[i] = if k & 1 == 1 { half[i] } else { -half[i] };
+        let mut oj = Vec3::ZERO;
+        oj[j] = if k & 2 == 2 { half[j] } else { -half[j] };
         let mut axis = Vec3::ZERO;
         axis[along] = 1.0;
-        (centre + q * offset, q * axis, half[along])
+        Edge {
+            mid: centre + q * (oi + oj),
+            dir: q * axis,
+            half_length: half[along],
+            offsets: [q * oi, q * oj],
+        }
     })
 }
 
@@ -171,22 +204,45 @@ fn crossing_edges(
     let slack = 1e-5 * (ha.max_element() + hb.max_element());
     let mut out = [None; MAX_CROSSINGS];
     let mut found = 0;
-    let edges_b = cuboid_edges(b.centre, b.q, hb);
-    for (ca, ua, la) in cuboid_edges(a.centre, a.q, ha) {
-        for &(cb, ub, lb) in &edges_b {
-            let cross = ua.cross(ub);
-            if found == MAX_CROSSINGS || cross.length_squared() < CROSSING_SIN2 {
+    let (edges_a, edges_b) = (
+        cuboid_edges(a.centre, a.q, ha),
+        cuboid_edges(b.centre, b.q, hb),
+    );
+    // The common normal of an edge along a's axis i and one along b's axis j, turned from b
+    // towards a (`None` for nearly parallel axes): four edges share each axis.
+    let normals: [[Option<Vec3>; 3]; 3] = std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let cross = edges_a[4 * i].dir.cross(edges_b[4 * j].dir);
+            (cross.length_squared() >= CROSSING_SIN2).then(|| {
+                let n = cross.normalize();
+                if (a.centre - b.centre).dot(n) < 0.0 {
+                    -n
+                } else {
+                    n
+                }
+            })
+        })
+    });
+    for (i, ea) in edges_a.iter().enumerate() {
+        for (j, eb) in edges_b.iter().enumerate() {
+            let Some(n) = normals[i / 4][j / 4] else {
+                continue;
+            };
+            if found == MAX_CROSSINGS {
+                break;
+            }
+            // Edges that do not bound their boxes along n, by far more than the slack the
+            // corners are checked with below, are passed over before their nearest points.
+            if ea.beyond(-n) > 4.0 * slack || eb.beyond(n) > 4.0 * slack {
                 continue;
             }
+            let (ca, ua, la) = (ea.mid, ea.dir, ea.half_length);
+            let (cb, ub, lb) = (eb.mid, eb.dir, eb.half_length);
             let (s, t) = closest_between_segments(ca, ua, la, cb, ub, lb);
             if s.abs() >= la || t.abs() >= lb {
                 continue;
             }
             let (pa, pb) = (ca + ua * s, cb + ub * t);
-            let mut n = cross.normalize();
-            if (a.centre - b.centre).dot(n) < 0.0 {
-                n = -n;
-            }
             let phi = (pa - pb).dot(n);
             if phi < least {
                 continue;
