@@ -11,7 +11,10 @@ pub use grains_kernels::{BodyKind, Shape};
 ///
 /// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
 /// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
-/// in 3-D uses it as an isotropic approximation of its true (axisymmetric) inertia.
+/// in 3-D uses it as an isotropic approximation of its true (axisymmetric) inertia. A body with
+/// [`Body::principal_moments`] (3-D, CPU backend) has the full inertia tensor instead:
+/// diag(I1, I2, I3) about its local axes, turned with its orientation ([`Body::with_principal_moments`],
+/// [`capsule_principal_moments`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Body {
     /// Centre of mass (m).
@@ -27,6 +30,11 @@ pub struct Body {
     pub mass: f32,
     /// Moment of inertia about any axis through the centre (kg m²).
     pub inertia: f32,
+    /// Principal moments of inertia (I1, I2, I3) about the body's local x, y and z axes
+    /// (kg m²), when the inertia is not the same about every axis; `None`: `inertia` about
+    /// every axis. When set, it replaces `inertia` (three equal moments are the isotropic body
+    /// of inertia I1, bit for bit).
+    pub principal_moments: Option<Vec3>,
     /// Linear velocity (m/s).
     pub velocity: Vec3,
     /// Angular velocity (rad/s).
@@ -49,6 +57,7 @@ impl Body {
             shape: Shape::Sphere,
             mass,
             inertia: 0.4 * mass * radius * radius,
+            principal_moments: None,
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             material: MaterialId(0),
@@ -85,6 +94,28 @@ impl Body {
             inertia: 0.25 * mass * (a * a + b * b),
             ..Body::sphere(position, a.max(b), mass)
         }
+    }
+
+    /// This body with the principal moments of inertia `moments` = (I1, I2, I3) about its local
+    /// x, y and z axes (kg m²), which must be positive and satisfy the triangle inequalities
+    /// (each at most the sum of the other two, as for every mass distribution). 3-D and the
+    /// CPU backend only.
+    pub fn with_principal_moments(mut self, moments: Vec3) -> Self {
+        self.principal_moments = Some(moments);
+        self
+    }
+
+    /// The principal moments (I1, I2, I3) when they differ ([`Body::principal_moments`] with
+    /// two unequal), `None` for a body with one moment about every axis.
+    pub fn anisotropic_moments(&self) -> Option<Vec3> {
+        self.principal_moments
+            .filter(|m| !(m.x == m.y && m.y == m.z))
+    }
+
+    /// The moment of inertia about every axis of an isotropic body: the equal principal
+    /// moments when they are given, else [`Body::inertia`].
+    pub fn isotropic_inertia(&self) -> f32 {
+        self.principal_moments.map_or(self.inertia, |m| m.x)
     }
 
     /// This body with orientation `q` (unit quaternion, body → world).
@@ -145,6 +176,26 @@ pub fn capsule_mass(r: f32, half_length: f32, rho: f32, planar: bool) -> f32 {
     } else {
         (PI * r * r * 2.0 * half_length) * rho + sphere_mass(r, rho)
     }
+}
+
+/// Principal moments of inertia (I_x, I_y = I_z) of a solid capsule of mass `mass`, radius `r`
+/// and half-length `half_length` along its local x axis: a cylinder of length 2L (mass
+/// m_c = m·2L/(2L + 4r/3)) and two hemispheres (together m_s = m − m_c), the masses in
+/// proportion to the volumes, closed form:
+///
+/// I_x = m_c r²/2 + 2/5 m_s r²,
+/// I_y = I_z = m_c (r²/4 + L²/3) + m_s (2/5 r² + L² + 3/4 L r),
+///
+/// the hemispheres' term by the parallel-axis theorem from their centroids 3r/8 off their flat
+/// faces at ±L. L = 0 gives the sphere's 2/5 m r², r → 0 the thin bar's m (2L)²/12 about y.
+pub fn capsule_principal_moments(r: f32, half_length: f32, mass: f32) -> Vec3 {
+    let (r, l, m) = (r as f64, half_length as f64, mass as f64);
+    let cylinder = m * 2.0 * l / (2.0 * l + 4.0 * r / 3.0);
+    let spheres = m - cylinder;
+    let axial = cylinder * r * r / 2.0 + 0.4 * spheres * r * r;
+    let transverse =
+        cylinder * (r * r / 4.0 + l * l / 3.0) + spheres * (0.4 * r * r + l * l + 0.75 * l * r);
+    Vec3::new(axial as f32, transverse as f32, transverse as f32)
 }
 
 /// Mass of a uniform ellipse (planar mode) of semi-axes `a` and `b` (m) and areal density `rho`

@@ -169,6 +169,7 @@ impl WorldBuilder {
         for (i, b) in self.bodies.iter().enumerate() {
             check_body(i, b, materials.list.len())?;
             check_shape(i, b, self.settings.planar)?;
+            crate::inertia::check_principal_moments(i, b)?;
             push_body(&mut bodies, b);
             if let Some(m) = b.prescribed {
                 drives.push((i as u32, m));
@@ -220,10 +221,17 @@ impl WorldBuilder {
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
         let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
             + springs.iter().filter(|s| s.implicit).count();
+        crate::inertia::check_anisotropic_world(
+            &self.settings,
+            &self.bodies,
+            (self.walls.len(), self.meshes.len()),
+            !self.insertions.is_empty() || !self.sinks.is_empty(),
+        )?;
         let parts = Parts {
             joints: joints.clone(),
             springs,
             shapes,
+            inertia: crate::inertia::principal_inertia(&self.bodies),
         };
         let lifecycle = Lifecycle::new(
             &self.insertions,
@@ -535,7 +543,11 @@ pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
         } else {
             b.angular_velocity.to_array()
         },
-        inv_inertia: if dynamic { 1.0 / b.inertia } else { 0.0 },
+        inv_inertia: if dynamic && b.anisotropic_moments().is_none() {
+            1.0 / b.isotropic_inertia()
+        } else {
+            0.0
+        },
     });
     bodies.material.push(b.material.0);
     bodies.kind.push(b.kind as u32);

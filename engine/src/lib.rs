@@ -33,6 +33,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod geometry;
 pub mod health;
+mod inertia;
 pub mod insertion;
 pub mod joint;
 pub mod lifecycle;
@@ -53,7 +54,10 @@ pub use glam;
 pub use glam::{Quat, Vec3, Vec4};
 pub use grains_kernels::geometric;
 
-pub use body::{capsule_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, Shape};
+pub use body::{
+    capsule_mass, capsule_principal_moments, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind,
+    Shape,
+};
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};
 pub use error::BuildError;

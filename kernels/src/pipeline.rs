@@ -8,6 +8,7 @@ use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
+use crate::inertia::PrincipalInertia;
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts, JacobiScratch};
 use crate::joint_rows::JointRows;
@@ -15,7 +16,7 @@ use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
-use crate::observe::{kinetic_energy, max_penetration};
+use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
@@ -38,6 +39,8 @@ pub struct CpuPipeline {
 struct Workspace {
     /// Shape of each body (empty: all spheres).
     shapes: Vec<Shape>,
+    /// Principal moments of the anisotropic bodies (empty: every body isotropic).
+    inertia: PrincipalInertia,
     grid: Grid,
     contacts: Contacts,
     cache: ImpulseCache,
@@ -131,6 +134,12 @@ impl CpuPipeline {
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;
+    }
+
+    /// Sets the principal moments of the anisotropic bodies ([`PrincipalInertia`]), in body
+    /// order; their [`Motion::inv_inertia`] must be 0.
+    pub fn set_inertia(&mut self, inertia: PrincipalInertia) {
+        self.work.inertia = inertia;
     }
 
     /// Replaces the applied forces of the following steps.
@@ -324,8 +333,9 @@ impl Workspace {
         integrate_positions(
             &mut bodies.pos_radius,
             &mut bodies.orientation,
-            &bodies.motion,
+            &mut bodies.motion,
             &bodies.kind,
+            &self.inertia,
             p.h,
             &p.periodic,
         );
@@ -346,7 +356,12 @@ impl Workspace {
             iterations: impact_sweeps + iterations,
             residual,
             max_penetration: max_penetration(rows),
-            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
+            kinetic_energy: kinetic_energy_of_rigid_bodies(
+                &bodies.motion,
+                &bodies.kind,
+                (&bodies.orientation, &self.inertia),
+                &mut self.energy_blocks,
+            ),
         };
         lap(&mut t.observe);
         self.times = t;

@@ -119,6 +119,8 @@ pub(crate) struct Parts {
     pub(crate) springs: Vec<Spring>,
     /// Each body's shape, when any is not a sphere.
     pub(crate) shapes: Option<Vec<Shape>>,
+    /// The anisotropic bodies' principal moments (empty when there is none).
+    pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
 }
 
 /// Opens the backend `settings` ask for, or says why it cannot run this world of `parts` and
