@@ -76,7 +76,8 @@ impl Body {
 
     /// A dynamic capsule: the points within `radius` of the segment of half-length
     /// `half_length` along the body's local x axis, with the thin bar's inertia about its
-    /// centre, I = m l²/12 for l = 2 `half_length` (a bar is a capsule of small radius).
+    /// centre, I = m l²/12 for l = 2 `half_length` (a bar is a capsule of small radius); see
+    /// [`Body::solid_capsule`] for its full tensor in 3-D.
     pub fn capsule(position: Vec3, radius: f32, half_length: f32, mass: f32) -> Self {
         let l = 2.0 * half_length;
         Body {
@@ -84,6 +85,15 @@ impl Body {
             inertia: mass * l * l / 12.0,
             ..Body::sphere(position, radius, mass)
         }
+    }
+
+    /// A dynamic solid capsule in 3-D with its full inertia tensor: [`Body::capsule`] with the
+    /// principal moments of [`capsule_principal_moments`] (a cylinder and two hemispheres; the
+    /// axial moment about local x, the transverse one about y and z). 3-D and the CPU backend
+    /// only; in planar mode use [`Body::capsule`], whose scalar is the moment about y.
+    pub fn solid_capsule(position: Vec3, radius: f32, half_length: f32, mass: f32) -> Self {
+        Body::capsule(position, radius, half_length, mass)
+            .with_principal_moments(capsule_principal_moments(radius, half_length, mass))
     }
 
     /// A dynamic uniform ellipse (planar mode only) with semi-axes `a` along the body's local x

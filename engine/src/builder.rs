@@ -224,7 +224,8 @@ impl WorldBuilder {
         crate::inertia::check_anisotropic_world(
             &self.settings,
             &self.bodies,
-            (self.walls.len(), self.meshes.len()),
+            (&self.joints, &self.springs),
+            friction.any_moment_friction(),
             !self.insertions.is_empty() || !self.sinks.is_empty(),
         )?;
         let parts = Parts {

@@ -3,6 +3,7 @@
 
 use crate::body::{Body, BodyKind};
 use crate::error::BuildError;
+use crate::joint::{JointDesc, SpringDesc};
 use crate::settings::{Backend, Settings};
 use glam::Vec3;
 use grains_kernels::inertia::PrincipalInertia;
@@ -39,18 +40,22 @@ pub(crate) fn check_principal_moments(i: usize, b: &Body) -> Result<(), BuildErr
 
 /// Refuses anisotropic bodies where the world cannot turn them with their tensor: in planar
 /// mode (only the moment about y matters there: give it as `inertia`), on the GPU backend,
-/// with insertions or sinks (they renumber bodies), and wherever they could meet a contact
-/// (walls, meshes or another body), which does not use the tensor yet.
+/// with insertions or sinks (they renumber bodies), in `joints` and `springs` (their bilateral
+/// rows use the scalar 1/I) and with spinning or rolling friction (`moment_friction`: its
+/// moment rows do too).
 pub(crate) fn check_anisotropic_world(
     settings: &Settings,
     bodies: &[Body],
-    (walls, meshes): (usize, usize),
+    (joints, springs): (&[JointDesc], &[SpringDesc]),
+    moment_friction: bool,
     lifecycle: bool,
 ) -> Result<(), BuildError> {
-    let Some(i) = bodies
-        .iter()
-        .position(|b| b.anisotropic_moments().is_some())
-    else {
+    let anisotropic = |i: usize| {
+        bodies
+            .get(i)
+            .is_some_and(|b| b.anisotropic_moments().is_some())
+    };
+    let Some(i) = (0..bodies.len()).find(|&i| anisotropic(i)) else {
         return Ok(());
     };
     if settings.backend == Backend::Gpu {
@@ -69,8 +74,23 @@ pub(crate) fn check_anisotropic_world(
     if lifecycle {
         return refuse("cannot be used with insertions or sinks (they renumber the bodies)");
     }
-    if walls + meshes > 0 || bodies.len() > 1 {
-        return refuse("cannot meet contacts yet: such a body must be alone, without walls, meshes or other bodies");
+    if moment_friction {
+        return refuse("cannot be used with spinning or rolling friction (its moment rows take a scalar inertia)");
+    }
+    let linked = |a: usize, b: Option<usize>| anisotropic(a) || b.is_some_and(anisotropic);
+    if let Some(j) = joints.iter().position(|j| linked(j.a, j.b)) {
+        return Err(BuildError::Joint {
+            joint: j,
+            field: if anisotropic(joints[j].a) { "a" } else { "b" },
+            problem: "links a body with anisotropic inertia (principal moments), which joints do not support (their rows take a scalar inertia)".into(),
+        });
+    }
+    if let Some(s) = springs.iter().position(|s| linked(s.a, s.b)) {
+        return Err(BuildError::Spring {
+            spring: s,
+            field: if anisotropic(springs[s].a) { "a" } else { "b" },
+            problem: "links a body with anisotropic inertia (principal moments), which springs do not support (their rows take a scalar inertia)".into(),
+        });
     }
     Ok(())
 }

@@ -2,7 +2,10 @@
 //! Euler's equations, the isotropic case bit for bit, and the refusals.
 
 use grains::glam::DVec3;
-use grains::{capsule_principal_moments, Body, BuildError, Material, Settings, Vec3, World};
+use grains::{
+    capsule_principal_moments, Body, BuildError, JointDesc, Material, Quat, Settings, SolverKind,
+    Vec3, WallDesc, World,
+};
 use grains_kernels::inertia::free_rotation_period;
 
 /// A world of one body, no gravity, no walls, on `threads` threads.
@@ -142,34 +145,159 @@ fn capsule_moments_meet_their_limits_and_a_slice_sum() {
 }
 
 /// Moments no mass distribution has, and anisotropic bodies where the world cannot turn them,
-/// are refused naming the body and field.
+/// are refused naming the item and field.
 #[test]
 fn impossible_moments_and_unsupported_worlds_are_refused() {
-    let body_field = |r: Result<World, BuildError>| match r {
-        Err(BuildError::Body { body, field, .. }) => (body, field),
-        other => panic!("expected a body error, got {:?}", other.err()),
-    };
-    let build = |bodies: &[Body], planar: bool| {
+    let build = |bodies: &[Body], planar: bool, material: Material, joint: Option<JointDesc>| {
         let mut w = World::builder(Settings {
             planar,
             ..Settings::default()
         });
-        w.material(Material::new(0.5));
+        w.material(material);
         for b in bodies {
             w.body(*b);
         }
+        if let Some(j) = joint {
+            w.joint(j);
+        }
         w.build()
     };
+    let item_field = |r: Result<World, BuildError>| match r {
+        Err(BuildError::Body { body, field, .. }) => ("body", body, field),
+        Err(BuildError::Joint { joint, field, .. }) => ("joint", joint, field),
+        other => panic!("expected a body or joint error, got {:?}", other.err()),
+    };
+    let plain = Material::new(0.5);
     let b = Body::sphere(Vec3::ZERO, 0.1, 1.0);
     for bad in [Vec3::new(1.0, 1.0, 3.0), Vec3::new(1.0, -1.0, 1.0)] {
-        let r = build(&[b.with_principal_moments(bad)], false);
-        assert_eq!(body_field(r), (0, "principal_moments"), "{bad}");
+        let r = build(&[b.with_principal_moments(bad)], false, plain, None);
+        assert_eq!(item_field(r), ("body", 0, "principal_moments"), "{bad}");
     }
     let anisotropic = b.with_principal_moments(MOMENTS);
-    assert!(build(&[anisotropic], false).is_ok());
-    let r = build(&[anisotropic], true);
-    assert_eq!(body_field(r), (0, "principal_moments"), "planar");
     let far = Body::sphere(Vec3::X * 10.0, 0.1, 1.0);
-    let r = build(&[far, anisotropic], false);
-    assert_eq!(body_field(r), (1, "principal_moments"), "with contacts");
+    assert!(build(&[far, anisotropic], false, plain, None).is_ok());
+    let r = build(&[far, anisotropic], true, plain, None);
+    assert_eq!(item_field(r), ("body", 1, "principal_moments"), "planar");
+    let rolling = plain.with_rolling(0.01);
+    let r = build(&[far, anisotropic], false, rolling, None);
+    assert_eq!(item_field(r), ("body", 1, "principal_moments"), "rolling");
+    let joint = JointDesc::ball(0, Some(1), Vec3::X * 5.0);
+    let r = build(&[far, anisotropic], false, plain, Some(joint));
+    assert_eq!(item_field(r), ("joint", 0, "b"), "joint");
+}
+
+/// A floor z = 0 with friction `mu`, gravity −9.81 ẑ, h = 1 ms, `threads` threads, `solver`,
+/// and `body` on it.
+fn on_floor(body: Body, mu: f32, threads: usize, solver: SolverKind) -> World {
+    let mut w = World::builder(Settings {
+        threads,
+        solver: Settings::default().solver.with_kind(solver),
+        ..Settings::default()
+    });
+    w.material(Material::new(mu));
+    w.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    w.body(body);
+    w.build().expect("the capsule on the floor builds")
+}
+
+/// The solid capsule of the contact tests: r = 5 cm, L = 10 cm, 1 kg.
+const R: f32 = 0.05;
+const L: f32 = 0.1;
+
+/// A solid capsule lying on the floor stays at rest, with either solver.
+#[test]
+fn capsule_lying_on_the_floor_stays_at_rest() {
+    for solver in [SolverKind::GaussSeidel, SolverKind::Jacobi] {
+        let body = Body::solid_capsule(Vec3::new(0.0, 0.0, R), R, L, 1.0);
+        let mut w = on_floor(body, 0.5, 1, solver);
+        w.run(1000).unwrap();
+        let (p, v, om) = (w.position(0), w.velocity(0), w.angular_velocity(0));
+        // Resting contact under the Φ/h stabilisation settles within a fraction of g h² of
+        // its gap; 1e-5 m and 1e-3 m/s leave room for that and none for a slide or a roll.
+        assert!(
+            (p - Vec3::new(0.0, 0.0, R)).length() < 1e-5,
+            "{solver:?}: at {p}"
+        );
+        assert!(
+            v.length() < 1e-3 && om.length() < 1e-2,
+            "{solver:?}: v {v}, ω {om}"
+        );
+    }
+}
+
+/// A solid capsule pushed sideways across its axis on a frictional floor slides, then rolls
+/// about its axis at the speed angular momentum about the contact line gives:
+/// m v0 r = m v r + I_x v / r, v = v0 / (1 + I_x/(m r²)) with the axial moment I_x of the
+/// tensor (the scalar thin-bar inertia would give v0 / (1 + (2L)²/(12 r²)) = v0/2.33).
+#[test]
+fn capsule_pushed_across_its_axis_rolls_at_the_closed_form_speed() {
+    let v0 = 1.0;
+    let m = 1.0;
+    let ix = capsule_principal_moments(R, L, m).x;
+    let want = v0 / (1.0 + ix / (m * R * R));
+    for solver in [
+        SolverKind::GaussSeidel,
+        SolverKind::Jacobi,
+        SolverKind::Apgd,
+    ] {
+        let body = Body::solid_capsule(Vec3::new(0.0, 0.0, R), R, L, m)
+            .with_velocity(Vec3::new(0.0, v0, 0.0));
+        let mut w = on_floor(body, 0.3, 1, solver);
+        w.run(500).unwrap();
+        let (v, om) = (w.velocity(0), w.angular_velocity(0));
+        println!("{solver:?}: rolls at {} m/s, closed form {want} m/s", v.y);
+        // Rolling without slipping: v_y = −ω_x r; the CCP's sliding phase ends in
+        // v0 / (μ g (1 + m r²/I_x)) ≈ 0.1 s, well before 0.5 s.
+        assert!(
+            (v.y + om.x * R).abs() < 1e-3 * v0,
+            "{solver:?}: v {v}, ω {om} roll"
+        );
+        assert!(
+            (v.y - want).abs() < 1e-3 * want,
+            "{solver:?}: rolls at {} m/s, closed form {want} m/s",
+            v.y
+        );
+    }
+}
+
+/// A solid capsule dropped tilted tips over and comes to rest lying flat, its energy
+/// E = ½ m v² + ½ ωᵀIω + m g z never rising, and the same bits on one and two threads.
+#[test]
+fn tilted_capsule_tips_over_and_settles_with_energy_falling() {
+    let tilt = Quat::from_rotation_y(0.6);
+    let start = Body::solid_capsule(Vec3::new(0.0, 0.0, 0.2), R, L, 1.0).with_orientation(tilt);
+    let mut worlds = [1, 2].map(|t| on_floor(start, 0.5, t, SolverKind::GaussSeidel));
+    // The step's statistic is the kinetic energy after it; the body starts at rest.
+    let energy = |w: &World| w.last_stats().kinetic_energy + 9.81 * w.position(0).z as f64;
+    let mut last = 9.81 * 0.2;
+    let mut rise = 0.0f64;
+    for _ in 0..3000 {
+        for w in &mut worlds {
+            w.step().unwrap();
+        }
+        let e = energy(&worlds[0]);
+        rise = rise.max(e - last);
+        last = e;
+    }
+    assert_eq!(worlds[0].bodies(), worlds[1].bodies(), "1 and 2 threads");
+    let w = &worlds[0];
+    let axis = w.orientation(0) * Vec3::X;
+    println!(
+        "largest rise {rise:e} J, end z {}, axis {axis}",
+        w.position(0).z
+    );
+    // Contacts only take energy out (rigid, inelastic CCP); what f32 rounding of m g z
+    // (z ≈ 0.1 m) and of the state adds per step is below 1e-6 J of the 2 J at the start.
+    assert!(rise < 1e-6, "the energy rose by {rise} J in one step");
+    assert!(axis.z.abs() < 1e-3, "lies flat: axis {axis}");
+    assert!(
+        (w.position(0).z - R).abs() < 1e-4,
+        "rests on the floor at z = {}",
+        w.position(0).z
+    );
+    let (v, om) = (w.velocity(0), w.angular_velocity(0));
+    assert!(
+        v.length() < 1e-3 && om.length() < 1e-2,
+        "at rest: v {v}, ω {om}"
+    );
 }

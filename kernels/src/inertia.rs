@@ -22,8 +22,11 @@
 //! world angular momentum R Π (R⁺ Π⁺ = R cay(h ω̄) cay(h ω̄)ᵀ Π) to rounding: the Lie–Poisson
 //! midpoint scheme of a free rigid body.
 
-use crate::layout::Motion;
+use crate::contact_update::{lane, Lanes3, RowPack};
+use crate::layout::{ContactRow, Motion, NO_BODY};
+use crate::parallel::BLOCK;
 use glam::{DMat3, DQuat, DVec3, Mat3, Quat, Vec3};
+use rayon::prelude::*;
 
 /// Newton iterations of the midpoint equation at most; it converges quadratically from ω̄ = ω
 /// (the equation is a perturbation of size h|ω| of I ω̄ = Π), in 3 to 4 iterations at h|ω| ≲ 0.1.
@@ -36,6 +39,9 @@ pub struct PrincipalInertia {
     /// body; zero for every other body (isotropic, fixed or kinematic). Empty: no body is
     /// anisotropic.
     pub moments: Vec<Vec3>,
+    /// The step's world inverse inertia I_w⁻¹ = R diag(1/I) Rᵀ of each body of `moments` (zero
+    /// for the others), from the orientations at the step's start ([`Self::refresh`]).
+    pub inv_world: Vec<Mat3>,
 }
 
 impl PrincipalInertia {
@@ -44,8 +50,77 @@ impl PrincipalInertia {
         if moments.iter().all(|m| *m == Vec3::ZERO) {
             PrincipalInertia::default()
         } else {
-            PrincipalInertia { moments }
+            PrincipalInertia {
+                inv_world: vec![Mat3::ZERO; moments.len()],
+                moments,
+            }
         }
+    }
+
+    /// Recomputes the world inverse inertia of every anisotropic body at `orientation`.
+    pub fn refresh(&mut self, orientation: &[Quat]) {
+        (self.inv_world.par_iter_mut().zip(&self.moments))
+            .zip(orientation)
+            .with_min_len(BLOCK)
+            .filter(|((_, m), _)| **m != Vec3::ZERO)
+            .for_each(|((t, &m), &q)| *t = world_inverse_inertia(m, q));
+    }
+
+    /// ω ← ω + I_w⁻¹ L for body `i`'s share `m` of a moment impulse L if the body is
+    /// anisotropic (its [`Motion::inv_inertia`] = 0 left ω as it was; isotropic bodies got
+    /// L/I there already).
+    #[inline(always)]
+    pub fn turn(&self, i: usize, m: &mut Motion, l: Vec3) {
+        if self.of(i).is_some() {
+            m.angular = (m.w() + self.inv_world[i] * l).to_array();
+        }
+    }
+
+    /// [`Self::turn`] for the bodies of a solver pack, a receiving the moments `la` and b the
+    /// negated `lb`, lane by lane; `motion` is a body's motion to write.
+    #[inline(always)]
+    pub fn turn_pack<'m>(
+        &self,
+        pack: &RowPack,
+        (la, lb): (&Lanes3, &Lanes3),
+        mut motion: impl FnMut(usize) -> &'m mut Motion,
+    ) {
+        for k in 0..4 {
+            let (a, b) = (pack.body_a[k], pack.body_b[k]);
+            if a != NO_BODY {
+                self.turn(a as usize, motion(a as usize), lane(la, k));
+            }
+            if b != NO_BODY {
+                self.turn(b as usize, motion(b as usize), -lane(lb, k));
+            }
+        }
+    }
+
+    /// Adds the anisotropic bodies' rotational terms (r × e)ᵀ I_w⁻¹ (r × e) to the diagonal
+    /// entries eᵀ M⁻¹ e of the contact `rows` they take part in (the narrow phase counted their
+    /// 1/m only): w_n += (1 + ε/w_n) Σ (r × n)ᵀ I_w⁻¹ (r × n) with the contacts' compliance
+    /// ratio `softness_ratio`, w_t += ½ Σ over t1 and t2, and mass_n, mass_t = 1/w_n, 1/w_t.
+    pub fn add_rotational_weights(&self, rows: &mut [ContactRow], softness_ratio: f32) {
+        rows.par_iter_mut().with_min_len(BLOCK).for_each(|row| {
+            let sides = [(row.body_a, row.ra), (row.body_b, row.rb)];
+            let weight = |e: [f32; 3]| -> f32 {
+                let e = Vec3::from_array(e);
+                sides
+                    .iter()
+                    .filter(|(b, _)| *b != NO_BODY && self.of(*b as usize).is_some())
+                    .map(|&(b, r)| {
+                        let c = Vec3::from_array(r).cross(e);
+                        c.dot(self.inv_world[b as usize] * c)
+                    })
+                    .sum()
+            };
+            let anisotropic = |b: u32| b != NO_BODY && self.of(b as usize).is_some();
+            if anisotropic(row.body_a) || anisotropic(row.body_b) {
+                let wn = 1.0 / row.mass_n + (1.0 + softness_ratio) * weight(row.n);
+                let wt = 1.0 / row.mass_t + 0.5 * (weight(row.t1) + weight(row.t2));
+                (row.mass_n, row.mass_t) = (1.0 / wn, 1.0 / wt);
+            }
+        });
     }
 
     /// True when some body is anisotropic.

@@ -265,6 +265,7 @@ impl Workspace {
             apply_forces(&mut self.pre_force, &bodies.kind, drives, &weightless);
         }
         self.non_contact.apply_forces(bodies, drives, p);
+        self.inertia.refresh(&bodies.orientation);
         lap(&mut t.forces);
 
         self.grid.build(
@@ -287,6 +288,11 @@ impl Workspace {
             &mut self.contacts,
         )?;
         drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
+        if self.inertia.any() {
+            let rows = &mut self.contacts.rows;
+            self.inertia
+                .add_rotational_weights(rows, p.softness_ratio());
+        }
         if rolls {
             self.moments.build(&self.contacts, bodies, walls, friction);
         }
@@ -315,7 +321,7 @@ impl Workspace {
             );
         }
         let moments = rolls.then_some(&self.moments);
-        let sweep = SweepParams::step(p);
+        let sweep = SweepParams::step(p, &self.inertia);
         let motion = &mut bodies.motion;
         self.solver
             .load(rows, &self.gamma, moments, &bodies.kind, motion, &sweep);
@@ -377,7 +383,7 @@ impl Workspace {
         let v = &mut self.pre_force;
         let joints = &mut self.non_contact.impact;
         joints.build_impact(&self.non_contact.joints, bodies, p);
-        let sweep = SweepParams::impact(p);
+        let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
         solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
         let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
