@@ -7,7 +7,7 @@ use crate::joint::{JointDesc, SpringDesc};
 use crate::settings::{Backend, Settings};
 use glam::Vec3;
 use grains_kernels::inertia::PrincipalInertia;
-use grains_kernels::GpuError;
+use grains_kernels::{Bodies, GpuError};
 
 /// Slack of the triangle inequalities I_k ≤ I_i + I_j, relative to the sum: a flat plate has
 /// I3 = I1 + I2 exactly, which f32 rounding of the three moments may break by a few ulps.
@@ -107,4 +107,21 @@ pub(crate) fn principal_inertia(bodies: &[Body]) -> PrincipalInertia {
             })
             .collect(),
     )
+}
+
+/// Refuses `settings` in planar mode for a world of `bodies` with anisotropic bodies (dynamic
+/// bodies whose [`grains_kernels::Motion::inv_inertia`] is 0: their moments are in the
+/// backend), as the builder does ([`World::set_settings`](crate::World::set_settings)).
+pub(crate) fn check_planar_switch(settings: &Settings, bodies: &Bodies) -> Result<(), BuildError> {
+    let anisotropic =
+        (0..bodies.len()).find(|&i| bodies.is_dynamic(i) && bodies.motion[i].inv_inertia == 0.0);
+    match anisotropic {
+        Some(body) if settings.planar => Err(BuildError::Body {
+            body,
+            field: "principal_moments",
+            problem: "(anisotropic inertia) are 3-D only: this world cannot switch to planar mode"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
 }

@@ -3,8 +3,8 @@
 
 use grains::glam::DVec3;
 use grains::{
-    capsule_principal_moments, Body, BuildError, JointDesc, Material, Quat, Settings, SolverKind,
-    Vec3, WallDesc, World,
+    capsule_principal_moments, Backend, Body, BuildError, JointDesc, Material, Quat, Settings,
+    Snapshot, SolverKind, Vec3, WallDesc, World,
 };
 use grains_kernels::inertia::free_rotation_period;
 
@@ -181,6 +181,15 @@ fn impossible_moments_and_unsupported_worlds_are_refused() {
     let rolling = plain.with_rolling(0.01);
     let r = build(&[far, anisotropic], false, rolling, None);
     assert_eq!(item_field(r), ("body", 1, "principal_moments"), "rolling");
+    let mut w = build(&[far, anisotropic], false, plain, None).unwrap();
+    let planar = Settings {
+        planar: true,
+        ..Settings::default()
+    };
+    assert_eq!(
+        item_field(w.set_settings(planar).map(|_| w)),
+        ("body", 1, "principal_moments")
+    );
     let joint = JointDesc::ball(0, Some(1), Vec3::X * 5.0);
     let r = build(&[far, anisotropic], false, plain, Some(joint));
     assert_eq!(item_field(r), ("joint", 0, "b"), "joint");
@@ -300,4 +309,46 @@ fn tilted_capsule_tips_over_and_settles_with_energy_falling() {
         v.length() < 1e-3 && om.length() < 1e-2,
         "at rest: v {v}, ω {om}"
     );
+}
+
+/// A checkpoint taken while a solid capsule tumbles onto the floor continues bit-identically
+/// (the principal moments are fixed at build; the orientation and ω are in the checkpoint),
+/// and a world whose moments differ refuses it by name.
+#[test]
+fn resume_of_a_tumbling_capsule_is_bit_identical_and_other_moments_are_refused() {
+    let start = Body::solid_capsule(Vec3::new(0.0, 0.0, 0.2), R, L, 1.0)
+        .with_orientation(Quat::from_rotation_y(0.6))
+        .with_angular_velocity(Vec3::new(0.0, 2.0, 1.0));
+    let mut straight = on_floor(start, 0.5, 1, SolverKind::GaussSeidel);
+    straight.run(250).unwrap();
+    let bytes = straight.snapshot().unwrap().to_bytes();
+    straight.run(250).unwrap();
+    let snap = Snapshot::from_bytes(&bytes).unwrap();
+    let mut resumed = on_floor(start, 0.5, 2, SolverKind::GaussSeidel);
+    resumed.restore(&snap).unwrap();
+    resumed.run(250).unwrap();
+    assert_eq!(straight.bodies(), resumed.bodies());
+    assert_eq!(straight.last_stats(), resumed.last_stats());
+
+    let other = start.with_principal_moments(capsule_principal_moments(R, L, 1.0) * 1.01);
+    let mut w = on_floor(other, 0.5, 1, SolverKind::GaussSeidel);
+    let msg = w.restore(&snap).unwrap_err().to_string();
+    assert!(msg.contains("body principal moments"), "{msg}");
+}
+
+/// The GPU backend refuses anisotropic bodies when the world is built, naming them.
+#[test]
+fn the_gpu_backend_refuses_anisotropic_bodies() {
+    let mut w = World::builder(Settings {
+        backend: Backend::Gpu,
+        solver: Settings::default()
+            .solver
+            .with_kind(SolverKind::Jacobi)
+            .with_tolerance(0.0),
+        ..Settings::default()
+    });
+    w.material(Material::new(0.5));
+    w.body(Body::sphere(Vec3::ZERO, 0.1, 1.0).with_principal_moments(MOMENTS));
+    let msg = w.build().err().expect("refused").to_string();
+    assert!(msg.contains("anisotropic inertia"), "{msg}");
 }
