@@ -297,7 +297,12 @@ fn level_capsule_rebounds_at_e_times_its_arrival_speed() {
     let mut b = World::builder(Settings::default());
     b.material(Material::new(0.5).with_restitution(0.5));
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
-    b.body(Body::solid_capsule(Vec3::new(0.0, 0.0, R + 0.05), R, L, 1.0));
+    b.body(Body::solid_capsule(
+        Vec3::new(0.0, 0.0, R + 0.05),
+        R,
+        L,
+        1.0,
+    ));
     let mut w = b.build().unwrap();
     let mut arrival = 0.0f32;
     for _ in 0..200 {
@@ -309,10 +314,20 @@ fn level_capsule_rebounds_at_e_times_its_arrival_speed() {
             // The impact acts on the step's starting velocity v⁻, and the step's gravity on
             // what it leaves: e v⁻ − g h (docs/method.md, Restitution).
             let want = 0.5 * arrival - 9.81 * 1e-3;
-            assert!((after - want).abs() < 1e-3 * arrival, "rebound {after} vs {want}");
+            assert!(
+                (after - want).abs() < 1e-3 * arrival,
+                "rebound {after} vs {want}"
+            );
             break;
         }
     }
-    assert!(arrival > 0.9, "the capsule struck the floor at {arrival} m/s");
-    assert!(w.angular_velocity(0).length() < 1e-4, "ω {}", w.angular_velocity(0));
+    assert!(
+        arrival > 0.9,
+        "the capsule struck the floor at {arrival} m/s"
+    );
+    assert!(
+        w.angular_velocity(0).length() < 1e-4,
+        "ω {}",
+        w.angular_velocity(0)
+    );
 }
