@@ -224,7 +224,6 @@ impl WorldBuilder {
         crate::inertia::check_anisotropic_world(
             &self.settings,
             &self.bodies,
-            (&self.joints, &self.springs),
             friction.any_moment_friction(),
             !self.insertions.is_empty() || !self.sinks.is_empty(),
         )?;

@@ -3,7 +3,6 @@
 
 use crate::body::{Body, BodyKind};
 use crate::error::BuildError;
-use crate::joint::{JointDesc, SpringDesc};
 use crate::settings::{Backend, Settings};
 use glam::Vec3;
 use grains_kernels::inertia::PrincipalInertia;
@@ -40,13 +39,11 @@ pub(crate) fn check_principal_moments(i: usize, b: &Body) -> Result<(), BuildErr
 
 /// Refuses anisotropic bodies where the world cannot turn them with their tensor: in planar
 /// mode (only the moment about y matters there: give it as `inertia`), on the GPU backend,
-/// with insertions or sinks (they renumber bodies), in `joints` and `springs` (their bilateral
-/// rows use the scalar 1/I) and with spinning or rolling friction (`moment_friction`: its
-/// moment rows do too).
+/// with insertions or sinks (they renumber bodies) and with spinning or rolling friction
+/// (`moment_friction`: its moment rows take a scalar inertia).
 pub(crate) fn check_anisotropic_world(
     settings: &Settings,
     bodies: &[Body],
-    (joints, springs): (&[JointDesc], &[SpringDesc]),
     moment_friction: bool,
     lifecycle: bool,
 ) -> Result<(), BuildError> {
@@ -76,21 +73,6 @@ pub(crate) fn check_anisotropic_world(
     }
     if moment_friction {
         return refuse("cannot be used with spinning or rolling friction (its moment rows take a scalar inertia)");
-    }
-    let linked = |a: usize, b: Option<usize>| anisotropic(a) || b.is_some_and(anisotropic);
-    if let Some(j) = joints.iter().position(|j| linked(j.a, j.b)) {
-        return Err(BuildError::Joint {
-            joint: j,
-            field: if anisotropic(joints[j].a) { "a" } else { "b" },
-            problem: "links a body with anisotropic inertia (principal moments), which joints do not support (their rows take a scalar inertia)".into(),
-        });
-    }
-    if let Some(s) = springs.iter().position(|s| linked(s.a, s.b)) {
-        return Err(BuildError::Spring {
-            spring: s,
-            field: if anisotropic(springs[s].a) { "a" } else { "b" },
-            problem: "links a body with anisotropic inertia (principal moments), which springs do not support (their rows take a scalar inertia)".into(),
-        });
     }
     Ok(())
 }

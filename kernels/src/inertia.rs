@@ -76,6 +76,16 @@ impl PrincipalInertia {
         }
     }
 
+    /// aᵀ I_w⁻¹ b for body `i` if it is anisotropic, else 0 (its scalar 1/I counts elsewhere):
+    /// its share of the coupling J_i M⁻¹ J_jᵀ of two bilateral rows with angular parts a, b.
+    #[inline(always)]
+    pub fn angular_coupling(&self, i: usize, a: Vec3, b: Vec3) -> f64 {
+        match self.of(i) {
+            Some(_) => a.dot(self.inv_world[i] * b) as f64,
+            None => 0.0,
+        }
+    }
+
     /// [`Self::turn`] for the bodies of a solver pack, a receiving the moments `la` and b the
     /// negated `lb`, lane by lane; `motion` is a body's motion to write.
     #[inline(always)]

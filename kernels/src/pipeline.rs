@@ -76,9 +76,14 @@ struct NonContact {
 
 impl NonContact {
     /// Stage 1: v* = v + h M⁻¹ f for the explicit springs, the applied loads and gravity, then
-    /// the kinematic bodies' drives.
-    fn apply_forces(&mut self, bodies: &mut Bodies, drives: &[Actuation], p: &StepParams) {
-        apply_spring_forces(&self.springs, bodies, p, &mut self.explicit);
+    /// the kinematic bodies' drives (the anisotropic bodies of `inertia` turned by I_w⁻¹).
+    fn apply_forces(
+        &mut self,
+        bodies: &mut Bodies,
+        drives: &[Actuation],
+        (p, inertia): (&StepParams, &PrincipalInertia),
+    ) {
+        apply_spring_forces(&self.springs, bodies, (p, inertia), &mut self.explicit);
         apply_loads(&mut bodies.motion, &self.loads, p);
         apply_forces(&mut bodies.motion, &bodies.kind, drives, p);
     }
@@ -264,8 +269,9 @@ impl Workspace {
             self.pre_force.clone_from(&bodies.motion);
             apply_forces(&mut self.pre_force, &bodies.kind, drives, &weightless);
         }
-        self.non_contact.apply_forces(bodies, drives, p);
         self.inertia.refresh(&bodies.orientation);
+        let inertia = &self.inertia;
+        self.non_contact.apply_forces(bodies, drives, (p, inertia));
         lap(&mut t.forces);
 
         self.grid.build(
@@ -327,7 +333,9 @@ impl Workspace {
             .load(rows, &self.gamma, moments, &bodies.kind, motion, &sweep);
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
-        non_contact.rows.build(joints, springs, bodies, p);
+        non_contact
+            .rows
+            .build((joints, springs), bodies, &self.inertia, p);
         non_contact.rows.apply_warm_start(&mut bodies.motion);
         lap(&mut t.prepare);
 
@@ -382,7 +390,7 @@ impl Workspace {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
         let joints = &mut self.non_contact.impact;
-        joints.build_impact(&self.non_contact.joints, bodies, p);
+        joints.build_impact(&self.non_contact.joints, bodies, &self.inertia, p);
         let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
         solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
@@ -394,7 +402,8 @@ impl Workspace {
         solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
         bodies.motion.copy_from_slice(v);
-        self.non_contact.apply_forces(bodies, drives, p);
+        let inertia = &self.inertia;
+        self.non_contact.apply_forces(bodies, drives, (p, inertia));
         compression + decompression
     }
 }

@@ -284,7 +284,7 @@ impl PyWorldBuilder {
     /// the density is 2500 kg/m³. `inertias` (kg m², default 2/5 m r²) per body or one
     /// number, or instead `principal_moments` (kg m², shape (N, 3)): each body's (I1, I2, I3)
     /// about its local x, y and z axes, the full inertia tensor turning with the body (3-D and
-    /// the CPU backend; not in joints, springs, or with spinning or rolling friction). `material`: an index, a name, or an integer array of indices (one per body).
+    /// the CPU backend; not with spinning or rolling friction). `material`: an index, a name, or an integer array of indices (one per body).
     /// `kind`: "dynamic", "fixed" (at rest forever) or "kinematic" (moving along `motion`, a
     /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
     /// are float64, float32 or integers; shapes, dtypes and finiteness are checked here, radii, masses
