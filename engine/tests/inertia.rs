@@ -1,7 +1,8 @@
 //! Full rigid-body inertia: the isotropic case bit for bit, the free rotation on any thread
 //! count, the capsule's tensor, contacts with the tensor (a capsule at rest, rolling at the
-//! closed-form speed, tipping over), resume and the refusals. The free rotation against the
-//! closed form of Euler's equations (the intermediate-axis flip) is validation case V21.
+//! closed-form speed, tipping over, rebounding), a physical pendulum on a ball joint, resume and
+//! the refusals. The free rotation against the closed form of Euler's equations (the
+//! intermediate-axis flip) is validation case V21.
 
 use grains::glam::DVec3;
 use grains::{
