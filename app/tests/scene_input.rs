@@ -833,3 +833,72 @@ fn cubes_take_their_half_edge_from_the_radius() {
         .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
     refused_at(&planar, "\"cube\"", "shape");
 }
+
+/// `shape = "box"`: `half_extents` (per entry too) set the shape, the mass ρ 8abc and the
+/// principal moments m (b² + c²)/3, …; `radius`, `inertia` and bad half-extents are refused at
+/// their lines.
+#[test]
+fn boxes_take_their_half_extents_and_principal_moments() {
+    use glam::Vec3;
+    use grains::body::Shape;
+    let t = listed(
+        "box",
+        "half_extents = [0.1, 0.05, 0.02]\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], half_extents = [0.2, 0.2, 0.1] },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    let half = Vec3::new(0.1, 0.05, 0.02);
+    assert_eq!(b[0].shape, Shape::Cuboid { half_extents: half });
+    let m = 1000.0 * 8.0 * 0.1 * 0.05 * 0.02;
+    assert!((b[0].mass - m).abs() < 1e-6 * m);
+    let want = Vec3::new(
+        0.05 * 0.05 + 0.02 * 0.02,
+        0.1 * 0.1 + 0.02 * 0.02,
+        0.1 * 0.1 + 0.05 * 0.05,
+    ) * (m / 3.0);
+    let got = b[0]
+        .principal_moments
+        .expect("a box carries its principal moments");
+    assert!(
+        (got - want).abs().max_element() < 1e-6 * want.max_element(),
+        "{got} vs {want}"
+    );
+    assert_eq!(b[0].radius, 0.02, "the smallest half-extent");
+    assert_eq!(
+        b[1].shape,
+        Shape::Cuboid {
+            half_extents: Vec3::new(0.2, 0.2, 0.1)
+        }
+    );
+    let boxed = |keys: &str| listed("box", keys, "{ position = [0.0, 0.0, 1.0] },\n");
+    refused_at(
+        &boxed("half_extents = [0.1, 0.05, 0.02]\nradius = 0.1\n"),
+        "radius = 0.1",
+        "radius",
+    );
+    refused_at(
+        &boxed("half_extents = [0.1, 0.05, 0.02]\ninertia = 0.1\n"),
+        "inertia = 0.1",
+        "inertia",
+    );
+    refused_at(
+        &boxed("half_extents = [0.1, 0.0, 0.02]\n"),
+        "[0.1, 0.0, 0.02]",
+        "half_extents",
+    );
+    refused_at(
+        &boxed("half_extents = [0.1, 0.05]\n"),
+        "[0.1, 0.05]",
+        "half_extents",
+    );
+    refused_at(
+        &listed(
+            "cube",
+            "radius = 0.1\nhalf_extents = [0.1, 0.1, 0.1]\n",
+            "{ position = [0.0, 0.0, 1.0] },\n",
+        ),
+        "half_extents",
+        "half_extents",
+    );
+}

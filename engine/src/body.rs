@@ -11,7 +11,10 @@ pub use grains_kernels::{BodyKind, Shape};
 ///
 /// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
 /// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
-/// in 3-D uses it as an isotropic approximation of its true (axisymmetric) inertia.
+/// in 3-D uses it as an isotropic approximation of its true (axisymmetric) inertia. A body with
+/// [`Body::principal_moments`] (3-D, CPU backend) has the full inertia tensor instead:
+/// diag(I1, I2, I3) about its local axes, turned with its orientation ([`Body::with_principal_moments`],
+/// [`capsule_principal_moments`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Body {
     /// Centre of mass (m).
@@ -27,6 +30,11 @@ pub struct Body {
     pub mass: f32,
     /// Moment of inertia about any axis through the centre (kg m²).
     pub inertia: f32,
+    /// Principal moments of inertia (I1, I2, I3) about the body's local x, y and z axes
+    /// (kg m²), when the inertia is not the same about every axis; `None`: `inertia` about
+    /// every axis. When set, it replaces `inertia` (three equal moments are the isotropic body
+    /// of inertia I1, bit for bit).
+    pub principal_moments: Option<Vec3>,
     /// Linear velocity (m/s).
     pub velocity: Vec3,
     /// Angular velocity (rad/s).
@@ -49,6 +57,7 @@ impl Body {
             shape: Shape::Sphere,
             mass,
             inertia: 0.4 * mass * radius * radius,
+            principal_moments: None,
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             material: MaterialId(0),
@@ -67,7 +76,8 @@ impl Body {
 
     /// A dynamic capsule: the points within `radius` of the segment of half-length
     /// `half_length` along the body's local x axis, with the thin bar's inertia about its
-    /// centre, I = m l²/12 for l = 2 `half_length` (a bar is a capsule of small radius).
+    /// centre, I = m l²/12 for l = 2 `half_length` (a bar is a capsule of small radius); see
+    /// [`Body::solid_capsule`] for its full tensor in 3-D.
     pub fn capsule(position: Vec3, radius: f32, half_length: f32, mass: f32) -> Self {
         let l = 2.0 * half_length;
         Body {
@@ -75,6 +85,15 @@ impl Body {
             inertia: mass * l * l / 12.0,
             ..Body::sphere(position, radius, mass)
         }
+    }
+
+    /// A dynamic solid capsule in 3-D with its full inertia tensor: [`Body::capsule`] with the
+    /// principal moments of [`capsule_principal_moments`] (a cylinder and two hemispheres; the
+    /// axial moment about local x, the transverse one about y and z). 3-D and the CPU backend
+    /// only; in planar mode use [`Body::capsule`], whose scalar is the moment about y.
+    pub fn solid_capsule(position: Vec3, radius: f32, half_length: f32, mass: f32) -> Self {
+        Body::capsule(position, radius, half_length, mass)
+            .with_principal_moments(capsule_principal_moments(radius, half_length, mass))
     }
 
     /// A dynamic uniform ellipse (planar mode only) with semi-axes `a` along the body's local x
@@ -99,6 +118,42 @@ impl Body {
             inertia: 2.0 / 3.0 * mass * half * half,
             ..Body::sphere(position, half, mass)
         }
+    }
+
+    /// A dynamic uniform box with half-extents `half` = (a, b, c) along its local x, y and z
+    /// (a [`Shape::Cuboid`]), with its principal moments m (b² + c²)/3, m (a² + c²)/3 and
+    /// m (a² + b²)/3 ([`cuboid_principal_moments`]); its radius is the smallest half-extent, the
+    /// inscribed sphere's.
+    pub fn cuboid(position: Vec3, half: Vec3, mass: f32) -> Self {
+        let moments = cuboid_principal_moments(half, mass);
+        Body {
+            shape: Shape::Cuboid { half_extents: half },
+            inertia: moments.min_element(),
+            ..Body::sphere(position, half.min_element(), mass)
+        }
+        .with_principal_moments(moments)
+    }
+
+    /// This body with the principal moments of inertia `moments` = (I1, I2, I3) about its local
+    /// x, y and z axes (kg m²), which must be positive and satisfy the triangle inequalities
+    /// (each at most the sum of the other two, as for every mass distribution). 3-D and the
+    /// CPU backend only.
+    pub fn with_principal_moments(mut self, moments: Vec3) -> Self {
+        self.principal_moments = Some(moments);
+        self
+    }
+
+    /// The principal moments (I1, I2, I3) when they differ ([`Body::principal_moments`] with
+    /// two unequal), `None` for a body with one moment about every axis.
+    pub fn anisotropic_moments(&self) -> Option<Vec3> {
+        self.principal_moments
+            .filter(|m| !(m.x == m.y && m.y == m.z))
+    }
+
+    /// The moment of inertia about every axis of an isotropic body: the equal principal
+    /// moments when they are given, else [`Body::inertia`].
+    pub fn isotropic_inertia(&self) -> f32 {
+        self.principal_moments.map_or(self.inertia, |m| m.x)
     }
 
     /// This body with orientation `q` (unit quaternion, body → world).
@@ -144,6 +199,13 @@ pub fn sphere_mass(r: f32, rho: f32) -> f32 {
     4.0 / 3.0 * std::f32::consts::PI * r * r * r * rho
 }
 
+/// The principal moments of a uniform box of half-extents `half` = (a, b, c) and mass `mass`
+/// about its local axes: m (b² + c²)/3, m (a² + c²)/3, m (a² + b²)/3.
+pub fn cuboid_principal_moments(half: Vec3, mass: f32) -> Vec3 {
+    let sq = half * half;
+    Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 3.0)
+}
+
 /// Mass of a solid cube of half-edge `half` (m) and density `rho` (kg/m³): ρ (2 half)³.
 pub fn cube_mass(half: f32, rho: f32) -> f32 {
     (2.0 * half).powi(3) * rho
@@ -164,6 +226,26 @@ pub fn capsule_mass(r: f32, half_length: f32, rho: f32, planar: bool) -> f32 {
     } else {
         (PI * r * r * 2.0 * half_length) * rho + sphere_mass(r, rho)
     }
+}
+
+/// Principal moments of inertia (I_x, I_y = I_z) of a solid capsule of mass `mass`, radius `r`
+/// and half-length `half_length` along its local x axis: a cylinder of length 2L (mass
+/// m_c = m·2L/(2L + 4r/3)) and two hemispheres (together m_s = m − m_c), the masses in
+/// proportion to the volumes, closed form:
+///
+/// I_x = m_c r²/2 + 2/5 m_s r²,
+/// I_y = I_z = m_c (r²/4 + L²/3) + m_s (2/5 r² + L² + 3/4 L r),
+///
+/// the hemispheres' term by the parallel-axis theorem from their centroids 3r/8 off their flat
+/// faces at ±L. L = 0 gives the sphere's 2/5 m r², r → 0 the thin bar's m (2L)²/12 about y.
+pub fn capsule_principal_moments(r: f32, half_length: f32, mass: f32) -> Vec3 {
+    let (r, l, m) = (r as f64, half_length as f64, mass as f64);
+    let cylinder = m * 2.0 * l / (2.0 * l + 4.0 * r / 3.0);
+    let spheres = m - cylinder;
+    let axial = cylinder * r * r / 2.0 + 0.4 * spheres * r * r;
+    let transverse =
+        cylinder * (r * r / 4.0 + l * l / 3.0) + spheres * (0.4 * r * r + l * l + 0.75 * l * r);
+    Vec3::new(axial as f32, transverse as f32, transverse as f32)
 }
 
 /// Mass of a uniform ellipse (planar mode) of semi-axes `a` and `b` (m) and areal density `rho`

@@ -184,6 +184,7 @@ impl WorldBuilder {
         for (i, b) in self.bodies.iter().enumerate() {
             check_body(i, b, materials.list.len())?;
             check_shape(i, b, self.settings.planar)?;
+            crate::inertia::check_principal_moments(i, b)?;
             push_body(&mut bodies, b);
             if let Some(m) = b.prescribed {
                 drives.push((i as u32, m));
@@ -247,10 +248,17 @@ impl WorldBuilder {
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
         let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
             + springs.iter().filter(|s| s.implicit).count();
+        crate::inertia::check_anisotropic_world(
+            &self.settings,
+            &self.bodies,
+            friction.any_moment_friction(),
+            !self.insertions.is_empty() || !self.sinks.is_empty(),
+        )?;
         let parts = Parts {
             joints: joints.clone(),
             springs,
             shapes,
+            inertia: crate::inertia::principal_inertia(&self.bodies),
         };
         let lifecycle = Lifecycle::new(
             &self.insertions,
@@ -463,9 +471,13 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
         Shape::Cuboid { .. } if planar => {
             bad("a cuboid is a 3-D body and planar mode has none (use a capsule or an ellipse)".into())
         }
-        Shape::Cuboid { half_extents: h } if h.x != h.y || h.y != h.z => bad(format!(
-            "a cuboid's half-extents must be equal (a cube), got {h}: a body's inertia is one scalar, exact for a cube only"
-        )),
+        Shape::Cuboid { half_extents: h }
+            if (h.x != h.y || h.y != h.z) && b.principal_moments.is_none() =>
+        {
+            bad(format!(
+                "a box with unequal half-extents {h} needs its principal moments (Body::cuboid gives them; one scalar inertia is exact for a cube only)"
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -597,7 +609,11 @@ pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
         } else {
             b.angular_velocity.to_array()
         },
-        inv_inertia: if dynamic { 1.0 / b.inertia } else { 0.0 },
+        inv_inertia: if dynamic && b.anisotropic_moments().is_none() {
+            1.0 / b.isotropic_inertia()
+        } else {
+            0.0
+        },
     });
     bodies.material.push(b.material.0);
     bodies.kind.push(b.kind as u32);

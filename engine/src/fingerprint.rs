@@ -20,8 +20,8 @@ const MAX_VALUE_CHARS: usize = 64;
 /// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges,
 /// the integrator when not the CCP), the materials
 /// and pair overrides, the walls and their motions, the joints, springs and applied forces,
-/// and each body's fixed properties (radius, shape, mass, inertia, material, kind, prescribed
-/// motion). The thread count, the backend, the read-back interval and the health checks are
+/// and each body's fixed properties (radius, shape, mass, inertia and principal moments,
+/// material, kind, prescribed motion). The thread count, the backend, the read-back interval and the health checks are
 /// left out: they do not change the results a checkpoint continues.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fingerprint {
@@ -65,6 +65,11 @@ impl Fingerprint {
         f.push_table("body shapes", bodies, |b| format!("{:?}", b.shape));
         f.push_table("body masses", bodies, |b| b.mass.to_string());
         f.push_table("body inertias", bodies, |b| b.inertia.to_string());
+        if bodies.iter().any(|b| b.principal_moments.is_some()) {
+            f.push_table("body principal moments", bodies, |b| {
+                b.principal_moments.map_or("-".into(), |m| m.to_string())
+            });
+        }
         f.push_table("body materials", bodies, |b| b.material.0.to_string());
         f.push_table("body kinds", bodies, |b| format!("{:?}", b.kind));
         f.push_table("body motions", bodies, |b| motion(b.prescribed));

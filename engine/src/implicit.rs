@@ -140,6 +140,12 @@ pub(crate) fn check_world(
                 format!("is {:?}, but {why} takes spheres only", b.shape),
             );
         }
+        if b.anisotropic_moments().is_some() {
+            return body(
+                "principal_moments",
+                format!("are unequal, but {why} takes spheres of one inertia about every axis"),
+            );
+        }
         if b.kind == BodyKind::Kinematic {
             return body(
                 "kind",

@@ -208,6 +208,7 @@ impl World {
             ..settings
         };
         settings.check()?;
+        crate::inertia::check_planar_switch(&settings, &self.bodies)?;
         self.monitor.before = None;
         self.params = settings.step_params(self.params.envelope, self.params.max_give);
         self.fingerprint

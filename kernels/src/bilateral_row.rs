@@ -4,6 +4,7 @@
 //! common: the Jacobian, its rate J v and the impulse Jᵀ c on the bodies.
 
 use crate::contact_update::apply_impulse;
+use crate::inertia::PrincipalInertia;
 use crate::joints::Gradient;
 use crate::layout::{Motion, NO_BODY};
 use bytemuck::{Pod, Zeroable};
@@ -90,8 +91,14 @@ impl JointRow {
         }
     }
 
-    /// J_i M⁻¹ J_jᵀ of this row i and row `other` j: the sum over the bodies both act on.
-    pub(crate) fn coupling(&self, other: &JointRow, motion: &[Motion]) -> f64 {
+    /// J_i M⁻¹ J_jᵀ of this row i and row `other` j: the sum over the bodies both act on (the
+    /// angular part through I_w⁻¹ for the anisotropic bodies of `inertia`).
+    pub(crate) fn coupling(
+        &self,
+        other: &JointRow,
+        motion: &[Motion],
+        inertia: &PrincipalInertia,
+    ) -> f64 {
         [self.body_a, self.body_b]
             .into_iter()
             .filter(|&b| b != NO_BODY)
@@ -101,7 +108,8 @@ impl JointRow {
                 let m = motion[b as usize];
                 Some(
                     m.inv_mass as f64 * li.dot(lj) as f64
-                        + m.inv_inertia as f64 * ai.dot(aj) as f64,
+                        + m.inv_inertia as f64 * ai.dot(aj) as f64
+                        + inertia.angular_coupling(b as usize, ai, aj),
                 )
             })
             .sum()
@@ -119,9 +127,16 @@ impl JointRow {
             + Vec3::from_array(self.ang_b).dot(mb.w())
     }
 
-    /// v ← v + M⁻¹ Jᵀ c: the impulse `c` of the row on its movable bodies.
+    /// v ← v + M⁻¹ Jᵀ c: the impulse `c` of the row on its movable bodies (the anisotropic ones
+    /// of `inertia` turned by I_w⁻¹).
     #[inline(always)]
-    pub(crate) fn apply(&self, c: f32, motion: &mut [Motion], planar: bool) {
+    pub(crate) fn apply(
+        &self,
+        c: f32,
+        motion: &mut [Motion],
+        planar: bool,
+        inertia: &PrincipalInertia,
+    ) {
         let lin = Vec3::from_array(self.lin) * c;
         for (body, p, l) in [
             (self.body_a, lin, Vec3::from_array(self.ang_a) * c),
@@ -129,6 +144,7 @@ impl JointRow {
         ] {
             if body != NO_BODY && motion[body as usize].inv_mass > 0.0 {
                 apply_impulse(&mut motion[body as usize], p, l, planar);
+                inertia.turn(body as usize, &mut motion[body as usize], l);
             }
         }
     }
@@ -141,8 +157,9 @@ pub(crate) fn apply_row_impulses(
     c: &[f32],
     motion: &mut [Motion],
     planar: bool,
+    inertia: &PrincipalInertia,
 ) {
     for (r, &c) in rows.iter().zip(c) {
-        r.apply(c, motion, planar);
+        r.apply(c, motion, planar, inertia);
     }
 }

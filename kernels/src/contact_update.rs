@@ -4,6 +4,7 @@
 
 use crate::cone::project_cone_scaled4;
 use crate::forces::planar_mask;
+use crate::inertia::PrincipalInertia;
 use crate::layout::{ContactRow, Motion, NO_BODY};
 use crate::parallel::BLOCK;
 use crate::step::{SolverKind, StepParams};
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 /// The solver's view of the step's settings: what laying out, warm-starting and sweeping the
 /// rows need, built once per solve kind from [`StepParams`] ([`Self::step`], [`Self::impact`]).
 #[derive(Clone, Copy, Debug)]
-pub struct SweepParams {
+pub struct SweepParams<'a> {
     /// Which projected iteration runs the sweeps.
     pub solver: SolverKind,
     /// Most sweeps per solve.
@@ -33,22 +34,25 @@ pub struct SweepParams {
     pub give_speed: f32,
     /// 1 + ε/w_n, so that mass_n × `rigid_scale` = 1/w_n, the rigid row's inverse diagonal.
     pub rigid_scale: f32,
+    /// The anisotropic bodies, whose moment impulses turn them through I_w⁻¹
+    /// ([`PrincipalInertia::turn`]).
+    pub inertia: &'a PrincipalInertia,
 }
 
-impl SweepParams {
+impl<'a> SweepParams<'a> {
     /// The sweeps of a step's CCP: the normal rows carry the step's implicit spring,
     /// softness = (ε/w_n) / (1 + ε/w_n).
-    pub fn step(p: &StepParams) -> Self {
+    pub fn step(p: &StepParams, inertia: &'a PrincipalInertia) -> Self {
         SweepParams {
             softness: p.softness_ratio() / (1.0 + p.softness_ratio()),
             give_speed: p.give_speed(),
             rigid_scale: 1.0 + p.softness_ratio(),
-            ..Self::impact(p)
+            ..Self::impact(p, inertia)
         }
     }
 
     /// The sweeps of an impact, which takes no time: rigid normal rows (softness 0).
-    pub fn impact(p: &StepParams) -> Self {
+    pub fn impact(p: &StepParams, inertia: &'a PrincipalInertia) -> Self {
         SweepParams {
             solver: p.solver,
             max_iterations: p.max_iterations,
@@ -59,6 +63,7 @@ impl SweepParams {
             softness: 0.0,
             give_speed: 0.0,
             rigid_scale: 1.0,
+            inertia,
         }
     }
 }

@@ -197,7 +197,7 @@ unsafe fn apply_pack_moment(
 }
 
 /// v ← v + M⁻¹ (±P, ±L) for the lanes' dynamic bodies, whose velocities before are `vel`:
-/// a gets (P, la), b gets (−P, −lb).
+/// a gets (P, la), b gets (−P, −lb); anisotropic bodies turn by I_w⁻¹ L.
 ///
 /// # Safety
 /// No other thread may touch the pack's dynamic bodies meanwhile.
@@ -213,6 +213,11 @@ unsafe fn apply_pack(
 ) {
     vel.after_impulse(impulse, la, lb, p.planar)
         .scatter(pack, |i, m| *motion.get(i) = m);
+    if p.inertia.any() {
+        // SAFETY: as the caller's, for the pack's own bodies.
+        p.inertia
+            .turn_pack(pack, (la, lb), |i| unsafe { motion.get(i) });
+    }
 }
 
 /// Applies the warm-start impulses v ← v + M⁻¹ D γ (and the moment impulses of `moments`)

@@ -1,7 +1,10 @@
 //! Stage 7, integrate: positions follow the new velocities, q⁺ = q + h v⁺ (hart-anitescu eq. 2.11's
 //! position update); orientations by q⁺ = normalise(q + ½ h ω ⊗ q); along a periodic axis the
-//! centre is wrapped back into [lo, hi) ([`Periodic::wrap`]).
+//! centre is wrapped back into [lo, hi) ([`Periodic::wrap`]). Anisotropic bodies turn by their
+//! free rotation instead ([`rotate_freely`]: the implicit midpoint of Euler's equations in the
+//! body frame, the same quaternion update by the midpoint ω̄).
 
+use crate::inertia::{rotate_freely, PrincipalInertia};
 use crate::layout::{BodyKind, Motion};
 use crate::parallel::BLOCK;
 use crate::periodic::Periodic;
@@ -9,29 +12,36 @@ use glam::{Quat, Vec4};
 use rayon::prelude::*;
 
 /// Advances centres and orientations of every moving body by one step `h`, wrapping the
-/// centres into the `periodic` ranges.
+/// centres into the `periodic` ranges; the anisotropic bodies of `inertia` turn freely (their
+/// angular velocity changes with the gyroscopic term).
 pub fn integrate_positions(
     pos_radius: &mut [Vec4],
     orientation: &mut [Quat],
-    motion: &[Motion],
+    motion: &mut [Motion],
     kind: &[u32],
+    inertia: &PrincipalInertia,
     h: f32,
     periodic: &Periodic,
 ) {
     pos_radius
         .par_chunks_mut(BLOCK)
         .zip(orientation.par_chunks_mut(BLOCK))
+        .zip(motion.par_chunks_mut(BLOCK))
         .enumerate()
-        .for_each(|(b, (ps, qs))| {
-            for (k, (p, q)) in ps.iter_mut().zip(qs.iter_mut()).enumerate() {
+        .for_each(|(b, ((ps, qs), ms))| {
+            let bodies = ps.iter_mut().zip(qs.iter_mut()).zip(ms.iter_mut());
+            for (k, ((p, q), m)) in bodies.enumerate() {
                 let i = b * BLOCK + k;
                 if kind[i] == BodyKind::Fixed as u32 {
                     continue;
                 }
-                let m = &motion[i];
                 *p += (m.v() * h).extend(0.0);
                 if periodic.is_on() {
                     *p = periodic.wrap(p.truncate()).extend(p.w);
+                }
+                if let Some(moments) = inertia.of(i) {
+                    rotate_freely(q, m, moments, h);
+                    continue;
                 }
                 let w = m.w();
                 if w != glam::Vec3::ZERO {

@@ -291,6 +291,7 @@ pub(crate) fn body_gather(
             }
             let (v, w) = (m.v(), m.w());
             apply_impulse(m, dp, dl, p.planar);
+            p.inertia.turn(i, m, dl);
             energy += (dp.dot(m.v() - v) + dl.dot(m.w() - w)) as f64;
         }
         energy

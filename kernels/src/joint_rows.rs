@@ -18,6 +18,7 @@
 //! warm-started by row index (a joint's rows keep their place while the joint list is fixed).
 
 use crate::bilateral_row::{apply_row_impulses, JointRow};
+use crate::inertia::PrincipalInertia;
 use crate::joints::{Gradient, Joint};
 use crate::layout::{Bodies, Motion, NO_BODY};
 use crate::springs::{soft_row, Spring};
@@ -89,12 +90,15 @@ pub struct JointRows {
     factors: Vec<f64>,
     /// Whether the rows were built for planar motion (their impulses then keep it).
     planar: bool,
+    /// The anisotropic bodies' inertia at the step's start (a copy, empty when none).
+    inertia: PrincipalInertia,
 }
 
 /// The part of [`JointRows`] a sweep reads (the impulses are written apart).
 #[derive(Clone, Copy, Debug)]
 pub struct JointSystem<'a> {
     planar: bool,
+    inertia: &'a PrincipalInertia,
     rows: &'a [JointRow],
     groups: &'a [Group],
     members: &'a [u32],
@@ -105,8 +109,16 @@ pub struct JointSystem<'a> {
 impl JointRows {
     /// Rebuilds the rows at the bodies' present poses q⁽ˡ⁾ for the step `p`, factors each
     /// group's K (inverse masses from `bodies`) and starts each impulse from `p.warm_start` ×
-    /// last step's (zero when the row layout changed).
-    pub fn build(&mut self, joints: &[Joint], springs: &[Spring], bodies: &Bodies, p: &StepParams) {
+    /// last step's (zero when the row layout changed); the anisotropic bodies of `inertia` take
+    /// their tensor.
+    pub fn build(
+        &mut self,
+        (joints, springs): (&[Joint], &[Spring]),
+        bodies: &Bodies,
+        inertia: &PrincipalInertia,
+        p: &StepParams,
+    ) {
+        self.inertia.clone_from(inertia);
         self.push_joint_rows(joints, bodies, p, false);
         for s in springs.iter().filter(|s| s.implicit) {
             self.rows.push(soft_row(s, bodies, p));
@@ -118,7 +130,14 @@ impl JointRows {
     /// joints' velocity constraints J v⁺ = 0 without Θ/h (positions do not move), each motor's
     /// J v⁺ = s with the impulse a force bound gives in no time (none; an unbounded motor
     /// holds), no springs (a finite force gives no impulse); impulses from zero.
-    pub fn build_impact(&mut self, joints: &[Joint], bodies: &Bodies, p: &StepParams) {
+    pub fn build_impact(
+        &mut self,
+        joints: &[Joint],
+        bodies: &Bodies,
+        inertia: &PrincipalInertia,
+        p: &StepParams,
+    ) {
+        self.inertia.clone_from(inertia);
         self.push_joint_rows(joints, bodies, p, true);
         self.prepare(joints, bodies, 0.0);
     }
@@ -270,7 +289,7 @@ impl JointRows {
             for (i, &ri) in members.iter().enumerate() {
                 let ri = &rows[ri as usize];
                 for (j, &rj) in members[..=i].iter().enumerate() {
-                    let k = ri.coupling(&rows[rj as usize], motion)
+                    let k = ri.coupling(&rows[rj as usize], motion, &self.inertia)
                         + if i == j { ri.compliance as f64 } else { 0.0 };
                     let s = k - (0..j).map(|m| l[tri(i, m)] * l[tri(j, m)]).sum::<f64>();
                     l[tri(i, j)] = if i != j {
@@ -290,12 +309,12 @@ impl JointRows {
             for b in &mut self.bounded[g.bounded.0 as usize..g.bounded.1 as usize] {
                 let rb = &rows[b.row as usize];
                 for (yi, &ri) in y.iter_mut().zip(members) {
-                    *yi = rows[ri as usize].coupling(rb, motion);
+                    *yi = rows[ri as usize].coupling(rb, motion, &self.inertia);
                 }
                 let mut x = y;
                 cholesky_solve(l, &mut x[..n]);
                 let through: f64 = y[..n].iter().zip(&x[..n]).map(|(a, b)| a * b).sum();
-                let w = rb.coupling(rb, motion) + rb.compliance as f64 - through;
+                let w = rb.coupling(rb, motion, &self.inertia) + rb.compliance as f64 - through;
                 b.mass = if w > 0.0 { (1.0 / w) as f32 } else { 0.0 };
             }
         }
@@ -306,6 +325,7 @@ impl JointRows {
         (
             JointSystem {
                 planar: self.planar,
+                inertia: &self.inertia,
                 rows: &self.rows,
                 groups: &self.groups,
                 members: &self.members,
@@ -318,7 +338,7 @@ impl JointRows {
 
     /// Applies the starting impulses, v ← v + M⁻¹ Jᵀ c.
     pub fn apply_warm_start(&self, motion: &mut [Motion]) {
-        apply_row_impulses(&self.rows, &self.gamma, motion, self.planar);
+        apply_row_impulses(&self.rows, &self.gamma, motion, self.planar, &self.inertia);
     }
 
     /// Forgets the impulses (the next step starts cold).
@@ -351,7 +371,7 @@ impl JointSystem<'_> {
                     .clamp(r.lower, r.upper);
                 let delta = next - *c;
                 *c = next;
-                r.apply(delta, motion, planar);
+                r.apply(delta, motion, planar, self.inertia);
                 residual = residual.max(delta.abs() / b.mass);
             }
             let members = &self.members[g.members.0 as usize..g.members.1 as usize];
@@ -369,7 +389,7 @@ impl JointSystem<'_> {
             cholesky_solve(l, &mut u[..n]);
             for (&du, &i) in u.iter().zip(members) {
                 gamma[i as usize] += du as f32;
-                self.rows[i as usize].apply(du as f32, motion, planar);
+                self.rows[i as usize].apply(du as f32, motion, planar, self.inertia);
             }
         }
         residual

@@ -19,7 +19,8 @@
 //! 6. **solve**: [`jacobi`] (with [`apgd`]'s acceleration) or [`gauss_seidel`], both built on
 //!    [`contact_update`] and [`cone`], with the moment rows of [`rolling`], the joint rows, and
 //!    the optional passes of [`coulomb_correction`]; [`trace`] keeps every sweep's residual.
-//! 7. **integrate**: [`integrate`].
+//! 7. **integrate**: [`integrate`], with the free rotation of the anisotropic bodies of
+//!    [`inertia`].
 //! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
 //!
 //! [`periodic`] holds the periodic boundaries' wrap (stage 7) and minimum image (stages 2–3).
@@ -45,6 +46,7 @@ pub mod cuboid;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod geometric;
+pub mod inertia;
 pub mod integrate;
 pub mod jacobi;
 pub mod joint_rows;

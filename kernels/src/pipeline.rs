@@ -8,6 +8,7 @@ use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
+use crate::inertia::PrincipalInertia;
 use crate::integrate::integrate_positions;
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts, JacobiScratch};
 use crate::joint_rows::JointRows;
@@ -15,7 +16,7 @@ use crate::joints::Joint;
 use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
-use crate::observe::{kinetic_energy, max_penetration};
+use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
@@ -38,6 +39,8 @@ pub struct CpuPipeline {
 struct Workspace {
     /// Shape of each body (empty: all spheres).
     shapes: Vec<Shape>,
+    /// Principal moments of the anisotropic bodies (empty: every body isotropic).
+    inertia: PrincipalInertia,
     grid: Grid,
     contacts: Contacts,
     cache: ImpulseCache,
@@ -73,9 +76,14 @@ struct NonContact {
 
 impl NonContact {
     /// Stage 1: v* = v + h M⁻¹ f for the explicit springs, the applied loads and gravity, then
-    /// the kinematic bodies' drives.
-    fn apply_forces(&mut self, bodies: &mut Bodies, drives: &[Actuation], p: &StepParams) {
-        apply_spring_forces(&self.springs, bodies, p, &mut self.explicit);
+    /// the kinematic bodies' drives (the anisotropic bodies of `inertia` turned by I_w⁻¹).
+    fn apply_forces(
+        &mut self,
+        bodies: &mut Bodies,
+        drives: &[Actuation],
+        (p, inertia): (&StepParams, &PrincipalInertia),
+    ) {
+        apply_spring_forces(&self.springs, bodies, (p, inertia), &mut self.explicit);
         apply_loads(&mut bodies.motion, &self.loads, p);
         apply_forces(&mut bodies.motion, &bodies.kind, drives, p);
     }
@@ -131,6 +139,12 @@ impl CpuPipeline {
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;
+    }
+
+    /// Sets the principal moments of the anisotropic bodies ([`PrincipalInertia`]), in body
+    /// order; their [`Motion::inv_inertia`] must be 0.
+    pub fn set_inertia(&mut self, inertia: PrincipalInertia) {
+        self.work.inertia = inertia;
     }
 
     /// Replaces the applied forces of the following steps.
@@ -255,7 +269,9 @@ impl Workspace {
             self.pre_force.clone_from(&bodies.motion);
             apply_forces(&mut self.pre_force, &bodies.kind, drives, &weightless);
         }
-        self.non_contact.apply_forces(bodies, drives, p);
+        self.inertia.refresh(&bodies.orientation);
+        let inertia = &self.inertia;
+        self.non_contact.apply_forces(bodies, drives, (p, inertia));
         lap(&mut t.forces);
 
         self.grid.build(
@@ -278,6 +294,11 @@ impl Workspace {
             &mut self.contacts,
         )?;
         drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
+        if self.inertia.any() {
+            let rows = &mut self.contacts.rows;
+            self.inertia
+                .add_rotational_weights(rows, p.softness_ratio());
+        }
         if rolls {
             self.moments.build(&self.contacts, bodies, walls, friction);
         }
@@ -306,13 +327,15 @@ impl Workspace {
             );
         }
         let moments = rolls.then_some(&self.moments);
-        let sweep = SweepParams::step(p);
+        let sweep = SweepParams::step(p, &self.inertia);
         let motion = &mut bodies.motion;
         self.solver
             .load(rows, &self.gamma, moments, &bodies.kind, motion, &sweep);
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
-        non_contact.rows.build(joints, springs, bodies, p);
+        non_contact
+            .rows
+            .build((joints, springs), bodies, &self.inertia, p);
         non_contact.rows.apply_warm_start(&mut bodies.motion);
         lap(&mut t.prepare);
 
@@ -324,8 +347,9 @@ impl Workspace {
         integrate_positions(
             &mut bodies.pos_radius,
             &mut bodies.orientation,
-            &bodies.motion,
+            &mut bodies.motion,
             &bodies.kind,
+            &self.inertia,
             p.h,
             &p.periodic,
         );
@@ -346,7 +370,12 @@ impl Workspace {
             iterations: impact_sweeps + iterations,
             residual,
             max_penetration: max_penetration(rows),
-            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
+            kinetic_energy: kinetic_energy_of_rigid_bodies(
+                &bodies.motion,
+                &bodies.kind,
+                (&bodies.orientation, &self.inertia),
+                &mut self.energy_blocks,
+            ),
         };
         lap(&mut t.observe);
         self.times = t;
@@ -361,8 +390,8 @@ impl Workspace {
         let impacts = &mut self.impacts;
         let v = &mut self.pre_force;
         let joints = &mut self.non_contact.impact;
-        joints.build_impact(&self.non_contact.joints, bodies, p);
-        let sweep = SweepParams::impact(p);
+        joints.build_impact(&self.non_contact.joints, bodies, &self.inertia, p);
+        let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
         solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
         let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
@@ -373,7 +402,8 @@ impl Workspace {
         solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
         bodies.motion.copy_from_slice(v);
-        self.non_contact.apply_forces(bodies, drives, p);
+        let inertia = &self.inertia;
+        self.non_contact.apply_forces(bodies, drives, (p, inertia));
         compression + decompression
     }
 }

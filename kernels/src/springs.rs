@@ -28,6 +28,7 @@
 //!   < 4 for point masses.
 
 use crate::bilateral_row::{apply_row_impulses, JointRow};
+use crate::inertia::PrincipalInertia;
 use crate::joints::{distance_gradient, Gradient, Pose};
 use crate::layout::Bodies;
 use crate::step::StepParams;
@@ -106,11 +107,12 @@ pub struct SpringForceRows {
 }
 
 /// Stage 1 for the explicit springs: v ← v + h M⁻¹ F with F = −(k φ + δ J v) ∇φ, every force
-/// taken at q⁽ˡ⁾ and v⁽ˡ⁾ before any is applied (explicit Euler). `scratch` keeps the rows.
+/// taken at q⁽ˡ⁾ and v⁽ˡ⁾ before any is applied (explicit Euler), the anisotropic bodies of
+/// `inertia` turned by I_w⁻¹. `scratch` keeps the rows.
 pub fn apply_spring_forces(
     springs: &[Spring],
     bodies: &mut Bodies,
-    p: &StepParams,
+    (p, inertia): (&StepParams, &PrincipalInertia),
     scratch: &mut SpringForceRows,
 ) {
     scratch.rows.clear();
@@ -128,5 +130,6 @@ pub fn apply_spring_forces(
         &scratch.impulses,
         &mut bodies.motion,
         p.planar,
+        inertia,
     );
 }

@@ -170,6 +170,7 @@ class WorldBuilder:
         masses: Optional[ArrayLike] = None,
         density: Optional[ArrayLike] = None,
         inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
         material: Union[MaterialRef, ArrayLike, None] = None,
         kind: BodyKind = "dynamic",
         motion: Optional[Motion] = None,
@@ -188,6 +189,7 @@ class WorldBuilder:
         masses: Optional[ArrayLike] = None,
         density: Optional[ArrayLike] = None,
         inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
         material: Union[MaterialRef, ArrayLike, None] = None,
         kind: BodyKind = "dynamic",
         motion: Optional[Motion] = None,
@@ -207,6 +209,7 @@ class WorldBuilder:
         masses: Optional[ArrayLike] = None,
         density: Optional[ArrayLike] = None,
         inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
         material: Union[MaterialRef, ArrayLike, None] = None,
         kind: BodyKind = "dynamic",
         motion: Optional[Motion] = None,
@@ -232,6 +235,24 @@ class WorldBuilder:
     ) -> Range:
         """Adds N solid cubes of half-edge `half_edges`; returns their index range."""
 
+    def add_boxes(
+        self,
+        positions: ArrayLike,
+        half_extents: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N solid boxes with half-extents (N, 3) and their principal moments; returns their index range."""
+
     def add_ellipses(
         self,
         positions: ArrayLike,
@@ -244,6 +265,7 @@ class WorldBuilder:
         masses: Optional[ArrayLike] = None,
         density: Optional[ArrayLike] = None,
         inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
         material: Union[MaterialRef, ArrayLike, None] = None,
         kind: BodyKind = "dynamic",
         motion: Optional[Motion] = None,

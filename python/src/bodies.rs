@@ -1,4 +1,4 @@
-//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes and
+//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes, boxes and
 //! ellipses, one row per body, never a Python object per grain.
 
 use crate::arrays::{column, rows, rows_per_body};
@@ -26,6 +26,7 @@ struct Common<'py> {
     masses: Option<Bound<'py, PyAny>>,
     density: Option<Bound<'py, PyAny>>,
     inertias: Option<Bound<'py, PyAny>>,
+    principal_moments: Option<Bound<'py, PyAny>>,
     material: Option<Bound<'py, PyAny>>,
     kind: String,
     motion: Option<PyMotion>,
@@ -33,11 +34,12 @@ struct Common<'py> {
 }
 
 /// The keyword options of the bulk adds, in the order their docs give them.
-const OPTIONS: [&str; 8] = [
+const OPTIONS: [&str; 9] = [
     "orientations",
     "masses",
     "density",
     "inertias",
+    "principal_moments",
     "material",
     "kind",
     "motion",
@@ -76,6 +78,7 @@ impl<'py> Common<'py> {
             masses: given("masses")?,
             density: given("density")?,
             inertias: given("inertias")?,
+            principal_moments: given("principal_moments")?,
             material: given("material")?,
             kind: given("kind")?
                 .map(|k| k.extract::<String>())
@@ -216,6 +219,12 @@ impl PyWorldBuilder {
         let w = per_body::<3>("angular_velocities", common.angular_velocities.as_ref(), n)?;
         let q = per_body::<4>("orientations", common.orientations.as_ref(), n)?;
         let inertias = per_body_value("inertias", common.inertias.as_ref(), n)?;
+        let moments = per_body::<3>("principal_moments", common.principal_moments.as_ref(), n)?;
+        if inertias.is_some() && moments.is_some() {
+            return Err(PyValueError::new_err(
+                "inertias and principal_moments: give one of them, not both",
+            ));
+        }
         let masses = match (
             per_body_value("masses", common.masses.as_ref(), n)?,
             per_body_value("density", common.density.as_ref(), n)?,
@@ -247,7 +256,12 @@ impl PyWorldBuilder {
                 b.angular_velocity = Vec3::from_array(w[i]);
             }
             if let Some(inertias) = &inertias {
+                // One moment about every axis, in place of the shape's own (a box's moments).
                 b.inertia = inertias[i];
+                b.principal_moments = None;
+            }
+            if let Some(moments) = &moments {
+                b.principal_moments = Some(Vec3::from_array(moments[i]));
             }
             b.material = materials[i];
             b.kind = kind;
@@ -271,13 +285,15 @@ impl PyWorldBuilder {
     /// `orientations`: unit quaternions (x, y, z, w), shape (N, 4). Give `masses` (kg) or
     /// `density` (kg/m³; m = ρ 4/3 π r³), each per body or one number, not both; with neither
     /// the density is 2500 kg/m³. `inertias` (kg m², default 2/5 m r²) per body or one
-    /// number. `material`: an index, a name, or an integer array of indices (one per body).
+    /// number, or instead `principal_moments` (kg m², shape (N, 3)): each body's (I1, I2, I3)
+    /// about its local x, y and z axes, the full inertia tensor turning with the body (3-D and
+    /// the CPU backend; not with spinning or rolling friction). `material`: an index, a name, or an integer array of indices (one per body).
     /// `kind`: "dynamic", "fixed" (at rest forever) or "kinematic" (moving along `motion`, a
     /// `grains.Motion`, from its position). `group` names the range (`World.groups`). Arrays
     /// are float64, float32 or integers; shapes, dtypes and finiteness are checked here, radii, masses
     /// and overlaps with walls at `build()`. The keyword options are `orientations`, `masses`,
-    /// `density`, `inertias`, `material`, `kind` (default "dynamic"), `motion` and `group`;
-    /// any other keyword is a `TypeError`.
+    /// `density`, `inertias`, `principal_moments`, `material`, `kind` (default "dynamic"),
+    /// `motion` and `group`; any other keyword is a `TypeError`.
     #[pyo3(signature = (positions, radii, velocities = None, angular_velocities = None, **options))]
     fn add_spheres<'py>(
         &mut self,
@@ -375,6 +391,33 @@ impl PyWorldBuilder {
             common,
             |i, rho| cube_mass(r[i], rho),
             |i, p, m| Body::cube(p, r[i], m),
+        )
+    }
+
+    /// Adds N solid boxes with half-extents `half_extents` (shape (N, 3): along each body's
+    /// local x, y and z, turned by `orientations`) in bulk, and returns the index range
+    /// (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is ρ 8abc, the inertia
+    /// the box's principal moments m (b² + c²)/3, m (a² + c²)/3, m (a² + b²)/3 (`inertias`
+    /// replaces them by one moment, which only a cube may have). 3-D only; CPU only.
+    #[pyo3(signature = (positions, half_extents, velocities = None, angular_velocities = None, **options))]
+    fn add_boxes<'py>(
+        &mut self,
+        positions: &Bound<'py, PyAny>,
+        half_extents: &Bound<'_, PyAny>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let half = rows_per_body::<3>("half_extents", half_extents, n)?;
+        let half = |i: usize| Vec3::from_array(half[i]);
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| 8.0 * half(i).x * half(i).y * half(i).z * rho,
+            |i, p, m| Body::cuboid(p, half(i), m),
         )
     }
 

@@ -1,7 +1,8 @@
-//! The chakraborty paper's examples on the geometrically implicit stepper (V16–V20): each
-//! case's measurement printed and held to its verdict.
+//! The chakraborty paper's examples on the geometrically implicit stepper (V16–V20) and the free
+//! rotation of an asymmetric body (V21): each case's measurement printed and held to its verdict.
 
 use grains::geometric::GapModel;
+use grains_validation::cases::free_rotation::{v21, V21};
 use grains_validation::cases::geometric::{v16, v17, v18, v19_passes, v19_run, V19_STEPS};
 use grains_validation::cases::polygon_disc::V20;
 use grains_validation::{Case, Setup};
@@ -50,4 +51,13 @@ fn v20_polygonal_discs_lose_energy_where_the_implicit_disc_does_not() {
     let m = V20.run(&Setup::default()).unwrap();
     println!("V20: {}", V20.measured(&m));
     assert!(m.passes(), "{m:?}");
+}
+
+#[test]
+fn v21_box_flips_about_its_middle_axis_with_the_elliptic_period() {
+    for threads in [1, 2] {
+        let m = v21(Some(threads)).unwrap();
+        println!("V21 ({threads} threads): {}", V21.measured(&m));
+        assert!(m.passes(), "{m:?}");
+    }
 }

@@ -22,6 +22,9 @@ pub(super) enum Form {
     Ellipse { a: f32, b: f32 },
     /// A cube whose half-edge is the body's radius (3-D only).
     Cube,
+    /// A box with half-extents `half` along the body's x, y and z axes (3-D only), with its
+    /// principal moments.
+    Box { half: Vec3 },
 }
 
 impl Form {
@@ -43,11 +46,14 @@ impl Form {
                     planar,
                 },
                 ("cube", false) => Form::Cube,
-                ("cube", true) => {
+                ("box", false) => Form::Box {
+                    half: half_extents(cx, need(cx, &g.half_extents, "half_extents", s)?)?,
+                },
+                (solid @ ("cube" | "box"), true) => {
                     return Err(cx.err(
                         s.span(),
                         "shape",
-                        "cubes are 3-D bodies: planar mode has none".to_string(),
+                        format!("{solid}es are 3-D bodies: planar mode has none"),
                     ))
                 }
                 ("ellipse", true) => Form::Ellipse {
@@ -74,6 +80,8 @@ impl Form {
         };
         let capsule = matches!(form, Form::Capsule { .. });
         let ellipse = matches!(form, Form::Ellipse { .. });
+        let boxed = matches!(form, Form::Box { .. });
+        let sized = ellipse || boxed;
         let unused = [
             (
                 "half_length",
@@ -86,14 +94,20 @@ impl Form {
             (
                 "radius",
                 &g.radius,
-                ellipse,
+                sized,
                 "spheres, disks, capsules and cubes",
             ),
             (
                 "radius_max",
                 &g.radius_max,
-                ellipse,
+                sized,
                 "spheres, disks, capsules and cubes",
+            ),
+            (
+                "inertia",
+                &g.inertia,
+                boxed,
+                "one-moment shapes (a box has its principal moments)",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -101,12 +115,15 @@ impl Form {
                 return Err(cx.err(v.span(), key, format!("used only by {users}")));
             }
         }
+        if let Some(v) = g.half_extents.as_ref().filter(|_| !boxed) {
+            return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
+        }
         Ok(form)
     }
 
     /// The form of one `list` entry: this one with the entry's own `half_length` (capsules) or
-    /// `a` and `b` (ellipses), refusing those the shape does not use and a `radius` on an
-    /// ellipse.
+    /// `a` and `b` (ellipses) or `half_extents` (boxes), refusing those the shape does not use
+    /// and a `radius` on an ellipse or a box.
     pub(super) fn entry(self, cx: &Ctx, e: &ListBodySpec) -> Result<Form, SceneError> {
         let or = |v: &Option<S<f64>>, key: &str, default: f32| match v {
             Some(v) => positive(cx, v, key),
@@ -130,6 +147,15 @@ impl Form {
                     b: or(&e.b, "b", b)?,
                 },
             ),
+            Form::Box { half } => (
+                &["half_extents"],
+                Form::Box {
+                    half: match &e.half_extents {
+                        Some(v) => half_extents(cx, v)?,
+                        None => half,
+                    },
+                },
+            ),
             Form::Sphere | Form::Disk | Form::Cube => (&[], self),
         };
         let given = [
@@ -142,11 +168,18 @@ impl Form {
                 return Err(cx.err(v.span(), key, format!("used only by {users}")));
             }
         }
-        if let (Form::Ellipse { .. }, Some(r)) = (form, &e.radius) {
+        if let Some(v) = e
+            .half_extents
+            .as_ref()
+            .filter(|_| !used.contains(&"half_extents"))
+        {
+            return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
+        }
+        if let (Form::Ellipse { .. } | Form::Box { .. }, Some(r)) = (form, &e.radius) {
             return Err(cx.err(
                 r.span(),
                 "radius",
-                "used only by spheres, disks, capsules and cubes (an ellipse's size is `a` and `b`)",
+                "used only by spheres, disks, capsules and cubes (an ellipse's size is `a` and `b`, a box's `half_extents`)",
             ));
         }
         Ok(form)
@@ -167,6 +200,7 @@ impl Form {
     ) -> Result<f32, SceneError> {
         match self {
             Form::Ellipse { a, b } => Ok(a.max(b)),
+            Form::Box { half } => Ok(half.min_element()),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -176,13 +210,14 @@ impl Form {
         match self {
             Form::Capsule { half_length, .. } => r + half_length,
             Form::Cube => 3.0f32.sqrt() * r,
+            Form::Box { half } => half.length(),
             _ => r,
         }
     }
 
     /// Mass of a body of radius `r` and density `rho` (kg/m³, kg/m² in planar mode): sphere
     /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b,
-    /// cube (2 r)³.
+    /// cube (2 r)³, box 8 a b c.
     pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
         match self {
             Form::Sphere => sphere_mass(r, rho),
@@ -193,6 +228,7 @@ impl Form {
             } => capsule_mass(r, half_length, rho, planar),
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
             Form::Cube => cube_mass(r, rho),
+            Form::Box { half } => 8.0 * half.x * half.y * half.z * rho,
         }
     }
 
@@ -204,6 +240,7 @@ impl Form {
             Form::Capsule { half_length, .. } => Body::capsule(p, r, half_length, m),
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
             Form::Cube => Body::cube(p, r, m),
+            Form::Box { half } => Body::cuboid(p, half, m),
         }
     }
 }
@@ -328,4 +365,20 @@ fn turn_towards(
         return Ok(Quat::from_rotation_y((-v.z).atan2(v.x)));
     }
     Ok(Quat::from_rotation_arc(Vec3::X, v.normalize()))
+}
+
+/// A box's `half_extents`: three positive, finite numbers (m).
+fn half_extents(cx: &Ctx, v: &S<V3>) -> Result<Vec3, SceneError> {
+    let h = *v.get_ref();
+    if h.iter()
+        .all(|&x| x.is_finite() && x > 0.0 && x <= f32::MAX as f64)
+    {
+        Ok(Vec3::new(h[0] as f32, h[1] as f32, h[2] as f32))
+    } else {
+        Err(cx.err(
+            v.span(),
+            "half_extents",
+            format!("must be three positive, finite numbers, got {h:?}"),
+        ))
+    }
 }

@@ -291,6 +291,8 @@ pub struct BodySpec {
     pub a: Option<S<f64>>,
     /// Ellipse: semi-axis along the body's z axis (m).
     pub b: Option<S<f64>>,
+    /// Box: half-extents along the body's x, y and z axes (m).
+    pub half_extents: Option<S<V3>>,
     /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
     /// `[x, y, z]`, or `"random"` (drawn from `seed`).
     pub axis: Option<S<toml::Value>>,
@@ -376,6 +378,8 @@ pub struct ListBodySpec {
     pub a: Option<S<f64>>,
     /// Ellipse: semi-axis along the body's z axis (m), default the generator's.
     pub b: Option<S<f64>>,
+    /// Box: half-extents along the body's x, y and z axes (m), default the generator's.
+    pub half_extents: Option<S<V3>>,
 }
 
 /// `[[joints]]`: one joint.

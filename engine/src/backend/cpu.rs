@@ -14,7 +14,8 @@ use grains_kernels::{
 pub(super) struct CpuBackend(CpuPipeline);
 
 impl CpuBackend {
-    /// Starts `threads` worker threads and hands the pipeline the joints, springs and shapes.
+    /// Starts `threads` worker threads and hands the pipeline the joints, springs, shapes and
+    /// principal moments.
     pub(super) fn open(threads: usize, parts: Parts) -> Result<Self, BuildError> {
         let mut cpu = CpuPipeline::new(threads).map_err(|e| BuildError::Threads {
             threads,
@@ -24,6 +25,7 @@ impl CpuBackend {
         if let Some(shapes) = parts.shapes {
             cpu.set_shapes(shapes);
         }
+        cpu.set_inertia(parts.inertia);
         Ok(CpuBackend(cpu))
     }
 }

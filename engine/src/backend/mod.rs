@@ -120,6 +120,8 @@ pub(crate) struct Parts {
     pub(crate) springs: Vec<Spring>,
     /// Each body's shape, when any is not a sphere.
     pub(crate) shapes: Option<Vec<Shape>>,
+    /// The anisotropic bodies' principal moments (empty when there is none).
+    pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
 }
 
 /// Opens the backend `settings` ask for (the geometrically implicit stepper when they ask

@@ -4,6 +4,7 @@
 pub mod bar;
 pub mod brazil_nut;
 pub mod ellipse;
+pub mod free_rotation;
 pub mod geometric;
 pub mod links;
 pub mod particle;
@@ -16,7 +17,7 @@ pub mod stacks;
 use crate::case::{CaseResult, Registered, Setup};
 
 /// Every case, in the order `grains validate` runs and reports them.
-pub const CASES: [&dyn Registered; 20] = [
+pub const CASES: [&dyn Registered; 21] = [
     &particle::V1,
     &particle::V2,
     &bar::V3,
@@ -37,6 +38,7 @@ pub const CASES: [&dyn Registered; 20] = [
     &geometric::V18,
     &geometric::V19,
     &polygon_disc::V20,
+    &free_rotation::V21,
 ];
 
 /// The registered case of id `id` (any case), if there is one.
@@ -59,9 +61,9 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn the_registry_holds_v1_to_v20_once_each_in_order() {
+    fn the_registry_holds_v1_to_v21_once_each_in_order() {
         let ids: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
-        let expected: Vec<String> = (1..=20).map(|k| format!("V{k}")).collect();
+        let expected: Vec<String> = (1..=21).map(|k| format!("V{k}")).collect();
         assert_eq!(ids, expected);
     }
 
@@ -69,7 +71,7 @@ mod tests {
     fn a_case_is_found_by_its_id_in_either_letter_case_and_an_unknown_id_is_not() {
         assert_eq!(find("v12").map(|c| c.about().id), Some("V12"));
         assert_eq!(find("V1").map(|c| c.about().id), Some("V1"));
-        assert!(find("V21").is_none());
+        assert!(find("V22").is_none());
         assert!(run_case("V0", &Setup::default()).is_none());
     }
 
