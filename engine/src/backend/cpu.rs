@@ -58,22 +58,6 @@ impl StepBackend for CpuBackend {
             })
     }
 
-    fn sync(&mut self, _bodies: &mut Bodies, _steps: u64) -> Result<Option<StepStats>, GpuError> {
-        Ok(None)
-    }
-
-    fn sync_contacts(&mut self, _steps: u64) -> Result<(), GpuError> {
-        Ok(())
-    }
-
-    fn synced_at(&self, steps: u64) -> u64 {
-        steps
-    }
-
-    fn adapter_name(&self) -> Option<&str> {
-        None
-    }
-
     fn joint_impulses(&self) -> &[f32] {
         self.0.joint_impulses()
     }

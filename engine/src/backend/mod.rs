@@ -59,17 +59,28 @@ pub(crate) trait StepBackend: Send + Sync {
     ) -> Result<StepStats, StepError>;
 
     /// Copies the state of step `steps` into `bodies` unless the host already holds it, and
-    /// returns the statistics then read (`None` when nothing was read).
-    fn sync(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError>;
+    /// returns the statistics then read (`None` when nothing was read). A backend that steps
+    /// the host's own bodies (the CPU ones) has nothing to copy.
+    fn sync(&mut self, _bodies: &mut Bodies, _steps: u64) -> Result<Option<StepStats>, GpuError> {
+        Ok(None)
+    }
 
-    /// Copies the contacts of step `steps` to the host unless it already holds them.
-    fn sync_contacts(&mut self, steps: u64) -> Result<(), GpuError>;
+    /// Copies the contacts of step `steps` to the host unless it already holds them (always,
+    /// by default).
+    fn sync_contacts(&mut self, _steps: u64) -> Result<(), GpuError> {
+        Ok(())
+    }
 
-    /// The step whose bodies and statistics the host copy holds, out of `steps` taken.
-    fn synced_at(&self, steps: u64) -> u64;
+    /// The step whose bodies and statistics the host copy holds, out of `steps` taken (the
+    /// last one, by default).
+    fn synced_at(&self, steps: u64) -> u64 {
+        steps
+    }
 
     /// Name of the GPU adapter; `None` on the CPU.
-    fn adapter_name(&self) -> Option<&str>;
+    fn adapter_name(&self) -> Option<&str> {
+        None
+    }
 
     /// Impulses of the last step's joint rows (empty where the backend has no joints).
     fn joint_impulses(&self) -> &[f32];
