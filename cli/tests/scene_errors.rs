@@ -471,7 +471,7 @@ fn bad_shape_keys() {
         (
             capsules.as_str(),
             "shape = \"capsule\"",
-            "shape = \"cube\"",
+            "shape = \"pyramid\"",
             "shape",
         ),
         (capsules.as_str(), "half_length = 0.06\n", "", "half_length"),
