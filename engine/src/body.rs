@@ -206,6 +206,12 @@ pub fn cuboid_principal_moments(half: Vec3, mass: f32) -> Vec3 {
     Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 3.0)
 }
 
+/// Mass of a solid box of half-extents `half` = (a, b, c) (m) and density `rho` (kg/m³):
+/// ρ 8abc.
+pub fn cuboid_mass(half: Vec3, rho: f32) -> f32 {
+    8.0 * half.x * half.y * half.z * rho
+}
+
 /// Mass of a solid cube of half-edge `half` (m) and density `rho` (kg/m³): ρ (2 half)³.
 pub fn cube_mass(half: f32, rho: f32) -> f32 {
     (2.0 * half).powi(3) * rho

@@ -56,8 +56,8 @@ pub use glam::{Quat, Vec3, Vec4};
 pub use grains_kernels::geometric;
 
 pub use body::{
-    capsule_mass, capsule_principal_moments, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body,
-    BodyKind, Shape,
+    capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
+    sphere_mass, Body, BodyKind, Shape,
 };
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};

@@ -5,8 +5,8 @@ use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
 use grains::{
-    capsule_mass, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind, MaterialId,
-    Quat, Vec3,
+    capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind,
+    MaterialId, Quat, Vec3,
 };
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -416,7 +416,7 @@ impl PyWorldBuilder {
         self.add_bodies(
             p,
             common,
-            |i, rho| 8.0 * half(i).x * half(i).y * half(i).z * rho,
+            |i, rho| cuboid_mass(half(i), rho),
             |i, p, m| Body::cuboid(p, half(i), m),
         )
     }

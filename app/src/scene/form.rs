@@ -6,7 +6,9 @@ use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
-use grains::body::{capsule_mass, cube_mass, disk_mass, ellipse_mass, sphere_mass, Body};
+use grains::body::{
+    capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
+};
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,7 +74,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\" or \"cube\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\" or \"box\", got \"{other}\""
                     ),
                     ))
                 }
@@ -228,7 +230,7 @@ impl Form {
             } => capsule_mass(r, half_length, rho, planar),
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
             Form::Cube => cube_mass(r, rho),
-            Form::Box { half } => 8.0 * half.x * half.y * half.z * rho,
+            Form::Box { half } => cuboid_mass(half, rho),
         }
     }
 
