@@ -721,6 +721,11 @@ fn every_shape_key_is_settable_per_list_entry() {
         b[1].mass > b[0].mass * 0.0 && b[1].mass != b[0].mass,
         "mass from its own shape"
     );
+    // Solid capsules: in 3-D their principal moments from their own radius and length.
+    for (body, r, l) in [(&b[0], 0.05, 0.1), (&b[1], 0.02, 0.3)] {
+        let want = grains::capsule_principal_moments(r, l, body.mass);
+        assert_eq!(body.principal_moments, Some(want), "capsule moments");
+    }
     let t = listed(
         "ellipse",
         "a = 0.1\nb = 0.05\n",
@@ -802,6 +807,45 @@ fn the_shipped_whirled_chain_joins_its_capsules_end_to_end() {
             w.joint_violation(j)
         );
     }
+}
+
+/// Capsules are solid: in planar mode the flat stadium's moment about y (one scalar), and a
+/// given `inertia` replaces the shape's moments by one moment about every axis.
+#[test]
+fn capsules_take_the_solid_inertia_or_the_given_one() {
+    let t = listed(
+        "capsule",
+        "radius = 0.05
+half_length = 0.1
+",
+        "{ position = [0.0, 0.0, 1.0] },
+",
+    );
+    let planar = t.replace(
+        "h = 0.001
+",
+        "h = 0.001
+planar = true
+",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &planar).unwrap();
+    let b = s.builder().bodies()[0];
+    assert_eq!(b.principal_moments, None, "planar: one scalar");
+    assert_eq!(b.inertia, grains::stadium_moment(0.05, 0.1, b.mass));
+    let given = t.replace(
+        "half_length = 0.1
+",
+        "half_length = 0.1
+inertia = 0.25
+",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &given).unwrap();
+    let b = s.builder().bodies()[0];
+    assert_eq!(
+        (b.principal_moments, b.inertia),
+        (None, 0.25),
+        "given inertia"
+    );
 }
 
 /// `shape = "cube"`: the body's radius is the half-edge, the mass ρ (2 r)³, the inertia

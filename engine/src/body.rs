@@ -96,6 +96,27 @@ impl Body {
             .with_principal_moments(capsule_principal_moments(radius, half_length, mass))
     }
 
+    /// A dynamic uniform solid capsule of mass `mass` (weighed as [`capsule_mass`] weighs it)
+    /// with its true inertia: in 3-D [`Body::solid_capsule`]'s principal moments, in planar
+    /// mode the flat stadium's moment about y, [`stadium_moment`]. The scene files' and
+    /// Python's capsules.
+    pub fn uniform_capsule(
+        position: Vec3,
+        radius: f32,
+        half_length: f32,
+        mass: f32,
+        planar: bool,
+    ) -> Self {
+        if planar {
+            Body {
+                inertia: stadium_moment(radius, half_length, mass),
+                ..Body::capsule(position, radius, half_length, mass)
+            }
+        } else {
+            Body::solid_capsule(position, radius, half_length, mass)
+        }
+    }
+
     /// A dynamic uniform ellipse (planar mode only) with semi-axes `a` along the body's local x
     /// and `b` along its local z, inertia about y I = m (a² + b²)/4.
     pub fn ellipse(position: Vec3, a: f32, b: f32, mass: f32) -> Self {
@@ -252,6 +273,25 @@ pub fn capsule_principal_moments(r: f32, half_length: f32, mass: f32) -> Vec3 {
     let transverse =
         cylinder * (r * r / 4.0 + l * l / 3.0) + spheres * (0.4 * r * r + l * l + 0.75 * l * r);
     Vec3::new(axial as f32, transverse as f32, transverse as f32)
+}
+
+/// Moment of inertia about y (normal to the plane) of a uniform flat stadium of mass `mass`,
+/// radius `r` and half-length `half_length` along x (planar mode's capsule): a rectangle
+/// 2L × 2r (mass m_r = m·4rL/(4rL + πr²)) and two half disks (together m_d = m − m_r), the
+/// masses in proportion to the areas, closed form:
+///
+/// I = m_r ((2L)² + (2r)²)/12 + m_d (r²/2 + L² + 8 L r/(3π)),
+///
+/// each half disk's term by the parallel-axis theorem through its centroid 4r/(3π) off its
+/// flat side at ±L. L = 0 gives the disk's m r²/2, r → 0 the thin bar's m (2L)²/12.
+pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
+    let (r, l, m) = (r as f64, half_length as f64, mass as f64);
+    let pi = std::f64::consts::PI;
+    let rectangle = m * 4.0 * r * l / (4.0 * r * l + pi * r * r);
+    let disks = m - rectangle;
+    let moment = rectangle * (4.0 * l * l + 4.0 * r * r) / 12.0
+        + disks * (0.5 * r * r + l * l + 8.0 * l * r / (3.0 * pi));
+    moment as f32
 }
 
 /// Mass of a uniform ellipse (planar mode) of semi-axes `a` and `b` (m) and areal density `rho`

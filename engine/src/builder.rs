@@ -248,12 +248,7 @@ impl WorldBuilder {
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
         let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
             + springs.iter().filter(|s| s.implicit).count();
-        crate::inertia::check_anisotropic_world(
-            &self.settings,
-            &self.bodies,
-            friction.any_moment_friction(),
-            !self.insertions.is_empty() || !self.sinks.is_empty(),
-        )?;
+        crate::inertia::check_anisotropic_world(&self.settings, &self.bodies)?;
         let parts = Parts {
             joints: joints.clone(),
             springs,
@@ -268,10 +263,8 @@ impl WorldBuilder {
             &walls,
             &bodies,
             (&drives, &self.forces),
-            (
-                joint_rows > 0 || !parts.springs.is_empty(),
-                parts.shapes.is_some(),
-            ),
+            (parts.shapes.as_deref(), &parts.inertia.moments),
+            joint_rows > 0 || !parts.springs.is_empty(),
         )?;
         let r_min = bodies
             .smallest_radius()

@@ -38,14 +38,10 @@ pub(crate) fn check_principal_moments(i: usize, b: &Body) -> Result<(), BuildErr
 }
 
 /// Refuses anisotropic bodies where the world cannot turn them with their tensor: in planar
-/// mode (only the moment about y matters there: give it as `inertia`), on the GPU backend,
-/// with insertions or sinks (they renumber bodies) and with spinning or rolling friction
-/// (`moment_friction`: its moment rows take a scalar inertia).
+/// mode (only the moment about y matters there: give it as `inertia`) and on the GPU backend.
 pub(crate) fn check_anisotropic_world(
     settings: &Settings,
     bodies: &[Body],
-    moment_friction: bool,
-    lifecycle: bool,
 ) -> Result<(), BuildError> {
     let anisotropic = |i: usize| {
         bodies
@@ -67,12 +63,6 @@ pub(crate) fn check_anisotropic_world(
     };
     if settings.planar {
         return refuse("are 3-D only: in planar mode give the moment about y as the inertia");
-    }
-    if lifecycle {
-        return refuse("cannot be used with insertions or sinks (they renumber the bodies)");
-    }
-    if moment_friction {
-        return refuse("cannot be used with spinning or rolling friction (its moment rows take a scalar inertia)");
     }
     Ok(())
 }

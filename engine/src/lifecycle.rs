@@ -13,7 +13,9 @@
 //! removed bodies dropped), the kinematic bodies' drives and the applied forces follow their
 //! bodies (a force on a removed grain goes with it). Only dynamic bodies are ever removed, so
 //! fixed and driven bodies stay. Joints and springs, whose rows hold body indices, are refused
-//! with insertions or sinks at build, as are shaped (non-sphere) bodies and planar mode.
+//! with insertions or sinks at build, as is planar mode. Shaped bodies (capsules, boxes, …) and
+//! bodies with principal moments may be built beside them and removed by sinks: their shapes
+//! and moments follow their ids to the backend after each pass (insertions place spheres).
 //!
 //! Every body keeps a stable id ([`World::ids`]): 0..n in build order, then increasing for the
 //! inserted grains; outputs follow grains by it, and a restore checks the built bodies' fixed
@@ -32,9 +34,10 @@ use crate::sink::{Sink, SinkCounters};
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
 use glam::Vec3;
+use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
-use grains_kernels::{Bodies, NO_BODY};
+use grains_kernels::{Bodies, Shape, NO_BODY};
 
 /// The most steps between the passes of a world with sinks: a grain lies in a sink at most this
 /// many steps before it goes (on the GPU each pass is a read-back).
@@ -70,11 +73,18 @@ pub(crate) struct Lifecycle {
     built_drives: Vec<(u32, Prescribed)>,
     /// The applied forces as built (body index = id).
     built_forces: Vec<AppliedForce>,
+    /// The shapes as built (body index = id), empty when every body is a sphere.
+    built_shapes: Vec<Shape>,
+    /// The principal moments as built (body index = id; zero: isotropic), empty when no body
+    /// has any.
+    built_moments: Vec<Vec3>,
 }
 
 impl Lifecycle {
     /// Checks `insertions` and `sinks` against the rest of the world and sets up the ids of
-    /// `bodies` as built. Refuses them with joints or springs, shaped bodies or planar mode.
+    /// `bodies` as built (with their `shapes`, if any is not a sphere, and the kernels' principal
+    /// `moments`, if any body has some). Refuses them with joints or springs (`linked`) or in
+    /// planar mode.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         insertions: &[Insertion],
@@ -84,7 +94,8 @@ impl Lifecycle {
         walls: &[WallDesc],
         bodies: &Bodies,
         (drives, forces): (&[(u32, Prescribed)], &[AppliedForce]),
-        (linked, shaped): (bool, bool),
+        (shapes, moments): (Option<&[Shape]>, &[Vec3]),
+        linked: bool,
     ) -> Result<Lifecycle, BuildError> {
         let refuse = |why: &str| {
             let problem = format!("cannot be used {why}");
@@ -104,9 +115,6 @@ impl Lifecycle {
         let active = !(insertions.is_empty() && sinks.is_empty());
         if active && linked {
             return refuse("with joints or springs (their rows hold body indices)");
-        }
-        if active && shaped {
-            return refuse("with non-sphere shapes");
         }
         if active && settings.planar {
             return refuse("in planar mode");
@@ -136,6 +144,8 @@ impl Lifecycle {
             built: (0..n).map(|i| fixed(bodies, i)).collect(),
             built_drives: drives.to_vec(),
             built_forces: forces.to_vec(),
+            built_shapes: shapes.map_or_else(Vec::new, <[Shape]>::to_vec),
+            built_moments: moments.to_vec(),
         })
     }
 
@@ -387,7 +397,9 @@ impl World {
     }
 
     /// Points the drives and applied forces at their bodies' current indices (a force whose body
-    /// was removed is dropped) and fits the health monitor to the bodies now present.
+    /// was removed is dropped), hands the backend the shapes and principal moments of the
+    /// bodies now present (by id: a built body's as built, an inserted sphere's none) and fits
+    /// the health monitor to them.
     fn relink(&mut self) {
         let lc = &self.lifecycle;
         let index = |id: u64| lc.ids.binary_search(&id).ok();
@@ -401,6 +413,21 @@ impl World {
         self.load_buf.clear();
         self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
         self.backend.set_loads(&self.load_buf);
+        if !(lc.built_shapes.is_empty() && lc.built_moments.is_empty()) {
+            let by_id = |built: &[Shape]| {
+                let of = |&id: &u64| built.get(id as usize).copied().unwrap_or_default();
+                lc.ids.iter().map(of).collect::<Vec<_>>()
+            };
+            let shapes = match lc.built_shapes.is_empty() {
+                true => Vec::new(),
+                false => by_id(&lc.built_shapes),
+            };
+            let moments = (lc.ids.iter())
+                .map(|&id| (lc.built_moments.get(id as usize)).map_or(Vec3::ZERO, |m| *m))
+                .collect();
+            self.backend
+                .set_body_shapes(shapes, PrincipalInertia::new(moments));
+        }
         let fresh = Monitor::new(&self.bodies, self.monitor.energy_bounded);
         self.monitor.r_min = fresh.r_min;
         self.monitor.mass = fresh.mass;

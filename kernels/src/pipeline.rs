@@ -300,7 +300,8 @@ impl Workspace {
                 .add_rotational_weights(rows, p.softness_ratio());
         }
         if rolls {
-            self.moments.build(&self.contacts, bodies, walls, friction);
+            self.moments
+                .build(&self.contacts, (bodies, &self.inertia), walls, friction);
         }
         lap(&mut t.narrow);
 

@@ -23,7 +23,12 @@
 //! Both solvers update a contact's moments right after its sliding update, with the same
 //! projected step γ ← Π(γ − ω w_m⁻¹ u) in the metric of the moment rows' diagonal
 //! w_m = 1/I_a + 1/I_b (isotropic, so the projection is the Euclidean one: a clamp for the spin,
-//! a disk for the rolling moment). The bounds take the contact's (γn, γ_t) as they stand after
+//! a disk for the rolling moment). For a body with the full inertia tensor
+//! ([`crate::inertia`]) the rows' block (n, t1, t2)ᵀ I_w⁻¹ (n, t1, t2) is not a multiple of the
+//! identity; its share of w_m is then the block's largest eigenvalue 1/I_min (the smallest
+//! principal moment), so the scalar step still bounds the block and the projection stays
+//! Euclidean. A scalar step changes how fast the iteration gets there, not where: γ = Π(γ − s u)
+//! for any s > 0 is the same variational inequality. The impulses turn such a body by I_w⁻¹ L. The bounds take the contact's (γn, γ_t) as they stand after
 //! its sliding update, so the moment rows feed nothing back into the normal rows: unlike the
 //! sliding cone of the relaxation they add no normal velocity. The data live in their own
 //! arrays indexed like the contact rows ([`Moments`]) and like the solver's packs
@@ -31,6 +36,7 @@
 //! same in projected Jacobi's order (its `rolling.wgsl`).
 
 use crate::contact_update::{dot, pack_impulse, Lanes3, PackVelocities, RowPack};
+use crate::inertia::PrincipalInertia;
 use crate::layout::{pair_materials, Bodies, FrictionTable, Wall, NO_BODY};
 use crate::narrow_phase::Contacts;
 use crate::packing::{pack_lanes, unpack_lanes, PADDING};
@@ -46,7 +52,7 @@ pub struct MomentRow {
     /// Rolling bound per unit normal impulse, e_roll (m).
     pub roll: f32,
     /// 1 / w_m, w_m = 1/I_a + 1/I_b: the inverse of the moment rows' diagonal entry of
-    /// Dᵀ M⁻¹ D (kg m²).
+    /// Dᵀ M⁻¹ D (kg m²); 1/I_min for a body with principal moments (the module's bound).
     pub mass: f32,
     /// w_m |r_a|: turns a moment-impulse change into the speed change it makes at the contact
     /// point, for the residual (m/(kg m²)).
@@ -65,11 +71,12 @@ pub struct Moments {
 
 impl Moments {
     /// Builds the moment rows of `contacts`: the pair's bounds from `table`, the diagonal from
-    /// the bodies' inverse inertias (walls and bodies contacts cannot turn add nothing).
+    /// the bodies' inverse inertias, 1/I_min for those with principal moments in `inertia`
+    /// (walls and bodies contacts cannot turn add nothing).
     pub fn build(
         &mut self,
         contacts: &Contacts,
-        bodies: &Bodies,
+        (bodies, inertia): (&Bodies, &PrincipalInertia),
         walls: &[Wall],
         table: &FrictionTable,
     ) {
@@ -81,12 +88,13 @@ impl Moments {
             .with_min_len(BLOCK)
             .for_each(|(out, (row, &key))| {
                 let (ma, mb) = pair_materials(row, key, bodies, walls);
-                let turn = |b: u32| {
-                    if b == NO_BODY {
-                        0.0
-                    } else {
-                        bodies.motion[b as usize].inv_inertia
-                    }
+                let turn = |b: u32| match b {
+                    NO_BODY => 0.0,
+                    b => inertia
+                        .of(b as usize)
+                        .map_or(bodies.motion[b as usize].inv_inertia, |moments| {
+                            1.0 / moments.min_element()
+                        }),
                 };
                 let w = turn(row.body_a) + turn(row.body_b);
                 *out = MomentRow {

@@ -215,7 +215,8 @@ class WorldBuilder:
         motion: Optional[Motion] = None,
         group: Optional[str] = None,
     ) -> Range:
-        """Adds N capsules along their local x axes; returns their index range."""
+        """Adds N solid capsules along their local x axes (their principal moments in 3-D, the
+        flat stadium's moment about y in planar mode); returns their index range."""
 
     def add_cubes(
         self,

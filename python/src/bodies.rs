@@ -344,7 +344,8 @@ impl PyWorldBuilder {
     /// the index range (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is
     /// ρ (2π r² L + 4/3 π r³) in 3-D and ρ (4 r L + π r²) (kg/m²) in planar mode (as the
     /// builder's settings are when they are added; the scene files' formulas); the default
-    /// inertia is the thin bar's m (2L)²/12.
+    /// inertia is the solid capsule's, its principal moments in 3-D and the flat stadium's
+    /// moment about y in planar mode (`Body::uniform_capsule`).
     #[pyo3(signature = (positions, radii, half_lengths, velocities = None, angular_velocities = None, **options))]
     fn add_capsules<'py>(
         &mut self,
@@ -365,7 +366,7 @@ impl PyWorldBuilder {
             p,
             common,
             |i, rho| capsule_mass(r[i], l[i], rho, planar),
-            |i, p, m| Body::capsule(p, r[i], l[i], m),
+            |i, p, m| Body::uniform_capsule(p, r[i], l[i], m, planar),
         )
     }
 

@@ -239,7 +239,10 @@ impl Form {
         match self {
             Form::Sphere => Body::sphere(p, r, m),
             Form::Disk => Body::disk(p, r, m),
-            Form::Capsule { half_length, .. } => Body::capsule(p, r, half_length, m),
+            Form::Capsule {
+                half_length,
+                planar,
+            } => Body::uniform_capsule(p, r, half_length, m, planar),
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
             Form::Cube => Body::cube(p, r, m),
             Form::Box { half } => Body::cuboid(p, half, m),

@@ -200,9 +200,15 @@ impl<'a> Generator<'a> {
     /// velocities `v` and `w` and orientation `q`.
     fn finish(&self, b: Body, v: Vec3, w: Vec3, q: Quat) -> Result<Body, SceneError> {
         let (cx, g) = (self.cx, self.g);
-        let b = Body {
-            inertia: self.inertia.unwrap_or(b.inertia),
-            ..b
+        // A given inertia is one moment about every axis, in place of the shape's own (a
+        // capsule's principal moments).
+        let b = match self.inertia {
+            Some(inertia) => Body {
+                inertia,
+                principal_moments: None,
+                ..b
+            },
+            None => b,
         }
         .with_orientation(q)
         .with_material(self.material)

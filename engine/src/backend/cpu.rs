@@ -35,6 +35,15 @@ impl StepBackend for CpuBackend {
         self.0.set_loads(loads);
     }
 
+    fn set_body_shapes(
+        &mut self,
+        shapes: Vec<grains_kernels::Shape>,
+        inertia: grains_kernels::inertia::PrincipalInertia,
+    ) {
+        self.0.set_shapes(shapes);
+        self.0.set_inertia(inertia);
+    }
+
     fn step(
         &mut self,
         bodies: &mut Bodies,

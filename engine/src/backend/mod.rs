@@ -82,6 +82,17 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// Replaces each body's shape (empty: every body a sphere) and the anisotropic bodies'
+    /// principal moments after grains came or went ([`crate::lifecycle`]). Only the CPU
+    /// backend holds them; the others refuse shaped and anisotropic bodies at build, so they
+    /// never receive any and keep the default, which does nothing.
+    fn set_body_shapes(
+        &mut self,
+        _shapes: Vec<grains_kernels::Shape>,
+        _inertia: grains_kernels::inertia::PrincipalInertia,
+    ) {
+    }
+
     /// Impulses of the last step's joint rows (empty where the backend has no joints).
     fn joint_impulses(&self) -> &[f32];
 
