@@ -408,6 +408,9 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         radii: Vec::with_capacity(n),
         velocities: Vec::with_capacity(n),
         angular_velocities: Vec::with_capacity(n),
+        orientations: Vec::with_capacity(n),
+        shapes: Vec::new(),
+        half_extents: Vec::new(),
         materials: world.bodies().material.clone(),
         groups: vec![NO_GROUP; n],
         walls: if png {
@@ -429,6 +432,11 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         f.velocities.push(world.velocity(i).to_array());
         f.angular_velocities
             .push(world.angular_velocity(i).to_array());
+        f.orientations.push(world.orientation(i).to_array());
+        if world.has_shapes() {
+            f.shapes.push(world.shape(i));
+            f.half_extents.push(world.half_extents(i).to_array());
+        }
     }
     for (k, g) in scene.groups.iter().enumerate() {
         for i in present(world, &g.range).filter(|&i| i < n) {

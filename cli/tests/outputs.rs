@@ -240,9 +240,20 @@ fn frames_tell_materials_and_groups_apart() {
         }
     };
     let names: Vec<&str> = p.data.point.iter().map(|a| a.name()).collect();
-    for n in ["radius", "velocity", "angular_velocity", "id"] {
+    for n in [
+        "radius",
+        "velocity",
+        "angular_velocity",
+        "orientation",
+        "id",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
+    // Disks only: no shape codes or axes.
+    assert!(
+        !names.contains(&"shape") && !names.contains(&"axes"),
+        "{names:?}"
+    );
     let (material, group) = (array("material"), array("group"));
     assert_eq!(material.len(), 41);
     assert_eq!((material[0], group[0]), (0, 0), "the nut: grain, group 0");
@@ -260,5 +271,62 @@ fn frames_tell_materials_and_groups_apart() {
         let (w, h, _) = decode(&out.join("images").join(name));
         assert_eq!((w, h), (800, 400), "{name}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Frames of a world with shaped bodies carry each body's orientation, shape code and `axes`
+/// (its own axes in world coordinates scaled by its half-sizes, column by column): a box whose
+/// x axis is turned onto y and a sphere, read back with vtkio.
+#[test]
+fn frames_carry_orientations_shapes_and_axes() {
+    let dir = tmp("axes");
+    let p = dir.join("boxes.toml");
+    std::fs::write(
+        &p,
+        "[scene]\nname = \"boxes\"\nduration = 0.01\n\n[settings]\npreset = \"rigid\"\nh = 0.001\n\n\
+         [[materials]]\nname = \"m\"\nfriction = 0.5\n\n[[containers]]\nkind = \"floor\"\nz = 0.0\n\n\
+         [[bodies]]\ngenerator = \"single\"\nname = \"slab\"\nshape = \"box\"\n\
+         half_extents = [0.2, 0.1, 0.05]\ndensity = 1000.0\nposition = [0.0, 0.0, 0.05]\naxis = [0.0, 1.0, 0.0]\n\n\
+         [[bodies]]\ngenerator = \"single\"\nname = \"ball\"\nradius = 0.05\ndensity = 1000.0\nposition = [1.0, 0.0, 0.05]\n\n\
+         [output]\nevery = 10\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    run(&Scene::load(&p).unwrap(), &opts(&out)).unwrap();
+    let mut vtk = vtkio::Vtk::import(out.join("frames/frame_000000000.vtu"))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    vtk.load_all_pieces().unwrap();
+    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not an unstructured grid")
+    };
+    let vtkio::model::Piece::Inline(p) = &pieces[0] else {
+        panic!("piece not inline")
+    };
+    let array = |name: &str| -> Vec<f64> {
+        match p.data.point.iter().find(|a| a.name() == name) {
+            Some(vtkio::model::Attribute::DataArray(d)) => d.data.clone().cast_into().unwrap(),
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    assert_eq!(array("shape"), [3.0, 0.0], "a box, then a sphere");
+    let (q, axes) = (array("orientation"), array("axes"));
+    assert_eq!(
+        (q.len(), axes.len()),
+        (8, 18),
+        "4 and 9 components per body"
+    );
+    // The box's x axis lies along world y, scaled by a = 0.2; its y axis along −x by b = 0.1;
+    // its z axis along z by c = 0.05. The sphere's are the world's, scaled by its radius.
+    let want_box = [0.0, 0.2, 0.0, -0.1, 0.0, 0.0, 0.0, 0.0, 0.05];
+    let want_ball = [0.05, 0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.05];
+    for (k, w) in want_box.iter().chain(&want_ball).enumerate() {
+        assert!(
+            (axes[k] - w).abs() < 1e-6,
+            "axes[{k}] = {} for {w}",
+            axes[k]
+        );
+    }
+    let norm = |q: &[f64]| q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    assert!((norm(&q[..4]) - 1.0).abs() < 1e-6 && (norm(&q[4..]) - 1.0).abs() < 1e-6);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -294,6 +294,19 @@ pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
     moment as f32
 }
 
+/// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
+/// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
+/// a box its half-extents; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
+/// semi-axis. Outputs draw the bodies by it ([`crate::World::half_extents`]).
+pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
+    match shape {
+        Shape::Sphere => Vec3::splat(r),
+        Shape::Capsule { half_length } => Vec3::new(half_length + r, r, r),
+        Shape::Ellipse { a, b } => Vec3::new(a, a.min(b), b),
+        Shape::Cuboid { half_extents } => half_extents,
+    }
+}
+
 /// Mass of a uniform ellipse (planar mode) of semi-axes `a` and `b` (m) and areal density `rho`
 /// (kg/m²).
 pub fn ellipse_mass(a: f32, b: f32, rho: f32) -> f32 {

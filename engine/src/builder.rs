@@ -284,6 +284,7 @@ impl WorldBuilder {
                 !self.insertions.is_empty() || !self.sinks.is_empty(),
             ),
         )?;
+        let shapes = parts.shapes.clone().unwrap_or_default();
         let backend = backend::open(&self.settings, parts, &friction)?;
         let max_give = if r_min.is_finite() {
             MAX_GIVE * r_min
@@ -327,6 +328,7 @@ impl WorldBuilder {
             fingerprint,
             joint_rows,
             lifecycle,
+            shapes,
         };
         world.place_walls(0.0);
         Ok(world)

@@ -414,19 +414,18 @@ impl World {
         self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
         self.backend.set_loads(&self.load_buf);
         if !(lc.built_shapes.is_empty() && lc.built_moments.is_empty()) {
-            let by_id = |built: &[Shape]| {
+            // A built body's as built (id = index as built); an inserted sphere's default.
+            fn by_id<T: Copy + Default>(built: &[T], ids: &[u64]) -> Vec<T> {
                 let of = |&id: &u64| built.get(id as usize).copied().unwrap_or_default();
-                lc.ids.iter().map(of).collect::<Vec<_>>()
-            };
-            let shapes = match lc.built_shapes.is_empty() {
-                true => Vec::new(),
-                false => by_id(&lc.built_shapes),
-            };
-            let moments = (lc.ids.iter())
-                .map(|&id| (lc.built_moments.get(id as usize)).map_or(Vec3::ZERO, |m| *m))
-                .collect();
+                match built.is_empty() {
+                    true => Vec::new(),
+                    false => ids.iter().map(of).collect(),
+                }
+            }
+            self.shapes = by_id(&lc.built_shapes, &lc.ids);
+            let moments = by_id(&lc.built_moments, &lc.ids);
             self.backend
-                .set_body_shapes(shapes, PrincipalInertia::new(moments));
+                .set_body_shapes(self.shapes.clone(), PrincipalInertia::new(moments));
         }
         let fresh = Monitor::new(&self.bodies, self.monitor.energy_bounded);
         self.monitor.r_min = fresh.r_min;

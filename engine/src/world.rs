@@ -1,7 +1,7 @@
 //! The world a user builds, steps and reads.
 
 use crate::backend::{StepBackend, StepInputs, WarmStart};
-use crate::body::BodyKind;
+use crate::body::{shape_half_extents, BodyKind};
 use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::fingerprint::Fingerprint;
@@ -14,9 +14,10 @@ use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
+use grains_kernels::shape::shape_of;
 use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
-use grains_kernels::{Bodies, FrictionTable, GpuError, StageTimes, Wall};
+use grains_kernels::{Bodies, FrictionTable, GpuError, Shape, StageTimes, Wall};
 use grains_kernels::{StepParams, StepStats, SweepRecord};
 
 /// A world of grains stepped by the CCP scheme, on CPU threads or on a GPU
@@ -57,6 +58,8 @@ pub struct World {
     pub(crate) joint_rows: usize,
     /// Insertions, sinks and the bodies' ids (see [`crate::lifecycle`]).
     pub(crate) lifecycle: crate::lifecycle::Lifecycle,
+    /// Each body's shape, in body order (empty: every body is a sphere).
+    pub(crate) shapes: Vec<Shape>,
 }
 
 impl World {
@@ -261,6 +264,22 @@ impl World {
     /// Radius of body `i` (m).
     pub fn radius(&self, i: usize) -> f32 {
         self.bodies.pos_radius[i].w
+    }
+
+    /// Shape of body `i`, in its own axes ([`Shape::Sphere`] for a sphere or disk).
+    pub fn shape(&self, i: usize) -> Shape {
+        shape_of(&self.shapes, i)
+    }
+
+    /// True when some body is not a sphere (or disk).
+    pub fn has_shapes(&self) -> bool {
+        !self.shapes.is_empty()
+    }
+
+    /// Half-sizes of body `i` along its own x, y and z axes (m): the box about its centre, in
+    /// its axes, that holds it ([`shape_half_extents`]).
+    pub fn half_extents(&self, i: usize) -> Vec3 {
+        shape_half_extents(self.shape(i), self.radius(i))
     }
 
     /// Orientation of body `i`, as of step [`World::synced_at`].

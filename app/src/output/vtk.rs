@@ -2,13 +2,31 @@
 //! with point data, and a `.pvd` collection tying frame files to simulated times.
 
 use super::writer::{Frame, NO_GROUP};
+use grains::{Quat, Shape, Vec3};
 use std::fmt::Write;
 
+/// The `shape` code a `.vtu` frame gives a body: 0 sphere (or disk), 1 capsule, 2 ellipse,
+/// 3 box (or cube).
+pub fn shape_code(shape: &Shape) -> i32 {
+    match shape {
+        Shape::Sphere => 0,
+        Shape::Capsule { .. } => 1,
+        Shape::Ellipse { .. } => 2,
+        Shape::Cuboid { .. } => 3,
+    }
+}
+
 /// The `.vtu` text of a frame: points at the grain centres (m) with point data `radius` (m),
-/// `velocity` (m/s), `angular_velocity` (rad/s), `id` (the body's stable id, which follows a grain
+/// `velocity` (m/s), `angular_velocity` (rad/s), `orientation` (the unit quaternion x, y, z, w
+/// turning the body's axes into the world's), `id` (the body's stable id, which follows a grain
 /// from frame to frame while grains are inserted and removed), `material` (index of
 /// its material, in the order of the scene's `[[materials]]`) and `group` (index of the
-/// `[[bodies]]` table that made it, −1 for none).
+/// `[[bodies]]` table that made it, −1 for none). Where some body is not a sphere, also `shape`
+/// ([`shape_code`]) and `axes`: the 3×3 tensor whose columns are the body's own x, y and z axes
+/// in world coordinates, each scaled by its half-size along it, written column by column (VTK's
+/// order for a 3×3 tensor), so that ParaView's Tensor Glyph with eigenvalues not extracted
+/// (which takes the columns as the glyph's axes) and a scale factor of 2 turns its unit cube or
+/// sphere into the body's bounding box or its ellipsoid.
 pub fn vtu(frame: &Frame) -> String {
     let n = frame.positions.len();
     let mut s = String::with_capacity(n * 120 + 1024);
@@ -57,6 +75,28 @@ pub fn vtu(frame: &Frame) -> String {
     s.push_str("</DataArray>\n");
     vec3(&mut s, Some("velocity"), &frame.velocities);
     vec3(&mut s, Some("angular_velocity"), &frame.angular_velocities);
+    s.push_str("<DataArray type=\"Float32\" Name=\"orientation\" NumberOfComponents=\"4\" format=\"ascii\">\n");
+    for q in &frame.orientations {
+        let _ = writeln!(s, "{} {} {} {}", q[0], q[1], q[2], q[3]);
+    }
+    s.push_str("</DataArray>\n");
+    if !frame.shapes.is_empty() {
+        s.push_str("<DataArray type=\"Int32\" Name=\"shape\" format=\"ascii\">\n");
+        for shape in &frame.shapes {
+            let _ = writeln!(s, "{}", shape_code(shape));
+        }
+        s.push_str("</DataArray>\n<DataArray type=\"Float32\" Name=\"axes\" NumberOfComponents=\"9\" format=\"ascii\">\n");
+        for (q, e) in frame.orientations.iter().zip(&frame.half_extents) {
+            let q = Quat::from_array(*q);
+            let [x, y, z] = [Vec3::X * e[0], Vec3::Y * e[1], Vec3::Z * e[2]].map(|a| q * a);
+            let _ = writeln!(
+                s,
+                "{} {} {} {} {} {} {} {} {}",
+                x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z
+            );
+        }
+        s.push_str("</DataArray>\n");
+    }
     s.push_str("<DataArray type=\"UInt64\" Name=\"id\" format=\"ascii\">\n");
     for i in 0..n {
         let _ = writeln!(s, "{}", frame.ids.get(i).copied().unwrap_or(i as u64));

@@ -29,6 +29,13 @@ pub struct Frame {
     pub velocities: Vec<[f32; 3]>,
     /// Angular velocities (rad/s).
     pub angular_velocities: Vec<[f32; 3]>,
+    /// Orientations, unit quaternions (x, y, z, w) turning the body's axes into the world's.
+    pub orientations: Vec<[f32; 4]>,
+    /// Each body's shape (empty: every body is a sphere or disk).
+    pub shapes: Vec<grains::Shape>,
+    /// Half-sizes of each body along its own axes (m), when some body is not a sphere (empty
+    /// otherwise).
+    pub half_extents: Vec<[f32; 3]>,
     /// Material index of each body (the order of `[[materials]]`).
     pub materials: Vec<u32>,
     /// Group index of each body (the order of the `[[bodies]]` tables; [`NO_GROUP`] for none).
