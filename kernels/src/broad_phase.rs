@@ -18,6 +18,7 @@
 //! cells with grains it cannot touch (the narrow phase's distance test rejects them), and no
 //! outlier inflates the cells of the bed.
 
+use crate::large_cells::LargeCells;
 use crate::layout::Motion;
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
 use crate::shape::{shape_of, Shape};
@@ -115,14 +116,9 @@ pub struct Grid {
     pub bodies: Vec<u32>,
     /// Bodies kept out of the grid, in increasing index.
     pub large: Vec<u32>,
-    /// The bodies of [`Self::large`] as (centre's coordinate along [`Self::large_axis`],
-    /// index), in increasing coordinate (then index), for the large bodies' pairs among
+    /// The bodies of [`Self::large`] in a coarse grid of their own, for their pairs among
     /// themselves ([`Self::large_near`]).
-    large_sorted: Vec<(f32, u32)>,
-    /// The axis along which the large bodies' centres spread most (0, 1 or 2).
-    large_axis: usize,
-    /// The largest reach of a large body (m).
-    large_reach_max: f32,
+    large_cells: LargeCells,
     /// Centre (x, y, z) and reach (w) of each grid body, in the order of [`Self::bodies`]
     /// (copies, so that a scan of a cell's bodies reads sequential memory).
     pub sorted_centre_reach: Vec<Vec4>,
@@ -303,55 +299,15 @@ impl Grid {
         }
         self.count_and_scatter(pos_radius, is_large);
         self.copy_in_cell_order(pos_radius, &reach);
-        self.sort_large(pos_radius, &reach);
+        self.large_cells.build(&self.large, pos_radius, &reach);
         self.reach = reach;
     }
 
-    /// Sorts the large bodies along the axis their centres spread most along, for
-    /// [`Self::large_near`].
-    fn sort_large(&mut self, pos_radius: &[Vec4], reach: &[f32]) {
-        let (lo, hi) =
-            self.large
-                .iter()
-                .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &l| {
-                    let p = pos_radius[l as usize].truncate();
-                    (lo.min(p), hi.max(p))
-                });
-        let spread = hi - lo;
-        self.large_axis = if spread.x >= spread.y && spread.x >= spread.z {
-            0
-        } else if spread.y >= spread.z {
-            1
-        } else {
-            2
-        };
-        let axis = self.large_axis;
-        self.large_sorted.clear();
-        self.large_sorted.extend(
-            self.large
-                .iter()
-                .map(|&l| (pos_radius[l as usize][axis], l)),
-        );
-        self.large_sorted
-            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        self.large_reach_max = self
-            .large
-            .iter()
-            .map(|&l| reach[l as usize])
-            .fold(0.0, f32::max);
-    }
-
-    /// The large bodies whose centres lie within `reach` plus the largest large body's reach
-    /// of `p` along the axis the large bodies spread most along: every large body whose
-    /// bounding sphere (with its margin) can meet one of reach `reach` centred at p, and a few
-    /// more (a sweep along one axis instead of every pair).
+    /// The large bodies in the cells of their own grid around p ([`LargeCells::near`]): every
+    /// large body whose bounding sphere (with its margin) can meet one of reach `reach` centred
+    /// at p, and a few more.
     pub fn large_near(&self, p: Vec3, reach: f32) -> impl Iterator<Item = u32> + '_ {
-        let (x, span) = (p[self.large_axis], reach + self.large_reach_max);
-        let first = self.large_sorted.partition_point(|e| e.0 < x - span);
-        self.large_sorted[first..]
-            .iter()
-            .take_while(move |e| e.0 <= x + span)
-            .map(|e| e.1)
+        self.large_cells.near(p, reach)
     }
 
     /// Fills [`Self::sorted_centre_reach`] from the bodies' data and the sorted

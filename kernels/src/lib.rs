@@ -51,6 +51,7 @@ pub mod integrate;
 pub mod jacobi;
 pub mod joint_rows;
 pub mod joints;
+pub mod large_cells;
 pub mod layout;
 pub mod mesh;
 pub mod narrow_phase;

@@ -415,14 +415,18 @@ counts = [8, 1, 1]
     assert!((x(0) - Vec3::Z).length() < 1e-6, "{}", x(0));
     let diagonal = Vec3::new(-1.0, 0.0, 1.0).normalize();
     assert!((x(1) - diagonal).length() < 1e-6, "{}", x(1));
-    // Planar capsule: ρ (4 r L + π r²), the bar's inertia m (2L)²/12.
+    // Planar capsule: ρ (4 r L + π r²), the flat stadium's moment about y (checked against an
+    // area integral in engine/tests/inertia.rs), one scalar.
     let m = 2.0 * (4.0 * 0.1 * 0.3 + std::f32::consts::PI * 0.01);
+    let capsule = &s.builder().bodies()[0];
+    assert!((capsule.mass - m).abs() < 1e-6, "{}", capsule.mass);
+    let stadium = grains::stadium_moment(0.1, 0.3, m);
     assert!(
-        (s.builder().bodies()[0].mass - m).abs() < 1e-6,
+        (capsule.inertia - stadium).abs() < 1e-6,
         "{}",
-        s.builder().bodies()[0].mass
+        capsule.inertia
     );
-    assert!((s.builder().bodies()[0].inertia - m * 0.36 / 12.0).abs() < 1e-6);
+    assert_eq!(capsule.principal_moments, None);
     // Ellipses: ρ π a b, m (a² + b²)/4, random axes in the x–z plane, no two alike.
     let e = &s.builder().bodies()[2];
     let m = 3.0 * std::f32::consts::PI * 0.4 * 0.2;
