@@ -294,6 +294,17 @@ pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
     moment as f32
 }
 
+/// The number outputs give a body's shape (the `.vtu` frames' `shape`, Python's
+/// `World.shape_codes`): 0 sphere (or disk), 1 capsule, 2 ellipse, 3 box (or cube).
+pub fn shape_code(shape: Shape) -> i32 {
+    match shape {
+        Shape::Sphere => 0,
+        Shape::Capsule { .. } => 1,
+        Shape::Ellipse { .. } => 2,
+        Shape::Cuboid { .. } => 3,
+    }
+}
+
 /// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
 /// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
 /// a box its half-extents; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller

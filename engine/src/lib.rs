@@ -57,7 +57,7 @@ pub use grains_kernels::geometric;
 
 pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
-    shape_half_extents, sphere_mass, stadium_moment, Body, BodyKind, Shape,
+    shape_code, shape_half_extents, sphere_mass, stadium_moment, Body, BodyKind, Shape,
 };
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};

@@ -527,6 +527,12 @@ class World:
     def orientations(self) -> npt.NDArray[np.float32]:
         """Unit quaternions (x, y, z, w), body to world, (N, 4), a read-only view."""
     @property
+    def shape_codes(self) -> npt.NDArray[np.int32]:
+        """Each body's shape: 0 sphere or disk, 1 capsule, 2 ellipse, 3 box or cube; (N,), a copy."""
+    @property
+    def half_extents(self) -> npt.NDArray[np.float64]:
+        """Half-sizes along each body's own axes (m), (N, 3), a copy."""
+    @property
     def ids(self) -> npt.NDArray[np.uint64]:
         """Stable ids, (N,), a read-only view."""
     @property

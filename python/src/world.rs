@@ -268,6 +268,29 @@ impl PyWorld {
         Self::body_view(slf, |w| w.bodies().orientation.as_ptr() as *const f32, 4, 4)
     }
 
+    /// Each body's shape as a number, shape (N,), int32 (0 sphere or disk, 1 capsule,
+    /// 2 ellipse, 3 box or cube, as in the `.vtu` frames); a copy.
+    #[getter]
+    fn shape_codes<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        let w = &self.world;
+        let codes: Vec<i32> = (0..w.len())
+            .map(|i| grains::shape_code(w.shape(i)))
+            .collect();
+        PyArray1::from_vec(py, codes)
+    }
+
+    /// Half-sizes of each body along its own x, y and z axes (m), shape (N, 3), float64: the
+    /// box about its centre, in its axes, that holds it (a sphere's radius thrice, a capsule's
+    /// L + r, r, r, a box's half-extents); a copy.
+    #[getter]
+    fn half_extents<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let w = &self.world;
+        let rows: Vec<[f64; 3]> = (0..w.len())
+            .map(|i| w.half_extents(i).as_dvec3().to_array())
+            .collect();
+        matrix(py, &rows)
+    }
+
     /// Stable ids (0..N in build order, then increasing for inserted grains), shape (N,),
     /// uint64; a read-only view.
     #[getter]

@@ -572,3 +572,21 @@ def test_a_solid_capsule_pushed_across_its_axis_rolls_with_its_axial_moment():
     # Rolling settles within 0.1 s; the solve leaves ~1e-6 m/s, so 1e-3 relative is loose
     # for the closed form and far from the bar's speed.
     assert w.velocities[0, 1] == pytest.approx(want, rel=1e-3)
+
+
+def test_shape_codes_and_half_extents_follow_each_body():
+    def world(add):
+        b = grains.WorldBuilder(grains.Settings())
+        b.material(0.5)
+        b.add_spheres([[0.0, 0.0, 1.0]], 0.05)
+        add(b)
+        return b.build()
+
+    # Boxes and capsules do not meet yet: one world each, beside a sphere.
+    w = world(lambda b: b.add_boxes([[2.0, 0.0, 1.0]], [[0.3, 0.2, 0.1]]))
+    assert w.shape_codes.tolist() == [0, 3]
+    want = [[0.05, 0.05, 0.05], [0.3, 0.2, 0.1]]
+    assert w.half_extents == pytest.approx(np.array(want), rel=1e-6)
+    w = world(lambda b: b.add_capsules([[1.0, 0.0, 1.0]], 0.02, 0.1))
+    assert w.shape_codes.tolist() == [0, 1]
+    assert w.half_extents[1] == pytest.approx([0.12, 0.02, 0.02], rel=1e-6)

@@ -2,19 +2,8 @@
 //! with point data, and a `.pvd` collection tying frame files to simulated times.
 
 use super::writer::{Frame, NO_GROUP};
-use grains::{Quat, Shape, Vec3};
+use grains::{shape_code, Quat, Vec3};
 use std::fmt::Write;
-
-/// The `shape` code a `.vtu` frame gives a body: 0 sphere (or disk), 1 capsule, 2 ellipse,
-/// 3 box (or cube).
-pub fn shape_code(shape: &Shape) -> i32 {
-    match shape {
-        Shape::Sphere => 0,
-        Shape::Capsule { .. } => 1,
-        Shape::Ellipse { .. } => 2,
-        Shape::Cuboid { .. } => 3,
-    }
-}
 
 /// The `.vtu` text of a frame: points at the grain centres (m) with point data `radius` (m),
 /// `velocity` (m/s), `angular_velocity` (rad/s), `orientation` (the unit quaternion x, y, z, w
@@ -22,7 +11,7 @@ pub fn shape_code(shape: &Shape) -> i32 {
 /// from frame to frame while grains are inserted and removed), `material` (index of
 /// its material, in the order of the scene's `[[materials]]`) and `group` (index of the
 /// `[[bodies]]` table that made it, −1 for none). Where some body is not a sphere, also `shape`
-/// ([`shape_code`]) and `axes`: the 3×3 tensor whose columns are the body's own x, y and z axes
+/// ([`grains::shape_code`]) and `axes`: the 3×3 tensor whose columns are the body's own x, y and z axes
 /// in world coordinates, each scaled by its half-size along it, written column by column (VTK's
 /// order for a 3×3 tensor), so that ParaView's Tensor Glyph with eigenvalues not extracted
 /// (which takes the columns as the glyph's axes) and a scale factor of 2 turns its unit cube or
@@ -83,7 +72,7 @@ pub fn vtu(frame: &Frame) -> String {
     if !frame.shapes.is_empty() {
         s.push_str("<DataArray type=\"Int32\" Name=\"shape\" format=\"ascii\">\n");
         for shape in &frame.shapes {
-            let _ = writeln!(s, "{}", shape_code(shape));
+            let _ = writeln!(s, "{}", shape_code(*shape));
         }
         s.push_str("</DataArray>\n<DataArray type=\"Float32\" Name=\"axes\" NumberOfComponents=\"9\" format=\"ascii\">\n");
         for (q, e) in frame.orientations.iter().zip(&frame.half_extents) {
