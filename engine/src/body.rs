@@ -134,6 +134,20 @@ impl Body {
         .with_principal_moments(moments)
     }
 
+    /// A dynamic uniform ellipsoid with semi-axes `semi_axes` = (a, b, c) along its local x, y
+    /// and z (a [`Shape::Ellipsoid`]), with its principal moments m (b² + c²)/5, m (a² + c²)/5
+    /// and m (a² + b²)/5 ([`ellipsoid_principal_moments`]); its radius is the smallest
+    /// semi-axis, the inscribed sphere's.
+    pub fn ellipsoid(position: Vec3, semi_axes: Vec3, mass: f32) -> Self {
+        let moments = ellipsoid_principal_moments(semi_axes, mass);
+        Body {
+            shape: Shape::Ellipsoid { semi_axes },
+            inertia: moments.min_element(),
+            ..Body::sphere(position, semi_axes.min_element(), mass)
+        }
+        .with_principal_moments(moments)
+    }
+
     /// This body with the principal moments of inertia `moments` = (I1, I2, I3) about its local
     /// x, y and z axes (kg m²), which must be positive and satisfy the triangle inequalities
     /// (each at most the sum of the other two, as for every mass distribution). 3-D and the
@@ -258,4 +272,17 @@ pub fn capsule_principal_moments(r: f32, half_length: f32, mass: f32) -> Vec3 {
 /// (kg/m²).
 pub fn ellipse_mass(a: f32, b: f32, rho: f32) -> f32 {
     std::f32::consts::PI * a * b * rho
+}
+
+/// The principal moments of a uniform ellipsoid of semi-axes `semi_axes` = (a, b, c) and mass
+/// `mass` about its local axes: m (b² + c²)/5, m (a² + c²)/5, m (a² + b²)/5.
+pub fn ellipsoid_principal_moments(semi_axes: Vec3, mass: f32) -> Vec3 {
+    let sq = semi_axes * semi_axes;
+    Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 5.0)
+}
+
+/// Mass of a solid ellipsoid of semi-axes `semi_axes` = (a, b, c) (m) and density `rho`
+/// (kg/m³): ρ 4/3 π abc.
+pub fn ellipsoid_mass(semi_axes: Vec3, rho: f32) -> f32 {
+    4.0 / 3.0 * std::f32::consts::PI * semi_axes.x * semi_axes.y * semi_axes.z * rho
 }

@@ -59,6 +59,7 @@ pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
     sphere_mass, Body, BodyKind, Shape,
 };
+pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};
 pub use error::BuildError;
