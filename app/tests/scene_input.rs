@@ -975,7 +975,7 @@ fn ellipsoids_take_their_semi_axes_and_principal_moments() {
         "semi_axes",
         "semi_axes",
     );
-    let planar = one("semi_axes = [0.1, 0.05, 0.02]\n")
-        .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
+    let planar =
+        one("semi_axes = [0.1, 0.05, 0.02]\n").replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
     refused_at(&planar, "\"ellipsoid\"", "shape");
 }

@@ -552,3 +552,25 @@ def test_principal_moments_flip_a_box_about_its_middle_axis():
     assert e == pytest.approx(e0, rel=1e-4)
     with pytest.raises(ValueError, match="inertias and principal_moments"):
         b.add_spheres([[1.0, 0.0, 0.0]], 0.1, inertias=1.0, principal_moments=[moments])
+
+
+def test_an_ellipsoid_rests_on_its_shortest_axis():
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    tilt = [math.sin(0.1), 0.0, 0.0, math.cos(0.1)]  # 0.2 rad about x
+    semi = [0.1, 0.05, 0.02]
+    ellipsoids = b.add_ellipsoids([[0.0, 0.0, 0.06]], [semi], density=1000.0, orientations=[tilt])
+    assert ellipsoids == (0, 1)
+    w = b.build()
+    m = 1000.0 * 4.0 / 3.0 * math.pi * 0.1 * 0.05 * 0.02
+    assert w.masses == pytest.approx([m], rel=1e-6)
+    w.step(4000)
+    # It rocks down onto its shortest axis: its centre c = 0.02 above the floor.
+    assert w.positions[0, 2] == pytest.approx(0.02, abs=1e-4)
+    # One moment for an ellipsoid of unequal axes is refused at build.
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    b.add_ellipsoids([[0.0, 0.0, 0.5]], [semi], inertias=0.1)
+    with pytest.raises(Exception, match="principal moments"):
+        b.build()
