@@ -173,10 +173,12 @@ fn tangents(n: DVec3) -> (DVec3, DVec3) {
 /// Hessian tᵢᵀ H tⱼ − g δᵢⱼ with H = −Σ (M − u uᵀ)/h (the sphere's curvature term, −(n·∇g) =
 /// −g by Euler's identity for the homogeneous g). Where that Hessian is not negative definite
 /// (deep overlap of elongated bodies) the step is along the gradient instead; every step is
-/// halved until g does not fall. Returns (g, n) at convergence.
-fn maximise_separation(d: DVec3, ma: &Metric, mb: &Metric, mut n: DVec3) -> (f64, DVec3) {
+/// halved until g does not fall. Returns (g, n) at convergence and whether the last step was
+/// Newton's (a strict local maximum: the Hessian negative definite there).
+fn maximise_separation(d: DVec3, ma: &Metric, mb: &Metric, mut n: DVec3) -> (f64, DVec3, bool) {
     let scale = ma.support(DVec3::X).max(mb.support(DVec3::X)) + d.length();
     let mut g = separation(d, ma, mb, n);
+    let mut newton = false;
     for _ in 0..NEWTON_ITERATIONS {
         let (ha, hb) = (ma.support(n), mb.support(n));
         let (ua, ub) = (ma.0 * n / ha, mb.0 * n / hb);
@@ -192,7 +194,8 @@ fn maximise_separation(d: DVec3, ma: &Metric, mb: &Metric, mut n: DVec3) -> (f64
         };
         let (k11, k12, k22) = (hess(t1, t1) - g, hess(t1, t2), hess(t2, t2) - g);
         let det = k11 * k22 - k12 * k12;
-        let (mut s1, mut s2) = if k11 < 0.0 && det > 0.0 {
+        newton = k11 < 0.0 && det > 0.0;
+        let (mut s1, mut s2) = if newton {
             ((k12 * g2 - k22 * g1) / det, (k12 * g1 - k11 * g2) / det)
         } else {
             (g1 / scale, g2 / scale)
@@ -211,41 +214,82 @@ fn maximise_separation(d: DVec3, ma: &Metric, mb: &Metric, mut n: DVec3) -> (f64
             break;
         }
     }
-    (g, n)
+    (g, n, newton)
 }
+
+/// Overlaps of two ellipsoids below this fraction of the shortest semi-axis are maximised from
+/// one start ([`ellipsoids_within`]).
+const SHALLOW: f64 = 0.05;
 
 /// The most Newton steps of [`ellipsoids_touch`] per start (it converges in a few).
 const NEWTON_ITERATIONS: usize = 40;
 
 /// Ellipsoid a against ellipsoid b: Φ = max over unit n of g(n) = n·(c_a − c_b) − h_a(n) −
-/// h_b(n) (see the module), by [`maximise_separation`] from two starts, the centres' direction
-/// and (M_a + M_b)⁻¹ (c_a − c_b) (exact for equal, equally turned ellipsoids), keeping the
-/// larger maximum. For separated bodies g is concave on the ball and the maximum unique; for
-/// the shallow overlaps of contact it stays the global one. n points from b to a; the points
-/// are a's support point in −n and b's in n, p_a − p_b = Φ n at the optimum.
+/// h_b(n) (see the module), as [`ellipsoids_within`] with no cutoff.
 pub fn ellipsoids_touch(a: &Placed, sa: Vec3, b: &Placed, sb: Vec3) -> Touch {
+    ellipsoids_within(a, sa, b, sb, f32::INFINITY).expect("no cutoff")
+}
+
+/// Ellipsoid a against ellipsoid b, `None` when their gap is surely above `cutoff`: Φ = max
+/// over unit n of g(n) by [`maximise_separation`], started from the better of the centres'
+/// direction and (M_a + M_b)⁻¹ (c_a − c_b) (exact for equal, equally turned ellipsoids). Any
+/// g(n) bounds Φ from below, so a start above `cutoff` settles the pair. g is concave and
+/// positively homogeneous, so a local maximum on the sphere with g > 0 is the global one (the
+/// chord to a higher point, pushed out onto the sphere, rises all the way). An overlapping pair
+/// is also maximised from the other start, keeping the larger maximum, unless the first ended
+/// at a strict local maximum less than [`SHALLOW`] of the smaller body's shortest semi-axis
+/// deep: the maximum moves continuously from the touching configuration, where it is unique,
+/// so a shallow contact's is the one found from the better start. n points from b
+/// to a; the points are a's support point in −n and b's in n, p_a − p_b = Φ n at the optimum.
+pub fn ellipsoids_within(a: &Placed, sa: Vec3, b: &Placed, sb: Vec3, cutoff: f32) -> Option<Touch> {
     let d = (a.centre - b.centre).as_dvec3();
     let (ma, mb) = (Metric::of(a.q, sa), Metric::of(b.q, sb));
-    let first = if d.length_squared() > 0.0 {
-        d.normalize()
-    } else {
-        DVec3::Z
-    };
+    let first = d.try_normalize().unwrap_or(DVec3::Z);
     let sum = DMat3::from_cols(
         ma.0.x_axis + mb.0.x_axis,
         ma.0.y_axis + mb.0.y_axis,
         ma.0.z_axis + mb.0.z_axis,
     );
     let second = (sum.inverse() * d).try_normalize().unwrap_or(first);
-    let (g1, n1) = maximise_separation(d, &ma, &mb, first);
-    let (g2, n2) = maximise_separation(d, &ma, &mb, second);
-    let (g, n) = if g2 > g1 { (g2, n2) } else { (g1, n1) };
+    let (g1, g2) = (
+        separation(d, &ma, &mb, first),
+        separation(d, &ma, &mb, second),
+    );
+    if g1.max(g2) > cutoff as f64 {
+        return None;
+    }
+    let (best, other) = if g2 > g1 {
+        (second, first)
+    } else {
+        (first, second)
+    };
+    let (mut g, mut n, strict) = maximise_separation(d, &ma, &mb, best);
+    let shallow = strict && -g < SHALLOW * sa.min_element().min(sb.min_element()) as f64;
+    if g <= 0.0 && !shallow {
+        let (g_other, n_other, _) = maximise_separation(d, &ma, &mb, other);
+        if g_other > g {
+            (g, n) = (g_other, n_other);
+        }
+    }
     let nf = n.as_vec3();
-    Touch {
+    Some(Touch {
         n: nf,
         phi: g as f32,
         pa: a.centre + ellipsoid_support(a.q, sa, -nf),
         pb: b.centre + ellipsoid_support(b.q, sb, nf),
+    })
+}
+
+/// The contact of bodies a and b for the narrow phase: `None` when neither is an ellipsoid
+/// (the pair is another shape's), `Some(None)` for two ellipsoids surely more than `cutoff`
+/// apart ([`ellipsoids_within`]), else `Some` of [`ellipsoid_pair`]'s touch.
+pub fn ellipsoid_pair_points(a: &Placed, b: &Placed, cutoff: f32) -> Option<Option<Touch>> {
+    match (a.shape, b.shape) {
+        (Shape::Ellipsoid { semi_axes: sa }, Shape::Ellipsoid { semi_axes: sb }) => {
+            Some(ellipsoids_within(a, sa, b, sb, cutoff))
+        }
+        (Shape::Ellipsoid { .. }, _) | (_, Shape::Ellipsoid { .. }) => Some(ellipsoid_pair(a, b)),
+        _ => None,
     }
 }
 

@@ -11,7 +11,7 @@
 
 use crate::broad_phase::Grid;
 use crate::cuboid::{cuboid_corners, cuboid_pair_points};
-use crate::ellipsoid::ellipsoid_support;
+use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
@@ -438,6 +438,12 @@ impl PairTests<'_> {
                 if let Some(touch) = touch {
                     self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
                 }
+            }
+            return;
+        }
+        if let Some(touch) = ellipsoid_pair_points(&placed_a, &placed_b, cutoff) {
+            if let Some(touch) = touch {
+                self.push_pair_row(a as u32, b as u32, &touch, 0, out);
             }
             return;
         }
