@@ -231,13 +231,13 @@ pub fn ellipsoids_touch(a: &Placed, sa: Vec3, b: &Placed, sb: Vec3) -> Touch {
 }
 
 /// Ellipsoid a against ellipsoid b, `None` when their gap is surely above `cutoff`: Φ = max
-/// over unit n of g(n) by [`maximise_separation`], started from the better of the centres'
+/// over unit n of g(n) by Newton's method on the sphere, started from the better of the centres'
 /// direction and (M_a + M_b)⁻¹ (c_a − c_b) (exact for equal, equally turned ellipsoids). Any
 /// g(n) bounds Φ from below, so a start above `cutoff` settles the pair. g is concave and
 /// positively homogeneous, so a local maximum on the sphere with g > 0 is the global one (the
 /// chord to a higher point, pushed out onto the sphere, rises all the way). An overlapping pair
 /// is also maximised from the other start, keeping the larger maximum, unless the first ended
-/// at a strict local maximum less than [`SHALLOW`] of the smaller body's shortest semi-axis
+/// at a strict local maximum less than 5 % of the smaller body's shortest semi-axis
 /// deep: the maximum moves continuously from the touching configuration, where it is unique,
 /// so a shallow contact's is the one found from the better start. n points from b
 /// to a; the points are a's support point in −n and b's in n, p_a − p_b = Φ n at the optimum.

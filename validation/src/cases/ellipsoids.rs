@@ -116,7 +116,7 @@ pub fn v24(h: f32, threads: Option<usize>) -> Result<Rocking, CaseError> {
                 break;
             }
         }
-        if crossings.len() + 2 >= 2 * V24_PERIODS + 1 {
+        if crossings.len() >= 2 * V24_PERIODS - 1 {
             last_amplitude = last_amplitude.max(now.abs());
         }
         prev = now;
