@@ -203,6 +203,42 @@ fn a_tilted_ellipsoid_dropped_on_the_floor_rests_on_its_shortest_axis() {
     );
 }
 
+/// A small ellipsoid (0.05, 0.04, 0.02) dropped level from 1 mm onto the top of a fixed,
+/// larger one (0.1, 0.06, 0.03), axes aligned, lands inelastically and rests on the top point:
+/// its centre c_fixed + c_top above the fixed centre (to 1e-4 of c), one contact carrying the
+/// weight to 1e-4 with no friction force. The top is stable: the upper centre lies c = 0.02 above
+/// the contact, below the curvature limit 1/(1/ρ_lower + 1/ρ_upper) = 0.048 of the stiffer
+/// (y) direction, ρ = b²/c for each.
+#[test]
+fn an_ellipsoid_rests_on_top_of_a_fixed_ellipsoid() {
+    let (lower, upper, mass) = (Vec3::new(0.1, 0.06, 0.03), Vec3::new(0.05, 0.04, 0.02), 0.3);
+    let base = Body::ellipsoid(Vec3::new(0.0, 0.0, 0.03), lower, 1.0).fixed();
+    let rest = 0.03 + lower.z + upper.z;
+    let top = Body::ellipsoid(Vec3::new(0.0, 0.0, rest + 1e-3), upper, mass);
+    let mut b = World::builder(tight());
+    b.material(Material::new(0.5));
+    b.body(base);
+    b.body(top);
+    let mut w = b.build().unwrap();
+    for _ in 0..1000 {
+        w.step().unwrap();
+    }
+    let z = w.position(1).z;
+    assert!((z - rest).abs() < 1e-4 * upper.z, "z = {z} vs {rest}");
+    assert!(w.velocity(1).length() < 1e-4);
+    let forces: Vec<Vec3> = w.contacts().map(|c| c.force).collect();
+    assert_eq!(forces.len(), 1, "{forces:?}");
+    let weight = mass * G;
+    // The force on the upper body (the pair's first or second, by index).
+    let fz = forces[0].z.abs();
+    assert!((fz - weight).abs() < 1e-4 * weight, "{fz} vs {weight}");
+    assert!(
+        forces[0].truncate().length() < 1e-4 * weight,
+        "{}",
+        forces[0]
+    );
+}
+
 /// V24: the rocking period within 1 % of the closed form; and the period converges as h
 /// halves, its change falling at least twofold per halving (a second-order step falls
 /// fourfold) — the table is printed with `--nocapture`.
