@@ -6,8 +6,8 @@ use glam::{Quat, Vec3};
 
 pub use grains_kernels::{BodyKind, Shape};
 
-/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule, a cube or, in
-/// planar mode, an ellipse ([`Shape`]).
+/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule, a cube, a box,
+/// an ellipsoid or, in planar mode, an ellipse ([`Shape`]).
 ///
 /// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
 /// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
