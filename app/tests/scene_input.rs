@@ -946,3 +946,80 @@ fn boxes_take_their_half_extents_and_principal_moments() {
         "half_extents",
     );
 }
+
+/// `shape = "ellipsoid"`: `semi_axes` (per entry too) set the shape, the mass ρ 4/3 π abc and
+/// the principal moments m (b² + c²)/5, …; `radius`, `inertia`, bad semi-axes, `semi_axes` on
+/// another shape and planar mode are refused at their lines.
+#[test]
+fn ellipsoids_take_their_semi_axes_and_principal_moments() {
+    use glam::Vec3;
+    use grains::body::Shape;
+    let t = listed(
+        "ellipsoid",
+        "semi_axes = [0.1, 0.05, 0.02]\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], semi_axes = [0.2, 0.2, 0.1] },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    let semi = Vec3::new(0.1, 0.05, 0.02);
+    assert_eq!(b[0].shape, Shape::Ellipsoid { semi_axes: semi });
+    let m = 1000.0 * 4.0 / 3.0 * std::f32::consts::PI * 0.1 * 0.05 * 0.02;
+    assert!((b[0].mass - m).abs() < 1e-6 * m);
+    let want = Vec3::new(
+        0.05 * 0.05 + 0.02 * 0.02,
+        0.1 * 0.1 + 0.02 * 0.02,
+        0.1 * 0.1 + 0.05 * 0.05,
+    ) * (m / 5.0);
+    let got = b[0]
+        .principal_moments
+        .expect("an ellipsoid carries its principal moments");
+    assert!(
+        (got - want).abs().max_element() < 1e-6 * want.max_element(),
+        "{got} vs {want}"
+    );
+    assert_eq!(b[0].radius, 0.02, "the smallest semi-axis");
+    assert_eq!(
+        b[1].shape,
+        Shape::Ellipsoid {
+            semi_axes: Vec3::new(0.2, 0.2, 0.1)
+        }
+    );
+    let one = |keys: &str| listed("ellipsoid", keys, "{ position = [0.0, 0.0, 1.0] },\n");
+    refused_at(
+        &one("semi_axes = [0.1, 0.05, 0.02]\nradius = 0.1\n"),
+        "radius = 0.1",
+        "radius",
+    );
+    refused_at(
+        &one("semi_axes = [0.1, 0.05, 0.02]\ninertia = 0.1\n"),
+        "inertia = 0.1",
+        "inertia",
+    );
+    refused_at(
+        &one("semi_axes = [0.1, -0.05, 0.02]\n"),
+        "[0.1, -0.05, 0.02]",
+        "semi_axes",
+    );
+    refused_at(&one(""), "\"ellipsoid\"", "semi_axes");
+    refused_at(
+        &listed(
+            "ellipsoid",
+            "semi_axes = [0.1, 0.05, 0.02]\n",
+            "{ position = [0.0, 0.0, 1.0], radius = 0.1 },\n",
+        ),
+        "radius = 0.1",
+        "radius",
+    );
+    refused_at(
+        &listed(
+            "cube",
+            "radius = 0.1\n",
+            "{ position = [0.0, 0.0, 1.0], semi_axes = [0.1, 0.1, 0.1] },\n",
+        ),
+        "semi_axes",
+        "semi_axes",
+    );
+    let planar =
+        one("semi_axes = [0.1, 0.05, 0.02]\n").replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
+    refused_at(&planar, "\"ellipsoid\"", "shape");
+}

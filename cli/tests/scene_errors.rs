@@ -702,3 +702,61 @@ fn keys_without_effect_are_refused_at_their_line() {
     let t = shaker.replacen("jitter = 0.05\n", "", 1);
     expect_error("lattice_seed", &t, line_of(&t, "seed = 3"), "seed");
 }
+
+/// good.toml's box with the capsules turned into ellipsoids.
+fn ellipsoids() -> String {
+    capsules()
+        .replacen(
+            "shape = \"capsule\"\nradius = 0.02\nhalf_length = 0.06",
+            "shape = \"ellipsoid\"\nsemi_axes = [0.06, 0.04, 0.02]",
+            1,
+        )
+        .replacen(
+            "shape = \"capsule\"\nradius = 0.03\nhalf_length = 0.1",
+            "shape = \"ellipsoid\"\nsemi_axes = [0.1, 0.05, 0.03]",
+            1,
+        )
+}
+
+#[test]
+fn ellipsoid_scenes_run_and_bad_ellipsoid_keys_name_their_line() {
+    let good = ellipsoids();
+    assert!(!good.contains("shape = \"capsule\""), "{good}");
+    let (ok, err, out, scene) = run_cli("ellipsoids", &good);
+    assert!(ok, "{err}");
+    assert!(out.join("summary.json").exists());
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+    let cases = [
+        (
+            "semi_axes = [0.06, 0.04, 0.02]",
+            "semi_axes = [0.06, 0.0, 0.02]",
+            "semi_axes",
+        ),
+        (
+            "semi_axes = [0.06, 0.04, 0.02]",
+            "semi_axes = [0.06, 0.04, 0.02]\nradius = 0.02",
+            "radius",
+        ),
+        (
+            "semi_axes = [0.1, 0.05, 0.03]",
+            "semi_axes = [0.1, 0.05, 0.03]\ninertia = 0.001",
+            "inertia",
+        ),
+        (
+            "{ position = [0.0, 0.0, 0.7], axis = [0.0, 1.0, 0.0] }",
+            "{ position = [0.0, 0.0, 0.7], semi_axes = [0.1, 0.05] }",
+            "semi_axes",
+        ),
+        (
+            "radius = 0.05\ndensity",
+            "radius = 0.05\nsemi_axes = [0.11, 0.05, 0.03]\ndensity",
+            "semi_axes",
+        ),
+    ];
+    for (i, (from, to, key)) in cases.into_iter().enumerate() {
+        assert!(good.contains(from), "{from}");
+        let t = good.replacen(from, to, 1);
+        let needle = to.lines().find(|l| l.contains(key)).unwrap();
+        expect_error(&format!("ellipsoid{i}"), &t, line_of(&t, needle), key);
+    }
+}

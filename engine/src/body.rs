@@ -6,8 +6,8 @@ use glam::{Quat, Vec3};
 
 pub use grains_kernels::{BodyKind, Shape};
 
-/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule, a cube or, in
-/// planar mode, an ellipse ([`Shape`]).
+/// A rigid body as added to a world: a sphere (a disk in planar mode), a capsule, a cube, a box,
+/// an ellipsoid or, in planar mode, an ellipse ([`Shape`]).
 ///
 /// Inertia is one scalar I about every axis through the centre: exact for spheres; in planar mode
 /// only the value about y matters, so it is exact for disks, bars and ellipses too; a capsule
@@ -155,6 +155,20 @@ impl Body {
         .with_principal_moments(moments)
     }
 
+    /// A dynamic uniform ellipsoid with semi-axes `semi_axes` = (a, b, c) along its local x, y
+    /// and z (a [`Shape::Ellipsoid`]), with its principal moments m (b² + c²)/5, m (a² + c²)/5
+    /// and m (a² + b²)/5 ([`ellipsoid_principal_moments`]); its radius is the smallest
+    /// semi-axis, the inscribed sphere's.
+    pub fn ellipsoid(position: Vec3, semi_axes: Vec3, mass: f32) -> Self {
+        let moments = ellipsoid_principal_moments(semi_axes, mass);
+        Body {
+            shape: Shape::Ellipsoid { semi_axes },
+            inertia: moments.min_element(),
+            ..Body::sphere(position, semi_axes.min_element(), mass)
+        }
+        .with_principal_moments(moments)
+    }
+
     /// This body with the principal moments of inertia `moments` = (I1, I2, I3) about its local
     /// x, y and z axes (kg m²), which must be positive and satisfy the triangle inequalities
     /// (each at most the sum of the other two, as for every mass distribution). 3-D and the
@@ -295,19 +309,21 @@ pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
 }
 
 /// The number outputs give a body's shape (the `.vtu` frames' `shape`, Python's
-/// `World.shape_codes`): 0 sphere (or disk), 1 capsule, 2 ellipse, 3 box (or cube).
+/// `World.shape_codes`): 0 sphere (or disk), 1 capsule, 2 ellipse, 3 box (or cube),
+/// 4 ellipsoid.
 pub fn shape_code(shape: Shape) -> i32 {
     match shape {
         Shape::Sphere => 0,
         Shape::Capsule { .. } => 1,
         Shape::Ellipse { .. } => 2,
         Shape::Cuboid { .. } => 3,
+        Shape::Ellipsoid { .. } => 4,
     }
 }
 
 /// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
 /// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
-/// a box its half-extents; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
+/// a box its half-extents, an ellipsoid its semi-axes; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
 /// semi-axis. Outputs draw the bodies by it ([`crate::World::half_extents`]).
 pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
     match shape {
@@ -315,6 +331,7 @@ pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
         Shape::Capsule { half_length } => Vec3::new(half_length + r, r, r),
         Shape::Ellipse { a, b } => Vec3::new(a, a.min(b), b),
         Shape::Cuboid { half_extents } => half_extents,
+        Shape::Ellipsoid { semi_axes } => semi_axes,
     }
 }
 
@@ -322,4 +339,17 @@ pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
 /// (kg/m²).
 pub fn ellipse_mass(a: f32, b: f32, rho: f32) -> f32 {
     std::f32::consts::PI * a * b * rho
+}
+
+/// The principal moments of a uniform ellipsoid of semi-axes `semi_axes` = (a, b, c) and mass
+/// `mass` about its local axes: m (b² + c²)/5, m (a² + c²)/5, m (a² + b²)/5.
+pub fn ellipsoid_principal_moments(semi_axes: Vec3, mass: f32) -> Vec3 {
+    let sq = semi_axes * semi_axes;
+    Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 5.0)
+}
+
+/// Mass of a solid ellipsoid of semi-axes `semi_axes` = (a, b, c) (m) and density `rho`
+/// (kg/m³): ρ 4/3 π abc.
+pub fn ellipsoid_mass(semi_axes: Vec3, rho: f32) -> f32 {
+    4.0 / 3.0 * std::f32::consts::PI * semi_axes.x * semi_axes.y * semi_axes.z * rho
 }

@@ -17,8 +17,9 @@ use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
 use grains_kernels::cuboid::cuboid_corners;
+use grains_kernels::ellipsoid::smooth_support;
 use grains_kernels::narrow_phase::MAX_BODIES;
-use grains_kernels::shape::{capsule_ends, ellipse_support};
+use grains_kernels::shape::capsule_ends;
 use grains_kernels::wall_contact::point_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
 
@@ -167,6 +168,7 @@ impl WorldBuilder {
                 ),
             });
         }
+        check_ellipsoid_partners(&self.bodies)?;
         check_cuboid_partners(&self.bodies)?;
         let cylinder = self.walls.iter().any(WallDesc::is_curved);
         if cylinder {
@@ -473,6 +475,23 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
                 "a box with unequal half-extents {h} needs its principal moments (Body::cuboid gives them; one scalar inertia is exact for a cube only)"
             ))
         }
+        Shape::Ellipsoid { semi_axes: s }
+            if !(positive(s.x) && positive(s.y) && positive(s.z)) =>
+        {
+            bad(format!(
+                "ellipsoid semi-axes must be positive and finite, got {s}"
+            ))
+        }
+        Shape::Ellipsoid { .. } if planar => bad(
+            "an ellipsoid is a 3-D body and planar mode has none (use an ellipse)".into(),
+        ),
+        Shape::Ellipsoid { semi_axes: s }
+            if (s.x != s.y || s.y != s.z) && b.principal_moments.is_none() =>
+        {
+            bad(format!(
+                "an ellipsoid with unequal semi-axes {s} needs its principal moments (Body::ellipsoid gives them; one scalar inertia is exact for a sphere only)"
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -489,6 +508,26 @@ fn check_cuboid_partners(bodies: &[Body]) -> Result<(), BuildError> {
             body: i,
             field: "shape",
             problem: "cuboids meet spheres, cuboids and walls only, and this world has both cuboids and this capsule or ellipse".into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses ellipsoids in a world with other shapes than spheres and ellipsoids: the narrow
+/// phase meets an ellipsoid with spheres, ellipsoids and flat walls only.
+fn check_ellipsoid_partners(bodies: &[Body]) -> Result<(), BuildError> {
+    let is_ellipsoid = |b: &Body| matches!(b.shape, Shape::Ellipsoid { .. });
+    let other = bodies
+        .iter()
+        .position(|b| !b.shape.is_sphere() && !is_ellipsoid(b));
+    match (bodies.iter().position(is_ellipsoid), other) {
+        (Some(_), Some(i)) => Err(BuildError::Body {
+            body: i,
+            field: "shape",
+            problem: format!(
+                "ellipsoids meet spheres, ellipsoids and flat walls only, and this world has both ellipsoids and this {:?}",
+                bodies[i].shape
+            ),
         }),
         _ => Ok(()),
     }
@@ -562,9 +601,9 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
             0.0,
             half_extents.min_element(),
         ),
-        Shape::Ellipse { a, b: bb } => {
+        Shape::Ellipse { .. } | Shape::Ellipsoid { .. } => {
             let n = wall.normal;
-            let s = ellipse_support(b.orientation, a, bb, -n);
+            let s = smooth_support(b.shape, b.orientation, -n).unwrap_or_default();
             let covered = wall.is_plane()
                 || (b.position - w.o()).dot(n) >= -b.shape.bounding_radius(b.radius);
             return if covered && w.covers(b.position + s) {

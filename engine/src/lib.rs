@@ -59,6 +59,7 @@ pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
     shape_code, shape_half_extents, sphere_mass, stadium_moment, Body, BodyKind, Shape,
 };
+pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
 pub use contact::{Contact, Touching};
 pub use error::BuildError;

@@ -43,6 +43,7 @@ pub mod cone;
 pub mod contact_update;
 pub mod coulomb_correction;
 pub mod cuboid;
+pub mod ellipsoid;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod geometric;

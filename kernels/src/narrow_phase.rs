@@ -6,9 +6,12 @@
 //! ([`crate::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
 //! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: they
 //! pass through each other (cuboids beside capsules or ellipses are refused at build).
+//! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
+//! ellipsoids at one point; beside other shapes they are refused at build.
 
 use crate::broad_phase::Grid;
 use crate::cuboid::{cuboid_corners, cuboid_pair_points};
+use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
@@ -400,6 +403,10 @@ impl PairTests<'_> {
             }
             Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
             Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
+            Shape::Ellipsoid { semi_axes } => {
+                let q = self.bodies.orientation[l as usize];
+                self.support_walls(l, |d| ellipsoid_support(q, semi_axes, d), out)
+            }
             Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
         }
     }
@@ -431,6 +438,12 @@ impl PairTests<'_> {
                 if let Some(touch) = touch {
                     self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
                 }
+            }
+            return;
+        }
+        if let Some(touch) = ellipsoid_pair_points(&placed_a, &placed_b, cutoff) {
+            if let Some(touch) = touch {
+                self.push_pair_row(a as u32, b as u32, &touch, 0, out);
             }
             return;
         }
@@ -516,15 +529,29 @@ impl PairTests<'_> {
     }
 
     /// Ellipse–wall: the ellipse's support point in −n, s, is its point nearest the wall's
-    /// plane, Φ = (p + s − o)·n (closed form, see [`ellipse_support`]).
+    /// plane, Φ = (p + s − o)·n (closed form, see [`ellipse_support`] and [`Self::support_walls`]).
     #[inline(always)]
     fn ellipse_walls(&self, i: u32, a: f32, b: f32, out: &mut Vec<(u64, ContactRow)>) {
+        let q = self.bodies.orientation[i as usize];
+        self.support_walls(i, |d| ellipse_support(q, a, b, d), out)
+    }
+
+    /// Smooth convex body–wall (ellipse, ellipsoid): the body's support point in −n,
+    /// s = `support`(−n) relative to its centre p, is its point nearest a flat wall's plane,
+    /// Φ = (p + s − o)·n, kept when s lies over the wall's face and p in front of it; a
+    /// cylinder or cone wall meets the body's sphere of its radius ([`Self::sphere_wall_row`]).
+    #[inline(always)]
+    fn support_walls(
+        &self,
+        i: u32,
+        support: impl Fn(Vec3) -> Vec3,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
         let bodies = self.bodies;
         if !bodies.is_dynamic(i as usize) {
             return;
         }
         let p = bodies.pos_radius[i as usize].truncate();
-        let q = bodies.orientation[i as usize];
         let m = &bodies.motion[i as usize];
         for (w, wall) in self.walls.iter().enumerate().rev() {
             if wall.cylinder_radius() != 0.0 {
@@ -532,7 +559,7 @@ impl PairTests<'_> {
                 continue;
             }
             let n = wall.n();
-            let s = ellipse_support(q, a, b, -n);
+            let s = support(-n);
             let phi = (p + s - wall.o()).dot(n);
             if wall.is_off() || (p - wall.o()).dot(n) < 0.0 || !wall.covers(p + s) {
                 continue;

@@ -31,6 +31,12 @@ pub enum Shape {
         /// Half-extents (a, b, c) along the body's local x, y and z (m).
         half_extents: Vec3,
     },
+    /// A 3-D ellipsoid x²/a² + y²/b² + z²/c² ≤ 1 in the body's axes (see
+    /// [`crate::ellipsoid`]); the body's radius is not part of its surface.
+    Ellipsoid {
+        /// Semi-axes (a, b, c) along the body's local x, y and z (m).
+        semi_axes: Vec3,
+    },
 }
 
 impl Shape {
@@ -43,6 +49,7 @@ impl Shape {
             Shape::Capsule { half_length } => r + half_length,
             Shape::Ellipse { a, b } => a.max(b),
             Shape::Cuboid { half_extents } => half_extents.length(),
+            Shape::Ellipsoid { semi_axes } => semi_axes.max_element(),
         }
     }
 
@@ -230,7 +237,8 @@ impl Touch {
 
 /// The contact points of bodies a and b: their surfaces' nearest points and, for two capsules
 /// whose segments overlap along a's axis, the two ends of the overlap (see `capsules_touch`).
-/// All are `None` for the pairs not detected (ellipse–capsule, ellipse–ellipse).
+/// All are `None` for the pairs not detected (ellipse–capsule, ellipse–ellipse). An ellipsoid
+/// meets a sphere or an ellipsoid at one point ([`crate::ellipsoid::ellipsoid_pair`]).
 pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
     match (a.shape, b.shape) {
         (Shape::Sphere, Shape::Sphere) => [
@@ -261,6 +269,9 @@ pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
                 pb: b.centre - b.radius * n,
             };
             [Some(touch), None, None]
+        }
+        (Shape::Ellipsoid { .. }, _) | (_, Shape::Ellipsoid { .. }) => {
+            [crate::ellipsoid::ellipsoid_pair(a, b), None, None]
         }
         _ => [None, None, None],
     }

@@ -1,9 +1,10 @@
-//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes, boxes and
-//! ellipses, one row per body, never a Python object per grain.
+//! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes, boxes,
+//! ellipses and ellipsoids, one row per body, never a Python object per grain.
 
 use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
+use grains::ellipsoid_mass;
 use grains::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind,
     MaterialId, Quat, Vec3,
@@ -446,6 +447,34 @@ impl PyWorldBuilder {
             common,
             |i, rho| ellipse_mass(a[i], b[i], rho),
             |i, p, m| Body::ellipse(p, a[i], b[i], m),
+        )
+    }
+
+    /// Adds N solid ellipsoids with semi-axes `semi_axes` (shape (N, 3): along each body's
+    /// local x, y and z, turned by `orientations`) in bulk, and returns the index range
+    /// (start, stop). As `add_spheres`; the mass from `density` (kg/m³) is ρ 4/3 π abc, the
+    /// inertia the ellipsoid's principal moments m (b² + c²)/5, m (a² + c²)/5, m (a² + b²)/5
+    /// (`inertias` replaces them by one moment, which only a sphere may have). 3-D only; CPU
+    /// only.
+    #[pyo3(signature = (positions, semi_axes, velocities = None, angular_velocities = None, **options))]
+    fn add_ellipsoids<'py>(
+        &mut self,
+        positions: &Bound<'py, PyAny>,
+        semi_axes: &Bound<'_, PyAny>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
+        let p = rows::<3>("positions", positions)?;
+        let n = p.len();
+        let semi = rows_per_body::<3>("semi_axes", semi_axes, n)?;
+        let semi = |i: usize| Vec3::from_array(semi[i]);
+        self.add_bodies(
+            p,
+            common,
+            |i, rho| ellipsoid_mass(semi(i), rho),
+            |i, p, m| Body::ellipsoid(p, semi(i), m),
         )
     }
 }

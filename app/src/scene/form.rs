@@ -9,6 +9,7 @@ use glam::{Quat, Vec3};
 use grains::body::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
 };
+use grains::ellipsoid_mass;
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,6 +28,9 @@ pub(super) enum Form {
     /// A box with half-extents `half` along the body's x, y and z axes (3-D only), with its
     /// principal moments.
     Box { half: Vec3 },
+    /// An ellipsoid with semi-axes `semi` along the body's x, y and z axes (3-D only), with
+    /// its principal moments.
+    Ellipsoid { semi: Vec3 },
 }
 
 impl Form {
@@ -58,6 +62,16 @@ impl Form {
                         format!("{solid}es are 3-D bodies: planar mode has none"),
                     ))
                 }
+                ("ellipsoid", false) => Form::Ellipsoid {
+                    semi: positive_vec3(cx, need(cx, &g.semi_axes, "semi_axes", s)?, "semi_axes")?,
+                },
+                ("ellipsoid", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "ellipsoids are 3-D bodies: planar mode has none (use shape = \"ellipse\")",
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -74,7 +88,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\" or \"box\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\" or \"ellipsoid\", got \"{other}\""
                     ),
                     ))
                 }
@@ -83,7 +97,8 @@ impl Form {
         let capsule = matches!(form, Form::Capsule { .. });
         let ellipse = matches!(form, Form::Ellipse { .. });
         let boxed = matches!(form, Form::Box { .. });
-        let sized = ellipse || boxed;
+        let ellipsoid = matches!(form, Form::Ellipsoid { .. });
+        let sized = ellipse || boxed || ellipsoid;
         let unused = [
             (
                 "half_length",
@@ -108,8 +123,8 @@ impl Form {
             (
                 "inertia",
                 &g.inertia,
-                boxed,
-                "one-moment shapes (a box has its principal moments)",
+                boxed || ellipsoid,
+                "one-moment shapes (boxes and ellipsoids have their principal moments)",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -119,6 +134,9 @@ impl Form {
         }
         if let Some(v) = g.half_extents.as_ref().filter(|_| !boxed) {
             return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
+        }
+        if let Some(v) = g.semi_axes.as_ref().filter(|_| !ellipsoid) {
+            return Err(cx.err(v.span(), "semi_axes", "used only by shape = \"ellipsoid\""));
         }
         Ok(form)
     }
@@ -158,6 +176,15 @@ impl Form {
                     },
                 },
             ),
+            Form::Ellipsoid { semi } => (
+                &["semi_axes"],
+                Form::Ellipsoid {
+                    semi: match &e.semi_axes {
+                        Some(v) => positive_vec3(cx, v, "semi_axes")?,
+                        None => semi,
+                    },
+                },
+            ),
             Form::Sphere | Form::Disk | Form::Cube => (&[], self),
         };
         let given = [
@@ -176,6 +203,20 @@ impl Form {
             .filter(|_| !used.contains(&"half_extents"))
         {
             return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
+        }
+        if let Some(v) = e
+            .semi_axes
+            .as_ref()
+            .filter(|_| !used.contains(&"semi_axes"))
+        {
+            return Err(cx.err(v.span(), "semi_axes", "used only by shape = \"ellipsoid\""));
+        }
+        if let (Form::Ellipsoid { .. }, Some(r)) = (form, &e.radius) {
+            return Err(cx.err(
+                r.span(),
+                "radius",
+                "used only by spheres, disks, capsules and cubes (an ellipsoid's size is `semi_axes`)",
+            ));
         }
         if let (Form::Ellipse { .. } | Form::Box { .. }, Some(r)) = (form, &e.radius) {
             return Err(cx.err(
@@ -203,6 +244,7 @@ impl Form {
         match self {
             Form::Ellipse { a, b } => Ok(a.max(b)),
             Form::Box { half } => Ok(half.min_element()),
+            Form::Ellipsoid { semi } => Ok(semi.min_element()),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -213,6 +255,7 @@ impl Form {
             Form::Capsule { half_length, .. } => r + half_length,
             Form::Cube => 3.0f32.sqrt() * r,
             Form::Box { half } => half.length(),
+            Form::Ellipsoid { semi } => semi.max_element(),
             _ => r,
         }
     }
@@ -231,6 +274,7 @@ impl Form {
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
             Form::Cube => cube_mass(r, rho),
             Form::Box { half } => cuboid_mass(half, rho),
+            Form::Ellipsoid { semi } => ellipsoid_mass(semi, rho),
         }
     }
 
@@ -246,6 +290,7 @@ impl Form {
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
             Form::Cube => Body::cube(p, r, m),
             Form::Box { half } => Body::cuboid(p, half, m),
+            Form::Ellipsoid { semi } => Body::ellipsoid(p, semi, m),
         }
     }
 }
@@ -374,6 +419,12 @@ fn turn_towards(
 
 /// A box's `half_extents`: three positive, finite numbers (m).
 fn half_extents(cx: &Ctx, v: &S<V3>) -> Result<Vec3, SceneError> {
+    positive_vec3(cx, v, "half_extents")
+}
+
+/// Three positive, finite numbers (m) under `key` (a box's `half_extents`, an ellipsoid's
+/// `semi_axes`).
+fn positive_vec3(cx: &Ctx, v: &S<V3>, key: &str) -> Result<Vec3, SceneError> {
     let h = *v.get_ref();
     if h.iter()
         .all(|&x| x.is_finite() && x > 0.0 && x <= f32::MAX as f64)
@@ -382,7 +433,7 @@ fn half_extents(cx: &Ctx, v: &S<V3>) -> Result<Vec3, SceneError> {
     } else {
         Err(cx.err(
             v.span(),
-            "half_extents",
+            key,
             format!("must be three positive, finite numbers, got {h:?}"),
         ))
     }

@@ -293,6 +293,8 @@ pub struct BodySpec {
     pub b: Option<S<f64>>,
     /// Box: half-extents along the body's x, y and z axes (m).
     pub half_extents: Option<S<V3>>,
+    /// Ellipsoid: semi-axes along the body's x, y and z axes (m).
+    pub semi_axes: Option<S<V3>>,
     /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
     /// `[x, y, z]`, or `"random"` (drawn from `seed`).
     pub axis: Option<S<toml::Value>>,
@@ -380,6 +382,8 @@ pub struct ListBodySpec {
     pub b: Option<S<f64>>,
     /// Box: half-extents along the body's x, y and z axes (m), default the generator's.
     pub half_extents: Option<S<V3>>,
+    /// Ellipsoid: semi-axes along the body's x, y and z axes (m), default the generator's.
+    pub semi_axes: Option<S<V3>>,
 }
 
 /// `[[joints]]`: one joint.
