@@ -31,6 +31,16 @@ pub enum Shape {
         /// Half-extents (a, b, c) along the body's local x, y and z (m).
         half_extents: Vec3,
     },
+    /// A clump of overlapping spheres: template `template` of the world's
+    /// [`crate::clump::ClumpTable`] (see [`crate::clump`]); the body's radius is its smallest
+    /// member's.
+    Clump {
+        /// The template's number in the world's clump table.
+        template: u32,
+        /// Radius of the smallest sphere about the centre that holds every member (m), the
+        /// template's [`crate::clump::clump_bound`].
+        bound: f32,
+    },
 }
 
 impl Shape {
@@ -43,6 +53,7 @@ impl Shape {
             Shape::Capsule { half_length } => r + half_length,
             Shape::Ellipse { a, b } => a.max(b),
             Shape::Cuboid { half_extents } => half_extents.length(),
+            Shape::Clump { bound, .. } => bound,
         }
     }
 
@@ -269,7 +280,7 @@ pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
 /// Two spheres of radii `ra`, `rb` about the points `pa`, `pb`: n = (pa − pb)/‖·‖,
 /// Φ = ‖pa − pb‖ − r_a − r_b.
 #[inline(always)]
-fn spheres_touch(pa: Vec3, ra: f32, pb: Vec3, rb: f32) -> Touch {
+pub(crate) fn spheres_touch(pa: Vec3, ra: f32, pb: Vec3, rb: f32) -> Touch {
     let d = pa - pb;
     let dist = d.length();
     let n = if dist > 0.0 { d / dist } else { Vec3::Z };

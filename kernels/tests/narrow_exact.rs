@@ -149,6 +149,7 @@ fn pour_cloud_gives_the_all_pairs_contacts() {
     let p = pour_settings(Periodic::NONE);
     let (grid, pairs) = assert_all_pairs_found(&bodies, &p);
     assert!(grid.large.is_empty(), "every grain stays in the grid");
+    &Default::default(),
     let reach_min = grid.reach.iter().fold(f32::INFINITY, |m, &r| m.min(r));
     let reach_max = grid.reach.iter().fold(0.0f32, |m, &r| m.max(r));
     assert!(
