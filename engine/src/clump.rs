@@ -303,6 +303,11 @@ pub struct Clump {
 }
 
 impl WorldBuilder {
+    /// The clump templates registered so far, as the narrow phase reads them.
+    pub fn clump_table(&self) -> &ClumpTable {
+        &self.clumps
+    }
+
     /// Registers a clump template (once: the same members give the same template) and
     /// returns the handle [`Body::clump`] makes bodies of.
     pub fn clump_template(&mut self, t: &ClumpTemplate) -> Clump {

@@ -1,11 +1,13 @@
 //! A body generator's shape keys, `shape`, `half_length`, `a`, `b` and `axis`: which bodies it
 //! makes, their mass from a density, and how they are turned.
 
+use super::clumps::ClumpNames;
 use super::spec::{BodySpec, ListBodySpec, S, V3};
 use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
+use grains::clump::Clump;
 use grains::body::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
 };
@@ -27,12 +29,20 @@ pub(super) enum Form {
     /// A box with half-extents `half` along the body's x, y and z axes (3-D only), with its
     /// principal moments.
     Box { half: Vec3 },
+    /// A clump of a `[clumps.NAME]` template (3-D only), with its principal moments; its
+    /// `position` is its centre of mass.
+    Clump { clump: Clump },
 }
 
 impl Form {
     /// Reads `shape`, `half_length`, `a` and `b`, refusing the dimensions the shape does not use
     /// and, for ellipses, `radius` and `radius_max` (their size is `a` and `b`).
-    pub(super) fn read(cx: &Ctx, g: &BodySpec, planar: bool) -> Result<Form, SceneError> {
+    pub(super) fn read(
+        cx: &Ctx,
+        g: &BodySpec,
+        planar: bool,
+        clumps: &ClumpNames,
+    ) -> Result<Form, SceneError> {
         let form = match &g.shape {
             None if planar => Form::Disk,
             None => Form::Sphere,
@@ -58,6 +68,16 @@ impl Form {
                         format!("{solid}es are 3-D bodies: planar mode has none"),
                     ))
                 }
+                ("clump", false) => Form::Clump {
+                    clump: clumps.of(cx, g, s)?,
+                },
+                ("clump", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "clumps are 3-D bodies: planar mode has none",
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -74,7 +94,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\" or \"box\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\" or \"clump\", got \"{other}\""
                     ),
                     ))
                 }
@@ -83,7 +103,8 @@ impl Form {
         let capsule = matches!(form, Form::Capsule { .. });
         let ellipse = matches!(form, Form::Ellipse { .. });
         let boxed = matches!(form, Form::Box { .. });
-        let sized = ellipse || boxed;
+        let clumped = matches!(form, Form::Clump { .. });
+        let sized = ellipse || boxed || clumped;
         let unused = [
             (
                 "half_length",
@@ -108,8 +129,8 @@ impl Form {
             (
                 "inertia",
                 &g.inertia,
-                boxed,
-                "one-moment shapes (a box has its principal moments)",
+                boxed || clumped,
+                "one-moment shapes (a box or a clump has its principal moments)",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -119,6 +140,9 @@ impl Form {
         }
         if let Some(v) = g.half_extents.as_ref().filter(|_| !boxed) {
             return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
+        }
+        if let Some(v) = g.clump.as_ref().filter(|_| !clumped) {
+            return Err(cx.err(v.span(), "clump", "used only by shape = \"clump\""));
         }
         Ok(form)
     }
@@ -158,7 +182,7 @@ impl Form {
                     },
                 },
             ),
-            Form::Sphere | Form::Disk | Form::Cube => (&[], self),
+            Form::Sphere | Form::Disk | Form::Cube | Form::Clump { .. } => (&[], self),
         };
         let given = [
             ("half_length", &e.half_length, "shape = \"capsule\""),
@@ -177,7 +201,9 @@ impl Form {
         {
             return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
         }
-        if let (Form::Ellipse { .. } | Form::Box { .. }, Some(r)) = (form, &e.radius) {
+        if let (Form::Ellipse { .. } | Form::Box { .. } | Form::Clump { .. }, Some(r)) =
+            (form, &e.radius)
+        {
             return Err(cx.err(
                 r.span(),
                 "radius",
@@ -203,6 +229,7 @@ impl Form {
         match self {
             Form::Ellipse { a, b } => Ok(a.max(b)),
             Form::Box { half } => Ok(half.min_element()),
+            Form::Clump { clump } => Ok(clump.radius),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -213,13 +240,14 @@ impl Form {
             Form::Capsule { half_length, .. } => r + half_length,
             Form::Cube => 3.0f32.sqrt() * r,
             Form::Box { half } => half.length(),
+            Form::Clump { clump } => clump.shape.bounding_radius(r),
             _ => r,
         }
     }
 
     /// Mass of a body of radius `r` and density `rho` (kg/m³, kg/m² in planar mode): sphere
     /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b,
-    /// cube (2 r)³, box 8 a b c.
+    /// cube (2 r)³, box 8 a b c, clump ρ V of its spheres' union.
     pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
         match self {
             Form::Sphere => sphere_mass(r, rho),
@@ -231,10 +259,13 @@ impl Form {
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
             Form::Cube => cube_mass(r, rho),
             Form::Box { half } => cuboid_mass(half, rho),
+            Form::Clump { clump } => clump.volume * rho,
         }
     }
 
-    /// A dynamic body of this form at `p` with radius `r`, mass `m` and the form's inertia.
+    /// A dynamic body of this form at `p` with radius `r`, mass `m` and the form's inertia (a
+    /// clump's centre of mass at `p`, its orientation its principal frame in the template's
+    /// axes).
     pub(super) fn body(self, p: Vec3, r: f32, m: f32) -> Body {
         match self {
             Form::Sphere => Body::sphere(p, r, m),
@@ -243,6 +274,9 @@ impl Form {
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
             Form::Cube => Body::cube(p, r, m),
             Form::Box { half } => Body::cuboid(p, half, m),
+            Form::Clump { clump } => {
+                Body::clump(p - clump.centre, Quat::IDENTITY, &clump, m / clump.volume)
+            }
         }
     }
 }
