@@ -272,6 +272,24 @@ class WorldBuilder:
         group: Optional[str] = None,
     ) -> Range:
         """Adds N uniform ellipses (planar mode); returns their index range."""
+    def add_clumps(
+        self,
+        positions: ArrayLike,
+        spheres: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N clumps of the member spheres (K, 4) [x, y, z, r] at their centres of mass, with the union's mass and principal moments; returns their index range."""
     # Walls and meshes.
     def plane(
         self,
