@@ -924,14 +924,24 @@ fn clumps_take_their_template_mass_and_principal_moments() {
     );
     let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
     let b = s.builder().bodies();
-    assert!(matches!(b[0].shape, Shape::Clump { template: 0, .. }), "{:?}", b[0].shape);
+    assert!(
+        matches!(b[0].shape, Shape::Clump { template: 0, .. }),
+        "{:?}",
+        b[0].shape
+    );
     assert_eq!(b[0].position, glam::Vec3::new(0.0, 0.0, 1.0));
     assert_eq!(b[0].radius, 0.05);
     let (r, d) = (0.05f64, 0.08f64);
     let lens = std::f64::consts::PI * (4.0 * r + d) * (2.0 * r - d).powi(2) / 12.0;
     let m = 1000.0 * (8.0 / 3.0 * std::f64::consts::PI * r.powi(3) - lens);
-    assert!((b[0].mass as f64 - m).abs() < 2e-5 * m, "{} vs {m}", b[0].mass);
-    let moments = b[0].principal_moments.expect("a clump carries its principal moments");
+    assert!(
+        (b[0].mass as f64 - m).abs() < 2e-5 * m,
+        "{} vs {m}",
+        b[0].mass
+    );
+    let moments = b[0]
+        .principal_moments
+        .expect("a clump carries its principal moments");
     assert!(moments.x < moments.y && (moments.y - moments.z).abs() < 1e-6 * moments.y);
     assert!((b[1].orientation * glam::Vec3::X - glam::Vec3::Y).length() < 1e-6);
     s.world(Some(1)).unwrap();
@@ -966,11 +976,20 @@ fn bad_clump_input_is_refused_at_its_line() {
     );
     assert!(refused_at(&t, "spheres = ", "spheres").contains("sphere 1"));
     let nine = format!("spheres = [{}]\n", ["[0.0, 0.0, 0.0, 0.05]"; 9].join(", "));
-    refused_at(&clumped("clump = \"pair\"\n", entry, &nine), "spheres = ", "spheres");
+    refused_at(
+        &clumped("clump = \"pair\"\n", entry, &nine),
+        "spheres = ",
+        "spheres",
+    );
     let both = format!("spheres = [[0.0, 0.0, 0.0, 0.05]]\n{rod}");
-    refused_at(&clumped("clump = \"pair\"\n", entry, &both), "spheres = ", "spheres");
+    refused_at(
+        &clumped("clump = \"pair\"\n", entry, &both),
+        "spheres = ",
+        "spheres",
+    );
     let t = clumped("clump = \"pair\"\n", entry, "");
     refused_at(&t, "[clumps.pair]", "clumps.pair");
-    let planar = clumped("clump = \"pair\"\n", entry, rod).replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
+    let planar = clumped("clump = \"pair\"\n", entry, rod)
+        .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
     refused_at(&planar, "\"clump\"", "shape");
 }

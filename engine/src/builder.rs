@@ -156,9 +156,10 @@ impl WorldBuilder {
         }
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
-            return Err(
-                GpuError::Unsupported("non-sphere shapes (capsules, ellipses, cuboids, clumps)").into(),
-            );
+            return Err(GpuError::Unsupported(
+                "non-sphere shapes (capsules, ellipses, cuboids, clumps)",
+            )
+            .into());
         }
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {

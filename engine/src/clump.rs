@@ -76,7 +76,11 @@ pub fn union_moments(spheres: &[Vec4]) -> UnionMoments {
         .map(|m| [m.x as f64, m.y as f64, m.z as f64, m.w as f64])
         .collect();
     let lo = |a: usize| s.iter().map(|m| m[a] - m[3]).fold(f64::INFINITY, f64::min);
-    let hi = |a: usize| s.iter().map(|m| m[a] + m[3]).fold(f64::NEG_INFINITY, f64::max);
+    let hi = |a: usize| {
+        s.iter()
+            .map(|m| m[a] + m[3])
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
     let (x0, y0) = (lo(0), lo(1));
     let (hx, hy) = ((hi(0) - x0) / COLUMNS as f64, (hi(1) - y0) / COLUMNS as f64);
     let area = hx * hy;
@@ -119,8 +123,7 @@ pub fn union_moments(spheres: &[Vec4]) -> UnionMoments {
         DVec3::new(m[4], m[7], m[8]),
         DVec3::new(m[7], m[5], m[9]),
         DVec3::new(m[8], m[9], m[6]),
-    ) - volume
-        * DMat3::from_cols(c * c.x, c * c.y, c * c.z);
+    ) - volume * DMat3::from_cols(c * c.x, c * c.y, c * c.z);
     let trace = second.x_axis.x + second.y_axis.y + second.z_axis.z;
     UnionMoments {
         volume,
@@ -214,7 +217,7 @@ impl ClumpTemplate {
             )));
         }
         for (k, m) in spheres.iter().enumerate() {
-            if !m.truncate().is_finite() || !(m.w.is_finite() && m.w > 0.0) {
+            if !(m.truncate().is_finite() && m.w.is_finite() && m.w > 0.0) {
                 return Err(ClumpError(format!(
                     "sphere {k} needs a finite centre and a positive finite radius, got [{}, {}, {}, {}]",
                     m.x, m.y, m.z, m.w
@@ -386,7 +389,10 @@ pub(crate) fn check_clumps(
     let Some(first) = bodies.iter().position(is_clump) else {
         return Ok(());
     };
-    if let Some(i) = bodies.iter().position(|b| !b.shape.is_sphere() && !is_clump(b)) {
+    if let Some(i) = bodies
+        .iter()
+        .position(|b| !b.shape.is_sphere() && !is_clump(b))
+    {
         return bad(i, format!(
             "is a {:?}, and this world has clumps (body {first}): clumps meet spheres, clumps and walls only (clumps beside capsules, ellipses or boxes are not implemented)",
             b_kind(&bodies[i].shape)
@@ -412,7 +418,10 @@ pub(crate) fn check_clumps(
             ));
         }
         if b.principal_moments.is_none() {
-            return bad(i, "a clump needs its principal moments (Body::clump gives them)".into());
+            return bad(
+                i,
+                "a clump needs its principal moments (Body::clump gives them)".into(),
+            );
         }
     }
     Ok(())
@@ -445,7 +454,11 @@ mod tests {
         let r = 0.3f64;
         let t = ClumpTemplate::new(&[Vec4::new(0.5, -0.2, 1.0, r as f32)]).unwrap();
         let v = 4.0 / 3.0 * PI * r.powi(3);
-        assert!(rel(t.volume(), v) < INTEGRATION_TOLERANCE, "{} vs {v}", t.volume());
+        assert!(
+            rel(t.volume(), v) < INTEGRATION_TOLERANCE,
+            "{} vs {v}",
+            t.volume()
+        );
         assert!((t.centre() - Vec3::new(0.5, -0.2, 1.0)).length() < 1e-6);
         for k in 0..3 {
             let i = t.unit_moments()[k];
@@ -475,9 +488,18 @@ mod tests {
         let transverse = axial + va * vb / (va + vb) * (ca - cb).length_squared();
         let mut got = t.unit_moments().to_array();
         got.sort_by(f64::total_cmp);
-        assert!(rel(got[0], axial) < INTEGRATION_TOLERANCE, "{got:?} vs {axial}");
-        assert!(rel(got[1], transverse) < INTEGRATION_TOLERANCE, "{got:?} vs {transverse}");
-        assert!(rel(got[2], transverse) < INTEGRATION_TOLERANCE, "{got:?} vs {transverse}");
+        assert!(
+            rel(got[0], axial) < INTEGRATION_TOLERANCE,
+            "{got:?} vs {axial}"
+        );
+        assert!(
+            rel(got[1], transverse) < INTEGRATION_TOLERANCE,
+            "{got:?} vs {transverse}"
+        );
+        assert!(
+            rel(got[2], transverse) < INTEGRATION_TOLERANCE,
+            "{got:?} vs {transverse}"
+        );
         // The members re-expressed: the line of centres is a principal axis, through the origin.
         let d = t.members()[0].truncate() - t.members()[1].truncate();
         assert!((d.length() as f64 - 0.5).abs() < 1e-6);
@@ -491,7 +513,11 @@ mod tests {
         let t = ClumpTemplate::rod(2, r as f32, d as f32).unwrap();
         let lens = PI * (4.0 * r + d) * (2.0 * r - d).powi(2) / 12.0;
         let v = 2.0 * 4.0 / 3.0 * PI * r.powi(3) - lens;
-        assert!(rel(t.volume(), v) < INTEGRATION_TOLERANCE, "{} vs {v}", t.volume());
+        assert!(
+            rel(t.volume(), v) < INTEGRATION_TOLERANCE,
+            "{} vs {v}",
+            t.volume()
+        );
         assert!(t.centre().length() < 1e-6);
     }
 

@@ -146,7 +146,10 @@ mod tests {
     use glam::Quat;
 
     fn dumbbell() -> (ClumpTable, Shape) {
-        let members = [Vec4::new(-0.1, 0.0, 0.0, 0.1), Vec4::new(0.1, 0.0, 0.0, 0.1)];
+        let members = [
+            Vec4::new(-0.1, 0.0, 0.0, 0.1),
+            Vec4::new(0.1, 0.0, 0.0, 0.1),
+        ];
         let mut table = ClumpTable::default();
         let template = table.push(&members).unwrap();
         let bound = clump_bound(&members);
@@ -200,7 +203,10 @@ mod tests {
         let points: Vec<_> = found.iter().map(|f| f.0).collect();
         assert_eq!(points, [0, 9]);
         for (_, t) in found {
-            assert!(t.phi.abs() < 1e-6 && (t.n + Vec3::Y).length() < 1e-6, "{t:?}");
+            assert!(
+                t.phi.abs() < 1e-6 && (t.n + Vec3::Y).length() < 1e-6,
+                "{t:?}"
+            );
         }
     }
 }

@@ -2,6 +2,7 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::Grid;
+use crate::clump::ClumpTable;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
@@ -20,7 +21,6 @@ use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
-use crate::clump::ClumpTable;
 use crate::shape::Shape;
 use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};

@@ -107,6 +107,7 @@ fn assert_all_pairs_found(bodies: &Bodies, p: &StepParams) -> (Grid, Vec<(u64, f
         &grid,
         bodies,
         &[],
+        &Default::default(),
         &walls,
         &mesh,
         &friction,
@@ -149,7 +150,6 @@ fn pour_cloud_gives_the_all_pairs_contacts() {
     let p = pour_settings(Periodic::NONE);
     let (grid, pairs) = assert_all_pairs_found(&bodies, &p);
     assert!(grid.large.is_empty(), "every grain stays in the grid");
-    &Default::default(),
     let reach_min = grid.reach.iter().fold(f32::INFINITY, |m, &r| m.min(r));
     let reach_max = grid.reach.iter().fold(0.0f32, |m, &r| m.max(r));
     assert!(

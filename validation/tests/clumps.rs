@@ -57,12 +57,20 @@ fn a_dumbbell_lies_on_both_members_each_carrying_half_its_weight() {
     let mut w = b.build().unwrap();
     let lens = std::f32::consts::PI * (4.0 * r + spacing) * (2.0 * r - spacing).powi(2) / 12.0;
     let mass = (2.0 * 4.0 / 3.0 * std::f32::consts::PI * r.powi(3) - lens) * rho;
-    assert!((w.mass(0) - mass).abs() < 2e-5 * mass, "{} vs {mass}", w.mass(0));
+    assert!(
+        (w.mass(0) - mass).abs() < 2e-5 * mass,
+        "{} vs {mass}",
+        w.mass(0)
+    );
     for _ in 0..1500 {
         w.step().unwrap();
     }
     let p = w.position(0);
-    assert!((p.z - r).abs() < 1e-4 * r, "rests at its radius: z = {}", p.z);
+    assert!(
+        (p.z - r).abs() < 1e-4 * r,
+        "rests at its radius: z = {}",
+        p.z
+    );
     let axis = w.orientation(0) * Vec3::X;
     assert!(axis.z.abs() < 1e-4, "level: axis {axis}");
     assert!(w.velocity(0).length() < 1e-4 && w.angular_velocity(0).length() < 1e-3);
@@ -92,7 +100,11 @@ fn a_ball_rests_in_the_saddle_between_two_members() {
     let mut b = floor(tight());
     let rod = b.clump_template(&ClumpTemplate::rod(3, rm, 0.09).unwrap());
     b.body(Body::clump(Vec3::new(0.0, 0.0, rm), Quat::IDENTITY, &rod, 1000.0).fixed());
-    b.body(Body::sphere(Vec3::new(0.04, 0.0, 2.0 * rm + rb + 0.02), rb, 0.1));
+    b.body(Body::sphere(
+        Vec3::new(0.04, 0.0, 2.0 * rm + rb + 0.02),
+        rb,
+        0.1,
+    ));
     let mut w = b.build().unwrap();
     for _ in 0..1500 {
         w.step().unwrap();
@@ -100,7 +112,10 @@ fn a_ball_rests_in_the_saddle_between_two_members() {
     let p = w.position(1);
     for x in [0.0, 0.09] {
         let d = p.distance(Vec3::new(x, 0.0, rm));
-        assert!((d - rm - rb).abs() < 1e-4 * rb, "distance {d} to member at x = {x}");
+        assert!(
+            (d - rm - rb).abs() < 1e-4 * rb,
+            "distance {d} to member at x = {x}"
+        );
     }
     let force: f32 = w
         .contacts()
@@ -174,7 +189,12 @@ fn unsupported_clumps_are_refused() {
     let rod = ClumpTemplate::rod(2, 0.05, 0.08).unwrap();
     let clump = |b: &mut WorldBuilder| {
         let c = b.clump_template(&rod);
-        b.body(Body::clump(Vec3::new(0.0, 0.0, 0.5), Quat::IDENTITY, &c, 1000.0));
+        b.body(Body::clump(
+            Vec3::new(0.0, 0.0, 0.5),
+            Quat::IDENTITY,
+            &c,
+            1000.0,
+        ));
     };
     let with = |other: Body| {
         move |b: &mut WorldBuilder| {
@@ -234,4 +254,34 @@ fn unsupported_clumps_are_refused() {
     assert!(problem(Settings::default(), &scalar).contains("principal moments"));
     assert!(ClumpTemplate::new(&[]).is_err());
     assert!(ClumpTemplate::rod(9, 0.1, 0.1).is_err());
+}
+
+/// The physics fingerprint names the clump templates: two worlds whose clumps differ only in a
+/// member's radius (so that a checkpoint of one is refused by the other) differ in the
+/// "clump templates" item, and a world without clumps has no such item.
+#[test]
+fn the_fingerprint_covers_the_clump_templates() {
+    let world = |r: f32| {
+        let mut b = floor(Settings::default());
+        let spheres = [Vec4::new(0.0, 0.0, 0.0, 0.05), Vec4::new(0.06, 0.0, 0.0, r)];
+        let c = b.clump_template(&ClumpTemplate::new(&spheres).unwrap());
+        b.body(Body::clump(
+            Vec3::new(0.0, 0.0, 0.3),
+            Quat::IDENTITY,
+            &c,
+            1000.0,
+        ));
+        b.build().unwrap()
+    };
+    let (a, b) = (world(0.05), world(0.04));
+    let changed = b.fingerprint().changes_since(a.fingerprint());
+    assert!(
+        changed.iter().any(|c| c.contains("clump templates")),
+        "{changed:?}"
+    );
+    let plain = floor(Settings::default()).build().unwrap();
+    assert!(plain
+        .fingerprint()
+        .items()
+        .all(|(name, _)| name != "clump templates"));
 }

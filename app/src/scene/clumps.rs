@@ -29,32 +29,35 @@ pub(super) fn clumps(
 ) -> Result<ClumpNames, SceneError> {
     let mut out = ClumpNames::default();
     for (name, spec) in specs {
-        let template = match (&spec.get_ref().spheres, &spec.get_ref().rod) {
-            (Some(s), None) => {
-                let spheres: Vec<Vec4> = s
-                    .get_ref()
-                    .iter()
-                    .map(|m| Vec4::new(m[0] as f32, m[1] as f32, m[2] as f32, m[3] as f32))
-                    .collect();
-                ClumpTemplate::new(&spheres).map_err(|e| cx.err(s.span(), "spheres", e.0))?
-            }
-            (None, Some(rod)) => {
-                let r = rod.get_ref();
-                let count = usize::try_from(*r.spheres.get_ref()).unwrap_or(0);
-                ClumpTemplate::rod(count, *r.radius.get_ref() as f32, *r.spacing.get_ref() as f32)
+        let template =
+            match (&spec.get_ref().spheres, &spec.get_ref().rod) {
+                (Some(s), None) => {
+                    let spheres: Vec<Vec4> = s
+                        .get_ref()
+                        .iter()
+                        .map(|m| Vec4::new(m[0] as f32, m[1] as f32, m[2] as f32, m[3] as f32))
+                        .collect();
+                    ClumpTemplate::new(&spheres).map_err(|e| cx.err(s.span(), "spheres", e.0))?
+                }
+                (None, Some(rod)) => {
+                    let r = rod.get_ref();
+                    let count = usize::try_from(*r.spheres.get_ref()).unwrap_or(0);
+                    ClumpTemplate::rod(
+                        count,
+                        *r.radius.get_ref() as f32,
+                        *r.spacing.get_ref() as f32,
+                    )
                     .map_err(|e| cx.err(rod.span(), "rod", e.0))?
-            }
-            (Some(s), Some(_)) => {
-                return Err(cx.err(s.span(), "spheres", "give either spheres or rod, not both"))
-            }
-            (None, None) => {
-                return Err(cx.err(
+                }
+                (Some(s), Some(_)) => {
+                    return Err(cx.err(s.span(), "spheres", "give either spheres or rod, not both"))
+                }
+                (None, None) => return Err(cx.err(
                     spec.span(),
                     &format!("clumps.{name}"),
                     "needs `spheres = [[x, y, z, r], ...]` or `rod = { spheres, radius, spacing }`",
-                ))
-            }
-        };
+                )),
+            };
         out.names
             .insert(name.clone(), world.clump_template(&template));
     }
@@ -64,7 +67,12 @@ pub(super) fn clumps(
 
 impl ClumpNames {
     /// The template a generator's `clump` key names (required with `shape = "clump"`).
-    pub(super) fn of(&self, cx: &Ctx, g: &BodySpec, shape: &S<String>) -> Result<Clump, SceneError> {
+    pub(super) fn of(
+        &self,
+        cx: &Ctx,
+        g: &BodySpec,
+        shape: &S<String>,
+    ) -> Result<Clump, SceneError> {
         let name = need(cx, &g.clump, "clump", shape)?;
         self.names.get(name.get_ref()).copied().ok_or_else(|| {
             let known: Vec<&str> = self.names.keys().map(String::as_str).collect();

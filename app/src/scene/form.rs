@@ -7,10 +7,10 @@ use super::values::{need, positive, Ctx};
 use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
-use grains::clump::Clump;
 use grains::body::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
 };
+use grains::clump::Clump;
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -100,7 +100,9 @@ fn deepest_overlap(a: &Placed, b: &Placed, clumps: &ClumpTable) -> f32 {
             .fold(f32::NEG_INFINITY, f32::max)
     };
     let mut members = f32::NEG_INFINITY;
-    if clump_pair_touches(a, b, clumps, f32::INFINITY, |_, t| members = members.max(-t.phi)) {
+    if clump_pair_touches(a, b, clumps, f32::INFINITY, |_, t| {
+        members = members.max(-t.phi)
+    }) {
         return members;
     }
     match cuboid_pair_points(a, b, f32::INFINITY) {

@@ -198,7 +198,7 @@ impl Case for V23 {
 
     fn measured(&self, m: &Self::Measured) -> String {
         format!(
-            "after {} s: centre at {:.6} m (error {:.1e} relative), members level to {:.1e} m, speed {:.1e} m/s, spin {:.1e} rad/s, {} contacts, F_z = {:.5}, {:.5}, {:.5} N against statics {:.5}, {:.5}, {:.5} N (largest error {:.1e} of m g), |F_xy| {:.1e} of the weight",
+            "after {:.1} s: centre at {:.6} m (error {:.1e} relative), members level to {:.1e} m, speed {:.1e} m/s, spin {:.1e} rad/s, {} contacts, F_z = {:.5}, {:.5}, {:.5} N against statics {:.5}, {:.5}, {:.5} N (largest error {:.1e} of m g), |F_xy| {:.1e} of the weight",
             V23_STEPS as f32 * V23_H,
             m.height,
             m.height_error(),

@@ -3,8 +3,8 @@
 
 pub mod bar;
 pub mod boxes;
-pub mod clumps;
 pub mod brazil_nut;
+pub mod clumps;
 pub mod ellipse;
 pub mod free_rotation;
 pub mod geometric;
