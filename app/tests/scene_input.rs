@@ -1023,3 +1023,94 @@ fn ellipsoids_take_their_semi_axes_and_principal_moments() {
         one("semi_axes = [0.1, 0.05, 0.02]\n").replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
     refused_at(&planar, "\"ellipsoid\"", "shape");
 }
+
+/// `listed("clump", …)` with the template table `[clumps.pair]` (`template`) after it.
+fn clumped(keys: &str, entries: &str, template: &str) -> String {
+    format!(
+        "{}\n[clumps.pair]\n{template}",
+        listed("clump", keys, entries)
+    )
+}
+
+/// `shape = "clump"` with `clump = "pair"`: the body is a clump of the `[clumps.pair]` template
+/// at its centre of mass, with the union's mass ρ (2 · 4/3 π r³ − lens) and principal
+/// moments (the axial one the smaller), turned by `axis`; the smallest member's radius.
+#[test]
+fn clumps_take_their_template_mass_and_principal_moments() {
+    use grains::body::Shape;
+    let t = clumped(
+        "clump = \"pair\"\n",
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0], axis = [0.0, 1.0, 0.0] },\n",
+        "rod = { spheres = 2, radius = 0.05, spacing = 0.08 }\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    assert!(
+        matches!(b[0].shape, Shape::Clump { template: 0, .. }),
+        "{:?}",
+        b[0].shape
+    );
+    assert_eq!(b[0].position, glam::Vec3::new(0.0, 0.0, 1.0));
+    assert_eq!(b[0].radius, 0.05);
+    let (r, d) = (0.05f64, 0.08f64);
+    let lens = std::f64::consts::PI * (4.0 * r + d) * (2.0 * r - d).powi(2) / 12.0;
+    let m = 1000.0 * (8.0 / 3.0 * std::f64::consts::PI * r.powi(3) - lens);
+    assert!(
+        (b[0].mass as f64 - m).abs() < 2e-5 * m,
+        "{} vs {m}",
+        b[0].mass
+    );
+    let moments = b[0]
+        .principal_moments
+        .expect("a clump carries its principal moments");
+    assert!(moments.x < moments.y && (moments.y - moments.z).abs() < 1e-6 * moments.y);
+    assert!((b[1].orientation * glam::Vec3::X - glam::Vec3::Y).length() < 1e-6);
+    s.world(Some(1)).unwrap();
+}
+
+/// Bad clump input is refused at its line: no `clump`, an unknown one, `clump` on a sphere,
+/// `radius` or `inertia` on a clump, a bad sphere, nine spheres, both or neither of `spheres`
+/// and `rod`, a clump in planar mode.
+#[test]
+fn bad_clump_input_is_refused_at_its_line() {
+    let rod = "rod = { spheres = 2, radius = 0.05, spacing = 0.08 }\n";
+    let entry = "{ position = [0.0, 0.0, 1.0] },\n";
+    refused_at(&clumped("", entry, rod), "\"clump\"", "clump");
+    let t = clumped("clump = \"triple\"\n", entry, rod);
+    assert!(refused_at(&t, "\"triple\"", "clump").contains("defined: pair"));
+    let t = listed("sphere", "radius = 0.1\nclump = \"pair\"\n", entry);
+    refused_at(&t, "clump = ", "clump");
+    refused_at(
+        &clumped("clump = \"pair\"\nradius = 0.1\n", entry, rod),
+        "radius = 0.1",
+        "radius",
+    );
+    refused_at(
+        &clumped("clump = \"pair\"\ninertia = 0.1\n", entry, rod),
+        "inertia = 0.1",
+        "inertia",
+    );
+    let t = clumped(
+        "clump = \"pair\"\n",
+        entry,
+        "spheres = [[0.0, 0.0, 0.0, 0.05], [0.1, 0.0, 0.0, -0.05]]\n",
+    );
+    assert!(refused_at(&t, "spheres = ", "spheres").contains("sphere 1"));
+    let nine = format!("spheres = [{}]\n", ["[0.0, 0.0, 0.0, 0.05]"; 9].join(", "));
+    refused_at(
+        &clumped("clump = \"pair\"\n", entry, &nine),
+        "spheres = ",
+        "spheres",
+    );
+    let both = format!("spheres = [[0.0, 0.0, 0.0, 0.05]]\n{rod}");
+    refused_at(
+        &clumped("clump = \"pair\"\n", entry, &both),
+        "spheres = ",
+        "spheres",
+    );
+    let t = clumped("clump = \"pair\"\n", entry, "");
+    refused_at(&t, "[clumps.pair]", "clumps.pair");
+    let planar = clumped("clump = \"pair\"\n", entry, rod)
+        .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
+    refused_at(&planar, "\"clump\"", "shape");
+}

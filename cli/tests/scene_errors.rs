@@ -760,3 +760,29 @@ fn ellipsoid_scenes_run_and_bad_ellipsoid_keys_name_their_line() {
         expect_error(&format!("ellipsoid{i}"), &t, line_of(&t, needle), key);
     }
 }
+
+/// The good scene's box with a lattice of randomly turned clumps (rods of three spheres) and
+/// their template table.
+fn clumps() -> String {
+    let good = good();
+    let head = good.split("[[bodies]]").next().unwrap();
+    format!(
+        "{head}[[bodies]]\ngenerator = \"lattice\"\nname = \"rods\"\nshape = \"clump\"\nclump = \"rod\"\naxis = \"random\"\ndensity = 1000.0\norigin = [-0.3, -0.3, 0.2]\nspacing = 0.2\ncounts = [3, 3, 1]\nseed = 4\n\n[clumps.rod]\nrod = {{ spheres = 3, radius = 0.04, spacing = 0.05 }}\n"
+    )
+}
+
+/// A scene of clumps runs; a bad template or an unknown one is one line naming its key.
+#[test]
+fn clump_scenes_run_and_bad_clump_keys_name_their_line() {
+    let text = clumps();
+    let (ok, err, out, scene) = run_cli("clumps", &text);
+    assert!(ok, "{err}");
+    assert!(out.join("summary.json").exists());
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+    let t = text.replace("clump = \"rod\"", "clump = \"rice\"");
+    expect_error("clump_unknown", &t, line_of(&t, "\"rice\""), "clump");
+    let t = text.replace("spheres = 3,", "spheres = 12,");
+    expect_error("clump_too_many", &t, line_of(&t, "rod = {"), "rod");
+    let t = text.replace("shape = \"clump\"\n", "");
+    expect_error("clump_on_sphere", &t, line_of(&t, "clump = "), "clump");
+}

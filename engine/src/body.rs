@@ -310,7 +310,7 @@ pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
 
 /// The number outputs give a body's shape (the `.vtu` frames' `shape`, Python's
 /// `World.shape_codes`): 0 sphere (or disk), 1 capsule, 2 ellipse, 3 box (or cube),
-/// 4 ellipsoid.
+/// 4 ellipsoid, 5 clump.
 pub fn shape_code(shape: Shape) -> i32 {
     match shape {
         Shape::Sphere => 0,
@@ -318,12 +318,14 @@ pub fn shape_code(shape: Shape) -> i32 {
         Shape::Ellipse { .. } => 2,
         Shape::Cuboid { .. } => 3,
         Shape::Ellipsoid { .. } => 4,
+        Shape::Clump { .. } => 5,
     }
 }
 
 /// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
 /// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
-/// a box its half-extents, an ellipsoid its semi-axes; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
+/// a box its half-extents, an ellipsoid its semi-axes, a clump (without its template at hand)
+/// its bounding sphere's radius; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
 /// semi-axis. Outputs draw the bodies by it ([`crate::World::half_extents`]).
 pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
     match shape {
@@ -332,6 +334,7 @@ pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
         Shape::Ellipse { a, b } => Vec3::new(a, a.min(b), b),
         Shape::Cuboid { half_extents } => half_extents,
         Shape::Ellipsoid { semi_axes } => semi_axes,
+        Shape::Clump { bound, .. } => Vec3::splat(bound),
     }
 }
 

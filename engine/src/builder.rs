@@ -16,6 +16,7 @@ use crate::settings::{Backend, Envelope, Settings};
 use crate::sink::Sink;
 use crate::world::World;
 use glam::Vec3;
+use grains_kernels::clump::ClumpTable;
 use grains_kernels::cuboid::cuboid_corners;
 use grains_kernels::ellipsoid::smooth_support;
 use grains_kernels::narrow_phase::MAX_BODIES;
@@ -44,6 +45,8 @@ pub struct WorldBuilder {
     forces: Vec<AppliedForce>,
     insertions: Vec<Insertion>,
     sinks: Vec<Sink>,
+    /// The clump templates ([`WorldBuilder::clump_template`]).
+    pub(crate) clumps: ClumpTable,
 }
 
 impl World {
@@ -154,9 +157,10 @@ impl WorldBuilder {
         }
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
-            return Err(
-                GpuError::Unsupported("non-sphere shapes (capsules, ellipses, cuboids)").into(),
-            );
+            return Err(GpuError::Unsupported(
+                "non-sphere shapes (capsules, ellipses, cuboids, clumps)",
+            )
+            .into());
         }
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {
@@ -169,6 +173,7 @@ impl WorldBuilder {
             });
         }
         check_ellipsoid_partners(&self.bodies)?;
+        crate::clump::check_clumps(&self.bodies, &self.clumps, self.settings.planar)?;
         check_cuboid_partners(&self.bodies)?;
         let cylinder = self.walls.iter().any(WallDesc::is_curved);
         if cylinder {
@@ -212,7 +217,7 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        check_bodies_outside_walls(&self.bodies, &walls, self.settings.h)?;
+        check_bodies_outside_walls(&self.bodies, &walls, &self.clumps, self.settings.h)?;
         crate::implicit::check_world(
             &self.settings,
             &self.bodies,
@@ -256,6 +261,7 @@ impl WorldBuilder {
             springs,
             shapes,
             inertia: crate::inertia::principal_inertia(&self.bodies),
+            clumps: self.clumps.clone(),
         };
         let lifecycle = Lifecycle::new(
             &self.insertions,
@@ -309,6 +315,7 @@ impl WorldBuilder {
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
+        fingerprint.push_clumps(&self.clumps);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -331,6 +338,7 @@ impl WorldBuilder {
             joint_rows,
             lifecycle,
             shapes,
+            clumps: self.clumps.clone(),
         };
         world.place_walls(0.0);
         Ok(world)
@@ -552,6 +560,7 @@ const START_DEPTH_TOLERANCE: f32 = 0.01;
 fn check_bodies_outside_walls(
     bodies: &[Body],
     walls: &[WallDesc],
+    clumps: &ClumpTable,
     h: f32,
 ) -> Result<(), BuildError> {
     for (i, b) in bodies.iter().enumerate() {
@@ -559,7 +568,7 @@ fn check_bodies_outside_walls(
             continue;
         }
         for (w, wall) in walls.iter().enumerate() {
-            let depth = depth_in_wall(b, wall);
+            let depth = depth_in_wall(b, wall, clumps);
             if depth > START_DEPTH_TOLERANCE * b.radius {
                 let kind = wall.kind_name();
                 return Err(BuildError::Body {
@@ -582,8 +591,8 @@ fn check_bodies_outside_walls(
 /// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
-/// face.
-pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+/// face; a clump's members as spheres (template from `clumps`).
+pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc, clumps: &ClumpTable) -> f32 {
     let placed = [wall.placed(
         wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
         Vec3::ZERO,
@@ -601,6 +610,9 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
             0.0,
             half_extents.min_element(),
         ),
+        Shape::Clump { template, .. } => {
+            return crate::clump::clump_depth_in_wall(b, template, clumps, wall);
+        }
         Shape::Ellipse { .. } | Shape::Ellipsoid { .. } => {
             let n = wall.normal;
             let s = smooth_support(b.shape, b.orientation, -n).unwrap_or_default();

@@ -152,6 +152,18 @@ impl Fingerprint {
         }
     }
 
+    /// Adds the clump templates' member spheres (nothing for a world without clumps, so that
+    /// other worlds' fingerprints stay as they were).
+    pub(crate) fn push_clumps(&mut self, clumps: &grains_kernels::clump::ClumpTable) {
+        if clumps.is_empty() {
+            return;
+        }
+        let templates: Vec<u32> = (0..clumps.len() as u32).collect();
+        self.push_table("clump templates", &templates, |&t| {
+            format!("{:?}", clumps.members(t))
+        });
+    }
+
     /// Adds the item `name` with the value text of `value` (hashed when long).
     fn push(&mut self, name: &str, value: impl ToString) {
         let text = value.to_string();

@@ -28,6 +28,7 @@
 mod backend;
 pub mod body;
 pub mod builder;
+pub mod clump;
 pub mod contact;
 pub mod error;
 pub mod fingerprint;
@@ -61,6 +62,7 @@ pub use body::{
 };
 pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
+pub use clump::{Clump, ClumpTemplate};
 pub use contact::{Contact, Touching};
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;

@@ -60,6 +60,8 @@ pub struct World {
     pub(crate) lifecycle: crate::lifecycle::Lifecycle,
     /// Each body's shape, in body order (empty: every body is a sphere).
     pub(crate) shapes: Vec<Shape>,
+    /// The clump templates the shapes name.
+    pub(crate) clumps: grains_kernels::clump::ClumpTable,
 }
 
 impl World {
@@ -277,9 +279,14 @@ impl World {
     }
 
     /// Half-sizes of body `i` along its own x, y and z axes (m): the box about its centre, in
-    /// its axes, that holds it ([`shape_half_extents`]).
+    /// its axes, that holds it ([`shape_half_extents`]; a clump's from its template's members).
     pub fn half_extents(&self, i: usize) -> Vec3 {
-        shape_half_extents(self.shape(i), self.radius(i))
+        match self.shape(i) {
+            Shape::Clump { template, .. } => {
+                grains_kernels::clump::clump_half_extents(self.clumps.members(template))
+            }
+            shape => shape_half_extents(shape, self.radius(i)),
+        }
     }
 
     /// Orientation of body `i`, as of step [`World::synced_at`].

@@ -37,6 +37,7 @@
 pub mod apgd;
 pub mod bilateral_row;
 pub mod broad_phase;
+pub mod clump;
 pub mod collision_filter;
 pub mod colouring;
 pub mod cone;

@@ -10,6 +10,7 @@
 //! ellipsoids at one point; beside other shapes they are refused at build.
 
 use crate::broad_phase::Grid;
+use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
 use crate::cuboid::{cuboid_corners, cuboid_pair_points};
 use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
@@ -56,12 +57,13 @@ pub const FLAGS_B: u64 = 0xF << 28;
 /// key ([`FLAGS_A`], [`FLAGS_B`]) can number a pair's contacts.
 pub const MAX_BODIES: usize = 1 << 28;
 
-/// The key flag of contact point `p` (< 32) of a pair: its low three bits in bits 60–62 of the
-/// key (body a's half), the rest in bits 28–29 (body b's half), so that a cuboid's eight
-/// corners on a wall use a's half only.
+/// The key flag of contact point `p` (< 64) of a pair: its low three bits in bits 60–62 of the
+/// key (body a's half), the rest in bits 28–30 (body b's half), so that a cuboid's eight
+/// corners or a clump's members on a wall use a's half only. Bits 63 and 31 stay free for
+/// [`SECOND_END`] and [`THIRD_POINT`], so every flag is distinct from theirs.
 #[inline(always)]
 pub fn point_flag(p: usize) -> u64 {
-    debug_assert!(p < 32);
+    debug_assert!(p < 64);
     ((p as u64 & 7) << 60) | ((p as u64 >> 3) << 28)
 }
 
@@ -148,6 +150,8 @@ impl SphereSide {
 struct PairTests<'a> {
     bodies: &'a Bodies,
     shapes: &'a [Shape],
+    /// The clump templates the [`Shape::Clump`] bodies name.
+    clumps: &'a ClumpTable,
     walls: &'a [Wall],
     /// The triangle-mesh walls.
     mesh: &'a MeshWalls,
@@ -408,6 +412,7 @@ impl PairTests<'_> {
                 self.support_walls(l, |d| ellipsoid_support(q, semi_axes, d), out)
             }
             Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
+            Shape::Clump { template, .. } => self.clump_walls(l, template, out),
         }
     }
 
@@ -433,6 +438,12 @@ impl PairTests<'_> {
         }
         let (placed_a, placed_b) = (self.placed(a), self.placed(b));
         let cutoff = self.largest_envelope(a, b, reach);
+        let member_row = |p: usize, touch: Touch| {
+            self.push_pair_row(a as u32, b as u32, &touch, point_flag(p), out)
+        };
+        if clump_pair_touches(&placed_a, &placed_b, self.clumps, cutoff, member_row) {
+            return;
+        }
         if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b, cutoff) {
             for (p, touch) in touches.iter().enumerate() {
                 if let Some(touch) = touch {
@@ -525,6 +536,18 @@ impl PairTests<'_> {
         let behind = half_extents.min_element();
         for (k, corner) in corners.into_iter().enumerate() {
             self.point_walls(i, (corner, 0.0, behind), point_flag(k), out);
+        }
+    }
+
+    /// Clump–wall: each member sphere of the clump against every wall, member k's key carrying
+    /// [`point_flag`]`(k)` (see [`crate::clump`]).
+    #[inline(always)]
+    fn clump_walls(&self, i: u32, template: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let centre = b.pos_radius[i as usize].truncate();
+        let members = clump_members(centre, b.orientation[i as usize], template, self.clumps);
+        for (k, (c, r)) in members.enumerate() {
+            self.point_walls(i, (c, r, r), point_flag(k), out);
         }
     }
 
@@ -626,7 +649,8 @@ impl PairTests<'_> {
     }
 }
 
-/// Finds every ε̂-active contact (with the walls and the `mesh` walls too) and writes the rows sorted by pair key into `contacts`; fails
+/// Finds every ε̂-active contact (with the walls and the `mesh` walls too; the clumps' members
+/// from `clumps`) and writes the rows sorted by pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
 /// block (checked after each body, so the rows stay bounded whatever the envelope).
 #[allow(clippy::too_many_arguments)]
@@ -634,6 +658,7 @@ pub fn find_contacts(
     grid: &Grid,
     bodies: &Bodies,
     shapes: &[Shape],
+    clumps: &ClumpTable,
     walls: &[Wall],
     mesh: &MeshWalls,
     friction: &FrictionTable,
@@ -643,6 +668,7 @@ pub fn find_contacts(
     let tests = PairTests {
         bodies,
         shapes,
+        clumps,
         walls,
         mesh,
         friction,

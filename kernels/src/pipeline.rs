@@ -2,6 +2,7 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::Grid;
+use crate::clump::ClumpTable;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::{Colouring, COLOURS};
 use crate::contact_update::{impulse_vectors, SweepParams};
@@ -39,6 +40,8 @@ pub struct CpuPipeline {
 struct Workspace {
     /// Shape of each body (empty: all spheres).
     shapes: Vec<Shape>,
+    /// The clump templates of the [`Shape::Clump`] bodies (empty: no clump).
+    clumps: ClumpTable,
     /// Principal moments of the anisotropic bodies (empty: every body isotropic).
     inertia: PrincipalInertia,
     grid: Grid,
@@ -139,6 +142,11 @@ impl CpuPipeline {
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;
+    }
+
+    /// Sets the clump templates the [`Shape::Clump`] bodies name.
+    pub fn set_clumps(&mut self, clumps: ClumpTable) {
+        self.work.clumps = clumps;
     }
 
     /// Sets the principal moments of the anisotropic bodies ([`PrincipalInertia`]), in body
@@ -287,6 +295,7 @@ impl Workspace {
             &self.grid,
             bodies,
             &self.shapes,
+            &self.clumps,
             walls,
             mesh,
             friction,

@@ -37,6 +37,16 @@ pub enum Shape {
         /// Semi-axes (a, b, c) along the body's local x, y and z (m).
         semi_axes: Vec3,
     },
+    /// A clump of overlapping spheres: template `template` of the world's
+    /// [`crate::clump::ClumpTable`] (see [`crate::clump`]); the body's radius is its smallest
+    /// member's.
+    Clump {
+        /// The template's number in the world's clump table.
+        template: u32,
+        /// Radius of the smallest sphere about the centre that holds every member (m), the
+        /// template's [`crate::clump::clump_bound`].
+        bound: f32,
+    },
 }
 
 impl Shape {
@@ -50,6 +60,7 @@ impl Shape {
             Shape::Ellipse { a, b } => a.max(b),
             Shape::Cuboid { half_extents } => half_extents.length(),
             Shape::Ellipsoid { semi_axes } => semi_axes.max_element(),
+            Shape::Clump { bound, .. } => bound,
         }
     }
 
@@ -280,7 +291,7 @@ pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
 /// Two spheres of radii `ra`, `rb` about the points `pa`, `pb`: n = (pa − pb)/‖·‖,
 /// Φ = ‖pa − pb‖ − r_a − r_b.
 #[inline(always)]
-fn spheres_touch(pa: Vec3, ra: f32, pb: Vec3, rb: f32) -> Touch {
+pub(crate) fn spheres_touch(pa: Vec3, ra: f32, pb: Vec3, rb: f32) -> Touch {
     let d = pa - pb;
     let dist = d.length();
     let n = if dist > 0.0 { d / dist } else { Vec3::Z };

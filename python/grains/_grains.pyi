@@ -291,6 +291,24 @@ class WorldBuilder:
         group: Optional[str] = None,
     ) -> Range:
         """Adds N uniform ellipses (planar mode); returns their index range."""
+    def add_clumps(
+        self,
+        positions: ArrayLike,
+        spheres: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        principal_moments: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N clumps of the member spheres (K, 4) [x, y, z, r] at their centres of mass, with the union's mass and principal moments; returns their index range."""
     # Walls and meshes.
     def plane(
         self,
@@ -546,7 +564,7 @@ class World:
         """Unit quaternions (x, y, z, w), body to world, (N, 4), a read-only view."""
     @property
     def shape_codes(self) -> npt.NDArray[np.int32]:
-        """Each body's shape: 0 sphere or disk, 1 capsule, 2 ellipse, 3 box or cube, 4 ellipsoid; (N,), a copy."""
+        """Each body's shape: 0 sphere or disk, 1 capsule, 2 ellipse, 3 box or cube, 4 ellipsoid, 5 clump; (N,), a copy."""
     @property
     def half_extents(self) -> npt.NDArray[np.float64]:
         """Half-sizes along each body's own axes (m), (N, 3), a copy."""

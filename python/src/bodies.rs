@@ -1,5 +1,5 @@
 //! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes, boxes,
-//! ellipses and ellipsoids, one row per body, never a Python object per grain.
+//! ellipses, ellipsoids and clumps, one row per body, never a Python object per grain.
 
 use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
@@ -7,7 +7,7 @@ use crate::motion::PyMotion;
 use grains::ellipsoid_mass;
 use grains::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind,
-    MaterialId, Quat, Vec3,
+    ClumpTemplate, MaterialId, Quat, Shape, Vec3, Vec4,
 };
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -248,7 +248,11 @@ impl PyWorldBuilder {
         for i in 0..n {
             let mut b = make(i, Vec3::from_array(p[i]), masses[i]);
             if let Some(q) = &q {
-                b.orientation = Quat::from_array(q[i]);
+                b.orientation = match b.shape {
+                    // A clump's orientation is its principal frame in the template's axes.
+                    Shape::Clump { .. } => (Quat::from_array(q[i]) * b.orientation).normalize(),
+                    _ => Quat::from_array(q[i]),
+                };
             }
             if let Some(v) = &v {
                 b.velocity = Vec3::from_array(v[i]);
@@ -475,6 +479,38 @@ impl PyWorldBuilder {
             common,
             |i, rho| ellipsoid_mass(semi(i), rho),
             |i, p, m| Body::ellipsoid(p, semi(i), m),
+        )
+    }
+
+    /// Adds N clumps of one template in bulk, and returns the index range (start, stop): rigid
+    /// bodies made of the overlapping member spheres `spheres` (shape (K, 4), rows [x, y, z, r]
+    /// in the template's axes, 1 to 8 of them). `positions` are the centres of mass,
+    /// `orientations` turn the template's axes. As `add_spheres`; the mass from `density`
+    /// (kg/m³) is ρ V of the spheres' union, the inertia its principal moments
+    /// (`grains::clump`). 3-D only; CPU only.
+    #[pyo3(signature = (positions, spheres, velocities = None, angular_velocities = None, **options))]
+    fn add_clumps<'py>(
+        &mut self,
+        positions: &Bound<'py, PyAny>,
+        spheres: &Bound<'_, PyAny>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
+        let p = rows::<3>("positions", positions)?;
+        let members: Vec<Vec4> = rows::<4>("spheres", spheres)?
+            .into_iter()
+            .map(Vec4::from_array)
+            .collect();
+        let template = ClumpTemplate::new(&members)
+            .map_err(|e| PyValueError::new_err(format!("spheres: {e}")))?;
+        let clump = self.builder.clump_template(&template);
+        self.add_bodies(
+            p,
+            common,
+            |_, rho| clump.volume * rho,
+            |_, p, m| Body::clump(p - clump.centre, Quat::IDENTITY, &clump, m / clump.volume),
         )
     }
 }

@@ -484,6 +484,31 @@ def test_a_box_rests_on_its_largest_face():
         b.build()
 
 
+def test_a_dumbbell_clump_lies_on_both_members():
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    r, d = 0.05, 0.08
+    dumbbell = [[-0.5 * d, 0.0, 0.0, r], [0.5 * d, 0.0, 0.0, r]]
+    clumps = b.add_clumps([[0.0, 0.0, r + 0.01], [0.5, 0.0, r + 0.02]], dumbbell, density=1000.0)
+    assert clumps == (0, 2)
+    w = b.build()
+    # ρ V of the union: two spheres less their lens π (4r + d)(2r − d)²/12 (the integration
+    # is good to 2e-5).
+    lens = math.pi * (4 * r + d) * (2 * r - d) ** 2 / 12
+    m = 1000.0 * (2 * 4 / 3 * math.pi * r**3 - lens)
+    assert w.masses == pytest.approx([m, m], rel=2e-5)
+    w.step(1500)
+    # Each lies on both members, its centre of mass r above the floor.
+    assert w.positions[:, 2] == pytest.approx([r, r], abs=1e-5)
+    assert np.abs(w.velocities).max() < 1e-4
+    # Nine spheres are more than a clump may have.
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    with pytest.raises(ValueError, match="spheres"):
+        b.add_clumps([[0.0, 0.0, 0.5]], [[0.0, 0.0, 0.0, 0.1]] * 9)
+
+
 @pytest.mark.parametrize("pair_mu", [None, 0.8])
 def test_pair_friction_replaces_the_smaller_mu(pair_mu):
     theta = math.radians(20.0)

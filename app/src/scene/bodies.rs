@@ -2,6 +2,7 @@
 //! check that no two bodies overlap at the start. The generators themselves are in
 //! `generators`, their shape keys in `form`, where bodies may go in `placement`.
 
+use super::clumps::ClumpNames;
 use super::generators::generate;
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
@@ -20,7 +21,7 @@ pub(super) fn bodies(
     generators: &[BodySpec],
     planar: bool,
     tol: f32,
-    materials: &MaterialNames,
+    (materials, clumps): (&MaterialNames, &ClumpNames),
     shakers: &Shakers,
     origins: &mut Origins,
 ) -> Result<(Vec<Body>, Vec<Group>), SceneError> {
@@ -28,7 +29,7 @@ pub(super) fn bodies(
     let mut groups: Vec<Group> = Vec::new();
     for (gi, g) in generators.iter().enumerate() {
         let start = bodies.len();
-        generate(cx, g, planar, materials, shakers, &mut bodies)?;
+        generate(cx, g, planar, (materials, clumps), shakers, &mut bodies)?;
         let name = match &g.name {
             Some(n) => {
                 if groups.iter().any(|x| &x.name == n.get_ref()) {
@@ -44,7 +45,7 @@ pub(super) fn bodies(
         });
         origins.bodies.push((start..bodies.len(), origin(cx, g)));
     }
-    if let Some((i, j, overlap)) = worst_overlap(&bodies, tol) {
+    if let Some((i, j, overlap)) = worst_overlap(&bodies, tol, &clumps.table) {
         let generator_of = |b: usize| {
             let gi = groups
                 .iter()

@@ -1,6 +1,7 @@
 //! A body generator's shape keys, `shape`, `half_length`, `a`, `b` and `axis`: which bodies it
 //! makes, their mass from a density, and how they are turned.
 
+use super::clumps::ClumpNames;
 use super::spec::{BodySpec, ListBodySpec, S, V3};
 use super::values::{need, positive, Ctx};
 use super::SceneError;
@@ -9,6 +10,7 @@ use glam::{Quat, Vec3};
 use grains::body::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
 };
+use grains::clump::Clump;
 use grains::ellipsoid_mass;
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
@@ -31,12 +33,20 @@ pub(super) enum Form {
     /// An ellipsoid with semi-axes `semi` along the body's x, y and z axes (3-D only), with
     /// its principal moments.
     Ellipsoid { semi: Vec3 },
+    /// A clump of a `[clumps.NAME]` template (3-D only), with its principal moments; its
+    /// `position` is its centre of mass.
+    Clump { clump: Clump },
 }
 
 impl Form {
     /// Reads `shape`, `half_length`, `a` and `b`, refusing the dimensions the shape does not use
     /// and, for ellipses, `radius` and `radius_max` (their size is `a` and `b`).
-    pub(super) fn read(cx: &Ctx, g: &BodySpec, planar: bool) -> Result<Form, SceneError> {
+    pub(super) fn read(
+        cx: &Ctx,
+        g: &BodySpec,
+        planar: bool,
+        clumps: &ClumpNames,
+    ) -> Result<Form, SceneError> {
         let form = match &g.shape {
             None if planar => Form::Disk,
             None => Form::Sphere,
@@ -72,6 +82,16 @@ impl Form {
                         "ellipsoids are 3-D bodies: planar mode has none (use shape = \"ellipse\")",
                     ))
                 }
+                ("clump", false) => Form::Clump {
+                    clump: clumps.of(cx, g, s)?,
+                },
+                ("clump", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "clumps are 3-D bodies: planar mode has none",
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -88,7 +108,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\" or \"ellipsoid\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\", \"ellipsoid\" or \"clump\", got \"{other}\""
                     ),
                     ))
                 }
@@ -98,7 +118,8 @@ impl Form {
         let ellipse = matches!(form, Form::Ellipse { .. });
         let boxed = matches!(form, Form::Box { .. });
         let ellipsoid = matches!(form, Form::Ellipsoid { .. });
-        let sized = ellipse || boxed || ellipsoid;
+        let clumped = matches!(form, Form::Clump { .. });
+        let sized = ellipse || boxed || ellipsoid || clumped;
         let unused = [
             (
                 "half_length",
@@ -123,8 +144,8 @@ impl Form {
             (
                 "inertia",
                 &g.inertia,
-                boxed || ellipsoid,
-                "one-moment shapes (boxes and ellipsoids have their principal moments)",
+                boxed || ellipsoid || clumped,
+                "one-moment shapes (boxes, ellipsoids and clumps have their principal moments)",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -137,6 +158,9 @@ impl Form {
         }
         if let Some(v) = g.semi_axes.as_ref().filter(|_| !ellipsoid) {
             return Err(cx.err(v.span(), "semi_axes", "used only by shape = \"ellipsoid\""));
+        }
+        if let Some(v) = g.clump.as_ref().filter(|_| !clumped) {
+            return Err(cx.err(v.span(), "clump", "used only by shape = \"clump\""));
         }
         Ok(form)
     }
@@ -185,7 +209,7 @@ impl Form {
                     },
                 },
             ),
-            Form::Sphere | Form::Disk | Form::Cube => (&[], self),
+            Form::Sphere | Form::Disk | Form::Cube | Form::Clump { .. } => (&[], self),
         };
         let given = [
             ("half_length", &e.half_length, "shape = \"capsule\""),
@@ -218,7 +242,9 @@ impl Form {
                 "used only by spheres, disks, capsules and cubes (an ellipsoid's size is `semi_axes`)",
             ));
         }
-        if let (Form::Ellipse { .. } | Form::Box { .. }, Some(r)) = (form, &e.radius) {
+        if let (Form::Ellipse { .. } | Form::Box { .. } | Form::Clump { .. }, Some(r)) =
+            (form, &e.radius)
+        {
             return Err(cx.err(
                 r.span(),
                 "radius",
@@ -245,6 +271,7 @@ impl Form {
             Form::Ellipse { a, b } => Ok(a.max(b)),
             Form::Box { half } => Ok(half.min_element()),
             Form::Ellipsoid { semi } => Ok(semi.min_element()),
+            Form::Clump { clump } => Ok(clump.radius),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -256,13 +283,14 @@ impl Form {
             Form::Cube => 3.0f32.sqrt() * r,
             Form::Box { half } => half.length(),
             Form::Ellipsoid { semi } => semi.max_element(),
+            Form::Clump { clump } => clump.shape.bounding_radius(r),
             _ => r,
         }
     }
 
     /// Mass of a body of radius `r` and density `rho` (kg/m³, kg/m² in planar mode): sphere
     /// 4/3 π r³, disk π r², capsule π r² 2L + 4/3 π r³ (planar 4 r L + π r²), ellipse π a b,
-    /// cube (2 r)³, box 8 a b c.
+    /// cube (2 r)³, box 8 a b c, clump ρ V of its spheres' union.
     pub(super) fn mass(self, r: f32, rho: f32) -> f32 {
         match self {
             Form::Sphere => sphere_mass(r, rho),
@@ -275,10 +303,13 @@ impl Form {
             Form::Cube => cube_mass(r, rho),
             Form::Box { half } => cuboid_mass(half, rho),
             Form::Ellipsoid { semi } => ellipsoid_mass(semi, rho),
+            Form::Clump { clump } => clump.volume * rho,
         }
     }
 
-    /// A dynamic body of this form at `p` with radius `r`, mass `m` and the form's inertia.
+    /// A dynamic body of this form at `p` with radius `r`, mass `m` and the form's inertia (a
+    /// clump's centre of mass at `p`, its orientation its principal frame in the template's
+    /// axes).
     pub(super) fn body(self, p: Vec3, r: f32, m: f32) -> Body {
         match self {
             Form::Sphere => Body::sphere(p, r, m),
@@ -291,6 +322,9 @@ impl Form {
             Form::Cube => Body::cube(p, r, m),
             Form::Box { half } => Body::cuboid(p, half, m),
             Form::Ellipsoid { semi } => Body::ellipsoid(p, semi, m),
+            Form::Clump { clump } => {
+                Body::clump(p - clump.centre, Quat::IDENTITY, &clump, m / clump.volume)
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `cannonball`, each a method of [`Generator`], which reads once what all the bodies of a
 //! generator share (shape, material, motion, velocities, axis).
 
+use super::clumps::ClumpNames;
 use super::form::{Axis, Form};
 use super::materials::MaterialNames;
 use super::placement::random_fill_where;
@@ -12,7 +13,7 @@ use super::walls::Shakers;
 use super::{SceneError, MAX_BODIES};
 use crate::pour::{PourScene, SplitMix64};
 use glam::{Quat, Vec3};
-use grains::body::{sphere_mass, Body};
+use grains::body::{sphere_mass, Body, Shape};
 use grains::material::MaterialId;
 use grains::motion::Prescribed;
 use std::ops::Range;
@@ -22,11 +23,11 @@ pub(super) fn generate(
     cx: &Ctx,
     g: &BodySpec,
     planar: bool,
-    materials: &MaterialNames,
+    (materials, clumps): (&MaterialNames, &ClumpNames),
     shakers: &Shakers,
     out: &mut Vec<Body>,
 ) -> Result<(), SceneError> {
-    let mut generator = Generator::read(cx, g, planar, materials, shakers)?;
+    let mut generator = Generator::read(cx, g, planar, (materials, clumps), shakers)?;
     match g.generator.get_ref().as_str() {
         "single" => generator.single(out),
         "list" => generator.list(out),
@@ -60,7 +61,7 @@ impl<'a> Generator<'a> {
         cx: &'a Ctx<'a>,
         g: &'a BodySpec,
         planar: bool,
-        materials: &MaterialNames,
+        (materials, clumps): (&MaterialNames, &ClumpNames),
         shakers: &Shakers,
     ) -> Result<Generator<'a>, SceneError> {
         let kind = &g.generator;
@@ -165,7 +166,7 @@ impl<'a> Generator<'a> {
                 ("angular_velocity", sp(&g.angular_velocity)),
             ],
         )?;
-        let form = Form::read(cx, g, planar)?;
+        let form = Form::read(cx, g, planar, clumps)?;
         Ok(Generator {
             cx,
             g,
@@ -197,9 +198,13 @@ impl<'a> Generator<'a> {
     }
 
     /// Body `b` (shaped, placed and weighed) with the generator's inertia, material and kind,
-    /// velocities `v` and `w` and orientation `q`.
+    /// velocities `v` and `w` and orientation `q` (a clump's principal frame turned by q).
     fn finish(&self, b: Body, v: Vec3, w: Vec3, q: Quat) -> Result<Body, SceneError> {
         let (cx, g) = (self.cx, self.g);
+        let q = match b.shape {
+            Shape::Clump { .. } => (q * b.orientation).normalize(),
+            _ => q,
+        };
         // A given inertia is one moment about every axis, in place of the shape's own (a
         // capsule's principal moments).
         let b = match self.inertia {

@@ -12,6 +12,7 @@
 //! key that caused it.
 
 mod bodies;
+mod clumps;
 mod form;
 mod generators;
 mod lifecycle;
@@ -286,6 +287,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     let shakers = walls::shakers(cx, &spec.shakers)?;
+    let clumps = clumps::clumps(cx, &spec.clumps, &mut world)?;
     let (boxes, mut named_walls) = walls::containers(
         cx,
         &spec.containers,
@@ -307,7 +309,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &spec.bodies,
         settings.planar,
         meta.overlap_tolerance,
-        &materials,
+        (&materials, &clumps),
         &shakers,
         &mut origins,
     )?;

@@ -4,6 +4,7 @@
 use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
+use grains_kernels::clump::{clump_pair_touches, ClumpTable};
 use grains_kernels::cuboid::cuboid_pair_points;
 use grains_kernels::shape::{contact_points, Placed};
 use std::collections::{BTreeMap, HashMap};
@@ -87,9 +88,10 @@ pub(super) fn random_fill_where(
 }
 
 /// The deepest overlap −Φ of two placed bodies over their contact points (those of
+/// [`clump_pair_touches`] for pairs with a clump (templates from `clumps`), of
 /// [`cuboid_pair_points`] for pairs with a cuboid, else of [`contact_points`]); −∞ when the
 /// narrow phase detects no point of the pair.
-fn deepest_overlap(a: &Placed, b: &Placed) -> f32 {
+fn deepest_overlap(a: &Placed, b: &Placed, clumps: &ClumpTable) -> f32 {
     let deepest = |touches: &[Option<grains_kernels::shape::Touch>]| {
         touches
             .iter()
@@ -97,6 +99,12 @@ fn deepest_overlap(a: &Placed, b: &Placed) -> f32 {
             .map(|t| -t.phi)
             .fold(f32::NEG_INFINITY, f32::max)
     };
+    let mut members = f32::NEG_INFINITY;
+    if clump_pair_touches(a, b, clumps, f32::INFINITY, |_, t| {
+        members = members.max(-t.phi)
+    }) {
+        return members;
+    }
     match cuboid_pair_points(a, b, f32::INFINITY) {
         Some(touches) => deepest(&touches),
         None => deepest(&contact_points(a, b)),
@@ -115,7 +123,11 @@ fn deepest_overlap(a: &Placed, b: &Placed) -> f32 {
 /// cells twice its largest radius, and each body looks for partners in the 27 cells around it
 /// in the grids of its own level and of the larger ones, so one large rock among fine grains
 /// costs no more than a grain.
-pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, f32)> {
+pub(super) fn worst_overlap(
+    bodies: &[Body],
+    tol: f32,
+    clumps: &ClumpTable,
+) -> Option<(usize, usize, f32)> {
     let reach = |b: &Body| b.shape.bounding_radius(b.radius);
     let rmin = bodies.iter().map(reach).fold(f32::INFINITY, f32::min);
     let level = |b: &Body| -> u32 {
@@ -164,7 +176,7 @@ pub(super) fn worst_overlap(bodies: &[Body], tol: f32) -> Option<(usize, usize, 
                             if !(moves(a) || moves(c)) {
                                 continue;
                             }
-                            let overlap = deepest_overlap(&placed(a), &placed(c));
+                            let overlap = deepest_overlap(&placed(a), &placed(c), clumps);
                             let pair = (lo, hi, overlap);
                             let better = |w: (usize, usize, f32)| {
                                 overlap > w.2 || (overlap == w.2 && (pair.1, pair.0) < (w.1, w.0))
@@ -226,7 +238,7 @@ mod tests {
                 if a.kind != BodyKind::Dynamic && b.kind != BodyKind::Dynamic {
                     continue;
                 }
-                let overlap = deepest_overlap(&placed(a), &placed(b));
+                let overlap = deepest_overlap(&placed(a), &placed(b), &ClumpTable::default());
                 if overlap > tol * a.radius.min(b.radius) && worst.is_none_or(|w| overlap > w.2) {
                     worst = Some((i, j, overlap));
                 }
@@ -258,7 +270,7 @@ mod tests {
                 })
                 .collect();
             assert_eq!(
-                worst_overlap(&bodies, 0.01),
+                worst_overlap(&bodies, 0.01, &ClumpTable::default()),
                 brute(&bodies, 0.01),
                 "case {case}"
             );
@@ -277,7 +289,7 @@ mod tests {
             .collect();
         bodies.push(Body::sphere(Vec3::new(30.0, 0.0, 0.0), 10.0, 1.0));
         let t = std::time::Instant::now();
-        assert_eq!(worst_overlap(&bodies, 0.01), None);
+        assert_eq!(worst_overlap(&bodies, 0.01, &ClumpTable::default()), None);
         assert!(t.elapsed().as_secs_f64() < 1.0, "took {:?}", t.elapsed());
     }
 }

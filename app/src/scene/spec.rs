@@ -61,6 +61,9 @@ pub struct SceneSpec {
     pub sink: Vec<super::lifecycle::SinkSpec>,
     /// `[periodic]`: periodic boundaries along x and/or y.
     pub periodic: Option<S<super::periodic::PeriodicSpec>>,
+    /// `[clumps.NAME]`: clump templates by name.
+    #[serde(default)]
+    pub clumps: std::collections::BTreeMap<String, S<ClumpSpec>>,
 }
 
 /// `[scene]`.
@@ -295,6 +298,8 @@ pub struct BodySpec {
     pub half_extents: Option<S<V3>>,
     /// Ellipsoid: semi-axes along the body's x, y and z axes (m).
     pub semi_axes: Option<S<V3>>,
+    /// Clump: the name of its `[clumps.NAME]` template.
+    pub clump: Option<S<String>>,
     /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
     /// `[x, y, z]`, or `"random"` (drawn from `seed`).
     pub axis: Option<S<toml::Value>>,
@@ -523,4 +528,27 @@ pub struct ObservableSpec {
     /// `grain_count`, `outflow_mass`, `outflow_rate`: the sink (its `name`; default: all
     /// grains for `grain_count`, all sinks for the outflows).
     pub sink: Option<S<String>>,
+}
+
+/// `[clumps.NAME]`: one template, given as spheres or generated from a rod (one of the two).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClumpSpec {
+    /// The member spheres `[x, y, z, r]` in the template's axes (m), 1 to 8 of them.
+    pub spheres: Option<S<Vec<[f64; 4]>>>,
+    /// A rod of equal spheres along the template's x axis.
+    pub rod: Option<S<RodSpec>>,
+}
+
+/// `rod = { spheres = k, radius = r, spacing = d }`: k spheres of radius r along x, centres d
+/// apart.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RodSpec {
+    /// Number of spheres (1 to 8).
+    pub spheres: S<i64>,
+    /// Their radius (m).
+    pub radius: S<f64>,
+    /// Distance between neighbouring centres (m).
+    pub spacing: S<f64>,
 }

@@ -26,6 +26,7 @@ impl CpuBackend {
             cpu.set_shapes(shapes);
         }
         cpu.set_inertia(parts.inertia);
+        cpu.set_clumps(parts.clumps);
         Ok(CpuBackend(cpu))
     }
 }

@@ -144,6 +144,8 @@ pub(crate) struct Parts {
     pub(crate) shapes: Option<Vec<Shape>>,
     /// The anisotropic bodies' principal moments (empty when there is none).
     pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
+    /// The clump templates the clump bodies name (empty when there is none).
+    pub(crate) clumps: grains_kernels::clump::ClumpTable,
 }
 
 /// Opens the backend `settings` ask for (the geometrically implicit stepper when they ask

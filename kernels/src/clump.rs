@@ -1,0 +1,220 @@
+//! Clumps: rigid bodies made of overlapping spheres (the multi-sphere grains of the DEM field),
+//! each a [`Shape::Clump`] naming a template of a [`ClumpTable`]: its member spheres' centres in
+//! the body's axes (the principal axes, the centre of mass at the origin) and radii.
+//!
+//! A clump's contacts are those of its member spheres, all rows of the one body, with arms from
+//! its centre of mass:
+//! * against a sphere or another clump's member, Φ = ‖c_a − c_b‖ − r_a − r_b for every pair of
+//!   members (a plain sphere is a clump of one member at its centre);
+//! * against a wall, each member as a sphere ([`crate::wall_contact::point_wall`]).
+//!
+//! A template holds at most [`MAX_CLUMP_MEMBERS`] spheres: the contacts of one pair of bodies
+//! are told apart by a point number in their pair key ([`crate::narrow_phase::point_flag`]),
+//! member k_a of a against member k_b of b being point 8 k_a + k_b < 64 (six flag bits), and a
+//! member on a wall point k_a < 8 (the three flag bits of the body's half of a wall key).
+
+use crate::shape::{spheres_touch, Placed, Shape, Touch};
+use glam::{Vec3, Vec4};
+
+/// The most member spheres of one clump template (see the module's notes for why).
+pub const MAX_CLUMP_MEMBERS: usize = 8;
+
+/// The clump templates of a world: each template's member spheres, (x, y, z, r) with the centre
+/// in the body's axes, stored one template after another.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClumpTable {
+    /// Every template's members, template after template.
+    spheres: Vec<Vec4>,
+    /// Index in `spheres` of each template's first member, and one past the last template's.
+    first: Vec<u32>,
+}
+
+impl ClumpTable {
+    /// Appends a template of 1 to [`MAX_CLUMP_MEMBERS`] members (x, y, z, r) and returns its
+    /// number, or `None` when it has none or too many.
+    pub fn push(&mut self, members: &[Vec4]) -> Option<u32> {
+        if members.is_empty() || members.len() > MAX_CLUMP_MEMBERS {
+            return None;
+        }
+        if self.first.is_empty() {
+            self.first.push(0);
+        }
+        self.spheres.extend_from_slice(members);
+        self.first.push(self.spheres.len() as u32);
+        Some(self.len() as u32 - 1)
+    }
+
+    /// Number of templates.
+    pub fn len(&self) -> usize {
+        self.first.len().saturating_sub(1)
+    }
+
+    /// True when the table has no template.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The member spheres (x, y, z, r) of template `t`, centres in the body's axes.
+    #[inline(always)]
+    pub fn members(&self, t: u32) -> &[Vec4] {
+        let t = t as usize;
+        &self.spheres[self.first[t] as usize..self.first[t + 1] as usize]
+    }
+}
+
+/// Half-sizes along the body's axes of the box about its origin that holds the member spheres
+/// `members` (x, y, z, r): max |c_k| + r_k along each axis.
+pub fn clump_half_extents(members: &[Vec4]) -> Vec3 {
+    (members.iter()).fold(Vec3::ZERO, |h, m| {
+        h.max(m.truncate().abs() + Vec3::splat(m.w))
+    })
+}
+
+/// Radius of the smallest sphere about the body's origin that holds the member spheres `members`
+/// (x, y, z, r): max ‖c_k‖ + r_k.
+pub fn clump_bound(members: &[Vec4]) -> f32 {
+    members
+        .iter()
+        .map(|m| m.truncate().length() + m.w)
+        .fold(0.0, f32::max)
+}
+
+/// The spheres body `p` stands for where it is: a clump's members, c + R c_k with radius r_k;
+/// a sphere itself. `None` for other shapes.
+#[inline(always)]
+fn placed_spheres(p: &Placed, table: &ClumpTable) -> Option<([Vec4; MAX_CLUMP_MEMBERS], usize)> {
+    let mut out = [Vec4::ZERO; MAX_CLUMP_MEMBERS];
+    match p.shape {
+        Shape::Sphere => {
+            out[0] = p.centre.extend(p.radius);
+            Some((out, 1))
+        }
+        Shape::Clump { template, .. } => {
+            let members = table.members(template);
+            for (o, m) in out.iter_mut().zip(members) {
+                *o = (p.centre + p.q * m.truncate()).extend(m.w);
+            }
+            Some((out, members.len()))
+        }
+        _ => None,
+    }
+}
+
+/// The member spheres of clump `p` in world coordinates, (centre, radius) each.
+#[inline(always)]
+pub fn clump_members(
+    centre: Vec3,
+    q: glam::Quat,
+    template: u32,
+    table: &ClumpTable,
+) -> impl Iterator<Item = (Vec3, f32)> + '_ {
+    table
+        .members(template)
+        .iter()
+        .map(move |m| (centre + q * m.truncate(), m.w))
+}
+
+/// Calls `touch(point, t)` for every pair of member spheres of bodies a and b (a clump and a
+/// sphere or another clump) within `cutoff` of each other, with Φ = ‖c_a − c_b‖ − r_a − r_b
+/// and point = 8 k_a + k_b for members k_a of a and k_b of b; returns false (and calls nothing)
+/// when neither body is a clump or the other is neither a sphere nor a clump (the world's build
+/// refuses such pairs).
+#[inline(always)]
+pub fn clump_pair_touches(
+    a: &Placed,
+    b: &Placed,
+    table: &ClumpTable,
+    cutoff: f32,
+    mut touch: impl FnMut(usize, Touch),
+) -> bool {
+    let clump = |p: &Placed| matches!(p.shape, Shape::Clump { .. });
+    if !(clump(a) || clump(b)) {
+        return false;
+    }
+    let (Some((sa, na)), Some((sb, nb))) = (placed_spheres(a, table), placed_spheres(b, table))
+    else {
+        return false;
+    };
+    for (ka, ma) in sa[..na].iter().enumerate() {
+        for (kb, mb) in sb[..nb].iter().enumerate() {
+            let bound = ma.w + mb.w + cutoff;
+            if (ma.truncate() - mb.truncate()).length_squared() > bound * bound {
+                continue;
+            }
+            let t = spheres_touch(ma.truncate(), ma.w, mb.truncate(), mb.w);
+            touch(MAX_CLUMP_MEMBERS * ka + kb, t);
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+
+    fn dumbbell() -> (ClumpTable, Shape) {
+        let members = [
+            Vec4::new(-0.1, 0.0, 0.0, 0.1),
+            Vec4::new(0.1, 0.0, 0.0, 0.1),
+        ];
+        let mut table = ClumpTable::default();
+        let template = table.push(&members).unwrap();
+        let bound = clump_bound(&members);
+        (table, Shape::Clump { template, bound })
+    }
+
+    /// A dumbbell turned 90° about z above a sphere touches it with its lower member only,
+    /// at the gap between the member's and the sphere's surfaces, point 8·k_a + 0.
+    #[test]
+    fn a_standing_dumbbell_touches_a_sphere_below_with_its_lower_member() {
+        let (table, shape) = dumbbell();
+        let q = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let a = Placed {
+            centre: Vec3::new(0.0, 0.0, 0.0),
+            q,
+            radius: 0.1,
+            shape,
+        };
+        let b = Placed {
+            centre: Vec3::new(0.0, -0.35, 0.0),
+            q: Quat::IDENTITY,
+            radius: 0.1,
+            shape: Shape::Sphere,
+        };
+        let mut found = Vec::new();
+        assert!(clump_pair_touches(&a, &b, &table, 0.1, |p, t| found.push((p, t))));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (p, t) = found[0];
+        // Member 0 at R(−0.1, 0, 0) = (0, −0.1, 0): gap 0.25 − 0.2.
+        assert_eq!(p, 0);
+        assert!((t.phi - 0.05).abs() < 1e-6, "{t:?}");
+        assert!((t.n - Vec3::Y).length() < 1e-6);
+        assert!((t.pa - Vec3::new(0.0, -0.2, 0.0)).length() < 1e-6);
+    }
+
+    /// Two dumbbells side by side along y: each member meets the one beside it (points 0 and
+    /// 9), the crossed pairs are farther than the cutoff.
+    #[test]
+    fn parallel_dumbbells_touch_member_by_member() {
+        let (table, shape) = dumbbell();
+        let place = |y: f32| Placed {
+            centre: Vec3::new(0.0, y, 0.0),
+            q: Quat::IDENTITY,
+            radius: 0.1,
+            shape,
+        };
+        let mut found = Vec::new();
+        clump_pair_touches(&place(0.0), &place(0.2), &table, 0.01, |p, t| {
+            found.push((p, t))
+        });
+        let points: Vec<_> = found.iter().map(|f| f.0).collect();
+        assert_eq!(points, [0, 9]);
+        for (_, t) in found {
+            assert!(
+                t.phi.abs() < 1e-6 && (t.n + Vec3::Y).length() < 1e-6,
+                "{t:?}"
+            );
+        }
+    }
+}
