@@ -18,6 +18,7 @@ use crate::world::World;
 use glam::Vec3;
 use grains_kernels::cuboid::cuboid_corners;
 use grains_kernels::narrow_phase::MAX_BODIES;
+use grains_kernels::polyhedron::{hull_vertices, Hull};
 use grains_kernels::shape::{capsule_ends, ellipse_support};
 use grains_kernels::wall_contact::point_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
@@ -43,6 +44,8 @@ pub struct WorldBuilder {
     forces: Vec<AppliedForce>,
     insertions: Vec<Insertion>,
     sinks: Vec<Sink>,
+    /// The convex hulls of the polyhedra ([`WorldBuilder::hull`]).
+    pub(crate) hulls: Vec<crate::polyhedron::Polyhedron>,
 }
 
 impl World {
@@ -151,6 +154,7 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_restitution() {
             return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
         }
+        crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
             return Err(
@@ -210,7 +214,8 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        check_bodies_outside_walls(&self.bodies, &walls, self.settings.h)?;
+        let hulls: Vec<_> = self.hulls.iter().map(|p| p.hull.clone()).collect();
+        check_bodies_outside_walls(&self.bodies, &hulls, &walls, self.settings.h)?;
         crate::implicit::check_world(
             &self.settings,
             &self.bodies,
@@ -258,6 +263,7 @@ impl WorldBuilder {
             joints: joints.clone(),
             springs,
             shapes,
+            hulls: hulls.clone(),
             inertia: crate::inertia::principal_inertia(&self.bodies),
         };
         let lifecycle = Lifecycle::new(
@@ -313,6 +319,7 @@ impl WorldBuilder {
         monitor.mesh_speed = meshes.placed.max_speed;
         fingerprint.push_meshes(&meshes.descs);
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
+        fingerprint.push_hulls(&hulls);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -517,6 +524,7 @@ const START_DEPTH_TOLERANCE: f32 = 0.01;
 /// on its far side. Walls start at their displacement at t = 0. O(bodies × walls).
 fn check_bodies_outside_walls(
     bodies: &[Body],
+    hulls: &[Hull],
     walls: &[WallDesc],
     h: f32,
 ) -> Result<(), BuildError> {
@@ -525,7 +533,7 @@ fn check_bodies_outside_walls(
             continue;
         }
         for (w, wall) in walls.iter().enumerate() {
-            let depth = depth_in_wall(b, wall);
+            let depth = depth_in_wall(b, hulls, wall);
             if depth > START_DEPTH_TOLERANCE * b.radius {
                 let kind = wall.kind_name();
                 return Err(BuildError::Body {
@@ -548,8 +556,8 @@ fn check_bodies_outside_walls(
 /// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
-/// face.
-pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
+/// face, a polyhedron's vertices (its hull in `hulls`) as points.
+pub(crate) fn depth_in_wall(b: &Body, hulls: &[Hull], wall: &WallDesc) -> f32 {
     let placed = [wall.placed(
         wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
         Vec3::ZERO,
@@ -567,6 +575,11 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc) -> f32 {
             0.0,
             half_extents.min_element(),
         ),
+        Shape::Polyhedron { hull, .. } => {
+            let h = &hulls[hull as usize];
+            let vertices = hull_vertices(h, b.position, b.orientation);
+            (vertices[..h.vertices.len()].to_vec(), 0.0, h.inner_radius)
+        }
         Shape::Ellipse { a, b: bb } => {
             let n = wall.normal;
             let s = ellipse_support(b.orientation, a, bb, -n);

@@ -671,7 +671,7 @@ impl Insertion {
             if clear
                 && walls
                     .iter()
-                    .all(|w| crate::builder::depth_in_wall(&body, w) <= 0.0)
+                    .all(|w| crate::builder::depth_in_wall(&body, &[], w) <= 0.0)
             {
                 return Some(body);
             }

@@ -12,6 +12,7 @@ use crate::cuboid::{cuboid_corners, cuboid_pair_points};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
+use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
@@ -145,6 +146,8 @@ impl SphereSide {
 struct PairTests<'a> {
     bodies: &'a Bodies,
     shapes: &'a [Shape],
+    /// The convex hulls [`Shape::Polyhedron`] names.
+    hulls: &'a [Hull],
     walls: &'a [Wall],
     /// The triangle-mesh walls.
     mesh: &'a MeshWalls,
@@ -401,6 +404,7 @@ impl PairTests<'_> {
             Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
             Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
             Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
+            Shape::Polyhedron { hull, .. } => self.polyhedron_walls(l, hull, out),
         }
     }
 
@@ -427,17 +431,32 @@ impl PairTests<'_> {
         let (placed_a, placed_b) = (self.placed(a), self.placed(b));
         let cutoff = self.largest_envelope(a, b, reach);
         if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b, cutoff) {
-            for (p, touch) in touches.iter().enumerate() {
-                if let Some(touch) = touch {
-                    self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
-                }
-            }
-            return;
+            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
+        }
+        if let Some(touches) = polyhedron_pair_points(&placed_a, &placed_b, self.hulls, cutoff) {
+            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
         }
         let touches = contact_points(&placed_a, &placed_b);
         for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
             if let Some(touch) = touch {
                 self.push_pair_row(a as u32, b as u32, &touch, flag, out);
+            }
+        }
+    }
+
+    /// Pushes the rows of a pair's contact points `touches` ([`Self::push_pair_row`]), point p's
+    /// key carrying [`point_flag`]`(p)`.
+    #[inline(always)]
+    fn push_numbered_rows(
+        &self,
+        a: u32,
+        b: u32,
+        touches: &[Option<Touch>],
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        for (p, touch) in touches.iter().enumerate() {
+            if let Some(touch) = touch {
+                self.push_pair_row(a, b, touch, point_flag(p), out);
             }
         }
     }
@@ -512,6 +531,20 @@ impl PairTests<'_> {
         let behind = half_extents.min_element();
         for (k, corner) in corners.into_iter().enumerate() {
             self.point_walls(i, (corner, 0.0, behind), point_flag(k), out);
+        }
+    }
+
+    /// Polyhedron–wall: each vertex of hull `hull` as a sphere of radius zero against every
+    /// wall, the body reaching its inner radius behind it, vertex k's key carrying
+    /// [`point_flag`]`(k)` (see [`crate::polyhedron`]).
+    #[inline(always)]
+    fn polyhedron_walls(&self, i: u32, hull: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let hull = &self.hulls[hull as usize];
+        let centre = b.pos_radius[i as usize].truncate();
+        let vertices = hull_vertices(hull, centre, b.orientation[i as usize]);
+        for (k, &v) in vertices[..hull.vertices.len()].iter().enumerate() {
+            self.point_walls(i, (v, 0.0, hull.inner_radius), point_flag(k), out);
         }
     }
 
@@ -599,7 +632,8 @@ impl PairTests<'_> {
     }
 }
 
-/// Finds every ε̂-active contact (with the walls and the `mesh` walls too) and writes the rows sorted by pair key into `contacts`; fails
+/// Finds every ε̂-active contact (with the walls and the `mesh` walls too; polyhedra's shapes
+/// from the hull table `hulls`) and writes the rows sorted by pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
 /// block (checked after each body, so the rows stay bounded whatever the envelope).
 #[allow(clippy::too_many_arguments)]
@@ -607,6 +641,7 @@ pub fn find_contacts(
     grid: &Grid,
     bodies: &Bodies,
     shapes: &[Shape],
+    hulls: &[Hull],
     walls: &[Wall],
     mesh: &MeshWalls,
     friction: &FrictionTable,
@@ -616,6 +651,7 @@ pub fn find_contacts(
     let tests = PairTests {
         bodies,
         shapes,
+        hulls,
         walls,
         mesh,
         friction,

@@ -18,6 +18,7 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
+use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
@@ -39,6 +40,8 @@ pub struct CpuPipeline {
 struct Workspace {
     /// Shape of each body (empty: all spheres).
     shapes: Vec<Shape>,
+    /// The convex hulls the polyhedra name (empty: no polyhedron).
+    hulls: Vec<Hull>,
     /// Principal moments of the anisotropic bodies (empty: every body isotropic).
     inertia: PrincipalInertia,
     grid: Grid,
@@ -139,6 +142,11 @@ impl CpuPipeline {
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;
+    }
+
+    /// Sets the hull table the polyhedra's [`Shape::Polyhedron`] index.
+    pub fn set_hulls(&mut self, hulls: Vec<Hull>) {
+        self.work.hulls = hulls;
     }
 
     /// Sets the principal moments of the anisotropic bodies ([`PrincipalInertia`]), in body
@@ -287,6 +295,7 @@ impl Workspace {
             &self.grid,
             bodies,
             &self.shapes,
+            &self.hulls,
             walls,
             mesh,
             friction,

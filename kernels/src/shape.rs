@@ -31,6 +31,15 @@ pub enum Shape {
         /// Half-extents (a, b, c) along the body's local x, y and z (m).
         half_extents: Vec3,
     },
+    /// A convex polyhedron with sharp edges: hull `hull` of the world's hull table (see
+    /// [`crate::polyhedron`]), in the body's axes; the body's radius is not part of its
+    /// surface.
+    Polyhedron {
+        /// Index into the hull table.
+        hull: u32,
+        /// The distance from the centre to the hull's farthest vertex (m).
+        bounding_radius: f32,
+    },
 }
 
 impl Shape {
@@ -43,6 +52,9 @@ impl Shape {
             Shape::Capsule { half_length } => r + half_length,
             Shape::Ellipse { a, b } => a.max(b),
             Shape::Cuboid { half_extents } => half_extents.length(),
+            Shape::Polyhedron {
+                bounding_radius, ..
+            } => bounding_radius,
         }
     }
 

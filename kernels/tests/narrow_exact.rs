@@ -107,6 +107,7 @@ fn assert_all_pairs_found(bodies: &Bodies, p: &StepParams) -> (Grid, Vec<(u64, f
         &grid,
         bodies,
         &[],
+        &[],
         &walls,
         &mesh,
         &friction,

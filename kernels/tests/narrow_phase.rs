@@ -53,6 +53,7 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
         &grid,
         &bodies,
         &[],
+        &[],
         &walls,
         &MeshWalls::default(),
         &material(0.5),
