@@ -9,6 +9,7 @@ use grains::{
 };
 use grains_kernels::polyhedron::{point_polyhedron, polyhedra_touch};
 use grains_kernels::shape::Placed;
+use grains_validation::cases::polyhedra::v26;
 
 const G: f32 = 9.81;
 
@@ -541,4 +542,13 @@ fn unsupported_polyhedra_are_refused() {
         ..b
     };
     assert!(problem(Settings::default(), None, sunk).contains("inside wall 0"));
+}
+
+/// V26: an irregular pebble dropped tilted comes to rest on a face as statics says (height,
+/// level, one contact per corner, forces = weight, moments 0, no friction force, each to 1e-4;
+/// see `PolyhedronAtRest::passes`).
+#[test]
+fn v26_an_irregular_pebble_comes_to_rest_on_a_face() {
+    let m = v26(None).unwrap();
+    assert!(m.passes(), "{m:?}");
 }

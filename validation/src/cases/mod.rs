@@ -10,6 +10,7 @@ pub mod geometric;
 pub mod links;
 pub mod particle;
 pub mod polygon_disc;
+pub mod polyhedra;
 pub mod restitution;
 pub mod rolling;
 pub mod spin_and_roll;
@@ -18,7 +19,7 @@ pub mod stacks;
 use crate::case::{CaseResult, Registered, Setup};
 
 /// Every case, in the order `grains validate` runs and reports them.
-pub const CASES: [&dyn Registered; 22] = [
+pub const CASES: [&dyn Registered; 23] = [
     &particle::V1,
     &particle::V2,
     &bar::V3,
@@ -41,6 +42,7 @@ pub const CASES: [&dyn Registered; 22] = [
     &polygon_disc::V20,
     &free_rotation::V21,
     &boxes::V22,
+    &polyhedra::V26,
 ];
 
 /// The registered case of id `id` (any case), if there is one.
@@ -63,9 +65,9 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn the_registry_holds_v1_to_v22_once_each_in_order() {
+    fn the_registry_holds_v1_to_v22_and_v26_once_each_in_order() {
         let ids: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
-        let expected: Vec<String> = (1..=22).map(|k| format!("V{k}")).collect();
+        let expected: Vec<String> = (1..=22).chain([26]).map(|k| format!("V{k}")).collect();
         assert_eq!(ids, expected);
     }
 
