@@ -343,6 +343,22 @@ pub struct HullId {
     pub outer_radius: f32,
     /// Principal moments per unit mass (m²).
     pub unit_moments: Vec3,
+    /// Volume (m³).
+    pub volume: f32,
+}
+
+impl HullId {
+    /// The id of `p` registered as entry `index` of a world's hull table (what
+    /// [`crate::WorldBuilder::hull`] returns for the hulls it is given in order).
+    pub fn new(index: u32, p: &Polyhedron) -> Self {
+        HullId {
+            index,
+            inner_radius: p.hull.inner_radius,
+            outer_radius: p.hull.outer_radius,
+            unit_moments: p.unit_moments,
+            volume: p.volume,
+        }
+    }
 }
 
 impl Body {
@@ -445,12 +461,7 @@ impl WorldBuilder {
     /// [`Body::polyhedron`].
     pub fn hull(&mut self, p: &Polyhedron) -> HullId {
         self.hulls.push(p.clone());
-        HullId {
-            index: self.hulls.len() as u32 - 1,
-            inner_radius: p.hull.inner_radius,
-            outer_radius: p.hull.outer_radius,
-            unit_moments: p.unit_moments,
-        }
+        HullId::new(self.hulls.len() as u32 - 1, p)
     }
 
     /// The hulls added so far ([`WorldBuilder::hull`]), in order.

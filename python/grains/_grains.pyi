@@ -253,6 +253,24 @@ class WorldBuilder:
     ) -> Range:
         """Adds N solid boxes with half-extents (N, 3) and their principal moments; returns their index range."""
 
+    def add_polyhedra(
+        self,
+        positions: ArrayLike,
+        vertices: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N solid convex polyhedra, the convex hull of the points `vertices` (V, 3) with its principal moments (centre of mass at each position); returns their index range."""
+
     def add_ellipses(
         self,
         positions: ArrayLike,

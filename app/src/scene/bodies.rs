@@ -6,11 +6,13 @@ use super::generators::generate;
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::placement::worst_overlap;
+use super::polyhedra::group_hull;
 use super::spec::BodySpec;
 use super::values::Ctx;
 use super::walls::Shakers;
 use super::{Group, SceneError};
 use grains::body::Body;
+use grains::Polyhedron;
 
 /// Makes the bodies of every generator, in order, and names their groups; refuses a scene
 /// whose bodies overlap by more than `tol` × the smaller radius (one without bodies is refused
@@ -23,12 +25,14 @@ pub(super) fn bodies(
     materials: &MaterialNames,
     shakers: &Shakers,
     origins: &mut Origins,
-) -> Result<(Vec<Body>, Vec<Group>), SceneError> {
+) -> Result<(Vec<Body>, Vec<Group>, Vec<Polyhedron>), SceneError> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
+    let mut hulls: Vec<Polyhedron> = Vec::new();
     for (gi, g) in generators.iter().enumerate() {
         let start = bodies.len();
-        generate(cx, g, planar, materials, shakers, &mut bodies)?;
+        let hull = group_hull(cx, g, &mut hulls)?;
+        generate(cx, g, planar, materials, shakers, hull, &mut bodies)?;
         let name = match &g.name {
             Some(n) => {
                 if groups.iter().any(|x| &x.name == n.get_ref()) {
@@ -61,7 +65,7 @@ pub(super) fn bodies(
             ),
         ));
     }
-    Ok((bodies, groups))
+    Ok((bodies, groups, hulls))
 }
 
 /// The keys of generator `g` that set each field of its bodies.

@@ -9,6 +9,7 @@ use glam::{Quat, Vec3};
 use grains::body::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
 };
+use grains::HullId;
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,12 +28,20 @@ pub(super) enum Form {
     /// A box with half-extents `half` along the body's x, y and z axes (3-D only), with its
     /// principal moments.
     Box { half: Vec3 },
+    /// A convex polyhedron: a hull the group registered (3-D only), with its principal moments.
+    Polyhedron { hull: HullId },
 }
 
 impl Form {
     /// Reads `shape`, `half_length`, `a` and `b`, refusing the dimensions the shape does not use
     /// and, for ellipses, `radius` and `radius_max` (their size is `a` and `b`).
-    pub(super) fn read(cx: &Ctx, g: &BodySpec, planar: bool) -> Result<Form, SceneError> {
+    /// `hull` is the group's hull when its shape is `"polyhedron"` (see `super::polyhedra`).
+    pub(super) fn read(
+        cx: &Ctx,
+        g: &BodySpec,
+        planar: bool,
+        hull: Option<HullId>,
+    ) -> Result<Form, SceneError> {
         let form = match &g.shape {
             None if planar => Form::Disk,
             None => Form::Sphere,
@@ -58,6 +67,16 @@ impl Form {
                         format!("{solid}es are 3-D bodies: planar mode has none"),
                     ))
                 }
+                ("polyhedron", false) => Form::Polyhedron {
+                    hull: hull.expect("a polyhedron group's hull is read before its form"),
+                },
+                ("polyhedron", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "polyhedra are 3-D bodies: planar mode has none",
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -74,7 +93,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\" or \"box\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\" or \"polyhedron\", got \"{other}\""
                     ),
                     ))
                 }
@@ -83,7 +102,8 @@ impl Form {
         let capsule = matches!(form, Form::Capsule { .. });
         let ellipse = matches!(form, Form::Ellipse { .. });
         let boxed = matches!(form, Form::Box { .. });
-        let sized = ellipse || boxed;
+        let hulled = matches!(form, Form::Polyhedron { .. });
+        let sized = ellipse || boxed || hulled;
         let unused = [
             (
                 "half_length",
@@ -108,7 +128,7 @@ impl Form {
             (
                 "inertia",
                 &g.inertia,
-                boxed,
+                boxed || hulled,
                 "one-moment shapes (a box has its principal moments)",
             ),
         ];
@@ -158,7 +178,7 @@ impl Form {
                     },
                 },
             ),
-            Form::Sphere | Form::Disk | Form::Cube => (&[], self),
+            Form::Sphere | Form::Disk | Form::Cube | Form::Polyhedron { .. } => (&[], self),
         };
         let given = [
             ("half_length", &e.half_length, "shape = \"capsule\""),
@@ -177,7 +197,9 @@ impl Form {
         {
             return Err(cx.err(v.span(), "half_extents", "used only by shape = \"box\""));
         }
-        if let (Form::Ellipse { .. } | Form::Box { .. }, Some(r)) = (form, &e.radius) {
+        if let (Form::Ellipse { .. } | Form::Box { .. } | Form::Polyhedron { .. }, Some(r)) =
+            (form, &e.radius)
+        {
             return Err(cx.err(
                 r.span(),
                 "radius",
@@ -203,6 +225,7 @@ impl Form {
         match self {
             Form::Ellipse { a, b } => Ok(a.max(b)),
             Form::Box { half } => Ok(half.min_element()),
+            Form::Polyhedron { hull } => Ok(hull.inner_radius),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -213,6 +236,7 @@ impl Form {
             Form::Capsule { half_length, .. } => r + half_length,
             Form::Cube => 3.0f32.sqrt() * r,
             Form::Box { half } => half.length(),
+            Form::Polyhedron { hull } => hull.outer_radius,
             _ => r,
         }
     }
@@ -231,6 +255,7 @@ impl Form {
             Form::Ellipse { a, b } => ellipse_mass(a, b, rho),
             Form::Cube => cube_mass(r, rho),
             Form::Box { half } => cuboid_mass(half, rho),
+            Form::Polyhedron { hull } => hull.volume * rho,
         }
     }
 
@@ -243,6 +268,7 @@ impl Form {
             Form::Ellipse { a, b } => Body::ellipse(p, a, b, m),
             Form::Cube => Body::cube(p, r, m),
             Form::Box { half } => Body::cuboid(p, half, m),
+            Form::Polyhedron { hull } => Body::polyhedron(p, hull, m),
         }
     }
 }

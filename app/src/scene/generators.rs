@@ -15,6 +15,7 @@ use glam::{Quat, Vec3};
 use grains::body::{sphere_mass, Body};
 use grains::material::MaterialId;
 use grains::motion::Prescribed;
+use grains::HullId;
 use std::ops::Range;
 
 /// Appends the bodies of generator `g` to `out` (which holds those of the generators before it).
@@ -24,9 +25,10 @@ pub(super) fn generate(
     planar: bool,
     materials: &MaterialNames,
     shakers: &Shakers,
+    hull: Option<HullId>,
     out: &mut Vec<Body>,
 ) -> Result<(), SceneError> {
-    let mut generator = Generator::read(cx, g, planar, materials, shakers)?;
+    let mut generator = Generator::read(cx, g, planar, (materials, shakers), hull)?;
     match g.generator.get_ref().as_str() {
         "single" => generator.single(out),
         "list" => generator.list(out),
@@ -60,8 +62,8 @@ impl<'a> Generator<'a> {
         cx: &'a Ctx<'a>,
         g: &'a BodySpec,
         planar: bool,
-        materials: &MaterialNames,
-        shakers: &Shakers,
+        (materials, shakers): (&MaterialNames, &Shakers),
+        hull: Option<HullId>,
     ) -> Result<Generator<'a>, SceneError> {
         let kind = &g.generator;
         let given = [
@@ -165,7 +167,7 @@ impl<'a> Generator<'a> {
                 ("angular_velocity", sp(&g.angular_velocity)),
             ],
         )?;
-        let form = Form::read(cx, g, planar)?;
+        let form = Form::read(cx, g, planar, hull)?;
         Ok(Generator {
             cx,
             g,

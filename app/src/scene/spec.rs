@@ -293,6 +293,8 @@ pub struct BodySpec {
     pub b: Option<S<f64>>,
     /// Box: half-extents along the body's x, y and z axes (m).
     pub half_extents: Option<S<V3>>,
+    /// Polyhedron: the points whose convex hull is the body's shape (m).
+    pub vertices: Option<S<Vec<V3>>>,
     /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
     /// `[x, y, z]`, or `"random"` (drawn from `seed`).
     pub axis: Option<S<toml::Value>>,
