@@ -139,8 +139,13 @@ impl Polyhedron {
                 let next = f.corners[(k + 1) % f.corners.len()];
                 hull.loops.push(index(c));
                 let edge = [index(c).min(index(next)), index(c).max(index(next))];
-                if !hull.edges.contains(&edge) {
-                    hull.edges.push(edge);
+                let face = hull.faces.len() as u32 - 1;
+                match hull.edges.iter().position(|e| *e == edge) {
+                    Some(k) => hull.edge_faces[k][1] = face,
+                    None => {
+                        hull.edges.push(edge);
+                        hull.edge_faces.push([face, face]);
+                    }
                 }
             }
         }

@@ -55,6 +55,8 @@ pub struct Hull {
     pub loops: Vec<u32>,
     /// Each edge once, as the indices of its two ends.
     pub edges: Vec<[u32; 2]>,
+    /// The two faces each edge bounds (indices into `faces`, in the order of `edges`).
+    pub edge_faces: Vec<[u32; 2]>,
     /// The distance from the centre of mass to the nearest face plane (m): the inscribed
     /// sphere about the centre, how far the body reaches behind a vertex on a wall.
     pub inner_radius: f32,
@@ -277,9 +279,21 @@ fn best_edges(pa: &Posed, pb: &Posed, least: f32) -> Option<(f32, usize, usize, 
     let towards_a = pa.centre - pb.centre;
     // Vertices may stand this far off a supporting plane (rounding of their positions).
     let slack = 1e-5 * (pa.hull.outer_radius + pb.hull.outer_radius);
+    let normals = |p: &Posed, e: usize| {
+        let [f, g] = p.hull.edge_faces[e];
+        (
+            p.q * p.hull.faces[f as usize].normal,
+            p.q * p.hull.faces[g as usize].normal,
+        )
+    };
     for (i, &[a0, a1]) in pa.hull.edges.iter().enumerate() {
         let da = pa.vertices[a1 as usize] - pa.vertices[a0 as usize];
+        let (na, ma) = normals(pa, i);
         for (j, &[b0, b1]) in pb.hull.edges.iter().enumerate() {
+            let (nb, mb) = normals(pb, j);
+            if !arcs_cross(na, ma, -nb, -mb) {
+                continue;
+            }
             let db = pb.vertices[b1 as usize] - pb.vertices[b0 as usize];
             let cross = da.cross(db);
             if cross.length_squared() < CROSSING_SIN2 * da.length_squared() * db.length_squared() {
@@ -301,6 +315,22 @@ fn best_edges(pa: &Posed, pb: &Posed, least: f32) -> Option<(f32, usize, usize, 
         }
     }
     best
+}
+
+/// Whether the arcs a–b and c–d of the unit sphere cross (Gregorius's test of a Minkowski
+/// face): an edge of one hull (its faces' normals a, b) and one of the other (c, d, negated)
+/// form a face of the hulls' Minkowski difference, whose normal ∥ (b × a) × (d × c) is a
+/// candidate separating axis, exactly when c and d lie on either side of the plane of a and b,
+/// a and b on either side of that of c and d, and both arcs on one hemisphere:
+/// (c·(b × a))(d·(b × a)) < 0, (a·(d × c))(b·(d × c)) < 0 and (c·(b × a))(b·(d × c)) > 0.
+/// Other edge pairs give no axis the faces' do not beat, so they are passed over before their
+/// projections.
+#[inline(always)]
+fn arcs_cross(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
+    let (bxa, dxc) = (b.cross(a), d.cross(c));
+    let (cba, dba) = (c.dot(bxa), d.dot(bxa));
+    let (adc, bdc) = (a.dot(dxc), b.dot(dxc));
+    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
 }
 
 /// The manifold of `reference`'s face `f` against `incident`: the incident face (the one whose

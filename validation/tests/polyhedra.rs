@@ -56,6 +56,8 @@ fn a_box_hull_has_six_faces_and_the_box_mass_properties() {
     assert_eq!(p.hull.faces.len(), 6);
     assert!(p.hull.faces.iter().all(|f| f.count == 4));
     assert_eq!(p.hull.edges.len(), 12);
+    // Each edge bounds two faces.
+    assert!(p.hull.edge_faces.iter().all(|[f, g]| f != g));
     assert!(close(p.volume, 8.0 * half.x * half.y * half.z, 1e-5));
     let sq = half * half;
     let want = Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) / 3.0;
