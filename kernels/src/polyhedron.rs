@@ -73,12 +73,18 @@ impl Hull {
     }
 }
 
+/// The most faces of one hull: 2V − 4 for V vertices (Euler's formula, triangles only).
+const MAX_HULL_FACES: usize = 2 * MAX_HULL_VERTICES - 4;
+
+/// The most edges of one hull: 3V − 6 for V vertices (Euler's formula, triangles only).
+const MAX_HULL_EDGES: usize = 3 * MAX_HULL_VERTICES - 6;
+
 /// A hull placed in the world: its vertices and face normals turned and moved.
 struct Posed<'a> {
     hull: &'a Hull,
     centre: Vec3,
-    q: Quat,
     vertices: [Vec3; MAX_HULL_VERTICES],
+    normals: [Vec3; MAX_HULL_FACES],
 }
 
 impl<'a> Posed<'a> {
@@ -87,11 +93,15 @@ impl<'a> Posed<'a> {
         for (w, &v) in vertices.iter_mut().zip(&hull.vertices) {
             *w = centre + q * v;
         }
+        let mut normals = [Vec3::ZERO; MAX_HULL_FACES];
+        for (w, f) in normals.iter_mut().zip(&hull.faces) {
+            *w = q * f.normal;
+        }
         Posed {
             hull,
             centre,
-            q,
             vertices,
+            normals,
         }
     }
 
@@ -103,7 +113,7 @@ impl<'a> Posed<'a> {
     fn face(&self, f: usize) -> (Vec3, Vec3) {
         let face = &self.hull.faces[f];
         (
-            self.q * face.normal,
+            self.normals[f],
             self.vertices[self.hull.loops[face.start as usize] as usize],
         )
     }
@@ -279,19 +289,21 @@ fn best_edges(pa: &Posed, pb: &Posed, least: f32) -> Option<(f32, usize, usize, 
     let towards_a = pa.centre - pb.centre;
     // Vertices may stand this far off a supporting plane (rounding of their positions).
     let slack = 1e-5 * (pa.hull.outer_radius + pb.hull.outer_radius);
-    let normals = |p: &Posed, e: usize| {
+    // Each edge's arc on the Gauss map, b's negated (the Minkowski difference's).
+    let arc = |p: &Posed, e: usize, sign: f32| {
         let [f, g] = p.hull.edge_faces[e];
-        (
-            p.q * p.hull.faces[f as usize].normal,
-            p.q * p.hull.faces[g as usize].normal,
-        )
+        let (x, y) = (sign * p.normals[f as usize], sign * p.normals[g as usize]);
+        [x, y, y.cross(x)]
     };
+    let mut arcs_b = [[Vec3::ZERO; 3]; MAX_HULL_EDGES];
+    for (j, slot) in arcs_b.iter_mut().enumerate().take(pb.hull.edges.len()) {
+        *slot = arc(pb, j, -1.0);
+    }
     for (i, &[a0, a1]) in pa.hull.edges.iter().enumerate() {
         let da = pa.vertices[a1 as usize] - pa.vertices[a0 as usize];
-        let (na, ma) = normals(pa, i);
-        for (j, &[b0, b1]) in pb.hull.edges.iter().enumerate() {
-            let (nb, mb) = normals(pb, j);
-            if !arcs_cross(na, ma, -nb, -mb) {
+        let arc_a = arc(pa, i, 1.0);
+        for (j, (&[b0, b1], arc_b)) in pb.hull.edges.iter().zip(&arcs_b).enumerate() {
+            if !arcs_cross(&arc_a, arc_b) {
                 continue;
             }
             let db = pb.vertices[b1 as usize] - pb.vertices[b0 as usize];
@@ -318,25 +330,29 @@ fn best_edges(pa: &Posed, pb: &Posed, least: f32) -> Option<(f32, usize, usize, 
 }
 
 /// Whether the arcs a–b and c–d of the unit sphere cross (Gregorius's test of a Minkowski
-/// face): an edge of one hull (its faces' normals a, b) and one of the other (c, d, negated)
-/// form a face of the hulls' Minkowski difference, whose normal ∥ (b × a) × (d × c) is a
-/// candidate separating axis, exactly when c and d lie on either side of the plane of a and b,
-/// a and b on either side of that of c and d, and both arcs on one hemisphere:
-/// (c·(b × a))(d·(b × a)) < 0, (a·(d × c))(b·(d × c)) < 0 and (c·(b × a))(b·(d × c)) > 0.
-/// Other edge pairs give no axis the faces' do not beat, so they are passed over before their
-/// projections.
+/// face), each given as [a, b, b × a] and [c, d, d × c]: an edge of one hull (its faces' normals
+/// a, b) and one of the other (c, d, negated) form a face of the hulls' Minkowski difference,
+/// whose normal ∥ (b × a) × (d × c) is a candidate separating axis, exactly when c and d lie on
+/// either side of the plane of a and b, a and b on either side of that of c and d, and both
+/// arcs on one hemisphere: (c·(b × a))(d·(b × a)) < 0, (a·(d × c))(b·(d × c)) < 0 and
+/// (c·(b × a))(b·(d × c)) > 0. Other edge pairs give no axis the faces' do not beat, so they
+/// are passed over before their projections.
 #[inline(always)]
-fn arcs_cross(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> bool {
-    let (bxa, dxc) = (b.cross(a), d.cross(c));
-    let (cba, dba) = (c.dot(bxa), d.dot(bxa));
-    let (adc, bdc) = (a.dot(dxc), b.dot(dxc));
-    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
+fn arcs_cross([a, b, bxa]: &[Vec3; 3], [c, d, dxc]: &[Vec3; 3]) -> bool {
+    let (cba, dba) = (c.dot(*bxa), d.dot(*bxa));
+    if cba * dba >= 0.0 {
+        return false;
+    }
+    let (adc, bdc) = (a.dot(*dxc), b.dot(*dxc));
+    adc * bdc < 0.0 && cba * bdc > 0.0
 }
 
 /// The manifold of `reference`'s face `f` against `incident`: the incident face (the one whose
 /// normal is most against f's) clipped to f's side planes, each corner x with Φ = (x − p)·n ≤
 /// `cutoff` (p on f's plane, n its normal) giving a touch with n from the reference towards the
-/// incident body: the incident body's point x, the reference body's point x − Φ n.
+/// incident body: the incident body's point x, the reference body's point x − Φ n. When no
+/// corner is left, the incident hull's deepest vertex along −n (Φ the separation on this axis)
+/// is the one point, so that a pair whose faces barely overlap is never let through.
 fn face_manifold(
     reference: &Posed,
     f: usize,
@@ -346,7 +362,7 @@ fn face_manifold(
 ) {
     let (n, p) = reference.face(f);
     let against = (0..incident.hull.faces.len())
-        .map(|g| ((incident.q * incident.hull.faces[g].normal).dot(n), g))
+        .map(|g| (incident.normals[g].dot(n), g))
         .fold((f32::INFINITY, 0), |b, x| if x.0 < b.0 { x } else { b })
         .1;
     let mut poly = [Vec3::ZERO; CLIP_CAPACITY];
@@ -362,7 +378,7 @@ fn face_manifold(
         let side = (v - u).cross(n);
         count = clip_to_plane(&mut poly, count, side, side.dot(u));
         if count == 0 {
-            return;
+            break;
         }
     }
     let mut kept = [Vec3::ZERO; CLIP_CAPACITY];
@@ -374,6 +390,18 @@ fn face_manifold(
             kept[found] = x;
             depths[found] = phi;
             found += 1;
+        }
+    }
+    if found == 0 {
+        // The incident face's overlap with the reference face is empty (or beyond the cutoff):
+        // the incident hull's deepest vertex, whose Φ is the separation along n.
+        let deepest = incident
+            .vertices()
+            .iter()
+            .map(|&x| ((x - p).dot(n), x))
+            .fold((f32::INFINITY, p), |b, x| if x.0 < b.0 { x } else { b });
+        if deepest.0 <= cutoff {
+            (kept[0], depths[0], found) = (deepest.1, deepest.0, 1);
         }
     }
     let take = found.min(POLYHEDRON_PAIR_POINTS);
