@@ -304,21 +304,16 @@ fn principal_axes(m: DMat3) -> (DVec3, DMat3) {
             // The rotation in the (p, q) plane that zeroes a[p][q]: tan 2θ = 2 a_pq/(a_qq − a_pp).
             let theta = 0.5 * (2.0 * a[p][q]).atan2(a[q][q] - a[p][p]);
             let (s, c) = theta.sin_cos();
-            for k in 0..3 {
-                let (akp, akq) = (a[k][p], a[k][q]);
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            // A ← Jᵀ A J and V ← V J: columns p and q of A and V, then rows p and q of A,
+            // turned by θ.
+            for row in a.iter_mut().chain(v.iter_mut()) {
+                let (xp, xq) = (row[p], row[q]);
+                row[p] = c * xp - s * xq;
+                row[q] = s * xp + c * xq;
             }
-            for k in 0..3 {
-                let (apk, aqk) = (a[p][k], a[q][k]);
-                a[p][k] = c * apk - s * aqk;
-                a[q][k] = s * apk + c * aqk;
-            }
-            for row in &mut v {
-                let (vp, vq) = (row[p], row[q]);
-                row[p] = c * vp - s * vq;
-                row[q] = s * vp + c * vq;
-            }
+            let (rp, rq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * rp[k] - s * rq[k]);
+            a[q] = std::array::from_fn(|k| s * rp[k] + c * rq[k]);
         }
     }
     let mut order = [0, 1, 2];

@@ -14,6 +14,10 @@ use super::{Group, SceneError};
 use grains::body::Body;
 use grains::Polyhedron;
 
+/// The bodies of a scene's generators, their named groups and the polyhedra's hull table
+/// (to register with the builder in this order, see `super::polyhedra`).
+type Made = (Vec<Body>, Vec<Group>, Vec<Polyhedron>);
+
 /// Makes the bodies of every generator, in order, and names their groups; refuses a scene
 /// whose bodies overlap by more than `tol` × the smaller radius (one without bodies is refused
 /// by the caller, unless `[[insert]]` tables feed it).
@@ -25,7 +29,7 @@ pub(super) fn bodies(
     materials: &MaterialNames,
     shakers: &Shakers,
     origins: &mut Origins,
-) -> Result<(Vec<Body>, Vec<Group>, Vec<Polyhedron>), SceneError> {
+) -> Result<Made, SceneError> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut hulls: Vec<Polyhedron> = Vec::new();
