@@ -37,7 +37,7 @@ pub struct PolyhedronAtRest {
     pub face_offset: f32,
     /// Corners of the resting face.
     pub face_corners: usize,
-    /// 1 + n_z of the resting face's outward normal: how far it is from facing straight down.
+    /// |1 + n_z| of the resting face's outward normal: how far it is from facing straight down.
     pub tilt: f32,
     /// Speed of the centre (m/s) and angular speed (rad/s).
     pub speeds: (f32, f32),
@@ -128,7 +128,7 @@ pub fn v26(threads: Option<usize>) -> Result<PolyhedronAtRest, CaseError> {
         height: centre.z,
         face_offset: hull.faces[face].offset,
         face_corners: hull.faces[face].count as usize,
-        tilt: 1.0 + (q * hull.faces[face].normal).z,
+        tilt: (1.0 + (q * hull.faces[face].normal).z).abs(),
         speeds: (w.velocity(0).length(), w.angular_velocity(0).length()),
         contacts: contacts.len(),
         force: contacts.iter().map(|c| c.force).sum(),
@@ -175,7 +175,7 @@ impl Case for V26 {
 
     fn measured(&self, m: &Self::Measured) -> String {
         format!(
-            "after {} s: centre at {:.6} m against d = {:.6} m (error {:.1e} relative), face of {} corners tilted {:.1e}, speed {:.1e} m/s, spin {:.1e} rad/s, {} contacts, F_z = {:.5} N against m g = {:.5} N (error {:.1e}), |F_xy| {:.1e} and |M| {:.1e} of the weight",
+            "after {:.1} s: centre at {:.6} m against d = {:.6} m (error {:.1e} relative), face of {} corners tilted {:.1e}, speed {:.1e} m/s, spin {:.1e} rad/s, {} contacts, F_z = {:.5} N against m g = {:.5} N (error {:.1e}), |F_xy| {:.1e} and |M| {:.1e} of the weight",
             V26_STEPS as f32 * V26_H,
             m.height,
             m.face_offset,
