@@ -131,7 +131,8 @@ fn a_turned_box_gets_its_principal_axes() {
     }
 }
 
-/// Bad clouds: three points, a flat square, a line, a non-finite coordinate, too many points.
+/// Bad clouds: three points, a flat square, a line, a non-finite coordinate, a hull of more
+/// than 32 vertices, too many points.
 #[test]
 fn bad_point_clouds_are_refused() {
     let flat = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::X + Vec3::Y];
@@ -144,6 +145,19 @@ fn bad_point_clouds_are_refused() {
     assert_eq!(Polyhedron::from_points(&line), Err(HullError::Flat));
     let nan = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, f32::NAN)];
     assert_eq!(Polyhedron::from_points(&nan), Err(HullError::NotFinite));
+    // 40 points on a sphere (a Fibonacci spiral) are all vertices of their hull.
+    let ball: Vec<Vec3> = (0..40)
+        .map(|k| {
+            let z = 1.0 - (2 * k + 1) as f32 / 40.0;
+            let (s, c) = (2.39996 * k as f32).sin_cos();
+            let rho = (1.0 - z * z).sqrt();
+            Vec3::new(rho * c, rho * s, z)
+        })
+        .collect();
+    assert_eq!(
+        Polyhedron::from_points(&ball),
+        Err(HullError::TooManyVertices(40))
+    );
     let many = vec![Vec3::ZERO; MAX_CLOUD_POINTS + 1];
     assert!(matches!(
         Polyhedron::from_points(&many),
