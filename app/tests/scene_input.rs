@@ -1114,3 +1114,53 @@ fn bad_clump_input_is_refused_at_its_line() {
         .replace("h = 0.001\n", "h = 0.001\nplanar = true\n");
     refused_at(&planar, "\"clump\"", "shape");
 }
+
+/// `shape = "polyhedron"`: `vertices` give the hull, the mass ρ V (a box of points: ρ 8abc)
+/// and its principal moments; fewer than four points, a flat cloud, `vertices` on another
+/// shape, a missing `vertices` and `radius` are refused at their lines.
+#[test]
+fn polyhedra_take_the_hull_of_their_vertices() {
+    use grains::body::Shape;
+    let corners = "vertices = [[0.1, 0.05, 0.02], [-0.1, 0.05, 0.02], [0.1, -0.05, 0.02], [-0.1, -0.05, 0.02], [0.1, 0.05, -0.02], [-0.1, 0.05, -0.02], [0.1, -0.05, -0.02], [-0.1, -0.05, -0.02]]\n";
+    let t = listed(
+        "polyhedron",
+        corners,
+        "{ position = [0.0, 0.0, 1.0] },\n{ position = [1.0, 0.0, 1.0] },\n",
+    );
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    let b = s.builder().bodies();
+    assert!(matches!(b[0].shape, Shape::Polyhedron { hull: 0, .. }));
+    assert_eq!(b[0].shape, b[1].shape);
+    let m = 1000.0 * 8.0 * 0.1 * 0.05 * 0.02;
+    assert!((b[0].mass - m).abs() < 1e-5 * m, "{}", b[0].mass);
+    let got = b[0].principal_moments.expect("unequal moments");
+    let want = (0.05f32 * 0.05 + 0.02 * 0.02) * m / 3.0;
+    assert!((got.x - want).abs() < 1e-5 * want, "{got}");
+    assert_eq!(s.builder().hulls().len(), 1);
+    let poly = |keys: &str| listed("polyhedron", keys, "{ position = [0.0, 0.0, 1.0] },\n");
+    refused_at(
+        &poly("vertices = [[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0]]\n"),
+        "vertices = [[0.0, 0.0, 0.0], [0.1",
+        "vertices",
+    );
+    refused_at(
+        &poly("vertices = [[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.1, 0.1, 0.0]]\n"),
+        "vertices = [[0.0, 0.0, 0.0], [0.1",
+        "vertices",
+    );
+    refused_at(
+        &poly(&format!("{corners}radius = 0.1\n")),
+        "radius = 0.1",
+        "radius",
+    );
+    refused_at(&poly(""), "\"polyhedron\"", "vertices");
+    refused_at(
+        &listed(
+            "cube",
+            &format!("radius = 0.05\n{corners}"),
+            "{ position = [0.0, 0.0, 1.0] },\n",
+        ),
+        "vertices = ",
+        "vertices",
+    );
+}

@@ -786,3 +786,49 @@ fn clump_scenes_run_and_bad_clump_keys_name_their_line() {
     let t = text.replace("shape = \"clump\"\n", "");
     expect_error("clump_on_sphere", &t, line_of(&t, "clump = "), "clump");
 }
+
+/// A polyhedron group: the good scene's ball made a tetrahedron runs; three `vertices`, a flat
+/// cloud, a missing `vertices` and `vertices` on a sphere are refused, naming the file, the
+/// line and the key.
+#[test]
+fn polyhedron_vertices() {
+    let ball = "generator = \"single\"\nname = \"ball\"\nradius = 0.1\n";
+    let tetra = "[[0.1, 0.1, 0.1], [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1], [-0.1, -0.1, 0.1]]";
+    let with = |shape: &str, vertices: &str| {
+        good().replacen(
+            ball,
+            &format!("generator = \"single\"\nname = \"ball\"\n{shape}{vertices}"),
+            1,
+        )
+    };
+    let shape = "shape = \"polyhedron\"\n";
+    let good_one = with(shape, &format!("vertices = {tetra}\n"));
+    let (ok, err, out, scene) = run_cli("polyhedron", &good_one);
+    assert!(ok, "{err}");
+    assert!(out.join("summary.json").exists());
+    std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
+    let cases = [
+        (
+            with(shape, "vertices = [[0.1, 0.1, 0.1], [0.1, -0.1, -0.1], [-0.1, 0.1, -0.1]]\n"),
+            "vertices = ",
+        ),
+        (
+            with(shape, "vertices = [[0.1, 0.1, 0.1], [0.1, -0.1, 0.1], [-0.1, 0.1, 0.1], [-0.1, -0.1, 0.1]]\n"),
+            "vertices = ",
+        ),
+        (with(shape, ""), "shape = \"polyhedron\""),
+        (
+            with("radius = 0.1\n", &format!("vertices = {tetra}\n")),
+            "vertices = ",
+        ),
+    ];
+    for (i, (t, needle)) in cases.into_iter().enumerate() {
+        assert_ne!(t, good(), "case {i} changed nothing");
+        expect_error(
+            &format!("polyhedron{i}"),
+            &t,
+            line_of(&t, needle),
+            "vertices",
+        );
+    }
+}

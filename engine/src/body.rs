@@ -310,7 +310,7 @@ pub fn stadium_moment(r: f32, half_length: f32, mass: f32) -> f32 {
 
 /// The number outputs give a body's shape (the `.vtu` frames' `shape`, Python's
 /// `World.shape_codes`): 0 sphere (or disk), 1 capsule, 2 ellipse, 3 box (or cube),
-/// 4 ellipsoid, 5 clump.
+/// 4 ellipsoid, 5 clump, 6 polyhedron.
 pub fn shape_code(shape: Shape) -> i32 {
     match shape {
         Shape::Sphere => 0,
@@ -319,13 +319,28 @@ pub fn shape_code(shape: Shape) -> i32 {
         Shape::Cuboid { .. } => 3,
         Shape::Ellipsoid { .. } => 4,
         Shape::Clump { .. } => 5,
+        Shape::Polyhedron { .. } => 6,
+    }
+}
+
+/// A shape's name for messages: "sphere", "capsule", "ellipse", "box", "ellipsoid", "clump" or
+/// "polyhedron".
+pub fn shape_name(shape: Shape) -> &'static str {
+    match shape {
+        Shape::Sphere => "sphere",
+        Shape::Capsule { .. } => "capsule",
+        Shape::Ellipse { .. } => "ellipse",
+        Shape::Cuboid { .. } => "box",
+        Shape::Ellipsoid { .. } => "ellipsoid",
+        Shape::Clump { .. } => "clump",
+        Shape::Polyhedron { .. } => "polyhedron",
     }
 }
 
 /// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
 /// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
-/// a box its half-extents, an ellipsoid its semi-axes, a clump (without its template at hand)
-/// its bounding sphere's radius; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
+/// a box its half-extents, an ellipsoid its semi-axes, a clump or a polyhedron (without its
+/// template or hull at hand) its bounding sphere's radius; a planar ellipse (a, min(a, b), b), drawn as thick as its smaller
 /// semi-axis. Outputs draw the bodies by it ([`crate::World::half_extents`]).
 pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
     match shape {
@@ -335,6 +350,9 @@ pub fn shape_half_extents(shape: Shape, r: f32) -> Vec3 {
         Shape::Cuboid { half_extents } => half_extents,
         Shape::Ellipsoid { semi_axes } => semi_axes,
         Shape::Clump { bound, .. } => Vec3::splat(bound),
+        Shape::Polyhedron {
+            bounding_radius, ..
+        } => Vec3::splat(bounding_radius),
     }
 }
 

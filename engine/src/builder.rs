@@ -20,6 +20,7 @@ use grains_kernels::clump::ClumpTable;
 use grains_kernels::cuboid::cuboid_corners;
 use grains_kernels::ellipsoid::smooth_support;
 use grains_kernels::narrow_phase::MAX_BODIES;
+use grains_kernels::polyhedron::{hull_vertices, Hull};
 use grains_kernels::shape::capsule_ends;
 use grains_kernels::wall_contact::point_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
@@ -47,6 +48,8 @@ pub struct WorldBuilder {
     sinks: Vec<Sink>,
     /// The clump templates ([`WorldBuilder::clump_template`]).
     pub(crate) clumps: ClumpTable,
+    /// The convex hulls of the polyhedra ([`WorldBuilder::hull`]).
+    pub(crate) hulls: Vec<crate::polyhedron::Polyhedron>,
 }
 
 impl World {
@@ -155,10 +158,11 @@ impl WorldBuilder {
         if self.settings.backend == Backend::Gpu && friction.any_restitution() {
             return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
         }
+        crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
         if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
         {
             return Err(GpuError::Unsupported(
-                "non-sphere shapes (capsules, ellipses, cuboids, clumps)",
+                "non-sphere shapes (capsules, ellipses, boxes, ellipsoids, clumps, polyhedra)",
             )
             .into());
         }
@@ -181,7 +185,7 @@ impl WorldBuilder {
                 return Err(BuildError::Body {
                     body: i,
                     field: "shape",
-                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (capsules, ellipses and cubes against them are not implemented)".into(),
+                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (other shapes against them are not implemented)".into(),
                 });
             }
         }
@@ -217,7 +221,8 @@ impl WorldBuilder {
                 Ok(w)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        check_bodies_outside_walls(&self.bodies, &walls, &self.clumps, self.settings.h)?;
+        let hulls: Vec<_> = self.hulls.iter().map(|p| p.hull.clone()).collect();
+        check_bodies_outside_walls(&self.bodies, &hulls, &walls, &self.clumps, self.settings.h)?;
         crate::implicit::check_world(
             &self.settings,
             &self.bodies,
@@ -260,6 +265,7 @@ impl WorldBuilder {
             joints: joints.clone(),
             springs,
             shapes,
+            hulls: hulls.clone(),
             inertia: crate::inertia::principal_inertia(&self.bodies),
             clumps: self.clumps.clone(),
         };
@@ -316,6 +322,7 @@ impl WorldBuilder {
         fingerprint.push_meshes(&meshes.descs);
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
+        fingerprint.push_hulls(&hulls);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -339,6 +346,7 @@ impl WorldBuilder {
             lifecycle,
             shapes,
             clumps: self.clumps.clone(),
+            hulls,
         };
         world.place_walls(0.0);
         Ok(world)
@@ -368,7 +376,7 @@ impl WorldBuilder {
             return Err(BuildError::Body {
                 body: i,
                 field: "shape",
-                problem: "only spheres can meet a mesh wall, and this world has one (capsules, ellipses and cubes against meshes are not implemented)".into(),
+                problem: "only spheres can meet a mesh wall, and this world has one (other shapes against meshes are not implemented)".into(),
             });
         }
         if friction.any_restitution() {
@@ -559,6 +567,7 @@ const START_DEPTH_TOLERANCE: f32 = 0.01;
 /// on its far side. Walls start at their displacement at t = 0. O(bodies × walls).
 fn check_bodies_outside_walls(
     bodies: &[Body],
+    hulls: &[Hull],
     walls: &[WallDesc],
     clumps: &ClumpTable,
     h: f32,
@@ -568,7 +577,7 @@ fn check_bodies_outside_walls(
             continue;
         }
         for (w, wall) in walls.iter().enumerate() {
-            let depth = depth_in_wall(b, wall, clumps);
+            let depth = depth_in_wall(b, wall, (clumps, hulls));
             if depth > START_DEPTH_TOLERANCE * b.radius {
                 let kind = wall.kind_name();
                 return Err(BuildError::Body {
@@ -591,8 +600,13 @@ fn check_bodies_outside_walls(
 /// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
-/// face; a clump's members as spheres (template from `clumps`).
-pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc, clumps: &ClumpTable) -> f32 {
+/// face; a clump's members as spheres (template from `clumps`), a polyhedron's vertices (its
+/// hull in `hulls`) as points.
+pub(crate) fn depth_in_wall(
+    b: &Body,
+    wall: &WallDesc,
+    (clumps, hulls): (&ClumpTable, &[Hull]),
+) -> f32 {
     let placed = [wall.placed(
         wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
         Vec3::ZERO,
@@ -610,6 +624,11 @@ pub(crate) fn depth_in_wall(b: &Body, wall: &WallDesc, clumps: &ClumpTable) -> f
             0.0,
             half_extents.min_element(),
         ),
+        Shape::Polyhedron { hull, .. } => {
+            let h = &hulls[hull as usize];
+            let vertices = hull_vertices(h, b.position, b.orientation);
+            (vertices[..h.vertices.len()].to_vec(), 0.0, h.inner_radius)
+        }
         Shape::Clump { template, .. } => {
             return crate::clump::clump_depth_in_wall(b, template, clumps, wall);
         }

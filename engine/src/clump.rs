@@ -366,7 +366,9 @@ pub(crate) fn clump_depth_in_wall(
     wall: &WallDesc,
 ) -> f32 {
     clump_members(b.position, b.orientation, template, table)
-        .map(|(c, r)| crate::builder::depth_in_wall(&Body::sphere(c, r, b.mass), wall, table))
+        .map(|(c, r)| {
+            crate::builder::depth_in_wall(&Body::sphere(c, r, b.mass), wall, (table, &[]))
+        })
         .fold(f32::NEG_INFINITY, f32::max)
 }
 
@@ -395,7 +397,7 @@ pub(crate) fn check_clumps(
     {
         return bad(i, format!(
             "is a {:?}, and this world has clumps (body {first}): clumps meet spheres, clumps and walls only (clumps beside capsules, ellipses or boxes are not implemented)",
-            b_kind(&bodies[i].shape)
+            crate::body::shape_name(bodies[i].shape)
         ));
     }
     for (i, b) in bodies.iter().enumerate() {
@@ -425,18 +427,6 @@ pub(crate) fn check_clumps(
         }
     }
     Ok(())
-}
-
-/// A shape's name for messages.
-fn b_kind(shape: &Shape) -> &'static str {
-    match shape {
-        Shape::Sphere => "sphere",
-        Shape::Capsule { .. } => "capsule",
-        Shape::Ellipse { .. } => "ellipse",
-        Shape::Cuboid { .. } => "box",
-        Shape::Clump { .. } => "clump",
-        Shape::Ellipsoid { .. } => "ellipsoid",
-    }
 }
 
 #[cfg(test)]

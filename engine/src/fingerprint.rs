@@ -82,6 +82,13 @@ impl Fingerprint {
         f
     }
 
+    /// Adds the polyhedra's hull table (vertices, faces), when there is one.
+    pub(crate) fn push_hulls(&mut self, hulls: &[grains_kernels::polyhedron::Hull]) {
+        if !hulls.is_empty() {
+            self.push_table("hull table", hulls, |h| format!("{h:?}"));
+        }
+    }
+
     /// Adds the mesh walls: their count, and each one's triangles (hashed), material and motions.
     pub(crate) fn push_meshes(&mut self, meshes: &[crate::mesh::MeshDesc]) {
         if meshes.is_empty() {

@@ -669,9 +669,9 @@ impl Insertion {
                 .with_material(self.material)
                 .with_velocity(self.velocity);
             if clear
-                && walls
-                    .iter()
-                    .all(|w| crate::builder::depth_in_wall(&body, w, &Default::default()) <= 0.0)
+                && walls.iter().all(|w| {
+                    crate::builder::depth_in_wall(&body, w, (&Default::default(), &[])) <= 0.0
+                })
             {
                 return Some(body);
             }

@@ -45,6 +45,7 @@ pub mod mesh;
 pub mod motion;
 pub mod periodic;
 mod plane_groups;
+pub mod polyhedron;
 mod restore;
 pub mod settings;
 pub mod sink;
@@ -58,7 +59,7 @@ pub use grains_kernels::geometric;
 
 pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
-    shape_code, shape_half_extents, sphere_mass, stadium_moment, Body, BodyKind, Shape,
+    shape_code, shape_half_extents, shape_name, sphere_mass, stadium_moment, Body, BodyKind, Shape,
 };
 pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
@@ -78,6 +79,7 @@ pub use material::{Material, MaterialId};
 pub use mesh::{MeshDesc, Rotation};
 pub use motion::Prescribed;
 pub use periodic::Periodic;
+pub use polyhedron::{HullError, HullId, Polyhedron};
 pub use settings::{Backend, Envelope, Integrator, Settings};
 pub use sink::{Sink, SinkShape};
 pub use snapshot::{Snapshot, SnapshotError};

@@ -62,6 +62,8 @@ pub struct World {
     pub(crate) shapes: Vec<Shape>,
     /// The clump templates the shapes name.
     pub(crate) clumps: grains_kernels::clump::ClumpTable,
+    /// The convex hulls the shapes name.
+    pub(crate) hulls: Vec<grains_kernels::polyhedron::Hull>,
 }
 
 impl World {
@@ -279,11 +281,15 @@ impl World {
     }
 
     /// Half-sizes of body `i` along its own x, y and z axes (m): the box about its centre, in
-    /// its axes, that holds it ([`shape_half_extents`]; a clump's from its template's members).
+    /// its axes, that holds it ([`shape_half_extents`]; a clump's from its template's members, a
+    /// polyhedron's from its hull's vertices).
     pub fn half_extents(&self, i: usize) -> Vec3 {
         match self.shape(i) {
             Shape::Clump { template, .. } => {
                 grains_kernels::clump::clump_half_extents(self.clumps.members(template))
+            }
+            Shape::Polyhedron { hull, .. } => {
+                (self.hulls[hull as usize].vertices.iter()).fold(Vec3::ZERO, |h, v| h.max(v.abs()))
             }
             shape => shape_half_extents(shape, self.radius(i)),
         }

@@ -62,6 +62,7 @@ pub mod packing;
 pub mod parallel;
 pub mod periodic;
 pub mod pipeline;
+pub mod polyhedron;
 pub mod random;
 pub mod restitution;
 pub mod rolling;

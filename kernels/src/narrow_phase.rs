@@ -16,6 +16,7 @@ use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
 use crate::parallel::{Disjoint, BLOCK};
+use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
@@ -56,6 +57,17 @@ pub const FLAGS_B: u64 = 0xF << 28;
 /// The most bodies a world may hold: 2²⁸, so that the top four bits of each half of a pair
 /// key ([`FLAGS_A`], [`FLAGS_B`]) can number a pair's contacts.
 pub const MAX_BODIES: usize = 1 << 28;
+
+/// The key flag of point `k` (< 16) of a body against one wall: all four bits of body a's half
+/// (bits 60–63). A wall key's other half is the wall's number counted down from [`NO_BODY`],
+/// whose top bits are all set, so [`point_flag`]'s bits there would not tell points apart. For
+/// k < 8 it equals [`point_flag`]`(k)`; a capsule's second end ([`SECOND_END`], bit 63) is
+/// the only other wall flag, and no body is both a capsule and a polyhedron.
+#[inline(always)]
+pub fn wall_point_flag(k: usize) -> u64 {
+    debug_assert!(k < 16);
+    (k as u64) << 60
+}
 
 /// The key flag of contact point `p` (< 64) of a pair: its low three bits in bits 60–62 of the
 /// key (body a's half), the rest in bits 28–30 (body b's half), so that a cuboid's eight
@@ -152,6 +164,8 @@ struct PairTests<'a> {
     shapes: &'a [Shape],
     /// The clump templates the [`Shape::Clump`] bodies name.
     clumps: &'a ClumpTable,
+    /// The convex hulls [`Shape::Polyhedron`] names.
+    hulls: &'a [Hull],
     walls: &'a [Wall],
     /// The triangle-mesh walls.
     mesh: &'a MeshWalls,
@@ -413,6 +427,7 @@ impl PairTests<'_> {
             }
             Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
             Shape::Clump { template, .. } => self.clump_walls(l, template, out),
+            Shape::Polyhedron { hull, .. } => self.polyhedron_walls(l, hull, out),
         }
     }
 
@@ -445,12 +460,10 @@ impl PairTests<'_> {
             return;
         }
         if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b, cutoff) {
-            for (p, touch) in touches.iter().enumerate() {
-                if let Some(touch) = touch {
-                    self.push_pair_row(a as u32, b as u32, touch, point_flag(p), out);
-                }
-            }
-            return;
+            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
+        }
+        if let Some(touches) = polyhedron_pair_points(&placed_a, &placed_b, self.hulls, cutoff) {
+            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
         }
         if let Some(touch) = ellipsoid_pair_points(&placed_a, &placed_b, cutoff) {
             if let Some(touch) = touch {
@@ -462,6 +475,23 @@ impl PairTests<'_> {
         for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
             if let Some(touch) = touch {
                 self.push_pair_row(a as u32, b as u32, &touch, flag, out);
+            }
+        }
+    }
+
+    /// Pushes the rows of a pair's contact points `touches` ([`Self::push_pair_row`]), point p's
+    /// key carrying [`point_flag`]`(p)`.
+    #[inline(always)]
+    fn push_numbered_rows(
+        &self,
+        a: u32,
+        b: u32,
+        touches: &[Option<Touch>],
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        for (p, touch) in touches.iter().enumerate() {
+            if let Some(touch) = touch {
+                self.push_pair_row(a, b, touch, point_flag(p), out);
             }
         }
     }
@@ -527,7 +557,7 @@ impl PairTests<'_> {
 
     /// Cuboid–wall: each of the eight corners as a sphere of radius zero against every wall,
     /// the box reaching its smallest half-extent behind it, corner k's key carrying
-    /// [`point_flag`]`(k)`.
+    /// [`wall_point_flag`]`(k)`.
     #[inline(always)]
     fn cuboid_walls(&self, i: u32, half_extents: Vec3, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
@@ -535,19 +565,33 @@ impl PairTests<'_> {
         let corners = cuboid_corners(centre, b.orientation[i as usize], half_extents);
         let behind = half_extents.min_element();
         for (k, corner) in corners.into_iter().enumerate() {
-            self.point_walls(i, (corner, 0.0, behind), point_flag(k), out);
+            self.point_walls(i, (corner, 0.0, behind), wall_point_flag(k), out);
         }
     }
 
     /// Clump–wall: each member sphere of the clump against every wall, member k's key carrying
-    /// [`point_flag`]`(k)` (see [`crate::clump`]).
+    /// [`wall_point_flag`]`(k)` (see [`crate::clump`]).
     #[inline(always)]
     fn clump_walls(&self, i: u32, template: u32, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
         let centre = b.pos_radius[i as usize].truncate();
         let members = clump_members(centre, b.orientation[i as usize], template, self.clumps);
         for (k, (c, r)) in members.enumerate() {
-            self.point_walls(i, (c, r, r), point_flag(k), out);
+            self.point_walls(i, (c, r, r), wall_point_flag(k), out);
+        }
+    }
+
+    /// Polyhedron–wall: each vertex of hull `hull` as a sphere of radius zero against every
+    /// wall, the body reaching its inner radius behind it, vertex k's key carrying
+    /// [`wall_point_flag`]`(k)` (see [`crate::polyhedron`]).
+    #[inline(always)]
+    fn polyhedron_walls(&self, i: u32, hull: u32, out: &mut Vec<(u64, ContactRow)>) {
+        let b = self.bodies;
+        let hull = &self.hulls[hull as usize];
+        let centre = b.pos_radius[i as usize].truncate();
+        let vertices = hull_vertices(hull, centre, b.orientation[i as usize]);
+        for (k, &v) in vertices[..hull.vertices.len()].iter().enumerate() {
+            self.point_walls(i, (v, 0.0, hull.inner_radius), wall_point_flag(k), out);
         }
     }
 
@@ -650,7 +694,8 @@ impl PairTests<'_> {
 }
 
 /// Finds every ε̂-active contact (with the walls and the `mesh` walls too; the clumps' members
-/// from `clumps`) and writes the rows sorted by pair key into `contacts`; fails
+/// from `clumps`, polyhedra's shapes from the hull table `hulls`) and writes the rows sorted by
+/// pair key into `contacts`; fails
 /// when the grid's bodies have more than [`MAX_CONTACTS_PER_BODY`] contacts per body in a
 /// block (checked after each body, so the rows stay bounded whatever the envelope).
 #[allow(clippy::too_many_arguments)]
@@ -659,6 +704,7 @@ pub fn find_contacts(
     bodies: &Bodies,
     shapes: &[Shape],
     clumps: &ClumpTable,
+    hulls: &[Hull],
     walls: &[Wall],
     mesh: &MeshWalls,
     friction: &FrictionTable,
@@ -669,6 +715,7 @@ pub fn find_contacts(
         bodies,
         shapes,
         clumps,
+        hulls,
         walls,
         mesh,
         friction,
@@ -764,6 +811,36 @@ fn gather_blocks(contacts: &mut Contacts, blocks: usize, needs_sort: bool) {
         std::mem::swap(&mut contacts.rows, &mut contacts.sorted);
         for (k, &(key, _)) in contacts.keys.iter_mut().zip(&contacts.order) {
             *k = key;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::key_wall;
+
+    /// The sixteen points of one body against one wall get sixteen keys, each naming the body
+    /// and the wall once its flags are masked; [`point_flag`] gives only eight there (its
+    /// bits in the wall's half are set in every wall key).
+    #[test]
+    fn points_on_a_wall_have_distinct_keys() {
+        for (body, wall) in [(0u32, 0u32), (7, 3), (MAX_BODIES as u32 - 1, 1000)] {
+            let keys: Vec<u64> = (0..16)
+                .map(|k| wall_key(body, wall) | wall_point_flag(k))
+                .collect();
+            let mut unique = keys.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), 16, "body {body}, wall {wall}");
+            for key in keys {
+                assert_eq!(((key & !FLAGS_A) >> 32) as u32, body);
+                assert_eq!(key_wall(key), wall as usize);
+            }
+            let point_flags: std::collections::HashSet<u64> = (0..16)
+                .map(|k| wall_key(body, wall) | point_flag(k))
+                .collect();
+            assert_eq!(point_flags.len(), 8, "why walls need their own flags");
         }
     }
 }

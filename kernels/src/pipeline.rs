@@ -19,6 +19,7 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
+use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
@@ -42,6 +43,8 @@ struct Workspace {
     shapes: Vec<Shape>,
     /// The clump templates of the [`Shape::Clump`] bodies (empty: no clump).
     clumps: ClumpTable,
+    /// The convex hulls the polyhedra name (empty: no polyhedron).
+    hulls: Vec<Hull>,
     /// Principal moments of the anisotropic bodies (empty: every body isotropic).
     inertia: PrincipalInertia,
     grid: Grid,
@@ -147,6 +150,11 @@ impl CpuPipeline {
     /// Sets the clump templates the [`Shape::Clump`] bodies name.
     pub fn set_clumps(&mut self, clumps: ClumpTable) {
         self.work.clumps = clumps;
+    }
+
+    /// Sets the hull table the polyhedra's [`Shape::Polyhedron`] index.
+    pub fn set_hulls(&mut self, hulls: Vec<Hull>) {
+        self.work.hulls = hulls;
     }
 
     /// Sets the principal moments of the anisotropic bodies ([`PrincipalInertia`]), in body
@@ -296,6 +304,7 @@ impl Workspace {
             bodies,
             &self.shapes,
             &self.clumps,
+            &self.hulls,
             walls,
             mesh,
             friction,

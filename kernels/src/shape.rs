@@ -47,6 +47,15 @@ pub enum Shape {
         /// template's [`crate::clump::clump_bound`].
         bound: f32,
     },
+    /// A convex polyhedron with sharp edges: hull `hull` of the world's hull table (see
+    /// [`crate::polyhedron`]), in the body's axes; the body's radius is not part of its
+    /// surface.
+    Polyhedron {
+        /// Index into the hull table.
+        hull: u32,
+        /// The distance from the centre to the hull's farthest vertex (m).
+        bounding_radius: f32,
+    },
 }
 
 impl Shape {
@@ -61,6 +70,9 @@ impl Shape {
             Shape::Cuboid { half_extents } => half_extents.length(),
             Shape::Ellipsoid { semi_axes } => semi_axes.max_element(),
             Shape::Clump { bound, .. } => bound,
+            Shape::Polyhedron {
+                bounding_radius, ..
+            } => bounding_radius,
         }
     }
 

@@ -108,6 +108,7 @@ fn assert_all_pairs_found(bodies: &Bodies, p: &StepParams) -> (Grid, Vec<(u64, f
         bodies,
         &[],
         &Default::default(),
+        &[],
         &walls,
         &mesh,
         &friction,

@@ -54,6 +54,7 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
         &bodies,
         &[],
         &Default::default(),
+        &[],
         &walls,
         &MeshWalls::default(),
         &material(0.5),

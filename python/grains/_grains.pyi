@@ -272,6 +272,24 @@ class WorldBuilder:
     ) -> Range:
         """Adds N solid ellipsoids with semi-axes (N, 3) and their principal moments; returns their index range."""
 
+    def add_polyhedra(
+        self,
+        positions: ArrayLike,
+        vertices: ArrayLike,
+        velocities: Optional[ArrayLike] = None,
+        angular_velocities: Optional[ArrayLike] = None,
+        *,
+        orientations: Optional[ArrayLike] = None,
+        masses: Optional[ArrayLike] = None,
+        density: Optional[ArrayLike] = None,
+        inertias: Optional[ArrayLike] = None,
+        material: Union[MaterialRef, ArrayLike, None] = None,
+        kind: BodyKind = "dynamic",
+        motion: Optional[Motion] = None,
+        group: Optional[str] = None,
+    ) -> Range:
+        """Adds N solid convex polyhedra, the convex hull of the points `vertices` (V, 3) with its principal moments (centre of mass at each position); returns their index range."""
+
     def add_ellipses(
         self,
         positions: ArrayLike,
@@ -564,7 +582,7 @@ class World:
         """Unit quaternions (x, y, z, w), body to world, (N, 4), a read-only view."""
     @property
     def shape_codes(self) -> npt.NDArray[np.int32]:
-        """Each body's shape: 0 sphere or disk, 1 capsule, 2 ellipse, 3 box or cube, 4 ellipsoid, 5 clump; (N,), a copy."""
+        """Each body's shape: 0 sphere or disk, 1 capsule, 2 ellipse, 3 box or cube, 4 ellipsoid, 5 clump, 6 polyhedron; (N,), a copy."""
     @property
     def half_extents(self) -> npt.NDArray[np.float64]:
         """Half-sizes along each body's own axes (m), (N, 3), a copy."""

@@ -1,5 +1,6 @@
 //! Bodies added to a `WorldBuilder` in bulk from NumPy arrays: spheres, disks, capsules, cubes, boxes,
-//! ellipses, ellipsoids and clumps, one row per body, never a Python object per grain.
+//! ellipses, ellipsoids, clumps and convex polyhedra, one row per body, never a Python
+//! object per grain.
 
 use crate::arrays::{column, rows, rows_per_body};
 use crate::builder::PyWorldBuilder;
@@ -7,7 +8,7 @@ use crate::motion::PyMotion;
 use grains::ellipsoid_mass;
 use grains::{
     capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body, BodyKind,
-    ClumpTemplate, MaterialId, Quat, Shape, Vec3, Vec4,
+    ClumpTemplate, MaterialId, Polyhedron, Quat, Shape, Vec3, Vec4,
 };
 use numpy::{PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -511,6 +512,39 @@ impl PyWorldBuilder {
             common,
             |_, rho| clump.volume * rho,
             |_, p, m| Body::clump(p - clump.centre, Quat::IDENTITY, &clump, m / clump.volume),
+        )
+    }
+
+    /// Adds N uniform convex polyhedra of one shape, the convex hull of the points `vertices`
+    /// (V, 3) in bulk, and returns the index range (start, stop). As `add_spheres`; the hull is
+    /// registered once (`WorldBuilder::hull`), each body's centre of mass at its position and
+    /// its principal axes turned by `orientations`; the mass from `density` (kg/m³) is ρ V, the
+    /// inertia the hull's principal moments times the mass. A cloud of fewer than 4 points, a
+    /// flat one or one whose hull has more than 16 vertices is a `ValueError`. 3-D only; CPU
+    /// only.
+    #[pyo3(signature = (positions, vertices, velocities = None, angular_velocities = None, **options))]
+    fn add_polyhedra<'py>(
+        &mut self,
+        positions: &Bound<'py, PyAny>,
+        vertices: &Bound<'_, PyAny>,
+        velocities: Option<Bound<'py, PyAny>>,
+        angular_velocities: Option<Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<(usize, usize)> {
+        let common = Common::new(velocities, angular_velocities, options)?;
+        let p = rows::<3>("positions", positions)?;
+        let points: Vec<Vec3> = rows::<3>("vertices", vertices)?
+            .into_iter()
+            .map(Vec3::from_array)
+            .collect();
+        let hull = Polyhedron::from_points(&points)
+            .map_err(|e| PyValueError::new_err(format!("vertices: {e}")))?;
+        let id = self.builder.hull(&hull);
+        self.add_bodies(
+            p,
+            common,
+            |_, rho| hull.mass(rho),
+            |_, p, m| Body::polyhedron(p, id, m),
         )
     }
 }

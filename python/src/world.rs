@@ -269,7 +269,7 @@ impl PyWorld {
     }
 
     /// Each body's shape as a number, shape (N,), int32 (0 sphere or disk, 1 capsule,
-    /// 2 ellipse, 3 box or cube, 4 ellipsoid, 5 clump, as in the `.vtu` frames); a copy.
+    /// 2 ellipse, 3 box or cube, 4 ellipsoid, 5 clump, 6 polyhedron, as in the `.vtu` frames); a copy.
     #[getter]
     fn shape_codes<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
         let w = &self.world;

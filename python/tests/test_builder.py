@@ -484,6 +484,26 @@ def test_a_box_rests_on_its_largest_face():
         b.build()
 
 
+def test_a_polyhedron_rests_on_a_face_like_a_box():
+    b = grains.WorldBuilder(grains.Settings())
+    b.material(0.5)
+    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    tilt = [math.sin(0.15), 0.0, 0.0, math.cos(0.15)]  # 0.3 rad about x
+    corners = [[sx * 0.1, sy * 0.05, sz * 0.02] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+    pebbles = b.add_polyhedra([[0.0, 0.0, 0.12]], corners, density=1000.0, orientations=[tilt])
+    assert pebbles == (0, 1)
+    w = b.build()
+    m = 1000.0 * 8 * 0.1 * 0.05 * 0.02
+    assert w.masses == pytest.approx([m], rel=1e-5)
+    w.step(3000)
+    # The hull of a box's corners tips onto its largest face as the box does.
+    assert w.positions[0, 2] == pytest.approx(0.02, abs=1e-5)
+    assert np.abs(w.velocities).max() < 1e-4
+    # A flat cloud has no hull.
+    with pytest.raises(ValueError, match="vertices"):
+        b.add_polyhedra([[0.0, 0.0, 0.5]], [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+
+
 def test_a_dumbbell_clump_lies_on_both_members():
     b = grains.WorldBuilder(grains.Settings())
     b.material(0.5)

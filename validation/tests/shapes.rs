@@ -680,5 +680,5 @@ fn unsupported_cuboids_are_refused() {
         },
         ..Settings::default()
     };
-    assert!(problem(gpu, &[cube]).contains("cuboids"));
+    assert!(problem(gpu, &[cube]).contains("boxes"));
 }

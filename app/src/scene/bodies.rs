@@ -7,11 +7,17 @@ use super::generators::generate;
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
 use super::placement::worst_overlap;
+use super::polyhedra::group_hull;
 use super::spec::BodySpec;
 use super::values::Ctx;
 use super::walls::Shakers;
 use super::{Group, SceneError};
 use grains::body::Body;
+use grains::Polyhedron;
+
+/// The bodies of a scene's generators, their named groups and the polyhedra's hull table
+/// (to register with the builder in this order, see `super::polyhedra`).
+type Made = (Vec<Body>, Vec<Group>, Vec<Polyhedron>);
 
 /// Makes the bodies of every generator, in order, and names their groups; refuses a scene
 /// whose bodies overlap by more than `tol` × the smaller radius (one without bodies is refused
@@ -24,12 +30,22 @@ pub(super) fn bodies(
     (materials, clumps): (&MaterialNames, &ClumpNames),
     shakers: &Shakers,
     origins: &mut Origins,
-) -> Result<(Vec<Body>, Vec<Group>), SceneError> {
+) -> Result<Made, SceneError> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
+    let mut hulls: Vec<Polyhedron> = Vec::new();
     for (gi, g) in generators.iter().enumerate() {
         let start = bodies.len();
-        generate(cx, g, planar, (materials, clumps), shakers, &mut bodies)?;
+        let hull = group_hull(cx, g, &mut hulls)?;
+        generate(
+            cx,
+            g,
+            planar,
+            (materials, clumps),
+            shakers,
+            hull,
+            &mut bodies,
+        )?;
         let name = match &g.name {
             Some(n) => {
                 if groups.iter().any(|x| &x.name == n.get_ref()) {
@@ -62,7 +78,7 @@ pub(super) fn bodies(
             ),
         ));
     }
-    Ok((bodies, groups))
+    Ok((bodies, groups, hulls))
 }
 
 /// The keys of generator `g` that set each field of its bodies.

@@ -12,6 +12,7 @@ use grains::body::{
 };
 use grains::clump::Clump;
 use grains::ellipsoid_mass;
+use grains::HullId;
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,16 +37,19 @@ pub(super) enum Form {
     /// A clump of a `[clumps.NAME]` template (3-D only), with its principal moments; its
     /// `position` is its centre of mass.
     Clump { clump: Clump },
+    /// A convex polyhedron: a hull the group registered (3-D only), with its principal moments.
+    Polyhedron { hull: HullId },
 }
 
 impl Form {
     /// Reads `shape`, `half_length`, `a` and `b`, refusing the dimensions the shape does not use
     /// and, for ellipses, `radius` and `radius_max` (their size is `a` and `b`).
+    /// `hull` is the group's hull when its shape is `"polyhedron"` (see `super::polyhedra`).
     pub(super) fn read(
         cx: &Ctx,
         g: &BodySpec,
         planar: bool,
-        clumps: &ClumpNames,
+        (clumps, hull): (&ClumpNames, Option<HullId>),
     ) -> Result<Form, SceneError> {
         let form = match &g.shape {
             None if planar => Form::Disk,
@@ -92,6 +96,16 @@ impl Form {
                         "clumps are 3-D bodies: planar mode has none",
                     ))
                 }
+                ("polyhedron", false) => Form::Polyhedron {
+                    hull: hull.expect("a polyhedron group's hull is read before its form"),
+                },
+                ("polyhedron", true) => {
+                    return Err(cx.err(
+                        s.span(),
+                        "shape",
+                        "polyhedra are 3-D bodies: planar mode has none",
+                    ))
+                }
                 ("ellipse", true) => Form::Ellipse {
                     a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
                     b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
@@ -108,7 +122,7 @@ impl Form {
                         s.span(),
                         "shape",
                         format!(
-                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\", \"ellipsoid\" or \"clump\", got \"{other}\""
+                        "must be \"sphere\", \"disk\", \"capsule\", \"ellipse\", \"cube\", \"box\", \"ellipsoid\", \"clump\" or \"polyhedron\", got \"{other}\""
                     ),
                     ))
                 }
@@ -119,7 +133,8 @@ impl Form {
         let boxed = matches!(form, Form::Box { .. });
         let ellipsoid = matches!(form, Form::Ellipsoid { .. });
         let clumped = matches!(form, Form::Clump { .. });
-        let sized = ellipse || boxed || ellipsoid || clumped;
+        let hulled = matches!(form, Form::Polyhedron { .. });
+        let sized = ellipse || boxed || ellipsoid || clumped || hulled;
         let unused = [
             (
                 "half_length",
@@ -144,8 +159,8 @@ impl Form {
             (
                 "inertia",
                 &g.inertia,
-                boxed || ellipsoid || clumped,
-                "one-moment shapes (boxes, ellipsoids and clumps have their principal moments)",
+                boxed || ellipsoid || clumped || hulled,
+                "one-moment shapes (boxes, ellipsoids, clumps and polyhedra have their principal moments)",
             ),
         ];
         for (key, value, refused, users) in unused {
@@ -209,7 +224,11 @@ impl Form {
                     },
                 },
             ),
-            Form::Sphere | Form::Disk | Form::Cube | Form::Clump { .. } => (&[], self),
+            Form::Sphere
+            | Form::Disk
+            | Form::Cube
+            | Form::Clump { .. }
+            | Form::Polyhedron { .. } => (&[], self),
         };
         let given = [
             ("half_length", &e.half_length, "shape = \"capsule\""),
@@ -242,8 +261,10 @@ impl Form {
                 "used only by spheres, disks, capsules and cubes (an ellipsoid's size is `semi_axes`)",
             ));
         }
-        if let (Form::Ellipse { .. } | Form::Box { .. } | Form::Clump { .. }, Some(r)) =
-            (form, &e.radius)
+        if let (
+            Form::Ellipse { .. } | Form::Box { .. } | Form::Clump { .. } | Form::Polyhedron { .. },
+            Some(r),
+        ) = (form, &e.radius)
         {
             return Err(cx.err(
                 r.span(),
@@ -272,6 +293,7 @@ impl Form {
             Form::Box { half } => Ok(half.min_element()),
             Form::Ellipsoid { semi } => Ok(semi.min_element()),
             Form::Clump { clump } => Ok(clump.radius),
+            Form::Polyhedron { hull } => Ok(hull.inner_radius),
             _ => positive(cx, need(cx, given, "radius", owner)?, "radius"),
         }
     }
@@ -284,6 +306,7 @@ impl Form {
             Form::Box { half } => half.length(),
             Form::Ellipsoid { semi } => semi.max_element(),
             Form::Clump { clump } => clump.shape.bounding_radius(r),
+            Form::Polyhedron { hull } => hull.outer_radius,
             _ => r,
         }
     }
@@ -304,6 +327,7 @@ impl Form {
             Form::Box { half } => cuboid_mass(half, rho),
             Form::Ellipsoid { semi } => ellipsoid_mass(semi, rho),
             Form::Clump { clump } => clump.volume * rho,
+            Form::Polyhedron { hull } => hull.volume * rho,
         }
     }
 
@@ -325,6 +349,7 @@ impl Form {
             Form::Clump { clump } => {
                 Body::clump(p - clump.centre, Quat::IDENTITY, &clump, m / clump.volume)
             }
+            Form::Polyhedron { hull } => Body::polyhedron(p, hull, m),
         }
     }
 }

@@ -16,6 +16,7 @@ use glam::{Quat, Vec3};
 use grains::body::{sphere_mass, Body, Shape};
 use grains::material::MaterialId;
 use grains::motion::Prescribed;
+use grains::HullId;
 use std::ops::Range;
 
 /// Appends the bodies of generator `g` to `out` (which holds those of the generators before it).
@@ -25,9 +26,10 @@ pub(super) fn generate(
     planar: bool,
     (materials, clumps): (&MaterialNames, &ClumpNames),
     shakers: &Shakers,
+    hull: Option<HullId>,
     out: &mut Vec<Body>,
 ) -> Result<(), SceneError> {
-    let mut generator = Generator::read(cx, g, planar, (materials, clumps), shakers)?;
+    let mut generator = Generator::read(cx, g, planar, (materials, clumps), shakers, hull)?;
     match g.generator.get_ref().as_str() {
         "single" => generator.single(out),
         "list" => generator.list(out),
@@ -63,6 +65,7 @@ impl<'a> Generator<'a> {
         planar: bool,
         (materials, clumps): (&MaterialNames, &ClumpNames),
         shakers: &Shakers,
+        hull: Option<HullId>,
     ) -> Result<Generator<'a>, SceneError> {
         let kind = &g.generator;
         let given = [
@@ -166,7 +169,7 @@ impl<'a> Generator<'a> {
                 ("angular_velocity", sp(&g.angular_velocity)),
             ],
         )?;
-        let form = Form::read(cx, g, planar, clumps)?;
+        let form = Form::read(cx, g, planar, (clumps, hull))?;
         Ok(Generator {
             cx,
             g,

@@ -24,6 +24,7 @@ mod origin;
 mod output;
 mod periodic;
 mod placement;
+mod polyhedra;
 mod round_fill;
 mod round_walls;
 mod settings;
@@ -304,7 +305,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
         &mut named_walls,
     )?;
-    let (bodies, groups) = bodies::bodies(
+    let (bodies, groups, hulls) = bodies::bodies(
         cx,
         &spec.bodies,
         settings.planar,
@@ -329,6 +330,9 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
                 "the scene has no bodies: add at least one [[bodies]] generator or [[insert]] table"
                     .into(),
         });
+    }
+    for h in &hulls {
+        world.hull(h);
     }
     for b in bodies {
         world.body(b);

@@ -300,6 +300,8 @@ pub struct BodySpec {
     pub semi_axes: Option<S<V3>>,
     /// Clump: the name of its `[clumps.NAME]` template.
     pub clump: Option<S<String>>,
+    /// Polyhedron: the points whose convex hull is the body's shape (m).
+    pub vertices: Option<S<Vec<V3>>>,
     /// Capsule and ellipse: the direction of the body's x axis (the segment, the semi-axis a),
     /// `[x, y, z]`, or `"random"` (drawn from `seed`).
     pub axis: Option<S<toml::Value>>,

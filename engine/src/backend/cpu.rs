@@ -25,6 +25,7 @@ impl CpuBackend {
         if let Some(shapes) = parts.shapes {
             cpu.set_shapes(shapes);
         }
+        cpu.set_hulls(parts.hulls);
         cpu.set_inertia(parts.inertia);
         cpu.set_clumps(parts.clumps);
         Ok(CpuBackend(cpu))

@@ -142,6 +142,8 @@ pub(crate) struct Parts {
     pub(crate) springs: Vec<Spring>,
     /// Each body's shape, when any is not a sphere.
     pub(crate) shapes: Option<Vec<Shape>>,
+    /// The hull table of the polyhedra (empty when there is none).
+    pub(crate) hulls: Vec<grains_kernels::polyhedron::Hull>,
     /// The anisotropic bodies' principal moments (empty when there is none).
     pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
     /// The clump templates the clump bodies name (empty when there is none).

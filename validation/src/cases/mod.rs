@@ -12,6 +12,7 @@ pub mod geometric;
 pub mod links;
 pub mod particle;
 pub mod polygon_disc;
+pub mod polyhedra;
 pub mod restitution;
 pub mod rolling;
 pub mod spin_and_roll;
@@ -20,7 +21,7 @@ pub mod stacks;
 use crate::case::{CaseResult, Registered, Setup};
 
 /// Every case, in the order `grains validate` runs and reports them.
-pub const CASES: [&dyn Registered; 24] = [
+pub const CASES: [&dyn Registered; 25] = [
     &particle::V1,
     &particle::V2,
     &bar::V3,
@@ -45,6 +46,7 @@ pub const CASES: [&dyn Registered; 24] = [
     &boxes::V22,
     &clumps::V23,
     &ellipsoids::V24,
+    &polyhedra::V25,
 ];
 
 /// The registered case of id `id` (any case), if there is one.
@@ -67,9 +69,9 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn the_registry_holds_v1_to_v24_once_each_in_order() {
+    fn the_registry_holds_v1_to_v25_once_each_in_order() {
         let ids: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
-        let expected: Vec<String> = (1..=24).map(|k| format!("V{k}")).collect();
+        let expected: Vec<String> = (1..=25).map(|k| format!("V{k}")).collect();
         assert_eq!(ids, expected);
     }
 
