@@ -9,7 +9,7 @@ use grains::{
 };
 use grains_kernels::polyhedron::{point_polyhedron, polyhedra_touch};
 use grains_kernels::shape::Placed;
-use grains_validation::cases::polyhedra::v26;
+use grains_validation::cases::polyhedra::v25;
 
 const G: f32 = 9.81;
 
@@ -598,6 +598,6 @@ fn unsupported_polyhedra_are_refused() {
 /// see `PolyhedronAtRest::passes`).
 #[test]
 fn v26_an_irregular_pebble_comes_to_rest_on_a_face() {
-    let m = v26(None).unwrap();
+    let m = v25(None).unwrap();
     assert!(m.passes(), "{m:?}");
 }

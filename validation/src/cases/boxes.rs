@@ -5,7 +5,7 @@
 //! its corners (`grains_kernels::cuboid`) and turns with its principal moments.
 
 use crate::case::{About, Case, CaseError, Setup};
-use grains::{Body, Material, Quat, Settings, Solver, Vec3, WallDesc, World};
+use grains::{Body, Quat, Vec3};
 
 /// V22's half-extents (m).
 pub const V22_HALF: Vec3 = Vec3::new(0.1, 0.05, 0.02);
@@ -65,18 +65,7 @@ impl BoxAtRest {
 
 /// Runs V22 on `threads` threads (None: one).
 pub fn v22(threads: Option<usize>) -> Result<BoxAtRest, CaseError> {
-    let mut b = World::builder(Settings {
-        h: V22_H,
-        threads: threads.unwrap_or(1),
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    let mut b = super::on_floor::floor_world(V22_H, threads, 500, 1e-9);
     let tilt = Quat::from_rotation_x(0.3) * Quat::from_rotation_y(0.2);
     b.body(Body::cuboid(Vec3::new(0.0, 0.0, 0.15), V22_HALF, V22_MASS).with_orientation(tilt));
     let mut w = b.build()?;

@@ -8,7 +8,7 @@
 //! (`grains_kernels::clump`).
 
 use crate::case::{About, Case, CaseError, Setup};
-use grains::{Body, ClumpTemplate, Material, Quat, Settings, Solver, Vec3, Vec4, WallDesc, World};
+use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4};
 
 /// V23's member radius (m).
 pub const V23_RADIUS: f32 = 0.04;
@@ -101,18 +101,7 @@ impl ClumpAtRest {
 
 /// Runs V23 on `threads` threads (None: one).
 pub fn v23(threads: Option<usize>) -> Result<ClumpAtRest, CaseError> {
-    let mut b = World::builder(Settings {
-        h: V23_H,
-        threads: threads.unwrap_or(1),
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    let mut b = super::on_floor::floor_world(V23_H, threads, 500, 1e-9);
     let template = v23_template();
     let clump = b.clump_template(&template);
     let tilt = Quat::from_rotation_x(0.3) * Quat::from_rotation_y(0.2);

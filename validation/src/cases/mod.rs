@@ -10,6 +10,7 @@ pub mod ellipsoids;
 pub mod free_rotation;
 pub mod geometric;
 pub mod links;
+pub mod on_floor;
 pub mod particle;
 pub mod polygon_disc;
 pub mod polyhedra;

@@ -7,7 +7,7 @@
 //! with its three principal moments.
 
 use crate::case::{About, Case, CaseError, Setup};
-use grains::{Body, Material, Polyhedron, Quat, Settings, Solver, Vec3, WallDesc, World};
+use grains::{Body, Polyhedron, Quat, Vec3};
 
 /// V25's point cloud (m): an irregular pebble about 8 cm across.
 pub const V25_POINTS: [Vec3; 7] = [
@@ -91,19 +91,8 @@ impl PolyhedronAtRest {
 }
 
 /// Runs V25 on `threads` threads (None: one).
-pub fn v26(threads: Option<usize>) -> Result<PolyhedronAtRest, CaseError> {
-    let mut b = World::builder(Settings {
-        h: V25_H,
-        threads: threads.unwrap_or(1),
-        solver: Solver::GaussSeidel {
-            sweeps: 3000,
-            tolerance: 0.0,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+pub fn v25(threads: Option<usize>) -> Result<PolyhedronAtRest, CaseError> {
+    let mut b = super::on_floor::floor_world(V25_H, threads, 3000, 0.0);
     let pebble = Polyhedron::from_points(&V25_POINTS)?;
     let mass = pebble.mass(V25_DENSITY);
     let id = b.hull(&pebble);
@@ -158,7 +147,7 @@ impl Case for V25 {
     }
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
-        v26(setup.threads)
+        v25(setup.threads)
     }
 
     fn verdict(&self, m: &Self::Measured) -> bool {
