@@ -176,9 +176,25 @@ impl WorldBuilder {
                 ),
             });
         }
-        check_ellipsoid_partners(&self.bodies)?;
+        check_partners(
+            &self.bodies,
+            |s| matches!(s, Shape::Ellipsoid { .. }),
+            "ellipsoids",
+            true,
+        )?;
         crate::clump::check_clumps(&self.bodies, &self.clumps, self.settings.planar)?;
-        check_cuboid_partners(&self.bodies)?;
+        check_partners(
+            &self.bodies,
+            |s| matches!(s, Shape::Cuboid { .. }),
+            "boxes",
+            true,
+        )?;
+        check_partners(
+            &self.bodies,
+            |s| matches!(s, Shape::Ellipse { .. }),
+            "ellipses",
+            false,
+        )?;
         let cylinder = self.walls.iter().any(WallDesc::is_curved);
         if cylinder {
             if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
@@ -512,40 +528,39 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
     }
 }
 
-/// Refuses cuboids in a world with capsules or ellipses: the narrow phase meets a cuboid with
-/// spheres, cuboids and walls only.
-fn check_cuboid_partners(bodies: &[Body]) -> Result<(), BuildError> {
-    let is_cuboid = |b: &Body| matches!(b.shape, Shape::Cuboid { .. });
-    let other = bodies
-        .iter()
-        .position(|b| !b.shape.is_sphere() && !is_cuboid(b));
-    match (bodies.iter().position(is_cuboid), other) {
-        (Some(_), Some(i)) => Err(BuildError::Body {
-            body: i,
-            field: "shape",
-            problem: "cuboids meet spheres, cuboids and walls only, and this world has both cuboids and this capsule or ellipse".into(),
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Refuses ellipsoids in a world with other shapes than spheres and ellipsoids: the narrow
-/// phase meets an ellipsoid with spheres, ellipsoids and flat walls only.
-fn check_ellipsoid_partners(bodies: &[Body]) -> Result<(), BuildError> {
-    let is_ellipsoid = |b: &Body| matches!(b.shape, Shape::Ellipsoid { .. });
-    let other = bodies
-        .iter()
-        .position(|b| !b.shape.is_sphere() && !is_ellipsoid(b));
-    match (bodies.iter().position(is_ellipsoid), other) {
-        (Some(_), Some(i)) => Err(BuildError::Body {
-            body: i,
-            field: "shape",
-            problem: format!(
-                "ellipsoids meet spheres, ellipsoids and flat walls only, and this world has both ellipsoids and this {:?}",
-                bodies[i].shape
-            ),
-        }),
-        _ => Ok(()),
+/// Refuses a body of some other shape than spheres in a world with a body `is_kind` picks
+/// (named `kinds` in the message), where the narrow phase meets that kind with spheres, walls
+/// and, if `meets_itself`, its own kind only; a second body of the kind when it does not meet
+/// itself.
+fn check_partners(
+    bodies: &[Body],
+    is_kind: impl Fn(&Shape) -> bool,
+    kinds: &str,
+    meets_itself: bool,
+) -> Result<(), BuildError> {
+    let Some(first) = bodies.iter().position(|b| is_kind(&b.shape)) else {
+        return Ok(());
+    };
+    let unmet = |(i, b): &(usize, &Body)| {
+        !b.shape.is_sphere() && (!is_kind(&b.shape) || (!meets_itself && *i != first))
+    };
+    match bodies.iter().enumerate().find(unmet) {
+        Some((i, b)) => {
+            let own = if meets_itself {
+                format!(", {kinds}")
+            } else {
+                String::new()
+            };
+            Err(BuildError::Body {
+                body: i,
+                field: "shape",
+                problem: format!(
+                    "{kinds} meet spheres{own} and walls only (their other pairs are not detected), and this world has body {first} and this {}",
+                    crate::body::shape_name(b.shape)
+                ),
+            })
+        }
+        None => Ok(()),
     }
 }
 

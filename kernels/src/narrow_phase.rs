@@ -4,8 +4,8 @@
 //! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
 //! nearest the sphere's centre, by bisection), and cuboids' corners and edge crossings
 //! ([`crate::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
-//! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: they
-//! pass through each other (cuboids beside capsules or ellipses are refused at build).
+//! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: the
+//! builder refuses such worlds, as it refuses every pair of shapes not met here.
 //! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
 //! ellipsoids at one point; beside other shapes they are refused at build.
 

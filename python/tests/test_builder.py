@@ -423,27 +423,32 @@ def test_drum_with_caps_and_a_hopper_build():
 
 
 def test_other_shapes_take_their_mass_from_density():
-    s = grains.Settings()
-    s.planar = True
-    b = grains.WorldBuilder(s)
-    b.material(0.5)
-    b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
-    disks = b.add_disks([[0.0, 0.0, 0.1], [0.1, 0.0, 0.1]], [0.02, 0.03], density=100.0)
-    rods = b.add_capsules([[0.3, 0.0, 0.1]], 0.01, 0.05, density=100.0)
-    ovals = b.add_ellipses([[0.6, 0.0, 0.1]], 0.04, 0.02, density=100.0, group="ovals")
-    assert (disks, rods, ovals) == ((0, 2), (2, 3), (3, 4))
-    w = b.build()
-    # Planar densities are per area: π r², 4 r L + π r² (the stadium), π a b.
-    expected = [
-        100.0 * math.pi * 0.02**2,
-        100.0 * math.pi * 0.03**2,
-        100.0 * (4 * 0.01 * 0.05 + math.pi * 0.01**2),
-        100.0 * math.pi * 0.04 * 0.02,
-    ]
-    assert w.masses == pytest.approx(expected, rel=1e-6)  # float32 arithmetic
-    assert w.radii.tolist() == pytest.approx([0.02, 0.03, 0.01, 0.04])
-    w.step(10)
-    assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
+    def planar_world(add):
+        s = grains.Settings()
+        s.planar = True
+        b = grains.WorldBuilder(s)
+        b.material(0.5)
+        b.plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+        disks = b.add_disks([[0.0, 0.0, 0.1], [0.1, 0.0, 0.1]], [0.02, 0.03], density=100.0)
+        assert disks == (0, 2)
+        assert add(b) == (2, 3)
+        return b.build()
+
+    # Planar densities are per area: π r², 4 r L + π r² (the stadium), π a b. An ellipse meets
+    # disks and walls only, so the capsule and the ellipse are in worlds of their own.
+    disk_masses = [100.0 * math.pi * 0.02**2, 100.0 * math.pi * 0.03**2]
+    rod = planar_world(lambda b: b.add_capsules([[0.3, 0.0, 0.1]], 0.01, 0.05, density=100.0))
+    oval = planar_world(
+        lambda b: b.add_ellipses([[0.6, 0.0, 0.1]], 0.04, 0.02, density=100.0, group="ovals")
+    )
+    for w, mass, radius in [
+        (rod, 100.0 * (4 * 0.01 * 0.05 + math.pi * 0.01**2), 0.01),
+        (oval, 100.0 * math.pi * 0.04 * 0.02, 0.04),
+    ]:
+        assert w.masses == pytest.approx(disk_masses + [mass], rel=1e-6)  # float32 arithmetic
+        assert w.radii.tolist() == pytest.approx([0.02, 0.03, radius])
+        w.step(10)
+        assert np.all(w.velocities[:, 1] == 0.0)  # planar: no motion along y
 
 
 def test_cubes_rest_on_a_face_with_their_weight_on_the_floor():

@@ -670,7 +670,25 @@ fn unsupported_cuboids_are_refused() {
     };
     assert!(problem(Settings::default(), &[flat]).contains("positive"));
     let capsule = Body::capsule(Vec3::new(1.0, 0.0, 0.5), 0.05, 0.2, 1.0);
-    assert!(problem(Settings::default(), &[cube, capsule]).contains("cuboids meet"));
+    assert!(problem(Settings::default(), &[cube, capsule]).contains("boxes meet"));
+    // Planar ellipses meet disks and walls only: a capsule or a second ellipse beside one is
+    // refused (their pairs are not detected), naming the unmet body.
+    let oval = |x: f32| Body::ellipse(Vec3::new(x, 0.0, 0.5), 0.2, 0.1, 1.0);
+    let disk = Body::disk(Vec3::new(-1.0, 0.0, 0.5), 0.1, 1.0);
+    assert!(floor_world(planar, &[oval(0.0), disk]).is_ok());
+    for (other, name) in [(capsule, "capsule"), (oval(1.0), "ellipse")] {
+        match floor_world(planar, &[oval(0.0), disk, other]) {
+            Err(BuildError::Body { body, problem, .. }) => {
+                assert_eq!(body, 2, "{problem}");
+                assert!(
+                    problem.contains("ellipses meet spheres and walls only"),
+                    "{problem}"
+                );
+                assert!(problem.ends_with(name), "{problem}");
+            }
+            other => panic!("built or wrong error: {:?}", other.err()),
+        }
+    }
     let gpu = Settings {
         backend: Backend::Gpu,
         solver: Solver::Jacobi {
