@@ -90,11 +90,13 @@ fn placed_spheres(p: &Placed, table: &ClumpTable) -> Option<([Vec4; MAX_CLUMP_ME
             Some((out, 1))
         }
         Shape::Clump { template, .. } => {
-            let members = table.members(template);
-            for (o, m) in out.iter_mut().zip(members) {
-                *o = (p.centre + p.q * m.truncate()).extend(m.w);
+            let members = clump_members(p.centre, p.q, template, table);
+            let mut n = 0;
+            for (o, (c, r)) in out.iter_mut().zip(members) {
+                *o = c.extend(r);
+                n += 1;
             }
-            Some((out, members.len()))
+            Some((out, n))
         }
         _ => None,
     }

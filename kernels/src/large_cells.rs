@@ -30,6 +30,8 @@ pub struct LargeCells {
     bodies: Vec<u32>,
     /// Cell of each body of the `large` list given to [`Self::build`], in its order.
     cell_of: Vec<u32>,
+    /// The next free slot of each cell while the bodies are scattered.
+    fill: Vec<u32>,
 }
 
 impl LargeCells {
@@ -78,10 +80,11 @@ impl LargeCells {
             self.start[c + 1] += self.start[c];
         }
         self.bodies.resize(large.len(), 0);
-        let mut fill = self.start[..cells].to_vec();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start[..cells]);
         for (&l, &c) in large.iter().zip(&self.cell_of) {
-            self.bodies[fill[c as usize] as usize] = l;
-            fill[c as usize] += 1;
+            self.bodies[self.fill[c as usize] as usize] = l;
+            self.fill[c as usize] += 1;
         }
     }
 
