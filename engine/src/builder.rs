@@ -276,7 +276,11 @@ impl WorldBuilder {
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
         let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
             + springs.iter().filter(|s| s.implicit).count();
-        crate::inertia::check_anisotropic_world(&self.settings, &self.bodies)?;
+        crate::inertia::check_anisotropic_world(
+            &self.settings,
+            &self.bodies,
+            friction.any_moment_friction(),
+        )?;
         let parts = Parts {
             joints: joints.clone(),
             springs,

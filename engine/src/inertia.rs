@@ -38,10 +38,13 @@ pub(crate) fn check_principal_moments(i: usize, b: &Body) -> Result<(), BuildErr
 }
 
 /// Refuses anisotropic bodies where the world cannot turn them with their tensor: in planar
-/// mode (only the moment about y matters there: give it as `inertia`) and on the GPU backend.
+/// mode (only the moment about y matters there: give it as `inertia`), and on the GPU backend
+/// beside spinning or rolling friction (`moment_friction`: its moment rows take one scalar
+/// inertia per body).
 pub(crate) fn check_anisotropic_world(
     settings: &Settings,
     bodies: &[Body],
+    moment_friction: bool,
 ) -> Result<(), BuildError> {
     let anisotropic = |i: usize| {
         bodies
@@ -51,8 +54,11 @@ pub(crate) fn check_anisotropic_world(
     let Some(i) = (0..bodies.len()).find(|&i| anisotropic(i)) else {
         return Ok(());
     };
-    if settings.backend == Backend::Gpu {
-        return Err(GpuError::Unsupported("anisotropic inertia (principal moments)").into());
+    if settings.backend == Backend::Gpu && moment_friction {
+        return Err(GpuError::Unsupported(
+            "anisotropic inertia (principal moments) with spinning or rolling friction (the CPU backend has them together)",
+        )
+        .into());
     }
     let refuse = |why: &str| {
         Err(BuildError::Body {

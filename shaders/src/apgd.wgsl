@@ -262,7 +262,7 @@ fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         if s != e {
             let before = motion[i];
             let g = extrapolated_impulse(s, e, momentum.beta);
-            let after = kick(before, g);
+            let after = kick(i, before, g);
             motion[i] = after;
             energy = dot(g[0], after.linear - before.linear) + dot(g[1], after.angular - before.angular);
         }

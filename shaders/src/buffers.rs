@@ -1,5 +1,6 @@
 //! Device buffers of the step, sized once per body count, with their bind groups.
 
+use crate::inertia::BodyInertia;
 use crate::programs::{Programs, SOLVE_BINDINGS};
 use bytemuck::{Pod, Zeroable};
 use grains_kernels::layout::{ContactRow, Motion, Wall};
@@ -95,6 +96,8 @@ pub struct Sizes {
     pub rows: u64,
     /// Whether the contacts have moment rows (spinning or rolling friction).
     pub moments: bool,
+    /// Whether some body is anisotropic (the inertia buffer holds one entry per body, else one).
+    pub anisotropic: bool,
 }
 
 impl Sizes {
@@ -106,6 +109,7 @@ impl Sizes {
         materials: usize,
         large: usize,
         moments: bool,
+        anisotropic: bool,
     ) -> Self {
         let n = bodies as u64;
         Sizes {
@@ -117,6 +121,7 @@ impl Sizes {
             cells: (4 * n).max(4096),
             rows: (ROWS_PER_BODY * n).max(1024),
             moments,
+            anisotropic,
         }
     }
 
@@ -157,6 +162,9 @@ pub struct Buffers {
     pub cache: [wgpu::Buffer; 2],
     pub dispatch: wgpu::Buffer,
     pub moments: Option<MomentBuffers>,
+    /// Each body's inertia (`inertia.wgsl`): one entry per body where some body is
+    /// anisotropic, else one empty entry.
+    pub inertia: wgpu::Buffer,
     /// Group 0 for a step writing set `p` and reading set `1 − p`.
     pub step_groups: [wgpu::BindGroup; 2],
     pub dispatch_group: wgpu::BindGroup,
@@ -351,6 +359,11 @@ impl Buffers {
         let stats = a.storage("stats", 8, 4)?;
         let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
         let solver_rows = a.storage("solver_rows", rows_cap, SOLVER_ROW_BYTES)?;
+        let inertia = a.storage(
+            "inertia",
+            if sizes.anisotropic { n } else { 1 },
+            std::mem::size_of::<BodyInertia>() as u64,
+        )?;
         let row_start = [
             a.storage("row_start", n + 1, 4)?,
             a.storage("row_start", n + 1, 4)?,
@@ -439,7 +452,9 @@ impl Buffers {
         let dispatch_group = single_group(device, "dispatch", &programs.dispatch_layout, &dispatch);
         let solve_list = [
             &pos_radius,
+            &orientation,
             &motion,
+            &kind,
             &grid,
             &rows,
             &gamma,
@@ -449,6 +464,7 @@ impl Buffers {
             &stats,
             &residual_blocks,
             &solver_rows,
+            &inertia,
         ];
         let mut solve_entries = vec![wgpu::BindGroupEntry {
             binding: 0,
@@ -496,6 +512,7 @@ impl Buffers {
             cache,
             dispatch,
             moments,
+            inertia,
             step_groups,
             dispatch_group,
             solve_group,
@@ -528,7 +545,7 @@ mod tests {
             max_storage_buffer_binding_size: 1 << 20,
             ..gpu.limits.clone()
         };
-        let sizes = Sizes::for_scene(100_000, 5, 0, 1, 0, false);
+        let sizes = Sizes::for_scene(100_000, 5, 0, 1, 0, false, false);
         match Buffers::new(&gpu.device, &limits, "test", &programs, sizes) {
             Err(GpuError::OutOfMemory {
                 bodies,
@@ -541,7 +558,7 @@ mod tests {
             Err(e) => panic!("wrong error: {e}"),
             Ok(_) => panic!("a 1.6 MB buffer passed a 1 MiB limit"),
         }
-        let fits = Sizes::for_scene(1_000, 5, 0, 1, 0, false);
+        let fits = Sizes::for_scene(1_000, 5, 0, 1, 0, false, false);
         assert!(Buffers::new(&gpu.device, &gpu.limits, "test", &programs, fits).is_ok());
     }
 }

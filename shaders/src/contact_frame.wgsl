@@ -3,10 +3,12 @@
 // builds the full contact rows, and the solve, which rebuilds them from the compact solver rows
 // (solver_row.wgsl).
 
-/// eᵀ M⁻¹ e of one body for direction e with lever arm r.
-fn body_weight(m: Motion, r: vec3<f32>, e: vec3<f32>) -> f32 {
+/// eᵀ M⁻¹ e of body i (motion m) for direction e with lever arm r: 1/m + |r × e|²/I, plus
+/// (r × e)ᵀ I_w⁻¹ (r × e) for an anisotropic body (rotational_weight: inertia.wgsl, or 0 in the
+/// narrow phase, inertia_off.wgsl).
+fn body_weight(i: u32, m: Motion, r: vec3<f32>, e: vec3<f32>) -> f32 {
     let c = cross(r, e);
-    return m.inv_mass + m.inv_inertia * dot(c, c);
+    return m.inv_mass + m.inv_inertia * dot(c, c) + rotational_weight(i, c);
 }
 
 /// An orthonormal frame (t1, t2 = n × t1) for unit n, branch-free (as tangent_frame).
@@ -30,14 +32,14 @@ fn contact_frame(a: u32, b: u32, n: vec3<f32>, ra: vec3<f32>, rb: vec3<f32>) -> 
     let t1 = frame[0];
     let t2 = frame[1];
     let ma = motion[a];
-    var wn = body_weight(ma, ra, n);
-    var w1 = body_weight(ma, ra, t1);
-    var w2 = body_weight(ma, ra, t2);
+    var wn = body_weight(a, ma, ra, n);
+    var w1 = body_weight(a, ma, ra, t1);
+    var w2 = body_weight(a, ma, ra, t2);
     if b != NO_BODY {
         let mb = motion[b];
-        wn = wn + body_weight(mb, rb, n);
-        w1 = w1 + body_weight(mb, rb, t1);
-        w2 = w2 + body_weight(mb, rb, t2);
+        wn = wn + body_weight(b, mb, rb, n);
+        w1 = w1 + body_weight(b, mb, rb, t1);
+        w2 = w2 + body_weight(b, mb, rb, t2);
     }
     var row: ContactRow;
     row.n = n;

@@ -155,11 +155,12 @@ fn gathered_impulse(s: u32, e: u32) -> array<vec3<f32>, 2> {
     return array<vec3<f32>, 2>(dp, dl);
 }
 
-/// v ← v + M⁻¹ (P, L) for a body's gathered impulse `g` (then the planar mask).
-fn kick(m: Motion, g: array<vec3<f32>, 2>) -> Motion {
+/// v ← v + M⁻¹ (P, L) for body i's gathered impulse `g` (then the planar mask): ω gains L/I, or
+/// I_w⁻¹ L for an anisotropic body (inertia.wgsl).
+fn kick(i: u32, m: Motion, g: array<vec3<f32>, 2>) -> Motion {
     var out = m;
     out.linear = m.linear + g[0] * m.inv_mass;
-    out.angular = m.angular + g[1] * m.inv_inertia;
+    out.angular = m.angular + g[1] * m.inv_inertia + anisotropic_turn(i, g[1]);
     return planar_mask(out);
 }
 
@@ -177,5 +178,5 @@ fn body_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     if s == e {
         return;
     }
-    motion[i] = kick(motion[i], gathered_impulse(s, e));
+    motion[i] = kick(i, motion[i], gathered_impulse(s, e));
 }

@@ -8,6 +8,7 @@
 mod apgd;
 mod buffers;
 mod device;
+mod inertia;
 mod mesh;
 mod profiler;
 mod programs;
@@ -21,9 +22,10 @@ use buffers::{Buffers, GridInfo, Moment, Params, Sizes, MAX_PAIRS};
 use device::Gpu;
 use grains_kernels::broad_phase::{large_limit, Envelope};
 use grains_kernels::forces::{Actuation, Load, LOAD};
+use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use grains_kernels::mesh::MeshWalls;
-use grains_kernels::observe::kinetic_energy;
+use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
 use grains_kernels::{SolverKind, StageTimes, StepParams, StepStats};
 use profiler::{Profiler, TIMED_PASSES};
 use programs::Programs;
@@ -73,6 +75,9 @@ pub struct GpuPipeline {
     /// APGD's momentum and last iterates with its solve's bind groups (none before the first
     /// APGD step on the current buffers).
     apgd: Option<apgd::ApgdBuffers>,
+    /// The anisotropic bodies' principal moments, for the coming uploads and the kinetic
+    /// energy.
+    inertia: PrincipalInertia,
 }
 
 /// Bytes of one contact's moment rows.
@@ -110,6 +115,7 @@ impl GpuPipeline {
             steps: 0,
             meshes: None,
             apgd: None,
+            inertia: PrincipalInertia::default(),
         })
     }
 
@@ -131,6 +137,13 @@ impl GpuPipeline {
         self.programs.load_meshes(&self.gpu)?;
         mesh::MeshBuffers::update(&mut self.meshes, &self.gpu, &self.programs, mesh);
         Ok(())
+    }
+
+    /// The anisotropic bodies' principal moments (the CPU's [`PrincipalInertia`]; their
+    /// `inv_inertia` is 0). Takes effect with the next upload of the bodies, which it asks for.
+    pub fn set_principal_inertia(&mut self, inertia: PrincipalInertia) {
+        self.inertia = inertia;
+        self.upload = true;
     }
 
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
@@ -200,6 +213,7 @@ impl GpuPipeline {
                 && s.drives == (drives.len() + self.loads.len()) as u64
                 && s.materials == friction.count as u64
                 && s.moments == rolls
+                && s.anisotropic == self.inertia.any()
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
             self.large_limit = large_limit(&bodies.pos_radius, &[]);
@@ -213,6 +227,7 @@ impl GpuPipeline {
                 friction.count,
                 large.len(),
                 rolls,
+                self.inertia.any(),
             );
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
@@ -292,7 +307,12 @@ impl GpuPipeline {
             iterations: self.last.iterations,
             residual: f32::from_bits(stats[STAT_RESIDUAL]),
             max_penetration: f32::from_bits(stats[STAT_PENETRATION]),
-            kinetic_energy: kinetic_energy(&bodies.motion, &bodies.kind, &mut self.energy_blocks),
+            kinetic_energy: kinetic_energy_of_rigid_bodies(
+                &bodies.motion,
+                &bodies.kind,
+                (&bodies.orientation, &self.inertia),
+                &mut self.energy_blocks,
+            ),
         };
         self.elapsed += clock.elapsed().as_secs_f64();
         Ok(self.last)
@@ -475,6 +495,8 @@ impl GpuPipeline {
             bytemuck::cast_slice(&friction_tables(friction)),
         );
         q.write_buffer(&b.large, 0, bytemuck::cast_slice(large));
+        let inertia = inertia::inertia_entries(&self.inertia.moments, &bodies.orientation);
+        q.write_buffer(&b.inertia, 0, bytemuck::cast_slice(&inertia));
         self.upload = false;
     }
 

@@ -6,6 +6,8 @@ use grains_kernels::GpuError;
 const LAYOUT: &str = include_str!("layout.wgsl");
 const CONE: &str = include_str!("cone.wgsl");
 const CONTACT_FRAME: &str = include_str!("contact_frame.wgsl");
+const INERTIA: &str = include_str!("inertia.wgsl");
+const INERTIA_OFF: &str = include_str!("inertia_off.wgsl");
 const SOLVER_ROW: &str = include_str!("solver_row.wgsl");
 const ROLLING: &str = include_str!("rolling.wgsl");
 const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
@@ -114,12 +116,13 @@ impl ContactPrograms {
     }
 }
 
-/// The storage bindings that the solve's stages and the solver rows' compaction use: those of
-/// `layout.wgsl` (pos_radius, motion, grid, rows, gamma, impulse, body_start, body_entries,
-/// stats, residual_blocks), then the solver rows (`solver_row.wgsl`, binding 32). The solve
-/// (Jacobi's and APGD's) and the compaction bind these alone as their group 0, since the step's
-/// 31 and the moments fill the 32 storage buffers a stage may have on some adapters (lavapipe).
-pub const SOLVE_BINDINGS: [u32; 11] = [1, 3, 11, 18, 19, 20, 21, 23, 24, 25, 32];
+/// The storage bindings that the solve's stages, the solver rows' compaction and integrate use:
+/// those of `layout.wgsl` (pos_radius, orientation, motion, kind, grid, rows, gamma, impulse,
+/// body_start, body_entries, stats, residual_blocks), then the solver rows (`solver_row.wgsl`,
+/// binding 32) and the bodies' inertia (`inertia.wgsl`, binding 33). These stages bind them
+/// alone as their group 0, since the step's 31 and the moments fill the 32 storage buffers a
+/// stage may have on some adapters (lavapipe).
+pub const SOLVE_BINDINGS: [u32; 14] = [1, 2, 3, 5, 11, 18, 19, 20, 21, 23, 24, 25, 32, 33];
 
 /// APGD's solve (`apgd.wgsl` after the Jacobi stage and the Coulomb correction), with or
 /// without the moment rows; every stage of its solve pass, bound to [`SOLVE_BINDINGS`].
@@ -273,7 +276,14 @@ impl Programs {
         let narrow_module = compile(
             device,
             "narrow_phase",
-            &[LAYOUT, CONTACT_FRAME, WALL_CONTACT, MESH_OFF, NARROW_PHASE],
+            &[
+                LAYOUT,
+                INERTIA_OFF,
+                CONTACT_FRAME,
+                WALL_CONTACT,
+                MESH_OFF,
+                NARROW_PHASE,
+            ],
         );
         let warm = compile(
             device,
@@ -283,14 +293,29 @@ impl Programs {
         let jacobi = compile(
             device,
             "jacobi",
-            &[LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, ROLLING_OFF, JACOBI],
+            &[
+                LAYOUT,
+                INERTIA,
+                CONE,
+                CONTACT_FRAME,
+                SOLVER_ROW,
+                ROLLING_OFF,
+                JACOBI,
+            ],
         );
         let correction = compile(
             device,
             "coulomb_correction",
-            &[LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, COULOMB_CORRECTION],
+            &[
+                LAYOUT,
+                INERTIA,
+                CONE,
+                CONTACT_FRAME,
+                SOLVER_ROW,
+                COULOMB_CORRECTION,
+            ],
         );
-        let integrate = compile(device, "integrate", &[LAYOUT, INTEGRATE]);
+        let integrate = compile(device, "integrate", &[LAYOUT, INERTIA, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
         let parallel = compile(device, "parallel", &[PARALLEL]);
         let make = |layout: &wgpu::PipelineLayout, module: &wgpu::ShaderModule, entry: &str| {
@@ -319,7 +344,7 @@ impl Programs {
             rolling: None,
             meshes: None,
             apgd: [None, None],
-            integrate_positions: make(&step, &integrate, "integrate_positions"),
+            integrate_positions: make(&solve, &integrate, "integrate_positions"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
             take_counts: make(&scan, &parallel, "take_counts"),
             scan_blocks: make(&scan, &parallel, "scan_blocks"),
@@ -357,7 +382,14 @@ impl Programs {
             let module = compile(
                 device,
                 "narrow_phase",
-                &[LAYOUT, CONTACT_FRAME, WALL_CONTACT, MESH, NARROW_PHASE],
+                &[
+                    LAYOUT,
+                    INERTIA_OFF,
+                    CONTACT_FRAME,
+                    WALL_CONTACT,
+                    MESH,
+                    NARROW_PHASE,
+                ],
             );
             ["find_pairs", "build_rows"].map(|e| pipeline(device, &layout, &module, e, &[]))
         })?);
@@ -384,7 +416,15 @@ impl Programs {
             let layout =
                 |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
-            let parts = [LAYOUT, CONE, CONTACT_FRAME, SOLVER_ROW, ROLLING, JACOBI];
+            let parts = [
+                LAYOUT,
+                INERTIA,
+                CONE,
+                CONTACT_FRAME,
+                SOLVER_ROW,
+                ROLLING,
+                JACOBI,
+            ];
             let jacobi = compile(device, "jacobi", &parts);
             let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
             ContactPrograms::new(device, [&layouts[0], &layouts[1]], &warm, &jacobi)
@@ -411,6 +451,7 @@ impl Programs {
             );
             let parts = [
                 LAYOUT,
+                INERTIA,
                 CONE,
                 CONTACT_FRAME,
                 SOLVER_ROW,

@@ -116,7 +116,13 @@ impl GpuPipeline {
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Integrate);
+            let mut pass = Pass::new(
+                &mut encoder,
+                &b.solve_group,
+                None,
+                queries,
+                TimedPass::Integrate,
+            );
             pass.run(&pr.integrate_positions, groups(n));
         }
         {

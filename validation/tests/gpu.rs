@@ -11,6 +11,8 @@
 
 #[path = "gpu/common.rs"]
 mod common;
+#[path = "gpu/inertia.rs"]
+mod inertia;
 #[path = "gpu/lifecycle.rs"]
 mod lifecycle;
 #[path = "gpu/meshes.rs"]

@@ -6,6 +6,7 @@ use crate::error::BuildError;
 use crate::health::StepError;
 use grains_gpu::GpuPipeline;
 use grains_kernels::forces::Load;
+use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::{
@@ -29,10 +30,15 @@ pub(super) struct GpuBackend {
 }
 
 impl GpuBackend {
-    /// Opens the first suitable adapter; compiles the moment rows now when a material pair of
-    /// `friction` has spinning or rolling friction.
-    pub(super) fn open(friction: &FrictionTable) -> Result<Self, BuildError> {
+    /// Opens the first suitable adapter for a world with the anisotropic bodies of `inertia`;
+    /// compiles the moment rows now when a material pair of `friction` has spinning or rolling
+    /// friction.
+    pub(super) fn open(
+        friction: &FrictionTable,
+        inertia: PrincipalInertia,
+    ) -> Result<Self, BuildError> {
         let mut device = GpuPipeline::new()?;
+        device.set_principal_inertia(inertia);
         if friction.any_moment_friction() {
             device.prepare_moment_rows()?;
         }
@@ -72,6 +78,10 @@ impl StepBackend for GpuBackend {
             self.synced_at = steps;
         }
         Ok(stats)
+    }
+
+    fn set_body_shapes(&mut self, _shapes: Vec<grains_kernels::Shape>, inertia: PrincipalInertia) {
+        self.device.set_principal_inertia(inertia);
     }
 
     fn sync(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError> {

@@ -83,9 +83,9 @@ pub(crate) trait StepBackend: Send + Sync {
     }
 
     /// Replaces each body's shape (empty: every body a sphere) and the anisotropic bodies'
-    /// principal moments after grains came or went ([`crate::lifecycle`]). Only the CPU
-    /// backend holds them; the others refuse shaped and anisotropic bodies at build, so they
-    /// never receive any and keep the default, which does nothing.
+    /// principal moments after grains came or went ([`crate::lifecycle`]). The CPU backend
+    /// holds both; the GPU backend the moments (it refuses shaped bodies at build); the
+    /// implicit stepper keeps the default, which does nothing.
     fn set_body_shapes(
         &mut self,
         _shapes: Vec<grains_kernels::Shape>,
@@ -170,7 +170,7 @@ pub(crate) fn open(
             Err(GpuError::Unsupported("springs and dampers").into())
         }
         #[cfg(feature = "gpu")]
-        Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction)?)),
+        Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction, parts.inertia)?)),
         #[cfg(not(feature = "gpu"))]
         Backend::Gpu => Err(BuildError::Gpu(
             "this build of grains has no GPU backend (built without the `gpu` feature)".into(),

@@ -8,7 +8,7 @@
 
 use crate::case::{About, Case, CaseError, Setup};
 use grains::glam::DVec3;
-use grains::{Body, Material, Settings, Vec3, World};
+use grains::{Body, BuildError, Material, Settings, Vec3, World};
 use grains_kernels::inertia::free_rotation_period;
 
 /// V21's principal moments (kg m²).
@@ -55,11 +55,20 @@ impl FreeRotation {
 
 /// Runs V21 on `threads` threads (None: one).
 pub fn v21(threads: Option<usize>) -> Result<FreeRotation, CaseError> {
+    let settings = Settings {
+        threads: threads.unwrap_or(1),
+        ..Settings::default()
+    };
+    v21_run(v21_world(settings)?)
+}
+
+/// V21's world on `settings` (their gravity and step replaced by V21's): the body alone,
+/// spinning at [`V21_SPIN`].
+pub fn v21_world(settings: Settings) -> Result<World, BuildError> {
     let mut b = World::builder(Settings {
         gravity: Vec3::ZERO,
         h: V21_H,
-        threads: threads.unwrap_or(1),
-        ..Settings::default()
+        ..settings
     });
     b.material(Material::new(0.5));
     b.body(
@@ -67,7 +76,12 @@ pub fn v21(threads: Option<usize>) -> Result<FreeRotation, CaseError> {
             .with_principal_moments(V21_MOMENTS)
             .with_angular_velocity(V21_SPIN),
     );
-    let mut w = b.build()?;
+    b.build()
+}
+
+/// Steps V21's world `w` for [`V21_T`] and measures the flips and drifts (the world is read
+/// after every step: give a GPU world `sync_every` = 1).
+pub fn v21_run(mut w: World) -> Result<FreeRotation, CaseError> {
     let moments = V21_MOMENTS.as_dvec3();
     let body_spin = |w: &World| (w.orientation(0).inverse() * w.angular_velocity(0)).as_dvec3();
     let state = |w: &World| -> (f64, DVec3) {
