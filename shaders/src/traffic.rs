@@ -28,6 +28,9 @@ const MOTION: usize = size_of::<Motion>();
 ///   range (two offsets) and its velocities (read and written);
 /// * APGD's `apgd_sweep` also reads and writes γ_{k−1} (`gamma_last`) and writes the momentum's
 ///   impulse D (γ⁺ − γ_k) (`momentum_impulse`), which `apgd_gather` reads beside the impulse.
+///
+/// The bodies are counted as isotropic (the benchmarks' spheres): an anisotropic body's
+/// 48-byte inertia entry (`inertia.wgsl`), read wherever its motion is, is not in the count.
 pub fn gpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
     let sweep = ROW + 2 * GAMMA + 2 * MOTION + IMPULSE;
     let gather = 2 * (ENTRY + IMPULSE);
