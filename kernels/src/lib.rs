@@ -45,6 +45,8 @@ pub mod contact_update;
 pub mod coulomb_correction;
 pub mod cuboid;
 pub mod ellipsoid;
+pub mod ellipsoid_frustum;
+pub mod ellipsoid_triangle;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod geometric;
