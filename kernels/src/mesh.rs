@@ -1,5 +1,7 @@
-//! Stage 3, narrow phase (mesh walls): sphere–triangle contacts with triangle-mesh walls, found
-//! through a uniform grid over the triangles.
+//! Stage 3, narrow phase (mesh walls): contacts of spheres, a clump's member spheres and
+//! ellipsoids ([`crate::ellipsoid_triangle`]) with the triangles of triangle-mesh walls, found
+//! through a uniform grid over the triangles ([`mesh_contacts`]: the same search and shared-rim
+//! rule for every body, each with its own candidate per triangle).
 //!
 //! The host places every mesh's triangles in world coordinates for the step ([`MeshWalls`]) and
 //! rebuilds the [`TriangleGrid`] when a mesh moves (once for meshes that never move). Each
@@ -19,7 +21,8 @@
 //! in a concave crease keeps one contact per face it touches.
 //!
 //! Contacts with triangle t are keyed as walls numbered after the flat and cylinder walls,
-//! `wall_key(i, first_wall + t)`, with body b = [`NO_BODY`]: the solver treats them as wall
+//! `wall_key(i, first_wall + t)`, or-ed with the probe's flag (a clump's member k carries
+//! [`crate::narrow_phase::wall_point_flag`]`(k)`), with body b = [`NO_BODY`]: the solver treats them as wall
 //! contacts and their warm start follows the triangle. The mesh's velocity at the contact
 //! point c = p − r n, v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
 

@@ -7,7 +7,10 @@
 //! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: the
 //! builder refuses such worlds, as it refuses every pair of shapes not met here.
 //! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
-//! ellipsoids at one point; beside other shapes they are refused at build.
+//! ellipsoids at one point, the inside of cylinders and cones at the support point reaching
+//! farthest from the axis ([`crate::ellipsoid_frustum`]) and mesh triangles at one point each
+//! ([`crate::ellipsoid_triangle`]); beside other shapes they are refused at build. Clumps meet
+//! walls and mesh triangles member by member ([`crate::clump`]).
 
 use crate::broad_phase::Grid;
 use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
