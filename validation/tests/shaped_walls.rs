@@ -32,11 +32,23 @@ fn square() -> Vec<[Vec3; 3]> {
     ]
 }
 
-/// The floor z = 0: a plane wall, or the mesh of [`square`].
+/// A regular hexagon of radius 1 at z = 0 as six triangles around the centre vertex.
+fn hexagon_fan() -> Vec<[Vec3; 3]> {
+    let corner = |k: i32| {
+        let t = std::f32::consts::FRAC_PI_3 * k as f32;
+        Vec3::new(t.cos(), t.sin(), 0.0)
+    };
+    (0..6)
+        .map(|k| [Vec3::ZERO, corner(k), corner(k + 1)])
+        .collect()
+}
+
+/// The floor z = 0: a plane wall, the mesh of [`square`] or of [`hexagon_fan`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Floor {
     Plane,
     Mesh,
+    Fan,
 }
 
 /// The body `add` puts into a world with `floor` (friction 0.5), after `steps` steps: its
@@ -51,6 +63,9 @@ fn settle(floor: Floor, add: &dyn Fn(&mut WorldBuilder), steps: u64) -> (Vec3, u
         Floor::Mesh => {
             b.mesh(MeshDesc::new(square()));
         }
+        Floor::Fan => {
+            b.mesh(MeshDesc::new(hexagon_fan()));
+        }
     }
     add(&mut b);
     let mut w = b.build().unwrap();
@@ -58,7 +73,8 @@ fn settle(floor: Floor, add: &dyn Fn(&mut WorldBuilder), steps: u64) -> (Vec3, u
     let contacts: Vec<_> = w.contacts().collect();
     for c in &contacts {
         let on_floor = match (floor, c.touching) {
-            (Floor::Plane, Touching::Wall { .. }) | (Floor::Mesh, Touching::Mesh { .. }) => true,
+            (Floor::Plane, Touching::Wall { .. }) => true,
+            (Floor::Mesh | Floor::Fan, Touching::Mesh { .. }) => true,
             _ => false,
         };
         assert!(on_floor, "{floor:?}: {c:?}");
@@ -67,14 +83,20 @@ fn settle(floor: Floor, add: &dyn Fn(&mut WorldBuilder), steps: u64) -> (Vec3, u
     (w.position(0), contacts.len(), force)
 }
 
-/// `settle` on the plane and on the mesh: the same height (to 1e-4 of `height`, which is also
-/// the closed form), `contacts` contacts on each, and the forces' sum the weight m g (to
-/// 1e-4) along z, with no net friction.
-fn rests_as_on_a_plane(add: &dyn Fn(&mut WorldBuilder), mass: f32, height: f32, contacts: usize) {
+/// `settle` on the plane and on the mesh `floor`: the same height (to 1e-4 of `height`, which
+/// is also the closed form), `contacts` contacts on each, and the forces' sum the weight m g
+/// (to 1e-4) along z, with no net friction.
+fn rests_as_on_a_plane(
+    floor: Floor,
+    add: &dyn Fn(&mut WorldBuilder),
+    mass: f32,
+    height: f32,
+    contacts: usize,
+) {
     let weight = mass * G;
     let plane = settle(Floor::Plane, add, 1500);
-    let mesh = settle(Floor::Mesh, add, 1500);
-    for (floor, (p, count, force)) in [(Floor::Plane, plane), (Floor::Mesh, mesh)] {
+    let mesh = settle(floor, add, 1500);
+    for (floor, (p, count, force)) in [(Floor::Plane, plane), (floor, mesh)] {
         assert!(
             (p.z - height).abs() < 1e-4 * height,
             "{floor:?}: z = {} vs {height}",
@@ -122,7 +144,8 @@ fn dumbbell_mass() -> f32 {
 
 /// A dumbbell rests on the mesh floor as on the plane, one contact per member, carrying its
 /// weight: over one triangle's face, across the shared diagonal (one member on each
-/// triangle), and along it (both members on the shared edge: no doubled support).
+/// triangle), along it (both members on the shared edge: no doubled support), and with a
+/// member on the centre vertex of a fan of six triangles.
 #[test]
 fn a_clump_rests_on_a_mesh_floor_as_on_a_plane() {
     let mass = dumbbell_mass();
@@ -131,24 +154,30 @@ fn a_clump_rests_on_a_mesh_floor_as_on_a_plane() {
         (Vec3::ZERO, 0.0),
         (Vec3::new(0.1, 0.1, 0.0), std::f32::consts::FRAC_PI_4),
     ] {
-        rests_as_on_a_plane(&dumbbell(centre, turn), mass, 0.05, 2);
+        rests_as_on_a_plane(Floor::Mesh, &dumbbell(centre, turn), mass, 0.05, 2);
     }
+    let on_the_vertex = dumbbell(Vec3::new(0.04, 0.0, 0.0), 0.0);
+    rests_as_on_a_plane(Floor::Fan, &on_the_vertex, mass, 0.05, 2);
 }
 
 /// An ellipsoid (0.06, 0.1, 0.04) laid level 1 mm above the floor rests on the mesh floor as
 /// on the plane, its centre c = 0.04 above it, one contact carrying its weight: over a face,
 /// with its lowest point on the shared diagonal (both triangles find it at their rim: one
-/// kept) and beside it.
+/// kept), beside it, and on the centre vertex of a fan of six triangles (six rim contacts
+/// found: one kept).
 #[test]
 fn an_ellipsoid_rests_on_a_mesh_floor_as_on_a_plane() {
     let (semi, mass) = (Vec3::new(0.06, 0.1, 0.04), 2.0);
-    for (x, y, turn) in [(0.5, -0.3, 0.7), (0.0, 0.0, 0.2), (0.2, 0.2005, -0.4)] {
-        let add = move |b: &mut WorldBuilder| {
+    let ellipsoid = |x: f32, y: f32, turn: f32| {
+        move |b: &mut WorldBuilder| {
             let at = Vec3::new(x, y, semi.z + 0.001);
             b.body(Body::ellipsoid(at, semi, mass).with_orientation(Quat::from_rotation_z(turn)));
-        };
-        rests_as_on_a_plane(&add, mass, semi.z, 1);
+        }
+    };
+    for (x, y, turn) in [(0.5, -0.3, 0.7), (0.0, 0.0, 0.2), (0.2, 0.2005, -0.4)] {
+        rests_as_on_a_plane(Floor::Mesh, &ellipsoid(x, y, turn), mass, semi.z, 1);
     }
+    rests_as_on_a_plane(Floor::Fan, &ellipsoid(0.0, 0.0, 0.3), mass, semi.z, 1);
 }
 
 /// A horizontal drum about x through the origin, radius 0.5, not turning.
