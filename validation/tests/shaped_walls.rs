@@ -72,11 +72,11 @@ fn settle(floor: Floor, add: &dyn Fn(&mut WorldBuilder), steps: u64) -> (Vec3, u
     w.run(steps).unwrap();
     let contacts: Vec<_> = w.contacts().collect();
     for c in &contacts {
-        let on_floor = match (floor, c.touching) {
-            (Floor::Plane, Touching::Wall { .. }) => true,
-            (Floor::Mesh | Floor::Fan, Touching::Mesh { .. }) => true,
-            _ => false,
-        };
+        let on_floor = matches!(
+            (floor, c.touching),
+            (Floor::Plane, Touching::Wall { .. })
+                | (Floor::Mesh | Floor::Fan, Touching::Mesh { .. })
+        );
         assert!(on_floor, "{floor:?}: {c:?}");
     }
     let force = contacts.iter().map(|c| c.force).sum();
