@@ -5,7 +5,7 @@
 //! |---|---|---|---|---|
 //! | sphere, clump | yes | yes | yes | yes |
 //! | ellipsoid | yes | yes | no | yes |
-//! | box, polyhedron | yes | yes | no | no |
+//! | box, polyhedron | yes | yes | no | yes |
 //! | capsule, ellipse | yes | no | no | no |
 //!
 //! A clump meets every wall as its member spheres. Inside a cylinder or cone the wall's depth
@@ -13,8 +13,9 @@
 //! point there is a vertex (the narrow phase's point contacts are exact), and an ellipsoid's
 //! is a support point (`grains_kernels::ellipsoid_frustum`); outside the mantle a face, an edge
 //! or the smooth side of a body can touch it between those points, which the narrow phase
-//! does not seek. Against a mesh, boxes and polyhedra would need vertex–face, edge–edge and
-//! face–vertex contacts with the triangles, capsules segment–triangle ones: not implemented.
+//! does not seek. Boxes and polyhedra meet mesh triangles by the separating-axis test
+//! (`grains_kernels::polytope_triangle`); capsules (segment–triangle) and planar ellipses do
+//! not.
 
 use crate::body::{shape_name, Body, Shape};
 use crate::error::BuildError;
@@ -52,7 +53,7 @@ pub(crate) fn check_wall_partners(
         }
         if meshes && !meets_mesh(b.shape) {
             return refuse(format!(
-                "is a {shape}, and this world has a mesh wall: only spheres, clumps and ellipsoids meet mesh walls (a {shape}'s contacts with triangles are not implemented)"
+                "is a {shape}, and this world has a mesh wall: only spheres, clumps, ellipsoids, boxes and polyhedra meet mesh walls (a {shape}'s contacts with triangles are not implemented)"
             ));
         }
     }
@@ -89,8 +90,5 @@ fn curved_partners(shape: Shape) -> &'static str {
 
 /// True when the narrow phase meets `shape` with mesh walls.
 fn meets_mesh(shape: Shape) -> bool {
-    matches!(
-        shape,
-        Shape::Sphere | Shape::Clump { .. } | Shape::Ellipsoid { .. }
-    )
+    !matches!(shape, Shape::Capsule { .. } | Shape::Ellipse { .. })
 }

@@ -65,6 +65,7 @@ pub mod parallel;
 pub mod periodic;
 pub mod pipeline;
 pub mod polyhedron;
+pub mod polytope_triangle;
 pub mod random;
 pub mod restitution;
 pub mod rolling;

@@ -1,7 +1,9 @@
 //! Stage 3, narrow phase (mesh walls): contacts of spheres, a clump's member spheres and
 //! ellipsoids ([`crate::ellipsoid_triangle`]) with the triangles of triangle-mesh walls, found
 //! through a uniform grid over the triangles ([`mesh_contacts`]: the same search and shared-rim
-//! rule for every body, each with its own candidate per triangle).
+//! rule for every body, each with its own candidate per triangle; boxes and polyhedra take the
+//! same search, [`for_each_triangle_near`], with several points per triangle,
+//! [`crate::polytope_triangle`]).
 //!
 //! The host places every mesh's triangles in world coordinates for the step ([`MeshWalls`]) and
 //! rebuilds the [`TriangleGrid`] when a mesh moves (once for meshes that never move). Each
@@ -443,6 +445,29 @@ pub fn mesh_contacts(
     });
 }
 
+/// Calls `f(triangle, index)` for every triangle, in increasing index, whose bounding box
+/// meets the box about the probe's bounding sphere widened by `reach`, from the triangle grid's
+/// cells there (`near`: a reusable buffer).
+pub fn for_each_triangle_near(
+    mesh: &MeshWalls,
+    probe: &MeshProbe,
+    reach: f32,
+    near: &mut Vec<u32>,
+    mut f: impl FnMut(&Triangle, u32),
+) {
+    let span = Vec3::splat(probe.radius + reach);
+    let (lo, hi) = (probe.centre - span, probe.centre + span);
+    mesh.grid.triangles_near(lo, hi, near);
+    for &t in near.iter() {
+        let tri = &mesh.triangles[t as usize];
+        let (tlo, thi) = bounding_box(tri);
+        if tlo.cmpgt(hi).any() || thi.cmplt(lo).any() {
+            continue;
+        }
+        f(tri, t);
+    }
+}
+
 /// A worker thread's reusable buffers for [`mesh_contacts`]: the triangles near a body, their
 /// candidate contacts and which of those are kept.
 type Scratch = (Vec<u32>, Vec<Candidate>, Vec<bool>);
@@ -465,18 +490,10 @@ fn mesh_contacts_in(
     mut row: impl FnMut(Vec3, f32, Vec3, Vec3, u32) -> Option<ContactRow>,
     out: &mut Vec<(u64, ContactRow)>,
 ) {
-    let span = Vec3::splat(probe.radius + reach);
-    let (lo, hi) = (probe.centre - span, probe.centre + span);
-    mesh.grid.triangles_near(lo, hi, near);
     candidates.clear();
-    for &t in near.iter() {
-        let tri = &mesh.triangles[t as usize];
-        let (tlo, thi) = bounding_box(tri);
-        if tlo.cmpgt(hi).any() || thi.cmplt(lo).any() {
-            continue;
-        }
-        candidates.extend(candidate(tri, t));
-    }
+    for_each_triangle_near(mesh, probe, reach, near, |tri, t| {
+        candidates.extend(candidate(tri, t))
+    });
     if candidates.is_empty() {
         return;
     }

@@ -10,7 +10,8 @@
 //! ellipsoids at one point, the inside of cylinders and cones at the support point reaching
 //! farthest from the axis ([`crate::ellipsoid_frustum`]) and mesh triangles at one point each
 //! ([`crate::ellipsoid_triangle`]); beside other shapes they are refused at build. Clumps meet
-//! walls and mesh triangles member by member ([`crate::clump`]).
+//! walls and mesh triangles member by member ([`crate::clump`]); boxes and polyhedra meet mesh
+//! triangles by the separating-axis test ([`crate::polytope_triangle`]).
 
 use crate::broad_phase::Grid;
 use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
@@ -23,6 +24,7 @@ use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motio
 use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
+use crate::polytope_triangle::polytope_mesh_contacts;
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
@@ -364,6 +366,52 @@ impl PairTests<'_> {
         mesh_contacts(self.mesh, &probe, reach, tol, candidate, row, out);
     }
 
+    /// Box–mesh and polyhedron–mesh: the contact points of body `i` (a polyhedron's `hull`; a
+    /// box's is built from its half-extents) with each triangle of the mesh walls near it
+    /// ([`polytope_mesh_contacts`]: the separating-axis test with the triangle as a thin
+    /// prism), point k of triangle t keyed `wall_key(i, triangle's wall) | wall_point_flag(k)`,
+    /// each kept when Φ ≤ ε̂ of its closing speed with the mesh at the point.
+    fn polytope_meshes(&self, i: u32, hull: Option<&Hull>, out: &mut Vec<(u64, ContactRow)>) {
+        if self.mesh.is_empty() || !self.bodies.is_dynamic(i as usize) {
+            return;
+        }
+        let body = self.placed(i as usize);
+        let m = &self.bodies.motion[i as usize];
+        let bound = body.shape.bounding_radius(body.radius);
+        let reach = self.mesh_reach(m.v().length() + m.w().length() * bound);
+        let probe = MeshProbe {
+            body: i,
+            centre: body.centre,
+            radius: bound,
+            flag: 0,
+        };
+        let material = self.bodies.material[i as usize];
+        polytope_mesh_contacts(self.mesh, &probe, &body, hull, reach, |t, k, touch| {
+            let tri = &self.mesh.triangles[t as usize];
+            let arm = touch.pa - body.centre;
+            let vw = self.mesh.motions[tri.mesh() as usize].velocity_at(touch.pa);
+            let closing = closing_speed(point_velocity(m, arm), vw, touch.n);
+            if touch.phi > self.p.envelope.pair(closing, self.p.h) {
+                return;
+            }
+            let mu = self.friction.mu(material, tri.material());
+            let row = self.contact_row(
+                i,
+                NO_BODY,
+                m,
+                None,
+                touch.n,
+                touch.phi,
+                arm,
+                Vec3::ZERO,
+                mu,
+                vw,
+            );
+            let key = wall_key(i, self.mesh.wall_of(t)) | wall_point_flag(k);
+            out.push((key, row));
+        });
+    }
+
     /// The largest ε̂ a body point moving at `speed` can have with any mesh.
     #[inline(always)]
     fn mesh_reach(&self, speed: f32) -> f32 {
@@ -492,9 +540,15 @@ impl PairTests<'_> {
                 self.ellipsoid_frustums(l, semi_axes, out);
                 self.support_walls(l, |d| ellipsoid_support(q, semi_axes, d), out)
             }
-            Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
+            Shape::Cuboid { half_extents } => {
+                self.polytope_meshes(l, None, out);
+                self.cuboid_walls(l, half_extents, out)
+            }
             Shape::Clump { template, .. } => self.clump_walls(l, template, out),
-            Shape::Polyhedron { hull, .. } => self.polyhedron_walls(l, hull, out),
+            Shape::Polyhedron { hull, .. } => {
+                self.polytope_meshes(l, Some(&self.hulls[hull as usize]), out);
+                self.polyhedron_walls(l, hull, out)
+            }
         }
     }
 
