@@ -1,14 +1,15 @@
-//! Shaped grains (issue 16) against mesh, cylinder and cone walls: clumps and ellipsoids resting
-//! on a triangulated floor as on a plane (over a face and across the triangles' shared edge),
-//! clumps, ellipsoids, boxes and polyhedra at the bottom of a drum at the closed-form height,
-//! the same bits on 1 and 2 threads on a mesh floor, and the pairs still refused. Boxes and
-//! polyhedra rest on the mesh floor as on the plane too.
+//! Shaped grains (issue 16) against mesh, cylinder and cone walls: clumps, ellipsoids, boxes and
+//! polyhedra resting on a triangulated floor as on a plane (over a face, across and along the
+//! triangles' shared edge, on a fan's shared vertex) and at the bottom of a drum at the
+//! closed-form depth (V26), piles on a mesh floor giving the same bits on 1 and 2 threads, and
+//! the pairs still refused.
 
 use glam::{Quat, Vec3, Vec4};
 use grains::{
     Body, BuildError, ClumpTemplate, Material, MeshDesc, Polyhedron, Settings, Solver, Touching,
     WallDesc, World, WorldBuilder,
 };
+use grains_validation::cases::drum_rest::v26;
 
 const G: f32 = 9.81;
 
@@ -243,98 +244,16 @@ fn boxes_and_polyhedra_rest_on_a_mesh_floor_as_on_a_plane() {
     }
 }
 
-/// A horizontal drum about x through the origin, radius 0.5, not turning.
-const DRUM_R: f32 = 0.5;
-
-/// The body `add` puts into the drum (friction 0.5) after 2000 steps: its centre and the sum of
-/// its contacts' forces, each on the drum.
-fn settle_in_drum(add: &dyn Fn(&mut WorldBuilder)) -> (Vec3, Vec3) {
-    let mut b = World::builder(tight());
-    b.material(Material::new(0.5));
-    b.wall(WallDesc::cylinder(Vec3::ZERO, Vec3::X, DRUM_R, 0.5, true));
-    add(&mut b);
-    let mut w = b.build().unwrap();
-    w.run(2000).unwrap();
-    let contacts: Vec<_> = w.contacts().collect();
-    assert!(!contacts.is_empty());
-    for c in &contacts {
-        assert!(
-            matches!(c.touching, Touching::Wall { wall: 0, .. }),
-            "{c:?}"
-        );
+/// V26: a dumbbell clump, an ellipsoid, a box and the box as a polyhedron at rest at the bottom
+/// of a drum at the closed-form depth, on the vertical through the axis, forces = weight, each
+/// to 1e-4 (see `grains_validation::cases::drum_rest`).
+#[test]
+fn v26_shaped_grains_rest_at_the_bottom_of_a_drum() {
+    let rests = v26(None).unwrap();
+    assert_eq!(rests.len(), 4);
+    for r in &rests {
+        assert!(r.passes(), "{r:?}");
     }
-    (w.position(0), contacts.iter().map(|c| c.force).sum())
-}
-
-/// At the bottom of the drum the centre is `depth` below the axis (to 1e-4 of the gap
-/// R − depth between it and the mantle's lowest line), on the vertical through the axis, and
-/// the contact forces add up to the weight.
-fn rests_at_the_bottom(add: &dyn Fn(&mut WorldBuilder), mass: f32, depth: f32) {
-    let (p, force) = settle_in_drum(add);
-    let scale = DRUM_R - depth;
-    assert!(
-        (p.z + depth).abs() < 1e-4 * scale,
-        "z = {} vs {}",
-        p.z,
-        -depth
-    );
-    assert!(p.y.abs() < 1e-4 * scale, "y = {}", p.y);
-    let weight = mass * G;
-    assert!(
-        (force - weight * Vec3::Z).length() < 1e-4 * weight,
-        "{force} vs {weight}"
-    );
-}
-
-/// A dumbbell along the drum's axis: each member of radius r at R − r from the axis.
-#[test]
-fn a_clump_rests_at_the_bottom_of_a_drum() {
-    let add = |b: &mut WorldBuilder| {
-        let rod = b.clump_template(&ClumpTemplate::rod(2, 0.05, 0.08).unwrap());
-        let at = Vec3::new(0.0, 0.0, -(DRUM_R - 0.05) + 0.005);
-        b.body(Body::clump(at, Quat::IDENTITY, &rod, 1000.0));
-    };
-    rests_at_the_bottom(&add, dumbbell_mass(), DRUM_R - 0.05);
-}
-
-/// An ellipsoid (0.06, 0.04, 0.03) lying along the axis, its shortest semi-axis c vertical:
-/// its centre R − c below the axis (its cross-section's curvature radius at the bottom,
-/// b²/c = 0.053, is below R, so it touches at one point).
-#[test]
-fn an_ellipsoid_rests_at_the_bottom_of_a_drum() {
-    let (semi, mass) = (Vec3::new(0.06, 0.04, 0.03), 0.5);
-    let add = move |b: &mut WorldBuilder| {
-        let at = Vec3::new(0.0, 0.0, -(DRUM_R - semi.z) + 0.001);
-        b.body(Body::ellipsoid(at, semi, mass));
-    };
-    rests_at_the_bottom(&add, mass, DRUM_R - semi.z);
-}
-
-/// A box of half-extents (0.06, 0.05, 0.04) lying along the axis rests on its four bottom
-/// corners at ρ = R: the centre √(R² − 0.05²) − 0.04 below the axis; the same box given as a
-/// polyhedron (its hull's axes are the box's) rests there too.
-#[test]
-fn boxes_and_polyhedra_rest_on_their_corners_at_the_bottom_of_a_drum() {
-    let half = Vec3::new(0.06, 0.05, 0.04);
-    let depth = (DRUM_R * DRUM_R - half.y * half.y).sqrt() - half.z;
-    let at = Vec3::new(0.0, 0.0, -depth + 0.001);
-    let mass = 0.5;
-    rests_at_the_bottom(
-        &|b: &mut WorldBuilder| {
-            b.body(Body::cuboid(at, half, mass));
-        },
-        mass,
-        depth,
-    );
-    let hull = Polyhedron::from_points(&box_corners(half)).unwrap();
-    rests_at_the_bottom(
-        &|b: &mut WorldBuilder| {
-            let id = b.hull(&hull);
-            b.body(Body::polyhedron(at, id, mass));
-        },
-        mass,
-        depth,
-    );
 }
 
 /// A floor of 4 × 4 squares over [−0.3, 0.3]², two triangles each.
