@@ -1,6 +1,6 @@
 //! `[[meshes]]`: STL files read, checked and placed; each bad file refused at the line of its
 //! `file` key naming the STL file (and the triangle); a named mesh's `wall_force` carries the
-//! grains' weight, clumps' and ellipsoids' too; the shipped mixer blade loads and turns.
+//! grains' weight, clumps', ellipsoids' and boxes' too; the shipped mixer blade loads and turns.
 
 use grains::Vec3;
 use grains_app::runner::sample;
@@ -185,8 +185,8 @@ wall = "floor"
 }
 
 #[test]
-fn clumps_and_ellipsoids_on_a_named_mesh_floor_load_its_wall_force_with_their_weight() {
-    // Four dumbbell clumps, then four ellipsoids, laid level 1 mm above the shipped floor
+fn shaped_grains_on_a_named_mesh_floor_load_its_wall_force_with_their_weight() {
+    // Four dumbbell clumps, then four ellipsoids, then four boxes, laid level 1 mm above the shipped floor
     // (scaled to 0.4 m) on a lattice: each comes to rest on the triangles, edges or vertices
     // under it, and the mesh's `wall_force` is minus their weight (to 1e-4).
     let dir = tmp("shaped");
@@ -198,6 +198,7 @@ fn clumps_and_ellipsoids_on_a_named_mesh_floor_load_its_wall_force_with_their_we
             "[clumps.dumbbell]\nrod = {{ spheres = 2, radius = 0.02, spacing = 0.03 }}\n\n[[bodies]]\nshape = \"clump\"\nclump = \"dumbbell\"\n{lattice}"
         ),
         format!("[[bodies]]\nshape = \"ellipsoid\"\nsemi_axes = [0.04, 0.03, 0.02]\n{lattice}"),
+        format!("[[bodies]]\nshape = \"box\"\nhalf_extents = [0.04, 0.03, 0.02]\n{lattice}"),
     ];
     for body in bodies {
         let rest =
