@@ -186,9 +186,9 @@ wall = "floor"
 
 #[test]
 fn shaped_grains_on_a_named_mesh_floor_load_its_wall_force_with_their_weight() {
-    // Four dumbbell clumps, then four ellipsoids, then four boxes, laid level 1 mm above the shipped floor
-    // (scaled to 0.4 m) on a lattice: each comes to rest on the triangles, edges or vertices
-    // under it, and the mesh's `wall_force` is minus their weight (to 1e-4).
+    // Four dumbbell clumps, then four ellipsoids, then four boxes, laid level 1 mm above the
+    // shipped floor (scaled to 0.4 m) on a lattice: each comes to rest on the triangles, edges
+    // or vertices under it, and the mesh's `wall_force` is minus their weight (to 1e-4).
     let dir = tmp("shaped");
     let floor = shipped("floor_288.stl");
     let keys = format!("file = \"{}\"\nscale = 0.4", floor.display());
