@@ -38,6 +38,7 @@ pub(crate) fn check_wall_partners(
             })
         };
         let shape = shape_name(b.shape);
+        let a_shape = with_article(shape);
         for (w, wall) in walls.iter().enumerate() {
             let Some(inside) = grains_inside(wall) else {
                 continue;
@@ -46,18 +47,28 @@ pub(crate) fn check_wall_partners(
             let side = if inside { "inside" } else { "outside" };
             if !meets_curved_wall(b.shape, inside) {
                 return refuse(format!(
-                    "is a {shape}, and wall {w} is a {kind} with the grains {side} it: a {shape} meets a cylinder or cone wall {} (the other pairs are not implemented)",
+                    "is {a_shape}, and wall {w} is a {kind} with the grains {side} it: {a_shape} meets a cylinder or cone wall {} (the other pairs are not implemented)",
                     curved_partners(b.shape)
                 ));
             }
         }
         if meshes && !meets_mesh(b.shape) {
             return refuse(format!(
-                "is a {shape}, and this world has a mesh wall: only spheres, clumps, ellipsoids, boxes and polyhedra meet mesh walls (a {shape}'s contacts with triangles are not implemented)"
+                "is {a_shape}, and this world has a mesh wall: only spheres, clumps, ellipsoids, boxes and polyhedra meet mesh walls ({a_shape}'s contacts with triangles are not implemented)"
             ));
         }
     }
     Ok(())
+}
+
+/// A shape's name with its indefinite article ("a box", "an ellipsoid").
+fn with_article(name: &str) -> String {
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {name}")
 }
 
 /// Whether the grains are inside a cylinder or cone wall; `None` for the other walls.
