@@ -47,8 +47,8 @@ pub(crate) fn check_wall_partners(
             let side = if inside { "inside" } else { "outside" };
             if !meets_curved_wall(b.shape, inside) {
                 return refuse(format!(
-                    "is {a_shape}, and wall {w} is a {kind} with the grains {side} it: {a_shape} meets a cylinder or cone wall {} (the other pairs are not implemented)",
-                    curved_partners(b.shape)
+                    "is {a_shape}, and wall {w} is a {kind} with the grains {side} it: {}",
+                    curved_partners(b.shape, &a_shape)
                 ));
             }
         }
@@ -89,13 +89,13 @@ fn meets_curved_wall(shape: Shape, inside: bool) -> bool {
     }
 }
 
-/// Where `shape` meets cylinder and cone walls, for the refusal's message.
-fn curved_partners(shape: Shape) -> &'static str {
+/// Where `shape` (named `a_shape`) meets cylinder and cone walls, for the refusal's message.
+fn curved_partners(shape: Shape, a_shape: &str) -> String {
     match shape {
-        Shape::Cuboid { .. } | Shape::Polyhedron { .. } | Shape::Ellipsoid { .. } => {
-            "only from inside (outside, a side of it can touch the mantle between the points the narrow phase tests)"
-        }
-        _ => "nowhere",
+        Shape::Cuboid { .. } | Shape::Polyhedron { .. } | Shape::Ellipsoid { .. } => format!(
+            "{a_shape} meets cylinder and cone walls only from inside (outside, a side of it can touch the mantle between the points the narrow phase tests)"
+        ),
+        _ => format!("{a_shape}'s contacts with cylinder and cone walls are not implemented"),
     }
 }
 
