@@ -16,8 +16,7 @@
 use crate::broad_phase::Grid;
 use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
 use crate::cuboid::{cuboid_corners, cuboid_pair_points};
-use crate::ellipsoid::PlacedEllipsoid;
-use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
+use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support, PlacedEllipsoid};
 use crate::ellipsoid_frustum::ellipsoid_in_frustum;
 use crate::ellipsoid_triangle::ellipsoid_triangle_candidate;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
@@ -385,30 +384,14 @@ impl PairTests<'_> {
             radius: bound,
             flag: 0,
         };
-        let material = self.bodies.material[i as usize];
         polytope_mesh_contacts(self.mesh, &probe, &body, hull, reach, |t, k, touch| {
             let tri = &self.mesh.triangles[t as usize];
             let arm = touch.pa - body.centre;
             let vw = self.mesh.motions[tri.mesh() as usize].velocity_at(touch.pa);
-            let closing = closing_speed(point_velocity(m, arm), vw, touch.n);
-            if touch.phi > self.p.envelope.pair(closing, self.p.h) {
-                return;
+            let row = self.mesh_row(i, Vec3::ZERO, point_velocity(m, arm));
+            if let Some(row) = row(touch.n, touch.phi, arm, vw, tri.material()) {
+                out.push((wall_key(i, self.mesh.wall_of(t)) | wall_point_flag(k), row));
             }
-            let mu = self.friction.mu(material, tri.material());
-            let row = self.contact_row(
-                i,
-                NO_BODY,
-                m,
-                None,
-                touch.n,
-                touch.phi,
-                arm,
-                Vec3::ZERO,
-                mu,
-                vw,
-            );
-            let key = wall_key(i, self.mesh.wall_of(t)) | wall_point_flag(k);
-            out.push((key, row));
         });
     }
 
@@ -420,7 +403,8 @@ impl PairTests<'_> {
 
     /// The row builder of body `i`'s mesh contacts for [`crate::mesh::mesh_contacts`]: the
     /// probe's arm shifted by `offset` (the probe's centre less the body's), kept when Φ ≤ ε̂ of
-    /// the closing speed of `velocity` (the probe centre's) with the mesh's at the contact.
+    /// the closing speed of `velocity` (the probe centre's, or the contact point's) with the
+    /// mesh's at the contact.
     #[inline(always)]
     fn mesh_row(
         &self,
