@@ -24,9 +24,10 @@
 //!
 //! Contacts with triangle t are keyed as walls numbered after the flat and cylinder walls,
 //! `wall_key(i, first_wall + t)`, or-ed with the probe's flag (a clump's member k carries
-//! [`crate::narrow_phase::wall_point_flag`]`(k)`), with body b = [`NO_BODY`]: the solver treats them as wall
-//! contacts and their warm start follows the triangle. The mesh's velocity at the contact
-//! point c = p − r n, v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
+//! [`crate::narrow_phase::wall_point_flag`]`(k)`, a box's or polyhedron's point k the same),
+//! with body b = [`NO_BODY`]: the solver treats them as wall contacts and their warm start
+//! follows the triangle. The mesh's velocity at the contact point c (p − r n for a sphere),
+//! v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
 
 use crate::layout::{wall_key, ContactRow, NO_BODY};
 use bytemuck::{Pod, Zeroable};
