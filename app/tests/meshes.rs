@@ -1,6 +1,6 @@
 //! `[[meshes]]`: STL files read, checked and placed; each bad file refused at the line of its
 //! `file` key naming the STL file (and the triangle); a named mesh's `wall_force` carries the
-//! grains' weight; the shipped mixer blade loads and turns.
+//! grains' weight, clumps', ellipsoids' and boxes' too; the shipped mixer blade loads and turns.
 
 use grains::Vec3;
 use grains_app::runner::sample;
@@ -181,6 +181,38 @@ wall = "floor"
         (force + weight).abs() < 1e-4 * weight,
         "wall_force {force} against the weight {weight}"
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn shaped_grains_on_a_named_mesh_floor_load_its_wall_force_with_their_weight() {
+    // Four dumbbell clumps, then four ellipsoids, then four boxes, laid level 1 mm above the
+    // shipped floor (scaled to 0.4 m) on a lattice: each comes to rest on the triangles, edges
+    // or vertices under it, and the mesh's `wall_force` is minus their weight (to 1e-4).
+    let dir = tmp("shaped");
+    let floor = shipped("floor_288.stl");
+    let keys = format!("file = \"{}\"\nscale = 0.4", floor.display());
+    let lattice = "generator = \"lattice\"\ndensity = 1000.0\norigin = [-0.05, -0.05, 0.021]\nspacing = 0.1\ncounts = [2, 2, 1]";
+    let bodies = [
+        format!(
+            "[clumps.dumbbell]\nrod = {{ spheres = 2, radius = 0.02, spacing = 0.03 }}\n\n[[bodies]]\nshape = \"clump\"\nclump = \"dumbbell\"\n{lattice}"
+        ),
+        format!("[[bodies]]\nshape = \"ellipsoid\"\nsemi_axes = [0.04, 0.03, 0.02]\n{lattice}"),
+        format!("[[bodies]]\nshape = \"box\"\nhalf_extents = [0.04, 0.03, 0.02]\n{lattice}"),
+    ];
+    for body in bodies {
+        let rest =
+            format!("\n{body}\n\n[[observables]]\nkind = \"wall_force\"\nwall = \"floor\"\n");
+        let scene = load(&dir, &scene(&keys, &rest)).unwrap();
+        let mut world = scene.world(None).unwrap();
+        world.run(500).unwrap();
+        let force = sample(&scene, &world, &mut Vec::new())[0];
+        let weight: f64 = (0..world.len()).map(|i| world.mass(i) as f64 * G).sum();
+        assert!(
+            (force + weight).abs() < 1e-4 * weight,
+            "{body}: wall_force {force} against the weight {weight}"
+        );
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 

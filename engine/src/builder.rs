@@ -18,7 +18,8 @@ use crate::world::World;
 use glam::Vec3;
 use grains_kernels::clump::ClumpTable;
 use grains_kernels::cuboid::cuboid_corners;
-use grains_kernels::ellipsoid::smooth_support;
+use grains_kernels::ellipsoid::{smooth_support, PlacedEllipsoid};
+use grains_kernels::ellipsoid_frustum::ellipsoid_in_frustum;
 use grains_kernels::narrow_phase::MAX_BODIES;
 use grains_kernels::polyhedron::{hull_vertices, Hull};
 use grains_kernels::shape::capsule_ends;
@@ -195,16 +196,11 @@ impl WorldBuilder {
             "ellipses",
             false,
         )?;
-        let cylinder = self.walls.iter().any(WallDesc::is_curved);
-        if cylinder {
-            if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
-                return Err(BuildError::Body {
-                    body: i,
-                    field: "shape",
-                    problem: "only spheres can meet a cylinder or cone wall, and this world has one (other shapes against them are not implemented)".into(),
-                });
-            }
-        }
+        crate::wall_partners::check_wall_partners(
+            &self.bodies,
+            &self.walls,
+            !self.meshes.is_empty(),
+        )?;
         materials.list.shrink_to_fit();
         let mut bodies = Bodies::default();
         let mut drives = Vec::new();
@@ -375,7 +371,8 @@ impl WorldBuilder {
 
 impl WorldBuilder {
     /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them:
-    /// non-sphere bodies, restitution and spinning or rolling friction do not meet meshes yet.
+    /// restitution and spinning or rolling friction do not meet meshes yet (the shapes that
+    /// do not are refused by [`crate::wall_partners`]).
     fn checked_meshes(
         &self,
         friction: &grains_kernels::FrictionTable,
@@ -392,13 +389,6 @@ impl WorldBuilder {
                 problem: problem.into(),
             })
         };
-        if let Some(i) = self.bodies.iter().position(|b| !b.shape.is_sphere()) {
-            return Err(BuildError::Body {
-                body: i,
-                field: "shape",
-                problem: "only spheres can meet a mesh wall, and this world has one (other shapes against meshes are not implemented)".into(),
-            });
-        }
         if friction.any_restitution() {
             return refuse("material", "cannot be used with restitution (a material with e > 0): mesh contacts do not restitute yet");
         }
@@ -619,7 +609,8 @@ fn check_bodies_outside_walls(
 /// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
-/// face; a clump's members as spheres (template from `clumps`), a polyhedron's vertices (its
+/// face, an ellipsoid's deepest point inside a cylinder or cone ([`ellipsoid_in_frustum`]); a
+/// clump's members as spheres (template from `clumps`), a polyhedron's vertices (its
 /// hull in `hulls`) as points.
 pub(crate) fn depth_in_wall(
     b: &Body,
@@ -650,6 +641,14 @@ pub(crate) fn depth_in_wall(
         }
         Shape::Clump { template, .. } => {
             return crate::clump::clump_depth_in_wall(b, template, clumps, wall);
+        }
+        Shape::Ellipsoid { semi_axes } if wall.is_curved() => {
+            let body = PlacedEllipsoid {
+                centre: b.position,
+                q: b.orientation,
+                semi_axes,
+            };
+            return ellipsoid_in_frustum(w, &body).map_or(f32::NEG_INFINITY, |t| -t.phi);
         }
         Shape::Ellipse { .. } | Shape::Ellipsoid { .. } => {
             let n = wall.normal;

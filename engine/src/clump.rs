@@ -374,7 +374,7 @@ pub(crate) fn clump_depth_in_wall(
 
 /// Checks the clumps of a world: each names a template of `table` with its bound, carries its
 /// principal moments, lives in 3-D, and shares the world with spheres and clumps only (the
-/// narrow phase meets a clump with spheres, clumps and flat walls).
+/// narrow phase meets a clump with spheres, clumps and every wall, meshes included).
 pub(crate) fn check_clumps(
     bodies: &[Body],
     table: &ClumpTable,

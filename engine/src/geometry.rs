@@ -274,7 +274,8 @@ impl WallDesc {
         matches!(self.shape, WallShape::Cylinder { .. })
     }
 
-    /// True for a curved wall (a cylinder or a cone), which only spheres can meet.
+    /// True for a curved wall (a cylinder or a cone), which only some shapes meet
+    /// (`crate::wall_partners`).
     pub fn is_curved(&self) -> bool {
         matches!(
             self.shape,

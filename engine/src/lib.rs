@@ -51,6 +51,7 @@ pub mod settings;
 pub mod sink;
 pub mod snapshot;
 pub mod solver;
+mod wall_partners;
 pub mod world;
 
 pub use glam;

@@ -1,8 +1,10 @@
 //! Triangle-mesh walls: a surface of triangles (an STL file's, say) placed in the world, fixed
 //! or moved by a prescribed translation and a rotation about an axis (a drum, a mixer's blade,
 //! a screw). Spheres touch its faces, edges and vertices with one contact per touching point
-//! (see `grains_kernels::mesh`); capsules and ellipses do not meet meshes (refused at build),
-//! nor does the GPU backend run them yet.
+//! (see `grains_kernels::mesh`), and so do a clump's member spheres, ellipsoids, boxes and
+//! polyhedra (on the CPU, `grains_kernels::ellipsoid_triangle`,
+//! `grains_kernels::polytope_triangle`); capsules and ellipses do not meet meshes (refused at
+//! build, `crate::wall_partners`).
 
 use crate::error::{finite3, BuildError};
 use crate::loads::WallLoad;

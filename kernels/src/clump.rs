@@ -6,12 +6,16 @@
 //! its centre of mass:
 //! * against a sphere or another clump's member, Φ = ‖c_a − c_b‖ − r_a − r_b for every pair of
 //!   members (a plain sphere is a clump of one member at its centre);
-//! * against a wall, each member as a sphere ([`crate::wall_contact::point_wall`]).
+//! * against a wall, each member as a sphere ([`crate::wall_contact::point_wall`]: faces, edges,
+//!   rims, cylinders and cones);
+//! * against a mesh wall's triangles, each member as a sphere
+//!   ([`crate::mesh::sphere_mesh_contacts`], the shared-rim rule per member).
 //!
 //! A template holds at most [`MAX_CLUMP_MEMBERS`] spheres: the contacts of one pair of bodies
 //! are told apart by a point number in their pair key ([`crate::narrow_phase::point_flag`]),
 //! member k_a of a against member k_b of b being point 8 k_a + k_b < 64 (six flag bits), and a
-//! member on a wall point k_a < 8 (the three flag bits of the body's half of a wall key).
+//! member on a wall or a mesh triangle point k_a < 8 (the flag bits of the body's half of a wall
+//! key, [`crate::narrow_phase::wall_point_flag`]).
 
 use crate::shape::{spheres_touch, Placed, Shape, Touch};
 use glam::{Vec3, Vec4};

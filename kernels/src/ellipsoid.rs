@@ -139,6 +139,59 @@ pub fn ellipsoid_sphere(a: &Placed, semi_axes: Vec3, p: Vec3, r: f32) -> Touch {
     }
 }
 
+/// An ellipsoid placed in the world: centre, orientation and semi-axes (body axes).
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedEllipsoid {
+    /// Centre (m).
+    pub centre: Vec3,
+    /// Orientation of the body axes.
+    pub q: Quat,
+    /// Semi-axes along the body's x, y, z (m).
+    pub semi_axes: Vec3,
+}
+
+impl PlacedEllipsoid {
+    /// The signed distance of `y` (negative inside), the ellipsoid's point nearest it and the
+    /// outward normal there ([`ellipsoid_nearest`]).
+    #[inline(always)]
+    pub fn signed_distance(&self, y: Vec3) -> (f32, Vec3, Vec3) {
+        let (e, n) = ellipsoid_nearest(self.centre, self.q, self.semi_axes, y);
+        ((y - e).dot(n), e, n)
+    }
+}
+
+/// The argument of the least on [`lo`, `hi`] of a function with one least there (a convex one,
+/// say), from its derivative `slope`: `lo` when the slope there is ≥ 0, `hi` when it is < 0
+/// there, else where it turns from negative to non-negative, by bisection to the f32
+/// resolution of the argument (the sign of a slope stays sharp where the function itself is
+/// too flat for its values to tell the least apart).
+pub fn least_by_bisection(slope: impl Fn(f32) -> f32, lo: f32, hi: f32) -> f32 {
+    if slope(lo) >= 0.0 {
+        return lo;
+    }
+    if slope(hi) < 0.0 {
+        return hi;
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    for _ in 0..BISECTIONS {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if slope(mid) < 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The most halvings of [`least_by_bisection`]: f32 has 24 bits of mantissa, and a bracket
+/// about zero halves through the exponents too before its ends meet; 64 halvings shrink any
+/// bracket of order 1 below 10⁻¹⁹.
+const BISECTIONS: usize = 64;
+
 /// One ellipsoid for [`ellipsoids_touch`]: M = R A² Rᵀ, whose support offset in n is
 /// M n/√(nᵀ M n).
 struct Metric(DMat3);

@@ -1,5 +1,9 @@
-//! Stage 3, narrow phase (mesh walls): sphere–triangle contacts with triangle-mesh walls, found
-//! through a uniform grid over the triangles.
+//! Stage 3, narrow phase (mesh walls): contacts of spheres, a clump's member spheres and
+//! ellipsoids ([`crate::ellipsoid_triangle`]) with the triangles of triangle-mesh walls, found
+//! through a uniform grid over the triangles ([`mesh_contacts`]: the same search and shared-rim
+//! rule for every body, each with its own candidate per triangle; boxes and polyhedra take the
+//! same search, [`for_each_triangle_near`], with several points per triangle,
+//! [`crate::polytope_triangle`]).
 //!
 //! The host places every mesh's triangles in world coordinates for the step ([`MeshWalls`]) and
 //! rebuilds the [`TriangleGrid`] when a mesh moves (once for meshes that never move). Each
@@ -19,9 +23,11 @@
 //! in a concave crease keeps one contact per face it touches.
 //!
 //! Contacts with triangle t are keyed as walls numbered after the flat and cylinder walls,
-//! `wall_key(i, first_wall + t)`, with body b = [`NO_BODY`]: the solver treats them as wall
-//! contacts and their warm start follows the triangle. The mesh's velocity at the contact
-//! point c = p − r n, v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
+//! `wall_key(i, first_wall + t)`, or-ed with the probe's flag (a clump's member k carries
+//! [`crate::narrow_phase::wall_point_flag`]`(k)`, a box's or polyhedron's point k the same),
+//! with body b = [`NO_BODY`]: the solver treats them as wall contacts and their warm start
+//! follows the triangle. The mesh's velocity at the contact point c (p − r n for a sphere),
+//! v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
 
 use crate::layout::{wall_key, ContactRow, NO_BODY};
 use bytemuck::{Pod, Zeroable};
@@ -297,33 +303,45 @@ pub fn closest_point_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> (Vec3, Featur
     (a + ab * (vb * denom) + ac * (vc * denom), Feature::Face)
 }
 
-/// One triangle's candidate contact with a sphere.
+/// One triangle's candidate contact with a body (a sphere, a clump's member, an ellipsoid).
 #[derive(Clone, Copy, Debug)]
 pub struct Candidate {
     /// Triangle index.
     pub triangle: u32,
-    /// Closest point of the triangle to the centre.
+    /// The triangle's point at the contact (for a sphere, its closest point to the centre).
     pub point: Vec3,
-    /// Unit normal from the triangle to the centre.
+    /// Unit normal from the triangle to the body.
     pub normal: Vec3,
-    /// Distance from the centre to the triangle along `normal` (Φ + r).
+    /// How far the body is from the triangle, for ranking the candidates of one body against
+    /// each other (a sphere: its centre's distance Φ + r; an ellipsoid: Φ).
     pub distance: f32,
     /// Face or rim.
     pub feature: Feature,
+    /// Gap Φ (m).
+    pub gap: f32,
+    /// The body's surface point at the contact, relative to the probe's centre.
+    pub arm: Vec3,
 }
 
-/// The candidate contact of the sphere centred at `p` with triangle `t` (index `index`):
-/// at a face, the face normal turned towards p and the distance (p − a)·n_f; at the rim,
-/// n = (p − q)/‖p − q‖ and ‖p − q‖ (the face normal when p lies on the rim).
-pub fn triangle_candidate(p: Vec3, t: &Triangle, index: u32) -> Candidate {
-    let v = t.vertices();
-    let (q, feature) = closest_point_on_triangle(p, v);
+/// The unit normal of triangle `v`'s face turned towards `p`.
+#[inline(always)]
+pub fn face_normal_towards(v: [Vec3; 3], p: Vec3) -> Vec3 {
     let face = (v[1] - v[0]).cross(v[2] - v[0]).normalize();
-    let face = if (p - v[0]).dot(face) < 0.0 {
+    if (p - v[0]).dot(face) < 0.0 {
         -face
     } else {
         face
-    };
+    }
+}
+
+/// The candidate contact of the sphere of radius `r` centred at `p` with triangle `t` (index
+/// `index`): at a face, the face normal turned towards p and the distance (p − a)·n_f; at the
+/// rim, n = (p − q)/‖p − q‖ and ‖p − q‖ (the face normal when p lies on the rim); Φ = distance
+/// − r, the arm −r n.
+pub fn sphere_triangle_candidate(p: Vec3, r: f32, t: &Triangle, index: u32) -> Candidate {
+    let v = t.vertices();
+    let (q, feature) = closest_point_on_triangle(p, v);
+    let face = face_normal_towards(v, p);
     let (normal, distance) = match feature {
         Feature::Face => (face, (p - v[0]).dot(face)),
         Feature::Rim => {
@@ -337,6 +355,8 @@ pub fn triangle_candidate(p: Vec3, t: &Triangle, index: u32) -> Candidate {
         normal,
         distance,
         feature,
+        gap: distance - r,
+        arm: -r * normal,
     }
 }
 
@@ -375,33 +395,82 @@ pub fn drop_shared_rim_contacts(
     candidates.retain(|_| *k.next().unwrap_or(&true));
 }
 
-/// The sphere whose mesh contacts are sought: its body index, centre and radius.
-pub struct SphereProbe {
+/// A body whose mesh contacts are sought: its index, a centre and the radius about it that
+/// holds every point of it that can touch (a sphere's own), and the flag or-ed into its
+/// contacts' keys (a clump's member number, [`crate::narrow_phase::wall_point_flag`]; 0 for a
+/// whole body).
+pub struct MeshProbe {
     /// Body index.
     pub body: u32,
     /// Centre (m).
     pub centre: Vec3,
-    /// Radius (m).
+    /// Bounding radius about `centre` (m).
     pub radius: f32,
+    /// Key flag of the probe's contacts.
+    pub flag: u64,
 }
 
-/// Appends the rows of the contacts of the sphere `s` with the meshes, in ascending key order
-/// (descending triangle): every triangle within `reach` (the largest ε̂ the sphere can have
-/// with any mesh) whose gap Φ is within ε̂ of its closing speed, after
-/// [`drop_shared_rim_contacts`]. `row(n, Φ, r_a, v_wall, material)` builds the row, or
-/// `None` when Φ exceeds the pair's ε̂.
+/// Appends the rows of the contacts of the sphere `s` (centre, radius) with the meshes:
+/// [`mesh_contacts`] with [`sphere_triangle_candidate`].
 pub fn sphere_mesh_contacts(
     mesh: &MeshWalls,
-    s: &SphereProbe,
+    s: &MeshProbe,
     reach: f32,
     row: impl FnMut(Vec3, f32, Vec3, Vec3, u32) -> Option<ContactRow>,
     out: &mut Vec<(u64, ContactRow)>,
 ) {
-    SCRATCH.with_borrow_mut(|scratch| sphere_mesh_contacts_in(mesh, s, reach, scratch, row, out));
+    let candidate = |t: &Triangle, index| {
+        let c = sphere_triangle_candidate(s.centre, s.radius, t, index);
+        (c.gap <= reach).then_some(c)
+    };
+    mesh_contacts(mesh, s, reach, 1e-4 * s.radius, candidate, row, out);
 }
 
-/// A worker thread's reusable buffers for [`sphere_mesh_contacts`]: the triangles near a
-/// sphere, their candidate contacts and which of those are kept.
+/// Appends the rows of the contacts of the body `probe` with the meshes, in ascending key order
+/// (descending triangle), each key `wall_key(body, triangle's wall) | flag`: every triangle
+/// whose box comes within `reach` (the largest ε̂ the body can have with any mesh) of the
+/// probe's bounding sphere and for which `candidate(triangle, index)` finds a contact, after
+/// [`drop_shared_rim_contacts`] with tolerance `tol`. `row(n, Φ, arm, v_wall, material)`
+/// builds the row (arm from the probe's centre), or `None` when Φ exceeds the pair's ε̂.
+pub fn mesh_contacts(
+    mesh: &MeshWalls,
+    probe: &MeshProbe,
+    reach: f32,
+    tol: f32,
+    candidate: impl FnMut(&Triangle, u32) -> Option<Candidate>,
+    row: impl FnMut(Vec3, f32, Vec3, Vec3, u32) -> Option<ContactRow>,
+    out: &mut Vec<(u64, ContactRow)>,
+) {
+    SCRATCH.with_borrow_mut(|scratch| {
+        mesh_contacts_in(mesh, probe, reach, tol, scratch, candidate, row, out)
+    });
+}
+
+/// Calls `f(triangle, index)` for every triangle, in increasing index, whose bounding box
+/// meets the box about the probe's bounding sphere widened by `reach`, from the triangle grid's
+/// cells there (`near`: a reusable buffer).
+pub fn for_each_triangle_near(
+    mesh: &MeshWalls,
+    probe: &MeshProbe,
+    reach: f32,
+    near: &mut Vec<u32>,
+    mut f: impl FnMut(&Triangle, u32),
+) {
+    let span = Vec3::splat(probe.radius + reach);
+    let (lo, hi) = (probe.centre - span, probe.centre + span);
+    mesh.grid.triangles_near(lo, hi, near);
+    for &t in near.iter() {
+        let tri = &mesh.triangles[t as usize];
+        let (tlo, thi) = bounding_box(tri);
+        if tlo.cmpgt(hi).any() || thi.cmplt(lo).any() {
+            continue;
+        }
+        f(tri, t);
+    }
+}
+
+/// A worker thread's reusable buffers for [`mesh_contacts`]: the triangles near a body, their
+/// candidate contacts and which of those are kept.
 type Scratch = (Vec<u32>, Vec<Candidate>, Vec<bool>);
 
 thread_local! {
@@ -410,41 +479,31 @@ thread_local! {
     };
 }
 
-/// [`sphere_mesh_contacts`] with the thread's buffers.
-fn sphere_mesh_contacts_in(
+/// [`mesh_contacts`] with the thread's buffers.
+#[allow(clippy::too_many_arguments)]
+fn mesh_contacts_in(
     mesh: &MeshWalls,
-    s: &SphereProbe,
+    probe: &MeshProbe,
     reach: f32,
+    tol: f32,
     (near, candidates, keep): &mut Scratch,
+    mut candidate: impl FnMut(&Triangle, u32) -> Option<Candidate>,
     mut row: impl FnMut(Vec3, f32, Vec3, Vec3, u32) -> Option<ContactRow>,
     out: &mut Vec<(u64, ContactRow)>,
 ) {
-    let span = Vec3::splat(s.radius + reach);
-    mesh.grid
-        .triangles_near(s.centre - span, s.centre + span, near);
     candidates.clear();
-    let (lo, hi) = (s.centre - span, s.centre + span);
-    for &t in near.iter() {
-        let tri = &mesh.triangles[t as usize];
-        let (tlo, thi) = bounding_box(tri);
-        if tlo.cmpgt(hi).any() || thi.cmplt(lo).any() {
-            continue;
-        }
-        let c = triangle_candidate(s.centre, tri, t);
-        if c.distance - s.radius <= reach {
-            candidates.push(c);
-        }
-    }
+    for_each_triangle_near(mesh, probe, reach, near, |tri, t| {
+        candidates.extend(candidate(tri, t))
+    });
     if candidates.is_empty() {
         return;
     }
-    drop_shared_rim_contacts(candidates, keep, &mesh.triangles, 1e-4 * s.radius);
+    drop_shared_rim_contacts(candidates, keep, &mesh.triangles, tol);
     for c in candidates.iter().rev() {
         let tri = &mesh.triangles[c.triangle as usize];
-        let arm = -s.radius * c.normal;
-        let vw = mesh.motions[tri.mesh() as usize].velocity_at(s.centre + arm);
-        let key = wall_key(s.body, mesh.wall_of(c.triangle));
-        if let Some(r) = row(c.normal, c.distance - s.radius, arm, vw, tri.material()) {
+        let vw = mesh.motions[tri.mesh() as usize].velocity_at(probe.centre + c.arm);
+        let key = wall_key(probe.body, mesh.wall_of(c.triangle)) | probe.flag;
+        if let Some(r) = row(c.normal, c.gap, c.arm, vw, tri.material()) {
             debug_assert_eq!(r.body_b, NO_BODY);
             out.push((key, r));
         }
@@ -467,7 +526,7 @@ mod tests {
         let mut c: Vec<Candidate> = tris
             .iter()
             .enumerate()
-            .map(|(i, t)| triangle_candidate(p, t, i as u32))
+            .map(|(i, t)| sphere_triangle_candidate(p, 0.05, t, i as u32))
             .collect();
         drop_shared_rim_contacts(&mut c, &mut Vec::new(), tris, 1e-6);
         c

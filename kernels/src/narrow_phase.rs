@@ -7,16 +7,23 @@
 //! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: the
 //! builder refuses such worlds, as it refuses every pair of shapes not met here.
 //! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
-//! ellipsoids at one point; beside other shapes they are refused at build.
+//! ellipsoids at one point, the inside of cylinders and cones at the support point reaching
+//! farthest from the axis ([`crate::ellipsoid_frustum`]) and mesh triangles at one point each
+//! ([`crate::ellipsoid_triangle`]); beside other shapes they are refused at build. Clumps meet
+//! walls and mesh triangles member by member ([`crate::clump`]); boxes and polyhedra meet mesh
+//! triangles by the separating-axis test ([`crate::polytope_triangle`]).
 
 use crate::broad_phase::Grid;
 use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
 use crate::cuboid::{cuboid_corners, cuboid_pair_points};
-use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support};
+use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support, PlacedEllipsoid};
+use crate::ellipsoid_frustum::ellipsoid_in_frustum;
+use crate::ellipsoid_triangle::ellipsoid_triangle_candidate;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
-use crate::mesh::{sphere_mesh_contacts, MeshWalls, SphereProbe};
+use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
+use crate::polytope_triangle::polytope_mesh_contacts;
 use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
@@ -302,32 +309,120 @@ impl PairTests<'_> {
         }
     }
 
-    /// Sphere–mesh: the contacts of sphere `i` with the triangles of the mesh walls (see
-    /// [`crate::mesh`]), Φ = ‖p − q‖ − r to each triangle's closest point q, kept when Φ ≤ ε̂ of
-    /// the closing speed with the mesh's velocity at the contact point.
-    fn sphere_meshes(&self, i: u32, out: &mut Vec<(u64, ContactRow)>) {
-        let b = self.bodies;
-        if self.mesh.is_empty() || !b.is_dynamic(i as usize) {
+    /// Sphere–mesh: the contacts of the sphere of centre and radius `sphere` (body `i` itself,
+    /// or one of its clump members, whose key `flag` numbers it) with the triangles of the mesh
+    /// walls (see [`crate::mesh`]), Φ = ‖p − q‖ − r to each triangle's closest point q, with
+    /// arms from the body's centre, kept when Φ ≤ ε̂ of the closing speed of the sphere's centre
+    /// with the mesh's velocity at the contact point.
+    fn sphere_meshes(
+        &self,
+        i: u32,
+        (centre, radius): (Vec3, f32),
+        flag: u64,
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        if self.mesh.is_empty() || !self.bodies.is_dynamic(i as usize) {
             return;
         }
-        let pr = b.pos_radius[i as usize];
-        let m = &b.motion[i as usize];
-        let (h, envelope) = (self.p.h, self.p.envelope);
-        let probe = SphereProbe {
+        let offset = centre - self.bodies.pos_radius[i as usize].truncate();
+        let velocity = point_velocity(&self.bodies.motion[i as usize], offset);
+        let reach = self.mesh_reach(velocity.length());
+        let probe = MeshProbe {
             body: i,
-            centre: pr.truncate(),
-            radius: pr.w,
+            centre,
+            radius,
+            flag,
         };
-        let reach = envelope.pair(m.v().length() + self.mesh.max_speed, h);
-        let material = b.material[i as usize];
-        let row = |n: Vec3, phi: f32, ra: Vec3, vw: Vec3, wall_material: u32| {
-            if phi > envelope.pair(closing_speed(m.v(), vw, n), h) {
+        let row = self.mesh_row(i, offset, velocity);
+        sphere_mesh_contacts(self.mesh, &probe, reach, row, out);
+    }
+
+    /// Ellipsoid–mesh: the contacts of ellipsoid `i` with the triangles of the mesh walls, one
+    /// per triangle ([`ellipsoid_triangle_candidate`]: the face's support-point gap or the
+    /// least signed distance along the rim), after the mesh's shared-rim rule with tolerance
+    /// 10⁻⁴ of the shortest semi-axis, kept when Φ ≤ ε̂ of the closing speed of the centre
+    /// (the search reaches ε̂ of the fastest any point of the body moves).
+    fn ellipsoid_meshes(&self, i: u32, semi_axes: Vec3, out: &mut Vec<(u64, ContactRow)>) {
+        if self.mesh.is_empty() || !self.bodies.is_dynamic(i as usize) {
+            return;
+        }
+        let body = PlacedEllipsoid {
+            centre: self.bodies.pos_radius[i as usize].truncate(),
+            q: self.bodies.orientation[i as usize],
+            semi_axes,
+        };
+        let m = &self.bodies.motion[i as usize];
+        let reach = self.mesh_reach(m.v().length() + m.w().length() * semi_axes.max_element());
+        let probe = MeshProbe {
+            body: i,
+            centre: body.centre,
+            radius: semi_axes.max_element(),
+            flag: 0,
+        };
+        let candidate = |t: &Triangle, index| ellipsoid_triangle_candidate(&body, t, index, reach);
+        let tol = 1e-4 * semi_axes.min_element();
+        let row = self.mesh_row(i, Vec3::ZERO, m.v());
+        mesh_contacts(self.mesh, &probe, reach, tol, candidate, row, out);
+    }
+
+    /// Box–mesh and polyhedron–mesh: the contact points of body `i` (a polyhedron's `hull`; a
+    /// box's is built from its half-extents) with each triangle of the mesh walls near it
+    /// ([`polytope_mesh_contacts`]: the separating-axis test with the triangle as a thin
+    /// prism), point k of triangle t keyed `wall_key(i, triangle's wall) | wall_point_flag(k)`,
+    /// each kept when Φ ≤ ε̂ of its closing speed with the mesh at the point.
+    fn polytope_meshes(&self, i: u32, hull: Option<&Hull>, out: &mut Vec<(u64, ContactRow)>) {
+        if self.mesh.is_empty() || !self.bodies.is_dynamic(i as usize) {
+            return;
+        }
+        let body = self.placed(i as usize);
+        let m = &self.bodies.motion[i as usize];
+        let bound = body.shape.bounding_radius(body.radius);
+        let reach = self.mesh_reach(m.v().length() + m.w().length() * bound);
+        let probe = MeshProbe {
+            body: i,
+            centre: body.centre,
+            radius: bound,
+            flag: 0,
+        };
+        polytope_mesh_contacts(self.mesh, &probe, &body, hull, reach, |t, k, touch| {
+            let tri = &self.mesh.triangles[t as usize];
+            let arm = touch.pa - body.centre;
+            let vw = self.mesh.motions[tri.mesh() as usize].velocity_at(touch.pa);
+            let row = self.mesh_row(i, Vec3::ZERO, point_velocity(m, arm));
+            if let Some(row) = row(touch.n, touch.phi, arm, vw, tri.material()) {
+                out.push((wall_key(i, self.mesh.wall_of(t)) | wall_point_flag(k), row));
+            }
+        });
+    }
+
+    /// The largest ε̂ a body point moving at `speed` can have with any mesh.
+    #[inline(always)]
+    fn mesh_reach(&self, speed: f32) -> f32 {
+        (self.p.envelope).pair(speed + self.mesh.max_speed, self.p.h)
+    }
+
+    /// The row builder of body `i`'s mesh contacts for [`crate::mesh::mesh_contacts`]: the
+    /// probe's arm shifted by `offset` (the probe's centre less the body's), kept when Φ ≤ ε̂ of
+    /// the closing speed of `velocity` (the probe centre's, or the contact point's) with the
+    /// mesh's at the contact.
+    #[inline(always)]
+    fn mesh_row(
+        &self,
+        i: u32,
+        offset: Vec3,
+        velocity: Vec3,
+    ) -> impl Fn(Vec3, f32, Vec3, Vec3, u32) -> Option<ContactRow> + '_ {
+        let m = &self.bodies.motion[i as usize];
+        let material = self.bodies.material[i as usize];
+        let (h, envelope) = (self.p.h, self.p.envelope);
+        move |n: Vec3, phi: f32, arm: Vec3, vw: Vec3, wall_material: u32| {
+            if phi > envelope.pair(closing_speed(velocity, vw, n), h) {
                 return None;
             }
             let mu = self.friction.mu(material, wall_material);
+            let ra = offset + arm;
             Some(self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw))
-        };
-        sphere_mesh_contacts(self.mesh, &probe, reach, row, out);
+        }
     }
 
     /// Pushes sphere `i`'s row against wall `w` (see [`sphere_wall`]) when Φ ≤ ε̂ of the centre's
@@ -355,7 +450,8 @@ impl PairTests<'_> {
             self.grid_partners::<false>(grid, i, out);
         }
         out[first..].sort_unstable_by_key(|c| c.0);
-        self.sphere_meshes(i, out);
+        let pr = self.bodies.pos_radius[i as usize];
+        self.sphere_meshes(i, (pr.truncate(), pr.w), 0, out);
         self.sphere_walls(i, out);
     }
 
@@ -416,18 +512,27 @@ impl PairTests<'_> {
         }
         match shape_of(self.shapes, l as usize) {
             Shape::Sphere => {
-                self.sphere_meshes(l, out);
+                let pr = self.bodies.pos_radius[l as usize];
+                self.sphere_meshes(l, (pr.truncate(), pr.w), 0, out);
                 self.sphere_walls(l, out)
             }
             Shape::Capsule { half_length } => self.capsule_walls(l, half_length, out),
             Shape::Ellipse { a, b } => self.ellipse_walls(l, a, b, out),
             Shape::Ellipsoid { semi_axes } => {
                 let q = self.bodies.orientation[l as usize];
+                self.ellipsoid_meshes(l, semi_axes, out);
+                self.ellipsoid_frustums(l, semi_axes, out);
                 self.support_walls(l, |d| ellipsoid_support(q, semi_axes, d), out)
             }
-            Shape::Cuboid { half_extents } => self.cuboid_walls(l, half_extents, out),
+            Shape::Cuboid { half_extents } => {
+                self.polytope_meshes(l, None, out);
+                self.cuboid_walls(l, half_extents, out)
+            }
             Shape::Clump { template, .. } => self.clump_walls(l, template, out),
-            Shape::Polyhedron { hull, .. } => self.polyhedron_walls(l, hull, out),
+            Shape::Polyhedron { hull, .. } => {
+                self.polytope_meshes(l, Some(&self.hulls[hull as usize]), out);
+                self.polyhedron_walls(l, hull, out)
+            }
         }
     }
 
@@ -569,14 +674,16 @@ impl PairTests<'_> {
         }
     }
 
-    /// Clump–wall: each member sphere of the clump against every wall, member k's key carrying
-    /// [`wall_point_flag`]`(k)` (see [`crate::clump`]).
+    /// Clump–wall and clump–mesh: each member sphere of the clump against every wall and the
+    /// mesh walls' triangles, member k's key carrying [`wall_point_flag`]`(k)` (see
+    /// [`crate::clump`]).
     #[inline(always)]
     fn clump_walls(&self, i: u32, template: u32, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
         let centre = b.pos_radius[i as usize].truncate();
         let members = clump_members(centre, b.orientation[i as usize], template, self.clumps);
         for (k, (c, r)) in members.enumerate() {
+            self.sphere_meshes(i, (c, r), wall_point_flag(k), out);
             self.point_walls(i, (c, r, r), wall_point_flag(k), out);
         }
     }
@@ -603,10 +710,11 @@ impl PairTests<'_> {
         self.support_walls(i, |d| ellipse_support(q, a, b, d), out)
     }
 
-    /// Smooth convex body–wall (ellipse, ellipsoid): the body's support point in −n,
+    /// Smooth convex body–flat wall (ellipse, ellipsoid): the body's support point in −n,
     /// s = `support`(−n) relative to its centre p, is its point nearest a flat wall's plane,
-    /// Φ = (p + s − o)·n, kept when s lies over the wall's face and p in front of it; a
-    /// cylinder or cone wall meets the body's sphere of its radius ([`Self::sphere_wall_row`]).
+    /// Φ = (p + s − o)·n, kept when s lies over the wall's face and p in front of it. Cylinder
+    /// and cone walls are met by [`Self::ellipsoid_frustums`] (ellipses beside them are
+    /// refused at build).
     #[inline(always)]
     fn support_walls(
         &self,
@@ -622,7 +730,6 @@ impl PairTests<'_> {
         let m = &bodies.motion[i as usize];
         for (w, wall) in self.walls.iter().enumerate().rev() {
             if wall.cylinder_radius() != 0.0 {
-                self.sphere_wall_row(i, w, out);
                 continue;
             }
             let n = wall.n();
@@ -633,6 +740,32 @@ impl PairTests<'_> {
             }
             let closing = point_velocity(m, s);
             self.push_wall_row(i, w, m, n, phi, s, closing, 0, out);
+        }
+    }
+
+    /// Ellipsoid–frustum: ellipsoid `i` inside every switched-on cylinder and cone wall
+    /// ([`ellipsoid_in_frustum`]: the support point in the outward radial direction that reaches
+    /// farthest, or the nearest point to an end's rim), kept when Φ ≤ ε̂ of the closing speed
+    /// of its contact point (walls with the grains outside are refused beside it at build).
+    fn ellipsoid_frustums(&self, i: u32, semi_axes: Vec3, out: &mut Vec<(u64, ContactRow)>) {
+        let bodies = self.bodies;
+        if !bodies.is_dynamic(i as usize) {
+            return;
+        }
+        let body = PlacedEllipsoid {
+            centre: bodies.pos_radius[i as usize].truncate(),
+            q: bodies.orientation[i as usize],
+            semi_axes,
+        };
+        let m = &bodies.motion[i as usize];
+        for (w, wall) in self.walls.iter().enumerate().rev() {
+            if wall.cylinder_radius() <= 0.0 || wall.is_off() {
+                continue;
+            }
+            if let Some(t) = ellipsoid_in_frustum(wall, &body) {
+                let closing = point_velocity(m, t.arm);
+                self.push_wall_row(i, w, m, t.n, t.phi, t.arm, closing, 0, out);
+            }
         }
     }
 
@@ -841,6 +974,39 @@ mod tests {
                 .map(|k| wall_key(body, wall) | point_flag(k))
                 .collect();
             assert_eq!(point_flags.len(), 8, "why walls need their own flags");
+        }
+    }
+
+    /// A clump's members on the triangles of a mesh: the contact of member k with triangle t
+    /// is keyed `wall_key(body, first_wall + t) | wall_point_flag(k)`, so eight members on
+    /// three triangles beside four flat walls get 24 keys distinct from each other and from
+    /// the flat walls' (all 8 × 7), each naming the body and the triangle once its flags are
+    /// masked.
+    #[test]
+    fn clump_members_on_mesh_triangles_have_distinct_keys() {
+        let mesh = MeshWalls {
+            first_wall: 4,
+            ..MeshWalls::default()
+        };
+        for body in [0u32, 5, MAX_BODIES as u32 - 1] {
+            let mut keys = Vec::new();
+            for k in 0..crate::clump::MAX_CLUMP_MEMBERS {
+                for t in 0..3 {
+                    keys.push((wall_key(body, mesh.wall_of(t)) | wall_point_flag(k), t));
+                }
+                for w in 0..4 {
+                    keys.push((wall_key(body, w) | wall_point_flag(k), u32::MAX));
+                }
+            }
+            let mut unique: Vec<u64> = keys.iter().map(|k| k.0).collect();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), 8 * 7, "body {body}");
+            for (key, t) in keys {
+                assert_eq!(((key & !FLAGS_A) >> 32) as u32, body);
+                let triangle = mesh.triangle_of_wall(key_wall(key));
+                assert_eq!(triangle.map_or(u32::MAX, |t| t as u32), t);
+            }
         }
     }
 }

@@ -277,8 +277,8 @@ impl PyWorldBuilder {
     /// (a, b, c) of each triangle at rest (m), shape (T, 3, 3), float64, float32 or integers; the winding
     /// does not matter. The mesh translates along `motion` (a `grains.Motion` without
     /// rotation) and turns at `angular_speed` rad/s (right-handed) about the line through
-    /// `axis_point` along `axis`. Spheres only; no restitution, spinning or rolling friction
-    /// (refused at build). `material` as `plane`.
+    /// `axis_point` along `axis`. Not capsules or ellipses (the other shapes on the CPU only); no
+    /// restitution, spinning or rolling friction (refused at build). `material` as `plane`.
     #[pyo3(signature = (triangles, *, material = None, motion = None, angular_speed = None, axis = (0.0, 0.0, 1.0), axis_point = (0.0, 0.0, 0.0)))]
     fn mesh(
         &mut self,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// A case's name and where its worlds come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct About {
-    /// Case id (V1 … V25).
+    /// Case id (V1 … V26).
     pub id: &'static str,
     /// A few words saying what the case is, for the one-line summary.
     pub title: &'static str,
@@ -218,7 +218,7 @@ impl std::fmt::Display for Status {
 /// What `grains validate` reports of one case.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CaseResult {
-    /// Case id (V1 … V25).
+    /// Case id (V1 … V26).
     pub id: &'static str,
     /// What the case is, in a few words.
     pub title: &'static str,

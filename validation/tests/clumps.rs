@@ -172,8 +172,7 @@ fn a_clump_pile_is_bit_identical_on_1_and_2_threads() {
     assert_eq!(one, run(2));
 }
 
-/// Refused at build: clumps beside capsules and boxes, in planar mode, on the GPU, against a
-/// cylinder wall, a clump naming a template the builder lacks or with a wrong bound, and one
+/// Refused at build: clumps beside capsules and boxes, in planar mode, on the GPU, a clump naming a template the builder lacks or with a wrong bound, and one
 /// without its principal moments; templates of no or too many spheres.
 #[test]
 fn unsupported_clumps_are_refused() {
@@ -221,11 +220,6 @@ fn unsupported_clumps_are_refused() {
         ..Settings::default()
     };
     assert!(problem(gpu, &clump).contains("clumps"));
-    let in_a_drum = |b: &mut WorldBuilder| {
-        clump(b);
-        b.wall(WallDesc::cylinder(Vec3::ZERO, Vec3::Z, 2.0, 2.0, true));
-    };
-    assert!(problem(Settings::default(), &in_a_drum).contains("cylinder"));
     let unknown = |b: &mut WorldBuilder| {
         let mut body = Body::sphere(Vec3::new(0.0, 0.0, 0.5), 0.05, 1.0);
         body.shape = Shape::Clump {

@@ -5,6 +5,7 @@ pub mod bar;
 pub mod boxes;
 pub mod brazil_nut;
 pub mod clumps;
+pub mod drum_rest;
 pub mod ellipse;
 pub mod ellipsoids;
 pub mod free_rotation;
@@ -22,7 +23,7 @@ pub mod stacks;
 use crate::case::{CaseResult, Registered, Setup};
 
 /// Every case, in the order `grains validate` runs and reports them.
-pub const CASES: [&dyn Registered; 25] = [
+pub const CASES: [&dyn Registered; 26] = [
     &particle::V1,
     &particle::V2,
     &bar::V3,
@@ -48,6 +49,7 @@ pub const CASES: [&dyn Registered; 25] = [
     &clumps::V23,
     &ellipsoids::V24,
     &polyhedra::V25,
+    &drum_rest::V26,
 ];
 
 /// The registered case of id `id` (any case), if there is one.
@@ -70,9 +72,9 @@ mod tests {
     use std::path::PathBuf;
 
     #[test]
-    fn the_registry_holds_v1_to_v25_once_each_in_order() {
+    fn the_registry_holds_v1_to_v26_once_each_in_order() {
         let ids: Vec<&str> = CASES.iter().map(|c| c.about().id).collect();
-        let expected: Vec<String> = (1..=25).map(|k| format!("V{k}")).collect();
+        let expected: Vec<String> = (1..=26).map(|k| format!("V{k}")).collect();
         assert_eq!(ids, expected);
     }
 
