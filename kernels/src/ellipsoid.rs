@@ -151,6 +151,24 @@ pub struct PlacedEllipsoid {
 }
 
 impl PlacedEllipsoid {
+    /// About 320,000 points of the surface in world coordinates (polar angle θ in 400 steps,
+    /// azimuth φ in 800), for tests that check a contact against the surface itself.
+    #[cfg(test)]
+    pub(crate) fn surface_samples(&self) -> impl Iterator<Item = Vec3> + '_ {
+        let pi = std::f32::consts::PI;
+        (0..=400)
+            .flat_map(move |i| {
+                (0..800).map(move |j| (pi * i as f32 / 400.0, pi * j as f32 / 400.0))
+            })
+            .map(move |(t, p)| {
+                let local =
+                    self.semi_axes * Vec3::new(t.sin() * p.cos(), t.sin() * p.sin(), t.cos());
+                self.centre + self.q * local
+            })
+    }
+}
+
+impl PlacedEllipsoid {
     /// The signed distance of `y` (negative inside), the ellipsoid's point nearest it and the
     /// outward normal there ([`ellipsoid_nearest`]).
     #[inline(always)]

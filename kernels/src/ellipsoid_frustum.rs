@@ -133,18 +133,14 @@ mod tests {
     }
 
     /// The least clearance of the ellipsoid's surface inside the wall, by sampling the surface
-    /// at about 160,000 points (θ, φ each 400 steps), each point's clearance f(x).
+    /// at about 320,000 points (`PlacedEllipsoid::surface_samples`), each point's clearance f(x).
     fn sampled_clearance(wall: &Wall, body: &PlacedEllipsoid) -> f32 {
         let (o, e, k) = (wall.o(), wall.n(), wall.slope());
         let norm = (1.0 + k * k).sqrt();
         let r0 = wall.cylinder_radius();
-        let pi = std::f32::consts::PI;
-        (0..=400)
-            .flat_map(|i| (0..800).map(move |j| (pi * i as f32 / 400.0, pi * j as f32 / 400.0)))
-            .map(|(t, p)| {
-                let local =
-                    body.semi_axes * Vec3::new(t.sin() * p.cos(), t.sin() * p.sin(), t.cos());
-                let (s, radial) = axial_and_radial(body.centre + body.q * local - o, e);
+        (body.surface_samples())
+            .map(|x| {
+                let (s, radial) = axial_and_radial(x - o, e);
                 (r0 + k * s - radial.length()) / norm
             })
             .fold(f32::INFINITY, f32::min)

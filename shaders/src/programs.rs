@@ -172,6 +172,15 @@ impl ApgdPrograms {
     }
 }
 
+/// What every module of the solve starts with: the layout, the bodies' inertia, the cone
+/// projections, the contact frame and the compact solver rows.
+const SOLVE_PRELUDE: [&str; 5] = [LAYOUT, INERTIA, CONE, CONTACT_FRAME, SOLVER_ROW];
+
+/// A module of the solve: [`SOLVE_PRELUDE`], then `parts`.
+fn compile_solve(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
+    compile(device, label, &[&SOLVE_PRELUDE[..], parts].concat())
+}
+
 fn compile(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
@@ -290,31 +299,8 @@ impl Programs {
             "warm_start",
             &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
         );
-        let jacobi = compile(
-            device,
-            "jacobi",
-            &[
-                LAYOUT,
-                INERTIA,
-                CONE,
-                CONTACT_FRAME,
-                SOLVER_ROW,
-                ROLLING_OFF,
-                JACOBI,
-            ],
-        );
-        let correction = compile(
-            device,
-            "coulomb_correction",
-            &[
-                LAYOUT,
-                INERTIA,
-                CONE,
-                CONTACT_FRAME,
-                SOLVER_ROW,
-                COULOMB_CORRECTION,
-            ],
-        );
+        let jacobi = compile_solve(device, "jacobi", &[ROLLING_OFF, JACOBI]);
+        let correction = compile_solve(device, "coulomb_correction", &[COULOMB_CORRECTION]);
         let integrate = compile(device, "integrate", &[LAYOUT, INERTIA, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
         let parallel = compile(device, "parallel", &[PARALLEL]);
@@ -416,16 +402,7 @@ impl Programs {
             let layout =
                 |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
-            let parts = [
-                LAYOUT,
-                INERTIA,
-                CONE,
-                CONTACT_FRAME,
-                SOLVER_ROW,
-                ROLLING,
-                JACOBI,
-            ];
-            let jacobi = compile(device, "jacobi", &parts);
+            let jacobi = compile_solve(device, "jacobi", &[ROLLING, JACOBI]);
             let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
             ContactPrograms::new(device, [&layouts[0], &layouts[1]], &warm, &jacobi)
         })?);
@@ -449,18 +426,8 @@ impl Programs {
                 device,
                 &[Some(&self.solve_layout), group, Some(&self.apgd_layout)],
             );
-            let parts = [
-                LAYOUT,
-                INERTIA,
-                CONE,
-                CONTACT_FRAME,
-                SOLVER_ROW,
-                rolling,
-                JACOBI,
-                COULOMB_CORRECTION,
-                APGD,
-            ];
-            let module = compile(device, "apgd", &parts);
+            let module =
+                compile_solve(device, "apgd", &[rolling, JACOBI, COULOMB_CORRECTION, APGD]);
             ApgdPrograms::new(device, &layout, &module)
         })?;
         self.apgd[moments as usize] = Some(programs);
