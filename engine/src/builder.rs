@@ -401,7 +401,11 @@ impl WorldBuilder {
                 });
             if let Err(e) = checked {
                 let problem = match e {
-                    BuildError::Body { body, problem, .. } if body >= n => problem,
+                    BuildError::Body {
+                        body,
+                        field,
+                        problem,
+                    } if body >= n => format!("{field} {problem}"),
                     BuildError::Body { body, problem, .. } => {
                         format!("(a {shape}) cannot join body {body}: {problem}")
                     }

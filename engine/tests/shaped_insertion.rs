@@ -165,6 +165,28 @@ fn a_clump_feed_checkpointed_mid_feed_resumes_bit_identically_on_another_thread_
     }
 }
 
+/// A checkpoint of the clump feed does not resume the ellipsoid feed (the template is in the
+/// physics fingerprint), and without its placing insertions (as format 4 has none) it does not
+/// resume the clump feed itself.
+#[test]
+fn a_checkpoint_of_a_shaped_feed_resumes_only_its_own_feed() {
+    let mut w = feed(1, Grain::Clump).build().unwrap();
+    w.run(200).unwrap();
+    let snap = w.snapshot().unwrap();
+    let mut other = feed(1, Grain::Ellipsoid).build().unwrap();
+    let msg = other.restore(&snap).unwrap_err().to_string();
+    assert!(msg.contains("insertion table"), "{msg}");
+    let mut forgetful = snap.clone();
+    forgetful.lifecycle.placed_by.clear();
+    let msg = feed(1, Grain::Clump)
+        .build()
+        .unwrap()
+        .restore(&forgetful)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("places shaped grains"), "{msg}");
+}
+
 /// The message of the build error of `b`, after checking it names insertion 0's shape.
 fn refusal(b: &WorldBuilder) -> String {
     match b.build() {
