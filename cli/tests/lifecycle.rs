@@ -1,6 +1,7 @@
 //! Grains that come and go through the runner: a run cut short mid-feed resumes to the same
-//! bits and the same files as an uninterrupted one, the frames' point count follows the grains
-//! with their ids, and bad `[[insert]]` and `[[sink]]` tables are refused at their line and key.
+//! bits and the same files as an uninterrupted one (a feed of shaped grains, `clump_feed.toml`,
+//! too, on another thread count), the frames' point count follows the grains with their ids,
+//! and bad `[[insert]]` and `[[sink]]` tables are refused at their line and key.
 
 use grains::Snapshot;
 use grains_app::runner::{run, RunOptions};
@@ -133,6 +134,55 @@ fn a_run_cut_mid_feed_resumes_to_the_same_bits_and_files() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+/// `scenes/clump_feed.toml` (clumps fed into a box, a sink over a corner of its floor) places
+/// every grain due, the sink takes some, and a run cut mid-feed and resumed on two threads ends
+/// in the same state and CSV as the whole run on one.
+#[test]
+fn the_clump_feed_scene_cut_mid_feed_resumes_on_two_threads_to_the_same_bits() {
+    let base = tmp("clumps");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/clump_feed.toml");
+    let sc = Scene::load(&path).unwrap();
+    let (whole, cut) = (base.join("whole"), base.join("cut"));
+    let full = run(&sc, &opts(&whole)).unwrap();
+    let stopped = RunOptions {
+        stop_after: Some(330),
+        ..opts(&cut)
+    };
+    assert!(run(&sc, &stopped).unwrap().stopped_early);
+    let mid = state(&cut);
+    assert_eq!(
+        mid.steps, 300,
+        "the last checkpoint before the cut, mid-feed"
+    );
+    assert!(
+        mid.lifecycle.sinks[0].removed > 0,
+        "grains left before the cut"
+    );
+    let two = RunOptions {
+        resume: true,
+        threads: Some(2),
+        ..RunOptions::new(&cut)
+    };
+    let resumed = run(&sc, &two).unwrap();
+    assert_eq!(resumed.resumed_from_step, 300);
+    assert_eq!(
+        state(&cut),
+        state(&whole),
+        "the resumed run's state differs"
+    );
+    assert_eq!(
+        read(&cut, "observables.csv"),
+        read(&whole, "observables.csv")
+    );
+    println!(
+        "clump_feed: {} inserted, {} missed, {} removed, {} left",
+        full.grains_inserted, full.grains_missed, full.grains_removed, full.bodies
+    );
+    assert_eq!((full.grains_inserted, full.grains_missed), (200, 0));
+    assert!(full.grains_removed > 0);
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
 #[test]
 fn bad_insert_and_sink_tables_name_their_line_and_key() {
     let base = tmp("errors");
@@ -194,21 +244,30 @@ fn bad_insert_and_sink_tables_name_their_line_and_key() {
             "no sink named",
         ),
     ];
-    for (k, (from, to, key, what)) in cases.into_iter().enumerate() {
+    refused_at_their_keys(&base, &common::fixture("tiny_feed.toml"), &cases);
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// Each case (text, its replacement, the key named, what the message says) of `cases` applied
+/// to the scene `text` is refused, when read or built, in one line naming the file, the line of
+/// the replacement's first line (of `region = "box"` for the region's extents) and the key.
+fn refused_at_their_keys(base: &Path, text: &str, cases: &[(&str, &str, &str, &str)]) {
+    for (k, &(from, to, key, what)) in cases.iter().enumerate() {
         let edited = |t: String| {
             assert!(t.contains(from), "{from}");
             t.replace(from, to)
         };
-        let text = edited(common::fixture("tiny_feed.toml"));
+        let changed = edited(text.to_string());
         let anchor = if key == "region" {
             "region = \"box\""
         } else {
             to.lines().next().unwrap()
         };
-        let line = text.lines().position(|l| l.contains(anchor)).unwrap() + 1;
+        let line = changed.lines().position(|l| l.contains(anchor)).unwrap() + 1;
         let file = format!("bad{k}.toml");
-        let msg = match scene(&base, &file, edited) {
-            Err(e) => e,
+        std::fs::write(base.join(&file), &changed).unwrap();
+        let msg = match Scene::load(base.join(&file)) {
+            Err(e) => e.to_string(),
             Ok(sc) => match sc.world(Some(1)) {
                 Err(e) => e.to_string(),
                 Ok(_) => panic!("{to}: accepted"),
@@ -219,6 +278,56 @@ fn bad_insert_and_sink_tables_name_their_line_and_key() {
         assert!(msg.contains(what), "{to}: expected `{what}` in: {msg}");
         assert!(!msg.contains('\n'), "{msg}");
     }
+}
+
+/// Bad shaped `[[insert]]` tables (edits of `scenes/clump_feed.toml`) are refused at their line
+/// and key: a size law for a shaped grain, a truncation, an unknown template, a dimension of
+/// another shape, and a shape the world cannot hold (GPU backend), at its `shape` key.
+#[test]
+fn bad_shaped_insert_tables_name_their_line_and_key() {
+    let base = tmp("shaped-errors");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/clump_feed.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "clump = \"pellet\"",
+            "radius = { uniform = [0.002, 0.003] }\nclump = \"pellet\"",
+            "radius",
+            "one number",
+        ),
+        (
+            "clump = \"pellet\"",
+            "min_radius = 0.002\nclump = \"pellet\"",
+            "min_radius",
+            "used only by sphere feeds",
+        ),
+        (
+            "clump = \"pellet\"",
+            "clump = \"rock\"",
+            "clump",
+            "names no [clumps.rock] table",
+        ),
+        (
+            "clump = \"pellet\"",
+            "semi_axes = [0.004, 0.003, 0.002]\nclump = \"pellet\"",
+            "semi_axes",
+            "used only by shape = \"ellipsoid\"",
+        ),
+        (
+            "shape = \"clump\"\nclump = \"pellet\"",
+            "shape = \"box\"\nradius = 0.003",
+            "half_extents",
+            "missing",
+        ),
+    ];
+    refused_at_their_keys(&base, &text, &cases);
+    let on_gpu = text.replace(
+        "h = 0.001",
+        "h = 0.001\nbackend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0",
+    );
+    let shape = "shape = \"clump\"";
+    let cases = [(shape, shape, "shape", "GPU backend has spheres only")];
+    refused_at_their_keys(&base, &on_gpu, &cases);
     std::fs::remove_dir_all(&base).unwrap();
 }
 

@@ -15,7 +15,7 @@ use crate::plane_groups::plane_groups;
 use crate::settings::{Backend, Envelope, Settings};
 use crate::sink::Sink;
 use crate::world::World;
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use grains_kernels::clump::ClumpTable;
 use grains_kernels::cuboid::cuboid_corners;
 use grains_kernels::ellipsoid::{smooth_support, PlacedEllipsoid};
@@ -177,25 +177,7 @@ impl WorldBuilder {
                 ),
             });
         }
-        check_partners(
-            &self.bodies,
-            |s| matches!(s, Shape::Ellipsoid { .. }),
-            "ellipsoids",
-            true,
-        )?;
-        crate::clump::check_clumps(&self.bodies, &self.clumps, self.settings.planar)?;
-        check_partners(
-            &self.bodies,
-            |s| matches!(s, Shape::Cuboid { .. }),
-            "boxes",
-            true,
-        )?;
-        check_partners(
-            &self.bodies,
-            |s| matches!(s, Shape::Ellipse { .. }),
-            "ellipses",
-            false,
-        )?;
+        self.check_shapes_together(&self.bodies)?;
         crate::wall_partners::check_wall_partners(
             &self.bodies,
             &self.walls,
@@ -277,6 +259,7 @@ impl WorldBuilder {
             &self.bodies,
             friction.any_moment_friction(),
         )?;
+        self.check_inserted_shapes(materials.list.len(), friction.any_moment_friction())?;
         let parts = Parts {
             joints: joints.clone(),
             springs,
@@ -370,6 +353,90 @@ impl WorldBuilder {
 }
 
 impl WorldBuilder {
+    /// Refuses an insertion of shaped grains ([`Insertion::shaped`]) this world cannot hold,
+    /// naming the insertion: on the GPU backend (spheres only), beside a cylinder, cone or mesh
+    /// wall its shape does not meet ([`crate::wall_partners`]), a template that would be
+    /// refused as a body, or a shape the
+    /// narrow phase does not meet with the bodies built or the grains of the insertions before
+    /// it (the checks of the built bodies, run on them with the templates added).
+    fn check_inserted_shapes(
+        &self,
+        materials: usize,
+        moment_friction: bool,
+    ) -> Result<(), BuildError> {
+        let n = self.bodies.len();
+        let mut all = self.bodies.clone();
+        for (i, ins) in self.insertions.iter().enumerate() {
+            let Some(t) = ins.template else { continue };
+            let shape = crate::body::shape_name(t.shape);
+            let refuse = |problem: String| BuildError::Insert {
+                insert: i,
+                field: "shape",
+                problem,
+            };
+            if !t.shape.is_sphere() && self.settings.backend == Backend::Gpu {
+                return Err(refuse(format!(
+                    "places {shape}s, and the GPU backend has spheres only (the CPU backend has them)"
+                )));
+            }
+            let meshes = !self.meshes.is_empty();
+            let one = std::slice::from_ref(&t);
+            if let Err(e) = crate::wall_partners::check_wall_partners(one, &self.walls, meshes) {
+                let problem = match e {
+                    BuildError::Body { field, problem, .. } => format!("{field} {problem}"),
+                    e => e.to_string(),
+                };
+                return Err(refuse(format!("of its grains: {problem}")));
+            }
+            let k = all.len();
+            all.push(ins.copy_of(&t, t.position, Quat::IDENTITY));
+            let planar = self.settings.planar;
+            let checked = check_body(k, &all[k], materials)
+                .and_then(|_| check_shape(k, &all[k], planar))
+                .and_then(|_| crate::inertia::check_principal_moments(k, &all[k]))
+                .and_then(|_| crate::polyhedron::check_polyhedra(&self.settings, &all, &self.hulls))
+                .and_then(|_| self.check_shapes_together(&all))
+                .and_then(|_| {
+                    crate::inertia::check_anisotropic_world(&self.settings, &all, moment_friction)
+                });
+            if let Err(e) = checked {
+                let problem = match e {
+                    BuildError::Body {
+                        body,
+                        field,
+                        problem,
+                    } if body >= n => format!("{field} {problem}"),
+                    BuildError::Body { body, problem, .. } => {
+                        format!("(a {shape}) cannot join body {body}: {problem}")
+                    }
+                    e => e.to_string(),
+                };
+                return Err(refuse(format!("of its grains: {problem}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses `bodies` whose shapes the narrow phase does not meet with each other:
+    /// ellipsoids, clumps and boxes beside other shapes than spheres and their own, a second
+    /// ellipse beside another non-sphere.
+    fn check_shapes_together(&self, bodies: &[Body]) -> Result<(), BuildError> {
+        check_partners(
+            bodies,
+            |s| matches!(s, Shape::Ellipsoid { .. }),
+            "ellipsoids",
+            true,
+        )?;
+        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)?;
+        check_partners(bodies, |s| matches!(s, Shape::Cuboid { .. }), "boxes", true)?;
+        check_partners(
+            bodies,
+            |s| matches!(s, Shape::Ellipse { .. }),
+            "ellipses",
+            false,
+        )
+    }
+
     /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them:
     /// restitution and spinning or rolling friction do not meet meshes yet (the shapes that
     /// do not are refused by [`crate::wall_partners`]).

@@ -247,6 +247,12 @@ impl ClumpTemplate {
     /// `spacing` apart (overlapping when `spacing` < 2 `radius`): a clump generated from a
     /// capsule-like shape.
     pub fn rod(count: usize, radius: f32, spacing: f32) -> Result<Self, ClumpError> {
+        // Before the spheres are made: a count of 2^63 is refused, not allocated.
+        if !(1..=MAX_CLUMP_MEMBERS).contains(&count) {
+            return Err(ClumpError(format!(
+                "a rod needs 1 to {MAX_CLUMP_MEMBERS} spheres, got {count}"
+            )));
+        }
         if !(spacing.is_finite() && spacing > 0.0) {
             return Err(ClumpError(format!(
                 "rod spacing must be positive and finite, got {spacing}"

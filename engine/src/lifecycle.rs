@@ -14,8 +14,10 @@
 //! bodies (a force on a removed grain goes with it). Only dynamic bodies are ever removed, so
 //! fixed and driven bodies stay. Joints and springs, whose rows hold body indices, are refused
 //! with insertions or sinks at build, as is planar mode. Shaped bodies (capsules, boxes, …) and
-//! bodies with principal moments may be built beside them and removed by sinks: their shapes
-//! and moments follow their ids to the backend after each pass (insertions place spheres).
+//! bodies with principal moments may be built beside them, placed by shaped insertions
+//! ([`Insertion::shaped`]) and removed by sinks: their shapes and moments follow their ids to
+//! the backend after each pass, a built body's as built and an inserted grain's from the
+//! insertion that placed it ([`LifecycleState::placed_by`], kept in checkpoints).
 //!
 //! Every body keeps a stable id ([`World::ids`]): 0..n in build order, then increasing for the
 //! inserted grains; outputs follow grains by it, and a restore checks the built bodies' fixed
@@ -33,21 +35,32 @@ use crate::settings::Settings;
 use crate::sink::{Sink, SinkCounters};
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
+use grains_kernels::shape::shape_of;
 use grains_kernels::{Bodies, Shape, NO_BODY};
 
 /// The most steps between the passes of a world with sinks: a grain lies in a sink at most this
 /// many steps before it goes (on the GPU each pass is a read-back).
 pub const SINK_STEPS: u64 = 10;
 
-/// The running counts of the insertions and sinks and the next id, saved in checkpoints.
+/// [`LifecycleState::placed_by`] of a body as built.
+pub const BUILT: u32 = u32::MAX;
+
+/// The running counts of the insertions and sinks, the next id and which insertion placed each
+/// body, saved in checkpoints.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LifecycleState {
     /// The id the next inserted grain gets.
     pub next_id: u64,
+    /// For each body, in body order: the index of the insertion that placed it, or [`BUILT`]
+    /// for a body as built. An inserted grain's shape and moments are its insertion's
+    /// ([`Insertion::template`]). Empty in a snapshot read from a format-4 checkpoint, which
+    /// predates shaped insertions: its inserted grains are spheres, taken on restore as placed
+    /// by the first insertion.
+    pub placed_by: Vec<u32>,
     /// One per insertion, in the order they were added.
     pub insertions: Vec<InsertionCounters>,
     /// One per sink, in the order they were added.
@@ -133,6 +146,7 @@ impl Lifecycle {
             ids: (0..n as u64).collect(),
             state: LifecycleState {
                 next_id: n as u64,
+                placed_by: vec![BUILT; n],
                 insertions: (insertions.iter())
                     .map(|i| InsertionCounters {
                         rng: i.seed,
@@ -152,7 +166,7 @@ impl Lifecycle {
     /// The smallest radius an insertion may add (infinite without insertions).
     pub(crate) fn smallest_radius(insertions: &[Insertion]) -> f32 {
         (insertions.iter())
-            .map(|i| i.sizes.min)
+            .map(Insertion::smallest_radius)
             .fold(f32::INFINITY, f32::min)
     }
 
@@ -341,6 +355,8 @@ impl World {
         retain_bodies(&mut self.bodies, &keep);
         let mut k = keep.iter();
         lc.ids.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        lc.state.placed_by.retain(|_| *k.next().unwrap_or(&true));
         Some(to)
     }
 
@@ -368,19 +384,25 @@ impl World {
             }
             let (lo, hi) = ins.reach();
             let b = &self.bodies;
+            // Each body by its bounding sphere (a sphere's is itself).
             let mut nearby: Vec<(Vec3, f32)> = (0..b.len())
-                .map(|j| (b.pos_radius[j].truncate(), b.pos_radius[j].w))
+                .map(|j| {
+                    let r = shape_of(&self.shapes, j).bounding_radius(b.pos_radius[j].w);
+                    (b.pos_radius[j].truncate(), r)
+                })
                 .filter(|&(p, r)| {
                     (p + Vec3::splat(r)).cmpge(lo).all() && (p - Vec3::splat(r)).cmple(hi).all()
                 })
                 .collect();
             let mut rng = SplitMix64(c.rng);
+            let tables = (&self.clumps, &self.hulls[..]);
             for _ in 0..owed {
-                match ins.draw_grain(&mut rng, &nearby, &walls) {
+                match ins.draw_grain(&mut rng, &nearby, &walls, tables) {
                     Some(body) => {
-                        nearby.push((body.position, body.radius));
+                        nearby.push((body.position, body.shape.bounding_radius(body.radius)));
                         crate::builder::push_body(&mut self.bodies, &body);
                         lc.ids.push(lc.state.next_id);
+                        lc.state.placed_by.push(i as u32);
                         lc.state.next_id += 1;
                         c.placed += 1;
                         // The mass as the world holds it (1 / its 1/m), as the sinks count it.
@@ -398,8 +420,8 @@ impl World {
 
     /// Points the drives and applied forces at their bodies' current indices (a force whose body
     /// was removed is dropped), hands the backend the shapes and principal moments of the
-    /// bodies now present (by id: a built body's as built, an inserted sphere's none) and fits
-    /// the health monitor to them.
+    /// bodies now present (a built body's as built, by id; an inserted grain's its insertion's
+    /// template's, a sphere's none) and fits the health monitor to them.
     fn relink(&mut self) {
         let lc = &self.lifecycle;
         let index = |id: u64| lc.ids.binary_search(&id).ok();
@@ -413,17 +435,28 @@ impl World {
         self.load_buf.clear();
         self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
         self.backend.set_loads(&self.load_buf);
-        if !(lc.built_shapes.is_empty() && lc.built_moments.is_empty()) {
-            // A built body's as built (id = index as built); an inserted sphere's default.
-            fn by_id<T: Copy + Default>(built: &[T], ids: &[u64]) -> Vec<T> {
-                let of = |&id: &u64| built.get(id as usize).copied().unwrap_or_default();
-                match built.is_empty() {
-                    true => Vec::new(),
-                    false => ids.iter().map(of).collect(),
+        let templates = || lc.insertions.iter().filter_map(|i| i.template);
+        let shaped = !lc.built_shapes.is_empty() || templates().any(|t| !t.shape.is_sphere());
+        let turning =
+            !lc.built_moments.is_empty() || templates().any(|t| t.anisotropic_moments().is_some());
+        if shaped || turning {
+            // Body k's shape and moments: as built (id = index as built), or its insertion's
+            // template's; a sphere's defaults.
+            let of = |k: usize| match lc.state.placed_by[k] {
+                BUILT => {
+                    let id = lc.ids[k] as usize;
+                    let shape = lc.built_shapes.get(id).copied().unwrap_or_default();
+                    (shape, lc.built_moments.get(id).copied().unwrap_or_default())
                 }
-            }
-            self.shapes = by_id(&lc.built_shapes, &lc.ids);
-            let moments = by_id(&lc.built_moments, &lc.ids);
+                i => lc.insertions[i as usize]
+                    .template
+                    .map_or_else(Default::default, |t| {
+                        (t.shape, t.anisotropic_moments().unwrap_or_default())
+                    }),
+            };
+            let (shapes, moments): (Vec<Shape>, Vec<Vec3>) = (0..lc.ids.len()).map(of).unzip();
+            self.shapes = if shaped { shapes } else { Vec::new() };
+            let moments = if turning { moments } else { Vec::new() };
             self.backend
                 .set_body_shapes(self.shapes.clone(), PrincipalInertia::new(moments));
         }
@@ -441,7 +474,9 @@ impl World {
     /// Checks a snapshot's ids, counts and bodies against the world as built: the same number of
     /// insertions and sinks; ids ascending, below the next id; each built body present with its
     /// fixed properties as built (a dynamic one may be missing where the world has sinks); each
-    /// other body an inserted dynamic sphere (where the world has insertions).
+    /// other body an inserted dynamic grain of the insertion the snapshot says placed it (a
+    /// shaped one with its template's radius, mass and inertia); a snapshot without
+    /// `placed_by` (format 4) only where every insertion places spheres.
     pub(crate) fn check_lifecycle(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
         let lc = &self.lifecycle;
         let invalid = |what: String| Err(SnapshotError::Invalid(what));
@@ -464,6 +499,17 @@ impl World {
         if snap.ids.len() != n {
             return invalid(format!("{} ids for {n} bodies", snap.ids.len()));
         }
+        let placed_by = &snap.lifecycle.placed_by;
+        if placed_by.is_empty() {
+            if let Some(i) = lc.insertions.iter().position(|i| i.template.is_some()) {
+                return invalid(format!("no record of which insertion placed each grain (a format-4 checkpoint), and insertion {i} places shaped grains"));
+            }
+        } else if placed_by.len() != n {
+            return invalid(format!(
+                "{} placing insertions for {n} bodies",
+                placed_by.len()
+            ));
+        }
         if let Some(k) = snap.ids.windows(2).position(|w| w[0] >= w[1]) {
             return invalid(format!("body id {} is not above the one before", k + 1));
         }
@@ -474,6 +520,13 @@ impl World {
         let mut present = vec![false; built];
         for (i, &id) in snap.ids.iter().enumerate() {
             let found = fixed(&snap.bodies, i);
+            let source = placed_by.get(i).copied();
+            if let Some(s) = source.filter(|&s| (s == BUILT) != (id < built as u64)) {
+                let what = if s == BUILT { "built" } else { "inserted" };
+                return invalid(format!(
+                    "body {i} (id {id}) is recorded as {what} but its id says otherwise"
+                ));
+            }
             match lc.built.get(id as usize) {
                 Some(own) => {
                     present[id as usize] = true;
@@ -504,12 +557,30 @@ impl World {
                 }
                 None => {
                     let fine = |x: f32| x.is_finite() && x > 0.0;
-                    let grain = !lc.insertions.is_empty()
-                        && found.4 == BodyKind::Dynamic as u32
-                        && fine(found.0)
-                        && fine(found.1)
-                        && fine(found.2)
-                        && (found.3 as usize) < self.friction.count;
+                    let insertion = lc.insertions.get(source.unwrap_or(0) as usize);
+                    let grain = match insertion.and_then(|ins| ins.template.map(|t| (ins, t))) {
+                        // A shaped grain: its template's radius, mass and inertia, bit for bit.
+                        Some((ins, t)) => {
+                            let mut own = Bodies::default();
+                            let copy = ins.copy_of(&t, Vec3::ZERO, Quat::IDENTITY);
+                            crate::builder::push_body(&mut own, &copy);
+                            let own = fixed(&own, 0);
+                            let same = |x: f32, y: f32| x.to_bits() == y.to_bits();
+                            same(found.0, own.0)
+                                && same(found.1, own.1)
+                                && same(found.2, own.2)
+                                && found.3 == own.3
+                                && found.4 == own.4
+                        }
+                        None => {
+                            insertion.is_some()
+                                && found.4 == BodyKind::Dynamic as u32
+                                && fine(found.0)
+                                && fine(found.1)
+                                && fine(found.2)
+                                && (found.3 as usize) < self.friction.count
+                        }
+                    };
                     if !grain {
                         return invalid(format!(
                             "body {i} (id {id}) was not built and is no grain an insertion of this world places"
@@ -527,10 +598,18 @@ impl World {
         Ok(())
     }
 
-    /// Takes a checked snapshot's ids and counts and points drives and forces at the bodies.
+    /// Takes a checked snapshot's ids and counts (a format-4 snapshot's grains as placed by the
+    /// first insertion, see [`LifecycleState::placed_by`]) and points drives and forces at the
+    /// bodies.
     pub(crate) fn restore_lifecycle(&mut self, snap: &Snapshot) {
-        self.lifecycle.ids.clone_from(&snap.ids);
-        self.lifecycle.state.clone_from(&snap.lifecycle);
+        let lc = &mut self.lifecycle;
+        lc.ids.clone_from(&snap.ids);
+        lc.state.clone_from(&snap.lifecycle);
+        if lc.state.placed_by.is_empty() {
+            let built = lc.built.len() as u64;
+            let source = |&id: &u64| if id < built { BUILT } else { 0 };
+            lc.state.placed_by = lc.ids.iter().map(source).collect();
+        }
         if self.lifecycle.active() {
             self.relink();
         }

@@ -1,17 +1,22 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 4): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 5): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV4` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); nine `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
-//! impulses, fingerprint bytes, extra bytes, insertions, sinks; the last step's statistics (contacts `u64`,
+//! Layout (little-endian): `GRAINSV5` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); ten `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! impulses, fingerprint bytes, extra bytes, insertions, sinks, placing insertions (one per
+//! body, or none); the last step's statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
 //! orientations, motions, materials, kinds), the keys, their impulses, the moment impulses, the
 //! joint impulses, the fingerprint text, the extra bytes; then the bodies' ids (`u64` each), the
 //! next id (`u64`), each insertion's counters (random state, placed, missed: `u64`; mass:
-//! `f64`) and each sink's (removed: `u64`; mass: `f64`). Format 4 added the ids and counters
-//! of grains that come and go ([`crate::lifecycle`]).
+//! `f64`) and each sink's (removed: `u64`; mass: `f64`); then which insertion placed each body
+//! (`u32` each, [`LifecycleState::placed_by`]). Format 4 added the ids and counters of grains
+//! that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that shaped
+//! grains keep their shapes by id. Format 4 is still read (its counts end at the sinks and
+//! nothing follows theirs), as a snapshot whose `placed_by` is empty: its inserted grains
+//! were spheres.
 
 use crate::fingerprint::Fingerprint;
 use crate::insertion::InsertionCounters;
@@ -22,14 +27,17 @@ use glam::{Quat, Vec4};
 use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
-/// The format version this build writes and reads.
-pub const FORMAT: u8 = 4;
+/// The format version this build writes (and the newest it reads).
+pub const FORMAT: u8 = 5;
+/// The oldest format this build reads: 4, whose only difference is that it has no placing
+/// insertions.
+pub const OLDEST_FORMAT: u8 = 4;
 /// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
-/// Counts after the header.
-const COUNTS: usize = 9;
+/// Counts after the header (one fewer in format 4).
+const COUNTS: usize = 10;
 
 /// Everything that changes while a world runs (step count, bodies, the warm-start memory of the
 /// contacts' forces and moments and of the joints), with the fingerprint of the world it was
@@ -71,10 +79,10 @@ pub enum SnapshotError {
     #[error("not a grains checkpoint (bad header)")]
     BadHeader,
     /// A checkpoint of an older format, which is not resumed unchecked.
-    #[error("written by an older grains, format {0}; this version reads format {FORMAT}")]
+    #[error("written by an older grains, format {0}; this version reads formats {OLDEST_FORMAT} to {FORMAT}")]
     OlderFormat(u8),
     /// A checkpoint of a newer format.
-    #[error("written by a newer grains, format {0}; this version reads format {FORMAT}")]
+    #[error("written by a newer grains, format {0}; this version reads formats {OLDEST_FORMAT} to {FORMAT}")]
     NewerFormat(u8),
     /// The checksum does not match the content.
     #[error("the checkpoint is damaged (checksum mismatch)")]
@@ -117,6 +125,7 @@ impl Snapshot {
             self.extra.len() as u64,
             self.lifecycle.insertions.len() as u64,
             self.lifecycle.sinks.len() as u64,
+            self.lifecycle.placed_by.len() as u64,
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -150,26 +159,29 @@ impl Snapshot {
                 out.extend_from_slice(&x.to_le_bytes());
             }
         }
+        out.extend_from_slice(bytemuck::cast_slice(&self.lifecycle.placed_by));
         seal(&mut out);
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote, after checking the version and the checksum; refuses
-    /// older formats, which hold no fingerprint to check. Lengths are checked against the
-    /// bytes before anything is allocated.
+    /// Reads what [`Self::to_bytes`] wrote (or format 4, see the module's documentation),
+    /// after checking the version and the checksum; refuses formats before 4, which hold no
+    /// fingerprint or ids to check. Lengths are checked against the bytes before anything is
+    /// allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
-        match (bytes.get(..7), bytes.get(7)) {
+        let version = match (bytes.get(..7), bytes.get(7)) {
             (Some(m), Some(&v)) if m == MAGIC_PREFIX && v.is_ascii_digit() => {
                 let v = v - b'0';
-                if v < FORMAT {
+                if v < OLDEST_FORMAT {
                     return Err(SnapshotError::OlderFormat(v));
                 }
                 if v > FORMAT {
                     return Err(SnapshotError::NewerFormat(v));
                 }
+                v
             }
             _ => return Err(SnapshotError::BadHeader),
-        }
+        };
         let Some(stored) = bytes.get(8..HEADER) else {
             return Err(SnapshotError::Corrupt("it ends inside the header"));
         };
@@ -177,7 +189,8 @@ impl Snapshot {
             return Err(SnapshotError::Checksum);
         }
         let mut rest = &bytes[HEADER..];
-        let counts = take::<u64>(&mut rest, COUNTS)?;
+        let mut counts = take::<u64>(&mut rest, COUNTS - usize::from(version < FORMAT))?;
+        counts.resize(COUNTS, 0);
         let count = |k: usize| {
             usize::try_from(counts[k]).map_err(|_| SnapshotError::Corrupt("a count is too large"))
         };
@@ -229,6 +242,7 @@ impl Snapshot {
                 mass: f64::from_bits(mass),
             })
             .collect();
+        let placed_by = take::<u32>(&mut rest, count(9)?)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -245,6 +259,7 @@ impl Snapshot {
             ids,
             lifecycle: LifecycleState {
                 next_id,
+                placed_by,
                 insertions,
                 sinks,
             },

@@ -1,9 +1,13 @@
-//! Checkpoints (format 4) lose nothing and refuse what is wrong: the header names the format, a
+//! Checkpoints (format 5) lose nothing and refuse what is wrong: the header names the format, a
 //! checksum finds damage, the physics fingerprint names what changed, and a restore checks every
-//! field before it replaces anything. Every refusal is one line.
+//! field before it replaces anything. Every refusal is one line. Format 4 (before shaped
+//! insertions) is still read.
 
 use grains::snapshot::{seal, FORMAT};
-use grains::{Material, Settings, Snapshot, SnapshotError, Solver, World};
+use grains::{
+    Insertion, Material, Rate, Region, Settings, SizeDistribution, Snapshot, SnapshotError, Solver,
+    Vec3, WallDesc, World,
+};
 
 mod common;
 
@@ -15,10 +19,10 @@ fn one_line(e: &SnapshotError) -> String {
 }
 
 #[test]
-fn the_header_names_format_4_and_older_formats_are_refused_by_name() {
+fn the_header_names_format_5_and_formats_before_4_are_refused_by_name() {
     let (_, bytes) = common::checkpoint(1, 20, b"");
-    assert_eq!(FORMAT, 4);
-    assert_eq!(&bytes[..8], b"GRAINSV4");
+    assert_eq!(FORMAT, 5);
+    assert_eq!(&bytes[..8], b"GRAINSV5");
     for (digit, word) in [
         (b'1', "older grains, format 1"),
         (b'2', "older grains, format 2"),
@@ -28,14 +32,58 @@ fn the_header_names_format_4_and_older_formats_are_refused_by_name() {
         old[7] = digit;
         let msg = one_line(&Snapshot::from_bytes(&old).unwrap_err());
         assert!(msg.contains(word), "{msg}");
-        assert!(msg.contains("this version reads format 4"), "{msg}");
+        assert!(msg.contains("this version reads formats 4 to 5"), "{msg}");
     }
     let mut newer = bytes.clone();
-    newer[7] = b'5';
+    newer[7] = b'6';
     let msg = one_line(&Snapshot::from_bytes(&newer).unwrap_err());
-    assert!(msg.contains("newer grains, format 5"), "{msg}");
+    assert!(msg.contains("newer grains, format 6"), "{msg}");
     let msg = one_line(&Snapshot::from_bytes(b"PNG not a checkpoint").unwrap_err());
     assert!(msg.contains("bad header"), "{msg}");
+}
+
+/// A sphere feed on a floor (format 4 held no placing insertions: its grains were spheres).
+fn sphere_feed() -> World {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.4));
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    let mut ins = Insertion::new(
+        Region::Box {
+            min: Vec3::new(-0.05, -0.05, 0.1),
+            max: Vec3::new(0.05, 0.05, 0.15),
+        },
+        Rate::CountPerSecond(1000.0),
+        SizeDistribution::uniform(0.003, 0.004),
+        2500.0,
+    );
+    ins.velocity = Vec3::new(0.0, 0.0, -0.5);
+    b.insert(ins);
+    b.build().unwrap()
+}
+
+/// A checkpoint of a sphere feed rewritten as format 4 wrote it (nine counts, no placing
+/// insertions at the end) is read and resumes to the same bits as the run it was taken from.
+#[test]
+fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
+    let mut w = sphere_feed();
+    w.run(300).unwrap();
+    let bytes = w.snapshot().unwrap().to_bytes();
+    let n = w.len();
+    assert!(n > 100, "{n} grains placed");
+    // The tenth count (placing insertions, n) goes, and the n u32 that end the file.
+    let mut old = bytes[..12 + 9 * 8].to_vec();
+    old.extend_from_slice(&bytes[12 + 10 * 8..bytes.len() - 4 * n]);
+    old[7] = b'4';
+    seal(&mut old);
+    let snap = Snapshot::from_bytes(&old).unwrap();
+    assert!(snap.lifecycle.placed_by.is_empty());
+    let mut resumed = sphere_feed();
+    resumed.restore(&snap).unwrap();
+    w.run(200).unwrap();
+    resumed.run(200).unwrap();
+    assert_eq!(w.ids(), resumed.ids());
+    assert!(w.bodies() == resumed.bodies(), "the bodies differ");
+    assert_eq!(w.lifecycle_state(), resumed.lifecycle_state());
 }
 
 #[test]

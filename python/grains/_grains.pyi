@@ -468,8 +468,11 @@ class WorldBuilder:
         disk: Optional[Tuple[Vec3, float]] = None,
         count_per_second: Optional[float] = None,
         kg_per_second: Optional[float] = None,
-        radius: Union[float, Tuple[str, float, float], Tuple[str, Sequence[Tuple[float, float]]]],
+        radius: Optional[
+            Union[float, Tuple[str, float, float], Tuple[str, Sequence[Tuple[float, float]]]]
+        ] = None,
         radius_range: Optional[Tuple[float, float]] = None,
+        grain: Optional[Tuple[Any, ...]] = None,
         density: float = 2500.0,
         material: Optional[MaterialRef] = None,
         velocity: Vec3 = (0.0, 0.0, 0.0),
@@ -478,7 +481,10 @@ class WorldBuilder:
         seed: int = 0,
         batch_steps: Optional[int] = None,
     ) -> int:
-        """Adds an insertion region feeding spheres while the world steps; returns its index."""
+        """Adds an insertion region feeding spheres (radius) or copies of one shaped grain
+        turned at random (grain: ("capsule", r, half_length), ("cube", half_edge),
+        ("box", (a, b, c)), ("ellipsoid", (a, b, c)), ("clump", spheres) or
+        ("polyhedron", vertices)) while the world steps; returns its index."""
 
     def sink(
         self,

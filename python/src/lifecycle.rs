@@ -1,8 +1,12 @@
 //! Insertion regions and sinks added to a `WorldBuilder`: grains fed while the world steps and
 //! grains taken out of it (the library's `Insertion` and `Sink`).
 
+use crate::arrays::rows;
 use crate::builder::PyWorldBuilder;
-use grains::{Insertion, Rate, Region, Sink, SinkShape, SizeDistribution, SizeLaw, Vec3};
+use grains::{
+    capsule_mass, cube_mass, cuboid_mass, ellipsoid_mass, Body, ClumpTemplate, Insertion,
+    Polyhedron, Quat, Rate, Region, Sink, SinkShape, SizeDistribution, SizeLaw, Vec3, Vec4,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -51,6 +55,74 @@ fn size_distribution(sizes: &Bound<'_, PyAny>) -> PyResult<SizeDistribution> {
     }
 }
 
+impl PyWorldBuilder {
+    /// The one grain a shaped insertion copies, of density `density`, from `grain`: ("capsule",
+    /// radius, half_length), ("cube", half_edge), ("box", (a, b, c)), ("ellipsoid", (a, b, c)),
+    /// ("clump", spheres) with rows [x, y, z, r] or ("polyhedron", vertices) with rows [x, y, z]
+    /// (the template and the hull registered on the builder), made as `add_capsules`,
+    /// `add_cubes`, `add_boxes`, `add_ellipsoids`, `add_clumps` and `add_polyhedra` make theirs.
+    fn insertion_grain(&mut self, grain: &Bound<'_, PyAny>, density: f32) -> PyResult<Body> {
+        let bad = || {
+            PyTypeError::new_err(
+                "grain: expected (\"capsule\", radius, half_length), (\"cube\", half_edge), \
+                 (\"box\", (a, b, c)), (\"ellipsoid\", (a, b, c)), (\"clump\", spheres) or \
+                 (\"polyhedron\", vertices)",
+            )
+        };
+        let t = grain.cast::<PyTuple>().map_err(|_| bad())?;
+        let kind: String = t.get_item(0).and_then(|k| k.extract()).map_err(|_| bad())?;
+        let arg = |k: usize| t.get_item(k).map_err(|_| bad());
+        let args = |n: usize| if t.len() == n + 1 { Ok(()) } else { Err(bad()) };
+        let planar = self.builder.settings().planar;
+        Ok(match kind.as_str() {
+            "capsule" => {
+                args(2)?;
+                let (r, l): (f32, f32) = (arg(1)?.extract()?, arg(2)?.extract()?);
+                let m = capsule_mass(r, l, density, planar);
+                Body::uniform_capsule(Vec3::ZERO, r, l, m, planar)
+            }
+            "cube" => {
+                args(1)?;
+                let r: f32 = arg(1)?.extract()?;
+                Body::cube(Vec3::ZERO, r, cube_mass(r, density))
+            }
+            "box" => {
+                args(1)?;
+                let half = Vec3::from(arg(1)?.extract::<V3>()?);
+                Body::cuboid(Vec3::ZERO, half, cuboid_mass(half, density))
+            }
+            "ellipsoid" => {
+                args(1)?;
+                let semi = Vec3::from(arg(1)?.extract::<V3>()?);
+                Body::ellipsoid(Vec3::ZERO, semi, ellipsoid_mass(semi, density))
+            }
+            "clump" => {
+                args(1)?;
+                let members: Vec<Vec4> = rows::<4>("grain", &arg(1)?)?
+                    .into_iter()
+                    .map(Vec4::from_array)
+                    .collect();
+                let template = ClumpTemplate::new(&members)
+                    .map_err(|e| PyValueError::new_err(format!("grain: {e}")))?;
+                let clump = self.builder.clump_template(&template);
+                Body::clump(Vec3::ZERO, Quat::IDENTITY, &clump, density)
+            }
+            "polyhedron" => {
+                args(1)?;
+                let points: Vec<Vec3> = rows::<3>("grain", &arg(1)?)?
+                    .into_iter()
+                    .map(Vec3::from_array)
+                    .collect();
+                let hull = Polyhedron::from_points(&points)
+                    .map_err(|e| PyValueError::new_err(format!("grain: {e}")))?;
+                let id = self.builder.hull(&hull);
+                Body::polyhedron(Vec3::ZERO, id, hull.mass(density))
+            }
+            _ => return Err(bad()),
+        })
+    }
+}
+
 #[pymethods]
 impl PyWorldBuilder {
     /// Adds an insertion region feeding dynamic spheres while the world steps, and returns its
@@ -62,8 +134,13 @@ impl PyWorldBuilder {
     /// [(radius, fraction), ...]), truncated to `radius_range=(min, max)` if given (default:
     /// the law's own bounds, e.g. mean ± 3 sd). `density` (kg/m³), `material`, `velocity`
     /// when placed (m/s), the feed's `start` and `stop` times (s), the random `seed` and
-    /// `batch_steps` (steps between batches; default one layer per batch). Checked at build.
-    #[pyo3(signature = (*, r#box = None, cylinder = None, disk = None, count_per_second = None, kg_per_second = None, radius, radius_range = None, density = 2500.0, material = None, velocity = (0.0, 0.0, 0.0), start = 0.0, stop = f64::INFINITY, seed = 0, batch_steps = None))]
+    /// `batch_steps` (steps between batches; default one layer per batch). Instead of
+    /// `radius`, `grain` feeds copies of one shaped grain, each turned uniformly at random:
+    /// ("capsule", radius, half_length), ("cube", half_edge), ("box", (a, b, c)),
+    /// ("ellipsoid", (a, b, c)), ("clump", spheres) with rows [x, y, z, r], or ("polyhedron",
+    /// vertices), of `density` (the library's `Insertion::shaped`: placed clear of other
+    /// bodies by bounding spheres; 3-D, CPU only). Checked at build.
+    #[pyo3(signature = (*, r#box = None, cylinder = None, disk = None, count_per_second = None, kg_per_second = None, radius = None, radius_range = None, grain = None, density = 2500.0, material = None, velocity = (0.0, 0.0, 0.0), start = 0.0, stop = f64::INFINITY, seed = 0, batch_steps = None))]
     #[allow(clippy::too_many_arguments)]
     fn insert(
         &mut self,
@@ -72,8 +149,9 @@ impl PyWorldBuilder {
         disk: Option<(V3, f32)>,
         count_per_second: Option<f64>,
         kg_per_second: Option<f64>,
-        radius: &Bound<'_, PyAny>,
+        radius: Option<&Bound<'_, PyAny>>,
         radius_range: Option<(f32, f32)>,
+        grain: Option<&Bound<'_, PyAny>>,
         density: f32,
         material: Option<&Bound<'_, PyAny>>,
         velocity: V3,
@@ -109,16 +187,34 @@ impl PyWorldBuilder {
                 kg_per_second.map(Rate::KgPerSecond),
             ],
         )?;
-        let mut sizes = size_distribution(radius)?;
-        if let Some((min, max)) = radius_range {
-            if let SizeLaw::Fixed(_) = sizes.law {
-                return Err(PyValueError::new_err(
-                    "radius_range: only a distribution of radii is truncated, not one radius",
-                ));
+        let mut ins = match (radius, grain) {
+            (Some(radius), None) => {
+                let mut sizes = size_distribution(radius)?;
+                if let Some((min, max)) = radius_range {
+                    if let SizeLaw::Fixed(_) = sizes.law {
+                        return Err(PyValueError::new_err(
+                            "radius_range: only a distribution of radii is truncated, not one radius",
+                        ));
+                    }
+                    sizes = SizeDistribution::truncated(sizes.law, min, max);
+                }
+                Insertion::new(region, rate, sizes, density)
             }
-            sizes = SizeDistribution::truncated(sizes.law, min, max);
-        }
-        let mut ins = Insertion::new(region, rate, sizes, density);
+            (None, Some(grain)) if radius_range.is_none() => {
+                let template = self.insertion_grain(grain, density)?;
+                Insertion::shaped(region, rate, template)
+            }
+            (None, Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "radius_range: a shaped grain has one size (give radius for a sphere feed)",
+                ))
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "insert: give exactly one of radius (spheres) and grain (a shaped grain)",
+                ))
+            }
+        };
         ins.material = self.material_id("material", material)?;
         ins.velocity = Vec3::from(velocity);
         ins.start = start;

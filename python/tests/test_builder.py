@@ -326,6 +326,33 @@ def test_insertion_grows_the_world():
     assert all(n <= 1000.0 * 0.1 * (k + 1) for k, n in enumerate(counts))
 
 
+def test_a_shaped_insertion_feeds_clumps_turned_at_random():
+    b = grains.WorldBuilder(grains.Settings.granular(1e-3))
+    b.material(0.5)
+    b.plane((0, 0, 0), (0, 0, 1))
+    rod = [[-0.004, 0.0, 0.0, 0.003], [0.0, 0.0, 0.0, 0.003], [0.004, 0.0, 0.0, 0.003]]
+    b.insert(
+        box=((-0.05, -0.05, 0.2), (0.05, 0.05, 0.25)),
+        count_per_second=500.0,
+        grain=("clump", np.array(rod)),
+        seed=3,
+    )
+    w = b.build()
+    w.step(400)
+    assert len(w) > 50
+    assert (w.shape_codes == 5).all()
+    # Each grain turned at random: the rods' axes are not all alike.
+    assert len({tuple(np.round(q, 3)) for q in w.orientations}) == len(w)
+    with pytest.raises(ValueError, match="exactly one of radius"):
+        b.insert(box=((-0.05, -0.05, 0.2), (0.05, 0.05, 0.25)), count_per_second=1.0)
+    with pytest.raises(TypeError, match="grain: expected"):
+        b.insert(
+            box=((-0.05, -0.05, 0.2), (0.05, 0.05, 0.25)),
+            count_per_second=1.0,
+            grain=("torus", 1.0),
+        )
+
+
 def test_sink_removes_the_grains_that_enter_it():
     b = grains.WorldBuilder()
     b.material(0.5)

@@ -36,7 +36,7 @@ pub(super) fn bodies(
     let mut hulls: Vec<Polyhedron> = Vec::new();
     for (gi, g) in generators.iter().enumerate() {
         let start = bodies.len();
-        let hull = group_hull(cx, g, &mut hulls)?;
+        let hull = group_hull(cx, &g.shape_keys(), &mut hulls)?;
         generate(
             cx,
             g,

@@ -3,7 +3,7 @@
 //! spacing = d }`; a `[[bodies]]` generator makes clumps of one with `shape = "clump"` and
 //! `clump = "NAME"`.
 
-use super::spec::{BodySpec, ClumpSpec, S};
+use super::spec::{ClumpSpec, S};
 use super::values::{need, Ctx};
 use super::SceneError;
 use glam::Vec4;
@@ -66,14 +66,15 @@ pub(super) fn clumps(
 }
 
 impl ClumpNames {
-    /// The template a generator's `clump` key names (required with `shape = "clump"`).
+    /// The template a generator's or an insertion's `clump` key names (required with
+    /// `shape = "clump"`).
     pub(super) fn of(
         &self,
         cx: &Ctx,
-        g: &BodySpec,
+        clump: &Option<S<String>>,
         shape: &S<String>,
     ) -> Result<Clump, SceneError> {
-        let name = need(cx, &g.clump, "clump", shape)?;
+        let name = need(cx, clump, "clump", shape)?;
         self.names.get(name.get_ref()).copied().ok_or_else(|| {
             let known: Vec<&str> = self.names.keys().map(String::as_str).collect();
             cx.err(

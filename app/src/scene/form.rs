@@ -1,5 +1,7 @@
 //! A body generator's shape keys, `shape`, `half_length`, `a`, `b` and `axis`: which bodies it
-//! makes, their mass from a density, and how they are turned.
+//! makes, their mass from a density, and how they are turned. An `[[insert]]` table of shaped
+//! grains reads the same keys (but `axis`: its grains are turned at random) through
+//! [`ShapeKeys`].
 
 use super::clumps::ClumpNames;
 use super::spec::{BodySpec, ListBodySpec, S, V3};
@@ -13,6 +15,52 @@ use grains::body::{
 use grains::clump::Clump;
 use grains::ellipsoid_mass;
 use grains::HullId;
+
+/// The shape keys of a `[[bodies]]` generator or an `[[insert]]` table, as written (a key
+/// the table does not have is `None`).
+pub(super) struct ShapeKeys<'a> {
+    /// `shape`.
+    pub shape: &'a Option<S<String>>,
+    /// Capsules: `half_length`.
+    pub half_length: &'a Option<S<f64>>,
+    /// Ellipses: `a`.
+    pub a: &'a Option<S<f64>>,
+    /// Ellipses: `b`.
+    pub b: &'a Option<S<f64>>,
+    /// Boxes: `half_extents`.
+    pub half_extents: &'a Option<S<V3>>,
+    /// Ellipsoids: `semi_axes`.
+    pub semi_axes: &'a Option<S<V3>>,
+    /// Clumps: `clump`, a template's name.
+    pub clump: &'a Option<S<String>>,
+    /// Polyhedra: `vertices`.
+    pub vertices: &'a Option<S<Vec<V3>>>,
+    /// `radius` as one number.
+    pub radius: &'a Option<S<f64>>,
+    /// `radius_max`.
+    pub radius_max: &'a Option<S<f64>>,
+    /// `inertia`.
+    pub inertia: &'a Option<S<f64>>,
+}
+
+impl BodySpec {
+    /// The generator's shape keys.
+    pub(super) fn shape_keys(&self) -> ShapeKeys<'_> {
+        ShapeKeys {
+            shape: &self.shape,
+            half_length: &self.half_length,
+            a: &self.a,
+            b: &self.b,
+            half_extents: &self.half_extents,
+            semi_axes: &self.semi_axes,
+            clump: &self.clump,
+            vertices: &self.vertices,
+            radius: &self.radius,
+            radius_max: &self.radius_max,
+            inertia: &self.inertia,
+        }
+    }
+}
 
 /// What a generator makes, from its `shape` key and the dimensions that go with it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,11 +95,11 @@ impl Form {
     /// `hull` is the group's hull when its shape is `"polyhedron"` (see `super::polyhedra`).
     pub(super) fn read(
         cx: &Ctx,
-        g: &BodySpec,
+        g: &ShapeKeys,
         planar: bool,
         (clumps, hull): (&ClumpNames, Option<HullId>),
     ) -> Result<Form, SceneError> {
-        let form = match &g.shape {
+        let form = match g.shape {
             None if planar => Form::Disk,
             None => Form::Sphere,
             Some(s) => match (s.get_ref().as_str(), planar) {
@@ -60,14 +108,14 @@ impl Form {
                 ("capsule", _) => Form::Capsule {
                     half_length: positive(
                         cx,
-                        need(cx, &g.half_length, "half_length", s)?,
+                        need(cx, g.half_length, "half_length", s)?,
                         "half_length",
                     )?,
                     planar,
                 },
                 ("cube", false) => Form::Cube,
                 ("box", false) => Form::Box {
-                    half: half_extents(cx, need(cx, &g.half_extents, "half_extents", s)?)?,
+                    half: half_extents(cx, need(cx, g.half_extents, "half_extents", s)?)?,
                 },
                 (solid @ ("cube" | "box"), true) => {
                     return Err(cx.err(
@@ -77,7 +125,7 @@ impl Form {
                     ))
                 }
                 ("ellipsoid", false) => Form::Ellipsoid {
-                    semi: positive_vec3(cx, need(cx, &g.semi_axes, "semi_axes", s)?, "semi_axes")?,
+                    semi: positive_vec3(cx, need(cx, g.semi_axes, "semi_axes", s)?, "semi_axes")?,
                 },
                 ("ellipsoid", true) => {
                     return Err(cx.err(
@@ -87,7 +135,7 @@ impl Form {
                     ))
                 }
                 ("clump", false) => Form::Clump {
-                    clump: clumps.of(cx, g, s)?,
+                    clump: clumps.of(cx, g.clump, s)?,
                 },
                 ("clump", true) => {
                     return Err(cx.err(
@@ -107,8 +155,8 @@ impl Form {
                     ))
                 }
                 ("ellipse", true) => Form::Ellipse {
-                    a: positive(cx, need(cx, &g.a, "a", s)?, "a")?,
-                    b: positive(cx, need(cx, &g.b, "b", s)?, "b")?,
+                    a: positive(cx, need(cx, g.a, "a", s)?, "a")?,
+                    b: positive(cx, need(cx, g.b, "b", s)?, "b")?,
                 },
                 (flat @ ("disk" | "ellipse"), false) => {
                     return Err(cx.err(
@@ -136,29 +184,19 @@ impl Form {
         let hulled = matches!(form, Form::Polyhedron { .. });
         let sized = ellipse || boxed || ellipsoid || clumped || hulled;
         let unused = [
-            (
-                "half_length",
-                &g.half_length,
-                !capsule,
-                "shape = \"capsule\"",
-            ),
-            ("a", &g.a, !ellipse, "shape = \"ellipse\""),
-            ("b", &g.b, !ellipse, "shape = \"ellipse\""),
-            (
-                "radius",
-                &g.radius,
-                sized,
-                "spheres, disks, capsules and cubes",
-            ),
+            ("half_length", g.half_length, !capsule, "shape = \"capsule\""),
+            ("a", g.a, !ellipse, "shape = \"ellipse\""),
+            ("b", g.b, !ellipse, "shape = \"ellipse\""),
+            ("radius", g.radius, sized, "spheres, disks, capsules and cubes"),
             (
                 "radius_max",
-                &g.radius_max,
+                g.radius_max,
                 sized,
                 "spheres, disks, capsules and cubes",
             ),
             (
                 "inertia",
-                &g.inertia,
+                g.inertia,
                 boxed || ellipsoid || clumped || hulled,
                 "one-moment shapes (boxes, ellipsoids, clumps and polyhedra have their principal moments)",
             ),

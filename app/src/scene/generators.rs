@@ -169,7 +169,7 @@ impl<'a> Generator<'a> {
                 ("angular_velocity", sp(&g.angular_velocity)),
             ],
         )?;
-        let form = Form::read(cx, g, planar, (clumps, hull))?;
+        let form = Form::read(cx, &g.shape_keys(), planar, (clumps, hull))?;
         Ok(Generator {
             cx,
             g,

@@ -1,13 +1,19 @@
 //! `[[insert]]` and `[[sink]]`: grains fed into the world and taken out of it while the run
 //! goes (the engine's `Insertion` and `Sink`), and the sinks' names that the `grain_count`,
-//! `outflow_mass` and `outflow_rate` observables refer to.
+//! `outflow_mass` and `outflow_rate` observables refer to. An insertion of shaped grains
+//! (`shape` other than `"sphere"`) reads the shape keys of a `[[bodies]]` generator
+//! (`super::form`) and feeds copies of the one grain they describe.
 
+use super::clumps::ClumpNames;
+use super::form::{Form, ShapeKeys};
 use super::materials::MaterialNames;
 use super::origin::{Origin, Origins};
+use super::polyhedra::group_hull;
 use super::spec::{S, V3};
 use super::values::{count, finite3, need, number, only, positive, sp, Ctx};
 use super::SceneError;
-use grains::{Insertion, Rate, Region, Sink, SinkShape, SizeDistribution, WorldBuilder};
+use glam::Vec3;
+use grains::{Body, Insertion, Rate, Region, Sink, SinkShape, SizeDistribution, WorldBuilder};
 use serde::Deserialize;
 
 /// `[[insert]]`.
@@ -35,8 +41,22 @@ pub struct InsertSpec {
     /// Time the feed stops (s; default: never).
     pub stop: Option<S<f64>>,
     /// Grain radius: a number, or `{ uniform = [a, b] }`, `{ normal = [mean, sd] }`,
-    /// `{ lognormal = [median, sigma] }`, `{ table = [[r, fraction], …] }`.
-    pub radius: S<toml::Value>,
+    /// `{ lognormal = [median, sigma] }`, `{ table = [[r, fraction], …] }`; shaped grains: a
+    /// number, for capsules and cubes only.
+    pub radius: Option<S<toml::Value>>,
+    /// `"sphere"` (default), `"capsule"`, `"cube"`, `"box"`, `"ellipsoid"`, `"clump"` or
+    /// `"polyhedron"`, with the dimensions a `[[bodies]]` generator of that shape takes.
+    pub shape: Option<S<String>>,
+    /// Capsule: half the length of its segment (m).
+    pub half_length: Option<S<f64>>,
+    /// Box: half-extents along the grain's x, y and z axes (m).
+    pub half_extents: Option<S<V3>>,
+    /// Ellipsoid: semi-axes along the grain's x, y and z axes (m).
+    pub semi_axes: Option<S<V3>>,
+    /// Clump: the name of its `[clumps.NAME]` template.
+    pub clump: Option<S<String>>,
+    /// Polyhedron: the points whose convex hull is the grain (m).
+    pub vertices: Option<S<Vec<V3>>>,
     /// Smallest radius kept (m; default by the law).
     pub min_radius: Option<S<f64>>,
     /// Largest radius kept (m; default by the law).
@@ -75,14 +95,13 @@ pub struct SinkSpec {
 /// returns the sinks' names in order.
 pub(super) fn lifecycle(
     cx: &Ctx,
-    inserts: &[InsertSpec],
-    sinks: &[SinkSpec],
-    materials: &MaterialNames,
+    (inserts, sinks): (&[InsertSpec], &[SinkSpec]),
+    (materials, clumps): (&MaterialNames, &ClumpNames),
     world: &mut WorldBuilder,
     origins: &mut Origins,
 ) -> Result<Vec<String>, SceneError> {
     for ins in inserts {
-        let (insertion, origin) = insertion(cx, ins, materials)?;
+        let (insertion, origin) = insertion(cx, ins, (materials, clumps), world)?;
         world.insert(insertion);
         origins.inserts.push(origin);
     }
@@ -143,11 +162,13 @@ pub(super) fn lifecycle(
     Ok(names)
 }
 
-/// One `[[insert]]` table and where its keys were written.
+/// One `[[insert]]` table and where its keys were written (a polyhedron's hull registered on
+/// `world`).
 fn insertion(
     cx: &Ctx,
     ins: &InsertSpec,
-    materials: &MaterialNames,
+    (materials, clumps): (&MaterialNames, &ClumpNames),
+    world: &mut WorldBuilder,
 ) -> Result<(Insertion, Origin), SceneError> {
     let given = [
         ("min", sp(&ins.min)),
@@ -225,9 +246,13 @@ fn insertion(
             ))
         }
     };
-    let sizes = sizes(cx, ins)?;
     let density = positive(cx, &ins.density, "density")?;
-    let mut insertion = Insertion::new(region, rate, sizes, density);
+    let mut insertion = match ins.shape.as_ref().filter(|s| s.get_ref() != "sphere") {
+        None => Insertion::new(region, rate, sizes(cx, ins)?, density),
+        Some(shape) => {
+            Insertion::shaped(region, rate, grain(cx, ins, shape, density, clumps, world)?)
+        }
+    };
     insertion.material = materials.id(cx, &ins.material)?;
     if let Some(v) = &ins.velocity {
         insertion.velocity = finite3(cx, v, "velocity")?;
@@ -266,7 +291,8 @@ fn insertion(
         .key(cx, "region", "region", &Some(kind.clone()))
         .key(cx, "rate", "count_per_second", &ins.count_per_second)
         .key(cx, "rate", "kg_per_second", &ins.kg_per_second)
-        .key(cx, "radius", "radius", &Some(ins.radius.clone()))
+        .key(cx, "radius", "radius", &ins.radius)
+        .key(cx, "shape", "shape", &ins.shape)
         .key(cx, "min", "min_radius", &ins.min_radius)
         .key(cx, "velocity", "velocity", &ins.velocity)
         .key(cx, "batch_steps", "batch_steps", &ins.batch_steps)
@@ -288,9 +314,70 @@ fn rate(cx: &Ctx, v: &S<f64>, key: &str) -> Result<f64, SceneError> {
     }
 }
 
-/// The radius law of `radius` with its truncation `min_radius`, `max_radius`.
+/// The grain a shaped insertion copies: the form its shape keys describe (as a `[[bodies]]`
+/// generator reads them, `radius` one number), of density `density`; `min_radius` and
+/// `max_radius` are refused (its size is fixed). A polyhedron's hull is registered on `world`.
+fn grain(
+    cx: &Ctx,
+    ins: &InsertSpec,
+    shape: &S<String>,
+    density: f32,
+    clumps: &ClumpNames,
+    world: &mut WorldBuilder,
+) -> Result<Body, SceneError> {
+    for (key, v) in [
+        ("min_radius", &ins.min_radius),
+        ("max_radius", &ins.max_radius),
+    ] {
+        if let Some(v) = v {
+            let why = "used only by sphere feeds (a shaped grain has one size)";
+            return Err(cx.err(v.span(), key, why));
+        }
+    }
+    let radius = match &ins.radius {
+        Some(r) => match r.get_ref() {
+            toml::Value::Float(x) => Some(S::new(r.span(), *x)),
+            toml::Value::Integer(x) => Some(S::new(r.span(), *x as f64)),
+            _ => {
+                let why = "must be one number for shaped grains (a capsule's or a cube's)";
+                return Err(cx.err(r.span(), "radius", why));
+            }
+        },
+        None => None,
+    };
+    let keys = ShapeKeys {
+        shape: &ins.shape,
+        half_length: &ins.half_length,
+        a: &None,
+        b: &None,
+        half_extents: &ins.half_extents,
+        semi_axes: &ins.semi_axes,
+        clump: &ins.clump,
+        vertices: &ins.vertices,
+        radius: &radius,
+        radius_max: &None,
+        inertia: &None,
+    };
+    let mut hulls = world.hulls().to_vec();
+    let hull = group_hull(cx, &keys, &mut hulls)?;
+    if hull.is_some() {
+        world.hull(&hulls[hulls.len() - 1]);
+    }
+    let form = Form::read(cx, &keys, world.settings().planar, (clumps, hull))?;
+    let r = form.radius(cx, &radius, shape)?;
+    Ok(form.body(Vec3::ZERO, r, form.mass(r, density)))
+}
+
+/// The radius law of `radius` (required) with its truncation `min_radius`, `max_radius`.
 fn sizes(cx: &Ctx, ins: &InsertSpec) -> Result<SizeDistribution, SceneError> {
-    let span = ins.radius.span();
+    let Some(radius) = &ins.radius else {
+        return Err(cx.err(
+            ins.region.span(),
+            "radius",
+            "missing: a sphere feed needs `radius` (a number or a law)",
+        ));
+    };
+    let span = radius.span();
     let bad = |problem: String| cx.err(span.clone(), "radius", problem);
     let pair = |v: &toml::Value, what: &str| -> Result<(f32, f32), SceneError> {
         let nums: Option<Vec<f64>> = v.as_array().map(|a| {
@@ -305,7 +392,7 @@ fn sizes(cx: &Ctx, ins: &InsertSpec) -> Result<SizeDistribution, SceneError> {
             _ => Err(bad(format!("`{what}` takes two numbers [a, b]"))),
         }
     };
-    let dist = match ins.radius.get_ref() {
+    let dist = match radius.get_ref() {
         toml::Value::Float(r) => SizeDistribution::fixed(*r as f32),
         toml::Value::Integer(r) => SizeDistribution::fixed(*r as f32),
         toml::Value::Table(t) if t.len() == 1 => {

@@ -349,9 +349,8 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     links.add_to(&mut world);
     let sinks = lifecycle::lifecycle(
         cx,
-        &spec.insert,
-        &spec.sink,
-        &materials,
+        (&spec.insert, &spec.sink),
+        (&materials, &clumps),
         &mut world,
         &mut origins,
     )?;

@@ -1,7 +1,8 @@
-//! A body group's `vertices` key (`shape = "polyhedron"`): the points whose convex hull is the
-//! group's shape, read into the scene's hull table in group order.
+//! A body group's or an insertion's `vertices` key (`shape = "polyhedron"`): the points whose
+//! convex hull is the group's shape, read into the scene's hull table in group order (then the
+//! insertions').
 
-use super::spec::BodySpec;
+use super::form::ShapeKeys;
 use super::values::Ctx;
 use super::SceneError;
 use glam::Vec3;
@@ -13,15 +14,15 @@ use grains::{HullId, Polyhedron};
 /// too few points, a flat one or one with non-finite coordinates is refused at the key.
 pub(super) fn group_hull(
     cx: &Ctx,
-    g: &BodySpec,
+    g: &ShapeKeys,
     hulls: &mut Vec<Polyhedron>,
 ) -> Result<Option<HullId>, SceneError> {
     let polyhedral = g
         .shape
         .as_ref()
         .is_some_and(|s| s.get_ref() == "polyhedron");
-    let Some(v) = &g.vertices else {
-        return match &g.shape {
+    let Some(v) = g.vertices else {
+        return match g.shape {
             Some(s) if polyhedral => Err(cx.err(
                 s.span(),
                 "vertices",
