@@ -6,12 +6,15 @@
 //! | sphere, clump | yes | yes | yes | yes |
 //! | ellipsoid | yes | yes | no | yes |
 //! | box, polyhedron | yes | yes | no | yes |
-//! | capsule, ellipse | yes | no | no | no |
+//! | capsule | yes | yes | no | no |
+//! | ellipse | yes | no | no | no |
 //!
 //! A clump meets every wall as its member spheres. Inside a cylinder or cone the wall's depth
 //! (R(s) − ρ)/√(1 + k²) is a linear function less a convex one, so a convex polytope's deepest
-//! point there is a vertex (the narrow phase's point contacts are exact), and an ellipsoid's
-//! is a support point (`grains_kernels::ellipsoid_frustum`); outside the mantle a face, an edge
+//! point there is a vertex (the narrow phase's point contacts are exact), a capsule's lies on
+//! one of its end spheres (the clearance of the segment's points is least at an end; the
+//! narrow phase tests both ends as spheres), and an ellipsoid's is a support point
+//! (`grains_kernels::ellipsoid_frustum`); outside the mantle a face, an edge
 //! or the smooth side of a body can touch it between those points, which the narrow phase
 //! does not seek. Boxes and polyhedra meet mesh triangles by the separating-axis test
 //! (`grains_kernels::polytope_triangle`); capsules (segment–triangle) and planar ellipses do
@@ -84,15 +87,21 @@ fn grains_inside(wall: &WallDesc) -> Option<bool> {
 fn meets_curved_wall(shape: Shape, inside: bool) -> bool {
     match shape {
         Shape::Sphere | Shape::Clump { .. } => true,
-        Shape::Cuboid { .. } | Shape::Polyhedron { .. } | Shape::Ellipsoid { .. } => inside,
-        Shape::Capsule { .. } | Shape::Ellipse { .. } => false,
+        Shape::Cuboid { .. }
+        | Shape::Polyhedron { .. }
+        | Shape::Ellipsoid { .. }
+        | Shape::Capsule { .. } => inside,
+        Shape::Ellipse { .. } => false,
     }
 }
 
 /// Where `shape` (named `a_shape`) meets cylinder and cone walls, for the refusal's message.
 fn curved_partners(shape: Shape, a_shape: &str) -> String {
     match shape {
-        Shape::Cuboid { .. } | Shape::Polyhedron { .. } | Shape::Ellipsoid { .. } => format!(
+        Shape::Cuboid { .. }
+        | Shape::Polyhedron { .. }
+        | Shape::Ellipsoid { .. }
+        | Shape::Capsule { .. } => format!(
             "{a_shape} meets cylinder and cone walls only from inside (outside, a side of it can touch the mantle between the points the narrow phase tests)"
         ),
         _ => format!("{a_shape}'s contacts with cylinder and cone walls are not implemented"),

@@ -164,12 +164,20 @@ fn the_builder_refuses_spheres_in_the_mantle_capsules_and_bad_cylinders() {
     assert!(world(drum(), 0.5, Vec3::new(0.0, 0.0, -R - 2.0 * RADIUS)).is_ok());
     let mut b = World::builder(tight());
     b.material(Material::new(0.5));
-    b.wall(drum());
-    b.body(Body::capsule(Vec3::ZERO, RADIUS, 0.1, MASS));
+    b.wall(WallDesc::cylinder(Vec3::ZERO, Vec3::X, R, 1.0, false));
+    b.body(Body::capsule(
+        Vec3::new(0.0, 0.0, R + 0.5),
+        RADIUS,
+        0.1,
+        MASS,
+    ));
     match b.build() {
         Err(BuildError::Body { field, problem, .. }) => {
             assert_eq!(field, "shape");
-            assert!(problem.contains("cylinder"), "{problem}");
+            assert!(
+                problem.contains("cylinder") && problem.contains("outside"),
+                "{problem}"
+            );
         }
         r => panic!("expected a shape error, got {:?}", r.err()),
     }

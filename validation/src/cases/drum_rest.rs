@@ -1,6 +1,7 @@
-//! V26, shaped grains at rest at the bottom of a drum (issue 16): a clump, an ellipsoid, a box
-//! and the same box as a convex polyhedron, each alone in a horizontal cylinder wall of radius R (not turning) and laid along its
-//! axis just above its lowest line, come to rest at the bottom with the depth of their centre
+//! V26, shaped grains at rest at the bottom of a drum (issue 16): a clump, an ellipsoid, a box,
+//! the same box as a convex polyhedron and a capsule, each alone in a horizontal cylinder wall
+//! of radius R (not turning), laid just above its lowest line (the capsule across the axis, the
+//! others along it), come to rest at the bottom with the depth of their centre
 //! below the axis in closed form and their contact forces adding up to their weight:
 //! * a dumbbell clump (two member spheres of radius r along the axis): each member touches the
 //!   mantle at distance R − r from the axis (`grains_kernels::wall_contact::sphere_frustum`);
@@ -11,7 +12,10 @@
 //! * a box of half-extents (a, b, c), a along the axis, c vertical: its four bottom corners
 //!   lie on the mantle, √(b² + (depth + c)²) = R, so the centre is √(R² − b²) − c below the axis
 //!   (a convex polytope's deepest point inside the mantle is a vertex); the polyhedron of its
-//!   eight corners (whose principal axes are the box's) rests there too.
+//!   eight corners (whose principal axes are the box's) rests there too;
+//! * a solid capsule of radius r and half-length L laid across the axis: its end spheres touch
+//!   the mantle (the clearance of its core segment is least at an end), each centre R − r from
+//!   the axis, so the centre is √((R − r)² − L²) below it.
 
 use crate::case::{About, Case, CaseError, Setup};
 use grains::{
@@ -32,6 +36,8 @@ const MEMBER: (f32, f32) = (0.05, 0.08);
 const ELLIPSOID: (Vec3, f32) = (Vec3::new(0.06, 0.04, 0.03), 0.5);
 /// The box's half-extents (m) and mass (kg).
 const BOX: (Vec3, f32) = (Vec3::new(0.06, 0.05, 0.04), 0.5);
+/// The capsule's radius and half-length (m) and mass (kg).
+const CAPSULE: (f32, f32, f32) = (0.03, 0.1, 0.5);
 
 /// One body's rest in the drum.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,8 +128,8 @@ fn rest(
     })
 }
 
-/// Runs V26 on `threads` threads (None: one): the clump, the ellipsoid, the box and the
-/// polyhedron.
+/// Runs V26 on `threads` threads (None: one): the clump, the ellipsoid, the box, the
+/// polyhedron and the capsule.
 pub fn v26(threads: Option<usize>) -> Result<Vec<DrumRest>, CaseError> {
     let (r, spacing) = MEMBER;
     let rod = ClumpTemplate::rod(2, r, spacing)?;
@@ -137,6 +143,8 @@ pub fn v26(threads: Option<usize>) -> Result<Vec<DrumRest>, CaseError> {
         .collect();
     let hull = Polyhedron::from_points(&corners)?;
     let box_depth = (V26_RADIUS * V26_RADIUS - half.y * half.y).sqrt() - half.z;
+    let (r_c, half_c, m_c) = CAPSULE;
+    let capsule_depth = ((V26_RADIUS - r_c).powi(2) - half_c * half_c).sqrt();
     Ok(vec![
         rest("clump", V26_RADIUS - r, threads, |b, at| {
             let c = b.clump_template(&rod);
@@ -151,6 +159,10 @@ pub fn v26(threads: Option<usize>) -> Result<Vec<DrumRest>, CaseError> {
         rest("polyhedron", box_depth, threads, |b, at| {
             let id = b.hull(&hull);
             b.body(Body::polyhedron(at, id, m_b));
+        })?,
+        rest("capsule", capsule_depth, threads, |b, at| {
+            let across = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+            b.body(Body::solid_capsule(at, r_c, half_c, m_c).with_orientation(across));
         })?,
     ])
 }
@@ -169,7 +181,7 @@ impl Case for V26 {
 
     fn expected(&self) -> String {
         format!(
-            "a dumbbell clump, an ellipsoid, a box and a box polyhedron laid along a drum's axis (R = {V26_RADIUS} m) rest at its bottom: centre depth R − r, R − c and √(R² − b²) − c below the axis, on the vertical, contact forces = weight (each to 1e-4)"
+            "a dumbbell clump, an ellipsoid, a box and a box polyhedron laid along a drum's axis (R = {V26_RADIUS} m), and a capsule across it, rest at its bottom: centre depth R − r, R − c, √(R² − b²) − c and √((R − r)² − L²) below the axis, on the vertical, contact forces = weight (each to 1e-4)"
         )
     }
 
