@@ -29,7 +29,7 @@
 //! centre on each try. The test against other grains is conservative, by bounding spheres: a
 //! place is taken only where the new grain's bounding sphere clears every other body's (its
 //! [`crate::Shape::bounding_radius`]); against walls it is the build's start check of the grain as
-//! it lies (its corners, members or support point, [`crate::builder::depth_in_wall`]). The
+//! it lies (its corners, members or support point, `builder::depth_in_wall`). The
 //! grains' shapes and moments follow their ids to the backend, and checkpoints keep which
 //! insertion placed each body ([`crate::LifecycleState::placed_by`]). A shape the world cannot
 //! hold (on the GPU backend, beside bodies or walls the narrow phase does not meet it with) is
