@@ -7,20 +7,9 @@ use grains::{
     WallDesc, World, WorldBuilder,
 };
 use grains_validation::cases::clumps::v23;
+use grains_validation::cases::on_floor::tight;
 
 const G: f32 = 9.81;
-
-/// Rigid contacts, converged tightly, so that a resting body's contact forces are its weight.
-fn tight() -> Settings {
-    Settings {
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    }
-}
 
 fn floor(settings: Settings) -> WorldBuilder {
     let mut b = World::builder(settings);

@@ -9,6 +9,7 @@ use grains::{
 };
 use grains_kernels::polyhedron::{point_polyhedron, polyhedra_touch};
 use grains_kernels::shape::Placed;
+use grains_validation::cases::on_floor::tight;
 use grains_validation::cases::polyhedra::v25;
 
 const G: f32 = 9.81;
@@ -241,17 +242,6 @@ fn hull_pairs_touch_on_their_face_overlap_or_crossing_edges() {
         .collect();
     assert_eq!(touches.len(), 1, "{touches:?}");
     assert!((touches[0].phi - g).abs() < 1e-5 && (touches[0].n - Vec3::Z).length() < 1e-5);
-}
-
-fn tight() -> Settings {
-    Settings {
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    }
 }
 
 /// A world with a floor, the hulls of `clouds` registered in order, and `bodies(ids)`.

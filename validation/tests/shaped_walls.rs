@@ -6,24 +6,13 @@
 
 use glam::{Quat, Vec3, Vec4};
 use grains::{
-    Body, BuildError, ClumpTemplate, Material, MeshDesc, Polyhedron, Settings, Solver, Touching,
-    WallDesc, World, WorldBuilder,
+    Body, BuildError, ClumpTemplate, Material, MeshDesc, Polyhedron, Settings, Touching, WallDesc,
+    World, WorldBuilder,
 };
 use grains_validation::cases::drum_rest::v26;
+use grains_validation::cases::on_floor::tight;
 
 const G: f32 = 9.81;
-
-/// Rigid contacts, converged tightly, so that a resting body's contact forces are its weight.
-fn tight() -> Settings {
-    Settings {
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    }
-}
 
 /// The square [−1, 1]² at z = 0 as two triangles sharing the diagonal (−1, −1)–(1, 1).
 fn square() -> Vec<[Vec3; 3]> {

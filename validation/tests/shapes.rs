@@ -10,6 +10,7 @@ use grains_validation::cases::bar::{
 };
 use grains_validation::cases::boxes::v22;
 use grains_validation::cases::ellipse::{v4, v4_passes, v4_world};
+use grains_validation::cases::on_floor::tight;
 use grains_validation::Setup;
 
 fn floor_world(settings: Settings, bodies: &[Body]) -> Result<World, BuildError> {
@@ -446,18 +447,6 @@ counts = [8, 1, 1]
 // against spheres, and the typed refusals.
 
 const G: f32 = 9.81;
-
-/// Rigid contacts, converged tightly, so that a resting body's contact forces are its weight.
-fn tight() -> Settings {
-    Settings {
-        solver: Solver::GaussSeidel {
-            sweeps: 500,
-            tolerance: 1e-9,
-            omega: 1.0,
-        },
-        ..Settings::default()
-    }
-}
 
 /// A cube dropped tilted about two axes lands on an edge or a corner, tips over and comes to rest
 /// flat on a face: at its half-edge above the floor (to 1e-4 of it), level (every face normal

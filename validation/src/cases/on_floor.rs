@@ -20,3 +20,16 @@ pub fn floor_world(h: f32, threads: Option<usize>, sweeps: u32, tolerance: f32) 
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
     b
 }
+
+/// Rigid contacts converged tightly (500 Gauss–Seidel sweeps to 1e-9 m/s, ω = 1), so that a
+/// resting body's contact forces are its weight: the settings of the shaped grains' rest tests.
+pub fn tight() -> Settings {
+    Settings {
+        solver: Solver::GaussSeidel {
+            sweeps: 500,
+            tolerance: 1e-9,
+            omega: 1.0,
+        },
+        ..Settings::default()
+    }
+}
