@@ -254,12 +254,8 @@ impl WorldBuilder {
             .then(|| self.bodies.iter().map(|b| b.shape).collect());
         let joint_rows = joints.iter().map(|j| j.row_count()).sum::<usize>()
             + springs.iter().filter(|s| s.implicit).count();
-        crate::inertia::check_anisotropic_world(
-            &self.settings,
-            &self.bodies,
-            friction.any_moment_friction(),
-        )?;
-        self.check_inserted_shapes(materials.list.len(), friction.any_moment_friction())?;
+        crate::inertia::check_anisotropic_world(&self.settings, &self.bodies)?;
+        self.check_inserted_shapes(materials.list.len())?;
         let parts = Parts {
             joints: joints.clone(),
             springs,
@@ -359,11 +355,7 @@ impl WorldBuilder {
     /// refused as a body, or a shape the
     /// narrow phase does not meet with the bodies built or the grains of the insertions before
     /// it (the checks of the built bodies, run on them with the templates added).
-    fn check_inserted_shapes(
-        &self,
-        materials: usize,
-        moment_friction: bool,
-    ) -> Result<(), BuildError> {
+    fn check_inserted_shapes(&self, materials: usize) -> Result<(), BuildError> {
         let n = self.bodies.len();
         let mut all = self.bodies.clone();
         for (i, ins) in self.insertions.iter().enumerate() {
@@ -396,9 +388,7 @@ impl WorldBuilder {
                 .and_then(|_| crate::inertia::check_principal_moments(k, &all[k]))
                 .and_then(|_| crate::polyhedron::check_polyhedra(&self.settings, &all, &self.hulls))
                 .and_then(|_| self.check_shapes_together(&all))
-                .and_then(|_| {
-                    crate::inertia::check_anisotropic_world(&self.settings, &all, moment_friction)
-                });
+                .and_then(|_| crate::inertia::check_anisotropic_world(&self.settings, &all));
             if let Err(e) = checked {
                 let problem = match e {
                     BuildError::Body {

@@ -3,10 +3,10 @@
 
 use crate::body::{Body, BodyKind};
 use crate::error::BuildError;
-use crate::settings::{Backend, Settings};
+use crate::settings::Settings;
 use glam::Vec3;
 use grains_kernels::inertia::PrincipalInertia;
-use grains_kernels::{Bodies, GpuError};
+use grains_kernels::Bodies;
 
 /// Slack of the triangle inequalities I_k ≤ I_i + I_j, relative to the sum: a flat plate has
 /// I3 = I1 + I2 exactly, which f32 rounding of the three moments may break by a few ulps.
@@ -38,13 +38,10 @@ pub(crate) fn check_principal_moments(i: usize, b: &Body) -> Result<(), BuildErr
 }
 
 /// Refuses anisotropic bodies where the world cannot turn them with their tensor: in planar
-/// mode (only the moment about y matters there: give it as `inertia`), and on the GPU backend
-/// beside spinning or rolling friction (`moment_friction`: its moment rows take one scalar
-/// inertia per body).
+/// mode (only the moment about y matters there: give it as `inertia`).
 pub(crate) fn check_anisotropic_world(
     settings: &Settings,
     bodies: &[Body],
-    moment_friction: bool,
 ) -> Result<(), BuildError> {
     let anisotropic = |i: usize| {
         bodies
@@ -54,12 +51,6 @@ pub(crate) fn check_anisotropic_world(
     let Some(i) = (0..bodies.len()).find(|&i| anisotropic(i)) else {
         return Ok(());
     };
-    if settings.backend == Backend::Gpu && moment_friction {
-        return Err(GpuError::Unsupported(
-            "anisotropic inertia (principal moments) with spinning or rolling friction (the CPU backend has them together)",
-        )
-        .into());
-    }
     let refuse = |why: &str| {
         Err(BuildError::Body {
             body: i,

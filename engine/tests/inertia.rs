@@ -6,8 +6,8 @@
 
 use grains::glam::DVec3;
 use grains::{
-    capsule_principal_moments, stadium_moment, Backend, Body, BuildError, JointDesc, Material,
-    Quat, Settings, Snapshot, SolverKind, Vec3, WallDesc, World,
+    capsule_principal_moments, stadium_moment, Body, BuildError, JointDesc, Material, Quat,
+    Settings, Snapshot, SolverKind, Vec3, WallDesc, World,
 };
 
 /// A world of one body, no gravity, no walls, on `threads` threads.
@@ -374,27 +374,6 @@ fn resume_of_a_tumbling_capsule_is_bit_identical_and_other_moments_are_refused()
     let mut w = on_floor(other, 0.5, 1, SolverKind::GaussSeidel);
     let msg = w.restore(&snap).unwrap_err().to_string();
     assert!(msg.contains("body principal moments"), "{msg}");
-}
-
-/// The GPU backend steps anisotropic bodies (validation/tests/gpu/inertia.rs) but refuses them
-/// beside spinning or rolling friction when the world is built, naming both.
-#[test]
-fn the_gpu_backend_refuses_anisotropic_bodies_with_moment_friction() {
-    let mut w = World::builder(Settings {
-        backend: Backend::Gpu,
-        solver: Settings::default()
-            .solver
-            .with_kind(SolverKind::Jacobi)
-            .with_tolerance(0.0),
-        ..Settings::default()
-    });
-    w.material(Material::new(0.5).with_rolling(0.01));
-    w.body(Body::sphere(Vec3::ZERO, 0.1, 1.0).with_principal_moments(MOMENTS));
-    let msg = w.build().err().expect("refused").to_string();
-    assert!(
-        msg.contains("anisotropic inertia") && msg.contains("rolling friction"),
-        "{msg}"
-    );
 }
 
 /// A solid capsule dropped level on a floor with restitution e = 0.5 goes through the impact

@@ -11,6 +11,7 @@ const INERTIA_OFF: &str = include_str!("inertia_off.wgsl");
 const SOLVER_ROW: &str = include_str!("solver_row.wgsl");
 const ROLLING: &str = include_str!("rolling.wgsl");
 const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
+const ROLLING_INERTIA: &str = include_str!("rolling_inertia.wgsl");
 const FORCES: &str = include_str!("forces.wgsl");
 const BROAD_PHASE: &str = include_str!("broad_phase.wgsl");
 const NARROW_PHASE: &str = include_str!("narrow_phase.wgsl");
@@ -69,6 +70,9 @@ pub struct Programs {
     /// The contact stages with the moment rows too, compiled by [`Programs::load_rolling`] for
     /// the first step that has spinning or rolling friction.
     pub(super) rolling: Option<ContactPrograms>,
+    /// The moment rows' diagonal of the contacts with an anisotropic body
+    /// (`rolling_inertia.wgsl`), compiled with [`Programs::rolling`].
+    pub(super) weigh_anisotropic_moments: Option<wgpu::ComputePipeline>,
     /// `find_pairs` and `build_rows` with the mesh walls' contacts, compiled by
     /// [`Programs::load_meshes`] for the first step of a world with meshes.
     pub(super) meshes: Option<[wgpu::ComputePipeline; 2]>,
@@ -328,6 +332,7 @@ impl Programs {
             correct_normal_bias: make(&solve, &correction, "correct_normal_bias"),
             sliding: ContactPrograms::new(device, [&step, &solve], &warm, &jacobi),
             rolling: None,
+            weigh_anisotropic_moments: None,
             meshes: None,
             apgd: [None, None],
             integrate_positions: make(&solve, &integrate, "integrate_positions"),
@@ -398,14 +403,24 @@ impl Programs {
             });
         }
         let device = &gpu.device;
-        self.rolling = Some(gpu.validated("compiling the moment rows' shaders", || {
+        let (rolling, weigh) = gpu.validated("compiling the moment rows' shaders", || {
             let layout =
                 |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
-            let jacobi = compile_solve(device, "jacobi", &[ROLLING, JACOBI]);
+            let jacobi = compile_solve(device, "jacobi", &[ROLLING, JACOBI, ROLLING_INERTIA]);
             let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
-            ContactPrograms::new(device, [&layouts[0], &layouts[1]], &warm, &jacobi)
-        })?);
+            let weigh = pipeline(
+                device,
+                &layouts[1],
+                &jacobi,
+                "weigh_anisotropic_moments",
+                &[],
+            );
+            let programs = ContactPrograms::new(device, [&layouts[0], &layouts[1]], &warm, &jacobi);
+            (programs, weigh)
+        })?;
+        self.rolling = Some(rolling);
+        self.weigh_anisotropic_moments = Some(weigh);
         Ok(())
     }
 

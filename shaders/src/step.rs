@@ -80,6 +80,11 @@ impl GpuPipeline {
             // The solver rows' compaction and the gather bind the solve's group 0.
             pass.step = &b.solve_group;
             pass.indirect(&pr.compact_rows, contacts);
+            if let (Some(weigh), true) = (&pr.weigh_anisotropic_moments, moments.is_some()) {
+                if b.sizes.anisotropic {
+                    pass.indirect(weigh, contacts);
+                }
+            }
             pass.run(&solver.body_gather, groups(n));
         }
         {

@@ -41,7 +41,7 @@ fn v21_free_rotation_flips_on_gpu() {
 /// with 60 sweeps at ω = 0.3 (tolerance 0), read back every step.
 const R: f32 = 0.005;
 
-fn anisotropic_pile(backend: Backend) -> Result<World, BuildError> {
+fn anisotropic_pile(backend: Backend, material: Material) -> Result<World, BuildError> {
     let mut b = World::builder(Settings {
         backend,
         h: 1e-3,
@@ -54,7 +54,7 @@ fn anisotropic_pile(backend: Backend) -> Result<World, BuildError> {
         },
         ..Settings::default()
     });
-    b.material(Material::new(0.5));
+    b.material(material);
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
     for (p, n) in [(-1.0f32, 1.0f32), (1.0, -1.0)] {
         b.wall(WallDesc::plane(
@@ -106,16 +106,30 @@ fn max_spin_difference(a: &World, b: &World) -> f32 {
 /// the largest and the positions by 0.05 r.
 #[test]
 fn an_anisotropic_pile_agrees_with_cpu_jacobi() {
+    compare_piles(Material::new(0.5), "anisotropic pile");
+}
+
+/// The same with spinning (e_r = 1 mm) and rolling (e_roll = 0.5 mm) friction, whose moment
+/// rows take 1/I_min for an anisotropic body's share of their diagonal (rolling_inertia.wgsl):
+/// the same checks, which the moment rows' diagonal enters through the spins.
+#[test]
+fn an_anisotropic_pile_with_moment_friction_agrees_with_cpu_jacobi() {
+    let rough = Material::new(0.5).with_spinning(1e-3).with_rolling(5e-4);
+    compare_piles(rough, "rough anisotropic pile");
+}
+
+/// The lockstep of the two tests above for piles of `material`, reported as `what`.
+fn compare_piles(material: Material, what: &str) {
     /// Largest one-step |Δω| between the backends, relative to the largest |ω|: f32 rounding of
     /// the two summation orders and of the midpoint solve (measured below it by three orders).
     const SPIN_TOLERANCE: f32 = 1e-3;
     /// Largest relative difference of a row's mass_n or mass_t: the same f32 sums in another
     /// order (the CPU adds the tensor's share to the narrow phase's, the GPU sums it at once).
     const MASS_TOLERANCE: f32 = 1e-5;
-    let Some(mut gpu) = gpu_world(anisotropic_pile(Backend::Gpu)) else {
+    let Some(mut gpu) = gpu_world(anisotropic_pile(Backend::Gpu, material)) else {
         return;
     };
-    let mut cpu = anisotropic_pile(Backend::Cpu).unwrap();
+    let mut cpu = anisotropic_pile(Backend::Cpu, material).unwrap();
     let (mut worst_position, mut worst_spin, mut worst_mass) = (0.0f32, 0.0f32, 0.0f32);
     let mut contacts = 0usize;
     for step in 1..=100u64 {
@@ -124,11 +138,7 @@ fn an_anisotropic_pile_agrees_with_cpu_jacobi() {
         gpu.step().unwrap();
         gpu.sync_contacts().unwrap();
         let (cpu_keys, gpu_keys) = (&cpu.contact_rows().keys, &gpu.contact_rows().keys);
-        assert_same_contacts(
-            cpu_keys,
-            gpu_keys,
-            &format!("anisotropic pile, step {step}"),
-        );
+        assert_same_contacts(cpu_keys, gpu_keys, &format!("{what}, step {step}"));
         contacts = contacts.max(gpu_keys.len());
         let (cpu_rows, gpu_rows) = (&cpu.contact_rows().rows, &gpu.contact_rows().rows);
         for (c, g) in cpu_rows.iter().zip(gpu_rows) {
@@ -140,7 +150,7 @@ fn an_anisotropic_pile_agrees_with_cpu_jacobi() {
         worst_spin = worst_spin.max(max_spin_difference(&cpu, &gpu));
     }
     eprintln!(
-        "anisotropic pile: up to {contacts} contacts, max one-step |Δposition| {worst_position:.2e} r, \
+        "{what}: up to {contacts} contacts, max one-step |Δposition| {worst_position:.2e} r, \
          max one-step |Δω| {worst_spin:.2e} of the largest spin, rows' masses within \
          {worst_mass:.1e}; on {}",
         gpu.adapter_name().unwrap_or("?")
