@@ -3,7 +3,10 @@
 
 use super::common::{assert_same_contacts, max_position_difference};
 use super::{gpu_world, POSITION_TOLERANCE_R};
-use grains::{Backend, Body, BuildError, Material, Quat, Settings, Solver, Vec3, WallDesc, World};
+use grains::{
+    Backend, Body, BuildError, Material, Quat, Settings, Sink, SinkShape, Solver, Vec3, WallDesc,
+    World,
+};
 use grains_validation::cases::free_rotation::{v21_run, v21_world};
 
 /// V21 on the GPU: the body with I = (1, 2, 3) spun about its middle axis flips every elliptic
@@ -36,12 +39,17 @@ fn v21_free_rotation_flips_on_gpu() {
     assert!(r.passes(), "the GPU fails V21: {r:?}");
 }
 
-/// Spheres of radius `R`, each with principal moments (0.3, 0.4, 0.5) m r², turned and spinning
-/// differently, dropped in a 4 × 4 × 4 lattice onto a floor in a square box; projected Jacobi
-/// with 60 sweeps at ω = 0.3 (tolerance 0), read back every step.
+/// Spheres of radius `R`, turned and spinning differently, dropped in a 4 × 4 × 4 lattice onto a
+/// floor in a square box, sphere k with principal moments (0.3 + 0.05 (k mod 3), 0.4,
+/// 0.5 − 0.05 (k mod 2)) m r² but every fifth one isotropic; `material`'s friction, the `sink`
+/// if given; projected Jacobi with 60 sweeps at ω = 0.3 (tolerance 0), read back every step.
 const R: f32 = 0.005;
 
-fn anisotropic_pile(backend: Backend, material: Material) -> Result<World, BuildError> {
+fn anisotropic_pile(
+    backend: Backend,
+    material: Material,
+    sink: Option<Sink>,
+) -> Result<World, BuildError> {
     let mut b = World::builder(Settings {
         backend,
         h: 1e-3,
@@ -66,9 +74,16 @@ fn anisotropic_pile(backend: Backend, material: Material) -> Result<World, Build
             Vec3::Y * n,
         ));
     }
+    if let Some(sink) = sink {
+        b.sink(sink);
+    }
     let mass = 1.3e-3;
-    let moments = Vec3::new(0.3, 0.4, 0.5) * mass * R * R;
     for k in 0..64 {
+        let moments = Vec3::new(
+            0.3 + 0.05 * (k % 3) as f32,
+            0.4,
+            0.5 - 0.05 * (k % 2) as f32,
+        );
         let (x, y, z) = ((k % 4) as f32, ((k / 4) % 4) as f32, (k / 16) as f32);
         let jitter = 0.05 * R * ((k * 7 % 5) as f32 - 2.0);
         let centre = Vec3::new(
@@ -77,9 +92,13 @@ fn anisotropic_pile(backend: Backend, material: Material) -> Result<World, Build
             R * (1.02 + 2.3 * z),
         );
         let axis = Vec3::new(1.0 + x, 2.0 - y, 0.5 + z).normalize();
+        let sphere = Body::sphere(centre, R, mass);
+        let sphere = match k % 5 {
+            0 => sphere,
+            _ => sphere.with_principal_moments(moments * mass * R * R),
+        };
         b.body(
-            Body::sphere(centre, R, mass)
-                .with_principal_moments(moments)
+            sphere
                 .with_orientation(Quat::from_axis_angle(axis, 0.3 * k as f32))
                 .with_angular_velocity(Vec3::new(30.0 - x * 10.0, 20.0 * y - 25.0, 40.0 - 15.0 * z))
                 .with_velocity(Vec3::new(0.02 * (x - 1.5), 0.0, -0.1)),
@@ -106,7 +125,29 @@ fn max_spin_difference(a: &World, b: &World) -> f32 {
 /// the largest and the positions by 0.05 r.
 #[test]
 fn an_anisotropic_pile_agrees_with_cpu_jacobi() {
-    compare_piles(Material::new(0.5), "anisotropic pile");
+    compare_piles(Material::new(0.5), None, "anisotropic pile");
+}
+
+/// The pile with a sink beyond x = −2.5 R, which its first pass empties of the x = −3.45 R
+/// column (16 bodies) and later passes of grains pushed across: the GPU takes the principal
+/// moments of the bodies left, moved down the index (`set_body_shapes`), and steps as the CPU
+/// does, with the same ids at every step.
+#[test]
+fn an_anisotropic_pile_with_a_sink_agrees_with_cpu_jacobi() {
+    let sink = Sink::new(
+        "column",
+        SinkShape::HalfSpace {
+            point: Vec3::new(-2.5 * R, 0.0, 0.0),
+            normal: -Vec3::X,
+        },
+    );
+    let left = compare_piles(
+        Material::new(0.5),
+        Some(sink),
+        "anisotropic pile with a sink",
+    );
+    // The column's 16 at the first pass, and any grain pushed across later.
+    assert!(left.is_none_or(|n| n <= 48), "{left:?} bodies left");
 }
 
 /// The same with spinning (e_r = 1 mm) and rolling (e_roll = 0.5 mm) friction, whose moment
@@ -115,21 +156,20 @@ fn an_anisotropic_pile_agrees_with_cpu_jacobi() {
 #[test]
 fn an_anisotropic_pile_with_moment_friction_agrees_with_cpu_jacobi() {
     let rough = Material::new(0.5).with_spinning(1e-3).with_rolling(5e-4);
-    compare_piles(rough, "rough anisotropic pile");
+    compare_piles(rough, None, "rough anisotropic pile");
 }
 
-/// The lockstep of the two tests above for piles of `material`, reported as `what`.
-fn compare_piles(material: Material, what: &str) {
+/// The lockstep of the tests above for piles of `material` with `sink`, reported as `what`;
+/// returns the bodies left at the end (None: no adapter).
+fn compare_piles(material: Material, sink: Option<Sink>, what: &str) -> Option<usize> {
     /// Largest one-step |Δω| between the backends, relative to the largest |ω|: f32 rounding of
     /// the two summation orders and of the midpoint solve (measured below it by three orders).
     const SPIN_TOLERANCE: f32 = 1e-3;
     /// Largest relative difference of a row's mass_n or mass_t: the same f32 sums in another
     /// order (the CPU adds the tensor's share to the narrow phase's, the GPU sums it at once).
     const MASS_TOLERANCE: f32 = 1e-5;
-    let Some(mut gpu) = gpu_world(anisotropic_pile(Backend::Gpu, material)) else {
-        return;
-    };
-    let mut cpu = anisotropic_pile(Backend::Cpu, material).unwrap();
+    let mut gpu = gpu_world(anisotropic_pile(Backend::Gpu, material, sink.clone()))?;
+    let mut cpu = anisotropic_pile(Backend::Cpu, material, sink).unwrap();
     let (mut worst_position, mut worst_spin, mut worst_mass) = (0.0f32, 0.0f32, 0.0f32);
     let mut contacts = 0usize;
     for step in 1..=100u64 {
@@ -137,6 +177,7 @@ fn compare_piles(material: Material, what: &str) {
         cpu.step().unwrap();
         gpu.step().unwrap();
         gpu.sync_contacts().unwrap();
+        assert_eq!(cpu.ids(), gpu.ids(), "{what}, step {step}");
         let (cpu_keys, gpu_keys) = (&cpu.contact_rows().keys, &gpu.contact_rows().keys);
         assert_same_contacts(cpu_keys, gpu_keys, &format!("{what}, step {step}"));
         contacts = contacts.max(gpu_keys.len());
@@ -171,4 +212,5 @@ fn compare_piles(material: Material, what: &str) {
         worst_mass <= MASS_TOLERANCE,
         "rows' masses differ by {worst_mass}"
     );
+    Some(gpu.len())
 }
