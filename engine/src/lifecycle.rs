@@ -198,16 +198,17 @@ fn fixed(b: &Bodies, i: usize) -> Fixed {
 
 /// Keeps the bodies of `keep` (in order).
 fn retain_bodies(b: &mut Bodies, keep: &[bool]) {
+    retain_kept(&mut b.pos_radius, keep);
+    retain_kept(&mut b.orientation, keep);
+    retain_kept(&mut b.motion, keep);
+    retain_kept(&mut b.material, keep);
+    retain_kept(&mut b.kind, keep);
+}
+
+/// Keeps the entries of a per-body `list` whose `keep` is true, in order.
+fn retain_kept<T>(list: &mut Vec<T>, keep: &[bool]) {
     let mut k = keep.iter();
-    b.pos_radius.retain(|_| *k.next().unwrap_or(&true));
-    let mut k = keep.iter();
-    b.orientation.retain(|_| *k.next().unwrap_or(&true));
-    let mut k = keep.iter();
-    b.motion.retain(|_| *k.next().unwrap_or(&true));
-    let mut k = keep.iter();
-    b.material.retain(|_| *k.next().unwrap_or(&true));
-    let mut k = keep.iter();
-    b.kind.retain(|_| *k.next().unwrap_or(&true));
+    list.retain(|_| *k.next().unwrap_or(&true));
 }
 
 /// Renumbers warm-start memory after a removal: `to[i]` is body i's new index, or [`NO_BODY`]
@@ -353,10 +354,8 @@ impl World {
             })
             .collect();
         retain_bodies(&mut self.bodies, &keep);
-        let mut k = keep.iter();
-        lc.ids.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        lc.state.placed_by.retain(|_| *k.next().unwrap_or(&true));
+        retain_kept(&mut lc.ids, &keep);
+        retain_kept(&mut lc.state.placed_by, &keep);
         Some(to)
     }
 

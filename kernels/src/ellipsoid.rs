@@ -66,23 +66,7 @@ pub fn closest_on_ellipsoid(semi_axes: Vec3, p: Vec3) -> Vec3 {
         };
         let ey = DVec3::new(e[0] * y[0], e[1] * y[1], e[2] * y[2]);
         let e2 = e[2] * e[2];
-        let (mut lo, mut hi) = (ey.z - e2, ey.length() - e2);
-        let mut t = lo;
-        // Halves the bracket until it cannot shrink (f64: about 60 halvings).
-        for _ in 0..200 {
-            t = 0.5 * (lo + hi);
-            if t <= lo || t >= hi {
-                break;
-            }
-            let ft = f(t);
-            if ft > 0.0 {
-                lo = t;
-            } else if ft < 0.0 {
-                hi = t;
-            } else {
-                break;
-            }
-        }
+        let t = crate::shape::decreasing_root(f, ey.z - e2, ey.length() - e2);
         std::array::from_fn(|i| e[i] * e[i] * y[i] / (t + e[i] * e[i]))
     } else {
         in_plane_nearest(e, y)

@@ -119,6 +119,29 @@ pub fn ellipse_support(q: Quat, a: f32, b: f32, d: Vec3) -> Vec3 {
     }
 }
 
+/// The root in [`lo`, `hi`] of a decreasing `f` (positive at `lo`, negative at `hi`): the
+/// nearest-point equations' F(t) of an ellipse or ellipsoid (Eberly), halving the bracket until
+/// it cannot shrink (f64: about 60 halvings).
+pub(crate) fn decreasing_root(f: impl Fn(f64) -> f64, lo: f64, hi: f64) -> f64 {
+    let (mut lo, mut hi) = (lo, hi);
+    let mut t = lo;
+    for _ in 0..200 {
+        t = 0.5 * (lo + hi);
+        if t <= lo || t >= hi {
+            break;
+        }
+        let ft = f(t);
+        if ft > 0.0 {
+            lo = t;
+        } else if ft < 0.0 {
+            hi = t;
+        } else {
+            break;
+        }
+    }
+    t
+}
+
 /// The point of the ellipse (x/a)² + (z/b)² = 1 nearest (p_x, p_z), both in the ellipse's axes:
 /// x = a² p_x/(t + a²), z = b² p_z/(t + b²) with t the root of F(t) = (a p_x/(t + a²))² +
 /// (b p_z/(t + b²))² − 1 on t > −min(a², b²), found by bisection (Eberly's distance to an ellipse).
@@ -138,23 +161,7 @@ pub fn closest_on_ellipse(a: f32, b: f32, px: f32, pz: f32) -> (f32, f32) {
     let (x0, x1) = if y1 > 0.0 && y0 > 0.0 {
         let f =
             |t: f64| (e0 * y0 / (t + e0 * e0)).powi(2) + (e1 * y1 / (t + e1 * e1)).powi(2) - 1.0;
-        let (mut lo, mut hi) = (e1 * y1 - e1 * e1, (e0 * y0).hypot(e1 * y1) - e1 * e1);
-        let mut t = lo;
-        // Halves the bracket until it cannot shrink (f64: about 60 halvings).
-        for _ in 0..200 {
-            t = 0.5 * (lo + hi);
-            if t <= lo || t >= hi {
-                break;
-            }
-            let ft = f(t);
-            if ft > 0.0 {
-                lo = t;
-            } else if ft < 0.0 {
-                hi = t;
-            } else {
-                break;
-            }
-        }
+        let t = decreasing_root(f, e1 * y1 - e1 * e1, (e0 * y0).hypot(e1 * y1) - e1 * e1);
         (e0 * e0 * y0 / (t + e0 * e0), e1 * e1 * y1 / (t + e1 * e1))
     } else if y1 > 0.0 {
         (0.0, e1)
