@@ -160,12 +160,8 @@ impl WorldBuilder {
             return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
         }
         crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
-        if self.settings.backend == Backend::Gpu && self.bodies.iter().any(|b| !b.shape.is_sphere())
-        {
-            return Err(GpuError::Unsupported(
-                "non-sphere shapes (capsules, ellipses, boxes, ellipsoids, clumps, polyhedra)",
-            )
-            .into());
+        if self.settings.backend == Backend::Gpu {
+            check_gpu_shapes(&self.bodies, !self.meshes.is_empty(), &friction)?;
         }
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {
@@ -731,6 +727,32 @@ pub(crate) fn depth_in_wall(
         .filter_map(|p| point_wall(&placed, 0, p, radius, behind))
         .map(|t| -t.phi)
         .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// The GPU backend's shapes: spheres and clumps, and clumps neither beside mesh walls
+/// (`has_meshes`) nor with spinning or rolling friction in `friction`.
+fn check_gpu_shapes(
+    bodies: &[Body],
+    has_meshes: bool,
+    friction: &grains_kernels::FrictionTable,
+) -> Result<(), GpuError> {
+    let clump = |b: &Body| matches!(b.shape, Shape::Clump { .. });
+    if bodies.iter().any(|b| !b.shape.is_sphere() && !clump(b)) {
+        return Err(GpuError::Unsupported(
+            "non-sphere shapes other than clumps (capsules, ellipses, boxes, ellipsoids, polyhedra)",
+        ));
+    }
+    if bodies.iter().any(clump) {
+        if has_meshes {
+            return Err(GpuError::Unsupported("clumps beside mesh walls"));
+        }
+        if friction.any_moment_friction() {
+            return Err(GpuError::Unsupported(
+                "spinning and rolling friction in a world with clumps",
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {

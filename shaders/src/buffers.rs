@@ -98,6 +98,10 @@ pub struct Sizes {
     pub moments: bool,
     /// Whether some body is anisotropic (the inertia buffer holds one entry per body, else one).
     pub anisotropic: bool,
+    /// The clump templates' member spheres in all: 0 in a world without clumps (no clumps'
+    /// buffer, compact solver rows), else the clumps' buffer holds them after the bodies' words
+    /// and the solve reads the full rows.
+    pub clump_members: u64,
 }
 
 impl Sizes {
@@ -122,7 +126,17 @@ impl Sizes {
             rows: (ROWS_PER_BODY * n).max(1024),
             moments,
             anisotropic,
+            clump_members: 0,
         }
+    }
+
+    /// These capacities for a world with clumps whose templates hold `members` member spheres in
+    /// all and at most `most` in one: the clumps' buffer, and rows for every member of the
+    /// largest clump as for a sphere.
+    pub fn with_clumps(mut self, (members, most): (u64, u64)) -> Self {
+        self.clump_members = members;
+        self.rows = (ROWS_PER_BODY * self.bodies * most.max(1)).max(1024);
+        self
     }
 
     /// Slots of the cell counts: the grid's cells, then the fast grains' slot.
@@ -165,6 +179,9 @@ pub struct Buffers {
     /// Each body's inertia (`inertia.wgsl`): one entry per body where some body is
     /// anisotropic, else one empty entry.
     pub inertia: wgpu::Buffer,
+    /// The clumps' buffer (`clump_shapes.wgsl`) and group 1 of the broad and narrow phases that
+    /// binds it, in a world with clumps.
+    pub clumps: Option<(wgpu::Buffer, wgpu::BindGroup)>,
     /// Group 0 for a step writing set `p` and reading set `1 − p`.
     pub step_groups: [wgpu::BindGroup; 2],
     pub dispatch_group: wgpu::BindGroup,
@@ -358,7 +375,9 @@ impl Buffers {
         let body_entries = a.storage("body_entries", 2 * rows_cap, 16)?;
         let stats = a.storage("stats", 8, 4)?;
         let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
-        let solver_rows = a.storage("solver_rows", rows_cap, SOLVER_ROW_BYTES)?;
+        // A world with clumps solves with the full rows (`solver_row_full.wgsl`).
+        let compact_rows = if sizes.clump_members > 0 { 1 } else { rows_cap };
+        let solver_rows = a.storage("solver_rows", compact_rows, SOLVER_ROW_BYTES)?;
         let inertia = a.storage(
             "inertia",
             if sizes.anisotropic { n } else { 1 },
@@ -377,6 +396,17 @@ impl Buffers {
             a.storage("cache", rows_cap, 16)?,
         ];
         let dispatch = a.buffer("dispatch", 16, wgpu::BufferUsages::INDIRECT)?;
+        let clumps = if sizes.clump_members > 0 {
+            let data = a.storage("clumps", n + 4 * sizes.clump_members, 4)?;
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("clumps"),
+                layout: &programs.clump_layout,
+                entries: &[entry(2, &data, 4 * (n + 4 * sizes.clump_members))],
+            });
+            Some((data, group))
+        } else {
+            None
+        };
         let moments = if sizes.moments {
             let moments = a.storage("moments", rows_cap, std::mem::size_of::<Moment>() as u64)?;
             let group = single_group(device, "moments", &programs.moment_layout, &moments);
@@ -513,6 +543,7 @@ impl Buffers {
             dispatch,
             moments,
             inertia,
+            clumps,
             step_groups,
             dispatch_group,
             solve_group,
@@ -540,7 +571,7 @@ mod tests {
             }
             Err(e) => panic!("{e}"),
         };
-        let programs = Programs::new(&gpu.device);
+        let programs = Programs::new(&gpu.device, false);
         let limits = wgpu::Limits {
             max_storage_buffer_binding_size: 1 << 20,
             ..gpu.limits.clone()

@@ -1,10 +1,10 @@
-//! The bodies' inertia on the device (`inertia.wgsl`): each anisotropic body's principal moments
-//! and world inverse inertia, written at upload; integrate keeps the tensor current as the
-//! bodies turn.
+//! The bodies' inertia on the device (`inertia.wgsl`): each anisotropic body's principal moments,
+//! written at upload; the device computes the world inverse inertia from the orientation
+//! (`refresh_inertia` after an upload, integrate as the bodies turn), so that the tensor's bits
+//! depend on the orientation's alone.
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Quat, Vec3};
-use grains_kernels::inertia::world_inverse_inertia;
+use glam::Vec3;
 
 /// One body's inertia, as `BodyInertia` in `inertia.wgsl`: (I1, I2, I3, 1) for an anisotropic
 /// body (zero for the others), then I_w⁻¹'s diagonal (xx, yy, zz, 0) and off-diagonal
@@ -18,28 +18,26 @@ pub struct BodyInertia {
 }
 
 impl BodyInertia {
-    /// The entry of a body with principal `moments` (zero: isotropic or not dynamic) at
-    /// orientation `q`.
-    pub fn new(moments: Vec3, q: Quat) -> Self {
+    /// The entry of a body with principal `moments` (zero: isotropic or not dynamic), its
+    /// tensor left for `refresh_inertia`.
+    pub fn new(moments: Vec3) -> Self {
         if moments == Vec3::ZERO {
             return BodyInertia::default();
         }
-        let t = world_inverse_inertia(moments, q.normalize());
         BodyInertia {
             moments: moments.extend(1.0).to_array(),
-            diagonal: [t.x_axis.x, t.y_axis.y, t.z_axis.z, 0.0],
-            off_diagonal: [t.y_axis.x, t.z_axis.x, t.z_axis.y, 0.0],
+            ..BodyInertia::default()
         }
     }
 }
 
-/// The device's inertia entries of the bodies at `orientation` with principal `moments` (one
-/// per body, or empty where none is anisotropic: then the single empty entry the binding needs).
-pub fn inertia_entries(moments: &[Vec3], orientation: &[Quat]) -> Vec<BodyInertia> {
+/// The device's inertia entries of `n` bodies with principal `moments` (one per body, or empty
+/// where none is anisotropic: then the single empty entry the binding needs).
+pub fn inertia_entries(moments: &[Vec3], n: usize) -> Vec<BodyInertia> {
     if moments.is_empty() {
         return vec![BodyInertia::default()];
     }
-    (orientation.iter().enumerate())
-        .map(|(i, &q)| BodyInertia::new(moments.get(i).copied().unwrap_or(Vec3::ZERO), q))
+    (0..n)
+        .map(|i| BodyInertia::new(moments.get(i).copied().unwrap_or(Vec3::ZERO)))
         .collect()
 }

@@ -48,14 +48,6 @@ fn rotational_weight(i: u32, c: vec3<f32>) -> f32 {
     return 0.0;
 }
 
-/// v rotated by quaternion q (xyz, w): v + (2/|q|²) (w (u × v) + u × (u × v)), a rotation for
-/// any length of q. A normalised q of f32 is off unit length by rounding, and the unit formula
-/// scales v by |q|²: on lavapipe V21's energy drifted 3 times as far with it.
-fn rotate_vector(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let t = cross(q.xyz, v);
-    return v + (2.0 / dot(q, q)) * (q.w * t + cross(q.xyz, t));
-}
-
 /// Stores body i's I_w⁻¹ = Σ_k r_k r_kᵀ / I_k at unit orientation q, r_k = R e_k
 /// (world_inverse_inertia).
 fn refresh_inverse_inertia(i: u32, q: vec4<f32>) {
@@ -70,4 +62,17 @@ fn refresh_inverse_inertia(i: u32, q: vec4<f32>) {
     inertia[i].off_diagonal = vec4<f32>(a.x * r1.y + b.x * r2.y + c.x * r3.y,
                                         a.x * r1.z + b.x * r2.z + c.x * r3.z,
                                         a.y * r1.z + b.y * r2.z + c.y * r3.z, 0.0);
+}
+
+/// Whether contact row `row` has an anisotropic body.
+fn has_anisotropic_body(row: ContactRow) -> bool {
+    return is_anisotropic(row.body_a) || (row.body_b != NO_BODY && is_anisotropic(row.body_b));
+}
+
+/// Gives full row c the masses of `weighed`, its frame rebuilt with the tensor: the narrow phase
+/// counted an anisotropic body's 1/m only (inertia_off.wgsl), as the CPU's narrow phase does
+/// before add_rotational_weights.
+fn give_tensor_masses(c: u32, weighed: ContactRow) {
+    rows[c].mass_n = weighed.mass_n;
+    rows[c].mass_t = weighed.mass_t;
 }

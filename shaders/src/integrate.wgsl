@@ -85,3 +85,15 @@ fn integrate_positions(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workg
         orientation[i] = s * (1.0 / length(s));
     }
 }
+
+/// Every anisotropic body's I_w⁻¹ at its orientation, after the host uploaded the bodies (it
+/// writes their moments only): the tensor integrate leaves for the next step, from the same
+/// orientation's bits, so that a run restored from a snapshot steps as the run straight through.
+@compute @workgroup_size(256)
+fn refresh_inertia(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let i = thread_index(wid, nwg, lid);
+    if i < params.n_bodies && is_anisotropic(i) {
+        refresh_inverse_inertia(i, orientation[i]);
+    }
+}

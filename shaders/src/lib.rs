@@ -7,6 +7,7 @@
 
 mod apgd;
 mod buffers;
+mod clumps;
 mod device;
 mod inertia;
 mod mesh;
@@ -25,6 +26,7 @@ use grains_kernels::forces::{Actuation, Load, LOAD};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion, Wall};
 use grains_kernels::mesh::MeshWalls;
+use grains_kernels::narrow_phase::FLAGS_A;
 use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
 use grains_kernels::{SolverKind, StageTimes, StepParams, StepStats};
 use profiler::{Profiler, TIMED_PASSES};
@@ -78,6 +80,10 @@ pub struct GpuPipeline {
     /// The anisotropic bodies' principal moments, for the coming uploads and the kinetic
     /// energy.
     inertia: PrincipalInertia,
+    /// The clump templates and each body's, for the coming uploads.
+    clumps: clumps::ClumpShapes,
+    /// Whether the next step first computes the anisotropic bodies' I_w⁻¹ (after an upload).
+    refresh_inertia: bool,
 }
 
 /// Bytes of one contact's moment rows.
@@ -96,7 +102,9 @@ impl GpuPipeline {
     /// Opens the first suitable adapter (high performance preferred, software devices allowed).
     pub fn new() -> Result<Self, GpuError> {
         let gpu = Gpu::open()?;
-        let programs = gpu.validated("compiling the shaders", || Programs::new(&gpu.device))?;
+        let programs = gpu.validated("compiling the shaders", || {
+            Programs::new(&gpu.device, false)
+        })?;
         let profiler = Profiler::new(&gpu);
         Ok(GpuPipeline {
             gpu,
@@ -116,6 +124,8 @@ impl GpuPipeline {
             meshes: None,
             apgd: None,
             inertia: PrincipalInertia::default(),
+            clumps: clumps::ClumpShapes::default(),
+            refresh_inertia: false,
         })
     }
 
@@ -143,6 +153,43 @@ impl GpuPipeline {
     /// `inv_inertia` is 0). Takes effect with the next upload of the bodies, which it asks for.
     pub fn set_principal_inertia(&mut self, inertia: PrincipalInertia) {
         self.inertia = inertia;
+        self.upload = true;
+    }
+
+    /// The clump templates of `table` and each body's shape (`shapes`: spheres and clumps; empty
+    /// when every body is a sphere); refuses other shapes. The first call with a clump compiles
+    /// every stage again for clumps (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which
+    /// refuses mesh walls and spinning and rolling friction from then on. Takes effect with the
+    /// next upload of the bodies, which it asks for.
+    pub fn set_clumps(
+        &mut self,
+        table: grains_kernels::clump::ClumpTable,
+        shapes: &[grains_kernels::Shape],
+    ) -> Result<(), GpuError> {
+        let clumps = clumps::ClumpShapes::new(table, shapes)?;
+        if clumps.any() && !self.programs.clumps {
+            if self.meshes.is_some() || self.programs.rolling.is_some() {
+                return Err(GpuError::Unsupported(
+                    "clumps beside mesh walls or with spinning and rolling friction",
+                ));
+            }
+            let device = &self.gpu.device;
+            self.programs = self.gpu.validated("compiling the shaders for clumps", || {
+                Programs::new(device, true)
+            })?;
+            self.buffers = None;
+            self.apgd = None;
+        }
+        self.clumps = clumps;
+        self.upload = true;
+        Ok(())
+    }
+
+    /// Each body's shape after bodies came or went: the same kinds [`GpuPipeline::set_clumps`]
+    /// took (a world's bodies only leave on the GPU). Takes effect with the next upload, which
+    /// it asks for.
+    pub fn set_body_shapes(&mut self, shapes: &[grains_kernels::Shape]) {
+        self.clumps.set_bodies(shapes);
         self.upload = true;
     }
 
@@ -214,6 +261,7 @@ impl GpuPipeline {
                 && s.materials == friction.count as u64
                 && s.moments == rolls
                 && s.anisotropic == self.inertia.any()
+                && s.clump_members == self.clump_members()
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
             self.large_limit = large_limit(&bodies.pos_radius, &[]);
@@ -229,6 +277,11 @@ impl GpuPipeline {
                 rolls,
                 self.inertia.any(),
             );
+            let sizes = if self.programs.clumps {
+                sizes.with_clumps(self.clumps.members())
+            } else {
+                sizes
+            };
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
                 self.apgd = None;
@@ -257,6 +310,7 @@ impl GpuPipeline {
         self.write_step_inputs(walls, drives, friction, p);
         let inputs = drives.len() + self.loads.len();
         self.encode_step(cur, inputs, p);
+        self.refresh_inertia = false;
         self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
         self.steps += 1;
         self.parity = cur;
@@ -480,6 +534,16 @@ impl GpuPipeline {
         Ok(rows)
     }
 
+    /// The clumps' buffer's member spheres (0: no clumps' buffer, the stages were compiled
+    /// without clumps).
+    fn clump_members(&self) -> u64 {
+        if self.programs.clumps {
+            self.clumps.members().0
+        } else {
+            0
+        }
+    }
+
     /// Copies the bodies, the large-body list and the friction tables to the device.
     fn upload_bodies(&mut self, bodies: &Bodies, friction: &FrictionTable, large: &[u32]) {
         let b = self.buffers.as_ref().expect("buffers exist");
@@ -495,8 +559,13 @@ impl GpuPipeline {
             bytemuck::cast_slice(&friction_tables(friction)),
         );
         q.write_buffer(&b.large, 0, bytemuck::cast_slice(large));
-        let inertia = inertia::inertia_entries(&self.inertia.moments, &bodies.orientation);
+        let inertia = inertia::inertia_entries(&self.inertia.moments, bodies.len());
         q.write_buffer(&b.inertia, 0, bytemuck::cast_slice(&inertia));
+        self.refresh_inertia = b.sizes.anisotropic;
+        if let Some((data, _)) = &b.clumps {
+            let words = self.clumps.words(bodies.len());
+            q.write_buffer(data, 0, bytemuck::cast_slice(&words));
+        }
         self.upload = false;
     }
 
@@ -510,13 +579,15 @@ impl GpuPipeline {
         moment: &[[f32; 4]],
     ) {
         let b = self.buffers.as_ref().expect("buffers exist");
-        // Segmented by the pair's first body: the warm start looks a key up in both of its
-        // bodies' segments.
+        // Segmented by the pair's first body (its half without a clump member's flag bits): the
+        // warm start looks a key up in both of its bodies' segments.
         let kept = keys.len().min(b.sizes.rows as usize);
-        let order = key_order(&keys[..kept]);
+        let first_body = |key: u64| ((key & !FLAGS_A) >> 32) as usize;
+        let mut order = key_order(&keys[..kept]);
+        order.sort_by_key(|&k| first_body(keys[k]));
         let mut start = vec![0u32; bodies.len() + 1];
         for &k in &order {
-            start[(keys[k] >> 32) as usize + 1] += 1;
+            start[first_body(keys[k]) + 1] += 1;
         }
         for i in 0..bodies.len() {
             start[i + 1] += start[i];

@@ -1,7 +1,8 @@
 // Stage 3, narrow phase (mirrors kernels/src/narrow_phase.rs): sphere–sphere and sphere–wall gaps
-// Φ; pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active set). Each body owns
-// the rows of its pairs with larger-index grid bodies, with large bodies (when it is small) and
-// with walls, in one segment sorted by pair key, so the order never depends on timing. A fast grain
+// Φ, and a clump's per member sphere (clump_shapes.wgsl); pairs with Φ ≤ ε̂ become contact rows
+// (hart-anitescu eq. 2.13's active set). Each body owns the rows of its pairs with larger-index
+// grid bodies, with large bodies (when it is small) and with walls, in one segment ordered by
+// partner's pair key and, within a pair, by member, so the order never depends on timing. A fast grain
 // (out of the grid for its speed) owns its pairs with every grid body within its reach and with
 // larger-index fast grains; grid bodies leave those pairs to it.
 
@@ -46,15 +47,19 @@ fn wall_contact(i: u32, w: u32) -> vec4<f32> {
     return sphere_wall(w, pos_radius[i].xyz, pos_radius[i].w);
 }
 
-/// The velocity of wall w's surface at the point touching sphere i along normal n: the wall's
-/// velocity, plus ω e × (c − o) at c = p − r n on a turning cylinder or cone.
-fn wall_surface_velocity(i: u32, w: u32, n: vec3<f32>) -> vec3<f32> {
+/// The velocity of wall w's surface at point c: the wall's velocity, plus ω e × (c − o) on a
+/// turning cylinder or cone.
+fn wall_velocity_at(w: u32, c: vec3<f32>) -> vec3<f32> {
     let wall = walls[w];
     if wall.origin.w == 0.0 {
         return wall.velocity.xyz;
     }
-    let c = pos_radius[i].xyz - pos_radius[i].w * n;
     return wall.velocity.xyz + wall.v.w * cross(wall.normal.xyz, c - wall.origin.xyz);
+}
+
+/// The velocity of wall w's surface at the point touching sphere i along normal n, c = p − r n.
+fn wall_surface_velocity(i: u32, w: u32, n: vec3<f32>) -> vec3<f32> {
+    return wall_velocity_at(w, pos_radius[i].xyz - pos_radius[i].w * n);
 }
 
 /// Whether sphere i and wall w form an ε̂-active contact (as Scene::sphere_walls).
@@ -64,6 +69,106 @@ fn wall_touches(i: u32, w: u32) -> bool {
     return gap.w < NO_TOUCH && gap.w <= pair_envelope(closing_speed(motion[i].linear, vw, gap.xyz));
 }
 
+/// The contact of member ka of body a with member kb of body b (a < b) as spheres (as
+/// clump_pair_touches): unit normal b → a, Φ = ‖c_a − c_b‖ − r_a − r_b, and the arms from the
+/// bodies' centres to the surface points c_a − r_a n and c_b + r_b n.
+struct MemberTouch {
+    n: vec3<f32>,
+    phi: f32,
+    ra: vec3<f32>,
+    rb: vec3<f32>,
+}
+
+/// The touch of placed members ma of a and mb of b (member's centre and radius).
+fn member_touch(a: u32, ma: vec4<f32>, b: u32, mb: vec4<f32>) -> MemberTouch {
+    let d = ma.xyz - mb.xyz;
+    let dist = sqrt(dot(d, d));
+    var n = vec3<f32>(0.0, 0.0, 1.0);
+    if dist > 0.0 {
+        n = d / dist;
+    }
+    return MemberTouch(n, dist - ma.w - mb.w, ma.xyz - ma.w * n - pos_radius[a].xyz,
+                       mb.xyz + mb.w * n - pos_radius[b].xyz);
+}
+
+/// The velocity of body i's point at arm r from its centre.
+fn point_velocity(i: u32, r: vec3<f32>) -> vec3<f32> {
+    return motion[i].linear + cross(motion[i].angular, r);
+}
+
+/// Whether a member contact of bodies a and b is ε̂-active for its points' closing speed (as
+/// push_pair_row).
+fn member_touch_active(a: u32, b: u32, t: MemberTouch) -> bool {
+    let closing = closing_speed(point_velocity(a, t.ra), point_velocity(b, t.rb), t.n);
+    return t.phi <= pair_envelope(closing);
+}
+
+/// Key of the contact of member ka of a with member kb of b (a < b): the pair key with point
+/// 8 ka + kb in its flag bits, kb in the top bits of a's half and ka in b's (as point_flag).
+fn member_key(a: u32, ka: u32, b: u32, kb: u32) -> vec2<u32> {
+    return vec2<u32>(a | (kb << 28u), b | (ka << 28u));
+}
+
+/// Number of ε̂-active contacts of bodies i and j: 0 or 1 for two spheres, one per active pair
+/// of members where either is a clump (as body_pair).
+fn pair_rows(i: u32, j: u32) -> u32 {
+    let a = min(i, j);
+    let b = max(i, j);
+    if !is_clump(a) && !is_clump(b) {
+        return select(0u, 1u, spheres_touch(a, b));
+    }
+    let d = pos_radius[a].xyz - pos_radius[b].xyz;
+    let bound = reach[a] + reach[b];
+    if dot(d, d) > bound * bound || !(is_dynamic(a) || is_dynamic(b)) {
+        return 0u;
+    }
+    var rows = 0u;
+    for (var ka = 0u; ka < member_count(a); ka = ka + 1u) {
+        let ma = member(a, ka);
+        for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
+            let t = member_touch(a, ma, b, member(b, kb));
+            rows = rows + select(0u, 1u, member_touch_active(a, b, t));
+        }
+    }
+    return rows;
+}
+
+/// Member k of body i against wall w as a sphere: the unit normal (xyz) and gap Φ (w) of
+/// sphere_wall (Φ = NO_TOUCH when they do not meet), the arm to the touching point c − r n,
+/// and the wall's velocity there.
+struct MemberWallTouch {
+    gap: vec4<f32>,
+    arm: vec3<f32>,
+    wall_velocity: vec3<f32>,
+}
+
+fn member_wall_touch(i: u32, k: u32, w: u32) -> MemberWallTouch {
+    let m = member(i, k);
+    let gap = sphere_wall(w, m.xyz, m.w);
+    let c = m.xyz - m.w * gap.xyz;
+    return MemberWallTouch(gap, c - pos_radius[i].xyz, wall_velocity_at(w, c));
+}
+
+/// Whether member k's contact with a wall is ε̂-active for the closing speed of its point (as
+/// point_walls).
+fn member_wall_active(i: u32, t: MemberWallTouch) -> bool {
+    let closing = closing_speed(point_velocity(i, t.arm), t.wall_velocity, t.gap.xyz);
+    return t.gap.w < NO_TOUCH && t.gap.w <= pair_envelope(closing);
+}
+
+/// Number of ε̂-active contacts of dynamic body i with wall w: 0 or 1 for a sphere, one per
+/// touching member for a clump (as clump_walls).
+fn wall_rows(i: u32, w: u32) -> u32 {
+    if !is_clump(i) {
+        return select(0u, 1u, wall_touches(i, w));
+    }
+    var rows = 0u;
+    for (var k = 0u; k < member_count(i); k = k + 1u) {
+        rows = rows + select(0u, 1u, member_wall_active(i, member_wall_touch(i, k, w)));
+    }
+    return rows;
+}
+
 /// Pair-key order of two partners of body i.
 fn key_less(i: u32, p: u32, q: u32) -> bool {
     let kp = pair_key(i, p);
@@ -71,12 +176,23 @@ fn key_less(i: u32, p: u32, q: u32) -> bool {
     return kp.x < kq.x || (kp.x == kq.x && kp.y < kq.y);
 }
 
-/// Counts a partner of the body whose list is `list`, kept while the MAX_PAIRS slots last.
-fn add_partner(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32) {
+/// The contact rows of the partners an owner kept so far (find_pairs).
+var<private> owner_rows: u32;
+
+/// Counts a partner with `rows` contacts of the body whose list is `list`, kept (and its rows
+/// counted) while the MAX_PAIRS slots last.
+fn add_partner_rows(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32,
+                    rows: u32) {
     if *count < MAX_PAIRS {
         (*list)[*count] = partner;
+        owner_rows = owner_rows + rows;
     }
     *count = *count + 1u;
+}
+
+/// Counts a partner with one contact (a mesh triangle).
+fn add_partner(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32) {
+    add_partner_rows(list, count, partner, 1u);
 }
 
 /// Adds the bodies j ≥ `first_body` of grid_bodies[first, last) that touch body i.
@@ -84,8 +200,11 @@ fn gather_run(i: u32, first: u32, last: u32, first_body: u32, list: ptr<function
               count: ptr<function, u32>) {
     for (var k = first; k < last; k = k + 1u) {
         let j = grid_bodies[k];
-        if j >= first_body && spheres_touch(i, j) {
-            add_partner(list, count, j);
+        if j >= first_body {
+            let rows = pair_rows(i, j);
+            if rows > 0u {
+                add_partner_rows(list, count, j, rows);
+            }
         }
     }
 }
@@ -134,7 +253,7 @@ fn gather_box(i: u32, lo: vec3<i32>, hi: vec3<i32>, first_body: u32,
 }
 
 /// Every partner of owner i (bodies, and walls as NO_BODY − w), sorted by pair key, into its
-/// MAX_PAIRS slots; the count goes to row_start[i] for the prefix sum. A grid body scans the 27
+/// MAX_PAIRS slots; the count of their contact rows goes to row_start[i] for the prefix sum. A grid body scans the 27
 /// cells around it for larger-index partners, a fast grain the cells its reach covers and the
 /// other fast grains; small bodies pair with every large body, large ones with larger-index ones.
 @compute @workgroup_size(256)
@@ -149,6 +268,7 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     var list: array<u32, MAX_PAIRS>;
     var count = 0u;
+    owner_rows = 0u;
     let cell = cell_of[i];
     let fast = cell == grid.cells;
     if cell <= grid.cells {
@@ -165,14 +285,18 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     for (var k = 0u; k < params.n_large; k = k + 1u) {
         let l = large[k];
-        if (!is_large(i) || l > i) && spheres_touch(i, l) {
-            add_partner(&list, &count, l);
+        if !is_large(i) || l > i {
+            let rows = pair_rows(i, l);
+            if rows > 0u {
+                add_partner_rows(&list, &count, l, rows);
+            }
         }
     }
     if is_dynamic(i) {
         for (var w = 0u; w < params.n_walls; w = w + 1u) {
-            if wall_touches(i, w) {
-                add_partner(&list, &count, NO_BODY - w);
+            let rows = wall_rows(i, w);
+            if rows > 0u {
+                add_partner_rows(&list, &count, NO_BODY - w, rows);
             }
         }
         gather_meshes(i, &list, &count);
@@ -193,7 +317,7 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     for (var k = 0u; k < kept; k = k + 1u) {
         partners[i * MAX_PAIRS + k] = list[k];
     }
-    row_start[i] = kept;
+    row_start[i] = owner_rows;
 }
 
 /// The rows D = [n t1 t2] of a contact, their inverse diagonal masses (contact_frame) and the bias
@@ -232,22 +356,69 @@ fn partner_row(i: u32, partner: u32) -> ContactRow {
                        vec3<f32>(0.0));
 }
 
-/// Writes owner i's rows and keys into its segment [row_start[i], row_start[i + 1]) and
-/// records the deepest overlap.
+/// Writes contact row `row` with key `key` into slot s, and keeps the deepest overlap.
+fn write_row(s: u32, row: ContactRow, key: vec2<u32>, deepest: ptr<function, f32>) {
+    rows[s] = row;
+    keys[s] = key;
+    *deepest = max(*deepest, -row.phi);
+}
+
+/// Writes owner i's rows with `partner` from slot s on (none past `end`), as pair_rows and
+/// wall_rows counted them: one for a sphere's pair, one per active member pair or member
+/// against the wall where a clump takes part, in member order. Returns the next free slot.
+fn write_partner_rows(i: u32, partner: u32, s: u32, end: u32, deepest: ptr<function, f32>) -> u32 {
+    var next = s;
+    if partner >= params.n_bodies {
+        let w = NO_BODY - partner;
+        if !is_clump(i) || w >= params.n_walls {
+            write_row(next, partner_row(i, partner), pair_key(i, partner), deepest);
+            return next + 1u;
+        }
+        let mu = friction[material[i] * params.n_materials + u32(walls[w].normal.w)];
+        for (var k = 0u; k < member_count(i); k = k + 1u) {
+            let t = member_wall_touch(i, k, w);
+            if member_wall_active(i, t) && next < end {
+                let row = contact_row(i, NO_BODY, t.gap.xyz, t.gap.w, t.arm, vec3<f32>(0.0), mu,
+                                      t.wall_velocity);
+                write_row(next, row, vec2<u32>(i | (k << 28u), partner), deepest);
+                next = next + 1u;
+            }
+        }
+        return next;
+    }
+    let a = min(i, partner);
+    let b = max(i, partner);
+    if !is_clump(a) && !is_clump(b) {
+        write_row(next, partner_row(i, partner), pair_key(i, partner), deepest);
+        return next + 1u;
+    }
+    let mu = friction[material[a] * params.n_materials + material[b]];
+    for (var ka = 0u; ka < member_count(a); ka = ka + 1u) {
+        let ma = member(a, ka);
+        for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
+            let t = member_touch(a, ma, b, member(b, kb));
+            if member_touch_active(a, b, t) && next < end {
+                let row = contact_row(a, b, t.n, t.phi, t.ra, t.rb, mu, vec3<f32>(0.0));
+                write_row(next, row, member_key(a, ka, b, kb), deepest);
+                next = next + 1u;
+            }
+        }
+    }
+    return next;
+}
+
+/// Writes owner i's rows and keys into its segment [row_start[i], row_start[i + 1]) partner
+/// by partner, and records the deepest overlap.
 @compute @workgroup_size(256)
 fn build_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let i = thread_index(wid, nwg, lid);
     var deepest = 0.0;
     if i < params.n_bodies {
-        let first = row_start[i];
         let end = min(row_start[i + 1u], params.row_capacity);
-        for (var s = first; s < end; s = s + 1u) {
-            let partner = partners[i * MAX_PAIRS + (s - first)];
-            let row = partner_row(i, partner);
-            rows[s] = row;
-            keys[s] = pair_key(i, partner);
-            deepest = max(deepest, -row.phi);
+        var s = row_start[i];
+        for (var k = 0u; k < MAX_PAIRS && s < end; k = k + 1u) {
+            s = write_partner_rows(i, partners[i * MAX_PAIRS + k], s, end, &deepest);
         }
     }
     let all = workgroup_max(lid, bitcast<u32>(deepest));

@@ -9,6 +9,9 @@ const CONTACT_FRAME: &str = include_str!("contact_frame.wgsl");
 const INERTIA: &str = include_str!("inertia.wgsl");
 const INERTIA_OFF: &str = include_str!("inertia_off.wgsl");
 const SOLVER_ROW: &str = include_str!("solver_row.wgsl");
+const SOLVER_ROW_FULL: &str = include_str!("solver_row_full.wgsl");
+const CLUMP_SHAPES: &str = include_str!("clump_shapes.wgsl");
+const CLUMP_SHAPES_OFF: &str = include_str!("clump_shapes_off.wgsl");
 const ROLLING: &str = include_str!("rolling.wgsl");
 const ROLLING_OFF: &str = include_str!("rolling_off.wgsl");
 const ROLLING_INERTIA: &str = include_str!("rolling_inertia.wgsl");
@@ -44,6 +47,13 @@ pub struct Programs {
     pub solve_layout: wgpu::BindGroupLayout,
     /// Group 2 of APGD's solve: the momentum and the last iterates (`apgd.wgsl`).
     pub apgd_layout: wgpu::BindGroupLayout,
+    /// Group 1 of the broad and narrow phases in a world with clumps: the clumps' buffer at
+    /// binding 2 (`clump_shapes.wgsl`).
+    pub clump_layout: wgpu::BindGroupLayout,
+    /// Whether the stages were compiled for a world with clumps: the broad and narrow phases
+    /// with `clump_shapes.wgsl` (binding the clumps as group 1), the solve with the full rows
+    /// (`solver_row_full.wgsl`).
+    pub(super) clumps: bool,
     pub(super) clear_statistics: wgpu::ComputePipeline,
     pub(super) apply_forces: wgpu::ComputePipeline,
     pub(super) apply_drives: wgpu::ComputePipeline,
@@ -80,6 +90,9 @@ pub struct Programs {
     /// the first APGD step of each kind.
     pub(super) apgd: [Option<ApgdPrograms>; 2],
     pub(super) integrate_positions: wgpu::ComputePipeline,
+    /// The anisotropic bodies' I_w⁻¹ after an upload (`integrate.wgsl`), bound to
+    /// [`SOLVE_BINDINGS`].
+    pub(super) refresh_inertia: wgpu::ComputePipeline,
     pub(super) reduce_residual: wgpu::ComputePipeline,
     pub(super) take_counts: wgpu::ComputePipeline,
     pub(super) scan_blocks: wgpu::ComputePipeline,
@@ -177,12 +190,20 @@ impl ApgdPrograms {
 }
 
 /// What every module of the solve starts with: the layout, the bodies' inertia, the cone
-/// projections, the contact frame and the compact solver rows.
-const SOLVE_PRELUDE: [&str; 5] = [LAYOUT, INERTIA, CONE, CONTACT_FRAME, SOLVER_ROW];
+/// projections and the contact frame, then the solver rows: compact, or full where `clumps`.
+fn solve_prelude(clumps: bool) -> [&'static str; 5] {
+    let rows = if clumps { SOLVER_ROW_FULL } else { SOLVER_ROW };
+    [LAYOUT, INERTIA, CONE, CONTACT_FRAME, rows]
+}
 
-/// A module of the solve: [`SOLVE_PRELUDE`], then `parts`.
-fn compile_solve(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
-    compile(device, label, &[&SOLVE_PRELUDE[..], parts].concat())
+/// A module of the solve: [`solve_prelude`], then `parts`.
+fn compile_solve(
+    device: &wgpu::Device,
+    clumps: bool,
+    label: &str,
+    parts: &[&str],
+) -> wgpu::ShaderModule {
+    compile(device, label, &[&solve_prelude(clumps)[..], parts].concat())
 }
 
 fn compile(device: &wgpu::Device, label: &str, parts: &[&str]) -> wgpu::ShaderModule {
@@ -249,9 +270,9 @@ fn layout(
 }
 
 impl Programs {
-    /// Compiles every stage for `device` (the moment rows' variants wait for
-    /// [`Programs::load_rolling`]).
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// Compiles every stage for `device`, for a world with clumps where `clumps` (the moment
+    /// rows' variants wait for [`Programs::load_rolling`]).
+    pub fn new(device: &wgpu::Device, clumps: bool) -> Self {
         let mut step_entries = vec![wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -272,6 +293,7 @@ impl Programs {
         );
         let moment_layout = layout(device, "moments", &[storage_entry(0)]);
         let mesh_layout = layout(device, "meshes", &[storage_entry(1)]);
+        let clump_layout = layout(device, "clumps", &[storage_entry(2)]);
         let mut solve_entries = vec![step_entries[0]];
         solve_entries.extend(SOLVE_BINDINGS.map(storage_entry));
         let solve_layout = layout(device, "solve", &solve_entries);
@@ -284,8 +306,18 @@ impl Programs {
         let solve = pipeline_layout(device, &[Some(&solve_layout)]);
         let narrow = pipeline_layout(device, &[Some(&step_layout), Some(&dispatch_layout)]);
         let scan = pipeline_layout(device, &[Some(&scan_layout)]);
+        // The stages that place a clump's members bind the clumps as group 1.
+        let (shapes, placing) = if clumps {
+            let layout = pipeline_layout(device, &[Some(&step_layout), Some(&clump_layout)]);
+            (CLUMP_SHAPES, layout)
+        } else {
+            (
+                CLUMP_SHAPES_OFF,
+                pipeline_layout(device, &[Some(&step_layout)]),
+            )
+        };
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
-        let broad = compile(device, "broad_phase", &[LAYOUT, BROAD_PHASE]);
+        let broad = compile(device, "broad_phase", &[LAYOUT, shapes, BROAD_PHASE]);
         let narrow_module = compile(
             device,
             "narrow_phase",
@@ -295,6 +327,7 @@ impl Programs {
                 CONTACT_FRAME,
                 WALL_CONTACT,
                 MESH_OFF,
+                shapes,
                 NARROW_PHASE,
             ],
         );
@@ -303,8 +336,8 @@ impl Programs {
             "warm_start",
             &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
         );
-        let jacobi = compile_solve(device, "jacobi", &[ROLLING_OFF, JACOBI]);
-        let correction = compile_solve(device, "coulomb_correction", &[COULOMB_CORRECTION]);
+        let jacobi = compile_solve(device, clumps, "jacobi", &[ROLLING_OFF, JACOBI]);
+        let correction = compile_solve(device, clumps, "coulomb_correction", &[COULOMB_CORRECTION]);
         let integrate = compile(device, "integrate", &[LAYOUT, INERTIA, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
         let parallel = compile(device, "parallel", &[PARALLEL]);
@@ -315,14 +348,14 @@ impl Programs {
             clear_statistics: make(&step, &observe, "clear_statistics"),
             apply_forces: make(&step, &forces, "apply_forces"),
             apply_drives: make(&step, &forces, "apply_drives"),
-            body_reach: make(&step, &broad, "body_reach"),
+            body_reach: make(&placing, &broad, "body_reach"),
             grid_bounds: make(&step, &broad, "grid_bounds"),
             size_grid: make(&step, &broad, "size_grid"),
             count_cells: make(&step, &broad, "count_cells"),
             scatter_cells: make(&step, &broad, "scatter_cells"),
             sort_cells: make(&step, &broad, "sort_cells"),
-            find_pairs: make(&step, &narrow_module, "find_pairs"),
-            build_rows: make(&step, &narrow_module, "build_rows"),
+            find_pairs: make(&placing, &narrow_module, "find_pairs"),
+            build_rows: make(&placing, &narrow_module, "build_rows"),
             contact_dispatch: make(&narrow, &narrow_module, "contact_dispatch"),
             count_body_contacts: make(&step, &jacobi, "count_body_contacts"),
             scatter_body_contacts: make(&step, &jacobi, "scatter_body_contacts"),
@@ -336,6 +369,7 @@ impl Programs {
             meshes: None,
             apgd: [None, None],
             integrate_positions: make(&solve, &integrate, "integrate_positions"),
+            refresh_inertia: make(&solve, &integrate, "refresh_inertia"),
             reduce_residual: make(&step, &observe, "reduce_residual"),
             take_counts: make(&scan, &parallel, "take_counts"),
             scan_blocks: make(&scan, &parallel, "scan_blocks"),
@@ -347,6 +381,8 @@ impl Programs {
             mesh_layout,
             solve_layout,
             apgd_layout,
+            clump_layout,
+            clumps,
         }
     }
 
@@ -355,6 +391,9 @@ impl Programs {
     pub fn load_meshes(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
         if self.meshes.is_some() {
             return Ok(());
+        }
+        if self.clumps {
+            return Err(GpuError::Unsupported("clumps beside mesh walls"));
         }
         let available = gpu.limits.max_storage_buffers_per_shader_stage;
         let needed = STORAGE_BINDINGS + 1;
@@ -379,6 +418,7 @@ impl Programs {
                     CONTACT_FRAME,
                     WALL_CONTACT,
                     MESH,
+                    CLUMP_SHAPES_OFF,
                     NARROW_PHASE,
                 ],
             );
@@ -392,6 +432,11 @@ impl Programs {
     pub fn load_rolling(&mut self, gpu: &Gpu) -> Result<(), GpuError> {
         if self.rolling.is_some() {
             return Ok(());
+        }
+        if self.clumps {
+            return Err(GpuError::Unsupported(
+                "spinning and rolling friction in a world with clumps",
+            ));
         }
         let available = gpu.limits.max_storage_buffers_per_shader_stage;
         if available <= STORAGE_BINDINGS {
@@ -407,7 +452,12 @@ impl Programs {
             let layout =
                 |group0| pipeline_layout(device, &[Some(group0), Some(&self.moment_layout)]);
             let warm = compile(device, "warm_start", &[LAYOUT, CONE, ROLLING, WARM_START]);
-            let jacobi = compile_solve(device, "jacobi", &[ROLLING, JACOBI, ROLLING_INERTIA]);
+            let jacobi = compile_solve(
+                device,
+                self.clumps,
+                "jacobi",
+                &[ROLLING, JACOBI, ROLLING_INERTIA],
+            );
             let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
             let weigh = pipeline(
                 device,
@@ -441,8 +491,8 @@ impl Programs {
                 device,
                 &[Some(&self.solve_layout), group, Some(&self.apgd_layout)],
             );
-            let module =
-                compile_solve(device, "apgd", &[rolling, JACOBI, COULOMB_CORRECTION, APGD]);
+            let parts = [rolling, JACOBI, COULOMB_CORRECTION, APGD];
+            let module = compile_solve(device, self.clumps, "apgd", &parts);
             ApgdPrograms::new(device, &layout, &module)
         })?;
         self.apgd[moments as usize] = Some(programs);

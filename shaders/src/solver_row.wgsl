@@ -37,7 +37,7 @@ fn solver_row(c: u32) -> ContactRow {
 /// Every contact's solver row from its full row: n, μ, the bias, the bodies and the lever arms'
 /// lengths along the normal, s_a = −r_a and s_b = r_b (0 for a wall) with r the spheres' radii,
 /// as partner_row and mesh_row build the arms r_a = −r_a n, r_b = r_b n; a row with an
-/// anisotropic body also gets the masses with its tensor (as add_rotational_weights).
+/// anisotropic body also gets the masses with its tensor (give_tensor_masses).
 @compute @workgroup_size(256)
 fn compact_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
@@ -52,11 +52,7 @@ fn compact_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     }
     solver_rows[c] = SolverRow(row.n, row.mu, row.bias, -pos_radius[row.body_a].w, arm_b, row.body_a,
                                row.body_b, 0u);
-    if is_anisotropic(row.body_a) || (row.body_b != NO_BODY && is_anisotropic(row.body_b)) {
-        // The narrow phase counted an anisotropic body's 1/m only (inertia_off.wgsl): the full
-        // row takes the masses with its tensor, as the solve rebuilds them.
-        let full = solver_row(c);
-        rows[c].mass_n = full.mass_n;
-        rows[c].mass_t = full.mass_t;
+    if has_anisotropic_body(row) {
+        give_tensor_masses(c, solver_row(c));
     }
 }

@@ -31,6 +31,10 @@ impl GpuPipeline {
             ),
             None => (&pr.sliding, None),
         };
+        if self.refresh_inertia {
+            let mut pass = Pass::new(&mut encoder, &b.solve_group, None, None, TimedPass::Forces);
+            pass.run(&pr.refresh_inertia, groups(n));
+        }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Forces);
             pass.run(&pr.clear_statistics, (1, 1));
@@ -41,6 +45,9 @@ impl GpuPipeline {
         }
         {
             let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Broad);
+            if let Some((_, clumps)) = &b.clumps {
+                pass.pass.set_bind_group(1, clumps, &[]);
+            }
             pass.run(&pr.body_reach, groups(n));
             pass.run(&pr.grid_bounds, groups(n));
             pass.run(&pr.size_grid, (1, 1));
@@ -57,7 +64,12 @@ impl GpuPipeline {
                     pass.pass.set_bind_group(1, &m.group, &[]);
                     [&with_meshes[0], &with_meshes[1]]
                 }
-                _ => [&pr.find_pairs, &pr.build_rows],
+                _ => {
+                    if let Some((_, clumps)) = &b.clumps {
+                        pass.pass.set_bind_group(1, clumps, &[]);
+                    }
+                    [&pr.find_pairs, &pr.build_rows]
+                }
             };
             pass.run(find_pairs, groups(n + 1));
             pass.scan(pr, &b.row_scan[cur]);

@@ -16,15 +16,17 @@ fn slot_in_segment(o: u32, key: vec2<u32>) -> u32 {
 
 /// Contact c's slot among last step's contacts (same pair key), or NO_BODY for a new contact
 /// and when the warm start is off. Last step's owner of the pair was one of its two bodies (a
-/// grain that was fast owned its pairs with grid bodies), so both segments are searched.
+/// grain that was fast owned its pairs with grid bodies), so both segments are searched. A
+/// key's halves carry a clump member's number in their top four bits (member_key); a wall's
+/// half has its top bit set.
 fn previous_slot(c: u32) -> u32 {
     if params.warm_weight > 0.0 {
         let key = keys[c];
-        let found = slot_in_segment(key.x, key);
-        if found != NO_BODY || key.y >= params.n_bodies {
+        let found = slot_in_segment(key.x & KEY_BODY_BITS, key);
+        if found != NO_BODY || (key.y & KEY_WALL_BIT) != 0u {
             return found;
         }
-        return slot_in_segment(key.y, key);
+        return slot_in_segment(key.y & KEY_BODY_BITS, key);
     }
     return NO_BODY;
 }

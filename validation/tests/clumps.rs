@@ -3,8 +3,8 @@
 
 use glam::{Quat, Vec3, Vec4};
 use grains::{
-    Backend, Body, BuildError, ClumpTemplate, Material, Settings, Shape, Solver, Touching,
-    WallDesc, World, WorldBuilder,
+    Backend, Body, BuildError, ClumpTemplate, Material, MeshDesc, Settings, Shape, Solver,
+    Touching, WallDesc, World, WorldBuilder,
 };
 use grains_validation::cases::clumps::v23;
 use grains_validation::cases::on_floor::tight;
@@ -161,8 +161,9 @@ fn a_clump_pile_is_bit_identical_on_1_and_2_threads() {
     assert_eq!(one, run(2));
 }
 
-/// Refused at build: clumps beside capsules and boxes, in planar mode, on the GPU, a clump naming a template the builder lacks or with a wrong bound, and one
-/// without its principal moments; templates of no or too many spheres.
+/// Refused at build: clumps beside capsules and boxes, in planar mode, on the GPU beside mesh
+/// walls or with rolling friction, a clump naming a template the builder lacks or with a wrong
+/// bound, and one without its principal moments; templates of no or too many spheres.
 #[test]
 fn unsupported_clumps_are_refused() {
     let problem = |settings: Settings, bodies: &dyn Fn(&mut WorldBuilder)| {
@@ -208,7 +209,22 @@ fn unsupported_clumps_are_refused() {
         },
         ..Settings::default()
     };
-    assert!(problem(gpu, &clump).contains("clumps"));
+    // The GPU steps clumps, but not beside mesh walls nor with spinning or rolling friction.
+    let with_mesh = |b: &mut WorldBuilder| {
+        clump(b);
+        let p = |x: f32, y: f32| Vec3::new(x, y, -0.1);
+        b.mesh(MeshDesc::new(vec![[
+            p(-1.0, -1.0),
+            p(1.0, -1.0),
+            p(0.0, 1.0),
+        ]]));
+    };
+    assert!(problem(gpu, &with_mesh).contains("clumps beside mesh walls"));
+    let rolling = |b: &mut WorldBuilder| {
+        clump(b);
+        b.material(Material::new(0.5).with_rolling(1e-3));
+    };
+    assert!(problem(gpu, &rolling).contains("spinning and rolling friction in a world with clumps"));
     let unknown = |b: &mut WorldBuilder| {
         let mut body = Body::sphere(Vec3::new(0.0, 0.0, 0.5), 0.05, 1.0);
         body.shape = Shape::Clump {

@@ -9,6 +9,8 @@
 //! device) it prints why it is skipped and returns. Any other error fails the test. On a machine
 //! without a GPU, Mesa's lavapipe (`mesa-vulkan-drivers`) runs them on the CPU, in minutes.
 
+#[path = "gpu/clumps.rs"]
+mod clumps;
 #[path = "gpu/common.rs"]
 mod common;
 #[path = "gpu/inertia.rs"]

@@ -1,7 +1,7 @@
 //! The GPU backend: `grains-gpu`'s pipeline holds the state on the device; the host keeps
 //! copies of what it last read back.
 
-use super::{StepBackend, StepInputs, WarmStart};
+use super::{Parts, StepBackend, StepInputs, WarmStart};
 use crate::error::BuildError;
 use crate::health::StepError;
 use grains_gpu::GpuPipeline;
@@ -30,15 +30,13 @@ pub(super) struct GpuBackend {
 }
 
 impl GpuBackend {
-    /// Opens the first suitable adapter for a world with the anisotropic bodies of `inertia`;
-    /// compiles the moment rows now when a material pair of `friction` has spinning or rolling
-    /// friction.
-    pub(super) fn open(
-        friction: &FrictionTable,
-        inertia: PrincipalInertia,
-    ) -> Result<Self, BuildError> {
+    /// Opens the first suitable adapter for a world with the anisotropic bodies, shapes and
+    /// clump templates of `parts`; compiles the moment rows now when a material pair of
+    /// `friction` has spinning or rolling friction.
+    pub(super) fn open(friction: &FrictionTable, parts: Parts) -> Result<Self, BuildError> {
         let mut device = GpuPipeline::new()?;
-        device.set_principal_inertia(inertia);
+        device.set_principal_inertia(parts.inertia);
+        device.set_clumps(parts.clumps, parts.shapes.as_deref().unwrap_or_default())?;
         if friction.any_moment_friction() {
             device.prepare_moment_rows()?;
         }
@@ -80,7 +78,8 @@ impl StepBackend for GpuBackend {
         Ok(stats)
     }
 
-    fn set_body_shapes(&mut self, _shapes: Vec<grains_kernels::Shape>, inertia: PrincipalInertia) {
+    fn set_body_shapes(&mut self, shapes: Vec<grains_kernels::Shape>, inertia: PrincipalInertia) {
+        self.device.set_body_shapes(&shapes);
         self.device.set_principal_inertia(inertia);
     }
 

@@ -83,8 +83,8 @@ pub(crate) trait StepBackend: Send + Sync {
     }
 
     /// Replaces each body's shape (empty: every body a sphere) and the anisotropic bodies'
-    /// principal moments after grains came or went ([`crate::lifecycle`]). The CPU backend
-    /// holds both; the GPU backend the moments (it refuses shaped bodies at build); the
+    /// principal moments after grains came or went ([`crate::lifecycle`]). The CPU and GPU
+    /// backends hold both (the GPU refuses shapes other than spheres and clumps at build); the
     /// implicit stepper keeps the default, which does nothing.
     fn set_body_shapes(
         &mut self,
@@ -170,7 +170,7 @@ pub(crate) fn open(
             Err(GpuError::Unsupported("springs and dampers").into())
         }
         #[cfg(feature = "gpu")]
-        Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction, parts.inertia)?)),
+        Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction, parts)?)),
         #[cfg(not(feature = "gpu"))]
         Backend::Gpu => Err(BuildError::Gpu(
             "this build of grains has no GPU backend (built without the `gpu` feature)".into(),

@@ -8,7 +8,7 @@
 //! (`grains_kernels::clump`).
 
 use crate::case::{About, Case, CaseError, Setup};
-use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4};
+use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4, WorldBuilder};
 
 /// V23's member radius (m).
 pub const V23_RADIUS: f32 = 0.04;
@@ -101,7 +101,12 @@ impl ClumpAtRest {
 
 /// Runs V23 on `threads` threads (None: one).
 pub fn v23(threads: Option<usize>) -> Result<ClumpAtRest, CaseError> {
-    let mut b = super::on_floor::floor_world(V23_H, threads, 500, 1e-9);
+    v23_in(super::on_floor::floor_world(V23_H, threads, 500, 1e-9))
+}
+
+/// Runs V23 in the floor world of `b` (a plane z = 0 and friction 0.5, step V23_H: the
+/// backend and solver are the caller's).
+pub fn v23_in(mut b: WorldBuilder) -> Result<ClumpAtRest, CaseError> {
     let template = v23_template();
     let clump = b.clump_template(&template);
     let tilt = Quat::from_rotation_x(0.3) * Quat::from_rotation_y(0.2);
@@ -115,6 +120,7 @@ pub fn v23(threads: Option<usize>) -> Result<ClumpAtRest, CaseError> {
     for _ in 0..V23_STEPS {
         w.step()?;
     }
+    w.sync_contacts()?;
     let (p, q) = (w.position(0), w.orientation(0));
     let centres: Vec<Vec3> = template
         .members()

@@ -162,14 +162,26 @@ fn an_anisotropic_pile_with_moment_friction_agrees_with_cpu_jacobi() {
 /// The lockstep of the tests above for piles of `material` with `sink`, reported as `what`;
 /// returns the bodies left at the end (None: no adapter).
 fn compare_piles(material: Material, sink: Option<Sink>, what: &str) -> Option<usize> {
+    lockstep(|b| anisotropic_pile(b, material, sink.clone()), what)
+}
+
+/// Steps the world `build` makes on the GPU 100 steps, the CPU's set to the GPU's state before
+/// each step, and checks the same contacts at every step, their rows' masses within
+/// `MASS_TOLERANCE`, positions within the suite's one-step tolerance and angular velocities
+/// within `SPIN_TOLERANCE` of the largest spin, and more than 64 contacts; reported as `what`.
+/// Returns the bodies left at the end (None: no adapter).
+pub(super) fn lockstep(
+    build: impl Fn(Backend) -> Result<World, BuildError>,
+    what: &str,
+) -> Option<usize> {
     /// Largest one-step |Δω| between the backends, relative to the largest |ω|: f32 rounding of
     /// the two summation orders and of the midpoint solve (measured below it by three orders).
     const SPIN_TOLERANCE: f32 = 1e-3;
     /// Largest relative difference of a row's mass_n or mass_t: the same f32 sums in another
     /// order (the CPU adds the tensor's share to the narrow phase's, the GPU sums it at once).
     const MASS_TOLERANCE: f32 = 1e-5;
-    let mut gpu = gpu_world(anisotropic_pile(Backend::Gpu, material, sink.clone()))?;
-    let mut cpu = anisotropic_pile(Backend::Cpu, material, sink).unwrap();
+    let mut gpu = gpu_world(build(Backend::Gpu))?;
+    let mut cpu = build(Backend::Cpu).unwrap();
     let (mut worst_position, mut worst_spin, mut worst_mass) = (0.0f32, 0.0f32, 0.0f32);
     let mut contacts = 0usize;
     for step in 1..=100u64 {

@@ -1,0 +1,128 @@
+//! Clumps on the device (`clump_shapes.wgsl`): each body's clump word and the templates' member
+//! spheres in one buffer, written at upload. The broad phase reaches a clump's bounding radius,
+//! the narrow phase pairs its members (`narrow_phase.wgsl`), and the solve reads the full rows
+//! (`solver_row_full.wgsl`) whose arms run to the members' surface points.
+
+use grains_kernels::clump::ClumpTable;
+use grains_kernels::{GpuError, Shape};
+
+/// A body's word when it is a sphere (`NOT_CLUMP` in `clump_shapes.wgsl`).
+pub const NOT_CLUMP: u32 = u32::MAX;
+
+/// The clump templates of a world and each body's template (or [`NOT_CLUMP`]).
+#[derive(Clone, Debug, Default)]
+pub struct ClumpShapes {
+    pub table: ClumpTable,
+    pub templates: Vec<u32>,
+}
+
+impl ClumpShapes {
+    /// The templates of `shapes`' clumps in `table`; refuses a shape other than a sphere or a
+    /// clump.
+    pub fn new(table: ClumpTable, shapes: &[Shape]) -> Result<Self, GpuError> {
+        if shapes
+            .iter()
+            .any(|s| !matches!(s, Shape::Sphere | Shape::Clump { .. }))
+        {
+            return Err(GpuError::Unsupported(
+                "non-sphere shapes other than clumps (capsules, ellipses, boxes, ellipsoids, polyhedra)",
+            ));
+        }
+        let mut shapes_of = ClumpShapes {
+            table,
+            templates: Vec::new(),
+        };
+        shapes_of.set_bodies(shapes);
+        Ok(shapes_of)
+    }
+
+    /// Each body's template after bodies came or went (`shapes` as [`ClumpShapes::new`]
+    /// checked them: spheres and clumps of the same table).
+    pub fn set_bodies(&mut self, shapes: &[Shape]) {
+        self.templates = shapes
+            .iter()
+            .map(|s| match *s {
+                Shape::Clump { template, .. } => template,
+                _ => NOT_CLUMP,
+            })
+            .collect();
+    }
+
+    /// Whether some body is a clump (the stages are then compiled with `clump_shapes.wgsl`).
+    pub fn any(&self) -> bool {
+        self.templates.iter().any(|&t| t != NOT_CLUMP)
+    }
+
+    /// Member spheres of all templates together, and of the largest one.
+    pub fn members(&self) -> (u64, u64) {
+        let counts = (0..self.table.len() as u32).map(|t| self.table.members(t).len() as u64);
+        (counts.clone().sum(), counts.max().unwrap_or(0))
+    }
+
+    /// The buffer's words for `n` bodies: body i's word, NOT_CLUMP (a sphere, also where no
+    /// shapes were given) or (first member << 3 | members − 1), then every template's members
+    /// (x, y, z, r) as bits.
+    pub fn words(&self, n: usize) -> Vec<u32> {
+        let mut first = Vec::with_capacity(self.table.len());
+        let mut members = Vec::new();
+        for t in 0..self.table.len() as u32 {
+            first.push((members.len() / 4) as u32);
+            let list = self.table.members(t);
+            members.extend(list.iter().flat_map(|m| m.to_array().map(f32::to_bits)));
+        }
+        let word = |t: u32| match t {
+            NOT_CLUMP => NOT_CLUMP,
+            t => first[t as usize] << 3 | (self.table.members(t).len() as u32 - 1),
+        };
+        (0..n)
+            .map(|i| word(self.templates.get(i).copied().unwrap_or(NOT_CLUMP)))
+            .chain(members)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec4;
+
+    /// Two templates: body words point at each template's first member with its count, and the
+    /// members follow the bodies' words as bits.
+    #[test]
+    fn words_point_at_each_template_s_members() {
+        let mut table = ClumpTable::default();
+        let rod = [
+            Vec4::new(-1.0, 0.0, 0.0, 0.5),
+            Vec4::new(1.0, 0.0, 0.0, 0.5),
+        ];
+        let tri = [Vec4::X, Vec4::Y, Vec4::Z];
+        let a = table.push(&rod).unwrap();
+        let b = table.push(&tri).unwrap();
+        let clump = |template| Shape::Clump {
+            template,
+            bound: 1.5,
+        };
+        let shapes = [clump(b), Shape::Sphere, clump(a)];
+        let s = ClumpShapes::new(table, &shapes).unwrap();
+        assert!(s.any());
+        assert_eq!(s.members(), (5, 3));
+        let w = s.words(3);
+        assert_eq!(w[..3], [2 << 3 | 2, NOT_CLUMP, 1]);
+        let member =
+            |m: usize| Vec4::from_array(std::array::from_fn(|k| f32::from_bits(w[3 + 4 * m + k])));
+        assert_eq!([member(0), member(1)], rod);
+        assert_eq!([member(2), member(3), member(4)], tri);
+    }
+
+    #[test]
+    fn other_shapes_are_refused() {
+        let shapes = [
+            Shape::Sphere,
+            Shape::Ellipsoid {
+                semi_axes: glam::Vec3::ONE,
+            },
+        ];
+        let e = ClumpShapes::new(ClumpTable::default(), &shapes).unwrap_err();
+        assert!(e.to_string().contains("other than clumps"), "{e}");
+    }
+}
