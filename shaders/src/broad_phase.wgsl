@@ -17,8 +17,8 @@ const MAX_REACH_UNITS: f32 = 8388608.0;
 
 var<workgroup> group_reach: atomic<u32>;
 
-/// Each body's reach, its bounding radius (a clump's, clump_shapes.wgsl) + ε̂ margin (the
-/// envelope's share of hart-anitescu eq. 2.13), and the
+/// Each body's reach, its bounding radius (a clump's, whose members it places for the step:
+/// clump_shapes.wgsl) + ε̂ margin (the envelope's share of hart-anitescu eq. 2.13), and the
 /// small spheres' reaches summed in fixed point: integer sums do not depend on the order of the
 /// atomics, so one device decides alike on every run which grains are fast.
 @compute @workgroup_size(256)
@@ -31,7 +31,7 @@ fn body_reach(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     workgroupBarrier();
     if i < params.n_bodies {
         let speed = length(motion[i].linear);
-        let reach_i = bounding_radius(i) + 0.5 * params.envelope_floor + params.envelope_speed * params.h * speed;
+        let reach_i = placed_bound(i) + 0.5 * params.envelope_floor + params.envelope_speed * params.h * speed;
         reach[i] = reach_i;
         if !is_large(i) {
             let units = min(reach_i * REACH_UNITS / params.large_limit, MAX_REACH_UNITS);

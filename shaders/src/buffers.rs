@@ -98,10 +98,9 @@ pub struct Sizes {
     pub moments: bool,
     /// Whether some body is anisotropic (the inertia buffer holds one entry per body, else one).
     pub anisotropic: bool,
-    /// The clump templates' member spheres in all: 0 in a world without clumps (no clumps'
-    /// buffer, compact solver rows), else the clumps' buffer holds them after the bodies' words
-    /// and the solve reads the full rows.
-    pub clump_members: u64,
+    /// Words of the clumps' buffer (`clump_shapes.wgsl`): 0 in a world without clumps (no
+    /// clumps' buffer, compact solver rows); else the solve reads the full rows.
+    pub clump_words: u64,
 }
 
 impl Sizes {
@@ -126,15 +125,14 @@ impl Sizes {
             rows: (ROWS_PER_BODY * n).max(1024),
             moments,
             anisotropic,
-            clump_members: 0,
+            clump_words: 0,
         }
     }
 
-    /// These capacities for a world with clumps whose templates hold `members` member spheres in
-    /// all and at most `most` in one: the clumps' buffer, and rows for every member of the
-    /// largest clump as for a sphere.
-    pub fn with_clumps(mut self, (members, most): (u64, u64)) -> Self {
-        self.clump_members = members;
+    /// These capacities with a clumps' buffer of `words` (0: a world without clumps), and rows
+    /// for every member of the largest clump (`most` members; 1 without clumps) as for a sphere.
+    pub fn with_clumps(mut self, (words, most): (u64, u64)) -> Self {
+        self.clump_words = words;
         self.rows = (ROWS_PER_BODY * self.bodies * most.max(1)).max(1024);
         self
     }
@@ -376,7 +374,7 @@ impl Buffers {
         let stats = a.storage("stats", 8, 4)?;
         let residual_blocks = a.storage("residual_blocks", residual_groups, 4)?;
         // A world with clumps solves with the full rows (`solver_row_full.wgsl`).
-        let compact_rows = if sizes.clump_members > 0 { 1 } else { rows_cap };
+        let compact_rows = if sizes.clump_words > 0 { 1 } else { rows_cap };
         let solver_rows = a.storage("solver_rows", compact_rows, SOLVER_ROW_BYTES)?;
         let inertia = a.storage(
             "inertia",
@@ -396,12 +394,12 @@ impl Buffers {
             a.storage("cache", rows_cap, 16)?,
         ];
         let dispatch = a.buffer("dispatch", 16, wgpu::BufferUsages::INDIRECT)?;
-        let clumps = if sizes.clump_members > 0 {
-            let data = a.storage("clumps", n + 4 * sizes.clump_members, 4)?;
+        let clumps = if sizes.clump_words > 0 {
+            let data = a.storage("clumps", sizes.clump_words, 4)?;
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("clumps"),
                 layout: &programs.clump_layout,
-                entries: &[entry(2, &data, 4 * (n + 4 * sizes.clump_members))],
+                entries: &[entry(2, &data, 4 * sizes.clump_words)],
             });
             Some((data, group))
         } else {

@@ -14,6 +14,13 @@ fn member(i: u32, k: u32) -> vec4<f32> {
     return pos_radius[i];
 }
 
-fn bounding_radius(i: u32) -> f32 {
+fn placed_bound(i: u32) -> f32 {
     return pos_radius[i].w;
+}
+
+/// No clump's contacts to number (never called: partner_rows counts a sphere's contact as one).
+fn store_partner_mask(slot: u32, mask: vec2<u32>) {}
+
+fn partner_mask(slot: u32) -> vec2<u32> {
+    return vec2<u32>(1u, 0u);
 }

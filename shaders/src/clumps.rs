@@ -3,6 +3,7 @@
 //! the narrow phase pairs its members (`narrow_phase.wgsl`), and the solve reads the full rows
 //! (`solver_row_full.wgsl`) whose arms run to the members' surface points.
 
+use crate::buffers::MAX_PAIRS;
 use grains_kernels::clump::ClumpTable;
 use grains_kernels::{GpuError, Shape};
 
@@ -53,15 +54,23 @@ impl ClumpShapes {
         self.templates.iter().any(|&t| t != NOT_CLUMP)
     }
 
-    /// Member spheres of all templates together, and of the largest one.
-    pub fn members(&self) -> (u64, u64) {
+    /// Words of the clumps' buffer for `n` bodies (see [`ClumpShapes::words`]), and the most
+    /// members of one template.
+    pub fn sizes(&self, n: usize) -> (u64, u64) {
         let counts = (0..self.table.len() as u32).map(|t| self.table.members(t).len() as u64);
-        (counts.clone().sum(), counts.max().unwrap_or(0))
+        let placed: u64 = (self.templates.iter())
+            .filter(|&&t| t != NOT_CLUMP)
+            .map(|&t| self.table.members(t).len() as u64)
+            .sum();
+        let words = 2 + 2 * n as u64 + 4 * (counts.clone().sum::<u64>() + placed);
+        (words + mask_words(n), counts.max().unwrap_or(0))
     }
 
-    /// The buffer's words for `n` bodies: body i's word, NOT_CLUMP (a sphere, also where no
-    /// shapes were given) or (first member << 3 | members − 1), then every template's members
-    /// (x, y, z, r) as bits.
+    /// The buffer's words for `n` bodies (`ClumpData` in `clump_shapes.wgsl`): where the placed
+    /// members and the partner masks start; body i's word, NOT_CLUMP (a sphere, also where no
+    /// shapes were given) or (first placed member << 3 | members − 1); body i's template's first
+    /// member (NOT_CLUMP for a sphere); every template's members (x, y, z, r) as bits; and room
+    /// for the clumps' members placed each step and the partner slots' contact masks (zero).
     pub fn words(&self, n: usize) -> Vec<u32> {
         let mut first = Vec::with_capacity(self.table.len());
         let mut members = Vec::new();
@@ -70,15 +79,40 @@ impl ClumpShapes {
             let list = self.table.members(t);
             members.extend(list.iter().flat_map(|m| m.to_array().map(f32::to_bits)));
         }
-        let word = |t: u32| match t {
+        let template = |i: usize| self.templates.get(i).copied().unwrap_or(NOT_CLUMP);
+        let mut placed = 0u32;
+        let mut bodies = Vec::with_capacity(n);
+        for i in 0..n {
+            bodies.push(match template(i) {
+                NOT_CLUMP => NOT_CLUMP,
+                t => {
+                    let count = self.table.members(t).len() as u32;
+                    placed += count;
+                    (placed - count) << 3 | (count - 1)
+                }
+            });
+        }
+        let placed_at = (2 * n + members.len()) as u32;
+        let masks_at = placed_at + 4 * placed;
+        let firsts = (0..n).map(|i| match template(i) {
             NOT_CLUMP => NOT_CLUMP,
-            t => first[t as usize] << 3 | (self.table.members(t).len() as u32 - 1),
-        };
-        (0..n)
-            .map(|i| word(self.templates.get(i).copied().unwrap_or(NOT_CLUMP)))
-            .chain(members)
-            .collect()
+            t => first[t as usize],
+        });
+        let mut words = vec![placed_at, masks_at];
+        words.extend(bodies);
+        words.extend(firsts);
+        words.extend(members);
+        words.resize(
+            words.len() + 4 * placed as usize + mask_words(n) as usize,
+            0,
+        );
+        words
     }
+}
+
+/// Words of the partner slots' contact masks of `n` bodies: two per slot.
+fn mask_words(n: usize) -> u64 {
+    2 * MAX_PAIRS * n as u64
 }
 
 #[cfg(test)]
@@ -86,8 +120,9 @@ mod tests {
     use super::*;
     use glam::Vec4;
 
-    /// Two templates: body words point at each template's first member with its count, and the
-    /// members follow the bodies' words as bits.
+    /// Two templates: body words number each clump's placed members with their count, the
+    /// template words point at its template's first member, the members follow as bits, and
+    /// room for the placed members ends the buffer.
     #[test]
     fn words_point_at_each_template_s_members() {
         let mut table = ClumpTable::default();
@@ -105,11 +140,19 @@ mod tests {
         let shapes = [clump(b), Shape::Sphere, clump(a)];
         let s = ClumpShapes::new(table, &shapes).unwrap();
         assert!(s.any());
-        assert_eq!(s.members(), (5, 3));
         let w = s.words(3);
-        assert_eq!(w[..3], [2 << 3 | 2, NOT_CLUMP, 1]);
+        // Header, 2 × 3 body words, 5 template members, 3 + 2 placed members, 32 × 3 masks.
+        assert_eq!(s.sizes(3), (w.len() as u64, 3));
+        assert_eq!(w.len(), 2 + 6 + 4 * 5 + 4 * 5 + 2 * 32 * 3);
+        assert_eq!(
+            w[..2],
+            [6 + 4 * 5, 6 + 4 * 5 + 4 * 5],
+            "counted after the header"
+        );
+        assert_eq!(w[2..5], [2, NOT_CLUMP, 3 << 3 | 1]);
+        assert_eq!(w[5..8], [2, NOT_CLUMP, 0]);
         let member =
-            |m: usize| Vec4::from_array(std::array::from_fn(|k| f32::from_bits(w[3 + 4 * m + k])));
+            |m: usize| Vec4::from_array(std::array::from_fn(|k| f32::from_bits(w[8 + 4 * m + k])));
         assert_eq!([member(0), member(1)], rod);
         assert_eq!([member(2), member(3), member(4)], tri);
     }

@@ -261,7 +261,7 @@ impl GpuPipeline {
                 && s.materials == friction.count as u64
                 && s.moments == rolls
                 && s.anisotropic == self.inertia.any()
-                && s.clump_members == self.clump_members()
+                && s.clump_words == self.clump_sizes(bodies.len()).0
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
             self.large_limit = large_limit(&bodies.pos_radius, &[]);
@@ -277,11 +277,7 @@ impl GpuPipeline {
                 rolls,
                 self.inertia.any(),
             );
-            let sizes = if self.programs.clumps {
-                sizes.with_clumps(self.clumps.members())
-            } else {
-                sizes
-            };
+            let sizes = sizes.with_clumps(self.clump_sizes(bodies.len()));
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
                 self.apgd = None;
@@ -534,13 +530,13 @@ impl GpuPipeline {
         Ok(rows)
     }
 
-    /// The clumps' buffer's member spheres (0: no clumps' buffer, the stages were compiled
-    /// without clumps).
-    fn clump_members(&self) -> u64 {
+    /// Words of the clumps' buffer for `n` bodies (0 where the stages were compiled without
+    /// clumps) and the most members of one clump.
+    fn clump_sizes(&self, n: usize) -> (u64, u64) {
         if self.programs.clumps {
-            self.clumps.members().0
+            self.clumps.sizes(n)
         } else {
-            0
+            (0, 1)
         }
     }
 

@@ -109,28 +109,49 @@ fn member_key(a: u32, ka: u32, b: u32, kb: u32) -> vec2<u32> {
     return vec2<u32>(a | (kb << 28u), b | (ka << 28u));
 }
 
-/// Number of ε̂-active contacts of bodies i and j: 0 or 1 for two spheres, one per active pair
-/// of members where either is a clump (as body_pair).
-fn pair_rows(i: u32, j: u32) -> u32 {
+/// A contact mask: bit 8 ka + kb for member ka of body a against member kb of b (x: bits 0–31,
+/// y: 32–63), or bit k for member k against a wall.
+fn mask_with(mask: vec2<u32>, bit: u32) -> vec2<u32> {
+    let one = 1u << (bit & 31u);
+    return select(vec2<u32>(mask.x | one, mask.y), vec2<u32>(mask.x, mask.y | one), bit >= 32u);
+}
+
+fn mask_has(mask: vec2<u32>, bit: u32) -> bool {
+    return ((select(mask.x, mask.y, bit >= 32u) >> (bit & 31u)) & 1u) != 0u;
+}
+
+/// The ε̂-active member pairs of bodies i and j where one is a clump (as body_pair); with
+/// `first_only`, only the first found (enough to tell whether they touch).
+fn pair_mask(i: u32, j: u32, first_only: bool) -> vec2<u32> {
     let a = min(i, j);
     let b = max(i, j);
-    if !is_clump(a) && !is_clump(b) {
-        return select(0u, 1u, spheres_touch(a, b));
-    }
+    var mask = vec2<u32>(0u);
     let d = pos_radius[a].xyz - pos_radius[b].xyz;
     let bound = reach[a] + reach[b];
     if dot(d, d) > bound * bound || !(is_dynamic(a) || is_dynamic(b)) {
-        return 0u;
+        return mask;
     }
-    var rows = 0u;
     for (var ka = 0u; ka < member_count(a); ka = ka + 1u) {
         let ma = member(a, ka);
         for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
-            let t = member_touch(a, ma, b, member(b, kb));
-            rows = rows + select(0u, 1u, member_touch_active(a, b, t));
+            if member_touch_active(a, b, member_touch(a, ma, b, member(b, kb))) {
+                mask = mask_with(mask, 8u * ka + kb);
+                if first_only {
+                    return mask;
+                }
+            }
         }
     }
-    return rows;
+    return mask;
+}
+
+/// Whether bodies i and j have an ε̂-active contact: two spheres' (spheres_touch), or a member
+/// pair's where one is a clump.
+fn pair_touches(i: u32, j: u32) -> bool {
+    if !is_clump(i) && !is_clump(j) {
+        return spheres_touch(i, j);
+    }
+    return any(pair_mask(i, j, true) != vec2<u32>(0u));
 }
 
 /// Member k of body i against wall w as a sphere: the unit normal (xyz) and gap Φ (w) of
@@ -156,17 +177,52 @@ fn member_wall_active(i: u32, t: MemberWallTouch) -> bool {
     return t.gap.w < NO_TOUCH && t.gap.w <= pair_envelope(closing);
 }
 
-/// Number of ε̂-active contacts of dynamic body i with wall w: 0 or 1 for a sphere, one per
-/// touching member for a clump (as clump_walls).
-fn wall_rows(i: u32, w: u32) -> u32 {
-    if !is_clump(i) {
-        return select(0u, 1u, wall_touches(i, w));
-    }
-    var rows = 0u;
+/// The members of clump i with an ε̂-active contact with wall w (bit k: member k; as
+/// clump_walls).
+fn wall_mask(i: u32, w: u32) -> vec2<u32> {
+    var mask = vec2<u32>(0u);
     for (var k = 0u; k < member_count(i); k = k + 1u) {
-        rows = rows + select(0u, 1u, member_wall_active(i, member_wall_touch(i, k, w)));
+        if member_wall_active(i, member_wall_touch(i, k, w)) {
+            mask = mask_with(mask, k);
+        }
     }
-    return rows;
+    return mask;
+}
+
+/// Whether dynamic body i has an ε̂-active contact with wall w: a sphere's (wall_touches), or a
+/// member's of a clump.
+fn wall_touched(i: u32, w: u32) -> bool {
+    if !is_clump(i) {
+        return wall_touches(i, w);
+    }
+    return any(wall_mask(i, w) != vec2<u32>(0u));
+}
+
+/// Whether owner i's contacts with `partner` are a clump's, numbered by member: with a body
+/// where either is a clump, with a wall (not a mesh triangle) where i is one.
+fn member_contacts(i: u32, partner: u32) -> bool {
+    if partner >= params.n_bodies {
+        return is_clump(i) && NO_BODY - partner < params.n_walls;
+    }
+    return is_clump(i) || is_clump(partner);
+}
+
+/// The rows of owner i's contact with the partner in its slot `slot` (after the partners'
+/// sort): 1 for a sphere's, else the active members' or member pairs' mask, kept for
+/// build_rows in `partner_masks` (clump_shapes.wgsl) so that it writes exactly the rows
+/// counted here (evaluated twice, a contact at the envelope's edge could go either way).
+fn partner_rows(i: u32, partner: u32, slot: u32) -> u32 {
+    if !member_contacts(i, partner) {
+        return 1u;
+    }
+    var mask: vec2<u32>;
+    if partner >= params.n_bodies {
+        mask = wall_mask(i, NO_BODY - partner);
+    } else {
+        mask = pair_mask(i, partner, false);
+    }
+    store_partner_mask(slot, mask);
+    return countOneBits(mask.x) + countOneBits(mask.y);
 }
 
 /// Pair-key order of two partners of body i.
@@ -176,23 +232,12 @@ fn key_less(i: u32, p: u32, q: u32) -> bool {
     return kp.x < kq.x || (kp.x == kq.x && kp.y < kq.y);
 }
 
-/// The contact rows of the partners an owner kept so far (find_pairs).
-var<private> owner_rows: u32;
-
-/// Counts a partner with `rows` contacts of the body whose list is `list`, kept (and its rows
-/// counted) while the MAX_PAIRS slots last.
-fn add_partner_rows(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32,
-                    rows: u32) {
+/// Counts a partner of the body whose list is `list`, kept while the MAX_PAIRS slots last.
+fn add_partner(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32) {
     if *count < MAX_PAIRS {
         (*list)[*count] = partner;
-        owner_rows = owner_rows + rows;
     }
     *count = *count + 1u;
-}
-
-/// Counts a partner with one contact (a mesh triangle).
-fn add_partner(list: ptr<function, array<u32, MAX_PAIRS>>, count: ptr<function, u32>, partner: u32) {
-    add_partner_rows(list, count, partner, 1u);
 }
 
 /// Adds the bodies j ≥ `first_body` of grid_bodies[first, last) that touch body i.
@@ -200,11 +245,8 @@ fn gather_run(i: u32, first: u32, last: u32, first_body: u32, list: ptr<function
               count: ptr<function, u32>) {
     for (var k = first; k < last; k = k + 1u) {
         let j = grid_bodies[k];
-        if j >= first_body {
-            let rows = pair_rows(i, j);
-            if rows > 0u {
-                add_partner_rows(list, count, j, rows);
-            }
+        if j >= first_body && pair_touches(i, j) {
+            add_partner(list, count, j);
         }
     }
 }
@@ -253,7 +295,8 @@ fn gather_box(i: u32, lo: vec3<i32>, hi: vec3<i32>, first_body: u32,
 }
 
 /// Every partner of owner i (bodies, and walls as NO_BODY − w), sorted by pair key, into its
-/// MAX_PAIRS slots; the count of their contact rows goes to row_start[i] for the prefix sum. A grid body scans the 27
+/// MAX_PAIRS slots; the count of their contact rows (partner_rows) goes to row_start[i] for the
+/// prefix sum. A grid body scans the 27
 /// cells around it for larger-index partners, a fast grain the cells its reach covers and the
 /// other fast grains; small bodies pair with every large body, large ones with larger-index ones.
 @compute @workgroup_size(256)
@@ -268,7 +311,6 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     var list: array<u32, MAX_PAIRS>;
     var count = 0u;
-    owner_rows = 0u;
     let cell = cell_of[i];
     let fast = cell == grid.cells;
     if cell <= grid.cells {
@@ -285,18 +327,14 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     }
     for (var k = 0u; k < params.n_large; k = k + 1u) {
         let l = large[k];
-        if !is_large(i) || l > i {
-            let rows = pair_rows(i, l);
-            if rows > 0u {
-                add_partner_rows(&list, &count, l, rows);
-            }
+        if (!is_large(i) || l > i) && pair_touches(i, l) {
+            add_partner(&list, &count, l);
         }
     }
     if is_dynamic(i) {
         for (var w = 0u; w < params.n_walls; w = w + 1u) {
-            let rows = wall_rows(i, w);
-            if rows > 0u {
-                add_partner_rows(&list, &count, NO_BODY - w, rows);
+            if wall_touched(i, w) {
+                add_partner(&list, &count, NO_BODY - w);
             }
         }
         gather_meshes(i, &list, &count);
@@ -314,10 +352,12 @@ fn find_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         }
         list[j] = x;
     }
+    var rows = 0u;
     for (var k = 0u; k < kept; k = k + 1u) {
         partners[i * MAX_PAIRS + k] = list[k];
+        rows = rows + partner_rows(i, list[k], i * MAX_PAIRS + k);
     }
-    row_start[i] = owner_rows;
+    row_start[i] = rows;
 }
 
 /// The rows D = [n t1 t2] of a contact, their inverse diagonal masses (contact_frame) and the bias
@@ -363,21 +403,23 @@ fn write_row(s: u32, row: ContactRow, key: vec2<u32>, deepest: ptr<function, f32
     *deepest = max(*deepest, -row.phi);
 }
 
-/// Writes owner i's rows with `partner` from slot s on (none past `end`), as pair_rows and
-/// wall_rows counted them: one for a sphere's pair, one per active member pair or member
-/// against the wall where a clump takes part, in member order. Returns the next free slot.
-fn write_partner_rows(i: u32, partner: u32, s: u32, end: u32, deepest: ptr<function, f32>) -> u32 {
+/// Writes owner i's rows with the partner in its slot `slot` from row s on (none past `end`),
+/// as partner_rows counted them: one for a sphere's contact, one per member or member pair of
+/// its mask where a clump takes part, in member order. Returns the next free row.
+fn write_partner_rows(i: u32, slot: u32, s: u32, end: u32, deepest: ptr<function, f32>) -> u32 {
+    let partner = partners[slot];
+    if !member_contacts(i, partner) {
+        write_row(s, partner_row(i, partner), pair_key(i, partner), deepest);
+        return s + 1u;
+    }
+    let mask = partner_mask(slot);
     var next = s;
     if partner >= params.n_bodies {
         let w = NO_BODY - partner;
-        if !is_clump(i) || w >= params.n_walls {
-            write_row(next, partner_row(i, partner), pair_key(i, partner), deepest);
-            return next + 1u;
-        }
         let mu = friction[material[i] * params.n_materials + u32(walls[w].normal.w)];
         for (var k = 0u; k < member_count(i); k = k + 1u) {
-            let t = member_wall_touch(i, k, w);
-            if member_wall_active(i, t) && next < end {
+            if mask_has(mask, k) && next < end {
+                let t = member_wall_touch(i, k, w);
                 let row = contact_row(i, NO_BODY, t.gap.xyz, t.gap.w, t.arm, vec3<f32>(0.0), mu,
                                       t.wall_velocity);
                 write_row(next, row, vec2<u32>(i | (k << 28u), partner), deepest);
@@ -388,16 +430,12 @@ fn write_partner_rows(i: u32, partner: u32, s: u32, end: u32, deepest: ptr<funct
     }
     let a = min(i, partner);
     let b = max(i, partner);
-    if !is_clump(a) && !is_clump(b) {
-        write_row(next, partner_row(i, partner), pair_key(i, partner), deepest);
-        return next + 1u;
-    }
     let mu = friction[material[a] * params.n_materials + material[b]];
     for (var ka = 0u; ka < member_count(a); ka = ka + 1u) {
         let ma = member(a, ka);
         for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
-            let t = member_touch(a, ma, b, member(b, kb));
-            if member_touch_active(a, b, t) && next < end {
+            if mask_has(mask, 8u * ka + kb) && next < end {
+                let t = member_touch(a, ma, b, member(b, kb));
                 let row = contact_row(a, b, t.n, t.phi, t.ra, t.rb, mu, vec3<f32>(0.0));
                 write_row(next, row, member_key(a, ka, b, kb), deepest);
                 next = next + 1u;
@@ -418,7 +456,7 @@ fn build_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         let end = min(row_start[i + 1u], params.row_capacity);
         var s = row_start[i];
         for (var k = 0u; k < MAX_PAIRS && s < end; k = k + 1u) {
-            s = write_partner_rows(i, partners[i * MAX_PAIRS + k], s, end, &deepest);
+            s = write_partner_rows(i, i * MAX_PAIRS + k, s, end, &deepest);
         }
     }
     let all = workgroup_max(lid, bitcast<u32>(deepest));
