@@ -193,6 +193,12 @@ impl GpuPipeline {
         self.upload = true;
     }
 
+    /// Whether the solve reads the full contact rows (a world with clumps) rather than the
+    /// compact solver rows.
+    pub fn solves_with_full_rows(&self) -> bool {
+        self.programs.clumps
+    }
+
     /// The adapter's name (e.g. "NVIDIA H100" or "llvmpipe").
     pub fn adapter_name(&self) -> &str {
         &self.gpu.adapter

@@ -130,7 +130,7 @@ impl StepBackend for GpuBackend {
     }
 
     fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
-        grains_gpu::gpu_sweep_traffic(solver)
+        grains_gpu::gpu_sweep_traffic(solver, self.device.solves_with_full_rows())
     }
 
     fn contacts(&self) -> &Contacts {
