@@ -161,7 +161,7 @@ impl WorldBuilder {
         }
         crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
         if self.settings.backend == Backend::Gpu {
-            check_gpu_shapes(&self.bodies, !self.meshes.is_empty(), &friction)?;
+            check_gpu_shapes(&self.bodies, !self.meshes.is_empty())?;
         }
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {
@@ -729,28 +729,17 @@ pub(crate) fn depth_in_wall(
         .fold(f32::NEG_INFINITY, f32::max)
 }
 
-/// The GPU backend's shapes: spheres and clumps, and clumps neither beside mesh walls
-/// (`has_meshes`) nor with spinning or rolling friction in `friction`.
-fn check_gpu_shapes(
-    bodies: &[Body],
-    has_meshes: bool,
-    friction: &grains_kernels::FrictionTable,
-) -> Result<(), GpuError> {
+/// The GPU backend's shapes: spheres and clumps, and clumps not beside mesh walls
+/// (`has_meshes`).
+fn check_gpu_shapes(bodies: &[Body], has_meshes: bool) -> Result<(), GpuError> {
     let clump = |b: &Body| matches!(b.shape, Shape::Clump { .. });
     if bodies.iter().any(|b| !b.shape.is_sphere() && !clump(b)) {
         return Err(GpuError::Unsupported(
             "non-sphere shapes other than clumps (capsules, ellipses, boxes, ellipsoids, polyhedra)",
         ));
     }
-    if bodies.iter().any(clump) {
-        if has_meshes {
-            return Err(GpuError::Unsupported("clumps beside mesh walls"));
-        }
-        if friction.any_moment_friction() {
-            return Err(GpuError::Unsupported(
-                "spinning and rolling friction in a world with clumps",
-            ));
-        }
+    if has_meshes && bodies.iter().any(clump) {
+        return Err(GpuError::Unsupported("clumps beside mesh walls"));
     }
     Ok(())
 }

@@ -159,7 +159,7 @@ impl GpuPipeline {
     /// The clump templates of `table` and each body's shape (`shapes`: spheres and clumps; empty
     /// when every body is a sphere); refuses other shapes. The first call with a clump compiles
     /// every stage again for clumps (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which
-    /// refuses mesh walls and spinning and rolling friction from then on. Takes effect with the
+    /// refuses mesh walls from then on. Takes effect with the
     /// next upload of the bodies, which it asks for.
     pub fn set_clumps(
         &mut self,
@@ -168,10 +168,8 @@ impl GpuPipeline {
     ) -> Result<(), GpuError> {
         let clumps = clumps::ClumpShapes::new(table, shapes)?;
         if clumps.any() && !self.programs.clumps {
-            if self.meshes.is_some() || self.programs.rolling.is_some() {
-                return Err(GpuError::Unsupported(
-                    "clumps beside mesh walls or with spinning and rolling friction",
-                ));
+            if self.meshes.is_some() {
+                return Err(GpuError::Unsupported("clumps beside mesh walls"));
             }
             let device = &self.gpu.device;
             self.programs = self.gpu.validated("compiling the shaders for clumps", || {

@@ -433,11 +433,6 @@ impl Programs {
         if self.rolling.is_some() {
             return Ok(());
         }
-        if self.clumps {
-            return Err(GpuError::Unsupported(
-                "spinning and rolling friction in a world with clumps",
-            ));
-        }
         let available = gpu.limits.max_storage_buffers_per_shader_stage;
         if available <= STORAGE_BINDINGS {
             return Err(GpuError::MissingLimit {

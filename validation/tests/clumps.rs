@@ -162,7 +162,7 @@ fn a_clump_pile_is_bit_identical_on_1_and_2_threads() {
 }
 
 /// Refused at build: clumps beside capsules and boxes, in planar mode, on the GPU beside mesh
-/// walls or with rolling friction, a clump naming a template the builder lacks or with a wrong
+/// walls, a clump naming a template the builder lacks or with a wrong
 /// bound, and one without its principal moments; templates of no or too many spheres.
 #[test]
 fn unsupported_clumps_are_refused() {
@@ -209,7 +209,7 @@ fn unsupported_clumps_are_refused() {
         },
         ..Settings::default()
     };
-    // The GPU steps clumps, but not beside mesh walls nor with spinning or rolling friction.
+    // The GPU steps clumps, but not beside mesh walls.
     let with_mesh = |b: &mut WorldBuilder| {
         clump(b);
         let p = |x: f32, y: f32| Vec3::new(x, y, -0.1);
@@ -220,11 +220,6 @@ fn unsupported_clumps_are_refused() {
         ]]));
     };
     assert!(problem(gpu, &with_mesh).contains("clumps beside mesh walls"));
-    let rolling = |b: &mut WorldBuilder| {
-        clump(b);
-        b.material(Material::new(0.5).with_rolling(1e-3));
-    };
-    assert!(problem(gpu, &rolling).contains("spinning and rolling friction in a world with clumps"));
     let unknown = |b: &mut WorldBuilder| {
         let mut body = Body::sphere(Vec3::new(0.0, 0.0, 0.5), 0.05, 1.0);
         body.shape = Shape::Clump {

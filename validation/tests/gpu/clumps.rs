@@ -51,10 +51,15 @@ const R: f32 = 0.005;
 
 /// 64 bodies in a 4 × 4 × 4 lattice dropped turned and spinning onto a floor in a square box
 /// (or, with `drum`, inside an upright cylinder): every fourth a sphere, the others clumps of
-/// two, three or four overlapping members (a rod, an uneven triangle, a tetrahedron); friction
-/// 0.5, projected Jacobi with 60 sweeps at ω = 0.3 (tolerance 0), read back every `sync_every`
-/// steps.
-fn clump_pile(backend: Backend, sync_every: u32, drum: bool) -> Result<World, BuildError> {
+/// two, three or four overlapping members (a rod, an uneven triangle, a tetrahedron); of
+/// `material`, projected Jacobi with 60 sweeps at ω = 0.3 (tolerance 0), read back every
+/// `sync_every` steps.
+fn clump_pile(
+    backend: Backend,
+    sync_every: u32,
+    drum: bool,
+    material: Material,
+) -> Result<World, BuildError> {
     let mut b = World::builder(Settings {
         backend,
         h: 1e-3,
@@ -67,7 +72,7 @@ fn clump_pile(backend: Backend, sync_every: u32, drum: bool) -> Result<World, Bu
         },
         ..Settings::default()
     });
-    b.material(Material::new(0.5));
+    b.material(material);
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
     if drum {
         b.wall(WallDesc::cylinder(
@@ -136,13 +141,27 @@ fn clump_pile(backend: Backend, sync_every: u32, drum: bool) -> Result<World, Bu
 /// the clumps' tensors, positions and spins within the suite's tolerances.
 #[test]
 fn a_clump_pile_agrees_with_cpu_jacobi() {
-    lockstep(|b| clump_pile(b, 1, false), "clump pile");
+    lockstep(
+        |b| clump_pile(b, 1, false, Material::new(0.5)),
+        "clump pile",
+    );
 }
 
 /// The same in a cylinder, whose mantle the members meet as spheres (`sphere_frustum`).
 #[test]
 fn a_clump_pile_in_a_drum_agrees_with_cpu_jacobi() {
-    lockstep(|b| clump_pile(b, 1, true), "clump pile in a drum");
+    lockstep(
+        |b| clump_pile(b, 1, true, Material::new(0.5)),
+        "clump pile in a drum",
+    );
+}
+
+/// The box pile with spinning (e_r = 1 mm) and rolling (e_roll = 0.5 mm) friction: the moment
+/// rows with the clumps' arms and their 1/I_min (`rolling_inertia.wgsl`).
+#[test]
+fn a_rough_clump_pile_agrees_with_cpu_jacobi() {
+    let rough = Material::new(0.5).with_spinning(1e-3).with_rolling(5e-4);
+    lockstep(|b| clump_pile(b, 1, false, rough), "rough clump pile");
 }
 
 /// A GPU run of the clump pile restored from a snapshot at step 60 (after the device moved
@@ -151,11 +170,12 @@ fn a_clump_pile_in_a_drum_agrees_with_cpu_jacobi() {
 /// segment. Without the warm start the resumed run differs.
 #[test]
 fn a_clump_pile_resumes_on_gpu_with_the_same_bits() {
-    let Some(mut straight) = gpu_world(clump_pile(Backend::Gpu, 7, false)) else {
+    let Some(mut straight) = gpu_world(clump_pile(Backend::Gpu, 7, false, Material::new(0.5)))
+    else {
         return;
     };
     straight.run(100).unwrap();
-    let mut w = clump_pile(Backend::Gpu, 7, false).unwrap();
+    let mut w = clump_pile(Backend::Gpu, 7, false, Material::new(0.5)).unwrap();
     w.run(60).unwrap();
     let snap = w.snapshot().unwrap();
     let flagged = snap
