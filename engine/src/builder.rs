@@ -346,7 +346,7 @@ impl WorldBuilder {
 
 impl WorldBuilder {
     /// Refuses an insertion of shaped grains ([`Insertion::shaped`]) this world cannot hold,
-    /// naming the insertion: on the GPU backend (spheres only), beside a cylinder, cone or mesh
+    /// naming the insertion: on the GPU backend (spheres and clumps only), beside a cylinder, cone or mesh
     /// wall its shape does not meet ([`crate::wall_partners`]), a template that would be
     /// refused as a body, or a shape the
     /// narrow phase does not meet with the bodies built or the grains of the insertions before
@@ -362,13 +362,13 @@ impl WorldBuilder {
                 field: "shape",
                 problem,
             };
-            if !t.shape.is_sphere() && self.settings.backend == Backend::Gpu {
-                return Err(refuse(format!(
-                    "places {shape}s, and the GPU backend has spheres only (the CPU backend has them)"
-                )));
-            }
             let meshes = !self.meshes.is_empty();
             let one = std::slice::from_ref(&t);
+            if self.settings.backend == Backend::Gpu {
+                if let Err(e) = check_gpu_shapes(one, meshes) {
+                    return Err(refuse(format!("places {shape}s: {e}")));
+                }
+            }
             if let Err(e) = crate::wall_partners::check_wall_partners(one, &self.walls, meshes) {
                 let problem = match e {
                     BuildError::Body { field, problem, .. } => format!("{field} {problem}"),

@@ -167,7 +167,7 @@ fn a_clump_feed_checkpointed_mid_feed_resumes_bit_identically_on_another_thread_
 
 /// A checkpoint of the clump feed does not resume the ellipsoid feed (the template is in the
 /// physics fingerprint), and without its placing insertions (as format 4 has none) it does not
-/// resume the clump feed itself.
+/// resume the clump feed itself; one taken before the first grain resumes it.
 #[test]
 fn a_checkpoint_of_a_shaped_feed_resumes_only_its_own_feed() {
     let mut w = feed(1, Grain::Clump).build().unwrap();
@@ -185,6 +185,16 @@ fn a_checkpoint_of_a_shaped_feed_resumes_only_its_own_feed() {
         .unwrap_err()
         .to_string();
     assert!(msg.contains("places shaped grains"), "{msg}");
+    // Before the first grain is placed there is no record to keep: that snapshot resumes.
+    let mut empty = feed(1, Grain::Clump).build().unwrap();
+    empty.step().unwrap();
+    assert_eq!(empty.len(), 0, "the feed has not placed yet");
+    let early = empty.snapshot().unwrap();
+    let mut resumed = feed(1, Grain::Clump).build().unwrap();
+    resumed.restore(&early).unwrap();
+    resumed.run(199).unwrap();
+    w.restore(&snap).unwrap();
+    assert_same(&resumed, &w);
 }
 
 /// The message of the build error of `b`, after checking it names insertion 0's shape.

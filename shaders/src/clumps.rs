@@ -49,11 +49,6 @@ impl ClumpShapes {
             .collect();
     }
 
-    /// Whether some body is a clump (the stages are then compiled with `clump_shapes.wgsl`).
-    pub fn any(&self) -> bool {
-        self.templates.iter().any(|&t| t != NOT_CLUMP)
-    }
-
     /// Words of the clumps' buffer for `n` bodies (see [`ClumpShapes::words`]), and the most
     /// members of one template.
     pub fn sizes(&self, n: usize) -> (u64, u64) {
@@ -139,7 +134,6 @@ mod tests {
         };
         let shapes = [clump(b), Shape::Sphere, clump(a)];
         let s = ClumpShapes::new(table, &shapes).unwrap();
-        assert!(s.any());
         let w = s.words(3);
         // Header, 2 × 3 body words, 5 template members, 3 + 2 placed members, 32 × 3 masks.
         assert_eq!(s.sizes(3), (w.len() as u64, 3));

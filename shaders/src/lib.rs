@@ -157,9 +157,9 @@ impl GpuPipeline {
     }
 
     /// The clump templates of `table` and each body's shape (`shapes`: spheres and clumps; empty
-    /// when every body is a sphere); refuses other shapes. The first call with a clump compiles
-    /// every stage again for clumps (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which
-    /// refuses mesh walls from then on. Takes effect with the
+    /// when every body is a sphere); refuses other shapes. The first call with a template (for
+    /// the bodies or the grains an insertion will place) compiles every stage again for clumps
+    /// (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which refuses mesh walls from then on. Takes effect with the
     /// next upload of the bodies, which it asks for.
     pub fn set_clumps(
         &mut self,
@@ -167,7 +167,7 @@ impl GpuPipeline {
         shapes: &[grains_kernels::Shape],
     ) -> Result<(), GpuError> {
         let clumps = clumps::ClumpShapes::new(table, shapes)?;
-        if clumps.any() && !self.programs.clumps {
+        if !clumps.table.is_empty() && !self.programs.clumps {
             if self.meshes.is_some() {
                 return Err(GpuError::Unsupported("clumps beside mesh walls"));
             }

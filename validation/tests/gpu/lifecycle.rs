@@ -1,8 +1,9 @@
-//! Grains that come and go on the GPU: `feed_and_sink` with its feed moved down so that grains
-//! reach the sink within 120 steps, stepped on the GPU; before each step the CPU world takes
-//! the GPU's state (bodies, ids, counters, warm start), so both make the same pass (the same
-//! grains removed, the same placed) and step from the same input. The counts must be equal at
-//! every step and the positions within the suite's one-step tolerance.
+//! Grains that come and go on the GPU: `feed_and_sink` (spheres) and `clump_feed` (rods of three
+//! spheres) with their feeds moved down so that grains reach the sink within 120 steps, stepped
+//! on the GPU; before each step the CPU world takes the GPU's state (bodies, ids, counters, warm
+//! start), so both make the same pass (the same grains removed, the same placed) and step from
+//! the same input. The counts must be equal at every step and the positions within the suite's
+//! one-step tolerance.
 
 use super::common::max_position_difference;
 use super::{jacobi, on_gpu, POSITION_TOLERANCE_R};
@@ -10,7 +11,20 @@ use grains_validation::{load_variant, scenes_dir};
 
 #[test]
 fn a_feed_and_sink_agrees_with_cpu_jacobi_while_the_count_changes() {
-    let low = load_variant(&scenes_dir(), "feed_and_sink", |t| {
+    feed_in_lockstep("feed_and_sink");
+}
+
+/// The same with a feed of clumps: the GPU takes each placed clump's template (its clumps'
+/// buffer grows with the grains) and meets them member by member as the CPU does.
+#[test]
+fn a_clump_feed_and_sink_agrees_with_cpu_jacobi_while_the_count_changes() {
+    feed_in_lockstep("clump_feed");
+}
+
+/// The lockstep above for scene `name`, its first insertion's region moved down to 1–4 cm above
+/// the floor, the grains thrown down at 1 m/s.
+fn feed_in_lockstep(name: &str) {
+    let low = load_variant(&scenes_dir(), name, |t| {
         if let Some(toml::Value::Array(ins)) = t.get_mut("insert") {
             if let Some(toml::Value::Table(i)) = ins.first_mut() {
                 let corner =
@@ -44,7 +58,7 @@ fn a_feed_and_sink_agrees_with_cpu_jacobi_while_the_count_changes() {
     let s = gpu.lifecycle_state();
     assert!(s.sinks[0].removed > 0, "grains left through the sink");
     eprintln!(
-        "feed_and_sink (low feed): {} placed, {} removed; max one-step |Δposition| = {worst:.3e} r",
+        "{name} (low feed): {} placed, {} removed; max one-step |Δposition| = {worst:.3e} r",
         s.insertions[0].placed, s.sinks[0].removed
     );
     assert!(
