@@ -120,19 +120,39 @@ fn mask_has(mask: vec2<u32>, bit: u32) -> bool {
     return ((select(mask.x, mask.y, bit >= 32u) >> (bit & 31u)) & 1u) != 0u;
 }
 
+/// The largest envelope ε̂ any contact point of bodies a and b can have in this step: that of
+/// the closing speed |v_a| + |ω_a| R_a + |v_b| + |ω_b| R_b with R the reach (as
+/// largest_envelope).
+fn largest_envelope(a: u32, b: u32) -> f32 {
+    let ma = motion[a];
+    let mb = motion[b];
+    let speed = length(ma.linear) + length(ma.angular) * reach[a] + length(mb.linear)
+        + length(mb.angular) * reach[b];
+    return pair_envelope(speed);
+}
+
 /// The ε̂-active member pairs of bodies i and j where one is a clump (as body_pair); with
-/// `first_only`, only the first found (enough to tell whether they touch).
+/// `first_only`, only the first found (enough to tell whether they touch). A member of a
+/// farther from b's centre than its radius, b's reach and the pair's largest envelope meets
+/// none of b's members, and is passed over.
 fn pair_mask(i: u32, j: u32, first_only: bool) -> vec2<u32> {
     let a = min(i, j);
     let b = max(i, j);
     var mask = vec2<u32>(0u);
-    let d = pos_radius[a].xyz - pos_radius[b].xyz;
+    let pb = pos_radius[b].xyz;
+    let d = pos_radius[a].xyz - pb;
     let bound = reach[a] + reach[b];
     if dot(d, d) > bound * bound || !(is_dynamic(a) || is_dynamic(b)) {
         return mask;
     }
+    let around_b = reach[b] + largest_envelope(a, b);
     for (var ka = 0u; ka < member_count(a); ka = ka + 1u) {
         let ma = member(a, ka);
+        let far = ma.w + around_b;
+        let to_b = ma.xyz - pb;
+        if dot(to_b, to_b) > far * far {
+            continue;
+        }
         for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
             if member_touch_active(a, b, member_touch(a, ma, b, member(b, kb))) {
                 mask = mask_with(mask, 8u * ka + kb);
