@@ -1,0 +1,257 @@
+//! Distributed runs over MPI (feature `mpi`): each test launches itself under `mpirun` with K
+//! ranks (`GRAINS_MPI_RANKS` set in the children) and the children step the world together.
+//! The pour's figures of each K are compared with one process's run; the children check that
+//! no grain is lost or held twice at any step.
+
+use grains::distributed::mpi;
+use grains::{sphere_mass, Body, BoxContainer, Material, Settings, Solver, Vec3, World};
+use std::process::Command;
+
+/// The environment variable telling a child its rank count.
+const CHILD: &str = "GRAINS_MPI_RANKS";
+
+/// Runs test `name` of this binary under `mpirun -np ranks`, with `out` as the children's
+/// result file; panics with their output if they fail.
+fn launch(name: &str, ranks: usize, out: &std::path::Path) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let run = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np"])
+        .arg(ranks.to_string())
+        .arg(exe)
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(CHILD, ranks.to_string())
+        .env("GRAINS_MPI_OUT", out)
+        .output()
+        .expect("mpirun (openmpi-bin) must be installed for the MPI tests");
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    assert!(
+        run.status.success(),
+        "mpirun -np {ranks} {name} failed:\n{}\n{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+}
+
+/// In a child: MPI started, the world communicator and this rank's number.
+fn child() -> Option<(
+    mpi::environment::Universe,
+    mpi::topology::SimpleCommunicator,
+)> {
+    std::env::var(CHILD).ok()?;
+    let (universe, threading) =
+        mpi::initialize_with_threading(mpi::Threading::Serialized).expect("MPI starts once");
+    assert!(
+        threading >= mpi::Threading::Serialized,
+        "MPI gives {threading:?}"
+    );
+    let world = universe.world();
+    Some((universe, world))
+}
+
+/// Grain radius (m) of the pour.
+const R: f32 = 0.005;
+
+/// The pour: `side`³ spheres (r = 5 mm, 2500 kg/m³, μ = 0.5) in a 2.2 r lattice with a fixed
+/// jitter, falling into an open box; APGD, h = 2 ms, the host copy gathered every step.
+fn pour(side: usize) -> World {
+    let mut settings = Settings::granular(0.002);
+    settings.solver = Solver::Apgd {
+        sweeps: 100,
+        tolerance: 1e-5,
+        omega: 1.0,
+    };
+    settings.sync_every = 1;
+    let mut b = World::builder(settings);
+    let m = b.material(Material::new(0.5));
+    let width = (side as f32 - 1.0) * 2.2 * R + 4.0 * R;
+    b.container(&BoxContainer {
+        floor_centre: Vec3::ZERO,
+        width_x: width,
+        width_y: width,
+        height: 2.2 * R * side as f32 + 6.0 * R,
+        material: m,
+        motion: None,
+    });
+    let mass = sphere_mass(R, 2500.0);
+    let mut jitter = grains_jitter(12345);
+    for k in 0..side {
+        for j in 0..side {
+            for i in 0..side {
+                let x0 = -width / 2.0 + 2.0 * R;
+                let (jx, jy) = (jitter(), jitter());
+                let c = Vec3::new(
+                    x0 + 2.2 * R * i as f32 + jx,
+                    x0 + 2.2 * R * j as f32 + jy,
+                    2.0 * R + 2.2 * R * k as f32,
+                );
+                b.body(Body::sphere(c, R, mass).with_material(m));
+            }
+        }
+    }
+    b.build().expect("the pour builds")
+}
+
+/// A seeded jitter of ±0.05 r (SplitMix64).
+fn grains_jitter(seed: u64) -> impl FnMut() -> f32 {
+    let mut state = seed;
+    move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let u = (z >> 11) as f32 / (1u64 << 53) as f32;
+        0.05 * R * (2.0 * u - 1.0)
+    }
+}
+
+/// The end state's figures: bed height (the 95th percentile of the centres' z plus r, m),
+/// contacts, deepest overlap (m), largest speed (m/s), and a hash of every body's bits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Figures {
+    bed: f64,
+    contacts: usize,
+    penetration: f32,
+    speed: f32,
+    bits: u64,
+}
+
+impl Figures {
+    fn of(world: &World) -> Figures {
+        let b = world.bodies();
+        let mut z: Vec<f32> = b.pos_radius.iter().map(|p| p.z).collect();
+        z.sort_by(f32::total_cmp);
+        let bed = z[(z.len() * 95) / 100] as f64 + R as f64;
+        let speed = b.motion.iter().map(|m| m.v().length()).fold(0.0, f32::max);
+        let mut bits = 0xcbf2_9ce4_8422_2325u64;
+        for (p, m) in b.pos_radius.iter().zip(&b.motion) {
+            for x in p.to_array().into_iter().chain(m.linear).chain(m.angular) {
+                bits = (bits ^ x.to_bits() as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        let last = world.last_stats();
+        Figures {
+            bed,
+            contacts: last.contacts,
+            penetration: last.max_penetration,
+            speed,
+            bits,
+        }
+    }
+
+    fn to_line(self) -> String {
+        format!(
+            "{} {} {} {} {}",
+            self.bed, self.contacts, self.penetration, self.speed, self.bits
+        )
+    }
+
+    fn from_line(line: &str) -> Figures {
+        let v: Vec<&str> = line.split_whitespace().collect();
+        Figures {
+            bed: v[0].parse().expect("bed"),
+            contacts: v[1].parse().expect("contacts"),
+            penetration: v[2].parse().expect("penetration"),
+            speed: v[3].parse().expect("speed"),
+            bits: v[4].parse().expect("bits"),
+        }
+    }
+}
+
+/// The pour's size (grains per side) and steps.
+const SIDE: usize = 10;
+const STEPS: u64 = 500;
+
+/// A child of `pour_matches_one_process`: the pour on K ranks, every step's owners checked,
+/// the end figures written by rank 0.
+fn pour_child(comm: mpi::topology::SimpleCommunicator) {
+    use mpi::topology::Communicator;
+    let rank = comm.rank();
+    let mut world = pour(SIDE);
+    let n = world.len();
+    world.distribute(comm, 25).expect("the pour distributes");
+    for _ in 0..STEPS {
+        world.step().expect("a distributed step");
+        let by_rank = world.rank_ids().expect("a distributed world");
+        let mut seen = vec![0u8; n];
+        for ids in &by_rank {
+            assert!(
+                !ids.is_empty(),
+                "step {}: a rank owns no grain",
+                world.steps()
+            );
+            for &id in ids {
+                seen[id as usize] += 1;
+            }
+        }
+        let wrong: Vec<usize> = (0..n).filter(|&i| seen[i] != 1).collect();
+        assert!(
+            wrong.is_empty(),
+            "step {}: grains lost or held twice: {:?}",
+            world.steps(),
+            &wrong[..wrong.len().min(10)]
+        );
+    }
+    if rank == 0 {
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        std::fs::write(out, Figures::of(&world).to_line()).expect("the result file is written");
+    }
+}
+
+/// The pour of 8,000 grains on 2 and 4 ranks ends like one process's: the same bed height
+/// (within a quarter grain radius), contacts within 0.5 %, the deepest overlap within 0.1 r of
+/// it and at rest; each K twice gives the same bits.
+#[test]
+fn pour_matches_one_process() {
+    if let Some((_universe, comm)) = child() {
+        return pour_child(comm);
+    }
+    let mut one = pour(SIDE);
+    one.run(STEPS).expect("one process's pour");
+    let reference = Figures::of(&one);
+    println!("1 process: {reference:?}");
+    let dir = std::env::temp_dir().join(format!("grains-mpi-pour-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    for ranks in [2, 4] {
+        let mut runs = Vec::new();
+        for repeat in 0..2 {
+            let file = dir.join(format!("k{ranks}-{repeat}"));
+            launch("pour_matches_one_process", ranks, &file);
+            let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
+            runs.push(Figures::from_line(&text));
+        }
+        let f = runs[0];
+        println!("{ranks} ranks: {f:?}");
+        assert_eq!(
+            runs[0].bits, runs[1].bits,
+            "{ranks} ranks twice: different bits"
+        );
+        assert!(
+            (f.bed - reference.bed).abs() < 0.25 * R as f64,
+            "{ranks} ranks: bed {} m, one process {} m",
+            f.bed,
+            reference.bed
+        );
+        let rel = (f.contacts as f64 - reference.contacts as f64).abs() / reference.contacts as f64;
+        assert!(
+            rel < 0.005,
+            "{ranks} ranks: {} contacts, one process {} ({:.3} %)",
+            f.contacts,
+            reference.contacts,
+            100.0 * rel
+        );
+        assert!(
+            (f.penetration - reference.penetration).abs() < 0.1 * R,
+            "{ranks} ranks: deepest overlap {} m, one process {} m",
+            f.penetration,
+            reference.penetration
+        );
+        assert!(
+            f.speed < 0.05 && reference.speed < 0.05,
+            "not at rest: {} m/s on {ranks} ranks, {} m/s in one process",
+            f.speed,
+            reference.speed
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
