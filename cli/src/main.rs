@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
 use grains_app::convergence::{convergence_study, StudyOptions};
 use grains_app::output::{Quality, Rest};
-use grains_app::runner::{run, RunOptions};
+use grains_app::runner::{run_distributed, RunOptions};
 use grains_app::scene::{Scene, MAX_THREADS};
 use grains_validation::case::Registered;
 use grains_validation::cases::find;
@@ -15,6 +15,9 @@ use grains_validation::{scenes_dir, Setup, Status};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+#[cfg(feature = "mpi")]
+mod distributed;
 
 #[derive(Parser)]
 #[command(
@@ -226,6 +229,21 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     {
         println!("{}", gpu_note(s));
     }
+    #[cfg(feature = "mpi")]
+    let job = match distributed::start() {
+        Ok(job) => job,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(feature = "mpi")]
+    let (distribute, leader) = (
+        job.as_ref().map(distributed::Job::distribute),
+        job.as_ref().is_none_or(|j| j.rank == 0),
+    );
+    #[cfg(not(feature = "mpi"))]
+    let (distribute, leader) = (None, true);
     let opts = RunOptions {
         out: resume
             .clone()
@@ -234,11 +252,24 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         threads,
         backend: None,
         resume: resume.is_some(),
-        progress: true,
+        progress: leader,
         stop_after,
         interrupt: None,
     };
-    match run(&scene, &opts) {
+    let result = run_distributed(&scene, &opts, distribute);
+    #[cfg(feature = "mpi")]
+    if let (Err(e), Some(j)) = (&result, &job) {
+        eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
+        j.abort(1);
+    }
+    if !leader {
+        return ExitCode::SUCCESS;
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(j) = &job {
+        println!("distributed run: {} MPI ranks", j.size);
+    }
+    match result {
         Ok(s) => {
             let on = match &s.adapter {
                 Some(a) => format!("GPU adapter {a}"),

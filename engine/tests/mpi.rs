@@ -159,7 +159,7 @@ impl Figures {
 }
 
 /// The pour's size (grains per side) and steps.
-const SIDE: usize = 10;
+const SIDE: usize = 20;
 const STEPS: u64 = 500;
 
 /// A child of `pour_matches_one_process`: the pour on K ranks, every step's owners checked,
@@ -254,4 +254,91 @@ fn pour_matches_one_process() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A field of 64 resting grains 4 r apart and one grain shot along x beside them, with no
+/// gravity and no walls: nothing touches the shot grain.
+fn shot() -> World {
+    let mut settings = Settings::granular(0.002);
+    settings.solver = Solver::Jacobi {
+        sweeps: 50,
+        tolerance: 1e-6,
+        omega: 0.3,
+    };
+    settings.gravity = Vec3::ZERO;
+    settings.sync_every = 1;
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    let mass = sphere_mass(R, 2500.0);
+    let shot =
+        Body::sphere(Vec3::new(-0.1, -0.02, 0.0), R, mass).with_velocity(Vec3::new(1.5, 0.01, 0.0));
+    b.body(shot);
+    for i in 0..64 {
+        let c = Vec3::new(
+            -0.07 + 4.0 * R * (i % 8) as f32,
+            4.0 * R * (i / 8) as f32,
+            0.0,
+        );
+        b.body(Body::sphere(c, R, mass));
+    }
+    b.build().expect("the shot builds")
+}
+
+/// Steps of the shot: 0.2 m at 1.5 m/s.
+const SHOT_STEPS: u64 = 70;
+
+/// The shot grain's velocity, angular velocity and centre, as bits.
+fn shot_bits(world: &World) -> Vec<u32> {
+    let b = world.bodies();
+    let m = &b.motion[0];
+    m.linear
+        .into_iter()
+        .chain(m.angular)
+        .chain(b.pos_radius[0].to_array())
+        .map(f32::to_bits)
+        .collect()
+}
+
+/// A grain shot across the boundary between two ranks keeps its momentum exactly: its
+/// velocities and path are one process's bit for bit, and it changes owner on the way.
+#[test]
+fn a_shot_grain_keeps_its_momentum_across_ranks() {
+    if let Some((_universe, comm)) = child() {
+        let mut world = shot();
+        world.distribute(comm, 1000).expect("the shot distributes");
+        world.step().expect("a distributed step");
+        let owner = |w: &World| {
+            let by_rank = w.rank_ids().expect("distributed");
+            by_rank
+                .iter()
+                .position(|ids| ids.contains(&0))
+                .expect("someone owns it")
+        };
+        let first = owner(&world);
+        world.run(SHOT_STEPS - 1).expect("distributed steps");
+        let last = owner(&world);
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        let bits: Vec<String> = shot_bits(&world).iter().map(u32::to_string).collect();
+        std::fs::write(out, format!("{first} {last} {}", bits.join(" "))).expect("written");
+        return;
+    }
+    let mut one = shot();
+    one.run(SHOT_STEPS).expect("one process's steps");
+    let v0 = Vec3::new(1.5, 0.01, 0.0);
+    assert_eq!(one.velocity(0), v0, "nothing touches the shot grain");
+    let expected: Vec<String> = shot_bits(&one).iter().map(u32::to_string).collect();
+    let file = std::env::temp_dir().join(format!("grains-mpi-shot-{}", std::process::id()));
+    launch("a_shot_grain_keeps_its_momentum_across_ranks", 2, &file);
+    let text = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
+    let _ = std::fs::remove_file(&file);
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    assert_eq!(
+        (fields[0], fields[1]),
+        ("0", "1"),
+        "the grain starts on rank 0 and ends on rank 1"
+    );
+    assert_eq!(
+        fields[2..],
+        expected.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
 }
