@@ -7,7 +7,7 @@
 //! several ranks hold receives the sum, over those ranks in rank order, of their contacts'
 //! impulses on it ([`Interface::sum_shared`]), so every copy of a body takes the same velocity
 //! change, bit for bit. The sweep's residual and APGD's restart, step and energy sums are taken
-//! over all ranks ([`Interface::max`], [`Interface::sum`]), so every rank runs the same number
+//! over all ranks ([`Interface::reduce`], two per APGD sweep, one per Jacobi sweep), so every rank runs the same number
 //! of sweeps with the same momentum: one Jacobi or APGD iteration of the whole bed, split by
 //! contacts. Gauss–Seidel's sweep order cannot be split this way, and is refused by whoever
 //! opens a distributed step.
@@ -36,11 +36,9 @@ pub trait Interface: Send + Sync {
     /// [`Interface::sum_shared`].
     fn total(&self, slot: usize) -> [f32; 6];
 
-    /// The largest `x` over all ranks.
-    fn max(&mut self, x: f32) -> f32;
-
-    /// The sum of `x` over all ranks, added in rank order.
-    fn sum(&mut self, x: f64) -> f64;
+    /// In one exchange: the largest `max` over all ranks, and each of `sums` summed over all
+    /// ranks, added in rank order.
+    fn reduce(&mut self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]);
 }
 
 /// Removes, in place and in order, the contacts this rank does not solve

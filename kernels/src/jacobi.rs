@@ -117,20 +117,13 @@ pub fn solve_jacobi(
             sweep = sweep.and(moment_sweep(packs, m, motion, last_moment, blocks, q.omega));
         }
         if let Some(f) = interface.as_deref_mut() {
-            sweep.residual = f.max(sweep.residual);
-            if accelerate {
-                sweep.uphill = f.sum(sweep.uphill);
-            }
+            (sweep.residual, [sweep.uphill, _]) = f.reduce(sweep.residual, [sweep.uphill, 0.0]);
         }
         residual = sweep.residual;
         let moves = if accelerate {
             let coast = residual > tol && it < max_iter;
             let beta = momentum.weight(sweep.uphill, coast);
-            let length = momentum.extrapolate(packs, impulse, moments.as_deref_mut(), beta, sums);
-            Some(match interface.as_deref_mut() {
-                Some(f) => f.sum(length),
-                None => length,
-            })
+            Some(momentum.extrapolate(packs, impulse, moments.as_deref_mut(), beta, sums))
         } else {
             None
         };
@@ -148,6 +141,14 @@ pub fn solve_jacobi(
             shared,
         );
         if let Some(length) = moves {
+            // In a distributed step the move's energy and length are summed over the ranks.
+            let (energy, length) = match interface.as_deref_mut() {
+                Some(f) => {
+                    let (_, [energy, length]) = f.reduce(0.0, [energy, length]);
+                    (energy, length)
+                }
+                None => (energy, length),
+            };
             q.omega = momentum.adapt_step(q.omega, energy, length);
         }
         if !joint_system.is_empty() {
@@ -277,8 +278,8 @@ fn moment_sweep(
 /// (none without spinning and rolling friction). With `energy`, returns the kinetic energy of
 /// the velocity change, Σ Δvᵀ M Δv = Σ (P·Δv + L·Δω) over the bodies, summed over fixed blocks
 /// in order (0 without). In a distributed step (`interface`), a body other ranks also hold
-/// takes the impulse summed over every holding rank's contacts, and the energy counts the
-/// owned bodies of all ranks.
+/// takes the impulse summed over every holding rank's contacts, and the energy counts this
+/// rank's own bodies (the caller sums it over the ranks).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn body_gather(
     rows: &[ContactRow],
@@ -346,8 +347,7 @@ pub(crate) fn body_gather(
     match energy {
         Some(sums) => {
             blocks.map(gather).collect_into_vec(sums);
-            let here: f64 = sums.iter().sum();
-            interface.map_or(here, |f| f.sum(here))
+            sums.iter().sum()
         }
         None => {
             blocks.for_each(|b| {

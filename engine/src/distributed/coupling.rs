@@ -162,11 +162,7 @@ impl Interface for Coupling {
         self.totals[slot]
     }
 
-    fn max(&mut self, x: f32) -> f32 {
-        self.ranks.max(x)
-    }
-
-    fn sum(&mut self, x: f64) -> f64 {
-        self.ranks.sum(x)
+    fn reduce(&mut self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]) {
+        self.ranks.reduce(max, sums)
     }
 }

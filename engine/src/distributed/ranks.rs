@@ -125,6 +125,19 @@ impl Ranks {
         bytemuck::pod_collect_to_vec(&recv[..total])
     }
 
+    /// In one `Allgather`: the largest `max` over the ranks and each of `sums` summed over the
+    /// ranks, added in rank order.
+    pub(crate) fn reduce(&self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]) {
+        let mine = [max as f64, sums[0], sums[1]];
+        let mut all = vec![[0f64; 3]; self.size];
+        let flat = bytemuck::cast_slice_mut::<[f64; 3], f64>(&mut all);
+        self.comm.all_gather_into(&mine[..], flat);
+        all.iter()
+            .fold((f32::NEG_INFINITY, [0.0; 2]), |(m, [a, b]), r| {
+                (m.max(r[0] as f32), [a + r[1], b + r[2]])
+            })
+    }
+
     /// The largest `x` over the ranks.
     pub(crate) fn max(&self, x: f32) -> f32 {
         let mut all = vec![0f32; self.size];
