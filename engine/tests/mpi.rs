@@ -158,19 +158,19 @@ impl Figures {
     }
 }
 
-/// The pour's size (grains per side) and steps.
+/// The pour's size (grains per side) and steps: 8,000 grains, 1 s.
 const SIDE: usize = 20;
 const STEPS: u64 = 500;
 
-/// A child of `pour_matches_one_process`: the pour on K ranks, every step's owners checked,
-/// the end figures written by rank 0.
-fn pour_child(comm: mpi::topology::SimpleCommunicator) {
+/// A child: the pour of `side`³ grains for `steps` steps on K ranks, every step's owners
+/// checked, the end figures written by rank 0.
+fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
-    let mut world = pour(SIDE);
+    let mut world = pour(side);
     let n = world.len();
     world.distribute(comm, 25).expect("the pour distributes");
-    for _ in 0..STEPS {
+    for _ in 0..steps {
         world.step().expect("a distributed step");
         let by_rank = world.rank_ids().expect("a distributed world");
         let mut seen = vec![0u8; n];
@@ -198,34 +198,57 @@ fn pour_child(comm: mpi::topology::SimpleCommunicator) {
     }
 }
 
+/// Runs `test`'s children on `ranks` ranks and returns the figures rank 0 wrote.
+fn figures_on(test: &str, ranks: usize, tag: &str) -> Figures {
+    let file = std::env::temp_dir().join(format!("grains-mpi-{}-{tag}", std::process::id()));
+    launch(test, ranks, &file);
+    let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
+    let _ = std::fs::remove_file(&file);
+    Figures::from_line(&text)
+}
+
+/// A pour of 1,000 grains (0.4 s) on one rank is one process's, bit for bit; it repeats bit
+/// for bit on 2 ranks and on 4, and its bits depend on the rank count.
+#[test]
+fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
+    const TEST: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
+    if let Some((_universe, comm)) = child() {
+        return pour_child(comm, 10, 200);
+    }
+    let mut one = pour(10);
+    one.run(200).expect("one process's pour");
+    assert_eq!(
+        figures_on(TEST, 1, "one"),
+        Figures::of(&one),
+        "one rank steps as one process does"
+    );
+    let mut bits = Vec::new();
+    for ranks in [2, 4] {
+        let (a, b) = (figures_on(TEST, ranks, "a"), figures_on(TEST, ranks, "b"));
+        assert_eq!(a, b, "{ranks} ranks twice: different figures or bits");
+        bits.push(a.bits);
+    }
+    assert_ne!(
+        bits[0], bits[1],
+        "2 and 4 ranks add in other orders: other bits"
+    );
+}
+
 /// The pour of 8,000 grains on 2 and 4 ranks ends like one process's: the same bed height
 /// (within a quarter grain radius), contacts within 0.5 %, the deepest overlap within 0.1 r of
-/// it and at rest; each K twice gives the same bits.
+/// it and at rest.
 #[test]
 fn pour_matches_one_process() {
     if let Some((_universe, comm)) = child() {
-        return pour_child(comm);
+        return pour_child(comm, SIDE, STEPS);
     }
     let mut one = pour(SIDE);
     one.run(STEPS).expect("one process's pour");
     let reference = Figures::of(&one);
     println!("1 process: {reference:?}");
-    let dir = std::env::temp_dir().join(format!("grains-mpi-pour-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
     for ranks in [2, 4] {
-        let mut runs = Vec::new();
-        for repeat in 0..2 {
-            let file = dir.join(format!("k{ranks}-{repeat}"));
-            launch("pour_matches_one_process", ranks, &file);
-            let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
-            runs.push(Figures::from_line(&text));
-        }
-        let f = runs[0];
+        let f = figures_on("pour_matches_one_process", ranks, "pour");
         println!("{ranks} ranks: {f:?}");
-        assert_eq!(
-            runs[0].bits, runs[1].bits,
-            "{ranks} ranks twice: different bits"
-        );
         assert!(
             (f.bed - reference.bed).abs() < 0.25 * R as f64,
             "{ranks} ranks: bed {} m, one process {} m",
@@ -253,7 +276,6 @@ fn pour_matches_one_process() {
             reference.speed
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A field of 64 resting grains 4 r apart and one grain shot along x beside them, with no
@@ -327,7 +349,7 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
     let v0 = Vec3::new(1.5, 0.01, 0.0);
     assert_eq!(one.velocity(0), v0, "nothing touches the shot grain");
     let expected: Vec<String> = shot_bits(&one).iter().map(u32::to_string).collect();
-    let file = std::env::temp_dir().join(format!("grains-mpi-shot-{}", std::process::id()));
+    let file = std::env::temp_dir().join(format!("grains-mpi-{}-shot", std::process::id()));
     launch("a_shot_grain_keeps_its_momentum_across_ranks", 2, &file);
     let text = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
     let _ = std::fs::remove_file(&file);
