@@ -1,6 +1,6 @@
-//! `mpirun -np K grains run SCENE` (feature `mpi`): when the program was started by an MPI
-//! launcher, MPI is initialised and the run is one rank of a distributed run; rank 0 writes the
-//! outputs and prints, the others only step with it. Started without a launcher, the program
+//! `mpirun -np K grains run SCENE` and `grains bench SCENE` (feature `mpi`): when the program
+//! was started by an MPI launcher, MPI is initialised and the run is one rank of a distributed
+//! run; rank 0 writes the outputs and prints, the others only step with it. Started without a launcher, the program
 //! runs in one process as ever.
 
 use grains::distributed::mpi;
@@ -22,7 +22,7 @@ pub struct Job {
 }
 
 /// Whether an MPI launcher (Open MPI's `mpirun`, or a PMI/PMIx launcher) started this process.
-fn launched_by_mpi() -> bool {
+pub fn launched_by_mpi() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"]
         .iter()
         .any(|v| std::env::var_os(v).is_some())
@@ -51,7 +51,7 @@ pub fn start() -> Result<Option<Job>, String> {
 }
 
 /// Makes `world` this rank's share of the job's distributed run.
-fn split(world: &mut World) -> Result<(), grains::BuildError> {
+pub fn split(world: &mut World) -> Result<(), grains::BuildError> {
     world.distribute(SimpleCommunicator::world(), REBALANCE_EVERY)
 }
 
