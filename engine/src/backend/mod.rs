@@ -81,6 +81,7 @@ pub(crate) trait StepBackend: Send + Sync {
 
     /// The ids of the bodies each rank owns, by rank, each ascending, in a distributed run (a
     /// call every rank makes together); `None` for a backend that steps every body itself.
+    #[cfg(feature = "mpi")]
     fn owned_ids(&self) -> Option<Vec<Vec<u64>>> {
         None
     }
