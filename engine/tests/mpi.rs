@@ -9,10 +9,20 @@ use std::process::Command;
 
 /// The environment variable telling a child its rank count.
 const CHILD: &str = "GRAINS_MPI_RANKS";
+/// The environment variable telling a child its worker threads.
+const THREADS: &str = "GRAINS_MPI_THREADS";
 
-/// Runs test `name` of this binary under `mpirun -np ranks`, with `out` as the children's
-/// result file; panics with their output if they fail.
-fn launch(name: &str, ranks: usize, out: &std::path::Path) {
+/// A child's worker threads (1 unless the parent said otherwise).
+fn child_threads() -> usize {
+    std::env::var(THREADS)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1)
+}
+
+/// Runs test `name` of this binary under `mpirun -np ranks`, each rank on `threads` worker
+/// threads, with `out` as the children's result file; panics with their output if they fail.
+fn launch(name: &str, (ranks, threads): (usize, usize), out: &std::path::Path) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let run = Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np"])
@@ -20,6 +30,7 @@ fn launch(name: &str, ranks: usize, out: &std::path::Path) {
         .arg(exe)
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
         .env(CHILD, ranks.to_string())
+        .env(THREADS, threads.to_string())
         .env("GRAINS_MPI_OUT", out)
         .output()
         .expect("mpirun (openmpi-bin) must be installed for the MPI tests");
@@ -53,8 +64,9 @@ const R: f32 = 0.005;
 
 /// The pour: `side`³ spheres (r = 5 mm, 2500 kg/m³, μ = 0.5) in a 2.2 r lattice with a fixed
 /// jitter, falling into an open box; APGD, h = 2 ms, the host copy gathered every step.
-fn pour(side: usize) -> World {
+fn pour(side: usize, threads: usize) -> World {
     let mut settings = Settings::granular(0.002);
+    settings.threads = threads;
     settings.solver = Solver::Apgd {
         sweeps: 100,
         tolerance: 1e-5,
@@ -91,18 +103,10 @@ fn pour(side: usize) -> World {
     b.build().expect("the pour builds")
 }
 
-/// A seeded jitter of ±0.05 r (SplitMix64).
+/// A seeded jitter of ±0.05 r (SplitMix64, the pour benchmark's generator).
 fn grains_jitter(seed: u64) -> impl FnMut() -> f32 {
-    let mut state = seed;
-    move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let u = (z >> 11) as f32 / (1u64 << 53) as f32;
-        0.05 * R * (2.0 * u - 1.0)
-    }
+    let mut rng = grains_kernels::random::SplitMix64(seed);
+    move || 0.05 * R * (2.0 * rng.next_f64() as f32 - 1.0)
 }
 
 /// The end state's figures: bed height (the 95th percentile of the centres' z plus r, m),
@@ -167,7 +171,7 @@ const STEPS: u64 = 500;
 fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
-    let mut world = pour(side);
+    let mut world = pour(side, child_threads());
     let n = world.len();
     world.distribute(comm, 25).expect("the pour distributes");
     for _ in 0..steps {
@@ -198,24 +202,32 @@ fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) 
     }
 }
 
-/// Runs `test`'s children on `ranks` ranks and returns the figures rank 0 wrote.
+/// Runs `test`'s children on `ranks` ranks of one worker thread each and returns the figures
+/// rank 0 wrote.
 fn figures_on(test: &str, ranks: usize, tag: &str) -> Figures {
+    figures_with(test, (ranks, 1), tag)
+}
+
+/// Runs `test`'s children on `ranks` ranks of `threads` worker threads each and returns the
+/// figures rank 0 wrote.
+fn figures_with(test: &str, (ranks, threads): (usize, usize), tag: &str) -> Figures {
     let file = std::env::temp_dir().join(format!("grains-mpi-{}-{tag}", std::process::id()));
-    launch(test, ranks, &file);
+    launch(test, (ranks, threads), &file);
     let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
     let _ = std::fs::remove_file(&file);
     Figures::from_line(&text)
 }
 
 /// A pour of 1,000 grains (0.4 s) on one rank is one process's, bit for bit; it repeats bit
-/// for bit on 2 ranks and on 4, and its bits depend on the rank count.
+/// for bit on 2 ranks and on 4, whatever each rank's thread count, and its bits depend on the
+/// rank count.
 #[test]
 fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     const TEST: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
     if let Some((_universe, comm)) = child() {
         return pour_child(comm, 10, 200);
     }
-    let mut one = pour(10);
+    let mut one = pour(10, 1);
     one.run(200).expect("one process's pour");
     assert_eq!(
         figures_on(TEST, 1, "one"),
@@ -226,6 +238,11 @@ fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     for ranks in [2, 4] {
         let (a, b) = (figures_on(TEST, ranks, "a"), figures_on(TEST, ranks, "b"));
         assert_eq!(a, b, "{ranks} ranks twice: different figures or bits");
+        let threaded = figures_with(TEST, (ranks, 2), "threads");
+        assert_eq!(
+            a, threaded,
+            "{ranks} ranks of 1 and of 2 threads: different bits"
+        );
         bits.push(a.bits);
     }
     assert_ne!(
@@ -242,7 +259,7 @@ fn pour_matches_one_process() {
     if let Some((_universe, comm)) = child() {
         return pour_child(comm, SIDE, STEPS);
     }
-    let mut one = pour(SIDE);
+    let mut one = pour(SIDE, 1);
     one.run(STEPS).expect("one process's pour");
     let reference = Figures::of(&one);
     println!("1 process: {reference:?}");
@@ -350,7 +367,11 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
     assert_eq!(one.velocity(0), v0, "nothing touches the shot grain");
     let expected: Vec<String> = shot_bits(&one).iter().map(u32::to_string).collect();
     let file = std::env::temp_dir().join(format!("grains-mpi-{}-shot", std::process::id()));
-    launch("a_shot_grain_keeps_its_momentum_across_ranks", 2, &file);
+    launch(
+        "a_shot_grain_keeps_its_momentum_across_ranks",
+        (2, 1),
+        &file,
+    );
     let text = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
     let _ = std::fs::remove_file(&file);
     let fields: Vec<&str> = text.split_whitespace().collect();

@@ -8,7 +8,7 @@ use super::{StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
 use crate::distributed::coupling::Coupling;
 use crate::distributed::subdomain::{Local, Subdomain};
-use crate::distributed::wire::{WarmRecord, WALL};
+use crate::distributed::wire::WarmRecord;
 use crate::health::{Fault, StepError};
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::inertia::PrincipalInertia;
@@ -16,8 +16,7 @@ use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
 use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
 use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
 use grains_kernels::{
-    pair_key, Bodies, CpuPipeline, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
-    NO_BODY,
+    Bodies, CpuPipeline, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
 };
 
 /// One rank's pipeline, coupling and subdomain.
@@ -42,16 +41,19 @@ pub(crate) struct DistributedBackend {
     /// The contacts are not gathered: always empty.
     contacts: Contacts,
     energy_blocks: Vec<f64>,
+    /// The world's body count (fixed: a distributed world has no insertions or sinks).
+    bodies: usize,
 }
 
 impl DistributedBackend {
     /// A backend on `coupling`'s ranks with `threads` worker threads per rank, rebalancing
-    /// every `rebalance_every` steps; the host copy of step `steps` is split at the first step.
+    /// every `rebalance_every` steps, for a world of `bodies` bodies; the host copy of step
+    /// `steps` is split at the first step.
     pub(crate) fn open(
         threads: usize,
         coupling: Coupling,
         rebalance_every: u64,
-        steps: u64,
+        (bodies, steps): (usize, u64),
     ) -> Result<Self, crate::BuildError> {
         let cpu = CpuPipeline::new(threads).map_err(|e| crate::BuildError::Threads {
             threads,
@@ -71,6 +73,7 @@ impl DistributedBackend {
             last: StepStats::default(),
             contacts: Contacts::default(),
             energy_blocks: Vec::new(),
+            bodies,
         })
     }
 
@@ -301,16 +304,8 @@ impl StepBackend for DistributedBackend {
 
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
         let all = self.coupling.ranks.all_gather(&self.subdomain.warm);
-        let mut entries: Vec<(u64, [f32; 4], [f32; 4])> = all
-            .iter()
-            .map(|w| {
-                let b = match w.b > WALL - (1 << 32) {
-                    true => NO_BODY - (WALL - w.b) as u32,
-                    false => w.b as u32,
-                };
-                (pair_key(w.a as u32, b), w.impulse, w.moment)
-            })
-            .collect();
+        let index = |id: u64| u32::try_from(id).ok();
+        let mut entries: Vec<_> = all.iter().filter_map(|w| w.keyed(index)).collect();
         entries.sort_by_key(|e| e.0);
         let keys = entries.iter().map(|e| e.0).collect();
         let impulses = entries.iter().map(|e| e.1).collect();
@@ -328,22 +323,14 @@ impl StepBackend for DistributedBackend {
         _joint_impulses: &[f32],
     ) {
         self.moments = !moments.is_empty();
+        let bodies = self.bodies;
         let warm = keys
             .iter()
             .zip(impulses)
             .enumerate()
             .map(|(k, (&key, &impulse))| {
-                let (a, b) = ((key >> 32) as u32, key as u32);
-                let b = match b as usize >= NO_BODY as usize - (1 << 16) {
-                    true => WALL - (NO_BODY - b) as u64,
-                    false => b as u64,
-                };
-                WarmRecord {
-                    a: a as u64,
-                    b,
-                    impulse,
-                    moment: moments.get(k).copied().unwrap_or_default(),
-                }
+                let entry = (key, impulse, moments.get(k).copied().unwrap_or_default());
+                WarmRecord::from_key(entry, bodies, |i| i as u64)
             })
             .collect();
         self.reseed = Some(warm);

@@ -110,8 +110,12 @@ impl World {
             return refuse("springs are not supported");
         }
         let coupling = Coupling::new(Ranks::new(comm));
-        let backend =
-            DistributedBackend::open(self.settings.threads, coupling, rebalance_every, self.steps)?;
+        let backend = DistributedBackend::open(
+            self.settings.threads,
+            coupling,
+            rebalance_every,
+            (self.bodies.len(), self.steps),
+        )?;
         self.backend = Box::new(backend);
         Ok(())
     }

@@ -4,11 +4,11 @@
 //! steps.
 
 use super::ranks::Ranks;
-use super::wire::{BodyRecord, WarmRecord, WALL};
+use super::wire::{BodyRecord, KeyedImpulse, WarmRecord};
 use crate::decomposition::Bisection;
 use glam::Vec3;
 use grains_kernels::broad_phase::Envelope;
-use grains_kernels::{pair_key, Bodies, NO_BODY};
+use grains_kernels::Bodies;
 
 /// The bodies a rank owns and the warm start of the contacts it solves.
 #[derive(Default)]
@@ -148,26 +148,12 @@ impl Subdomain {
     /// The warm start of the local step: keys of local pairs (ascending, lower index first)
     /// with their impulse and moment vectors on the key's first body. Contacts whose partner
     /// is no longer held here are dropped (they cannot be active).
-    pub(crate) fn local_warm_start(&self, local: &Local) -> Vec<(u64, [f32; 4], [f32; 4])> {
-        let mut out: Vec<(u64, [f32; 4], [f32; 4])> = Vec::with_capacity(self.warm.len());
-        for w in &self.warm {
-            let Some(a) = local.index_of(w.a) else {
-                continue;
-            };
-            if w.b > WALL - (1 << 32) {
-                let wall = (WALL - w.b) as u32;
-                out.push((pair_key(a, NO_BODY - wall), w.impulse, w.moment));
-                continue;
-            }
-            let Some(b) = local.index_of(w.b) else {
-                continue;
-            };
-            let flip = |v: [f32; 4]| v.map(|x| -x);
-            out.push(match a < b {
-                true => (pair_key(a, b), w.impulse, w.moment),
-                false => (pair_key(b, a), flip(w.impulse), flip(w.moment)),
-            });
-        }
+    pub(crate) fn local_warm_start(&self, local: &Local) -> Vec<KeyedImpulse> {
+        let mut out: Vec<KeyedImpulse> = self
+            .warm
+            .iter()
+            .filter_map(|w| w.keyed(|id| local.index_of(id)))
+            .collect();
         out.sort_by_key(|e| e.0);
         out
     }
@@ -191,33 +177,8 @@ impl Subdomain {
         let n = local.ids.len();
         for (k, (&key, &impulse)) in keys.iter().zip(impulses).enumerate() {
             let moment = moments.get(k).copied().unwrap_or_default();
-            let (la, lb) = ((key >> 32) as u32, key as u32);
-            let a = local.ids[la as usize];
-            let record = if lb as usize >= n {
-                WarmRecord {
-                    a,
-                    b: WALL - (NO_BODY - lb) as u64,
-                    impulse,
-                    moment,
-                }
-            } else {
-                let b = local.ids[lb as usize];
-                let flip = |v: [f32; 4]| v.map(|x| -x);
-                match a < b {
-                    true => WarmRecord {
-                        a,
-                        b,
-                        impulse,
-                        moment,
-                    },
-                    false => WarmRecord {
-                        a: b,
-                        b: a,
-                        impulse: flip(impulse),
-                        moment: flip(moment),
-                    },
-                }
-            };
+            let entry = (key, impulse, moment);
+            let record = WarmRecord::from_key(entry, n, |i| local.ids[i as usize]);
             self.warm.push(record);
         }
         self.warm.sort_by_key(|w| (w.a, w.b));

@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec4};
-use grains_kernels::{Bodies, Motion};
+use grains_kernels::{pair_key, Bodies, Motion, NO_BODY};
 
 /// One body's state by id, with the ranks that hold a copy of it (bit q: rank q).
 #[repr(C)]
@@ -68,4 +68,66 @@ pub(crate) struct WarmRecord {
     pub impulse: [f32; 4],
     /// World-space moment impulse on a (N m s), zero without moment rows.
     pub moment: [f32; 4],
+}
+
+/// A warm-start entry as the kernels key it: pair key, impulse and moment vectors on the key's
+/// first body.
+pub(crate) type KeyedImpulse = (u64, [f32; 4], [f32; 4]);
+
+/// The vector on the other body of a contact: minus the one on the first.
+fn flip(v: [f32; 4]) -> [f32; 4] {
+    v.map(|x| -x)
+}
+
+impl WarmRecord {
+    /// The record of the kernels' entry `(key, impulse, moment)` over bodies indexed
+    /// `0..bodies` whose ids are `id(index)` (a key's second half at or past `bodies` is a
+    /// wall): its lower id first, the vectors turned to it.
+    pub(crate) fn from_key(
+        (key, impulse, moment): KeyedImpulse,
+        bodies: usize,
+        id: impl Fn(u32) -> u64,
+    ) -> WarmRecord {
+        let (la, lb) = ((key >> 32) as u32, key as u32);
+        let a = id(la);
+        if lb as usize >= bodies {
+            let b = WALL - (NO_BODY - lb) as u64;
+            return WarmRecord {
+                a,
+                b,
+                impulse,
+                moment,
+            };
+        }
+        let b = id(lb);
+        match a < b {
+            true => WarmRecord {
+                a,
+                b,
+                impulse,
+                moment,
+            },
+            false => WarmRecord {
+                a: b,
+                b: a,
+                impulse: flip(impulse),
+                moment: flip(moment),
+            },
+        }
+    }
+
+    /// The kernels' entry of this record over bodies whose index of id is `index(id)` (its
+    /// lower index first, the vectors turned to it), or `None` when a body is not there.
+    pub(crate) fn keyed(&self, index: impl Fn(u64) -> Option<u32>) -> Option<KeyedImpulse> {
+        let a = index(self.a)?;
+        if self.b > WALL - (1 << 32) {
+            let wall = (WALL - self.b) as u32;
+            return Some((pair_key(a, NO_BODY - wall), self.impulse, self.moment));
+        }
+        let b = index(self.b)?;
+        Some(match a < b {
+            true => (pair_key(a, b), self.impulse, self.moment),
+            false => (pair_key(b, a), flip(self.impulse), flip(self.moment)),
+        })
+    }
 }
