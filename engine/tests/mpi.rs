@@ -65,6 +65,11 @@ const R: f32 = 0.005;
 /// The pour: `side`³ spheres (r = 5 mm, 2500 kg/m³, μ = 0.5) in a 2.2 r lattice with a fixed
 /// jitter, falling into an open box; APGD, h = 2 ms, the host copy gathered every step.
 fn pour(side: usize, threads: usize) -> World {
+    pour_of(side, threads, Material::new(0.5))
+}
+
+/// [`pour`] with the grains and walls of `material`.
+fn pour_of(side: usize, threads: usize, material: Material) -> World {
     let mut settings = Settings::granular(0.002);
     settings.threads = threads;
     settings.solver = Solver::Apgd {
@@ -74,7 +79,7 @@ fn pour(side: usize, threads: usize) -> World {
     };
     settings.sync_every = 1;
     let mut b = World::builder(settings);
-    let m = b.material(Material::new(0.5));
+    let m = b.material(material);
     let width = (side as f32 - 1.0) * 2.2 * R + 4.0 * R;
     b.container(&BoxContainer {
         floor_centre: Vec3::ZERO,
@@ -169,9 +174,14 @@ const STEPS: u64 = 500;
 /// A child: the pour of `side`³ grains for `steps` steps on K ranks, every step's owners
 /// checked, the end figures written by rank 0.
 fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) {
+    pour_child_of(comm, pour(side, child_threads()), steps);
+}
+
+/// A child: `world` stepped `steps` steps on K ranks, every step's owners checked, the end
+/// figures written by rank 0.
+fn pour_child_of(comm: mpi::topology::SimpleCommunicator, mut world: World, steps: u64) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
-    let mut world = pour(side, child_threads());
     let n = world.len();
     world.distribute(comm, 25).expect("the pour distributes");
     for _ in 0..steps {
@@ -384,4 +394,60 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
         fields[2..],
         expected.iter().map(String::as_str).collect::<Vec<_>>()[..]
     );
+}
+
+/// The rough pour: 1,000 grains with rolling and spinning friction (0.1 mm), whose moment rows
+/// go through the distributed gather and warm start, thrown sideways at up to 0.5 m/s (seeded)
+/// so that their columns fall over instead of standing on their rolling resistance.
+fn rough() -> World {
+    let material = Material::new(0.5)
+        .with_rolling(0.0001)
+        .with_spinning(0.0001);
+    let mut world = pour_of(10, child_threads(), material);
+    let mut rng = grains_kernels::random::SplitMix64(7);
+    let mut speed = || 0.5 * (2.0 * rng.next_f64() as f32 - 1.0);
+    let throw: Vec<Vec3> = (0..world.len())
+        .map(|_| Vec3::new(speed(), speed(), 0.0))
+        .collect();
+    world
+        .set_velocities(&throw, None)
+        .expect("a CPU world takes velocities");
+    world
+}
+
+/// The rough pour on 2 and 4 ranks ends like one process's: bed height within r/4, contacts
+/// within 0.5 %, at rest.
+#[test]
+fn a_rough_pour_matches_one_process() {
+    const TEST: &str = "a_rough_pour_matches_one_process";
+    const STEPS: u64 = 400;
+    if let Some((_universe, comm)) = child() {
+        return pour_child_of(comm, rough(), STEPS);
+    }
+    let mut one = rough();
+    one.run(STEPS).expect("one process's rough pour");
+    let reference = Figures::of(&one);
+    println!("1 process: {reference:?}");
+    for ranks in [2, 4] {
+        let f = figures_on(TEST, ranks, "rough");
+        println!("{ranks} ranks: {f:?}");
+        assert!(
+            (f.bed - reference.bed).abs() < 0.25 * R as f64,
+            "{ranks} ranks: bed {} m, one process {} m",
+            f.bed,
+            reference.bed
+        );
+        let rel = (f.contacts as f64 - reference.contacts as f64).abs() / reference.contacts as f64;
+        assert!(
+            rel < 0.005,
+            "{ranks} ranks: {} contacts, one process {}",
+            f.contacts,
+            reference.contacts
+        );
+        assert!(
+            f.speed < 0.05,
+            "{ranks} ranks: not at rest, {} m/s",
+            f.speed
+        );
+    }
 }
