@@ -50,6 +50,14 @@ pub fn start() -> Result<Option<Job>, String> {
     }))
 }
 
+/// [`start`], saying why on standard error when MPI cannot start.
+pub fn start_or_say() -> Result<Option<Job>, std::process::ExitCode> {
+    start().map_err(|e| {
+        eprintln!("error: {e}");
+        std::process::ExitCode::FAILURE
+    })
+}
+
 /// Makes `world` this rank's share of the job's distributed run.
 pub fn split(world: &mut World) -> Result<(), grains::BuildError> {
     world.distribute(SimpleCommunicator::world(), REBALANCE_EVERY)

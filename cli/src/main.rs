@@ -230,12 +230,9 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         println!("{}", gpu_note(s));
     }
     #[cfg(feature = "mpi")]
-    let job = match distributed::start() {
+    let job = match distributed::start_or_say() {
         Ok(job) => job,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     #[cfg(feature = "mpi")]
     let (distribute, leader) = (
@@ -648,12 +645,9 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     // Under mpirun: every rank steps its share; rank 0 prints (its own stage times, the
     // gathered end state), an error on any rank ends them all.
     #[cfg(feature = "mpi")]
-    let job = match distributed::start() {
+    let job = match distributed::start_or_say() {
         Ok(job) => job,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     #[cfg(feature = "mpi")]
     if let Some(j) = &job {

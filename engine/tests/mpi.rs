@@ -71,6 +71,15 @@ fn pour(side: usize, threads: usize) -> World {
 
 /// [`pour`] with the grains and walls of `material`.
 fn pour_of(side: usize, threads: usize, material: Material) -> World {
+    let mut b = World::builder(settings(threads));
+    let m = b.material(material);
+    fill_box(&mut b, (side, m), (6.0 * R, None));
+    b.build().expect("the pour builds")
+}
+
+/// The pours' settings: APGD (100 sweeps, tolerance 1e-5 m/s), h = 2 ms, `threads` worker
+/// threads, the host copy gathered every step.
+fn settings(threads: usize) -> Settings {
     let mut settings = Settings::granular(0.002);
     settings.threads = threads;
     settings.solver = Solver::Apgd {
@@ -79,23 +88,31 @@ fn pour_of(side: usize, threads: usize, material: Material) -> World {
         omega: 1.0,
     };
     settings.sync_every = 1;
-    let mut b = World::builder(settings);
-    let m = b.material(material);
+    settings
+}
+
+/// Adds the pour's open box, `headroom` (m) taller than the lattice and moving by `motion`,
+/// and the `side`³ grains of material `m` in its 2.2 r lattice with the seeded jitter.
+fn fill_box(
+    b: &mut grains::WorldBuilder,
+    (side, m): (usize, grains::MaterialId),
+    (headroom, motion): (f32, Option<Prescribed>),
+) {
     let width = (side as f32 - 1.0) * 2.2 * R + 4.0 * R;
     b.container(&BoxContainer {
         floor_centre: Vec3::ZERO,
         width_x: width,
         width_y: width,
-        height: 2.2 * R * side as f32 + 6.0 * R,
+        height: 2.2 * R * side as f32 + headroom,
         material: m,
-        motion: None,
+        motion,
     });
     let mass = sphere_mass(R, 2500.0);
     let mut jitter = grains_jitter(12345);
+    let x0 = -width / 2.0 + 2.0 * R;
     for k in 0..side {
         for j in 0..side {
             for i in 0..side {
-                let x0 = -width / 2.0 + 2.0 * R;
                 let (jx, jy) = (jitter(), jitter());
                 let c = Vec3::new(
                     x0 + 2.2 * R * i as f32 + jx,
@@ -106,7 +123,6 @@ fn pour_of(side: usize, threads: usize, material: Material) -> World {
             }
         }
     }
-    b.build().expect("the pour builds")
 }
 
 /// A seeded jitter of ±0.05 r (SplitMix64, the pour benchmark's generator).
@@ -127,6 +143,26 @@ struct Figures {
 }
 
 impl Figures {
+    /// Asserts that these figures of a run on `ranks` ranks match one process's `reference`:
+    /// bed height within a quarter radius, contacts within the fraction `contacts`.
+    fn assert_like(&self, reference: &Figures, ranks: usize, contacts: f64) {
+        println!("{ranks} ranks: {self:?}");
+        assert!(
+            (self.bed - reference.bed).abs() < 0.25 * R as f64,
+            "{ranks} ranks: bed {} m, one process {} m",
+            self.bed,
+            reference.bed
+        );
+        let off = (self.contacts as f64 - reference.contacts as f64).abs();
+        assert!(
+            off < contacts * reference.contacts as f64,
+            "{ranks} ranks: {} contacts, one process {} ({:.3} %)",
+            self.contacts,
+            reference.contacts,
+            100.0 * off / reference.contacts as f64
+        );
+    }
+
     fn of(world: &World) -> Figures {
         let b = world.bodies();
         let mut z: Vec<f32> = b.pos_radius.iter().map(|p| p.z).collect();
@@ -276,21 +312,7 @@ fn pour_matches_one_process() {
     println!("1 process: {reference:?}");
     for ranks in [2, 4] {
         let f = figures_on("pour_matches_one_process", ranks, "pour");
-        println!("{ranks} ranks: {f:?}");
-        assert!(
-            (f.bed - reference.bed).abs() < 0.25 * R as f64,
-            "{ranks} ranks: bed {} m, one process {} m",
-            f.bed,
-            reference.bed
-        );
-        let rel = (f.contacts as f64 - reference.contacts as f64).abs() / reference.contacts as f64;
-        assert!(
-            rel < 0.005,
-            "{ranks} ranks: {} contacts, one process {} ({:.3} %)",
-            f.contacts,
-            reference.contacts,
-            100.0 * rel
-        );
+        f.assert_like(&reference, ranks, 0.005);
         assert!(
             (f.penetration - reference.penetration).abs() < 0.1 * R,
             "{ranks} ranks: deepest overlap {} m, one process {} m",
@@ -431,20 +453,7 @@ fn a_rough_pour_matches_one_process() {
     println!("1 process: {reference:?}");
     for ranks in [2, 4] {
         let f = figures_on(TEST, ranks, "rough");
-        println!("{ranks} ranks: {f:?}");
-        assert!(
-            (f.bed - reference.bed).abs() < 0.25 * R as f64,
-            "{ranks} ranks: bed {} m, one process {} m",
-            f.bed,
-            reference.bed
-        );
-        let rel = (f.contacts as f64 - reference.contacts as f64).abs() / reference.contacts as f64;
-        assert!(
-            rel < 0.005,
-            "{ranks} ranks: {} contacts, one process {}",
-            f.contacts,
-            reference.contacts
-        );
+        f.assert_like(&reference, ranks, 0.005);
         assert!(
             f.speed < 0.05,
             "{ranks} ranks: not at rest, {} m/s",
@@ -458,42 +467,10 @@ fn a_rough_pour_matches_one_process() {
 /// the bed and across it through the ranks' boundary: moving walls and a driven body, held
 /// by every rank its reach touches.
 fn stirred() -> World {
-    let mut settings = Settings::granular(0.002);
-    settings.solver = Solver::Apgd {
-        sweeps: 100,
-        tolerance: 1e-5,
-        omega: 1.0,
-    };
-    settings.threads = child_threads();
-    settings.sync_every = 1;
-    let mut b = World::builder(settings);
+    let mut b = World::builder(settings(child_threads()));
     let m = b.material(Material::new(0.5));
-    let side = 10;
-    let width = (side as f32 - 1.0) * 2.2 * R + 4.0 * R;
-    b.container(&BoxContainer {
-        floor_centre: Vec3::ZERO,
-        width_x: width,
-        width_y: width,
-        height: 2.2 * R * side as f32 + 12.0 * R,
-        material: m,
-        motion: Some(Prescribed::vertical_shake(0.001, 10.0)),
-    });
-    let mass = sphere_mass(R, 2500.0);
-    let mut jitter = grains_jitter(12345);
-    let x0 = -width / 2.0 + 2.0 * R;
-    for k in 0..side {
-        for j in 0..side {
-            for i in 0..side {
-                let (jx, jy) = (jitter(), jitter());
-                let c = Vec3::new(
-                    x0 + 2.2 * R * i as f32 + jx,
-                    x0 + 2.2 * R * j as f32 + jy,
-                    2.0 * R + 2.2 * R * k as f32,
-                );
-                b.body(Body::sphere(c, R, mass).with_material(m));
-            }
-        }
-    }
+    let shake = Prescribed::vertical_shake(0.001, 10.0);
+    fill_box(&mut b, (10, m), (12.0 * R, Some(shake)));
     let stirrer = Body::sphere(Vec3::new(-0.02, 0.0, 0.135), 0.015, 1.0)
         .with_material(m)
         .kinematic(Prescribed::Constant {
@@ -524,20 +501,6 @@ fn a_shaken_and_stirred_pour_matches_one_process() {
     let reference = Figures::of(&one);
     println!("1 process: {reference:?}");
     for ranks in [2, 4] {
-        let f = figures_on(TEST, ranks, "stirred");
-        println!("{ranks} ranks: {f:?}");
-        assert!(
-            (f.bed - reference.bed).abs() < 0.25 * R as f64,
-            "{ranks} ranks: bed {} m, one process {} m",
-            f.bed,
-            reference.bed
-        );
-        let rel = (f.contacts as f64 - reference.contacts as f64).abs() / reference.contacts as f64;
-        assert!(
-            rel < 0.02,
-            "{ranks} ranks: {} contacts, one process {}",
-            f.contacts,
-            reference.contacts
-        );
+        figures_on(TEST, ranks, "stirred").assert_like(&reference, ranks, 0.02);
     }
 }
