@@ -181,7 +181,9 @@ impl StepBackend for DistributedBackend {
         let cuts = self.cuts.as_ref().expect("decompose sets the cuts");
         let ranks = &self.coupling.ranks;
         let physics = (&*bodies, p.envelope, p.h, p.gravity);
-        self.subdomain.layout(cuts, ranks, physics, &mut self.local);
+        let drives = inputs.drives;
+        self.subdomain
+            .layout(cuts, ranks, physics, drives, &mut self.local);
         let local = &mut self.local;
         self.coupling
             .set_layout(local.owned, &local.ids, &local.holders);

@@ -8,6 +8,7 @@ use super::wire::{BodyRecord, KeyedImpulse, WarmRecord};
 use crate::decomposition::Bisection;
 use glam::Vec3;
 use grains_kernels::broad_phase::Envelope;
+use grains_kernels::forces::Actuation;
 use grains_kernels::Bodies;
 
 /// The bodies a rank owns and the warm start of the contacts it solves.
@@ -97,7 +98,8 @@ impl Subdomain {
 
     /// The local bodies of the next step: the owned ones, then the ghosts other ranks send,
     /// each owned body going to every rank whose box lies within its reach plus the largest
-    /// reach of any body (radius plus envelope margin at its speed after a step of gravity):
+    /// reach of any body (radius plus envelope margin at the fastest it can move in the step:
+    /// its speed after a step of gravity, or its prescribed speed among `drives`, index = id):
     /// the ranks where a contact of it can be solved. Mass properties, materials and kinds
     /// come from `world` (index = id).
     pub(crate) fn layout(
@@ -105,12 +107,20 @@ impl Subdomain {
         cuts: &Bisection,
         ranks: &Ranks,
         (world, envelope, h, gravity): (&Bodies, Envelope, f32, Vec3),
+        drives: &[Actuation],
         local: &mut Local,
     ) {
         let me = ranks.rank();
+        let mut driven: Vec<(u64, f32)> = drives
+            .iter()
+            .map(|d| (d.body as u64, Vec3::from_array(d.linear).length()))
+            .collect();
+        driven.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         let reach = |r: &BodyRecord| {
-            let speed = Vec3::from_array(r.linear).length() + gravity.length() * h;
-            r.pos_radius[3] + envelope.body_margin(speed, h)
+            let falling = Vec3::from_array(r.linear).length() + gravity.length() * h;
+            let at = driven.partition_point(|d| d.0 < r.id);
+            let prescribed = driven.get(at).filter(|d| d.0 == r.id).map_or(0.0, |d| d.1);
+            r.pos_radius[3] + envelope.body_margin(falling.max(prescribed), h)
         };
         let widest = ranks.max(self.owned.iter().map(reach).fold(0.0, f32::max));
         let mut ghosts: Vec<Vec<BodyRecord>> = vec![Vec::new(); ranks.size()];
