@@ -504,3 +504,93 @@ fn a_shaken_and_stirred_pour_matches_one_process() {
         figures_on(TEST, ranks, "stirred").assert_like(&reference, ranks, 0.02);
     }
 }
+
+/// Steps of the pour before the compared step, taken in one process on every rank.
+const SETTLE: u64 = 150;
+
+/// The 1,000-grain pour after [`SETTLE`] steps in one process, set to solve tightly (APGD up
+/// to 5,000 sweeps, tolerance 1e-6 m/s).
+fn settling() -> World {
+    let mut world = pour(10, child_threads());
+    world.run(SETTLE).expect("the pour's first steps");
+    let mut tight = *world.settings();
+    tight.solver = Solver::Apgd {
+        sweeps: 5000,
+        tolerance: 1e-6,
+        omega: 1.0,
+    };
+    world.set_settings(tight).expect("APGD settings");
+    world
+}
+
+/// Every body's velocity (m/s), as text, one body a line.
+fn velocities(world: &World) -> String {
+    let lines: Vec<String> = world
+        .bodies()
+        .motion
+        .iter()
+        .map(|m| format!("{} {} {}", m.linear[0], m.linear[1], m.linear[2]))
+        .collect();
+    lines.join("\n")
+}
+
+/// From the same state (the pour as it lands), one step solved tightly (to 1e-6 m/s) on 2 and
+/// on 4 ranks gives one process's velocities to within 2e-6 m/s: the distributed solve
+/// converges to the same CCP.
+#[test]
+fn one_step_solves_the_same_ccp_as_one_process() {
+    const TEST: &str = "one_step_solves_the_same_ccp_as_one_process";
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
+        let mut world = settling();
+        world.distribute(comm, 25).expect("the pour distributes");
+        world.step().expect("the compared step");
+        if rank == 0 {
+            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+            std::fs::write(out, velocities(&world)).expect("written");
+        }
+        return;
+    }
+    let mut one = settling();
+    let stats = one.step().expect("one process's step");
+    assert!(
+        stats.residual <= 1e-6,
+        "one process converged: {}",
+        stats.residual
+    );
+    assert!(
+        stats.contacts > 500,
+        "a step with contacts: {}",
+        stats.contacts
+    );
+    println!(
+        "1 process: {} contacts, {} sweeps",
+        stats.contacts, stats.iterations
+    );
+    let reference: Vec<f64> = velocities(&one)
+        .split_whitespace()
+        .map(|x| x.parse().expect("a number"))
+        .collect();
+    for ranks in [2, 4] {
+        let file = std::env::temp_dir().join(format!("grains-mpi-{}-ccp", std::process::id()));
+        launch(TEST, (ranks, 1), &file);
+        let text = std::fs::read_to_string(&file).expect("rank 0 wrote the velocities");
+        let _ = std::fs::remove_file(&file);
+        let v: Vec<f64> = text
+            .split_whitespace()
+            .map(|x| x.parse().expect("a number"))
+            .collect();
+        assert_eq!(v.len(), reference.len());
+        let worst = v
+            .iter()
+            .zip(&reference)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        println!("{ranks} ranks: largest velocity difference {worst:.3e} m/s");
+        assert!(
+            worst < 2e-5,
+            "{ranks} ranks: velocities differ by {worst} m/s"
+        );
+    }
+}

@@ -19,6 +19,7 @@ pub(crate) mod subdomain;
 pub(crate) mod wire;
 
 use crate::backend::distributed::DistributedBackend;
+use crate::backend::StepBackend;
 use crate::error::BuildError;
 use crate::settings::{Backend, Integrator, Settings};
 use crate::solver::Solver;
@@ -56,7 +57,8 @@ fn check_settings(settings: &Settings) -> Result<(), BuildError> {
 impl World {
     /// Makes this world one rank of a distributed run on the ranks of `comm`, rebalancing the
     /// subdomains every `rebalance_every` steps. Every rank must have built the same world
-    /// (the same scene, the same settings) and call this at the same step; from then on the
+    /// (the same scene, the same settings) and call this at the same step (steps taken before
+    /// carry on, warm start included); from then on the
     /// ranks step together, each its own subdomain, and the host copy of every body
     /// ([`World::bodies`]) is gathered on every rank every [`Settings::sync_every`] steps and by
     /// [`World::sync`]. MPI must have been initialised with at least
@@ -109,13 +111,16 @@ impl World {
         if springs {
             return refuse("springs are not supported");
         }
+        // The steps taken so far carry on: their warm start goes to the ranks with the bodies.
+        let (keys, impulses, moments) = self.backend.warm_start_state()?;
         let coupling = Coupling::new(Ranks::new(comm));
-        let backend = DistributedBackend::open(
+        let mut backend = DistributedBackend::open(
             self.settings.threads,
             coupling,
             rebalance_every,
             (self.bodies.len(), self.steps),
         )?;
+        backend.restore(self.steps, (&keys, &impulses, &moments), &[]);
         self.backend = Box::new(backend);
         Ok(())
     }
