@@ -258,7 +258,9 @@ fn figures_on(test: &str, ranks: usize, tag: &str) -> Figures {
 /// Runs `test`'s children on `ranks` ranks of `threads` worker threads each and returns the
 /// figures rank 0 wrote.
 fn figures_with(test: &str, (ranks, threads): (usize, usize), tag: &str) -> Figures {
-    let file = std::env::temp_dir().join(format!("grains-mpi-{}-{tag}", std::process::id()));
+    // One file per test and tag: the tests of this binary run side by side in one process.
+    let name = format!("grains-mpi-{}-{test}-{tag}-{ranks}", std::process::id());
+    let file = std::env::temp_dir().join(name);
     launch(test, (ranks, threads), &file);
     let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
     let _ = std::fs::remove_file(&file);
@@ -298,21 +300,47 @@ fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     );
 }
 
+/// The body of a test comparing distributed runs with one process's: in a child, `make()`
+/// stepped `steps` steps on the ranks (owners checked every step); in the parent, `make()`
+/// stepped in one process, then on 2 and on 4 ranks, each compared with it (bed within r/4,
+/// contacts within the fraction `contacts`). Returns, in the parent, one process's world and
+/// the ranks' figures, for the test's own checks.
+fn compare_with_one_process(
+    test: &str,
+    make: fn() -> World,
+    steps: u64,
+    contacts: f64,
+) -> Option<(World, Figures, Vec<Figures>)> {
+    if let Some((_universe, comm)) = child() {
+        pour_child_of(comm, make(), steps);
+        return None;
+    }
+    let mut one = make();
+    one.run(steps).expect("one process's run");
+    let reference = Figures::of(&one);
+    println!("1 process: {reference:?}");
+    let distributed = [2, 4]
+        .map(|ranks| {
+            let f = figures_on(test, ranks, "compared");
+            f.assert_like(&reference, ranks, contacts);
+            f
+        })
+        .to_vec();
+    Some((one, reference, distributed))
+}
+
 /// The pour of 8,000 grains on 2 and 4 ranks ends like one process's: the same bed height
 /// (within a quarter grain radius), contacts within 0.5 %, the deepest overlap within 0.1 r of
 /// it and at rest.
 #[test]
 fn pour_matches_one_process() {
-    if let Some((_universe, comm)) = child() {
-        return pour_child(comm, SIDE, STEPS);
-    }
-    let mut one = pour(SIDE, 1);
-    one.run(STEPS).expect("one process's pour");
-    let reference = Figures::of(&one);
-    println!("1 process: {reference:?}");
-    for ranks in [2, 4] {
-        let f = figures_on("pour_matches_one_process", ranks, "pour");
-        f.assert_like(&reference, ranks, 0.005);
+    let big = || pour(SIDE, child_threads());
+    let Some((_, reference, distributed)) =
+        compare_with_one_process("pour_matches_one_process", big, STEPS, 0.005)
+    else {
+        return;
+    };
+    for (f, ranks) in distributed.iter().zip([2, 4]) {
         assert!(
             (f.penetration - reference.penetration).abs() < 0.1 * R,
             "{ranks} ranks: deepest overlap {} m, one process {} m",
@@ -442,27 +470,16 @@ fn rough() -> World {
 /// within 0.5 %, at rest.
 #[test]
 fn a_rough_pour_matches_one_process() {
-    const TEST: &str = "a_rough_pour_matches_one_process";
-    const STEPS: u64 = 400;
-    if let Some((_universe, comm)) = child() {
-        return pour_child_of(comm, rough(), STEPS);
-    }
-    let mut one = rough();
-    one.run(STEPS).expect("one process's rough pour");
-    let reference = Figures::of(&one);
-    println!("1 process: {reference:?}");
-    for ranks in [2, 4] {
-        let f = figures_on(TEST, ranks, "rough");
-        f.assert_like(&reference, ranks, 0.005);
+    let test = "a_rough_pour_matches_one_process";
+    if let Some((_, _, distributed)) = compare_with_one_process(test, rough, 400, 0.005) {
         assert!(
-            f.speed < 0.05,
-            "{ranks} ranks: not at rest, {} m/s",
-            f.speed
+            distributed.iter().all(|f| f.speed < 0.05),
+            "at rest: {distributed:?}"
         );
     }
 }
 
-/// The stirred pour: the 1,000-grain pour (100 steps of settling first) in a box shaken
+/// The stirred pour: the 1,000-grain pour in a box shaken
 /// vertically (1 mm at 10 Hz, Γ = 0.4), with a kinematic sphere (r = 15 mm) driven down into
 /// the bed and across it through the ranks' boundary: moving walls and a driven body, held
 /// by every rank its reach touches.
@@ -486,22 +503,11 @@ fn stirred() -> World {
 /// contacts fluctuate from step to step; the stirrer ends on the other side of the cut).
 #[test]
 fn a_shaken_and_stirred_pour_matches_one_process() {
-    const TEST: &str = "a_shaken_and_stirred_pour_matches_one_process";
-    const STEPS: u64 = 300;
-    if let Some((_universe, comm)) = child() {
-        return pour_child_of(comm, stirred(), STEPS);
-    }
-    let mut one = stirred();
-    one.run(STEPS).expect("one process's stirred pour");
-    let stirrer = one.position(one.len() - 1);
-    assert!(
-        stirrer.x > 0.005 && stirrer.z < 0.07,
-        "the stirrer went through: {stirrer}"
-    );
-    let reference = Figures::of(&one);
-    println!("1 process: {reference:?}");
-    for ranks in [2, 4] {
-        figures_on(TEST, ranks, "stirred").assert_like(&reference, ranks, 0.02);
+    let test = "a_shaken_and_stirred_pour_matches_one_process";
+    if let Some((one, _, _)) = compare_with_one_process(test, stirred, 300, 0.02) {
+        let stirrer = one.position(one.len() - 1);
+        let through = stirrer.x > 0.005 && stirrer.z < 0.07;
+        assert!(through, "the stirrer went through: {stirrer}");
     }
 }
 
@@ -616,22 +622,11 @@ fn jacobi_pour() -> World {
 /// smaller change than another seed.
 #[test]
 fn a_jacobi_pour_matches_one_process() {
-    const TEST: &str = "a_jacobi_pour_matches_one_process";
-    const STEPS: u64 = 500;
-    if let Some((_universe, comm)) = child() {
-        return pour_child_of(comm, jacobi_pour(), STEPS);
-    }
-    let mut one = jacobi_pour();
-    one.run(STEPS).expect("one process's Jacobi pour");
-    let reference = Figures::of(&one);
-    println!("1 process: {reference:?}");
-    for ranks in [2, 4] {
-        let f = figures_on(TEST, ranks, "jacobi");
-        f.assert_like(&reference, ranks, 0.015);
+    let test = "a_jacobi_pour_matches_one_process";
+    if let Some((_, _, distributed)) = compare_with_one_process(test, jacobi_pour, 500, 0.015) {
         assert!(
-            f.speed < 0.05,
-            "{ranks} ranks: not at rest, {} m/s",
-            f.speed
+            distributed.iter().all(|f| f.speed < 0.05),
+            "at rest: {distributed:?}"
         );
     }
 }
