@@ -89,6 +89,17 @@ pub struct RunOptions {
     pub interrupt: Option<fn() -> bool>,
 }
 
+/// How a run is one rank of a distributed run (see [`run_distributed`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Distribute {
+    /// Turns the world built from the scene into this rank's share of the distributed run
+    /// (`World::distribute` on the job's ranks).
+    pub split: fn(&mut World) -> Result<(), grains::BuildError>,
+    /// Whether this rank writes the outputs (rank 0); the others step, sample and checkpoint
+    /// with it (every gather is collective) and write nothing.
+    pub writes: bool,
+}
+
 impl RunOptions {
     /// A new run into the folder `out` with the scene's threads and backend, no progress shown.
     pub fn new(out: &std::path::Path) -> RunOptions {
@@ -509,11 +520,14 @@ fn view(scene: &Scene) -> View {
 /// run was killed before its first checkpoint, starts it again from step 0), then writes
 /// `scene.toml` anew, since the scene resumed with may differ in what does not change the
 /// physics (its duration, its description). Returns the record and the step resumed from.
+/// A rank that does not write (`writes` false, see [`run_distributed`]) only reads: it skips
+/// the checks and writes of the folder, which the writing rank makes, and restores the
+/// checkpoint.
 fn open_folder(
     scene: &Scene,
     opts: &RunOptions,
     world: &mut World,
-    scene_text: &[u8],
+    (scene_text, writes): (&[u8], bool),
 ) -> Result<(RunRecord, Option<u64>), RunError> {
     let layout = Layout {
         dir: opts.out.clone(),
@@ -529,6 +543,9 @@ fn open_folder(
     // A new run, or a resume of a run killed before it wrote its scene.toml (an empty folder,
     // or one holding only the temporary file of that write): start at step 0.
     let killed_before_its_scene = opts.resume && opts.out.is_dir() && holds_no_results(&opts.out);
+    if !writes && (!opts.resume || killed_before_its_scene) {
+        return Ok((RunRecord::new(scene), None));
+    }
     if !opts.resume || killed_before_its_scene {
         if !holds_no_results(&opts.out) {
             return Err(out_err(
@@ -578,6 +595,9 @@ fn open_folder(
             (record, Some(snap.steps))
         }
     };
+    if !writes {
+        return Ok((record, resumed));
+    }
     if resumed.is_none() {
         // A summary of an earlier start cannot outlive it (none is written before the end).
         match std::fs::remove_file(layout.summary()) {
@@ -595,6 +615,20 @@ fn open_folder(
 /// fails on a health check or the GPU writes a `summary.json` saying so before it returns the
 /// error.
 pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
+    run_distributed(scene, opts, None)
+}
+
+/// [`run`] as one rank of a distributed run when `distribute` is given: every rank builds the
+/// world from the scene, `distribute.split` makes it this rank's share, and all ranks step,
+/// sample and checkpoint together on the gathered host copy, which only the writing rank
+/// writes (one set of frames, one CSV, one checkpoint, one summary). A resume restores the
+/// gathered checkpoint on every rank, whatever the rank count that wrote it.
+pub fn run_distributed(
+    scene: &Scene,
+    opts: &RunOptions,
+    distribute: Option<Distribute>,
+) -> Result<RunSummary, RunError> {
+    let writes = distribute.is_none_or(|d| d.writes);
     let layout = Layout {
         dir: opts.out.clone(),
     };
@@ -613,6 +647,16 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         })
     })?;
     let mut world = scene.world_with(opts.threads, opts.backend)?;
+    if let Some(d) = distribute {
+        let o = &scene.output;
+        if o.formats.contacts || scene.observables.iter().any(|o| o.kind.reads_contacts()) {
+            let why = "the contacts are not gathered from the ranks: remove \"contacts\" from \
+                the output formats and the wall_force, wall_torque and contact_force observables";
+            let refused = grains::BuildError::Distributed(why.into());
+            return Err(RunError::Scene(scene.refusal(refused)));
+        }
+        (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
+    }
     let step_err = |world: &World, source| match source {
         StepError::Gpu(source) => RunError::Gpu {
             step: world.steps(),
@@ -620,39 +664,40 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         },
         source => RunError::Health { source },
     };
-    let (mut record, resume_step) = open_folder(scene, opts, &mut world, &scene_text)?;
+    let (mut record, resume_step) = open_folder(scene, opts, &mut world, (&scene_text, writes))?;
     let o = &scene.output;
     let h32 = scene.settings().h;
-    let writer = Writer::start(
-        WriterConfig {
-            layout: layout.clone(),
-            formats: o.formats,
-            style: Style {
-                width: o.image_width,
-                colour: o.colour,
-                extent: match o.view_extent {
-                    ViewExtent::Start => Extent::Fixed(view(scene)),
-                    ViewExtent::Bodies => Extent::Bodies,
-                },
-                section: match (o.section, o.section_y) {
-                    (false, _) => Section::None,
-                    (true, None) => Section::Largest,
-                    (true, Some(y)) => Section::At(y),
-                },
-                time_decimals: time_decimals(h32 as f64).max(3),
-                material_names: scene.material_names.clone(),
-                group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
+    let config = WriterConfig {
+        layout: layout.clone(),
+        formats: o.formats,
+        style: Style {
+            width: o.image_width,
+            colour: o.colour,
+            extent: match o.view_extent {
+                ViewExtent::Start => Extent::Fixed(view(scene)),
+                ViewExtent::Bodies => Extent::Bodies,
             },
-            columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
-            quantities: scene
-                .observables
-                .iter()
-                .map(|o| (o.kind.quantity(), o.kind.unit()))
-                .collect(),
-            h: h32,
+            section: match (o.section, o.section_y) {
+                (false, _) => Section::None,
+                (true, None) => Section::Largest,
+                (true, Some(y)) => Section::At(y),
+            },
+            time_decimals: time_decimals(h32 as f64).max(3),
+            material_names: scene.material_names.clone(),
+            group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
         },
-        resume_step,
-    )
+        columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
+        quantities: scene
+            .observables
+            .iter()
+            .map(|o| (o.kind.quantity(), o.kind.unit()))
+            .collect(),
+        h: h32,
+    };
+    let writer = match writes {
+        true => Writer::start(config, resume_step),
+        false => Writer::discard(),
+    }
     .map_err(|e| out_err(format!("cannot write: {e}")))?;
 
     let total = scene.total_steps();
@@ -845,12 +890,14 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
         // whether or not this write succeeds.
         summary.failed = true;
         summary.error = Some(e.to_string());
-        let _ = write_summary(&layout, &summary);
+        if writes {
+            let _ = write_summary(&layout, &summary);
+        }
         return Err(e);
     }
     // Resuming a finished run steps nothing: its summary.json stays as the run wrote it.
     let finished_before = start_step == total && resume_step.is_some() && layout.summary().exists();
-    if !stopped_early && !finished_before {
+    if !stopped_early && !finished_before && writes {
         write_summary(&layout, &summary)
             .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
     }

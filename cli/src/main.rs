@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
 use grains_app::convergence::{convergence_study, StudyOptions};
 use grains_app::output::{Quality, Rest};
-use grains_app::runner::{run, RunOptions};
+use grains_app::runner::{run_distributed, RunOptions};
 use grains_app::scene::{Scene, MAX_THREADS};
 use grains_validation::case::Registered;
 use grains_validation::cases::find;
@@ -15,6 +15,9 @@ use grains_validation::{scenes_dir, Setup, Status};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+
+#[cfg(feature = "mpi")]
+mod distributed;
 
 #[derive(Parser)]
 #[command(
@@ -226,6 +229,18 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     {
         println!("{}", gpu_note(s));
     }
+    #[cfg(feature = "mpi")]
+    let job = match distributed::start_or_say() {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    #[cfg(feature = "mpi")]
+    let (distribute, leader) = (
+        job.as_ref().map(distributed::Job::distribute),
+        job.as_ref().is_none_or(|j| j.rank == 0),
+    );
+    #[cfg(not(feature = "mpi"))]
+    let (distribute, leader) = (None, true);
     let opts = RunOptions {
         out: resume
             .clone()
@@ -234,11 +249,24 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         threads,
         backend: None,
         resume: resume.is_some(),
-        progress: true,
+        progress: leader,
         stop_after,
         interrupt: None,
     };
-    match run(&scene, &opts) {
+    let result = run_distributed(&scene, &opts, distribute);
+    #[cfg(feature = "mpi")]
+    if let (Err(e), Some(j)) = (&result, &job) {
+        eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
+        j.abort(1);
+    }
+    if !leader {
+        return ExitCode::SUCCESS;
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(j) = &job {
+        println!("distributed run: {} MPI ranks", j.size);
+    }
+    match result {
         Ok(s) => {
             let on = match &s.adapter {
                 Some(a) => format!("GPU adapter {a}"),
@@ -578,6 +606,11 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     };
     // The study settles the scene as written; its own options are the sweep cap and target.
     if let Some(dir) = &opts.convergence {
+        #[cfg(feature = "mpi")]
+        if distributed::launched_by_mpi() {
+            eprintln!("error: --convergence runs in one process; start it without mpirun");
+            return ExitCode::FAILURE;
+        }
         return convergence(&scene, dir, &opts);
     }
     let st = scene.settings_mut();
@@ -609,6 +642,36 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Under mpirun: every rank steps its share; rank 0 prints (its own stage times, the
+    // gathered end state), an error on any rank ends them all.
+    #[cfg(feature = "mpi")]
+    let job = match distributed::start_or_say() {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    #[cfg(feature = "mpi")]
+    if let Some(j) = &job {
+        // Every rank is refused alike: rank 0 says why.
+        if let Err(e) = distributed::split(&mut world) {
+            if j.rank == 0 {
+                eprintln!("error: {e}");
+            }
+            return ExitCode::FAILURE;
+        }
+    }
+    #[cfg(feature = "mpi")]
+    let fail = |e: String| -> ExitCode {
+        eprintln!("error: {e}");
+        if let Some(j) = &job {
+            j.abort(1);
+        }
+        ExitCode::FAILURE
+    };
+    #[cfg(not(feature = "mpi"))]
+    let fail = |e: String| -> ExitCode {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    };
     let steps = opts.steps.unwrap_or_else(|| scene.total_steps());
     let mut tally = StepTally::new(&world);
     let start = Instant::now();
@@ -617,13 +680,9 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             Ok(s) if world.synced_at() == world.steps() => tally.add(&s),
             Ok(_) => {}
             Err(grains::StepError::Gpu(e)) => {
-                eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
-                return ExitCode::FAILURE;
+                return fail(format!("GPU backend failed at step {}: {e}", world.steps()));
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
-            }
+            Err(e) => return fail(e.to_string()),
         }
     }
     // The time includes reading the end state back (GPU), so that every step has completed;
@@ -653,13 +712,19 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         .transpose()
     {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: in the rest steps after the timed run: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return fail(format!("in the rest steps after the timed run: {e}")),
     };
+    #[cfg(feature = "mpi")]
+    if job.as_ref().is_some_and(|j| j.rank != 0) {
+        return ExitCode::SUCCESS;
+    }
+    #[cfg(feature = "mpi")]
+    let ranks = job.as_ref().map_or(1, |j| j.size);
+    #[cfg(not(feature = "mpi"))]
+    let ranks = 1;
     let v = serde_json::json!({
         "engine": "grains",
+        "ranks": ranks,
         "backend": backend,
         "adapter": world.adapter_name(),
         "scene": scene.name,
@@ -709,10 +774,14 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
                 println!("  {}", gpu_note(&settings));
             }
             None => println!(
-                "scene {} ({}), backend cpu, {} threads",
+                "scene {} ({}), backend cpu, {} threads{}",
                 scene.name,
                 path.display(),
-                settings.threads
+                settings.threads,
+                match ranks {
+                    1 => String::new(),
+                    k => format!(" on each of {k} MPI ranks (stage seconds: rank 0's)"),
+                }
             ),
         }
         println!(

@@ -123,6 +123,10 @@ pub enum BuildError {
     /// little memory, a device failure); the message names the adapter and what is missing.
     #[error("{0}")]
     Gpu(String),
+    /// The world cannot be stepped by a distributed run over MPI (a solver, shape or part
+    /// that the coupled solve across ranks does not cover); the message names it.
+    #[error("distributed run: {0}")]
+    Distributed(String),
 }
 
 impl From<GpuError> for BuildError {

@@ -162,6 +162,16 @@ pub enum StepError {
         /// What went wrong.
         problem: String,
     },
+    /// A distributed run could not take the step: the ranks' bodies do not add up to the
+    /// world's (a grain lost or held twice) or a setting changed to one the coupled solve does
+    /// not cover.
+    #[error("step {step}: distributed run: {problem}")]
+    Distributed {
+        /// The step that failed.
+        step: u64,
+        /// What went wrong.
+        problem: String,
+    },
 }
 
 /// The world's side of the checks: what they compare against between steps.

@@ -30,6 +30,9 @@ pub mod body;
 pub mod builder;
 pub mod clump;
 pub mod contact;
+pub mod decomposition;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 pub mod error;
 pub mod fingerprint;
 pub mod geometry;

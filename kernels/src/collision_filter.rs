@@ -27,17 +27,8 @@ pub fn drop_non_colliding(contacts: &mut Contacts, excluded: &[(u32, u32)]) {
     if excluded.is_empty() {
         return;
     }
-    let mut kept = 0;
-    for k in 0..contacts.rows.len() {
-        let row = contacts.rows[k];
+    contacts.retain(|row| {
         let pair = (row.body_a.min(row.body_b), row.body_a.max(row.body_b));
-        if row.body_b != NO_BODY && excluded.binary_search(&pair).is_ok() {
-            continue;
-        }
-        contacts.rows[kept] = row;
-        contacts.keys[kept] = contacts.keys[k];
-        kept += 1;
-    }
-    contacts.rows.truncate(kept);
-    contacts.keys.truncate(kept);
+        row.body_b == NO_BODY || excluded.binary_search(&pair).is_err()
+    });
 }

@@ -9,6 +9,7 @@ use crate::apgd::{Momentum, PACKS_PER_BLOCK};
 use crate::contact_update::{
     apply_impulse, lane, update_pack, Lanes3, PackVelocities, SweepParams,
 };
+use crate::interface::Interface;
 use crate::joint_rows::JointRows;
 use crate::layout::{BodyKind, ContactRow, Motion, NO_BODY};
 use crate::packing::Packs;
@@ -89,6 +90,7 @@ pub fn solve_jacobi(
     accelerate: bool,
     trace: &mut Trace,
     p: &SweepParams,
+    mut interface: Option<&mut (dyn Interface + 'static)>,
 ) -> (u32, f32) {
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let JacobiScratch {
@@ -114,6 +116,9 @@ pub fn solve_jacobi(
             let last_moment = accelerate.then(|| momentum.last_moment());
             sweep = sweep.and(moment_sweep(packs, m, motion, last_moment, blocks, q.omega));
         }
+        if let Some(f) = interface.as_deref_mut() {
+            (sweep.residual, [sweep.uphill, _]) = f.reduce(sweep.residual, [sweep.uphill, 0.0]);
+        }
         residual = sweep.residual;
         let moves = if accelerate {
             let coast = residual > tol && it < max_iter;
@@ -124,8 +129,26 @@ pub fn solve_jacobi(
         };
         let moment_impulse = moments.as_deref().map(|m| m.impulse.as_slice());
         let energy = moves.is_some().then_some(&mut *sums);
-        let energy = body_gather(rows, impulse, moment_impulse, motion, index, energy, &q);
+        let shared = interface.as_deref_mut();
+        let energy = body_gather(
+            rows,
+            impulse,
+            moment_impulse,
+            motion,
+            index,
+            energy,
+            &q,
+            shared,
+        );
         if let Some(length) = moves {
+            // In a distributed step the move's energy and length are summed over the ranks.
+            let (energy, length) = match interface.as_deref_mut() {
+                Some(f) => {
+                    let (_, [energy, length]) = f.reduce(0.0, [energy, length]);
+                    (energy, length)
+                }
+                None => (energy, length),
+            };
             q.omega = momentum.adapt_step(q.omega, energy, length);
         }
         if !joint_system.is_empty() {
@@ -254,7 +277,10 @@ fn moment_sweep(
 /// order, for the world-space impulses P_i of `impulse` and moment impulses L_i of `moment`
 /// (none without spinning and rolling friction). With `energy`, returns the kinetic energy of
 /// the velocity change, Σ Δvᵀ M Δv = Σ (P·Δv + L·Δω) over the bodies, summed over fixed blocks
-/// in order (0 without).
+/// in order (0 without). In a distributed step (`interface`), a body other ranks also hold
+/// takes the impulse summed over every holding rank's contacts, and the energy counts this
+/// rank's own bodies (the caller sums it over the ranks).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn body_gather(
     rows: &[ContactRow],
     impulse: &[[f32; 4]],
@@ -263,36 +289,58 @@ pub(crate) fn body_gather(
     index: &BodyContacts,
     energy: Option<&mut Vec<f64>>,
     p: &SweepParams,
+    mut interface: Option<&mut (dyn Interface + 'static)>,
 ) -> f64 {
+    // This rank's impulse (Δp, ΔL) on body i, or none when no contact here touches it.
+    let local = |i: usize| -> Option<(Vec3, Vec3)> {
+        let entries = &index.entries[index.start[i] as usize..index.start[i + 1] as usize];
+        if entries.is_empty() {
+            return None;
+        }
+        let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
+        for &e in entries {
+            let c = (e >> 1) as usize;
+            let row = &rows[c];
+            let pv = Vec4::from_array(impulse[c]).truncate();
+            let (pv, arm, sign) = if e & 1 == 0 {
+                (pv, Vec3::from_array(row.ra), 1.0)
+            } else {
+                (-pv, Vec3::from_array(row.rb), -1.0)
+            };
+            dp += pv;
+            dl += arm.cross(pv);
+            if let Some(moment) = moment {
+                dl += Vec4::from_array(moment[c]).truncate() * sign;
+            }
+        }
+        Some((dp, dl))
+    };
+    if let Some(shared) = interface.as_deref_mut() {
+        shared.sum_shared(&|b| {
+            local(b as usize).map_or([0.0; 6], |(dp, dl)| [dp.x, dp.y, dp.z, dl.x, dl.y, dl.z])
+        });
+    }
+    let view = interface.as_deref();
     let blocks = motion.par_chunks_mut(BLOCK).enumerate();
     let gather = |(blk, ms): (usize, &mut [Motion])| {
         let mut energy = 0.0f64;
         for (k, m) in ms.iter_mut().enumerate() {
             let i = blk * BLOCK + k;
-            let entries = &index.entries[index.start[i] as usize..index.start[i + 1] as usize];
-            if entries.is_empty() {
-                continue;
-            }
-            let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
-            for &e in entries {
-                let c = (e >> 1) as usize;
-                let row = &rows[c];
-                let pv = Vec4::from_array(impulse[c]).truncate();
-                let (pv, arm, sign) = if e & 1 == 0 {
-                    (pv, Vec3::from_array(row.ra), 1.0)
-                } else {
-                    (-pv, Vec3::from_array(row.rb), -1.0)
-                };
-                dp += pv;
-                dl += arm.cross(pv);
-                if let Some(moment) = moment {
-                    dl += Vec4::from_array(moment[c]).truncate() * sign;
-                }
-            }
+            let shared = view.and_then(|f| f.shared_slot(i as u32).map(|s| f.total(s)));
+            let (dp, dl) = match shared {
+                Some([0.0, 0.0, 0.0, 0.0, 0.0, 0.0]) => continue,
+                Some(t) => (Vec3::new(t[0], t[1], t[2]), Vec3::new(t[3], t[4], t[5])),
+                None => match local(i) {
+                    Some(sums) => sums,
+                    None => continue,
+                },
+            };
             let (v, w) = (m.v(), m.w());
             apply_impulse(m, dp, dl, p.planar);
             p.inertia.turn(i, m, dl);
-            energy += (dp.dot(m.v() - v) + dl.dot(m.w() - w)) as f64;
+            if view.is_none_or(|f| f.owns(i as u32)) {
+                energy += (dp.dot(m.v() - v) + dl.dot(m.w() - w)) as f64;
+            }
         }
         energy
     };

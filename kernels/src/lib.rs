@@ -52,6 +52,7 @@ pub mod gauss_seidel;
 pub mod geometric;
 pub mod inertia;
 pub mod integrate;
+pub mod interface;
 pub mod jacobi;
 pub mod joint_rows;
 pub mod joints;

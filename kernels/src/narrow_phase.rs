@@ -108,6 +108,22 @@ impl Contacts {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// Keeps, in place and in order, the contacts whose row passes `keep` (with their keys).
+    pub fn retain(&mut self, mut keep: impl FnMut(&ContactRow) -> bool) {
+        let mut kept = 0;
+        for k in 0..self.rows.len() {
+            let row = self.rows[k];
+            if !keep(&row) {
+                continue;
+            }
+            self.rows[kept] = row;
+            self.keys[kept] = self.keys[k];
+            kept += 1;
+        }
+        self.rows.truncate(kept);
+        self.keys.truncate(kept);
+    }
 }
 
 /// An orthonormal frame (n, t1, t2 = n × t1) from a unit normal (branchless, no singular axis).

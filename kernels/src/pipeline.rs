@@ -11,6 +11,7 @@ use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::inertia::PrincipalInertia;
 use crate::integrate::integrate_positions;
+use crate::interface::{keep_decided, Interface};
 use crate::jacobi::{body_gather, solve_jacobi, BodyContacts, JacobiScratch};
 use crate::joint_rows::JointRows;
 use crate::joints::Joint;
@@ -251,13 +252,17 @@ impl CpuPipeline {
         p: &StepParams,
     ) -> Result<StepStats, TooManyContacts> {
         let work = &mut self.work;
-        self.pool
-            .install(|| work.step(bodies, walls, mesh, drives, friction, p))
+        let inputs = (walls, mesh, drives, friction);
+        self.pool.install(|| work.step(bodies, inputs, p, None))
     }
-}
 
-impl Workspace {
-    fn step(
+    /// [`Self::step`] for one rank of a distributed run: the contacts this rank does not solve
+    /// are dropped after stage 3, and every gather of the Jacobi or APGD solve sums the shared
+    /// bodies' impulses over the ranks through `interface` (see [`crate::interface`]). The
+    /// statistics are this rank's (its contacts, its bodies' energy, ghosts included). The
+    /// caller refuses Gauss–Seidel, restitution and joints, which this coupling does not cover.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_distributed(
         &mut self,
         bodies: &mut Bodies,
         walls: &[Wall],
@@ -265,6 +270,31 @@ impl Workspace {
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
+        interface: &mut (dyn Interface + 'static),
+    ) -> Result<StepStats, TooManyContacts> {
+        let work = &mut self.work;
+        let inputs = (walls, mesh, drives, friction);
+        self.pool
+            .install(|| work.step(bodies, inputs, p, Some(interface)))
+    }
+}
+
+/// What a step reads besides the bodies and parameters: the walls, the mesh walls, the drives
+/// and the friction table.
+type StepInputs<'a> = (
+    &'a [Wall],
+    &'a MeshWalls,
+    &'a [Actuation],
+    &'a FrictionTable,
+);
+
+impl Workspace {
+    fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        (walls, mesh, drives, friction): StepInputs,
+        p: &StepParams,
+        mut interface: Option<&mut (dyn Interface + 'static)>,
     ) -> Result<StepStats, TooManyContacts> {
         let mut clock = Instant::now();
         let mut lap = |slot: &mut f64| {
@@ -312,6 +342,9 @@ impl Workspace {
             &mut self.contacts,
         )?;
         drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
+        if let Some(shared) = interface.as_deref() {
+            keep_decided(&mut self.contacts, shared);
+        }
         if self.inertia.any() {
             let rows = &mut self.contacts.rows;
             self.inertia
@@ -348,8 +381,10 @@ impl Workspace {
         let moments = rolls.then_some(&self.moments);
         let sweep = SweepParams::step(p, &self.inertia);
         let motion = &mut bodies.motion;
+        let coupled = (rows.as_slice(), self.gamma.as_slice(), moments);
+        let shared = interface.as_deref_mut();
         self.solver
-            .load(rows, &self.gamma, moments, &bodies.kind, motion, &sweep);
+            .load(coupled, &bodies.kind, motion, &sweep, shared);
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
         non_contact
@@ -358,9 +393,13 @@ impl Workspace {
         non_contact.rows.apply_warm_start(&mut bodies.motion);
         lap(&mut t.prepare);
 
-        let (iterations, residual) =
-            self.solver
-                .solve_corrected(rows, &mut non_contact.rows, &mut bodies.motion, &sweep);
+        let (iterations, residual) = self.solver.solve_corrected(
+            rows,
+            &mut non_contact.rows,
+            &mut bodies.motion,
+            &sweep,
+            interface,
+        );
         lap(&mut t.solve);
 
         integrate_positions(
@@ -412,14 +451,16 @@ impl Workspace {
         joints.build_impact(&self.non_contact.joints, bodies, &self.inertia, p);
         let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
-        solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
-        let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
+        let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
+        solver.load(loaded, &bodies.kind, v, &sweep, None);
+        let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         joints.gamma.fill(0.0);
-        solver.load(&impacts.rows, &impacts.gamma, None, &bodies.kind, v, &sweep);
+        let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
+        solver.load(loaded, &bodies.kind, v, &sweep, None);
         solver.packs.gamma.fill([Vec4::ZERO; 3]);
-        let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep);
+        let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         bodies.motion.copy_from_slice(v);
         let inertia = &self.inertia;
         self.non_contact.apply_forces(bodies, drives, (p, inertia));
@@ -429,15 +470,15 @@ impl Workspace {
 
 impl SolverLayout {
     /// Lays out `rows` for `p.solver` with the starting impulses `gamma` (and the moment rows
-    /// and impulses of `moments`, if given) and applies them, v ← v + M⁻¹ D γ.
+    /// and impulses of `moments`, if given) and applies them, v ← v + M⁻¹ D γ (summed over the
+    /// ranks through `interface` in a distributed step).
     fn load(
         &mut self,
-        rows: &[ContactRow],
-        gamma: &[[f32; 4]],
-        moments: Option<&Moments>,
+        (rows, gamma, moments): (&[ContactRow], &[[f32; 4]], Option<&Moments>),
         kind: &[u32],
         motion: &mut [Motion],
         p: &SweepParams,
+        interface: Option<&mut (dyn Interface + 'static)>,
     ) {
         self.with_moments = moments.is_some();
         match p.solver {
@@ -462,7 +503,17 @@ impl SolverLayout {
                 let moment_impulse = self
                     .with_moments
                     .then_some(self.moment_packs.impulse.as_slice());
-                body_gather(rows, impulse, moment_impulse, motion, &self.index, None, p);
+                let index = &self.index;
+                body_gather(
+                    rows,
+                    impulse,
+                    moment_impulse,
+                    motion,
+                    index,
+                    None,
+                    p,
+                    interface,
+                );
                 self.packs
                     .build(rows, gamma, None, &[0, rows.len() as u32], None);
                 if let Some(m) = moments {
@@ -476,18 +527,22 @@ impl SolverLayout {
     /// joints' impulses, then runs `p.coulomb_correction` passes of [`correct_normal_bias`],
     /// each followed by a solve from the last γ; returns the sweeps of all solves and the last
     /// residual (m/s). `p` is a step's CCP ([`SweepParams::step`]: the normal rows carry the
-    /// step's implicit spring) or an impact's ([`SweepParams::impact`]: rigid rows).
+    /// step's implicit spring) or an impact's ([`SweepParams::impact`]: rigid rows). In a
+    /// distributed step the Jacobi and APGD solves are coupled through `interface`.
     fn solve_corrected(
         &mut self,
         rows: &[ContactRow],
         joints: &mut JointRows,
         motion: &mut [Motion],
         p: &SweepParams,
+        mut interface: Option<&mut (dyn Interface + 'static)>,
     ) -> (u32, f32) {
-        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, p);
+        let shared = interface.as_deref_mut();
+        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, p, shared);
         for _ in 0..p.coulomb_correction {
             correct_normal_bias(&mut self.packs, rows, motion);
-            let (more, last) = self.solve(rows, joints, motion, p);
+            let shared = interface.as_deref_mut();
+            let (more, last) = self.solve(rows, joints, motion, p, shared);
             sweeps += more;
             residual = last;
         }
@@ -500,6 +555,7 @@ impl SolverLayout {
         joints: &mut JointRows,
         motion: &mut [Motion],
         p: &SweepParams,
+        interface: Option<&mut (dyn Interface + 'static)>,
     ) -> (u32, f32) {
         let moments = self.with_moments.then_some(&mut self.moment_packs);
         match p.solver {
@@ -514,6 +570,7 @@ impl SolverLayout {
                 p.solver == SolverKind::Apgd,
                 &mut self.trace,
                 p,
+                interface,
             ),
             SolverKind::GaussSeidel => {
                 solve_gauss_seidel(&mut self.packs, joints, moments, motion, &mut self.trace, p)

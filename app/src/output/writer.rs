@@ -188,6 +188,23 @@ impl Writer {
         Ok(Writer { tx, handle })
     }
 
+    /// A writer that writes nothing: the one of a rank of a distributed run other than the
+    /// first, which steps and samples with the others while rank 0 writes.
+    pub fn discard() -> io::Result<Writer> {
+        let (tx, rx): (Sender<WriterMsg>, Receiver<WriterMsg>) = crossbeam_channel::bounded(64);
+        let handle = std::thread::Builder::new()
+            .name("grains-writer".into())
+            .spawn(move || {
+                for msg in rx {
+                    if matches!(msg, WriterMsg::Finish) {
+                        break;
+                    }
+                }
+                Ok(())
+            })?;
+        Ok(Writer { tx, handle })
+    }
+
     /// Queues a message (fails only when the writer has stopped on an error).
     pub fn send(&self, msg: WriterMsg) -> bool {
         self.tx.send(msg).is_ok()

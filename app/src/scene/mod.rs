@@ -215,6 +215,12 @@ impl Scene {
             .map_err(|e| self.origins.refusal(&self.path, e))
     }
 
+    /// The scene error for `e`, a refusal of a world built from this scene (naming the file,
+    /// line and key where the error names an item of it).
+    pub fn refusal(&self, e: grains::BuildError) -> SceneError {
+        self.origins.refusal(&self.path, e)
+    }
+
     /// Index range of the group called `name`.
     pub fn group(&self, name: &str) -> Option<Range<usize>> {
         self.groups

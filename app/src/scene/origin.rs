@@ -114,7 +114,10 @@ impl Origins {
             BuildError::Force { force, field, .. } => Some((self.forces.get(*force), *field)),
             BuildError::Insert { insert, field, .. } => Some((self.inserts.get(*insert), *field)),
             BuildError::Sink { sink, field, .. } => Some((self.sinks.get(*sink), *field)),
-            BuildError::Threads { .. } | BuildError::NoGpuAdapter(_) | BuildError::Gpu(_) => None,
+            BuildError::Threads { .. }
+            | BuildError::NoGpuAdapter(_)
+            | BuildError::Gpu(_)
+            | BuildError::Distributed(_) => None,
         };
         match named {
             Some((Some(origin), field)) => {

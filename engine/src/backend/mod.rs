@@ -2,6 +2,8 @@
 //! [`Settings::backend`]; the world then calls through the trait without knowing which it holds.
 
 mod cpu;
+#[cfg(feature = "mpi")]
+pub(crate) mod distributed;
 #[cfg(feature = "gpu")]
 mod gpu;
 mod implicit;
@@ -75,6 +77,13 @@ pub(crate) trait StepBackend: Send + Sync {
     /// last one, by default).
     fn synced_at(&self, steps: u64) -> u64 {
         steps
+    }
+
+    /// The ids of the bodies each rank owns, by rank, each ascending, in a distributed run (a
+    /// call every rank makes together); `None` for a backend that steps every body itself.
+    #[cfg(feature = "mpi")]
+    fn owned_ids(&self) -> Option<Vec<Vec<u64>>> {
+        None
     }
 
     /// Name of the GPU adapter; `None` on the CPU.

@@ -1,0 +1,80 @@
+//! `mpirun -np K grains run SCENE` and `grains bench SCENE` (feature `mpi`): when the program
+//! was started by an MPI launcher, MPI is initialised and the run is one rank of a distributed
+//! run; rank 0 writes the outputs and prints, the others only step with it. Started without a launcher, the program
+//! runs in one process as ever.
+
+use grains::distributed::mpi;
+use grains::distributed::mpi::topology::{Communicator, SimpleCommunicator};
+use grains::World;
+use grains_app::runner::Distribute;
+
+/// Steps between rebalances of the subdomains.
+pub const REBALANCE_EVERY: u64 = 100;
+
+/// The MPI job this process is a rank of.
+pub struct Job {
+    /// Kept alive until the program ends (its drop finalises MPI).
+    _universe: mpi::environment::Universe,
+    /// This rank's number.
+    pub rank: usize,
+    /// Number of ranks.
+    pub size: usize,
+}
+
+/// Whether an MPI launcher (Open MPI's `mpirun`, or a PMI/PMIx launcher) started this process.
+pub fn launched_by_mpi() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// Starts MPI when an MPI launcher started this process (with serialized threading, which the
+/// distributed solve needs); `Ok(None)` otherwise. Fails when MPI cannot give that threading.
+pub fn start() -> Result<Option<Job>, String> {
+    if !launched_by_mpi() {
+        return Ok(None);
+    }
+    let (universe, threading) = mpi::initialize_with_threading(mpi::Threading::Serialized)
+        .ok_or("MPI was already initialised")?;
+    if threading < mpi::Threading::Serialized {
+        return Err(format!(
+            "the MPI library gives {threading:?} threading; a distributed run needs Serialized"
+        ));
+    }
+    let world = universe.world();
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    Ok(Some(Job {
+        _universe: universe,
+        rank,
+        size,
+    }))
+}
+
+/// [`start`], saying why on standard error when MPI cannot start.
+pub fn start_or_say() -> Result<Option<Job>, std::process::ExitCode> {
+    start().map_err(|e| {
+        eprintln!("error: {e}");
+        std::process::ExitCode::FAILURE
+    })
+}
+
+/// Makes `world` this rank's share of the job's distributed run.
+pub fn split(world: &mut World) -> Result<(), grains::BuildError> {
+    world.distribute(SimpleCommunicator::world(), REBALANCE_EVERY)
+}
+
+impl Job {
+    /// How the runner makes this rank's share: rank 0 writes.
+    pub fn distribute(&self) -> Distribute {
+        Distribute {
+            split,
+            writes: self.rank == 0,
+        }
+    }
+
+    /// Ends every rank of the job with status `code` (after an error on this one, so that the
+    /// others do not wait for it forever).
+    pub fn abort(&self, code: i32) -> ! {
+        SimpleCommunicator::world().abort(code)
+    }
+}

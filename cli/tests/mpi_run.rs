@@ -1,0 +1,153 @@
+//! `mpirun -np K grains run SCENE` (feature `mpi`): one folder of outputs that ParaView opens as
+//! one data set (every grain in every frame, once), one CSV and one summary, whose figures match
+//! one process's run; a run cut short on 2 ranks resumes from its checkpoint on 1 and on 4.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vtkio::model::{Attribute, DataSet, Piece};
+
+/// The program under test.
+const GRAINS: &str = env!("CARGO_BIN_EXE_grains");
+
+/// The distributed pour scene.
+fn scene() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/pour_1k_mpi.toml")
+}
+
+/// A fresh folder for the test `name`.
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("grains-mpirun-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Runs `grains run` with `args` on `ranks` MPI ranks (one process without mpirun when 0);
+/// panics with its output when it fails.
+fn grains_run(ranks: usize, args: &[&str]) {
+    let mut cmd = match ranks {
+        0 => Command::new(GRAINS),
+        k => {
+            let mut c = Command::new("mpirun");
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                &k.to_string(),
+            ])
+            .arg(GRAINS);
+            c
+        }
+    };
+    let out = cmd
+        .arg("run")
+        .args(args)
+        .output()
+        .expect("grains (and mpirun, from openmpi-bin) run");
+    assert!(
+        out.status.success(),
+        "grains run on {ranks} ranks failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A number from `summary.json` at the JSON pointer `at`.
+fn figure(dir: &Path, at: &str) -> f64 {
+    let text = std::fs::read_to_string(dir.join("summary.json")).expect("summary.json");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("summary.json parses");
+    json.pointer(at)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_else(|| panic!("summary.json has no number at {at}"))
+}
+
+/// The ids in the last frame of `dir`, sorted.
+fn last_frame_ids(dir: &Path) -> Vec<u64> {
+    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir.join("frames"))
+        .expect("frames/")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    frames.sort();
+    let last = frames.last().expect("a frame");
+    let mut vtk = vtkio::Vtk::import(last).unwrap_or_else(|e| panic!("{e:?}"));
+    vtk.load_all_pieces().expect("the frame's pieces load");
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not an unstructured grid")
+    };
+    let Piece::Inline(p) = &pieces[0] else {
+        panic!("piece not inline")
+    };
+    let mut ids: Vec<u64> = p
+        .data
+        .point
+        .iter()
+        .find_map(|a| match a {
+            Attribute::DataArray(d) if d.name == "id" => d.data.cast_into::<f64>(),
+            _ => None,
+        })
+        .expect("an id array")
+        .into_iter()
+        .map(|x| x as u64)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// Two ranks write one set of outputs whose figures match one process's: every grain once in
+/// the frames, as many CSV rows, the same bed height within a quarter radius and contacts
+/// within 0.5 %.
+#[test]
+fn two_ranks_write_one_data_set_that_matches_one_process() {
+    let (one, two) = (tmp("one"), tmp("two"));
+    let scene = scene();
+    let scene = scene.to_str().expect("a UTF-8 path");
+    grains_run(0, &[scene, "--out", one.to_str().unwrap()]);
+    grains_run(2, &[scene, "--out", two.to_str().unwrap()]);
+    let ids = last_frame_ids(&two);
+    assert_eq!(ids, (0..1000).collect::<Vec<u64>>(), "every grain once");
+    let rows = |d: &Path| {
+        std::fs::read_to_string(d.join("observables.csv"))
+            .expect("observables.csv")
+            .lines()
+            .count()
+    };
+    assert_eq!(rows(&one), rows(&two), "as many samples");
+    let bed = |d: &Path| figure(d, "/observables_final/bed_height_m");
+    let contacts = |d: &Path| figure(d, "/observables_final/contacts");
+    let r = 0.005;
+    assert!(
+        (bed(&one) - bed(&two)).abs() < 0.25 * r,
+        "bed {} m on 2 ranks, {} m in one process",
+        bed(&two),
+        bed(&one)
+    );
+    let rel = (contacts(&one) - contacts(&two)).abs() / contacts(&one);
+    assert!(
+        rel < 0.005,
+        "contacts {} vs {}",
+        contacts(&two),
+        contacts(&one)
+    );
+    assert_eq!(figure(&two, "/steps"), 250.0);
+    for d in [one, two] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// A run cut short on 2 ranks (its checkpoint gathered at step 100) resumes on 1 rank and on 4
+/// and finishes, with every grain in its last frame.
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_one_and_on_four() {
+    let scene = scene();
+    let scene = scene.to_str().expect("a UTF-8 path");
+    for resume_on in [1, 4] {
+        let dir = tmp(&format!("resume{resume_on}"));
+        let d = dir.to_str().unwrap();
+        grains_run(2, &[scene, "--out", d, "--steps", "120"]);
+        assert_eq!(figure(&dir, "/steps"), 120.0);
+        grains_run(resume_on, &[scene, "--resume", d]);
+        assert_eq!(figure(&dir, "/steps"), 250.0);
+        assert_eq!(figure(&dir, "/resumed_from_step"), 120.0);
+        assert_eq!(last_frame_ids(&dir), (0..1000).collect::<Vec<u64>>());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

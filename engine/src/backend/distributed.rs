@@ -1,0 +1,341 @@
+//! The distributed backend: one rank of a domain-decomposed run over MPI
+//! ([`crate::distributed`]). Each rank steps its subdomain's bodies and ghosts on the CPU
+//! pipeline with the coupled solve; the world's host copy of every body is brought up to date
+//! by gathering the ranks' own bodies, on the steps the world reads back (every
+//! [`crate::Settings::sync_every`] steps) and when asked ([`crate::World::sync`]).
+
+use super::{StepBackend, StepInputs, WarmStart};
+use crate::decomposition::Bisection;
+use crate::distributed::coupling::Coupling;
+use crate::distributed::subdomain::{Local, Subdomain};
+use crate::distributed::wire::WarmRecord;
+use crate::health::{Fault, StepError};
+use grains_kernels::forces::{Actuation, Load};
+use grains_kernels::inertia::PrincipalInertia;
+use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
+use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
+use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
+use grains_kernels::{
+    Bodies, CpuPipeline, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
+};
+
+/// One rank's pipeline, coupling and subdomain.
+pub(crate) struct DistributedBackend {
+    cpu: CpuPipeline,
+    coupling: Coupling,
+    /// The cuts of the last (re)balance.
+    cuts: Option<Bisection>,
+    /// Steps between rebalances of the cuts.
+    rebalance_every: u64,
+    subdomain: Subdomain,
+    local: Local,
+    drives: Vec<Actuation>,
+    /// Warm start to seed from (a restored snapshot's), when the host copy is to be split
+    /// again at the next step (after an edit or a restore).
+    reseed: Option<Vec<WarmRecord>>,
+    /// Whether the last step had moment rows (spinning or rolling friction).
+    moments: bool,
+    /// The step the host copy holds, and the statistics of the last step.
+    synced_at: u64,
+    last: StepStats,
+    /// The contacts are not gathered: always empty.
+    contacts: Contacts,
+    energy_blocks: Vec<f64>,
+    /// The world's body count (fixed: a distributed world has no insertions or sinks).
+    bodies: usize,
+}
+
+impl DistributedBackend {
+    /// A backend on `coupling`'s ranks with `threads` worker threads per rank, rebalancing
+    /// every `rebalance_every` steps, for a world of `bodies` bodies; the host copy of step
+    /// `steps` is split at the first step.
+    pub(crate) fn open(
+        threads: usize,
+        coupling: Coupling,
+        rebalance_every: u64,
+        (bodies, steps): (usize, u64),
+    ) -> Result<Self, crate::BuildError> {
+        let cpu = CpuPipeline::new(threads).map_err(|e| crate::BuildError::Threads {
+            threads,
+            reason: e.to_string(),
+        })?;
+        Ok(DistributedBackend {
+            cpu,
+            coupling,
+            cuts: None,
+            rebalance_every: rebalance_every.max(1),
+            subdomain: Subdomain::default(),
+            local: Local::default(),
+            drives: Vec::new(),
+            reseed: Some(Vec::new()),
+            moments: false,
+            synced_at: steps,
+            last: StepStats::default(),
+            contacts: Contacts::default(),
+            energy_blocks: Vec::new(),
+            bodies,
+        })
+    }
+
+    /// The ids of the bodies each rank owns, by rank, each ascending (a collective call).
+    fn ids_by_rank(&self) -> Vec<Vec<u64>> {
+        let ranks = &self.coupling.ranks;
+        let mine: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
+        let counts = ranks.all_gather(&[mine.len() as u64]);
+        let all = ranks.all_gather(&mine);
+        let mut at = 0;
+        counts
+            .iter()
+            .map(|&c| {
+                let ids = all[at..at + c as usize].to_vec();
+                at += c as usize;
+                ids
+            })
+            .collect()
+    }
+
+    /// Splits the host copy `world` again (at the first step, after an edit or a restore), or
+    /// rebalances the cuts on the owned bodies' centres when due; then migrates.
+    fn decompose(&mut self, world: &Bodies, steps: u64) {
+        let ranks = &self.coupling.ranks;
+        if let Some(warm) = self.reseed.take() {
+            let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
+            let ids: Vec<u64> = (0..world.len() as u64).collect();
+            let cuts = Bisection::new(&centres, &ids, ranks.size());
+            self.subdomain = Subdomain::seed(world, &cuts, ranks.rank(), &warm);
+            self.cuts = Some(cuts);
+            return;
+        }
+        if self.cuts.is_none() || steps.is_multiple_of(self.rebalance_every) {
+            let mine: Vec<[f32; 4]> = self.subdomain.owned.iter().map(|r| r.pos_radius).collect();
+            let ids: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
+            let all = ranks.all_gather(&mine);
+            let all_ids = ranks.all_gather(&ids);
+            let centres: Vec<_> = all
+                .iter()
+                .map(|p| glam::Vec3::from_slice(&p[..3]))
+                .collect();
+            self.cuts = Some(Bisection::new(&centres, &all_ids, ranks.size()));
+        }
+        if let Some(cuts) = &self.cuts {
+            self.subdomain.migrate(cuts, ranks);
+        }
+    }
+
+    /// Gathers every rank's owned bodies into the host copy `world` (index = id), checking
+    /// that every body is owned by exactly one rank.
+    fn gather(&mut self, world: &mut Bodies, steps: u64) -> Result<(), StepError> {
+        let all = self.coupling.ranks.all_gather(&self.subdomain.owned);
+        let mut seen = vec![false; world.len()];
+        let fail = |problem: String| StepError::Distributed {
+            step: steps,
+            problem,
+        };
+        if all.len() != world.len() {
+            return Err(fail(format!(
+                "the ranks own {} bodies, the world has {}",
+                all.len(),
+                world.len()
+            )));
+        }
+        let reference = world.clone();
+        for r in &all {
+            let i = r.id as usize;
+            match seen.get_mut(i) {
+                Some(s) if !*s => *s = true,
+                Some(_) => return Err(fail(format!("body {} is owned by two ranks", r.id))),
+                None => {
+                    return Err(fail(format!(
+                        "a rank owns body {}, beyond the world's",
+                        r.id
+                    )))
+                }
+            }
+            r.write(world, i, &reference);
+        }
+        self.synced_at = steps;
+        Ok(())
+    }
+}
+
+impl StepBackend for DistributedBackend {
+    fn set_loads(&mut self, _loads: &[Load]) {
+        // `World::distribute` refuses worlds with applied forces; there are none to set.
+    }
+
+    fn step(
+        &mut self,
+        bodies: &mut Bodies,
+        inputs: &StepInputs,
+        steps: u64,
+        read_back: bool,
+    ) -> Result<StepStats, StepError> {
+        let p = inputs.params;
+        if p.solver == SolverKind::GaussSeidel {
+            return Err(StepError::Distributed {
+                step: steps,
+                problem: crate::distributed::GAUSS_SEIDEL.into(),
+            });
+        }
+        self.decompose(bodies, steps);
+        let cuts = self.cuts.as_ref().expect("decompose sets the cuts");
+        let ranks = &self.coupling.ranks;
+        let physics = (&*bodies, p.envelope, p.h, p.gravity);
+        let drives = inputs.drives;
+        self.subdomain
+            .layout(cuts, ranks, physics, drives, &mut self.local);
+        let local = &mut self.local;
+        self.coupling
+            .set_layout(local.owned, &local.ids, &local.holders);
+        let warm = self.subdomain.local_warm_start(local);
+        let keys: Vec<u64> = warm.iter().map(|w| w.0).collect();
+        let impulses: Vec<[f32; 4]> = warm.iter().map(|w| w.1).collect();
+        self.cpu.restore_warm_start(&keys, &impulses);
+        if self.moments {
+            let moments: Vec<[f32; 4]> = warm.iter().map(|w| w.2).collect();
+            self.cpu.restore_warm_start_moments(&moments);
+        }
+        self.drives.clear();
+        for d in inputs.drives {
+            if let Some(i) = local.index_of(d.body as u64) {
+                self.drives.push(Actuation { body: i, ..*d });
+            }
+        }
+        let stepped = self.cpu.step_distributed(
+            &mut local.bodies,
+            inputs.walls,
+            inputs.mesh,
+            &self.drives,
+            inputs.friction,
+            p,
+            &mut self.coupling,
+        );
+        let stats = stepped.map_err(|TooManyContacts| StepError::Health {
+            step: steps,
+            fault: Fault::too_many_contacts(&local.bodies, p.h),
+        })?;
+        let (keys, impulses) = self.cpu.warm_start_state();
+        let moments = self.cpu.warm_start_moments();
+        self.moments = !moments.is_empty();
+        self.subdomain.take_step(local, keys, impulses, moments);
+        let ranks = &self.coupling.ranks;
+        let owned = local.owned;
+        let energy = kinetic_energy_of_rigid_bodies(
+            &local.bodies.motion[..owned],
+            &local.bodies.kind[..owned],
+            (
+                &local.bodies.orientation[..owned],
+                &PrincipalInertia::default(),
+            ),
+            &mut self.energy_blocks,
+        );
+        let count = ranks.sum_count(owned as u64);
+        if count != bodies.len() as u64 {
+            return Err(StepError::Distributed {
+                step: steps,
+                problem: format!(
+                    "the ranks own {count} bodies, the world has {}",
+                    bodies.len()
+                ),
+            });
+        }
+        self.last = StepStats {
+            contacts: ranks.sum_count(stats.contacts as u64) as usize,
+            max_penetration: ranks.max(stats.max_penetration),
+            kinetic_energy: ranks.sum(energy),
+            ..stats
+        };
+        if read_back {
+            self.gather(bodies, steps)?;
+        }
+        Ok(self.last)
+    }
+
+    fn sync(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError> {
+        if self.synced_at == steps {
+            return Ok(None);
+        }
+        self.gather(bodies, steps)
+            .map_err(|e| GpuError::Device(e.to_string()))?;
+        Ok(Some(self.last))
+    }
+
+    fn synced_at(&self, _steps: u64) -> u64 {
+        self.synced_at
+    }
+
+    fn owned_ids(&self) -> Option<Vec<Vec<u64>>> {
+        Some(self.ids_by_rank())
+    }
+
+    fn joint_impulses(&self) -> &[f32] {
+        &[]
+    }
+
+    fn stage_times(&self) -> Option<StageTimes> {
+        Some(self.cpu.times())
+    }
+
+    fn step_seconds(&self) -> f64 {
+        self.cpu.times().total()
+    }
+
+    fn sweep_trace(&self) -> &[SweepRecord] {
+        self.cpu.sweep_trace()
+    }
+
+    fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
+        cpu_sweep_traffic(solver)
+    }
+
+    fn contacts(&self) -> &Contacts {
+        &self.contacts
+    }
+
+    fn impulses(&self) -> &[[f32; 4]] {
+        &[]
+    }
+
+    fn moment_impulses(&self) -> &[[f32; 4]] {
+        &[]
+    }
+
+    fn bodies_edited(&mut self) {
+        self.reseed = Some(Vec::new());
+    }
+
+    fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
+        let all = self.coupling.ranks.all_gather(&self.subdomain.warm);
+        let index = |id: u64| u32::try_from(id).ok();
+        let mut entries: Vec<_> = all.iter().filter_map(|w| w.keyed(index)).collect();
+        entries.sort_by_key(|e| e.0);
+        let keys = entries.iter().map(|e| e.0).collect();
+        let impulses = entries.iter().map(|e| e.1).collect();
+        let moments = match self.moments {
+            true => entries.iter().map(|e| e.2).collect(),
+            false => Vec::new(),
+        };
+        Ok((keys, impulses, moments))
+    }
+
+    fn restore(
+        &mut self,
+        steps: u64,
+        (keys, impulses, moments): (&[u64], &[[f32; 4]], &[[f32; 4]]),
+        _joint_impulses: &[f32],
+    ) {
+        self.moments = !moments.is_empty();
+        let bodies = self.bodies;
+        let warm = keys
+            .iter()
+            .zip(impulses)
+            .enumerate()
+            .map(|(k, (&key, &impulse))| {
+                let entry = (key, impulse, moments.get(k).copied().unwrap_or_default());
+                WarmRecord::from_key(entry, bodies, |i| i as u64)
+            })
+            .collect();
+        self.reseed = Some(warm);
+        self.synced_at = steps;
+    }
+}

@@ -1,0 +1,168 @@
+//! The kernels' [`Interface`] over MPI: which local bodies this rank owns and shares, and the
+//! exchange of the shared bodies' impulses in every gather of the solve.
+//!
+//! A rank's local bodies are its own (bodies `0..owned`, ascending id) followed by its ghosts
+//! (ascending id). A body held by several ranks has a slot here; for every other rank q the
+//! slots of the bodies q also holds are listed in id order, which is the order q lists them
+//! too, so one exchange of plain arrays carries them. The sum of a shared body's impulses is
+//! added in rank order, starting from zero, on every rank that holds it: the same bits there.
+
+use super::ranks::Ranks;
+use grains_kernels::interface::Interface;
+use grains_kernels::{ContactRow, NO_BODY};
+use mpi::Count;
+
+/// Slot of a body no other rank holds.
+const UNSHARED: u32 = u32::MAX;
+
+/// One rank's side of the coupled solve.
+pub(crate) struct Coupling {
+    /// The run's ranks.
+    pub(crate) ranks: Ranks,
+    /// Local bodies `0..owned` are this rank's; the rest are ghosts.
+    owned: usize,
+    /// Each local body's id.
+    ids: Vec<u64>,
+    /// Each local body's slot among the shared ones, or [`UNSHARED`].
+    slots: Vec<u32>,
+    /// The shared local bodies by slot, in ascending id.
+    shared: Vec<u32>,
+    /// For every rank, the slots of the bodies it holds too, in ascending id (empty for this
+    /// rank).
+    lists: Vec<Vec<u32>>,
+    /// This rank's impulse on each shared body, by slot.
+    mine: Vec<[f32; 6]>,
+    /// The impulses summed over the holding ranks, by slot.
+    totals: Vec<[f32; 6]>,
+    send: Vec<[f32; 6]>,
+    recv: Vec<[f32; 6]>,
+    counts: Vec<Count>,
+}
+
+impl Coupling {
+    /// A coupling over `ranks` with no local body yet.
+    pub(crate) fn new(ranks: Ranks) -> Coupling {
+        Coupling {
+            ranks,
+            owned: 0,
+            ids: Vec::new(),
+            slots: Vec::new(),
+            shared: Vec::new(),
+            lists: Vec::new(),
+            mine: Vec::new(),
+            totals: Vec::new(),
+            send: Vec::new(),
+            recv: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+
+    /// Sets the local bodies: the first `owned` of `ids` are this rank's, and `holders[i]` has
+    /// bit q set for every rank q holding local body i (this one included).
+    pub(crate) fn set_layout(&mut self, owned: usize, ids: &[u64], holders: &[u64]) {
+        let me = self.ranks.rank();
+        let size = self.ranks.size();
+        self.owned = owned;
+        self.ids.clear();
+        self.ids.extend_from_slice(ids);
+        let mut shared: Vec<u32> = (0..ids.len() as u32)
+            .filter(|&i| holders[i as usize] & !(1u64 << me) != 0)
+            .collect();
+        shared.sort_by_key(|&i| ids[i as usize]);
+        self.slots.clear();
+        self.slots.resize(ids.len(), UNSHARED);
+        for (slot, &i) in shared.iter().enumerate() {
+            self.slots[i as usize] = slot as u32;
+        }
+        self.lists = (0..size)
+            .map(|q| {
+                let mask = 1u64 << q;
+                (0..shared.len() as u32)
+                    .filter(|&s| q != me && holders[shared[s as usize] as usize] & mask != 0)
+                    .collect()
+            })
+            .collect();
+        self.shared = shared;
+        self.mine.resize(self.shared.len(), [0.0; 6]);
+        self.totals.resize(self.shared.len(), [0.0; 6]);
+        self.counts = self
+            .lists
+            .iter()
+            .map(|l| (l.len() * std::mem::size_of::<[f32; 6]>()) as Count)
+            .collect();
+        let exchanged: usize = self.lists.iter().map(Vec::len).sum();
+        self.send.resize(exchanged, [0.0; 6]);
+        self.recv.resize(exchanged, [0.0; 6]);
+    }
+}
+
+impl Interface for Coupling {
+    fn owns(&self, body: u32) -> bool {
+        (body as usize) < self.owned
+    }
+
+    fn decides(&self, row: &ContactRow) -> bool {
+        let (a, b) = (row.body_a, row.body_b);
+        if b == NO_BODY {
+            return self.owns(a);
+        }
+        let lower = if self.ids[a as usize] < self.ids[b as usize] {
+            a
+        } else {
+            b
+        };
+        self.owns(lower)
+    }
+
+    fn shared_slot(&self, body: u32) -> Option<usize> {
+        match self.slots[body as usize] {
+            UNSHARED => None,
+            s => Some(s as usize),
+        }
+    }
+
+    fn sum_shared(&mut self, local: &dyn Fn(u32) -> [f32; 6]) {
+        for (m, &b) in self.mine.iter_mut().zip(&self.shared) {
+            *m = local(b);
+        }
+        let mut at = 0;
+        for list in &self.lists {
+            for &s in list {
+                self.send[at] = self.mine[s as usize];
+                at += 1;
+            }
+        }
+        self.ranks.exchange_known(
+            bytemuck::cast_slice(&self.send),
+            &self.counts,
+            bytemuck::cast_slice_mut(&mut self.recv),
+            &self.counts,
+        );
+        self.totals.fill([0.0; 6]);
+        let add = |t: &mut [f32; 6], x: &[f32; 6]| {
+            for (t, x) in t.iter_mut().zip(x) {
+                *t += x;
+            }
+        };
+        let mut at = 0;
+        for (r, list) in self.lists.iter().enumerate() {
+            if r == self.ranks.rank() {
+                for (t, m) in self.totals.iter_mut().zip(&self.mine) {
+                    add(t, m);
+                }
+            }
+            for &s in list {
+                add(&mut self.totals[s as usize], &self.recv[at]);
+                at += 1;
+            }
+        }
+    }
+
+    fn total(&self, slot: usize) -> [f32; 6] {
+        self.totals[slot]
+    }
+
+    fn reduce(&mut self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]) {
+        self.ranks.reduce(max, sums)
+    }
+}

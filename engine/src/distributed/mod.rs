@@ -1,0 +1,134 @@
+//! Distributed runs over MPI: [`World::distribute`] turns a world built the same way on every
+//! rank of an MPI job into one rank of a domain-decomposed run (feature `mpi`).
+//!
+//! The bed is split into one box per rank by recursive bisection on body counts along its
+//! longest axes ([`crate::decomposition`]), rebalanced every so many steps; bodies migrate to
+//! the rank whose box their centre enters. Each rank steps the bodies it owns with ghost
+//! copies of the bodies of other ranks within contact reach, solving each contact on exactly
+//! one rank, and the ranks agree on the shared bodies' velocity changes in every gather of the
+//! Jacobi or APGD solve ([`grains_kernels::interface`]): the distributed solve is the same
+//! iteration as one process's, only split by contacts. The scheme, its convergence and its
+//! cost are in `docs/distributed.md`.
+
+/// The `mpi` crate this build uses, for a program that starts MPI (`mpi::initialize_with_threading`).
+pub use mpi;
+
+pub(crate) mod coupling;
+pub(crate) mod ranks;
+pub(crate) mod subdomain;
+pub(crate) mod wire;
+
+use crate::backend::distributed::DistributedBackend;
+use crate::backend::StepBackend;
+use crate::error::BuildError;
+use crate::settings::{Backend, Integrator, Settings};
+use crate::solver::Solver;
+use crate::world::World;
+use coupling::Coupling;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use ranks::Ranks;
+
+/// Why Gauss–Seidel cannot be distributed.
+pub(crate) const GAUSS_SEIDEL: &str = "the Gauss–Seidel solver cannot be coupled across ranks \
+    (its sweep updates contacts one after another in an order no split by subdomain keeps); \
+    use solver = \"jacobi\" or \"apgd\"";
+
+/// The most ranks a run can use (a body's holders are a 64-bit mask).
+pub const MAX_RANKS: usize = 64;
+
+/// Checks that `settings` can be stepped by the coupled distributed solve.
+fn check_settings(settings: &Settings) -> Result<(), BuildError> {
+    let refuse = |what: &str| Err(BuildError::Distributed(what.to_string()));
+    if settings.backend != Backend::Cpu {
+        return refuse("only the CPU backend runs distributed; use backend = \"cpu\"");
+    }
+    if settings.integrator != Integrator::Ccp {
+        return refuse("only the CCP integrator runs distributed");
+    }
+    if matches!(settings.solver, Solver::GaussSeidel { .. }) {
+        return refuse(GAUSS_SEIDEL);
+    }
+    if settings.periodic.is_on() {
+        return refuse("periodic boundaries are not supported in a distributed run");
+    }
+    Ok(())
+}
+
+impl World {
+    /// Makes this world one rank of a distributed run on the ranks of `comm`, rebalancing the
+    /// subdomains every `rebalance_every` steps. Every rank must have built the same world
+    /// (the same scene, the same settings) and call this at the same step (steps taken before
+    /// carry on, warm start included); from then on the
+    /// ranks step together, each its own subdomain, and the host copy of every body
+    /// ([`World::bodies`]) is gathered on every rank every [`Settings::sync_every`] steps and by
+    /// [`World::sync`]. MPI must have been initialised with at least
+    /// `mpi::Threading::Serialized` (the solve calls MPI from the pipeline's worker thread).
+    ///
+    /// Refused, naming what, for what the coupled solve does not cover: the Gauss–Seidel solver
+    /// (use Jacobi or APGD), the GPU backend, the implicit integrator, joints, springs, applied
+    /// forces, restitution, shapes other than spheres, bodies with principal moments,
+    /// insertions and sinks, periodic boundaries, and more than [`MAX_RANKS`] ranks. The
+    /// contacts ([`World::contacts`]) are not gathered: they are empty in a distributed world.
+    pub fn distribute(
+        &mut self,
+        comm: SimpleCommunicator,
+        rebalance_every: u64,
+    ) -> Result<(), BuildError> {
+        let refuse = |what: &str| Err(BuildError::Distributed(what.to_string()));
+        check_settings(&self.settings)?;
+        if comm.size() as usize > MAX_RANKS {
+            return refuse(&format!(
+                "{} ranks; at most {MAX_RANKS} are supported",
+                comm.size()
+            ));
+        }
+        if rebalance_every == 0 {
+            return refuse("the rebalance interval must be at least 1 step");
+        }
+        if self.joint_rows > 0 || !self.joints.is_empty() {
+            return refuse("joints and implicit springs are not supported");
+        }
+        if !self.forces.is_empty() {
+            return refuse("applied forces are not supported");
+        }
+        if self.friction.any_restitution() {
+            return refuse("restitution (the impact stage) is not supported");
+        }
+        if !self.shapes.is_empty() {
+            return refuse("only spheres are supported (a body has another shape)");
+        }
+        let b = &self.bodies;
+        if (0..b.len()).any(|i| b.is_dynamic(i) && b.motion[i].inv_inertia == 0.0) {
+            return refuse("bodies with principal moments are not supported");
+        }
+        if !self.insertions().is_empty() || !self.sinks().is_empty() {
+            return refuse("insertions and sinks are not supported");
+        }
+        let springs = self
+            .fingerprint
+            .items()
+            .any(|(n, v)| n == "springs" && v != "0");
+        if springs {
+            return refuse("springs are not supported");
+        }
+        // The steps taken so far carry on: their warm start goes to the ranks with the bodies.
+        let (keys, impulses, moments) = self.backend.warm_start_state()?;
+        let coupling = Coupling::new(Ranks::new(comm));
+        let mut backend = DistributedBackend::open(
+            self.settings.threads,
+            coupling,
+            rebalance_every,
+            (self.bodies.len(), self.steps),
+        )?;
+        backend.restore(self.steps, (&keys, &impulses, &moments), &[]);
+        self.backend = Box::new(backend);
+        Ok(())
+    }
+
+    /// The ids of the bodies each rank owns now, by rank, each ascending, in a distributed
+    /// world (`None` in a world that steps every body itself). Every rank must call it
+    /// together: it gathers them.
+    pub fn rank_ids(&self) -> Option<Vec<Vec<u64>>> {
+        self.backend.owned_ids()
+    }
+}

@@ -1,0 +1,161 @@
+//! The ranks of a distributed run as the engine talks to them: the MPI communicator and the
+//! few collective operations the step uses, each over plain bytes of `Pod` records, with every
+//! reduction added in rank order so that its bits do not depend on the MPI library's order.
+
+use bytemuck::Pod;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::CommunicatorCollectives;
+use mpi::Count;
+
+/// One rank's communicator with the run's other ranks.
+pub(crate) struct Ranks {
+    comm: SimpleCommunicator,
+    rank: usize,
+    size: usize,
+}
+
+// SAFETY: the communicator is a handle that MPI lets any thread use when calls are serialized;
+// the program initialises MPI with `Threading::Serialized` (`grains run` does, and
+// `World::distribute` says so), and a world's step, the only user, runs one at a time (it
+// takes `&mut World`), so no two threads call MPI through it at once.
+unsafe impl Send for Ranks {}
+// SAFETY: as for `Send`: every method that calls MPI is reached through `&mut` of the step or
+// the serialized calls of one step.
+unsafe impl Sync for Ranks {}
+
+/// Displacements of consecutive blocks of `counts` elements.
+fn displacements(counts: &[Count]) -> Vec<Count> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let d = *at;
+            *at += c;
+            Some(d)
+        })
+        .collect()
+}
+
+/// A byte count as MPI takes it; a message of 2 GiB or more is refused by the callers' sizes.
+fn count(bytes: usize) -> Count {
+    Count::try_from(bytes).unwrap_or(Count::MAX)
+}
+
+impl Ranks {
+    /// The ranks of `comm`, seen from this one.
+    pub(crate) fn new(comm: SimpleCommunicator) -> Ranks {
+        let (rank, size) = (comm.rank() as usize, comm.size() as usize);
+        Ranks { comm, rank, size }
+    }
+
+    /// This rank's number, 0..size.
+    pub(crate) fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Sends `send[q]` to every rank q and returns what every rank sent here, by rank.
+    pub(crate) fn exchange<T: Pod>(&self, send: &[Vec<T>]) -> Vec<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        let send_counts: Vec<Count> = send.iter().map(|v| count(v.len() * size)).collect();
+        let mut recv_counts = vec![0 as Count; self.size];
+        self.comm
+            .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        let flat: Vec<u8> = send
+            .iter()
+            .flat_map(|v| bytemuck::cast_slice::<T, u8>(v).iter().copied())
+            .collect();
+        let mut recv = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum()];
+        self.exchange_known(&flat, &send_counts, &mut recv, &recv_counts);
+        let displs = displacements(&recv_counts);
+        (0..self.size)
+            .map(|q| {
+                let at = displs[q] as usize;
+                bytemuck::pod_collect_to_vec(&recv[at..at + recv_counts[q] as usize])
+            })
+            .collect()
+    }
+
+    /// Sends consecutive blocks of `send` (`send_counts` bytes to each rank) and receives
+    /// `recv_counts` bytes from each rank into consecutive blocks of `recv`.
+    pub(crate) fn exchange_known(
+        &self,
+        send: &[u8],
+        send_counts: &[Count],
+        recv: &mut [u8],
+        recv_counts: &[Count],
+    ) {
+        let (sd, rd) = (displacements(send_counts), displacements(recv_counts));
+        // Empty buffers share one dangling address, which MPI takes for an aliased send and
+        // receive buffer: give each a byte of its own (no count reaches it).
+        let (send_pad, mut recv_pad) = ([0u8; 1], [0u8; 1]);
+        let send = if send.is_empty() { &send_pad[..] } else { send };
+        let recv = if recv.is_empty() {
+            &mut recv_pad[..]
+        } else {
+            recv
+        };
+        let outgoing = Partition::new(send, send_counts, &sd[..]);
+        let mut incoming = PartitionMut::new(recv, recv_counts, &rd[..]);
+        self.comm.all_to_all_varcount_into(&outgoing, &mut incoming);
+    }
+
+    /// Every rank's `mine`, concatenated in rank order, on every rank.
+    pub(crate) fn all_gather<T: Pod>(&self, mine: &[T]) -> Vec<T> {
+        let bytes = bytemuck::cast_slice::<T, u8>(mine);
+        let mut counts = vec![0 as Count; self.size];
+        self.comm
+            .all_gather_into(&count(bytes.len()), &mut counts[..]);
+        let displs = displacements(&counts);
+        let total = counts.iter().map(|&c| c as usize).sum();
+        // One byte more than needed, so an empty gather's buffer does not alias an empty send.
+        let mut recv = vec![0u8; total + 1];
+        let send_pad = [0u8; 1];
+        let bytes = if bytes.is_empty() {
+            &send_pad[..0]
+        } else {
+            bytes
+        };
+        let mut incoming = PartitionMut::new(&mut recv[..], &counts[..], &displs[..]);
+        self.comm.all_gather_varcount_into(bytes, &mut incoming);
+        bytemuck::pod_collect_to_vec(&recv[..total])
+    }
+
+    /// In one `Allgather`: the largest `max` over the ranks and each of `sums` summed over the
+    /// ranks, added in rank order.
+    pub(crate) fn reduce(&self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]) {
+        let mine = [max as f64, sums[0], sums[1]];
+        let mut all = vec![[0f64; 3]; self.size];
+        let flat = bytemuck::cast_slice_mut::<[f64; 3], f64>(&mut all);
+        self.comm.all_gather_into(&mine[..], flat);
+        all.iter()
+            .fold((f32::NEG_INFINITY, [0.0; 2]), |(m, [a, b]), r| {
+                (m.max(r[0] as f32), [a + r[1], b + r[2]])
+            })
+    }
+
+    /// The largest `x` over the ranks.
+    pub(crate) fn max(&self, x: f32) -> f32 {
+        let mut all = vec![0f32; self.size];
+        self.comm.all_gather_into(&x, &mut all[..]);
+        all.into_iter().fold(f32::NEG_INFINITY, f32::max)
+    }
+
+    /// The sum of `x` over the ranks, added in rank order.
+    pub(crate) fn sum(&self, x: f64) -> f64 {
+        let mut all = vec![0f64; self.size];
+        self.comm.all_gather_into(&x, &mut all[..]);
+        all.into_iter().fold(0.0, |s, v| s + v)
+    }
+
+    /// The sum of `x` over the ranks.
+    pub(crate) fn sum_count(&self, x: u64) -> u64 {
+        let mut all = vec![0u64; self.size];
+        self.comm.all_gather_into(&x, &mut all[..]);
+        all.into_iter().sum()
+    }
+}

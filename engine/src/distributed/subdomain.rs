@@ -1,0 +1,196 @@
+//! One rank's subdomain between and within steps: the bodies it owns and the warm-start
+//! impulses of the contacts it solves, their migration to the rank whose box their centre
+//! entered, the ghosts it sends and receives, and the local bodies (own, then ghosts) it
+//! steps.
+
+use super::ranks::Ranks;
+use super::wire::{BodyRecord, KeyedImpulse, WarmRecord};
+use crate::decomposition::Bisection;
+use glam::Vec3;
+use grains_kernels::broad_phase::Envelope;
+use grains_kernels::forces::Actuation;
+use grains_kernels::Bodies;
+
+/// The bodies a rank owns and the warm start of the contacts it solves.
+#[derive(Default)]
+pub(crate) struct Subdomain {
+    /// Owned bodies' state, ascending id.
+    pub(crate) owned: Vec<BodyRecord>,
+    /// Last step's impulses of the contacts this rank solved, ascending (a, b); a is the lower
+    /// id of the pair, which this rank owns.
+    pub(crate) warm: Vec<WarmRecord>,
+}
+
+/// The local bodies of one step: own (ascending id), then ghosts (ascending id).
+#[derive(Default)]
+pub(crate) struct Local {
+    /// Their state, as the kernels step it.
+    pub(crate) bodies: Bodies,
+    /// Each local body's id.
+    pub(crate) ids: Vec<u64>,
+    /// Each local body's holders (bit q: rank q).
+    pub(crate) holders: Vec<u64>,
+    /// Number of own bodies (the first ones).
+    pub(crate) owned: usize,
+}
+
+impl Local {
+    /// The local index of body `id`, if this rank holds it.
+    pub(crate) fn index_of(&self, id: u64) -> Option<u32> {
+        let (own, ghosts) = self.ids.split_at(self.owned);
+        match own.binary_search(&id) {
+            Ok(i) => Some(i as u32),
+            Err(_) => ghosts
+                .binary_search(&id)
+                .ok()
+                .map(|g| (self.owned + g) as u32),
+        }
+    }
+}
+
+impl Subdomain {
+    /// The bodies of `world` (index = id) whose centres lie in this rank's box of `cuts`, with
+    /// the warm-start records of `warm` that this rank decides.
+    pub(crate) fn seed(world: &Bodies, cuts: &Bisection, me: usize, warm: &[WarmRecord]) -> Self {
+        let owned: Vec<BodyRecord> = (0..world.len())
+            .filter(|&i| cuts.owner(world.pos_radius[i].truncate()) == me)
+            .map(|i| BodyRecord::of(world, i, i as u64))
+            .collect();
+        let mine = |id: u64| owned.binary_search_by_key(&id, |r| r.id).is_ok();
+        let warm = warm.iter().filter(|w| mine(w.a)).copied().collect();
+        Subdomain { owned, warm }
+    }
+
+    /// Sends every owned body whose centre left this rank's box of `cuts` to the rank whose
+    /// box it entered, with the warm start of the contacts it decides, and takes in those
+    /// sent here.
+    pub(crate) fn migrate(&mut self, cuts: &Bisection, ranks: &Ranks) {
+        let me = ranks.rank();
+        let mut bodies: Vec<Vec<BodyRecord>> = vec![Vec::new(); ranks.size()];
+        let mut warm: Vec<Vec<WarmRecord>> = vec![Vec::new(); ranks.size()];
+        let mut to = Vec::with_capacity(self.owned.len());
+        for r in &self.owned {
+            let q = cuts.owner(Vec3::from_slice(&r.pos_radius[..3]));
+            bodies[q].push(*r);
+            to.push(q);
+        }
+        for w in &self.warm {
+            let at = self.owned.partition_point(|r| r.id < w.a);
+            if self.owned.get(at).is_some_and(|r| r.id == w.a) {
+                warm[to[at]].push(*w);
+            }
+        }
+        let mut kept_bodies = std::mem::take(&mut bodies[me]);
+        let mut kept_warm = std::mem::take(&mut warm[me]);
+        for (b, w) in ranks
+            .exchange(&bodies)
+            .into_iter()
+            .zip(ranks.exchange(&warm))
+        {
+            kept_bodies.extend(b);
+            kept_warm.extend(w);
+        }
+        kept_bodies.sort_by_key(|r| r.id);
+        kept_warm.sort_by_key(|w| (w.a, w.b));
+        self.owned = kept_bodies;
+        self.warm = kept_warm;
+    }
+
+    /// The local bodies of the next step: the owned ones, then the ghosts other ranks send,
+    /// each owned body going to every rank whose box lies within its reach plus the largest
+    /// reach of any body (radius plus envelope margin at the fastest it can move in the step:
+    /// its speed after a step of gravity, or its prescribed speed among `drives`, index = id):
+    /// the ranks where a contact of it can be solved. Mass properties, materials and kinds
+    /// come from `world` (index = id).
+    pub(crate) fn layout(
+        &mut self,
+        cuts: &Bisection,
+        ranks: &Ranks,
+        (world, envelope, h, gravity): (&Bodies, Envelope, f32, Vec3),
+        drives: &[Actuation],
+        local: &mut Local,
+    ) {
+        let me = ranks.rank();
+        let mut driven: Vec<(u64, f32)> = drives
+            .iter()
+            .map(|d| (d.body as u64, Vec3::from_array(d.linear).length()))
+            .collect();
+        driven.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let reach = |r: &BodyRecord| {
+            let falling = Vec3::from_array(r.linear).length() + gravity.length() * h;
+            let at = driven.partition_point(|d| d.0 < r.id);
+            let prescribed = driven.get(at).filter(|d| d.0 == r.id).map_or(0.0, |d| d.1);
+            r.pos_radius[3] + envelope.body_margin(falling.max(prescribed), h)
+        };
+        let widest = ranks.max(self.owned.iter().map(reach).fold(0.0, f32::max));
+        let mut ghosts: Vec<Vec<BodyRecord>> = vec![Vec::new(); ranks.size()];
+        for r in &mut self.owned {
+            let c = Vec3::from_slice(&r.pos_radius[..3]);
+            let halo = reach(r) + widest;
+            r.holders = (0..ranks.size())
+                .filter(|&q| q == me || cuts.distance(q, c) <= halo)
+                .fold(0, |mask, q| mask | 1u64 << q);
+            for (q, out) in ghosts.iter_mut().enumerate() {
+                if q != me && r.holders & 1u64 << q != 0 {
+                    out.push(*r);
+                }
+            }
+        }
+        let mut received: Vec<BodyRecord> = ranks.exchange(&ghosts).concat();
+        received.sort_by_key(|r| r.id);
+        let n = self.owned.len() + received.len();
+        let b = &mut local.bodies;
+        b.pos_radius.resize(n, Default::default());
+        b.orientation.resize(n, Default::default());
+        b.motion.resize(n, Default::default());
+        b.material.resize(n, 0);
+        b.kind.resize(n, 0);
+        local.ids.clear();
+        local.holders.clear();
+        for (i, r) in self.owned.iter().chain(&received).enumerate() {
+            r.write(b, i, world);
+            local.ids.push(r.id);
+            local.holders.push(r.holders);
+        }
+        local.owned = self.owned.len();
+    }
+
+    /// The warm start of the local step: keys of local pairs (ascending, lower index first)
+    /// with their impulse and moment vectors on the key's first body. Contacts whose partner
+    /// is no longer held here are dropped (they cannot be active).
+    pub(crate) fn local_warm_start(&self, local: &Local) -> Vec<KeyedImpulse> {
+        let mut out: Vec<KeyedImpulse> = self
+            .warm
+            .iter()
+            .filter_map(|w| w.keyed(|id| local.index_of(id)))
+            .collect();
+        out.sort_by_key(|e| e.0);
+        out
+    }
+
+    /// Takes the step's results: the owned bodies' new state from `local`, and the warm start
+    /// of the contacts this rank solved from the local `keys` with their `impulses` and
+    /// `moments` (one per key, or none).
+    pub(crate) fn take_step(
+        &mut self,
+        local: &Local,
+        keys: &[u64],
+        impulses: &[[f32; 4]],
+        moments: &[[f32; 4]],
+    ) {
+        for (i, r) in self.owned.iter_mut().enumerate() {
+            let holders = r.holders;
+            *r = BodyRecord::of(&local.bodies, i, r.id);
+            r.holders = holders;
+        }
+        self.warm.clear();
+        let n = local.ids.len();
+        for (k, (&key, &impulse)) in keys.iter().zip(impulses).enumerate() {
+            let moment = moments.get(k).copied().unwrap_or_default();
+            let entry = (key, impulse, moment);
+            let record = WarmRecord::from_key(entry, n, |i| local.ids[i as usize]);
+            self.warm.push(record);
+        }
+        self.warm.sort_by_key(|w| (w.a, w.b));
+    }
+}
