@@ -2,7 +2,7 @@
 //! rest, a pile of clumps and spheres stepped in lockstep with the CPU, and a resumed run.
 
 use super::gpu_world;
-use super::inertia::lockstep;
+use super::inertia::{lockstep, pile_builder};
 use grains::{
     Backend, Body, BuildError, ClumpTemplate, Material, Quat, Settings, Snapshot, Solver, Vec3,
     Vec4, WallDesc, World,
@@ -60,20 +60,7 @@ fn clump_pile(
     drum: bool,
     material: Material,
 ) -> Result<World, BuildError> {
-    let mut b = World::builder(Settings {
-        backend,
-        h: 1e-3,
-        sync_every,
-        threads: 2,
-        solver: Solver::Jacobi {
-            sweeps: 60,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..Settings::default()
-    });
-    b.material(material);
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    let mut b = pile_builder(backend, sync_every, material);
     if drum {
         b.wall(WallDesc::cylinder(
             Vec3::ZERO,

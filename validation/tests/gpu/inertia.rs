@@ -5,7 +5,7 @@ use super::common::{assert_same_contacts, max_position_difference};
 use super::{gpu_world, POSITION_TOLERANCE_R};
 use grains::{
     Backend, Body, BuildError, Material, Quat, Settings, Sink, SinkShape, Solver, Vec3, WallDesc,
-    World,
+    World, WorldBuilder,
 };
 use grains_validation::cases::free_rotation::{v21_run, v21_world};
 
@@ -50,20 +50,7 @@ fn anisotropic_pile(
     material: Material,
     sink: Option<Sink>,
 ) -> Result<World, BuildError> {
-    let mut b = World::builder(Settings {
-        backend,
-        h: 1e-3,
-        sync_every: 1,
-        threads: 2,
-        solver: Solver::Jacobi {
-            sweeps: 60,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..Settings::default()
-    });
-    b.material(material);
-    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    let mut b = pile_builder(backend, 1, material);
     for (p, n) in [(-1.0f32, 1.0f32), (1.0, -1.0)] {
         b.wall(WallDesc::plane(
             Vec3::new(p * 5.0 * R, 0.0, 0.0),
@@ -105,6 +92,26 @@ fn anisotropic_pile(
         );
     }
     b.build()
+}
+
+/// The builder of the lockstep piles: a floor z = 0 of `material`, h = 1 ms, read back every
+/// `sync_every` steps, 2 threads, projected Jacobi with 60 sweeps at ω = 0.3 (tolerance 0).
+pub(super) fn pile_builder(backend: Backend, sync_every: u32, material: Material) -> WorldBuilder {
+    let mut b = World::builder(Settings {
+        backend,
+        h: 1e-3,
+        sync_every,
+        threads: 2,
+        solver: Solver::Jacobi {
+            sweeps: 60,
+            tolerance: 0.0,
+            omega: 0.3,
+        },
+        ..Settings::default()
+    });
+    b.material(material);
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    b
 }
 
 /// Largest |Δω| between the two worlds' bodies over the largest |ω| of `a`.
