@@ -282,7 +282,8 @@ fn refused_at_their_keys(base: &Path, text: &str, cases: &[(&str, &str, &str, &s
 
 /// Bad shaped `[[insert]]` tables (edits of `scenes/clump_feed.toml`) are refused at their line
 /// and key: a size law for a shaped grain, a truncation, an unknown template, a dimension of
-/// another shape, and a shape the world cannot hold (GPU backend), at its `shape` key.
+/// another shape, and a shape the world cannot hold (ellipsoids on the GPU backend), at its
+/// `shape` key.
 #[test]
 fn bad_shaped_insert_tables_name_their_line_and_key() {
     let base = tmp("shaped-errors");
@@ -325,8 +326,12 @@ fn bad_shaped_insert_tables_name_their_line_and_key() {
         "h = 0.001",
         "h = 0.001\nbackend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0",
     );
-    let shape = "shape = \"clump\"";
-    let cases = [(shape, shape, "shape", "GPU backend has spheres only")];
+    let cases = [(
+        "shape = \"clump\"\nclump = \"pellet\"",
+        "shape = \"ellipsoid\"\nsemi_axes = [0.004, 0.003, 0.002]",
+        "shape",
+        "shapes other than clumps",
+    )];
     refused_at_their_keys(&base, &on_gpu, &cases);
     std::fs::remove_dir_all(&base).unwrap();
 }

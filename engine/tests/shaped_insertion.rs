@@ -212,13 +212,13 @@ fn refusal(b: &WorldBuilder) -> String {
     }
 }
 
-/// Shapes the world cannot hold are refused at build naming the insertion: on the GPU backend,
-/// beside a built box (clumps meet spheres, clumps and walls only), ellipsoids outside a
+/// Shapes the world cannot hold are refused at build naming the insertion: ellipsoids on the
+/// GPU backend (which feeds spheres and clumps), beside a built box (clumps meet spheres, clumps and walls only), ellipsoids outside a
 /// cylinder wall (they meet it from inside only, which builds); a sphere feed beside the same
 /// box builds.
 #[test]
 fn shaped_grains_the_world_cannot_hold_are_refused_naming_the_insertion() {
-    let mut gpu = feed(1, Grain::Clump);
+    let mut gpu = feed(1, Grain::Ellipsoid);
     *gpu.settings_mut() = Settings {
         backend: Backend::Gpu,
         solver: Solver::Jacobi {
@@ -229,7 +229,10 @@ fn shaped_grains_the_world_cannot_hold_are_refused_naming_the_insertion() {
         ..Settings::default()
     };
     let msg = refusal(&gpu);
-    assert!(msg.contains("GPU backend has spheres only"), "{msg}");
+    assert!(
+        msg.contains("places ellipsoids") && msg.contains("other than clumps"),
+        "{msg}"
+    );
 
     let mut beside_box = feed(1, Grain::Clump);
     beside_box.body(Body::cuboid(
