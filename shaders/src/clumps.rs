@@ -15,6 +15,9 @@ pub const NOT_CLUMP: u32 = u32::MAX;
 pub struct ClumpShapes {
     pub table: ClumpTable,
     pub templates: Vec<u32>,
+    /// The clump bodies' members together (kept with `templates`, so that the step's check of
+    /// the buffers' sizes does not count them again).
+    placed: u64,
 }
 
 impl ClumpShapes {
@@ -31,7 +34,7 @@ impl ClumpShapes {
         }
         let mut shapes_of = ClumpShapes {
             table,
-            templates: Vec::new(),
+            ..ClumpShapes::default()
         };
         shapes_of.set_bodies(shapes);
         Ok(shapes_of)
@@ -47,17 +50,17 @@ impl ClumpShapes {
                 _ => NOT_CLUMP,
             })
             .collect();
+        self.placed = (self.templates.iter())
+            .filter(|&&t| t != NOT_CLUMP)
+            .map(|&t| self.table.members(t).len() as u64)
+            .sum();
     }
 
     /// Words of the clumps' buffer for `n` bodies (see [`ClumpShapes::words`]), and the most
     /// members of one template.
     pub fn sizes(&self, n: usize) -> (u64, u64) {
         let counts = (0..self.table.len() as u32).map(|t| self.table.members(t).len() as u64);
-        let placed: u64 = (self.templates.iter())
-            .filter(|&&t| t != NOT_CLUMP)
-            .map(|&t| self.table.members(t).len() as u64)
-            .sum();
-        let words = 2 + 2 * n as u64 + 4 * (counts.clone().sum::<u64>() + placed);
+        let words = 2 + 2 * n as u64 + 4 * (counts.clone().sum::<u64>() + self.placed);
         (words + mask_words(n), counts.max().unwrap_or(0))
     }
 

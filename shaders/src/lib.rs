@@ -159,8 +159,8 @@ impl GpuPipeline {
     /// The clump templates of `table` and each body's shape (`shapes`: spheres and clumps; empty
     /// when every body is a sphere); refuses other shapes. The first call with a template (for
     /// the bodies or the grains an insertion will place) compiles every stage again for clumps
-    /// (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which refuses mesh walls from then on. Takes effect with the
-    /// next upload of the bodies, which it asks for.
+    /// (`clump_shapes.wgsl`, `solver_row_full.wgsl`), which refuses mesh walls from then on.
+    /// Takes effect with the next upload of the bodies, which it asks for.
     pub fn set_clumps(
         &mut self,
         table: grains_kernels::clump::ClumpTable,
@@ -583,8 +583,8 @@ impl GpuPipeline {
         // warm start looks a key up in both of its bodies' segments.
         let kept = keys.len().min(b.sizes.rows as usize);
         let first_body = |key: u64| ((key & !FLAGS_A) >> 32) as usize;
-        let mut order = key_order(&keys[..kept]);
-        order.sort_by_key(|&k| first_body(keys[k]));
+        let mut order: Vec<usize> = (0..kept).collect();
+        order.sort_unstable_by_key(|&k| (first_body(keys[k]), keys[k]));
         let mut start = vec![0u32; bodies.len() + 1];
         for &k in &order {
             start[first_body(keys[k]) + 1] += 1;

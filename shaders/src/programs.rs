@@ -311,10 +311,7 @@ impl Programs {
             let layout = pipeline_layout(device, &[Some(&step_layout), Some(&clump_layout)]);
             (CLUMP_SHAPES, layout)
         } else {
-            (
-                CLUMP_SHAPES_OFF,
-                pipeline_layout(device, &[Some(&step_layout)]),
-            )
+            (CLUMP_SHAPES_OFF, step.clone())
         };
         let forces = compile(device, "forces", &[LAYOUT, FORCES]);
         let broad = compile(device, "broad_phase", &[LAYOUT, shapes, BROAD_PHASE]);
