@@ -808,7 +808,7 @@ pub fn run_distributed(
             }
             record.taken += 1;
             record.wall_seconds = before_wall + clock.elapsed().as_secs_f64();
-            if world.synced_at() == world.steps() {
+            if world.stats_at() == world.steps() {
                 record.iterations += st.iterations as u64;
                 record.contacts += st.contacts as u64;
                 record.counted += 1;

@@ -146,6 +146,12 @@ fn main() -> ExitCode {
             backend,
             solver,
         } => {
+            // The cases are single-process worlds: under mpirun each rank would run them all.
+            #[cfg(feature = "mpi")]
+            if distributed::launched_by_mpi() {
+                eprintln!("error: `grains validate` runs in one process; start it without mpirun");
+                return ExitCode::FAILURE;
+            }
             let layout = if json {
                 Layout::Json
             } else if markdown {
@@ -677,7 +683,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let start = Instant::now();
     for _ in 0..steps {
         match world.step() {
-            Ok(s) if world.synced_at() == world.steps() => tally.add(&s),
+            Ok(s) if world.stats_at() == world.steps() => tally.add(&s),
             Ok(_) => {}
             Err(grains::StepError::Gpu(e)) => {
                 return fail(format!("GPU backend failed at step {}: {e}", world.steps()));
@@ -687,7 +693,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     }
     // The time includes reading the end state back (GPU), so that every step has completed;
     // that read-back gives the last step's figures too.
-    let last_counted = world.synced_at() == world.steps();
+    let last_counted = world.stats_at() == world.steps();
     if let Err(e) = world.sync() {
         eprintln!("error: GPU backend failed at step {}: {e}", world.steps());
         return ExitCode::FAILURE;

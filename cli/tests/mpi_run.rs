@@ -94,7 +94,8 @@ fn last_frame_ids(dir: &Path) -> Vec<u64> {
 
 /// Two ranks write one set of outputs whose figures match one process's: every grain once in
 /// the frames, as many CSV rows, the same bed height within a quarter radius and contacts
-/// within 0.5 %.
+/// within 0.5 %; the summary's mean contacts, over every step (not only the 5 steps whose
+/// bodies were gathered), within 2 %.
 #[test]
 fn two_ranks_write_one_data_set_that_matches_one_process() {
     let (one, two) = (tmp("one"), tmp("two"));
@@ -127,6 +128,14 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
         contacts(&two),
         contacts(&one)
     );
+    let mean = |d: &Path| figure(d, "/contacts_mean");
+    let rel = (mean(&one) - mean(&two)).abs() / mean(&one);
+    assert!(
+        rel < 0.02,
+        "mean contacts {} on 2 ranks, {} in one process",
+        mean(&two),
+        mean(&one)
+    );
     assert_eq!(figure(&two, "/steps"), 250.0);
     for d in [one, two] {
         let _ = std::fs::remove_dir_all(d);
@@ -150,4 +159,27 @@ fn a_checkpoint_of_two_ranks_resumes_on_one_and_on_four() {
         assert_eq!(last_frame_ids(&dir), (0..1000).collect::<Vec<u64>>());
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// `grains validate` under mpirun is refused on every rank, with one line saying to start it
+/// without mpirun (its cases are single-process worlds, which each rank would run whole).
+#[test]
+fn validate_under_mpirun_is_refused() {
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
+        .args(["validate", "V1"])
+        .output()
+        .expect("grains and mpirun run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "refused: {stderr}");
+    let said = "error: `grains validate` runs in one process; start it without mpirun";
+    assert_eq!(
+        stderr.matches(said).count(),
+        2,
+        "each rank says why: {stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("V1"),
+        "no case ran"
+    );
 }

@@ -169,6 +169,14 @@ impl World {
         self.backend.synced_at(self.steps)
     }
 
+    /// The step whose statistics [`World::step`] and [`World::last_stats`] return: the last
+    /// one, except on the GPU backend, where it is [`World::synced_at`]. (A distributed world
+    /// sums every step's statistics over its ranks, while it gathers its bodies only every
+    /// [`crate::Settings::sync_every`] steps.)
+    pub fn stats_at(&self) -> u64 {
+        self.backend.stats_at(self.steps)
+    }
+
     /// Writes each wall's current face position, its velocity over [t, t + h] and its flags
     /// (switched off outside its window, a disk, its plane group).
     pub(crate) fn place_walls(&mut self, t: f64) {
@@ -344,7 +352,7 @@ impl World {
         &self.wall_descs
     }
 
-    /// Statistics of the last step (GPU: of step [`World::synced_at`]).
+    /// Statistics of the last step (GPU: of step [`World::synced_at`]; see [`World::stats_at`]).
     pub fn last_stats(&self) -> StepStats {
         self.last
     }

@@ -21,11 +21,17 @@ fn child_threads() -> usize {
         .unwrap_or(1)
 }
 
+/// Seconds a launch may take before `timeout` ends it: a run that leaves its ranks waiting
+/// for each other fails instead of hanging the suite.
+const LAUNCH_LIMIT: &str = "600";
+
 /// Runs test `name` of this binary under `mpirun -np ranks`, each rank on `threads` worker
-/// threads, with `out` as the children's result file; panics with their output if they fail.
+/// threads, with `out` as the children's result file; panics with their output if they fail
+/// or do not end within [`LAUNCH_LIMIT`].
 fn launch(name: &str, (ranks, threads): (usize, usize), out: &std::path::Path) {
     let exe = std::env::current_exe().expect("the test binary's path");
-    let run = Command::new("mpirun")
+    let run = Command::new("timeout")
+        .args(["--kill-after=10", LAUNCH_LIMIT, "mpirun"])
         .args(["--allow-run-as-root", "--oversubscribe", "-np"])
         .arg(ranks.to_string())
         .arg(exe)
@@ -444,6 +450,78 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
     assert_eq!(
         fields[2..],
         expected.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
+}
+
+/// 200 grains at rest 4 r apart on the low side of x (nothing touches), and 200 more heaped
+/// within 0.2 r of one point on the high side: every heaped grain touches every other, 199
+/// contacts each, more than a rank's narrow phase keeps. No gravity.
+fn heaped() -> World {
+    let mut settings = Settings::granular(0.002);
+    settings.gravity = Vec3::ZERO;
+    settings.solver = Solver::Jacobi {
+        sweeps: 50,
+        tolerance: 1e-6,
+        omega: 0.3,
+    };
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    let mass = sphere_mass(R, 2500.0);
+    for i in 0..200 {
+        let c = Vec3::new(
+            -0.5 + 4.0 * R * (i % 20) as f32,
+            4.0 * R * (i / 20) as f32,
+            0.0,
+        );
+        b.body(Body::sphere(c, R, mass));
+    }
+    let mut jitter = grains_jitter(11);
+    for _ in 0..200 {
+        let c = Vec3::new(0.5, 0.0, 0.0) + 2.0 * Vec3::new(jitter(), jitter(), jitter());
+        b.body(Body::sphere(c, R, mass));
+    }
+    b.build().expect("the heap builds")
+}
+
+/// A step that one rank cannot take (its narrow phase finds too many contacts) stops every
+/// rank: each returns the step's error, where the others used to wait for that rank in the
+/// solve's first exchange until the launch was killed. The rank holding the heap says what is
+/// wrong with its figures; the other names that rank and its message.
+#[test]
+fn a_rank_that_cannot_take_a_step_stops_every_rank() {
+    const TEST: &str = "a_rank_that_cannot_take_a_step_stops_every_rank";
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
+        let mut world = heaped();
+        world.distribute(comm, 100).expect("the heap distributes");
+        let error = world
+            .step()
+            .expect_err("the heap's rank cannot take the step");
+        let heap_owner = world.rank_ids().expect("distributed")[1].contains(&399);
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        let line = format!("{heap_owner} {error}");
+        std::fs::write(format!("{out}-{rank}"), line).expect("written");
+        return;
+    }
+    let file = std::env::temp_dir().join(format!("grains-mpi-{}-heap", std::process::id()));
+    launch(TEST, (2, 1), &file);
+    let said = |rank: usize| {
+        let f = format!("{}-{rank}", file.display());
+        let text = std::fs::read_to_string(&f).unwrap_or_else(|_| panic!("rank {rank} wrote"));
+        let _ = std::fs::remove_file(&f);
+        text
+    };
+    let (low, high) = (said(0), said(1));
+    assert!(low.starts_with("true "), "rank 1 owns the heap: {low}");
+    let fault = "active contacts per body";
+    assert!(
+        high.contains(fault) && !high.contains("rank 1"),
+        "rank 1 says what is wrong: {high}"
+    );
+    assert!(
+        low.contains("rank 1 could not take the step") && low.contains(fault),
+        "rank 0 names rank 1 and its fault: {low}"
     );
 }
 

@@ -39,6 +39,11 @@ pub trait Interface: Send + Sync {
     /// In one exchange: the largest `max` over all ranks, and each of `sums` summed over all
     /// ranks, added in rank order.
     fn reduce(&mut self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]);
+
+    /// Whether every rank's narrow phase found its contacts (this rank's is `found`), in one
+    /// exchange before the solve: a rank that cannot take the step stops every rank with it,
+    /// where it would otherwise leave them waiting in the solve's first exchange.
+    fn all_found(&mut self, found: bool) -> bool;
 }
 
 /// Removes, in place and in order, the contacts this rank does not solve

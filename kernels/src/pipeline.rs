@@ -261,6 +261,8 @@ impl CpuPipeline {
     /// bodies' impulses over the ranks through `interface` (see [`crate::interface`]). The
     /// statistics are this rank's (its contacts, its bodies' energy, ghosts included). The
     /// caller refuses Gauss–Seidel, restitution and joints, which this coupling does not cover.
+    /// Fails on every rank, before the solve, when any rank's narrow phase found too many
+    /// contacts ([`Interface::all_found`]).
     #[allow(clippy::too_many_arguments)]
     pub fn step_distributed(
         &mut self,
@@ -329,7 +331,7 @@ impl Workspace {
         );
         lap(&mut t.broad);
 
-        find_contacts(
+        let found = find_contacts(
             &self.grid,
             bodies,
             &self.shapes,
@@ -340,7 +342,13 @@ impl Workspace {
             friction,
             p,
             &mut self.contacts,
-        )?;
+        );
+        if let Some(shared) = interface.as_deref_mut() {
+            if !shared.all_found(found.is_ok()) {
+                return Err(TooManyContacts);
+            }
+        }
+        found?;
         drop_non_colliding(&mut self.contacts, &self.non_contact.non_colliding);
         if let Some(shared) = interface.as_deref() {
             keep_decided(&mut self.contacts, shared);

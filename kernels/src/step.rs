@@ -263,6 +263,10 @@ pub enum GpuError {
     /// Any other device failure.
     #[error("GPU device error: {0}")]
     Device(String),
+    /// Not the GPU's: a distributed run's read-back, the gather of the ranks' bodies, found a
+    /// body lost or held twice (the message names the step and the body).
+    #[error("{0}")]
+    Distributed(String),
 }
 
 #[cfg(test)]

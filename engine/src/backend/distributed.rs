@@ -158,6 +158,23 @@ impl DistributedBackend {
     }
 }
 
+/// The error every rank returns from step `step` when the narrow phase of one or more ranks
+/// found too many contacts (a collective call): the lowest such rank returns its `fault`, the
+/// others say that rank stopped the step, with its message. No rank entered the solve.
+fn stopped_by_a_rank(coupling: &Coupling, step: u64, fault: Fault) -> StepError {
+    let ranks = &coupling.ranks;
+    let here = coupling.failed_ranks() & (1 << ranks.rank()) != 0;
+    let message = here.then(|| fault.to_string());
+    match ranks.first_message(message.as_deref()) {
+        Some((q, _)) if q == ranks.rank() => StepError::Health { step, fault },
+        Some((q, text)) => StepError::Distributed {
+            step,
+            problem: format!("rank {q} could not take the step: {text}"),
+        },
+        None => StepError::Health { step, fault },
+    }
+}
+
 impl StepBackend for DistributedBackend {
     fn set_loads(&mut self, _loads: &[Load]) {
         // `World::distribute` refuses worlds with applied forces; there are none to set.
@@ -210,9 +227,9 @@ impl StepBackend for DistributedBackend {
             p,
             &mut self.coupling,
         );
-        let stats = stepped.map_err(|TooManyContacts| StepError::Health {
-            step: steps,
-            fault: Fault::too_many_contacts(&local.bodies, p.h),
+        let stats = stepped.map_err(|TooManyContacts| {
+            let fault = Fault::too_many_contacts(&local.bodies, p.h);
+            stopped_by_a_rank(&self.coupling, steps, fault)
         })?;
         let (keys, impulses) = self.cpu.warm_start_state();
         let moments = self.cpu.warm_start_moments();
@@ -256,12 +273,18 @@ impl StepBackend for DistributedBackend {
             return Ok(None);
         }
         self.gather(bodies, steps)
-            .map_err(|e| GpuError::Device(e.to_string()))?;
+            .map_err(|e| GpuError::Distributed(e.to_string()))?;
         Ok(Some(self.last))
     }
 
     fn synced_at(&self, _steps: u64) -> u64 {
         self.synced_at
+    }
+
+    /// Every step's statistics are summed over the ranks as it is taken, whether or not the
+    /// bodies are gathered.
+    fn stats_at(&self, steps: u64) -> u64 {
+        steps
     }
 
     fn owned_ids(&self) -> Option<Vec<Vec<u64>>> {

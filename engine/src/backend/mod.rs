@@ -79,6 +79,12 @@ pub(crate) trait StepBackend: Send + Sync {
         steps
     }
 
+    /// The step whose statistics the last step returned, out of `steps` taken: the host copy's
+    /// ([`StepBackend::synced_at`]) by default.
+    fn stats_at(&self, steps: u64) -> u64 {
+        self.synced_at(steps)
+    }
+
     /// The ids of the bodies each rank owns, by rank, each ascending, in a distributed run (a
     /// call every rank makes together); `None` for a backend that steps every body itself.
     #[cfg(feature = "mpi")]

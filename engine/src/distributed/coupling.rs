@@ -37,6 +37,9 @@ pub(crate) struct Coupling {
     send: Vec<[f32; 6]>,
     recv: Vec<[f32; 6]>,
     counts: Vec<Count>,
+    /// The ranks whose narrow phase failed in the last [`Interface::all_found`] (bit q for rank
+    /// q).
+    failed: u64,
 }
 
 impl Coupling {
@@ -54,7 +57,13 @@ impl Coupling {
             send: Vec::new(),
             recv: Vec::new(),
             counts: Vec::new(),
+            failed: 0,
         }
+    }
+
+    /// The ranks whose narrow phase failed in this step (bit q for rank q; 0 when none did).
+    pub(crate) fn failed_ranks(&self) -> u64 {
+        self.failed
     }
 
     /// Sets the local bodies: the first `owned` of `ids` are this rank's, and `holders[i]` has
@@ -132,9 +141,8 @@ impl Interface for Coupling {
                 at += 1;
             }
         }
-        self.ranks.exchange_known(
+        self.ranks.exchange_with_neighbours(
             bytemuck::cast_slice(&self.send),
-            &self.counts,
             bytemuck::cast_slice_mut(&mut self.recv),
             &self.counts,
         );
@@ -164,5 +172,10 @@ impl Interface for Coupling {
 
     fn reduce(&mut self, max: f32, sums: [f64; 2]) -> (f32, [f64; 2]) {
         self.ranks.reduce(max, sums)
+    }
+
+    fn all_found(&mut self, found: bool) -> bool {
+        self.failed = self.ranks.which_fail(!found);
+        self.failed == 0
     }
 }

@@ -4,9 +4,14 @@
 
 use bytemuck::Pod;
 use mpi::datatype::{Partition, PartitionMut};
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::Rank;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
-use mpi::Count;
+use mpi::{Count, Tag};
+
+/// The tag of the interface's messages ([`Ranks::exchange_with_neighbours`]).
+const INTERFACE: Tag = 17;
 
 /// One rank's communicator with the run's other ranks.
 pub(crate) struct Ranks {
@@ -104,6 +109,32 @@ impl Ranks {
         self.comm.all_to_all_varcount_into(&outgoing, &mut incoming);
     }
 
+    /// Sends consecutive blocks of `send`, `counts[q]` bytes to rank q, and receives as many
+    /// bytes from each rank into consecutive blocks of `recv`: one message each way with every
+    /// rank whose count is not zero (the neighbours), none with the others. For exchanges whose
+    /// counts are the same both ways, as the interface's are.
+    pub(crate) fn exchange_with_neighbours(&self, send: &[u8], recv: &mut [u8], counts: &[Count]) {
+        mpi::request::scope(|scope| {
+            let (mut outgoing, mut incoming) = (send, recv);
+            let mut requests = Vec::new();
+            for (q, &c) in counts.iter().enumerate() {
+                let (to_q, rest) = outgoing.split_at(c as usize);
+                outgoing = rest;
+                let (from_q, rest) = std::mem::take(&mut incoming).split_at_mut(c as usize);
+                incoming = rest;
+                if c == 0 {
+                    continue;
+                }
+                let process = self.comm.process_at_rank(q as Rank);
+                requests.push(process.immediate_receive_into_with_tag(scope, from_q, INTERFACE));
+                requests.push(process.immediate_send_with_tag(scope, to_q, INTERFACE));
+            }
+            for request in requests {
+                request.wait();
+            }
+        });
+    }
+
     /// Every rank's `mine`, concatenated in rank order, on every rank.
     pub(crate) fn all_gather<T: Pod>(&self, mine: &[T]) -> Vec<T> {
         let bytes = bytemuck::cast_slice::<T, u8>(mine);
@@ -150,6 +181,27 @@ impl Ranks {
         let mut all = vec![0f64; self.size];
         self.comm.all_gather_into(&x, &mut all[..]);
         all.into_iter().fold(0.0, |s, v| s + v)
+    }
+
+    /// The ranks whose `failed` is true, bit q for rank q (the run has at most 64 ranks).
+    pub(crate) fn which_fail(&self, failed: bool) -> u64 {
+        let mut all = vec![0u8; self.size];
+        self.comm.all_gather_into(&u8::from(failed), &mut all[..]);
+        all.iter()
+            .enumerate()
+            .fold(0, |mask, (q, &f)| mask | (u64::from(f) << q))
+    }
+
+    /// The lowest rank's `message` among the ranks that have one, with that rank's number, on
+    /// every rank; `None` when no rank has one.
+    pub(crate) fn first_message(&self, message: Option<&str>) -> Option<(usize, String)> {
+        let bytes = message.map_or(&[][..], str::as_bytes);
+        let lengths = self.all_gather(&[bytes.len() as u64]);
+        let all = self.all_gather(bytes);
+        let q = lengths.iter().position(|&l| l > 0)?;
+        let at: u64 = lengths[..q].iter().sum();
+        let text = &all[at as usize..(at + lengths[q]) as usize];
+        Some((q, String::from_utf8_lossy(text).into_owned()))
     }
 
     /// The sum of `x` over the ranks.
