@@ -648,13 +648,6 @@ pub fn run_distributed(
     })?;
     let mut world = scene.world_with(opts.threads, opts.backend)?;
     if let Some(d) = distribute {
-        let o = &scene.output;
-        if o.formats.contacts || scene.observables.iter().any(|o| o.kind.reads_contacts()) {
-            let why = "the contacts are not gathered from the ranks: remove \"contacts\" from \
-                the output formats and the wall_force, wall_torque and contact_force observables";
-            let refused = grains::BuildError::Distributed(why.into());
-            return Err(RunError::Scene(scene.refusal(refused)));
-        }
         (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
     }
     let step_err = |world: &World, source| match source {

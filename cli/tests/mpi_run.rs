@@ -183,3 +183,62 @@ fn validate_under_mpirun_is_refused() {
         "no case ran"
     );
 }
+
+/// The distributed pour scene with its box named `bin`, contact frames among its formats and
+/// the box's `wall_force` among its observables, written into `dir`.
+fn scene_with_loads(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(scene()).expect("the scene");
+    let text = text
+        .replace(
+            "kind = \"pour_box\"\n",
+            "kind = \"pour_box\"\nname = \"bin\"\n",
+        )
+        .replace(
+            "formats = [\"vtu\", \"csv\"]",
+            "formats = [\"vtu\", \"csv\", \"contacts\"]",
+        );
+    let text = format!("{text}\n[[observables]]\nkind = \"wall_force\"\nwall = \"bin\"\n");
+    std::fs::create_dir_all(dir).expect("a folder");
+    let file = dir.join("pour_loads.toml");
+    std::fs::write(&file, text).expect("the scene written");
+    file
+}
+
+/// The line cells of the contact frame `file`.
+fn contact_cells(file: &Path) -> usize {
+    let mut vtk = vtkio::Vtk::import(file).unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
+    vtk.load_all_pieces().expect("the frame's pieces load");
+    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not an unstructured grid")
+    };
+    let Piece::Inline(p) = &pieces[0] else {
+        panic!("piece not inline")
+    };
+    p.cells.types.len()
+}
+
+/// Under mpirun the contacts are gathered from the ranks: the last contact frame holds as many
+/// contacts as the step had (summed over the ranks), and the box's load at the end (floor and
+/// sides, which carry part of it by friction) is the resting bed's weight, as in one process
+/// (within 1 %).
+#[test]
+fn two_ranks_write_contact_frames_and_wall_loads() {
+    let (one, two, scenes) = (tmp("loads1"), tmp("loads2"), tmp("loads_scene"));
+    let scene = scene_with_loads(&scenes);
+    let scene = scene.to_str().expect("a UTF-8 path");
+    grains_run(0, &[scene, "--out", one.to_str().unwrap()]);
+    grains_run(2, &[scene, "--out", two.to_str().unwrap()]);
+    let load = |d: &Path| figure(d, "/observables_final/wall_force_bin_z_N");
+    let cells = contact_cells(&two.join("contacts/contacts_000000250.vtu"));
+    assert_eq!(cells as f64, figure(&two, "/observables_final/contacts"));
+    let weight = 1000.0 * 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.005f64.powi(3) * 9.81;
+    for (run, f) in [("one process", load(&one)), ("2 ranks", load(&two))] {
+        assert!(
+            (f + weight).abs() < 0.01 * weight,
+            "{run}: the box carries {f} N, the bed weighs {weight} N"
+        );
+    }
+    for d in [one, two, scenes] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

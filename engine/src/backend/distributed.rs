@@ -6,6 +6,7 @@
 
 use super::{StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
+use crate::distributed::contacts::GatheredContacts;
 use crate::distributed::coupling::Coupling;
 use crate::distributed::subdomain::{Local, Subdomain};
 use crate::distributed::wire::WarmRecord;
@@ -38,8 +39,10 @@ pub(crate) struct DistributedBackend {
     /// The step the host copy holds, and the statistics of the last step.
     synced_at: u64,
     last: StepStats,
-    /// The contacts are not gathered: always empty.
-    contacts: Contacts,
+    /// The step the local pipeline last took (its contacts are that step's).
+    stepped_at: Option<u64>,
+    /// The contacts of every rank, gathered by the last [`StepBackend::sync_contacts`].
+    gathered: GatheredContacts,
     energy_blocks: Vec<f64>,
     /// The world's body count (fixed: a distributed world has no insertions or sinks).
     bodies: usize,
@@ -71,7 +74,8 @@ impl DistributedBackend {
             moments: false,
             synced_at: steps,
             last: StepStats::default(),
-            contacts: Contacts::default(),
+            stepped_at: None,
+            gathered: GatheredContacts::default(),
             energy_blocks: Vec::new(),
             bodies,
         })
@@ -231,6 +235,7 @@ impl StepBackend for DistributedBackend {
             let fault = Fault::too_many_contacts(&local.bodies, p.h);
             stopped_by_a_rank(&self.coupling, steps, fault)
         })?;
+        self.stepped_at = Some(steps);
         let (keys, impulses) = self.cpu.warm_start_state();
         let moments = self.cpu.warm_start_moments();
         self.moments = !moments.is_empty();
@@ -277,6 +282,26 @@ impl StepBackend for DistributedBackend {
         Ok(Some(self.last))
     }
 
+    /// Gathers the contacts every rank solved in the last step (a collective call); none after
+    /// a restore or an edit, before the next step.
+    fn sync_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
+        if self.gathered.at == Some(steps) {
+            return Ok(());
+        }
+        let none = Contacts::default();
+        let local = match self.stepped_at == Some(steps) {
+            true => (
+                self.cpu.contacts(),
+                self.cpu.impulses(),
+                self.cpu.moment_impulses(),
+            ),
+            false => (&none, &[][..], &[][..]),
+        };
+        let ranks = &self.coupling.ranks;
+        self.gathered.gather(steps, local, &self.local.ids, ranks);
+        Ok(())
+    }
+
     fn synced_at(&self, _steps: u64) -> u64 {
         self.synced_at
     }
@@ -312,19 +337,20 @@ impl StepBackend for DistributedBackend {
     }
 
     fn contacts(&self) -> &Contacts {
-        &self.contacts
+        &self.gathered.contacts
     }
 
     fn impulses(&self) -> &[[f32; 4]] {
-        &[]
+        &self.gathered.impulses
     }
 
     fn moment_impulses(&self) -> &[[f32; 4]] {
-        &[]
+        &self.gathered.moments
     }
 
     fn bodies_edited(&mut self) {
         self.reseed = Some(Vec::new());
+        (self.stepped_at, self.gathered.at) = (None, None);
     }
 
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
@@ -359,6 +385,7 @@ impl StepBackend for DistributedBackend {
             })
             .collect();
         self.reseed = Some(warm);
+        (self.stepped_at, self.gathered.at) = (None, None);
         self.synced_at = steps;
     }
 }

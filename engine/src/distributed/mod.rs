@@ -13,6 +13,7 @@
 /// The `mpi` crate this build uses, for a program that starts MPI (`mpi::initialize_with_threading`).
 pub use mpi;
 
+pub(crate) mod contacts;
 pub(crate) mod coupling;
 pub(crate) mod ranks;
 pub(crate) mod subdomain;
@@ -68,7 +69,10 @@ impl World {
     /// (use Jacobi or APGD), the GPU backend, the implicit integrator, joints, springs, applied
     /// forces, restitution, shapes other than spheres, bodies with principal moments,
     /// insertions and sinks, periodic boundaries, and more than [`MAX_RANKS`] ranks. The
-    /// contacts ([`World::contacts`]) are not gathered: they are empty in a distributed world.
+    /// contacts ([`World::contacts`], and what reads them: [`World::wall_loads`],
+    /// [`World::body_contact_forces`]) are every rank's, numbered by body id, gathered on every
+    /// rank by [`World::sync_contacts`] (as on the GPU, they are those of the last
+    /// `sync_contacts`).
     pub fn distribute(
         &mut self,
         comm: SimpleCommunicator,
