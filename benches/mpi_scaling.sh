@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Strong and weak scaling of distributed runs (docs/distributed.md): `grains run` of the APGD
 # pour (scenes/pour_1k_mpi.toml with N changed) in one process and under `mpirun -np K`, one
-# worker thread per rank, printing the stepping wall time of each run's summary.json.
+# worker thread per rank, printing the stepping wall time of each run's summary.json; and, to
+# compare ranks with threads, the strong-scaling pour in one process on as many threads as the
+# most ranks, at most the machine's cores.
 #
 #   benches/mpi_scaling.sh [--bin PATH] [--out DIR] [--strong N] [--weak N] [--ranks "1 2 4"]
 #
@@ -46,28 +48,35 @@ scene() {
     echo "$file"
 }
 
-# One run of `n` grains on `k` ranks (0: one process without MPI); prints its line.
+# One run of `n` grains on `k` ranks (0: one process without MPI) of `t` worker threads each
+# (default 1); prints its line.
 run() {
-    local n=$1 k=$2 dir="$out/n${1}_k${2}"
+    local n=$1 k=$2 t=${3:-1} dir="$out/n${1}_k${2}_t${3:-1}"
     rm -rf "$dir"
     local file
     file=$(scene "$n")
     if [ "$k" -eq 0 ]; then
-        "$bin" run "$file" --out "$dir" --threads 1 >/dev/null
+        "$bin" run "$file" --out "$dir" --threads "$t" >/dev/null
     else
-        "${mpi[@]}" -np "$k" "$bin" run "$file" --out "$dir" --threads 1 >/dev/null
+        "${mpi[@]}" -np "$k" "$bin" run "$file" --out "$dir" --threads "$t" >/dev/null
     fi
     local wall sweeps contacts
     wall=$(grep -m1 '"wall_seconds"' "$dir/summary.json" | tr -dc '0-9.')
     sweeps=$(grep -m1 '"iterations_mean"' "$dir/summary.json" | tr -dc '0-9.')
     contacts=$(grep -m1 '"contacts_mean"' "$dir/summary.json" | tr -dc '0-9.')
-    printf '| %s | %s | %.1f | %.1f | %.0f |\n' "$n" "$([ "$k" -eq 0 ] && echo "1 process" || echo "$k ranks")" "$wall" "$sweeps" "$contacts"
+    local what="$k ranks"
+    if [ "$k" -eq 0 ]; then what="1 process"; fi
+    if [ "$t" -gt 1 ]; then what="$what, $t threads"; fi
+    printf '| %s | %s | %.1f | %.1f | %.0f |\n' "$n" "$what" "$wall" "$sweeps" "$contacts"
 }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| grains | run | stepping wall (s) | mean sweeps | mean contacts |"
 echo "|---|---|---|---|---|"
 run "$strong" 0
+most=$(echo $ranks | tr ' ' '\n' | sort -n | tail -1)
+if [ "$most" -gt "$(nproc)" ]; then most=$(nproc); fi
+if [ "$most" -gt 1 ]; then run "$strong" 0 "$most"; fi
 for k in $ranks; do run "$strong" "$k"; done
 for k in $ranks; do run $((weak * k)) "$k"; done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
