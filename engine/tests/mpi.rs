@@ -674,7 +674,7 @@ fn trough() -> World {
     }
     .walls();
     for w in &walls[1..] {
-        b.wall(w.clone());
+        b.wall(*w);
     }
     let (half, cells) = (width / 2.0, 8);
     let z = |x: f32| x.abs() / half * lift - lift;
