@@ -225,11 +225,11 @@ fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) 
 fn pour_child_of(comm: mpi::topology::SimpleCommunicator, mut world: World, steps: u64) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
-    let n = world.len();
     world.distribute(comm, 25).expect("the pour distributes");
     for _ in 0..steps {
         world.step().expect("a distributed step");
         let by_rank = world.rank_ids().expect("a distributed world");
+        let n = world.len();
         let mut seen = vec![0u8; n];
         for ids in &by_rank {
             assert!(
@@ -706,6 +706,149 @@ fn trough() -> World {
         }
     }
     b.build().expect("the trough builds")
+}
+
+/// A stream: grains fed at 1 m/s downwards (no gravity, no walls) into a box region (one
+/// layer per batch, 400 grains/s, r = 5 mm) and removed by a sink 0.4 m below; all move
+/// alike, so no two ever touch, and every step takes one process's arithmetic.
+fn stream() -> World {
+    let mut settings = settings(child_threads());
+    settings.gravity = Vec3::ZERO;
+    let mut b = World::builder(settings);
+    b.material(Material::new(0.5));
+    let region = grains::Region::Box {
+        min: Vec3::new(-0.1, -0.03, 0.2),
+        max: Vec3::new(0.1, 0.03, 0.24),
+    };
+    let mut feed = grains::Insertion::new(
+        region,
+        grains::Rate::CountPerSecond(400.0),
+        grains::SizeDistribution::fixed(R),
+        2500.0,
+    );
+    feed.velocity = Vec3::new(0.0, 0.0, -1.0);
+    feed.seed = 5;
+    b.insert(feed);
+    b.sink(grains::Sink::new(
+        "outlet",
+        grains::SinkShape::HalfSpace {
+            point: Vec3::new(0.0, 0.0, -0.2),
+            normal: Vec3::NEG_Z,
+        },
+    ));
+    b.build().expect("the stream builds")
+}
+
+/// Steps of the stream: 0.8 s, the first grains leave after 0.4 s.
+const STREAM_STEPS: u64 = 400;
+
+/// The stream's end state: steps, grains placed and removed, then every body's id, centre and
+/// velocity as bits.
+fn stream_bits(world: &World) -> String {
+    let state = world.lifecycle_state();
+    let (placed, removed) = (state.insertions[0].placed, state.sinks[0].removed);
+    let b = world.bodies();
+    let mut words = vec![world.steps(), placed, removed];
+    for (i, &id) in world.ids().iter().enumerate() {
+        words.push(id);
+        let p = b.pos_radius[i].to_array();
+        let v = b.motion[i].linear;
+        words.extend(p.iter().chain(&v).map(|x| u64::from(x.to_bits())));
+    }
+    let text: Vec<String> = words.iter().map(u64::to_string).collect();
+    text.join(" ")
+}
+
+/// Grains fed in and taken out by a sink while the run is distributed: on 2 and 4 ranks
+/// every step's grains are owned once each (checked every step), and the stream ends with
+/// one process's grains, ids and counters, bit for bit.
+#[test]
+fn a_feed_and_a_sink_run_like_one_process() {
+    const TEST: &str = "a_feed_and_a_sink_run_like_one_process";
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
+        let mut world = stream();
+        world.distribute(comm, 25).expect("the stream distributes");
+        for _ in 0..STREAM_STEPS {
+            world.step().expect("a distributed step");
+            let mut owned: Vec<u64> = world.rank_ids().expect("distributed").concat();
+            owned.sort_unstable();
+            let all: Vec<u64> = (0..world.len() as u64).collect();
+            assert_eq!(owned, all, "step {}: every grain once", world.steps());
+        }
+        world.sync().expect("the end state gathered");
+        if rank == 0 {
+            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+            std::fs::write(out, stream_bits(&world)).expect("written");
+        }
+        return;
+    }
+    let mut one = stream();
+    one.run(STREAM_STEPS).expect("one process's run");
+    let expected = stream_bits(&one);
+    let counts: Vec<&str> = expected.split(' ').take(3).collect();
+    println!(
+        "1 process: steps, placed, removed {counts:?}; {} grains",
+        one.len()
+    );
+    assert!(
+        counts[2].parse::<u64>().expect("a count") > 20,
+        "grains left"
+    );
+    for ranks in [2, 4] {
+        let name = format!("grains-mpi-{}-stream-{ranks}", std::process::id());
+        let file = std::env::temp_dir().join(name);
+        launch(TEST, (ranks, 1), &file);
+        let text = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
+        let _ = std::fs::remove_file(&file);
+        assert!(
+            text == expected,
+            "{ranks} ranks: the stream differs from one process's"
+        );
+    }
+}
+
+/// The 1,000-grain pour with an outlet: a sink over the box's −x, −y corner (3 r by 3 r, up
+/// to 6 r above the floor) takes the grains that reach it, with their contacts' warm start.
+fn drained() -> World {
+    let mut world = World::builder(settings(child_threads()));
+    let m = world.material(Material::new(0.5));
+    fill_box(&mut world, (10, m), (6.0 * R, None));
+    let corner = -(9.0 * 2.2 * R + 4.0 * R) / 2.0;
+    world.sink(grains::Sink::new(
+        "outlet",
+        grains::SinkShape::Box {
+            min: Vec3::new(corner, corner, 0.0),
+            max: Vec3::new(corner + 3.0 * R, corner + 3.0 * R, 6.0 * R),
+        },
+    ));
+    world.build().expect("the drained pour builds")
+}
+
+/// A pour drained by a sink: on one rank under mpirun (every body its own, the sink's
+/// passes splitting the bed again with the warm start remapped) it is one process's run bit
+/// for bit; on 2 ranks every grain is owned once at every step.
+#[test]
+fn a_drained_pour_on_one_rank_is_one_process_bit_for_bit() {
+    const TEST: &str = "a_drained_pour_on_one_rank_is_one_process_bit_for_bit";
+    const STEPS: u64 = 300;
+    if let Some((_universe, comm)) = child() {
+        pour_child_of(comm, drained(), STEPS);
+        return;
+    }
+    let mut one = drained();
+    one.run(STEPS).expect("one process's run");
+    let left = one.len();
+    assert!(left <= 980, "the outlet drains: {left} grains left");
+    let reference = Figures::of(&one);
+    let on_one = figures_on(TEST, 1, "drained");
+    assert_eq!(
+        on_one.bits, reference.bits,
+        "1 rank: {on_one:?}, one process {reference:?}"
+    );
+    let on_two = figures_on(TEST, 2, "drained");
+    println!("1 process: {left} grains left, {reference:?}; 2 ranks: {on_two:?}");
 }
 
 /// The stirred pour: the 1,000-grain pour in a box shaken

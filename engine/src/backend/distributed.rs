@@ -31,9 +31,10 @@ pub(crate) struct DistributedBackend {
     subdomain: Subdomain,
     local: Local,
     drives: Vec<Actuation>,
-    /// Warm start to seed from (a restored snapshot's), when the host copy is to be split
-    /// again at the next step (after an edit or a restore).
-    reseed: Option<Vec<WarmRecord>>,
+    /// Warm start to seed from (a restored snapshot's, or the one remapped after grains came
+    /// or went), keyed by the host copy's indices, when the host copy is to be split again at
+    /// the next step (after an edit, a restore or a pass of the insertions and sinks).
+    reseed: Option<WarmStart>,
     /// Whether the last step had moment rows (spinning or rolling friction).
     moments: bool,
     /// The step the host copy holds, and the statistics of the last step.
@@ -44,19 +45,17 @@ pub(crate) struct DistributedBackend {
     /// The contacts of every rank, gathered by the last [`StepBackend::sync_contacts`].
     gathered: GatheredContacts,
     energy_blocks: Vec<f64>,
-    /// The world's body count (fixed: a distributed world has no insertions or sinks).
-    bodies: usize,
 }
 
 impl DistributedBackend {
     /// A backend on `coupling`'s ranks with `threads` worker threads per rank, rebalancing
-    /// every `rebalance_every` steps, for a world of `bodies` bodies; the host copy of step
-    /// `steps` is split at the first step.
+    /// every `rebalance_every` steps; the host copy of step `steps` is split at the first
+    /// step.
     pub(crate) fn open(
         threads: usize,
         coupling: Coupling,
         rebalance_every: u64,
-        (bodies, steps): (usize, u64),
+        steps: u64,
     ) -> Result<Self, crate::BuildError> {
         let cpu = CpuPipeline::new(threads).map_err(|e| crate::BuildError::Threads {
             threads,
@@ -70,14 +69,13 @@ impl DistributedBackend {
             subdomain: Subdomain::default(),
             local: Local::default(),
             drives: Vec::new(),
-            reseed: Some(Vec::new()),
+            reseed: Some(WarmStart::default()),
             moments: false,
             synced_at: steps,
             last: StepStats::default(),
             stepped_at: None,
             gathered: GatheredContacts::default(),
             energy_blocks: Vec::new(),
-            bodies,
         })
     }
 
@@ -103,6 +101,7 @@ impl DistributedBackend {
     fn decompose(&mut self, world: &Bodies, steps: u64) {
         let ranks = &self.coupling.ranks;
         if let Some(warm) = self.reseed.take() {
+            let warm = records_by_id(&warm, world.len());
             let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
             let ids: Vec<u64> = (0..world.len() as u64).collect();
             let cuts = Bisection::new(&centres, &ids, ranks.size());
@@ -160,6 +159,18 @@ impl DistributedBackend {
         self.synced_at = steps;
         Ok(())
     }
+}
+
+/// The records of the warm start `(keys, impulses, moments)` of a host copy of `bodies`
+/// bodies, whose ids are their indices (a key's second half at or past `bodies` is a wall).
+fn records_by_id((keys, impulses, moments): &WarmStart, bodies: usize) -> Vec<WarmRecord> {
+    (keys.iter().zip(impulses))
+        .enumerate()
+        .map(|(k, (&key, &impulse))| {
+            let entry = (key, impulse, moments.get(k).copied().unwrap_or_default());
+            WarmRecord::from_key(entry, bodies, |i| i as u64)
+        })
+        .collect()
 }
 
 /// The error every rank returns from step `step` when the narrow phase of one or more ranks
@@ -349,7 +360,7 @@ impl StepBackend for DistributedBackend {
     }
 
     fn bodies_edited(&mut self) {
-        self.reseed = Some(Vec::new());
+        self.reseed = Some(WarmStart::default());
         (self.stepped_at, self.gathered.at) = (None, None);
     }
 
@@ -374,17 +385,7 @@ impl StepBackend for DistributedBackend {
         _joint_impulses: &[f32],
     ) {
         self.moments = !moments.is_empty();
-        let bodies = self.bodies;
-        let warm = keys
-            .iter()
-            .zip(impulses)
-            .enumerate()
-            .map(|(k, (&key, &impulse))| {
-                let entry = (key, impulse, moments.get(k).copied().unwrap_or_default());
-                WarmRecord::from_key(entry, bodies, |i| i as u64)
-            })
-            .collect();
-        self.reseed = Some(warm);
+        self.reseed = Some((keys.to_vec(), impulses.to_vec(), moments.to_vec()));
         (self.stepped_at, self.gathered.at) = (None, None);
         self.synced_at = steps;
     }

@@ -67,8 +67,10 @@ impl World {
     ///
     /// Refused, naming what, for what the coupled solve does not cover: the Gauss–Seidel solver
     /// (use Jacobi or APGD), the GPU backend, the implicit integrator, joints, springs, applied
-    /// forces, restitution, shapes other than spheres, bodies with principal moments,
-    /// insertions and sinks, periodic boundaries, and more than [`MAX_RANKS`] ranks. The
+    /// forces, restitution, shapes other than spheres (built or inserted), bodies with
+    /// principal moments, periodic boundaries, and more than [`MAX_RANKS`] ranks. Insertions
+    /// and sinks work as in one process: their pass, between steps, runs on every rank on the
+    /// host copy gathered for it, and the bodies are split among the ranks again after it. The
     /// contacts ([`World::contacts`], and what reads them: [`World::wall_loads`],
     /// [`World::body_contact_forces`]) are every rank's, numbered by body id, gathered on every
     /// rank by [`World::sync_contacts`] (as on the GPU, they are those of the last
@@ -105,8 +107,8 @@ impl World {
         if (0..b.len()).any(|i| b.is_dynamic(i) && b.motion[i].inv_inertia == 0.0) {
             return refuse("bodies with principal moments are not supported");
         }
-        if !self.insertions().is_empty() || !self.sinks().is_empty() {
-            return refuse("insertions and sinks are not supported");
+        if self.insertions().iter().any(|i| i.template.is_some()) {
+            return refuse("only spheres are supported (an insertion places shaped grains)");
         }
         let springs = self
             .fingerprint
@@ -118,12 +120,8 @@ impl World {
         // The steps taken so far carry on: their warm start goes to the ranks with the bodies.
         let (keys, impulses, moments) = self.backend.warm_start_state()?;
         let coupling = Coupling::new(Ranks::new(comm));
-        let mut backend = DistributedBackend::open(
-            self.settings.threads,
-            coupling,
-            rebalance_every,
-            (self.bodies.len(), self.steps),
-        )?;
+        let mut backend =
+            DistributedBackend::open(self.settings.threads, coupling, rebalance_every, self.steps)?;
         backend.restore(self.steps, (&keys, &impulses, &moments), &[]);
         self.backend = Box::new(backend);
         Ok(())
