@@ -1,7 +1,9 @@
 //! `mpirun -np K grains run SCENE` (feature `mpi`): one folder of outputs that ParaView opens as
 //! one data set (every grain in every frame, once), one CSV and one summary, whose figures match
-//! one process's run; a run cut short on 2 ranks resumes from its checkpoint on 1 and on 4.
+//! one process's run; a run cut short on 2 ranks resumes from its checkpoint on 1 and on 4, and
+//! on 2 ends bit-identical to the run left uninterrupted.
 
+use grains::Snapshot;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use vtkio::model::{Attribute, DataSet, Piece};
@@ -142,20 +144,27 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
     }
 }
 
-/// A run cut short on 2 ranks (its checkpoint gathered at step 100) resumes on 1 rank and on 4
+/// The run of the scene cut at step 120 on 2 ranks in a fresh folder for the test `name`,
+/// resumed on `resume_on` ranks (one process when 0) to its end; returns the folder.
+fn cut_and_resume(name: &str, resume_on: usize) -> PathBuf {
+    let scene = scene();
+    let scene = scene.to_str().expect("a UTF-8 path");
+    let dir = tmp(name);
+    let d = dir.to_str().unwrap();
+    grains_run(2, &[scene, "--out", d, "--steps", "120"]);
+    assert_eq!(figure(&dir, "/steps"), 120.0);
+    grains_run(resume_on, &[scene, "--resume", d]);
+    assert_eq!(figure(&dir, "/steps"), 250.0);
+    assert_eq!(figure(&dir, "/resumed_from_step"), 120.0);
+    dir
+}
+
+/// A run cut short on 2 ranks (its checkpoint gathered at step 120) resumes on 1 rank and on 4
 /// and finishes, with every grain in its last frame.
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_one_and_on_four() {
-    let scene = scene();
-    let scene = scene.to_str().expect("a UTF-8 path");
     for resume_on in [1, 4] {
-        let dir = tmp(&format!("resume{resume_on}"));
-        let d = dir.to_str().unwrap();
-        grains_run(2, &[scene, "--out", d, "--steps", "120"]);
-        assert_eq!(figure(&dir, "/steps"), 120.0);
-        grains_run(resume_on, &[scene, "--resume", d]);
-        assert_eq!(figure(&dir, "/steps"), 250.0);
-        assert_eq!(figure(&dir, "/resumed_from_step"), 120.0);
+        let dir = cut_and_resume(&format!("resume{resume_on}"), resume_on);
         assert_eq!(last_frame_ids(&dir), (0..1000).collect::<Vec<u64>>());
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -239,6 +248,60 @@ fn two_ranks_write_contact_frames_and_wall_loads() {
         );
     }
     for d in [one, two, scenes] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// The state of the checkpoint in `dir`, without the runner's record (which holds wall-clock
+/// times).
+fn checkpoint_state(dir: &Path) -> Snapshot {
+    let bytes = std::fs::read(dir.join("checkpoint.bin")).expect("checkpoint.bin");
+    let mut snap = Snapshot::from_bytes(&bytes).expect("checkpoint.bin reads");
+    snap.extra.clear();
+    snap
+}
+
+/// A run cut short on 2 ranks at step 120 (not a multiple of the rebalance interval, 100) and
+/// resumed on 2 ends bit-identical to the 2-rank run left uninterrupted: the same frames and
+/// observables, byte for byte, and the same final checkpoint (bodies, warm start and cuts).
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
+    let whole = tmp("whole2");
+    let scene = scene();
+    grains_run(
+        2,
+        &[scene.to_str().unwrap(), "--out", whole.to_str().unwrap()],
+    );
+    let resumed = cut_and_resume("resume2", 2);
+    let frames = |d: &Path| {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(d.join("frames"))
+            .expect("frames/")
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        names.sort();
+        let files: Vec<(std::ffi::OsString, Vec<u8>)> = names
+            .iter()
+            .map(|p| (p.file_name().unwrap().to_owned(), std::fs::read(p).unwrap()))
+            .collect();
+        files
+    };
+    let (a, b) = (frames(&whole), frames(&resumed));
+    assert_eq!(a.len(), b.len(), "as many frames");
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{name:?} differs after the resume");
+    }
+    let csv = |d: &Path| std::fs::read(d.join("observables.csv")).expect("observables.csv");
+    assert!(csv(&whole) == csv(&resumed), "observables.csv differs");
+    let state = checkpoint_state(&resumed);
+    assert!(
+        state.cuts.is_some(),
+        "a distributed run's checkpoint has its cuts"
+    );
+    assert!(
+        state == checkpoint_state(&whole),
+        "the final checkpoint differs"
+    );
+    for d in [whole, resumed] {
         let _ = std::fs::remove_dir_all(d);
     }
 }

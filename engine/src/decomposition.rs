@@ -5,13 +5,25 @@
 //! the same way until every rank has one axis-aligned box. The cuts are planes between two
 //! bodies' centres, so a point's owner is found by walking down the cuts. Ties (equal
 //! coordinates) are broken by id, so the same bodies give the same cuts on every rank.
+//!
+//! A checkpoint of a distributed run carries its cuts ([`Bisection::to_bytes`]), so that a run
+//! resumed on as many ranks splits the bed as the run left uninterrupted did. Their bytes
+//! are the tree's nodes in pre-order (a cut, then its low side's nodes, then its high side's),
+//! 8 each, little-endian: a cut is its axis (`u32`: 0, 1 or 2) and its coordinate (`f32`), a
+//! rank's box is [`LEAF`] (`u32`) and the rank (`u32`).
 
 use glam::Vec3;
+
+/// The first word of a rank's box (a leaf of the tree) in [`Bisection::to_bytes`].
+pub const LEAF: u32 = u32::MAX;
+/// Bytes of one node in [`Bisection::to_bytes`].
+pub const NODE_BYTES: usize = 8;
 
 /// The cuts of a recursive bisection and each rank's box.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bisection {
-    /// The tree of cuts; the root is node 0.
+    /// The tree of cuts in pre-order (a cut, its low side's nodes, its high side's); the root
+    /// is node 0.
     nodes: Vec<Node>,
     /// Each rank's box: lowest and highest corner (infinite where no cut bounds it).
     boxes: Vec<(Vec3, Vec3)>,
@@ -35,60 +47,114 @@ impl Bisection {
     /// `ranks` ranks (at least 1) by recursive bisection on counts along the longest axes.
     pub fn new(centres: &[Vec3], ids: &[u64], ranks: usize) -> Bisection {
         let mut order: Vec<usize> = (0..centres.len()).collect();
-        let mut b = Bisection {
-            nodes: Vec::new(),
-            boxes: vec![(Vec3::NEG_INFINITY, Vec3::INFINITY); ranks.max(1)],
-        };
-        let all = (Vec3::NEG_INFINITY, Vec3::INFINITY);
-        b.split(centres, ids, &mut order, (0, ranks.max(1)), all);
-        b
+        let mut nodes = Vec::new();
+        split(&mut nodes, centres, ids, &mut order, (0, ranks.max(1)));
+        Bisection::with_boxes(nodes, ranks.max(1))
     }
 
-    /// Adds the node splitting the bodies `order` among ranks `first..end` inside `bounds`;
-    /// returns its index.
-    fn split(
-        &mut self,
-        centres: &[Vec3],
-        ids: &[u64],
-        order: &mut [usize],
-        (first, end): (usize, usize),
-        bounds: (Vec3, Vec3),
-    ) -> usize {
-        let me = self.nodes.len();
-        if end - first == 1 {
-            self.nodes.push(Node::Leaf(first));
-            self.boxes[first] = bounds;
-            return me;
+    /// The bisection of the tree `nodes` (in pre-order, whose leaves are the ranks
+    /// `0..ranks`), with each rank's box: everything, cut down by the cuts above its leaf.
+    fn with_boxes(nodes: Vec<Node>, ranks: usize) -> Bisection {
+        let all = (Vec3::NEG_INFINITY, Vec3::INFINITY);
+        let mut boxes = vec![all; ranks];
+        let mut todo = vec![(0, all)];
+        while let Some((node, bounds)) = todo.pop() {
+            match nodes[node] {
+                Node::Leaf(rank) => boxes[rank] = bounds,
+                Node::Cut {
+                    axis,
+                    at,
+                    low,
+                    high,
+                } => {
+                    let (mut low_box, mut high_box) = (bounds, bounds);
+                    low_box.1[axis] = at;
+                    high_box.0[axis] = at;
+                    todo.extend([(low, low_box), (high, high_box)]);
+                }
+            }
         }
-        let axis = longest_axis(order.iter().map(|&i| centres[i]));
-        order.sort_by(|&i, &j| {
-            centres[i][axis]
-                .total_cmp(&centres[j][axis])
-                .then(ids[i].cmp(&ids[j]))
-        });
-        let low_ranks = (end - first) / 2;
-        let cut = order.len() * low_ranks / (end - first);
-        let at = match (cut.checked_sub(1).map(|k| order[k]), order.get(cut)) {
-            (Some(l), Some(&h)) => 0.5 * (centres[l][axis] + centres[h][axis]),
-            (None, Some(&h)) => centres[h][axis],
-            (Some(l), None) => centres[l][axis],
-            (None, None) => 0.0,
-        };
-        self.nodes.push(Node::Leaf(usize::MAX));
-        let (mut low_box, mut high_box) = (bounds, bounds);
-        low_box.1[axis] = at;
-        high_box.0[axis] = at;
-        let (low_order, high_order) = order.split_at_mut(cut);
-        let mid = first + low_ranks;
-        let low = self.split(centres, ids, low_order, (first, mid), low_box);
-        let high = self.split(centres, ids, high_order, (mid, end), high_box);
-        self.nodes[me] = Node::Cut {
-            axis,
-            at,
-            low,
-            high,
-        };
-        me
+        Bisection { nodes, boxes }
+    }
+
+    /// The cuts as bytes (see the module's documentation): what a checkpoint carries.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(NODE_BYTES * self.nodes.len());
+        for node in &self.nodes {
+            let words = match *node {
+                Node::Cut { axis, at, .. } => [axis as u32, at.to_bits()],
+                Node::Leaf(rank) => [LEAF, rank as u32],
+            };
+            for w in words {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Reads what [`Self::to_bytes`] wrote, refusing, with a one-line reason, bytes that are
+    /// not whole nodes, a cut along no axis or at a coordinate that is not finite, and nodes
+    /// that do not make one tree (a cut with a side missing, nodes after the tree's end) whose
+    /// leaves are the ranks 0..K each once.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Bisection, String> {
+        if bytes.is_empty() || !bytes.len().is_multiple_of(NODE_BYTES) {
+            return Err(format!("{} bytes are not whole nodes", bytes.len()));
+        }
+        let count = bytes.len() / NODE_BYTES;
+        // A tree of K leaves has K − 1 cuts.
+        let ranks = count.div_ceil(2);
+        let mut nodes = Vec::with_capacity(count);
+        let mut seen = vec![false; ranks];
+        // The cuts whose sides are not all read yet, innermost last.
+        let mut open: Vec<usize> = Vec::new();
+        for (k, node) in bytes.chunks_exact(NODE_BYTES).enumerate() {
+            let word = |i: usize| u32::from_le_bytes(node[4 * i..4 * i + 4].try_into().unwrap());
+            let (first, second) = (word(0), word(1));
+            nodes.push(match first {
+                LEAF => {
+                    let rank = second as usize;
+                    match seen.get_mut(rank) {
+                        Some(s) if !*s => *s = true,
+                        Some(_) => return Err(format!("rank {rank} has two boxes")),
+                        None => return Err(format!("rank {rank} is not below {ranks}")),
+                    }
+                    Node::Leaf(rank)
+                }
+                axis @ 0..3 => {
+                    let at = f32::from_bits(second);
+                    if !at.is_finite() {
+                        return Err(format!("node {k} cuts at {at}"));
+                    }
+                    Node::Cut {
+                        axis: axis as usize,
+                        at,
+                        low: 0,
+                        high: 0,
+                    }
+                }
+                other => return Err(format!("node {k} cuts along axis {other}")),
+            });
+            if k > 0 {
+                let Some(&parent) = open.last() else {
+                    return Err(format!("node {k} is past the tree's end"));
+                };
+                if let Node::Cut { low, high, .. } = &mut nodes[parent] {
+                    if *low == 0 {
+                        *low = k;
+                    } else {
+                        *high = k;
+                        open.pop();
+                    }
+                }
+            }
+            if matches!(nodes[k], Node::Cut { .. }) {
+                open.push(k);
+            }
+        }
+        if !open.is_empty() {
+            return Err("a cut has a side missing".into());
+        }
+        Ok(Bisection::with_boxes(nodes, ranks))
     }
 
     /// Number of ranks.
@@ -123,6 +189,48 @@ impl Bisection {
     pub fn bounds(&self, rank: usize) -> (Vec3, Vec3) {
         self.boxes[rank]
     }
+}
+
+/// Adds to `nodes` (in pre-order) the node splitting the bodies `order` among ranks
+/// `first..end`, and the nodes below it.
+fn split(
+    nodes: &mut Vec<Node>,
+    centres: &[Vec3],
+    ids: &[u64],
+    order: &mut [usize],
+    (first, end): (usize, usize),
+) {
+    if end - first == 1 {
+        nodes.push(Node::Leaf(first));
+        return;
+    }
+    let axis = longest_axis(order.iter().map(|&i| centres[i]));
+    order.sort_by(|&i, &j| {
+        centres[i][axis]
+            .total_cmp(&centres[j][axis])
+            .then(ids[i].cmp(&ids[j]))
+    });
+    let low_ranks = (end - first) / 2;
+    let cut = order.len() * low_ranks / (end - first);
+    let at = match (cut.checked_sub(1).map(|k| order[k]), order.get(cut)) {
+        (Some(l), Some(&h)) => 0.5 * (centres[l][axis] + centres[h][axis]),
+        (None, Some(&h)) => centres[h][axis],
+        (Some(l), None) => centres[l][axis],
+        (None, None) => 0.0,
+    };
+    let me = nodes.len();
+    nodes.push(Node::Leaf(usize::MAX));
+    let (low_order, high_order) = order.split_at_mut(cut);
+    let mid = first + low_ranks;
+    split(nodes, centres, ids, low_order, (first, mid));
+    let high = nodes.len();
+    split(nodes, centres, ids, high_order, (mid, end));
+    nodes[me] = Node::Cut {
+        axis,
+        at,
+        low: me + 1,
+        high,
+    };
 }
 
 /// The axis (0, 1, 2) along which the points' bounding box is longest (x on ties and for no
@@ -197,5 +305,49 @@ mod tests {
         let (c, ids) = slab();
         let one = Bisection::new(&c, &ids, 1);
         assert!(c.iter().all(|&p| one.owner(p) == 0));
+    }
+
+    #[test]
+    fn cuts_read_back_from_their_bytes_with_the_same_boxes() {
+        let (c, ids) = slab();
+        for ranks in 1..=7 {
+            let b = Bisection::new(&c, &ids, ranks);
+            let bytes = b.to_bytes();
+            assert_eq!(bytes.len(), NODE_BYTES * (2 * ranks - 1));
+            assert_eq!(Bisection::from_bytes(&bytes), Ok(b), "{ranks} ranks");
+        }
+    }
+
+    /// The bytes of node `k` of `bytes` set to the words `first`, `second`.
+    fn with_node(bytes: &[u8], k: usize, (first, second): (u32, u32)) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        out[NODE_BYTES * k..NODE_BYTES * k + 4].copy_from_slice(&first.to_le_bytes());
+        out[NODE_BYTES * k + 4..NODE_BYTES * (k + 1)].copy_from_slice(&second.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn bytes_that_are_no_tree_of_the_ranks_are_refused_in_one_line() {
+        let (c, ids) = slab();
+        // Three ranks: a cut, rank 0's box, a cut, the boxes of ranks 1 and 2.
+        let bytes = Bisection::new(&c, &ids, 3).to_bytes();
+        let cases = [
+            (bytes[..bytes.len() - 3].to_vec(), "not whole nodes"),
+            (Vec::new(), "not whole nodes"),
+            (bytes[..4 * NODE_BYTES].to_vec(), "a side missing"),
+            (with_node(&bytes, 0, (3, 0)), "axis 3"),
+            (with_node(&bytes, 2, (1, f32::NAN.to_bits())), "cuts at NaN"),
+            (
+                with_node(&bytes, 2, (0, f32::INFINITY.to_bits())),
+                "cuts at inf",
+            ),
+            (with_node(&bytes, 4, (LEAF, 1)), "rank 1 has two boxes"),
+            (with_node(&bytes, 4, (LEAF, 3)), "rank 3 is not below 3"),
+            (with_node(&bytes, 0, (LEAF, 2)), "past the tree's end"),
+        ];
+        for (bad, word) in cases {
+            let msg = Bisection::from_bytes(&bad).unwrap_err();
+            assert!(msg.contains(word) && !msg.contains('\n'), "{word}: {msg}");
+        }
     }
 }

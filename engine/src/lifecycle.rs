@@ -499,7 +499,7 @@ impl World {
             return invalid(format!("{} ids for {n} bodies", snap.ids.len()));
         }
         let placed_by = &snap.lifecycle.placed_by;
-        // A world without bodies records none (format 5 too).
+        // A world without bodies records none (formats 5 and 6 too).
         if placed_by.is_empty() && n > 0 {
             if let Some(i) = lc.insertions.iter().position(|i| i.template.is_some()) {
                 return invalid(format!("no record of which insertion placed each grain (a format-4 checkpoint), and insertion {i} places shaped grains"));

@@ -11,8 +11,9 @@ use grains_kernels::{GpuError, StepStats, NO_BODY};
 const UNIT_TOLERANCE: f32 = 1e-3;
 
 impl World {
-    /// The evolving state of the world (see [`Snapshot`]), with the world's fingerprint and no
-    /// extra bytes. On the GPU backend the state is read back from the device first.
+    /// The evolving state of the world (see [`Snapshot`]), with the world's fingerprint, no
+    /// extra bytes and, from a distributed world, its subdomains' cuts. On the GPU backend the
+    /// state is read back from the device first.
     pub fn snapshot(&mut self) -> Result<Snapshot, GpuError> {
         self.sync()?;
         let (warm_keys, warm_impulses, warm_moments) = self.warm_start_state()?;
@@ -29,11 +30,14 @@ impl World {
             extra: Vec::new(),
             ids,
             lifecycle,
+            cuts: self.backend.cuts(),
         })
     }
 
     /// Continues from `snap`, taken from a world built from the same description (on either
-    /// backend and any thread count; the GPU uploads it at the next step). Refuses, leaving the
+    /// backend and any thread count; the GPU uploads it at the next step; a distributed world
+    /// splits the bed with the snapshot's cuts when they are for its rank count, so that it
+    /// continues bit for bit, and makes fresh cuts otherwise). Refuses, leaving the
     /// world as it was, a snapshot whose fingerprint differs from the world's (naming every
     /// item that changed) or whose fields the world cannot continue from: counts that differ
     /// from the world's, a body's fixed properties (radius, mass, inertia, material, kind) that
@@ -56,6 +60,7 @@ impl World {
             &snap.warm_moments,
             &snap.joint_impulses,
         );
+        self.backend.restore_cuts(snap.cuts.as_ref());
         self.restore_lifecycle(snap);
         Ok(())
     }

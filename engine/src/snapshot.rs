@@ -1,23 +1,28 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 5): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 6): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV5` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); ten `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! Layout (little-endian): `GRAINSV6` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); eleven `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
 //! impulses, fingerprint bytes, extra bytes, insertions, sinks, placing insertions (one per
-//! body, or none); the last step's statistics (contacts `u64`,
+//! body, or none), the ranks of the subdomains' cuts (K, or 0 for none); the last step's
+//! statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
 //! orientations, motions, materials, kinds), the keys, their impulses, the moment impulses, the
 //! joint impulses, the fingerprint text, the extra bytes; then the bodies' ids (`u64` each), the
 //! next id (`u64`), each insertion's counters (random state, placed, missed: `u64`; mass:
 //! `f64`) and each sink's (removed: `u64`; mass: `f64`); then which insertion placed each body
-//! (`u32` each, [`LifecycleState::placed_by`]). Format 4 added the ids and counters of grains
-//! that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that shaped
-//! grains keep their shapes by id. Format 4 is still read (its counts end at the sinks and
-//! nothing follows theirs), as a snapshot whose `placed_by` is empty: its inserted grains
+//! (`u32` each, [`LifecycleState::placed_by`]); then the cuts of a distributed run's
+//! subdomains, 2K − 1 nodes of [`Bisection::to_bytes`]. Format 4 added the ids and counters of
+//! grains that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that
+//! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
+//! on as many ranks continues bit for bit. Formats 4 and 5 are still read (their counts end
+//! at the sinks and at the placing insertions, and nothing follows what they count), as a
+//! snapshot without cuts, and from format 4 without placing insertions: its inserted grains
 //! were spheres.
 
+use crate::decomposition::{Bisection, NODE_BYTES};
 use crate::fingerprint::Fingerprint;
 use crate::insertion::InsertionCounters;
 use crate::lifecycle::LifecycleState;
@@ -28,16 +33,16 @@ use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT: u8 = 5;
-/// The oldest format this build reads: 4, whose only difference is that it has no placing
-/// insertions.
+pub const FORMAT: u8 = 6;
+/// The oldest format this build reads: 4, which has no placing insertions and no cuts (5 has
+/// no cuts).
 pub const OLDEST_FORMAT: u8 = 4;
 /// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
-/// Counts after the header (one fewer in format 4).
-const COUNTS: usize = 10;
+/// Counts after the header (one fewer in format 5, two fewer in format 4).
+const COUNTS: usize = 11;
 
 /// Everything that changes while a world runs (step count, bodies, the warm-start memory of the
 /// contacts' forces and moments and of the joints), with the fingerprint of the world it was
@@ -70,6 +75,12 @@ pub struct Snapshot {
     pub ids: Vec<u64>,
     /// The insertions' and sinks' running counts and the next id.
     pub lifecycle: LifecycleState,
+    /// The cuts of the subdomains of the distributed run the snapshot was taken from (`None`
+    /// from a world that steps every body itself, and from formats before 6). A distributed
+    /// world on as many ranks ([`Bisection::ranks`]) restoring the snapshot splits the bed
+    /// with them, as the run it was taken from would have until its next rebalance, and so
+    /// continues bit for bit; any other world ignores them.
+    pub cuts: Option<Bisection>,
 }
 
 /// Why a snapshot could not be read or applied. Every message is one line.
@@ -126,6 +137,7 @@ impl Snapshot {
             self.lifecycle.insertions.len() as u64,
             self.lifecycle.sinks.len() as u64,
             self.lifecycle.placed_by.len() as u64,
+            self.cuts.as_ref().map_or(0, |c| c.ranks() as u64),
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -160,13 +172,17 @@ impl Snapshot {
             }
         }
         out.extend_from_slice(bytemuck::cast_slice(&self.lifecycle.placed_by));
+        if let Some(cuts) = &self.cuts {
+            out.extend_from_slice(&cuts.to_bytes());
+        }
         seal(&mut out);
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote (or format 4, see the module's documentation),
-    /// after checking the version and the checksum; refuses formats before 4, which hold no
-    /// fingerprint or ids to check. Lengths are checked against the bytes before anything is
+    /// Reads what [`Self::to_bytes`] wrote (or formats 4 and 5, see the module's
+    /// documentation), after checking the version and the checksum; refuses formats before 4,
+    /// which hold no fingerprint or ids to check, and cuts that are not a tree of the ranks
+    /// ([`Bisection::from_bytes`]). Lengths are checked against the bytes before anything is
     /// allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         let version = match (bytes.get(..7), bytes.get(7)) {
@@ -189,7 +205,7 @@ impl Snapshot {
             return Err(SnapshotError::Checksum);
         }
         let mut rest = &bytes[HEADER..];
-        let mut counts = take::<u64>(&mut rest, COUNTS - usize::from(version < FORMAT))?;
+        let mut counts = take::<u64>(&mut rest, COUNTS - usize::from(FORMAT - version))?;
         counts.resize(COUNTS, 0);
         let count = |k: usize| {
             usize::try_from(counts[k]).map_err(|_| SnapshotError::Corrupt("a count is too large"))
@@ -243,6 +259,19 @@ impl Snapshot {
             })
             .collect();
         let placed_by = take::<u32>(&mut rest, count(9)?)?;
+        let cuts = match count(10)? {
+            0 => None,
+            ranks => {
+                let nodes = ranks
+                    .checked_mul(2)
+                    .and_then(|n| n.checked_mul(NODE_BYTES))
+                    .ok_or(SnapshotError::Corrupt("a count is too large"))?;
+                let bytes = take::<u8>(&mut rest, nodes - NODE_BYTES)?;
+                let cuts = Bisection::from_bytes(&bytes)
+                    .map_err(|e| SnapshotError::Invalid(format!("the subdomains' cuts: {e}")))?;
+                Some(cuts)
+            }
+        };
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -263,6 +292,7 @@ impl Snapshot {
                 insertions,
                 sinks,
             },
+            cuts,
         })
     }
 }

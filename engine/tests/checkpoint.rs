@@ -1,8 +1,10 @@
-//! Checkpoints (format 5) lose nothing and refuse what is wrong: the header names the format, a
-//! checksum finds damage, the physics fingerprint names what changed, and a restore checks every
-//! field before it replaces anything. Every refusal is one line. Format 4 (before shaped
-//! insertions) is still read.
+//! Checkpoints (format 6) lose nothing and refuse what is wrong: the header names the format, a
+//! checksum finds damage, the physics fingerprint names what changed, a distributed run's cuts
+//! must be a tree of its ranks, and a restore checks every field before it replaces anything.
+//! Every refusal is one line. Formats 4 (before shaped insertions) and 5 (before the cuts) are
+//! still read.
 
+use grains::decomposition::{Bisection, NODE_BYTES};
 use grains::snapshot::{seal, FORMAT};
 use grains::{
     Insertion, Material, Rate, Region, Settings, SizeDistribution, Snapshot, SnapshotError, Solver,
@@ -19,10 +21,10 @@ fn one_line(e: &SnapshotError) -> String {
 }
 
 #[test]
-fn the_header_names_format_5_and_formats_before_4_are_refused_by_name() {
+fn the_header_names_format_6_and_formats_before_4_are_refused_by_name() {
     let (_, bytes) = common::checkpoint(1, 20, b"");
-    assert_eq!(FORMAT, 5);
-    assert_eq!(&bytes[..8], b"GRAINSV5");
+    assert_eq!(FORMAT, 6);
+    assert_eq!(&bytes[..8], b"GRAINSV6");
     for (digit, word) in [
         (b'1', "older grains, format 1"),
         (b'2', "older grains, format 2"),
@@ -32,12 +34,12 @@ fn the_header_names_format_5_and_formats_before_4_are_refused_by_name() {
         old[7] = digit;
         let msg = one_line(&Snapshot::from_bytes(&old).unwrap_err());
         assert!(msg.contains(word), "{msg}");
-        assert!(msg.contains("this version reads formats 4 to 5"), "{msg}");
+        assert!(msg.contains("this version reads formats 4 to 6"), "{msg}");
     }
     let mut newer = bytes.clone();
-    newer[7] = b'6';
+    newer[7] = b'7';
     let msg = one_line(&Snapshot::from_bytes(&newer).unwrap_err());
-    assert!(msg.contains("newer grains, format 6"), "{msg}");
+    assert!(msg.contains("newer grains, format 7"), "{msg}");
     let msg = one_line(&Snapshot::from_bytes(b"PNG not a checkpoint").unwrap_err());
     assert!(msg.contains("bad header"), "{msg}");
 }
@@ -70,9 +72,10 @@ fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
     let bytes = w.snapshot().unwrap().to_bytes();
     let n = w.len();
     assert!(n > 100, "{n} grains placed");
-    // The tenth count (placing insertions, n) goes, and the n u32 that end the file.
-    let mut old = bytes[..12 + 9 * 8].to_vec();
-    old.extend_from_slice(&bytes[12 + 10 * 8..bytes.len() - 4 * n]);
+    // The tenth and eleventh counts (placing insertions, n; the cuts' ranks, 0) go, and the
+    // n u32 that end the file.
+    let mut old = bytes[..count_at(9)].to_vec();
+    old.extend_from_slice(&bytes[count_at(11)..bytes.len() - 4 * n]);
     old[7] = b'4';
     seal(&mut old);
     let snap = Snapshot::from_bytes(&old).unwrap();
@@ -84,6 +87,110 @@ fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
     assert_eq!(w.ids(), resumed.ids());
     assert!(w.bodies() == resumed.bodies(), "the bodies differ");
     assert_eq!(w.lifecycle_state(), resumed.lifecycle_state());
+}
+
+/// Offset of count `k` (0: steps, …, 9: placing insertions, 10: the cuts' ranks).
+fn count_at(k: usize) -> usize {
+    12 + 8 * k
+}
+
+/// The snapshot of the box scene after 30 steps with the cuts of its bodies among `ranks`
+/// ranks, as a distributed run on them would carry.
+fn cut_box(ranks: usize) -> (Snapshot, Vec<u8>) {
+    let (_, bytes) = common::checkpoint(1, 30, b"");
+    let snap = Snapshot::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        snap.cuts, None,
+        "a single-process world's snapshot has no cuts"
+    );
+    let snap = common::with_cuts(snap, ranks);
+    let bytes = snap.to_bytes();
+    (snap, bytes)
+}
+
+/// The cuts of a distributed run come back from the bytes, after the counts say for how many
+/// ranks; a single-process world restores the snapshot, ignoring them, and continues as from
+/// the snapshot without them.
+#[test]
+fn the_cuts_come_back_and_a_single_process_world_ignores_them() {
+    for ranks in [1, 2, 3, 4] {
+        let (snap, bytes) = cut_box(ranks);
+        let count = &bytes[count_at(10)..count_at(11)];
+        assert_eq!(count, (ranks as u64).to_le_bytes(), "the cuts' ranks");
+        let back = Snapshot::from_bytes(&bytes).unwrap();
+        assert_eq!(back, snap);
+        assert_eq!(back.cuts.as_ref().map(Bisection::ranks), Some(ranks));
+    }
+    let (snap, _) = cut_box(3);
+    let without = Snapshot {
+        cuts: None,
+        ..snap.clone()
+    };
+    let (mut a, mut b) = (common::world(1), common::world(1));
+    a.restore(&snap).unwrap();
+    b.restore(&without).unwrap();
+    a.run(20).unwrap();
+    b.run(20).unwrap();
+    assert_eq!(a.bodies(), b.bodies());
+    assert_eq!(
+        a.snapshot().unwrap().cuts,
+        None,
+        "a single process has no cuts"
+    );
+}
+
+/// Cut bytes that end early, or that are no tree whose leaves are the ranks 0..K, are refused
+/// by the reader in one line (sealed again, so the checksum does not find them).
+#[test]
+fn truncated_or_corrupt_cuts_are_refused_in_one_line() {
+    // Three ranks: five nodes (a cut, rank 0's box, a cut, the boxes of ranks 1 and 2) end
+    // the file.
+    let (_, bytes) = cut_box(3);
+    let cuts = bytes.len() - 5 * NODE_BYTES;
+    let sealed = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut bad = bytes.clone();
+        edit(&mut bad);
+        seal(&mut bad);
+        bad
+    };
+    // Node `k`'s word `w` (0: axis or LEAF, 1: coordinate or rank) set to `value`.
+    let word = |(k, w): (usize, usize), value: u32| {
+        let at = cuts + NODE_BYTES * k + 4 * w;
+        sealed(&|b| b[at..at + 4].copy_from_slice(&value.to_le_bytes()))
+    };
+    let ranks =
+        |k: u64| sealed(&|b| b[count_at(10)..count_at(11)].copy_from_slice(&k.to_le_bytes()));
+    let cases = [
+        (sealed(&|b| b.truncate(b.len() - 3)), "the data ends early"),
+        (
+            sealed(&|b| b.truncate(b.len() - NODE_BYTES)),
+            "the data ends early",
+        ),
+        (ranks(u64::MAX), "truncated or corrupt"),
+        (ranks(2), "the subdomains' cuts: a cut has a side missing"),
+        (word((0, 0), 3), "node 0 cuts along axis 3"),
+        (word((2, 1), f32::NAN.to_bits()), "node 2 cuts at NaN"),
+        (word((4, 1), 1), "rank 1 has two boxes"),
+        (word((4, 1), 7), "rank 7 is not below 3"),
+    ];
+    for (bad, words) in cases {
+        let msg = one_line(&Snapshot::from_bytes(&bad).unwrap_err());
+        assert!(msg.contains(words), "{words}: {msg}");
+    }
+}
+
+/// A format-5 checkpoint (ten counts, no cuts) is still read, as a snapshot without cuts.
+#[test]
+fn a_format_5_checkpoint_reads_as_one_without_cuts() {
+    let (_, bytes) = common::checkpoint(2, 30, b"extra");
+    let mut old = bytes[..count_at(10)].to_vec();
+    old.extend_from_slice(&bytes[count_at(11)..]);
+    old[7] = b'5';
+    seal(&mut old);
+    let snap = Snapshot::from_bytes(&old).unwrap();
+    assert_eq!(snap, Snapshot::from_bytes(&bytes).unwrap());
+    assert_eq!(snap.cuts, None);
+    common::world(2).restore(&snap).unwrap();
 }
 
 #[test]

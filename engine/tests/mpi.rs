@@ -306,6 +306,80 @@ fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     );
 }
 
+/// The step the resumed pour's snapshot is taken at: not a multiple of the rebalance interval
+/// (25), so that the resumed run must split the bed by the snapshot's cuts to continue as the
+/// uninterrupted one does.
+const CUT_AT: u64 = 110;
+/// The resumed pour's last step: three rebalances after the snapshot.
+const RESUMED_TO: u64 = 190;
+
+/// Every body's centre, radius, orientation and velocities, as bits.
+fn state_bits(world: &World) -> Vec<u32> {
+    let b = world.bodies();
+    let body = |i: usize| {
+        let m = &b.motion[i];
+        let p = b.pos_radius[i].to_array().into_iter();
+        let q = b.orientation[i].to_array().into_iter();
+        p.chain(q).chain(m.linear).chain(m.angular)
+    };
+    (0..b.len()).flat_map(body).map(f32::to_bits).collect()
+}
+
+/// The 1,000-grain pour on 2 ranks and on 4, snapshotted at step [`CUT_AT`] and restored,
+/// through the snapshot's bytes, into a world freshly built and distributed on as many ranks,
+/// continues bit for bit like the pour left uninterrupted: the same owners at the next step,
+/// and every body's centre, orientation and velocities at step [`RESUMED_TO`].
+#[test]
+fn a_resumed_pour_continues_bit_for_bit_on_as_many_ranks() {
+    const TEST: &str = "a_resumed_pour_continues_bit_for_bit_on_as_many_ranks";
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
+        let again = comm.duplicate();
+        let mut straight = pour(10, child_threads());
+        straight.distribute(comm, 25).expect("the pour distributes");
+        straight.run(CUT_AT).expect("the steps before the snapshot");
+        let bytes = straight.snapshot().expect("a snapshot").to_bytes();
+        let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
+        assert!(
+            snap.cuts.is_some(),
+            "a distributed world's snapshot has its cuts"
+        );
+        let mut resumed = pour(10, child_threads());
+        resumed.distribute(again, 25).expect("the pour distributes");
+        resumed.restore(&snap).expect("the snapshot restores");
+        for w in [&mut straight, &mut resumed] {
+            w.step().expect("the step after the snapshot");
+        }
+        assert_eq!(
+            resumed.rank_ids(),
+            straight.rank_ids(),
+            "the ranks own other bodies after the restore"
+        );
+        for w in [&mut straight, &mut resumed] {
+            w.run(RESUMED_TO - CUT_AT - 1).expect("the steps after");
+        }
+        let (a, b) = (state_bits(&straight), state_bits(&resumed));
+        if let Some(k) = (0..a.len()).find(|&k| a[k] != b[k]) {
+            panic!(
+                "step {RESUMED_TO}: body {} differs after the restore",
+                k / 14
+            );
+        }
+        assert_eq!(resumed.last_stats(), straight.last_stats());
+        if rank == 0 {
+            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+            let line = Figures::of(&resumed).to_line();
+            std::fs::write(out, line).expect("the result file is written");
+        }
+        return;
+    }
+    for ranks in [2, 4] {
+        let f = figures_on(TEST, ranks, "resumed");
+        println!("{ranks} ranks, resumed at step {CUT_AT}: {f:?}");
+    }
+}
+
 /// The body of a test comparing distributed runs with one process's: in a child, `make()`
 /// stepped `steps` steps on the ranks (owners checked every step); in the parent, `make()`
 /// stepped in one process, then on 2 and on 4 ranks, each compared with it (bed within r/4,

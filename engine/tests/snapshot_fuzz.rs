@@ -1,8 +1,8 @@
 //! A deterministic mutation test of checkpoint restore: valid checkpoints of four small worlds
 //! (spheres only; spheres in a shaken box; spinning and rolling friction; a jointed chain with a
-//! spring) with a fixed-seed series of edits. Edits left unsealed (a byte flipped, the file cut
-//! short, bytes inserted) must all be found by [`Snapshot::from_bytes`]; edits sealed again with
-//! a fresh checksum ([`seal`]: a byte or a word changed, a count set, bytes cut or inserted)
+//! spring), each carrying the cuts of a 3-rank run, with a fixed-seed series of edits. Edits
+//! left unsealed (a byte flipped, the file cut short, bytes inserted) must all be found by
+//! [`Snapshot::from_bytes`]; edits sealed again with a fresh checksum ([`seal`]: a byte or a word changed, a count set, bytes cut or inserted)
 //! reach the field checks of [`World::restore`]. Whatever the edit, reading and restoring must
 //! not panic and every error must be one line; a restore that succeeds is stepped once.
 //!
@@ -116,7 +116,12 @@ struct Tally {
 /// error of more than one line or an unsealed edit that was read as a checkpoint.
 fn run_cases(seed: u64, cases: u64) -> Tally {
     let mut worlds: Vec<(World, Vec<u8>)> = (0..common::SCENES.len())
-        .map(|k| common::checkpoint(k, 40, b"taken=40\n"))
+        .map(|k| {
+            // With the cuts of a 3-rank run, so that the edits reach them too.
+            let (world, bytes) = common::checkpoint(k, 40, b"taken=40\n");
+            let snap = common::with_cuts(Snapshot::from_bytes(&bytes).unwrap(), 3);
+            (world, snap.to_bytes())
+        })
         .collect();
     for (w, bytes) in &mut worlds {
         // Each world is restored into from its own (intact) checkpoint first: it reads back.

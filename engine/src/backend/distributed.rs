@@ -24,7 +24,8 @@ use grains_kernels::{
 pub(crate) struct DistributedBackend {
     cpu: CpuPipeline,
     coupling: Coupling,
-    /// The cuts of the last (re)balance.
+    /// The cuts of the last (re)balance, or a restored snapshot's for this rank count (none
+    /// before the first step and after an edit: the next step makes fresh ones).
     cuts: Option<Bisection>,
     /// Steps between rebalances of the cuts.
     rebalance_every: u64,
@@ -35,7 +36,8 @@ pub(crate) struct DistributedBackend {
     /// or went), keyed by the host copy's indices, when the host copy is to be split again at
     /// the next step (after an edit, a restore or a pass of the insertions and sinks).
     reseed: Option<WarmStart>,
-    /// Whether the last step had moment rows (spinning or rolling friction).
+    /// Whether the warm start has moment impulses: some material pair has spinning or rolling
+    /// friction (as of the last step, or of the restored warm start before it).
     moments: bool,
     /// The step the host copy holds, and the statistics of the last step.
     synced_at: u64,
@@ -96,20 +98,29 @@ impl DistributedBackend {
             .collect()
     }
 
-    /// Splits the host copy `world` again (at the first step, after an edit or a restore), or
-    /// rebalances the cuts on the owned bodies' centres when due; then migrates.
+    /// Splits the host copy `world` again (at the first step, after an edit or a restore), by
+    /// a restored snapshot's cuts unless a rebalance is due, or rebalances the cuts on the owned
+    /// bodies' centres when due; then migrates.
     fn decompose(&mut self, world: &Bodies, steps: u64) {
         let ranks = &self.coupling.ranks;
+        let due = steps.is_multiple_of(self.rebalance_every);
         if let Some(warm) = self.reseed.take() {
             let warm = records_by_id(&warm, world.len());
-            let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
-            let ids: Vec<u64> = (0..world.len() as u64).collect();
-            let cuts = Bisection::new(&centres, &ids, ranks.size());
+            // The same cuts as a rebalance of the owned bodies, which are the host copy's.
+            let fresh = || {
+                let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
+                let ids: Vec<u64> = (0..world.len() as u64).collect();
+                Bisection::new(&centres, &ids, ranks.size())
+            };
+            let cuts = match self.cuts.take() {
+                Some(restored) if !due => restored,
+                _ => fresh(),
+            };
             self.subdomain = Subdomain::seed(world, &cuts, ranks.rank(), &warm);
             self.cuts = Some(cuts);
             return;
         }
-        if self.cuts.is_none() || steps.is_multiple_of(self.rebalance_every) {
+        if self.cuts.is_none() || due {
             let mine: Vec<[f32; 4]> = self.subdomain.owned.iter().map(|r| r.pos_radius).collect();
             let ids: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
             let all = ranks.all_gather(&mine);
@@ -223,6 +234,9 @@ impl StepBackend for DistributedBackend {
         let keys: Vec<u64> = warm.iter().map(|w| w.0).collect();
         let impulses: Vec<[f32; 4]> = warm.iter().map(|w| w.1).collect();
         self.cpu.restore_warm_start(&keys, &impulses);
+        // From the friction table, the same on every rank: a rank whose last step had no
+        // contact still warm-starts the moments of the contacts that migrated to it.
+        self.moments = inputs.friction.any_moment_friction();
         if self.moments {
             let moments: Vec<[f32; 4]> = warm.iter().map(|w| w.2).collect();
             self.cpu.restore_warm_start_moments(&moments);
@@ -249,7 +263,6 @@ impl StepBackend for DistributedBackend {
         self.stepped_at = Some(steps);
         let (keys, impulses) = self.cpu.warm_start_state();
         let moments = self.cpu.warm_start_moments();
-        self.moments = !moments.is_empty();
         self.subdomain.take_step(local, keys, impulses, moments);
         let ranks = &self.coupling.ranks;
         let owned = local.owned;
@@ -362,6 +375,7 @@ impl StepBackend for DistributedBackend {
     fn bodies_edited(&mut self) {
         self.reseed = Some(WarmStart::default());
         (self.stepped_at, self.gathered.at) = (None, None);
+        self.cuts = None;
     }
 
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
@@ -387,6 +401,16 @@ impl StepBackend for DistributedBackend {
         self.moments = !moments.is_empty();
         self.reseed = Some((keys.to_vec(), impulses.to_vec(), moments.to_vec()));
         (self.stepped_at, self.gathered.at) = (None, None);
+        self.cuts = None;
         self.synced_at = steps;
+    }
+
+    fn cuts(&self) -> Option<Bisection> {
+        self.cuts.clone()
+    }
+
+    fn restore_cuts(&mut self, cuts: Option<&Bisection>) {
+        let ranks = self.coupling.ranks.size();
+        self.cuts = cuts.filter(|c| c.ranks() == ranks).cloned();
     }
 }

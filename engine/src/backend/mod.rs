@@ -8,6 +8,7 @@ pub(crate) mod distributed;
 mod gpu;
 mod implicit;
 
+use crate::decomposition::Bisection;
 use crate::error::BuildError;
 use crate::health::StepError;
 use crate::settings::{Backend, Integrator, Settings};
@@ -138,6 +139,17 @@ pub(crate) trait StepBackend: Send + Sync {
 
     /// The warm-start memory.
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError>;
+
+    /// The cuts of a distributed run's subdomains, which a snapshot carries (`None`, by
+    /// default: a backend that steps every body itself has none).
+    fn cuts(&self) -> Option<Bisection> {
+        None
+    }
+
+    /// Continues, after [`Self::restore`], with the snapshot's cuts `cuts` (`None` where it
+    /// has none): a distributed backend on as many ranks splits the bed with them until its
+    /// next rebalance. Ignored by default.
+    fn restore_cuts(&mut self, _cuts: Option<&Bisection>) {}
 
     /// Continues from a snapshot of step `steps`: its warm-start memory of the contacts and
     /// joints (the bodies are already in the host copy).

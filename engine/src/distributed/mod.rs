@@ -64,6 +64,8 @@ impl World {
     /// ([`World::bodies`]) is gathered on every rank every [`Settings::sync_every`] steps and by
     /// [`World::sync`]. MPI must have been initialised with at least
     /// `mpi::Threading::Serialized` (the solve calls MPI from the pipeline's worker thread).
+    /// A snapshot of a distributed run restored after this ([`World::restore`]) continues bit
+    /// for bit on as many ranks: it carries the run's cuts ([`crate::Snapshot::cuts`]).
     ///
     /// Refused, naming what, for what the coupled solve does not cover: the Gauss–Seidel solver
     /// (use Jacobi or APGD), the GPU backend, the implicit integrator, joints, springs, applied

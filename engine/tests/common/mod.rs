@@ -1,9 +1,10 @@
 //! Small worlds the checkpoint tests take snapshots of: spheres only, spheres in a box,
 //! spheres with spinning and rolling friction on a floor, and a jointed chain with a spring.
 
+use grains::decomposition::Bisection;
 use grains::{
-    Body, BoxContainer, JointDesc, Material, MaterialId, Prescribed, Settings, SpringDesc, Vec3,
-    WallDesc, World,
+    Body, BoxContainer, JointDesc, Material, MaterialId, Prescribed, Settings, Snapshot,
+    SpringDesc, Vec3, WallDesc, World,
 };
 
 /// The scenes' names, in the order [`world`] takes them.
@@ -86,6 +87,22 @@ pub fn world_with(k: usize, settings: Settings) -> World {
 /// Scene `k` with the default settings.
 pub fn world(k: usize) -> World {
     world_with(k, Settings::default())
+}
+
+/// `snap` with the cuts of its bodies among `ranks` ranks, as a distributed run on them would
+/// carry (a world that steps every body itself ignores them).
+pub fn with_cuts(snap: Snapshot, ranks: usize) -> Snapshot {
+    let centres: Vec<Vec3> = snap
+        .bodies
+        .pos_radius
+        .iter()
+        .map(|p| p.truncate())
+        .collect();
+    let cuts = Bisection::new(&centres, &snap.ids, ranks);
+    Snapshot {
+        cuts: Some(cuts),
+        ..snap
+    }
 }
 
 /// Scene `k` stepped `steps` steps (so that it has contacts to warm-start from) and its
