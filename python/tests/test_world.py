@@ -5,6 +5,7 @@ import ast
 import inspect
 import pathlib
 import pickle
+import signal
 import subprocess
 import threading
 import time
@@ -186,7 +187,17 @@ def test_step_releases_the_gil(pile_scene):
     assert counts[0] > 1000, counts
 
 
-def test_ctrl_c_stops_a_long_step_between_steps(pile_scene):
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C (`_thread.interrupt_main`) raises KeyboardInterrupt for the test's duration, also
+    where the suite started with SIGINT ignored (a background job of a shell without job
+    control), where Python installs no handler and interrupt_main does nothing."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def test_ctrl_c_stops_a_long_step_between_steps(pile_scene, ctrl_c):
     world = grains.load_scene(pile_scene, threads=1)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
@@ -242,7 +253,7 @@ def test_run_writes_what_grains_run_writes_and_resumes(pile_scene, tmp_path):
     assert once["steps"] == 100 and np.array_equal(a.positions, b.positions)
 
 
-def test_ctrl_c_stops_a_run_which_then_resumes_bit_identically(pile_scene, tmp_path):
+def test_ctrl_c_stops_a_run_which_then_resumes_bit_identically(pile_scene, tmp_path, ctrl_c):
     out, once = tmp_path / "cut", tmp_path / "once"
     timer = threading.Timer(0.4, _thread.interrupt_main)
     timer.start()
