@@ -3,6 +3,7 @@
 //! run; rank 0 writes the outputs and prints, the others only step with it. Started without a launcher, the program
 //! runs in one process as ever.
 
+use crate::launcher::launched_by_mpi;
 use grains::distributed::mpi;
 use grains::distributed::mpi::topology::{Communicator, SimpleCommunicator};
 use grains::World;
@@ -19,13 +20,6 @@ pub struct Job {
     pub rank: usize,
     /// Number of ranks.
     pub size: usize,
-}
-
-/// Whether an MPI launcher (Open MPI's `mpirun`, or a PMI/PMIx launcher) started this process.
-pub fn launched_by_mpi() -> bool {
-    ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some())
 }
 
 /// Starts MPI when an MPI launcher started this process (with serialized threading, which the

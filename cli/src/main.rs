@@ -18,6 +18,7 @@ use std::time::Instant;
 
 #[cfg(feature = "mpi")]
 mod distributed;
+mod launcher;
 
 #[derive(Parser)]
 #[command(
@@ -134,7 +135,19 @@ fn threads(s: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    // Without the feature every rank would run the whole scene, all writing one folder.
+    #[cfg(not(feature = "mpi"))]
+    if let Some(ranks) = launcher::launched_ranks().filter(|&k| k > 1) {
+        eprintln!(
+            "error: started by mpirun as one of {ranks} processes, but this grains was built \
+             without MPI, so each would run the whole scene alone: build it with \
+             `cargo build --release -p grains-cli --features mpi` (docs/distributed.md), or \
+             start it without mpirun"
+        );
+        return ExitCode::FAILURE;
+    }
+    match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate {
             ids,
@@ -148,7 +161,7 @@ fn main() -> ExitCode {
         } => {
             // The cases are single-process worlds: under mpirun each rank would run them all.
             #[cfg(feature = "mpi")]
-            if distributed::launched_by_mpi() {
+            if launcher::launched_by_mpi() {
                 eprintln!("error: `grains validate` runs in one process; start it without mpirun");
                 return ExitCode::FAILURE;
             }
@@ -613,7 +626,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     // The study settles the scene as written; its own options are the sweep cap and target.
     if let Some(dir) = &opts.convergence {
         #[cfg(feature = "mpi")]
-        if distributed::launched_by_mpi() {
+        if launcher::launched_by_mpi() {
             eprintln!("error: --convergence runs in one process; start it without mpirun");
             return ExitCode::FAILURE;
         }
