@@ -66,6 +66,21 @@ impl Job {
         }
     }
 
+    /// Warns, on rank 0, when this rank steps on more worker threads than the CPUs it may run
+    /// on: Open MPI binds each rank to one core by default (with 2 ranks or fewer; to a socket
+    /// with more), where its `threads` workers would take turns on it.
+    pub fn warn_if_bound(&self, threads: usize) {
+        let cpus = std::thread::available_parallelism().map_or(threads, |n| n.get());
+        if self.rank == 0 && threads > cpus {
+            eprintln!(
+                "warning: each rank steps on {threads} worker threads, but mpirun bound rank 0 \
+                 to {cpus} CPU{}: start it with `--bind-to none` or `--map-by slot:PE={threads}`, \
+                 or use --threads {cpus}",
+                if cpus == 1 { "" } else { "s" }
+            );
+        }
+    }
+
     /// Ends every rank of the job with status `code` (after an error on this one, so that the
     /// others do not wait for it forever).
     pub fn abort(&self, code: i32) -> ! {

@@ -254,6 +254,10 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         Err(code) => return code,
     };
     #[cfg(feature = "mpi")]
+    if let Some(j) = &job {
+        j.warn_if_bound(threads.unwrap_or(scene.settings().threads));
+    }
+    #[cfg(feature = "mpi")]
     let (distribute, leader) = (
         job.as_ref().map(distributed::Job::distribute),
         job.as_ref().is_none_or(|j| j.rank == 0),
@@ -670,6 +674,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     };
     #[cfg(feature = "mpi")]
     if let Some(j) = &job {
+        j.warn_if_bound(world.settings().threads);
         // Every rank is refused alike: rank 0 says why.
         if let Err(e) = distributed::split(&mut world) {
             if j.rank == 0 {

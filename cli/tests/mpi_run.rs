@@ -305,3 +305,41 @@ fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// A rank that mpirun bound to fewer CPUs than its worker threads (Open MPI binds each rank to
+/// one core by default with 2 ranks or fewer, where its threads would take turns) is warned
+/// about, on rank 0, with the mpirun options that give it more; unbound, it is not.
+#[test]
+fn a_rank_bound_to_fewer_cores_than_its_threads_is_warned_about() {
+    let scene = scene();
+    for (binding, warned) in [("core", true), ("none", false)] {
+        let dir = tmp(&format!("bound-{binding}"));
+        let out = Command::new("mpirun")
+            .args([
+                "--allow-run-as-root",
+                "--bind-to",
+                binding,
+                "-np",
+                "1",
+                GRAINS,
+            ])
+            .arg("run")
+            .arg(&scene)
+            .args(["--steps", "5", "--threads", "2", "--out"])
+            .arg(&dir)
+            .output()
+            .expect("grains and mpirun run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "--bind-to {binding}: {stderr}");
+        let said = "warning: each rank steps on 2 worker threads, but mpirun bound rank 0 to 1 CPU";
+        assert_eq!(
+            stderr.contains(said),
+            warned,
+            "--bind-to {binding}: {stderr}"
+        );
+        if warned {
+            assert!(stderr.contains("--bind-to none"), "{stderr}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
