@@ -277,13 +277,21 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         interrupt: None,
     };
     let result = run_distributed(&scene, &opts, distribute);
+    // A failed step fails on every rank alike (the ranks agree on it), so rank 0 says it and
+    // each ends; any other error may be one rank's alone, and that rank ends the whole job
+    // lest the others wait for it.
     #[cfg(feature = "mpi")]
     if let (Err(e), Some(j)) = (&result, &job) {
-        eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
-        j.abort(1);
+        if !matches!(e, grains_app::runner::RunError::Health { .. }) {
+            eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
+            j.abort(1);
+        }
     }
     if !leader {
-        return ExitCode::SUCCESS;
+        return match result {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(_) => ExitCode::FAILURE,
+        };
     }
     #[cfg(feature = "mpi")]
     if let Some(j) = &job {
@@ -683,11 +691,11 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    // Every failure below is a step's, which every rank meets alike: rank 0 says it.
     #[cfg(feature = "mpi")]
     let fail = |e: String| -> ExitCode {
-        eprintln!("error: {e}");
-        if let Some(j) = &job {
-            j.abort(1);
+        if job.as_ref().is_none_or(|j| j.rank == 0) {
+            eprintln!("error: {e}");
         }
         ExitCode::FAILURE
     };

@@ -117,6 +117,13 @@ impl World {
             .backend
             .step(&mut self.bodies, &inputs, self.steps + 1, read_back)?;
         self.steps += 1;
+        // A distributed world sums every step's statistics but gathers its bodies only every
+        // `sync_every` steps: when the kinetic energy is not finite, it gathers them now, so
+        // that the checks below name the body (the same on every rank: the sum is).
+        let unsynced = self.stats_at() == self.steps && self.synced_at() != self.steps;
+        if unsynced && !self.last.kinetic_energy.is_finite() {
+            self.sync()?;
+        }
         if self.synced_at() == self.steps {
             self.monitor.check(
                 &self.settings.health,
