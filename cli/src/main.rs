@@ -277,12 +277,13 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         interrupt: None,
     };
     let result = run_distributed(&scene, &opts, distribute);
-    // A failed step fails on every rank alike (the ranks agree on it), so rank 0 says it and
-    // each ends; any other error may be one rank's alone, and that rank ends the whole job
-    // lest the others wait for it.
+    // A refused scene and a failed step fail on every rank alike (each rank reads the same
+    // scene; the ranks agree on a step), so rank 0 says it and each ends; any other error may
+    // be one rank's alone, and that rank ends the whole job lest the others wait for it.
     #[cfg(feature = "mpi")]
     if let (Err(e), Some(j)) = (&result, &job) {
-        if !matches!(e, grains_app::runner::RunError::Health { .. }) {
+        use grains_app::runner::RunError;
+        if !matches!(e, RunError::Health { .. } | RunError::Scene(_)) {
             eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
             j.abort(1);
         }

@@ -379,3 +379,25 @@ fn a_failing_step_ends_every_rank_with_one_error() {
     assert!(!stderr.contains("MPI_ABORT"), "no abort: {stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A scene every rank refuses alike (here the GPU backend, which stops at no tolerance and
+/// does not run distributed) ends the job with one error line, rank 0's, and no MPI_Abort.
+#[test]
+fn a_refused_scene_ends_every_rank_with_one_error() {
+    let dir = tmp("refused");
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
+        .arg("run")
+        .arg(scene())
+        .args(["--backend", "gpu", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("grains and mpirun run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "refused: {stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {stderr}");
+    assert!(errors[0].starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("MPI_ABORT"), "no abort: {stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
