@@ -359,45 +359,40 @@ fn a_failing_step_ends_every_rank_with_one_error() {
         .replace("tolerance = 1e-5", "tolerance = 0");
     let file = dir.join("diverging.toml");
     std::fs::write(&file, text).expect("the scene written");
+    let (out, file) = (dir.join("out"), file.to_str().expect("a UTF-8 path"));
+    let error = failing_run_on_two_ranks(&[file, "--out", out.to_str().unwrap()]);
+    assert!(error.starts_with("error: step "), "{error}");
+    assert!(
+        error.contains("is not finite") && error.contains("lower omega"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `grains run` with `args` on 2 ranks, checks that it fails with one error line and no
+/// MPI_Abort, and returns that line.
+fn failing_run_on_two_ranks(args: &[&str]) -> String {
     let out = Command::new("mpirun")
         .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
         .arg("run")
-        .arg(&file)
-        .arg("--out")
-        .arg(dir.join("out"))
+        .args(args)
         .output()
         .expect("grains and mpirun run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the run fails: {stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 1, "one error line: {stderr}");
-    assert!(errors[0].starts_with("error: step "), "{stderr}");
-    assert!(
-        errors[0].contains("is not finite") && errors[0].contains("lower omega"),
-        "{stderr}"
-    );
     assert!(!stderr.contains("MPI_ABORT"), "no abort: {stderr}");
-    let _ = std::fs::remove_dir_all(dir);
+    errors[0].to_string()
 }
 
 /// A scene every rank refuses alike (here the GPU backend, which stops at no tolerance and
 /// does not run distributed) ends the job with one error line, rank 0's, and no MPI_Abort.
 #[test]
 fn a_refused_scene_ends_every_rank_with_one_error() {
-    let dir = tmp("refused");
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
-        .arg("run")
-        .arg(scene())
-        .args(["--backend", "gpu", "--out"])
-        .arg(&dir)
-        .output()
-        .expect("grains and mpirun run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "refused: {stderr}");
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
-    assert_eq!(errors.len(), 1, "one error line: {stderr}");
-    assert!(errors[0].starts_with("error: "), "{stderr}");
-    assert!(!stderr.contains("MPI_ABORT"), "no abort: {stderr}");
+    let (dir, scene) = (tmp("refused"), scene());
+    let (dir_arg, scene_arg) = (dir.to_str().unwrap(), scene.to_str().unwrap());
+    let error = failing_run_on_two_ranks(&[scene_arg, "--backend", "gpu", "--out", dir_arg]);
+    assert!(error.starts_with("error: "), "{error}");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -83,19 +83,16 @@ impl DistributedBackend {
 
     /// The ids of the bodies each rank owns, by rank, each ascending (a collective call).
     fn ids_by_rank(&self) -> Vec<Vec<u64>> {
-        let ranks = &self.coupling.ranks;
         let mine: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
-        let counts = ranks.all_gather(&[mine.len() as u64]);
-        let all = ranks.all_gather(&mine);
-        let mut at = 0;
-        counts
-            .iter()
-            .map(|&c| {
-                let ids = all[at..at + c as usize].to_vec();
-                at += c as usize;
-                ids
-            })
-            .collect()
+        self.coupling.ranks.gather_by_rank(&mine)
+    }
+
+    /// Splits the host copy again at the next step, seeding the warm start from `warm` (keyed
+    /// by the host copy's indices) with fresh cuts; the contacts of the last step are gone.
+    fn split_again(&mut self, warm: WarmStart) {
+        self.reseed = Some(warm);
+        (self.stepped_at, self.gathered.at) = (None, None);
+        self.cuts = None;
     }
 
     /// Splits the host copy `world` again (at the first step, after an edit or a restore), by
@@ -192,12 +189,11 @@ fn stopped_by_a_rank(coupling: &Coupling, step: u64, fault: Fault) -> StepError 
     let here = coupling.failed_ranks() & (1 << ranks.rank()) != 0;
     let message = here.then(|| fault.to_string());
     match ranks.first_message(message.as_deref()) {
-        Some((q, _)) if q == ranks.rank() => StepError::Health { step, fault },
-        Some((q, text)) => StepError::Distributed {
+        Some((q, text)) if q != ranks.rank() => StepError::Distributed {
             step,
             problem: format!("rank {q} could not take the step: {text}"),
         },
-        None => StepError::Health { step, fault },
+        _ => StepError::Health { step, fault },
     }
 }
 
@@ -373,9 +369,7 @@ impl StepBackend for DistributedBackend {
     }
 
     fn bodies_edited(&mut self) {
-        self.reseed = Some(WarmStart::default());
-        (self.stepped_at, self.gathered.at) = (None, None);
-        self.cuts = None;
+        self.split_again(WarmStart::default());
     }
 
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
@@ -399,9 +393,7 @@ impl StepBackend for DistributedBackend {
         _joint_impulses: &[f32],
     ) {
         self.moments = !moments.is_empty();
-        self.reseed = Some((keys.to_vec(), impulses.to_vec(), moments.to_vec()));
-        (self.stepped_at, self.gathered.at) = (None, None);
-        self.cuts = None;
+        self.split_again((keys.to_vec(), impulses.to_vec(), moments.to_vec()));
         self.synced_at = steps;
     }
 

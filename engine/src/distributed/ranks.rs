@@ -192,16 +192,28 @@ impl Ranks {
             .fold(0, |mask, (q, &f)| mask | (u64::from(f) << q))
     }
 
+    /// Every rank's `mine`, by rank, on every rank.
+    pub(crate) fn gather_by_rank<T: Pod>(&self, mine: &[T]) -> Vec<Vec<T>> {
+        let counts = self.all_gather(&[mine.len() as u64]);
+        let all = self.all_gather(mine);
+        let mut at = 0;
+        counts
+            .iter()
+            .map(|&c| {
+                let theirs = all[at..at + c as usize].to_vec();
+                at += c as usize;
+                theirs
+            })
+            .collect()
+    }
+
     /// The lowest rank's `message` among the ranks that have one, with that rank's number, on
     /// every rank; `None` when no rank has one.
     pub(crate) fn first_message(&self, message: Option<&str>) -> Option<(usize, String)> {
         let bytes = message.map_or(&[][..], str::as_bytes);
-        let lengths = self.all_gather(&[bytes.len() as u64]);
-        let all = self.all_gather(bytes);
-        let q = lengths.iter().position(|&l| l > 0)?;
-        let at: u64 = lengths[..q].iter().sum();
-        let text = &all[at as usize..(at + lengths[q]) as usize];
-        Some((q, String::from_utf8_lossy(text).into_owned()))
+        let all = self.gather_by_rank(bytes);
+        let q = all.iter().position(|m| !m.is_empty())?;
+        Some((q, String::from_utf8_lossy(&all[q]).into_owned()))
     }
 
     /// The sum of `x` over the ranks.
