@@ -396,3 +396,67 @@ fn a_refused_scene_ends_every_rank_with_one_error() {
     assert!(error.starts_with("error: "), "{error}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The distributed scene on the GPU backend (tolerance 0, as the GPU asks), in `dir`.
+fn gpu_scene(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(scene()).expect("the scene");
+    let text = text.replace("tolerance = 1e-5", "tolerance = 0");
+    assert!(text.contains("tolerance = 0"), "the scene's tolerance line");
+    std::fs::create_dir_all(dir).expect("a folder");
+    let path = dir.join("pour_gpu.toml");
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
+/// `mpirun -np 2 grains run SCENE --backend gpu` steps each rank's bodies on its GPU (Mesa's
+/// software device here): 100 steps of the APGD pour write one data set with every grain once,
+/// a summary naming the adapter, and the bed height and contacts of one GPU process's run
+/// (within r/4 and 1 %).
+#[test]
+fn two_gpu_ranks_run_the_scene_like_one_gpu() {
+    let base = tmp("gpu");
+    let scene = gpu_scene(&base);
+    let scene = scene.to_str().expect("a UTF-8 path");
+    let (one, two) = (base.join("one"), base.join("two"));
+    let probe = Command::new(GRAINS)
+        .args(["run", scene, "--backend", "gpu", "--steps", "100", "--out"])
+        .arg(&one)
+        .output()
+        .expect("grains runs");
+    if !probe.status.success() {
+        let text = String::from_utf8_lossy(&probe.stderr);
+        assert!(
+            text.contains("no GPU adapter"),
+            "one GPU process failed: {text}"
+        );
+        eprintln!("skipped: no GPU adapter");
+        return;
+    }
+    let args = [scene, "--backend", "gpu", "--steps", "100", "--out"];
+    grains_run(2, &[&args[..], &[two.to_str().unwrap()]].concat());
+    assert_eq!(last_frame_ids(&two), (0..1000).collect::<Vec<u64>>());
+    let summary = std::fs::read_to_string(two.join("summary.json")).expect("summary.json");
+    let json: serde_json::Value = serde_json::from_str(&summary).expect("summary.json parses");
+    assert_eq!(json["backend"], "gpu");
+    assert!(
+        json["adapter"].is_string(),
+        "the adapter named: {}",
+        json["adapter"]
+    );
+    let bed = |d: &Path| figure(d, "/observables_final/bed_height_m");
+    let contacts = |d: &Path| figure(d, "/observables_final/contacts");
+    assert!(
+        (bed(&one) - bed(&two)).abs() < 0.25 * 0.005,
+        "bed {} m on 2 GPU ranks, {} m on one GPU",
+        bed(&two),
+        bed(&one)
+    );
+    let rel = (contacts(&one) - contacts(&two)).abs() / contacts(&one);
+    assert!(
+        rel < 0.01,
+        "contacts {} vs {}",
+        contacts(&two),
+        contacts(&one)
+    );
+    let _ = std::fs::remove_dir_all(base);
+}

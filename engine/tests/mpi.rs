@@ -530,14 +530,17 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
 /// 200 grains at rest 4 r apart on the low side of x (nothing touches), and 200 more heaped
 /// within 0.2 r of one point on the high side: every heaped grain touches every other, 199
 /// contacts each, more than a rank's narrow phase keeps. No gravity.
-fn heaped() -> World {
+fn heaped(gpu: bool) -> Result<World, grains::BuildError> {
     let mut settings = Settings::granular(0.002);
     settings.gravity = Vec3::ZERO;
     settings.solver = Solver::Jacobi {
         sweeps: 50,
-        tolerance: 1e-6,
+        tolerance: if gpu { 0.0 } else { 1e-6 },
         omega: 0.3,
     };
+    if gpu {
+        settings.backend = grains::Backend::Gpu;
+    }
     let mut b = World::builder(settings);
     b.material(Material::new(0.5));
     let mass = sphere_mass(R, 2500.0);
@@ -554,49 +557,60 @@ fn heaped() -> World {
         let c = Vec3::new(0.5, 0.0, 0.0) + 2.0 * Vec3::new(jitter(), jitter(), jitter());
         b.body(Body::sphere(c, R, mass));
     }
-    b.build().expect("the heap builds")
+    b.build()
 }
 
 /// A step that one rank cannot take (its narrow phase finds too many contacts) stops every
 /// rank: each returns the step's error, where the others used to wait for that rank in the
 /// solve's first exchange until the launch was killed. The rank holding the heap says what is
-/// wrong with its figures; the other names that rank and its message.
+/// wrong with its figures; the other names that rank and its message. So on CPU ranks and on
+/// GPU ranks (where the heap overflows the partner slots of a body), where there is an adapter.
 #[test]
 fn a_rank_that_cannot_take_a_step_stops_every_rank() {
     const TEST: &str = "a_rank_that_cannot_take_a_step_stops_every_rank";
     if let Some((_universe, comm)) = child() {
         use mpi::topology::Communicator;
         let rank = comm.rank();
-        let mut world = heaped();
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        let mut world = heaped(out.ends_with("gpu")).expect("the heap builds");
         world.distribute(comm, 100).expect("the heap distributes");
         let error = world
             .step()
             .expect_err("the heap's rank cannot take the step");
         let heap_owner = world.rank_ids().expect("distributed")[1].contains(&399);
-        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         let line = format!("{heap_owner} {error}");
         std::fs::write(format!("{out}-{rank}"), line).expect("written");
         return;
     }
-    let file = std::env::temp_dir().join(format!("grains-mpi-{}-heap", std::process::id()));
-    launch(TEST, (2, 1), &file);
-    let said = |rank: usize| {
-        let f = format!("{}-{rank}", file.display());
-        let text = std::fs::read_to_string(&f).unwrap_or_else(|_| panic!("rank {rank} wrote"));
-        let _ = std::fs::remove_file(&f);
-        text
-    };
-    let (low, high) = (said(0), said(1));
-    assert!(low.starts_with("true "), "rank 1 owns the heap: {low}");
-    let fault = "active contacts per body";
-    assert!(
-        high.contains(fault) && !high.contains("rank 1"),
-        "rank 1 says what is wrong: {high}"
-    );
-    assert!(
-        low.contains("rank 1 could not take the step") && low.contains(fault),
-        "rank 0 names rank 1 and its fault: {low}"
-    );
+    for (backend, fault) in [
+        ("cpu", "active contacts per body"),
+        ("gpu", "partner slots of one body"),
+    ] {
+        if let Err(grains::BuildError::NoGpuAdapter(why)) = heaped(backend == "gpu") {
+            eprintln!("GPU ranks skipped: no GPU adapter ({why})");
+            continue;
+        }
+        let name = format!("grains-mpi-{}-heap-{backend}", std::process::id());
+        let file = std::env::temp_dir().join(name);
+        launch(TEST, (2, 1), &file);
+        let said = |rank: usize| {
+            let f = format!("{}-{rank}", file.display());
+            let text = std::fs::read_to_string(&f).unwrap_or_else(|_| panic!("rank {rank} wrote"));
+            let _ = std::fs::remove_file(&f);
+            text
+        };
+        let (low, high) = (said(0), said(1));
+        println!("{backend} ranks: rank 0 said {low:?}, rank 1 {high:?}");
+        assert!(low.starts_with("true "), "rank 1 owns the heap: {low}");
+        assert!(
+            high.contains(fault) && !high.contains("rank 1"),
+            "rank 1 says what is wrong: {high}"
+        );
+        assert!(
+            low.contains("rank 1 could not take the step") && low.contains(fault),
+            "rank 0 names rank 1 and its fault: {low}"
+        );
+    }
 }
 
 /// Momentum over the last step of `world` whose velocities before it were `before`, from three
@@ -626,6 +640,28 @@ fn momentum_line(world: &World, before: &[Vec3]) -> String {
         walls.z,
         weight
     )
+}
+
+/// Checks a [`momentum_line`] of run `run`: the gathered contacts are the step's, more than
+/// 1,000, with keys ascending, and the bodies' contact forces and the wall loads both balance
+/// the bodies' change of momentum within 1e-5 of the bed's weight; returns the wall loads (N).
+fn check_momentum_line(line: &str, run: &str) -> f64 {
+    let v: Vec<&str> = line.split_whitespace().collect();
+    let num = |k: usize| v[k].parse::<f64>().expect("a number");
+    assert_eq!(
+        v[0], v[1],
+        "{run}: gathered contacts against the step's: {line}"
+    );
+    assert!(num(0) > 1000.0, "{run}: a bed in contact: {line}");
+    assert_eq!(v[2], "true", "{run}: keys ascend strictly");
+    let (change, bodies, walls, weight) = (num(3), num(4), num(5), num(6));
+    for (what, f) in [("bodies' contact forces", bodies), ("wall loads", walls)] {
+        assert!(
+            (f - change).abs() < 1e-5 * weight,
+            "{run}: Σ {what} {f} N against Σ m Δv / h − M g = {change} N (weight {weight} N)"
+        );
+    }
+    walls
 }
 
 /// Steps of the gathered-contacts test: the 1,000-grain pour landing and settling.
@@ -663,24 +699,7 @@ fn gathered_contacts_balance_the_bed_momentum() {
         }
         return;
     }
-    let check = |line: &str, run: &str| {
-        let v: Vec<&str> = line.split_whitespace().collect();
-        let num = |k: usize| v[k].parse::<f64>().expect("a number");
-        assert_eq!(
-            v[0], v[1],
-            "{run}: gathered contacts against the step's: {line}"
-        );
-        assert!(num(0) > 1000.0, "{run}: a bed in contact: {line}");
-        assert_eq!(v[2], "true", "{run}: keys ascend strictly");
-        let (change, bodies, walls, weight) = (num(3), num(4), num(5), num(6));
-        for (what, f) in [("bodies' contact forces", bodies), ("wall loads", walls)] {
-            assert!(
-                (f - change).abs() < 1e-5 * weight,
-                "{run}: Σ {what} {f} N against Σ m Δv / h − M g = {change} N (weight {weight} N)"
-            );
-        }
-        walls
-    };
+    let check = check_momentum_line;
     let one = check(&last_step_momentum(pour(10, 1)), "one process");
     for ranks in [2, 4] {
         let file =
@@ -1109,5 +1128,169 @@ fn a_jacobi_pour_matches_one_process() {
             distributed.iter().all(|f| f.speed < 0.05),
             "at rest: {distributed:?}"
         );
+    }
+}
+
+/// Steps the GPU ranks take after the compared one, every step's owners checked.
+const GPU_STEPS: u64 = 20;
+
+/// The 1,000-grain pour after [`SETTLE`] steps in one process on the CPU, carried by its
+/// snapshot into a GPU world; `None` where there is no GPU adapter (not even a software one).
+/// Solved by projected Jacobi (200 sweeps, ω = 0.3), or where `apgd` by APGD (100 sweeps) with
+/// one Coulomb-correction pass and rolling and spinning friction (0.1 mm, the moment rows);
+/// the GPU runs exactly these sweeps (tolerance 0).
+fn settled_on_a_gpu(apgd: bool) -> Option<World> {
+    let gpu_pour = |backend| {
+        let mut s = settings(1);
+        s.backend = backend;
+        let mut material = Material::new(0.5);
+        s.solver = Solver::Jacobi {
+            sweeps: 200,
+            tolerance: 0.0,
+            omega: 0.3,
+        };
+        if apgd {
+            s.solver = Solver::Apgd {
+                sweeps: 100,
+                tolerance: 0.0,
+                omega: 1.0,
+            };
+            s.coulomb_correction = 1;
+            material = material.with_rolling(0.0001).with_spinning(0.0001);
+        }
+        let mut b = World::builder(s);
+        let m = b.material(material);
+        fill_box(&mut b, (10, m), (6.0 * R, None));
+        b.build()
+    };
+    let mut cpu = gpu_pour(grains::Backend::Cpu).expect("the CPU pour builds");
+    cpu.run(SETTLE).expect("the first steps");
+    let snapshot = cpu.snapshot().expect("a snapshot");
+    let mut world = match gpu_pour(grains::Backend::Gpu) {
+        Ok(w) => w,
+        Err(grains::BuildError::NoGpuAdapter(why)) => {
+            eprintln!("skipped: no GPU adapter ({why})");
+            return None;
+        }
+        Err(e) => panic!("the GPU pour builds: {e}"),
+    };
+    world
+        .restore(&snapshot)
+        .expect("the CPU's snapshot restores");
+    Some(world)
+}
+
+/// The settled pour (APGD where the result file's name ends in `apgd`, else Jacobi) stepped
+/// on the GPU ranks: one step, whose velocities rank 0 writes, then [`GPU_STEPS`] more with every step's
+/// owners checked, whose figures rank 0 writes beside, with the [`momentum_line`] of the last
+/// step's gathered contacts.
+fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
+    use mpi::topology::Communicator;
+    let rank = comm.rank();
+    let apgd = std::env::var("GRAINS_MPI_OUT").is_ok_and(|o| o.ends_with("apgd"));
+    let mut world = settled_on_a_gpu(apgd).expect("the parent found an adapter");
+    let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+    world
+        .distribute(comm, 25)
+        .expect("the GPU pour distributes");
+    world.step().expect("the compared step");
+    if rank == 0 {
+        std::fs::write(&out, velocities(&world)).expect("written");
+    }
+    let mut before = Vec::new();
+    for k in 0..GPU_STEPS {
+        if k + 1 == GPU_STEPS {
+            world.sync().expect("the bodies gathered");
+            before = (0..world.len()).map(|i| world.velocity(i)).collect();
+        }
+        world.step().expect("a distributed GPU step");
+        let mut seen = vec![0u8; world.len()];
+        let ids = world.rank_ids().expect("a distributed world");
+        for id in ids.iter().flatten() {
+            seen[*id as usize] += 1;
+        }
+        assert!(
+            seen.iter().all(|&s| s == 1),
+            "step {}: grains lost or held twice",
+            world.steps()
+        );
+    }
+    world.sync_contacts().expect("the contacts gathered");
+    let momentum = momentum_line(&world, &before);
+    if rank == 0 {
+        let figures = Figures::of(&world).to_line();
+        std::fs::write(format!("{out}.figures"), figures + "\n" + &momentum).expect("written");
+    }
+}
+
+/// Ranks stepping on their GPUs take the steps of one GPU process, with projected Jacobi (200
+/// sweeps) and with APGD (100 sweeps, a Coulomb correction and the moment rows): from the same settled pour, one step on 2 ranks gives
+/// one GPU process's velocities to within 1e-5 m/s (the same sweeps, in another order of f32
+/// additions), the next 20 steps keep every grain owned once and end with one process's bed
+/// and contacts (within 1 %), the last step's contacts gathered from the ranks balance the
+/// bed's momentum (as `gathered_contacts_balance_the_bed_momentum` asks), and two Jacobi runs
+/// on 2 ranks are the same bit for bit.
+#[test]
+fn gpu_ranks_take_the_steps_of_one_gpu() {
+    const TEST: &str = "gpu_ranks_take_the_steps_of_one_gpu";
+    if let Some((_universe, comm)) = child() {
+        return gpu_ranks_child(comm);
+    }
+    for (apgd, solver) in [(false, "jacobi"), (true, "apgd")] {
+        let Some(mut one) = settled_on_a_gpu(apgd) else {
+            return;
+        };
+        let stats = one.step().expect("one GPU process's step");
+        assert!(stats.contacts > 500, "a step with contacts: {stats:?}");
+        let reference: Vec<f64> = velocities(&one)
+            .split_whitespace()
+            .map(|x| x.parse().expect("a number"))
+            .collect();
+        one.run(GPU_STEPS).expect("one GPU process's steps");
+        let figures = Figures::of(&one);
+        println!(
+            "1 GPU process ({solver}): {} contacts, then {figures:?}",
+            stats.contacts
+        );
+        // Jacobi twice, to compare the bits.
+        let runs: Vec<Figures> = (0..2 - apgd as usize)
+            .map(|run| {
+                let name = format!("grains-mpi-{}-{TEST}-{run}-{solver}", std::process::id());
+                let file = std::env::temp_dir().join(name);
+                launch(TEST, (2, 1), &file);
+                let text = std::fs::read_to_string(&file).expect("rank 0 wrote the velocities");
+                let figures_file = format!("{}.figures", file.display());
+                let line =
+                    std::fs::read_to_string(&figures_file).expect("rank 0 wrote its figures");
+                let _ = (
+                    std::fs::remove_file(&file),
+                    std::fs::remove_file(&figures_file),
+                );
+                let v: Vec<f64> = text
+                    .split_whitespace()
+                    .map(|x| x.parse().expect("a number"))
+                    .collect();
+                assert_eq!(v.len(), reference.len());
+                let worst = v
+                    .iter()
+                    .zip(&reference)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                println!("2 GPU ranks ({solver}): largest velocity difference {worst:.3e} m/s");
+                assert!(
+                    worst < 1e-5,
+                    "2 GPU ranks ({solver}): velocities differ by {worst} m/s"
+                );
+                let (line, momentum) = line.split_once('\n').expect("two lines");
+                check_momentum_line(momentum, &format!("2 GPU ranks ({solver})"));
+                println!("2 GPU ranks ({solver}): last step's contacts and momentum: {momentum}");
+                let f = Figures::from_line(line);
+                f.assert_like(&figures, 2, 0.01);
+                f
+            })
+            .collect();
+        if let [a, b] = &runs[..] {
+            assert_eq!(a, b, "2 GPU ranks twice: different bits");
+        }
     }
 }

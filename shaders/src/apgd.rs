@@ -9,7 +9,9 @@ use crate::buffers::{groups, Buffers};
 use crate::programs::Programs;
 
 /// Bytes of the momentum's head (`Momentum` in `apgd.wgsl`, before its `sums`).
-const MOMENTUM_HEAD: u64 = 16;
+const MOMENTUM_HEAD: u64 = 32;
+/// Offset of `Momentum::ranks` (the sweep's three sums and the move's energy, f32).
+pub(crate) const RANK_SUMS: u64 = 16;
 /// Partial sums per workgroup (`SUMS` in `apgd.wgsl`: ⟨d1, d2⟩_W, ‖d1‖²_W, ‖d2‖²_W, kinetic
 /// energy).
 const SUMS_PER_GROUP: u64 = 4;
@@ -19,6 +21,8 @@ pub(crate) struct ApgdBuffers {
     /// Group 2 of APGD's solve: the momentum, the second-last iterates and the momentum
     /// impulses.
     pub(crate) group: wgpu::BindGroup,
+    /// The momentum (`Momentum` in `apgd.wgsl`).
+    pub(crate) momentum: wgpu::Buffer,
 }
 
 /// Workgroups of a dispatch over `threads` (x × y, as [`groups`] lays them out).
@@ -42,23 +46,26 @@ impl ApgdBuffers {
     pub(crate) fn new(device: &wgpu::Device, programs: &Programs, step: &Buffers) -> Self {
         let s = &step.sizes;
         let blocks = dispatched(s.rows).max(dispatched(s.bodies));
-        let buffer = |label, size: u64| {
+        let buffer = |label, size: u64, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: size.next_multiple_of(16),
-                usage: wgpu::BufferUsages::STORAGE,
+                usage: wgpu::BufferUsages::STORAGE | usage,
                 mapped_at_creation: false,
             })
         };
-        let momentum = buffer("momentum", MOMENTUM_HEAD + 4 * SUMS_PER_GROUP * blocks);
+        let host = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let momentum_bytes = MOMENTUM_HEAD + 4 * SUMS_PER_GROUP * blocks;
+        let momentum = buffer("momentum", momentum_bytes, host);
+        let none = wgpu::BufferUsages::empty();
         let kept = if s.moments { 2 * s.rows } else { s.rows };
-        let last = buffer("gamma_last", 16 * kept.max(1));
-        let pushes = buffer("momentum_impulse", 16 * kept.max(1));
+        let last = buffer("gamma_last", 16 * kept.max(1), none);
+        let pushes = buffer("momentum_impulse", 16 * kept.max(1), none);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("apgd"),
             layout: &programs.apgd_layout,
             entries: &[whole(0, &momentum), whole(1, &last), whole(2, &pushes)],
         });
-        ApgdBuffers { group }
+        ApgdBuffers { group, momentum }
     }
 }

@@ -21,8 +21,9 @@
 // β = 0, where y_0 = γ_0 needs no γ_{−1}. Every sum is reduced in a fixed order (16 × 16 lanes per
 // workgroup, then one workgroup over the blocks), never with atomics.
 
-/// One solve's momentum: θ_k, the sweep's β, the current step ω, the last move's ‖Δy‖²_W, and
-/// per workgroup of the last dispatches four partial sums (`SUMS` of them): slots 0, 1, 2 the
+/// One solve's momentum: θ_k, the sweep's β, the current step ω, the last move's ‖Δy‖²_W, in a
+/// distributed step this rank's sums or, written back by the host, the sums over the ranks
+/// (`ranks`: the sweep's slots 0, 1, 2 and the move's kinetic energy), and per workgroup of the last dispatches four partial sums (`SUMS` of them): slots 0, 1, 2 the
 /// sweep's ⟨d1, d2⟩_W, ‖d1‖²_W and ‖d2‖²_W (per contact workgroup), slot 3 the kinetic energy of
 /// the velocity change (per body workgroup).
 struct Momentum {
@@ -30,6 +31,7 @@ struct Momentum {
     beta: f32,
     omega: f32,
     length: f32,
+    ranks: vec4<f32>,
     sums: array<f32>,
 }
 
@@ -49,6 +51,10 @@ const ENERGY_SLOT: u32 = 3u;
 /// Whether the sweep keeps the momentum's records γ_{k−1}, d2 and the partial sums (every sweep
 /// of a solve but its last).
 override keep_momentum: bool = true;
+
+/// Whether the sweep's sums and the move's energy are the ones the host summed over the ranks
+/// (`Momentum::ranks`, a distributed step), not this device's blocks.
+override summed_by_host: bool = false;
 
 var<workgroup> sum_scratch: array<vec3<f32>, WG>;
 
@@ -153,7 +159,14 @@ fn apgd_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let c = thread_index(wid, nwg, lid);
     var residual = 0.0;
     var terms = vec3<f32>(0.0);
-    if c < contact_count() {
+    if c < contact_count() && !solved_here(c) && keep_momentum {
+        // Another rank solves it: γ stays 0, and so does its share of the move.
+        momentum_impulse[c] = vec4<f32>(0.0);
+        if MOMENT_ROWS {
+            momentum_impulse[params.row_capacity + c] = vec4<f32>(0.0);
+        }
+    }
+    if c < contact_count() && solved_here(c) {
         let row = solver_row(c);
         let beta = momentum.beta;
         let k = params.row_capacity + c;
@@ -200,7 +213,10 @@ fn apgd_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 /// (Momentum::extrapolate's length). One workgroup.
 @compute @workgroup_size(256)
 fn weigh_momentum(@builtin(local_invocation_index) lid: u32) {
-    let sums = sum_sweep_blocks(lid);
+    var sums = momentum.ranks.xyz;
+    if !summed_by_host {
+        sums = sum_sweep_blocks(lid);
+    }
     if lid == 0u {
         let t = momentum.theta;
         let next = (sqrt(t * t * t * t + 4.0 * t * t) - t * t) / 2.0;
@@ -250,7 +266,9 @@ fn extrapolated_impulse(s: u32, e: u32, beta: f32) -> array<vec3<f32>, 2> {
 
 /// Every dynamic body: v ← v + M⁻¹ (P, L) for the impulses of `extrapolated_impulse`, and the
 /// workgroup's share of the move's kinetic energy Δvᵀ M Δv = Σ (P·Δv + L·Δω) with Δv, Δω the
-/// velocity changes after the planar mask (as jacobi::body_gather with its energy).
+/// velocity changes after the planar mask (as jacobi::body_gather with its energy); in a
+/// distributed step, of this rank's own bodies that no other rank holds (counts_energy: the
+/// host adds the shared ones', with the impulses summed over the ranks).
 @compute @workgroup_size(256)
 fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
@@ -264,7 +282,10 @@ fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
             let g = extrapolated_impulse(s, e, momentum.beta);
             let after = kick(i, before, g);
             motion[i] = after;
-            energy = dot(g[0], after.linear - before.linear) + dot(g[1], after.angular - before.angular);
+            if counts_energy(i) {
+                energy = dot(g[0], after.linear - before.linear)
+                    + dot(g[1], after.angular - before.angular);
+            }
         }
     }
     store_block_sums(wid, nwg, lid, ENERGY_SLOT, 1u, vec3<f32>(energy, 0.0, 0.0));
@@ -277,10 +298,46 @@ fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
 /// workgroup.
 @compute @workgroup_size(256)
 fn adapt_step(@builtin(local_invocation_index) lid: u32) {
-    let energy = sum_energy_blocks(lid);
+    var energy = momentum.ranks.w;
+    if !summed_by_host {
+        energy = sum_energy_blocks(lid);
+    }
     let length = momentum.length;
     if lid == 0u && energy * momentum.omega > length && energy > 0.0 {
         momentum.omega = 0.9 * length / energy;
         momentum.theta = 1.0;
+    }
+}
+
+/// A distributed step: this rank's sums of the sweep's slots 0, 1, 2 over its contact
+/// workgroups, in `Momentum::ranks` for the host to sum over the ranks. One workgroup.
+@compute @workgroup_size(256)
+fn rank_sweep_sums(@builtin(local_invocation_index) lid: u32) {
+    let sums = sum_sweep_blocks(lid);
+    if lid == 0u {
+        momentum.ranks = vec4<f32>(sums, momentum.ranks.w);
+    }
+}
+
+/// A distributed step: this rank's share of the move's kinetic energy (its own unshared
+/// bodies'), in `Momentum::ranks.w` for the host. One workgroup.
+@compute @workgroup_size(256)
+fn rank_move_energy(@builtin(local_invocation_index) lid: u32) {
+    let energy = sum_energy_blocks(lid);
+    if lid == 0u {
+        momentum.ranks.w = energy;
+    }
+}
+
+/// A distributed step: each shared body's velocity before the gather of the move and this
+/// rank's `extrapolated_impulse` on it (as share_impulses for Jacobi's gather).
+@compute @workgroup_size(256)
+fn share_extrapolated_impulses(@builtin(workgroup_id) wid: vec3<u32>,
+                               @builtin(num_workgroups) nwg: vec3<u32>,
+                               @builtin(local_invocation_index) lid: u32) {
+    let s = thread_index(wid, nwg, lid);
+    if s < params.n_shared {
+        let i = shared_list[s];
+        record_shared(s, extrapolated_impulse(body_start[i], body_start[i + 1u], momentum.beta));
     }
 }

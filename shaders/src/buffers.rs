@@ -12,6 +12,8 @@ pub const MAX_PAIRS: u64 = 32;
 pub const ROWS_PER_BODY: u64 = 8;
 /// Bytes of one compact solver row (`SolverRow` in `solver_row.wgsl`, GPU only).
 pub const SOLVER_ROW_BYTES: u64 = 48;
+/// Bytes of one shared body's record (`SharedBody` in `shared_bodies.wgsl`).
+pub const SHARED_BODY_BYTES: u64 = 96;
 /// Threads per workgroup in every stage.
 pub const WG: u64 = 256;
 /// Slots of `bounds` (`BOUND_SLOTS` in `layout.wgsl`).
@@ -44,7 +46,11 @@ pub struct Params {
     pub row_capacity: u32,
     pub stabilise: u32,
     pub give_speed: f32,
-    pub pad: [u32; 3],
+    /// Bodies `0..n_owned` are this rank's own in a distributed step (`n_bodies` otherwise).
+    pub n_owned: u32,
+    /// Bodies other ranks also hold, in a distributed step (0 otherwise).
+    pub n_shared: u32,
+    pub pad: u32,
 }
 
 /// The step's grid (`GridInfo` in `layout.wgsl`), 48 bytes.
@@ -101,6 +107,9 @@ pub struct Sizes {
     /// Words of the clumps' buffer (`clump_shapes.wgsl`): 0 in a world without clumps (no
     /// clumps' buffer, compact solver rows); else the solve reads the full rows.
     pub clump_words: u64,
+    /// Whether the buffers serve one rank of a distributed step (the bodies' ids and the
+    /// shared bodies' records hold one entry per body, else one).
+    pub distributed: bool,
 }
 
 impl Sizes {
@@ -126,6 +135,7 @@ impl Sizes {
             moments,
             anisotropic,
             clump_words: 0,
+            distributed: false,
         }
     }
 
@@ -140,6 +150,16 @@ impl Sizes {
     /// Slots of the cell counts: the grid's cells, then the fast grains' slot.
     pub fn cell_slots(&self) -> u64 {
         self.cells + 1
+    }
+
+    /// Entries of the buffers of a distributed step (`solver_row.wgsl`'s ids,
+    /// `shared_bodies.wgsl`'s list, records and slots): one per body in one, else one.
+    fn per_rank(&self) -> u64 {
+        if self.distributed {
+            self.bodies
+        } else {
+            1
+        }
     }
 }
 
@@ -183,6 +203,13 @@ pub struct Buffers {
     /// Group 0 for a step writing set `p` and reading set `1 − p`.
     pub step_groups: [wgpu::BindGroup; 2],
     pub dispatch_group: wgpu::BindGroup,
+    /// A distributed step's: each body's id, the shared bodies' local indices and their
+    /// records (`SharedBody`), and each body's slot among them; one empty entry each outside
+    /// one.
+    pub body_ids: wgpu::Buffer,
+    pub shared_list: wgpu::Buffer,
+    pub shared_bodies: wgpu::Buffer,
+    pub body_slot: wgpu::Buffer,
     /// Group 0 of the solve and of the solver rows' compaction: the uniform parameters and
     /// [`SOLVE_BINDINGS`].
     pub solve_group: wgpu::BindGroup,
@@ -381,6 +408,10 @@ impl Buffers {
             if sizes.anisotropic { n } else { 1 },
             std::mem::size_of::<BodyInertia>() as u64,
         )?;
+        let body_ids = a.storage("body_ids", sizes.per_rank(), 4)?;
+        let shared_list = a.storage("shared_list", sizes.per_rank(), 4)?;
+        let shared_bodies = a.storage("shared_bodies", sizes.per_rank(), SHARED_BODY_BYTES)?;
+        let body_slot = a.storage("body_slot", sizes.per_rank(), 4)?;
         let row_start = [
             a.storage("row_start", n + 1, 4)?,
             a.storage("row_start", n + 1, 4)?,
@@ -493,6 +524,10 @@ impl Buffers {
             &residual_blocks,
             &solver_rows,
             &inertia,
+            &body_ids,
+            &shared_list,
+            &shared_bodies,
+            &body_slot,
         ];
         let mut solve_entries = vec![wgpu::BindGroupEntry {
             binding: 0,
@@ -542,6 +577,10 @@ impl Buffers {
             moments,
             inertia,
             clumps,
+            body_ids,
+            shared_list,
+            shared_bodies,
+            body_slot,
             step_groups,
             dispatch_group,
             solve_group,

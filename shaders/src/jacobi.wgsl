@@ -123,13 +123,14 @@ fn report_sweep_residual(wid: vec3<u32>, nwg: vec3<u32>, lid: u32, residual: f32
 
 /// Every contact: γ⁺ = Π_K(γ − ω W⁻¹ u) (anitescu-2006 eq. 5.5, update_contact) on its row
 /// rebuilt from the solver row, then its moment rows' γ_m⁺ from the same velocities
-/// (update_moments); keeps the workgroup's largest residual.
+/// (update_moments); keeps the workgroup's largest residual. In a distributed step a contact
+/// another rank solves is left at γ = 0 (solved_here).
 @compute @workgroup_size(256)
 fn contact_sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
     let c = thread_index(wid, nwg, lid);
     var residual = 0.0;
-    if c < contact_count() {
+    if c < contact_count() && solved_here(c) {
         residual = update_rows(c, solver_row(c), params.omega);
     }
     if report_residual {

@@ -101,6 +101,8 @@ struct Params {
     row_capacity: u32,
     stabilise: u32,     // 1: the contacts' normal rows carry Φ/h; 0: n·v⁺ ≥ 0
     give_speed: f32,    // δ/h: the most a compliant contact's spring gives in a step, as a speed
+    n_owned: u32,       // bodies 0..n_owned are this rank's own (n_bodies outside a distributed run)
+    n_shared: u32,      // bodies other ranks also hold (shared_bodies.wgsl; 0 outside one)
 }
 
 /// The step's grid, and the contact rows that fit the capacity (set by `contact_dispatch`).

@@ -9,6 +9,7 @@ mod apgd;
 mod buffers;
 mod clumps;
 mod device;
+mod distributed;
 mod inertia;
 mod mesh;
 mod profiler;
@@ -16,6 +17,7 @@ mod programs;
 mod step;
 mod traffic;
 
+pub use distributed::RankStepError;
 pub use grains_kernels::GpuError;
 pub use traffic::gpu_sweep_traffic;
 
@@ -248,6 +250,37 @@ impl GpuPipeline {
         read_back: bool,
     ) -> Result<StepStats, GpuError> {
         let clock = Instant::now();
+        self.ready_buffers(bodies, walls, drives, friction, p, false)?;
+        let cur = 1 - self.parity;
+        self.write_step_inputs(walls, drives, friction, p, None);
+        let inputs = drives.len() + self.loads.len();
+        self.encode_step(cur, inputs, p);
+        self.refresh_inertia = false;
+        self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
+        self.steps += 1;
+        self.parity = cur;
+        self.warm_valid = true;
+        let out = if read_back {
+            self.read_back(bodies)
+        } else {
+            Ok(self.last)
+        };
+        self.elapsed += clock.elapsed().as_secs_f64();
+        out
+    }
+
+    /// Checks the device, compiles what the step needs, (re)makes the buffers for `bodies`
+    /// where their sizes changed (for one rank of a distributed step where `distributed`),
+    /// uploads the bodies where they changed on the host and a restored warm start.
+    fn ready_buffers(
+        &mut self,
+        bodies: &Bodies,
+        walls: &[Wall],
+        drives: &[Actuation],
+        friction: &FrictionTable,
+        p: &StepParams,
+        distributed: bool,
+    ) -> Result<(), GpuError> {
         self.gpu.check()?;
         let rolls = friction.any_moment_friction();
         if rolls {
@@ -266,6 +299,7 @@ impl GpuPipeline {
                 && s.moments == rolls
                 && s.anisotropic == self.inertia.any()
                 && s.clump_words == self.clump_sizes(bodies.len()).0
+                && s.distributed == distributed
         };
         if self.upload || !self.buffers.as_ref().is_some_and(|b| shape(&b.sizes)) {
             self.large_limit = large_limit(&bodies.pos_radius, &[]);
@@ -281,7 +315,10 @@ impl GpuPipeline {
                 rolls,
                 self.inertia.any(),
             );
-            let sizes = sizes.with_clumps(self.clump_sizes(bodies.len()));
+            let sizes = Sizes {
+                distributed,
+                ..sizes.with_clumps(self.clump_sizes(bodies.len()))
+            };
             if self.buffers.as_ref().is_none_or(|b| b.sizes != sizes) {
                 self.buffers = None;
                 self.apgd = None;
@@ -306,22 +343,7 @@ impl GpuPipeline {
             let b = self.buffers.as_ref().expect("buffers exist");
             self.apgd = Some(apgd::ApgdBuffers::new(&self.gpu.device, &self.programs, b));
         }
-        let cur = 1 - self.parity;
-        self.write_step_inputs(walls, drives, friction, p);
-        let inputs = drives.len() + self.loads.len();
-        self.encode_step(cur, inputs, p);
-        self.refresh_inertia = false;
-        self.last.iterations = p.max_iterations * (1 + p.coulomb_correction);
-        self.steps += 1;
-        self.parity = cur;
-        self.warm_valid = true;
-        let out = if read_back {
-            self.read_back(bodies)
-        } else {
-            Ok(self.last)
-        };
-        self.elapsed += clock.elapsed().as_secs_f64();
-        out
+        Ok(())
     }
 
     /// Waits for the device and copies its bodies into `bodies`; returns the statistics of the
@@ -619,13 +641,15 @@ impl GpuPipeline {
         self.warm_valid = true;
     }
 
-    /// Uploads the step's parameters, walls (at their current place), drives and applied forces.
+    /// Uploads the step's parameters, walls (at their current place), drives and applied forces;
+    /// in a distributed step, `rank` gives the bodies this rank owns and those it shares.
     fn write_step_inputs(
         &self,
         walls: &[Wall],
         drives: &[Actuation],
         friction: &FrictionTable,
         p: &StepParams,
+        rank: Option<(u32, u32)>,
     ) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let (envelope_floor, envelope_speed) = match p.envelope {
@@ -656,7 +680,9 @@ impl GpuPipeline {
             row_capacity: b.sizes.rows as u32,
             stabilise: p.stabilise_contacts as u32,
             give_speed: p.give_speed(),
-            pad: [0; 3],
+            n_owned: rank.map_or(b.sizes.bodies as u32, |r| r.0),
+            n_shared: rank.map_or(0, |r| r.1),
+            pad: 0,
         };
         let q = &self.gpu.queue;
         q.write_buffer(&b.params, 0, bytemuck::bytes_of(&params));

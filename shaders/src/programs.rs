@@ -28,6 +28,7 @@ const PARALLEL: &str = include_str!("parallel.wgsl");
 const MESH: &str = include_str!("mesh.wgsl");
 const MESH_OFF: &str = include_str!("mesh_off.wgsl");
 const APGD: &str = include_str!("apgd.wgsl");
+const SHARED_BODIES: &str = include_str!("shared_bodies.wgsl");
 
 /// Every compute pipeline of the step and the bind group layouts they share.
 pub struct Programs {
@@ -109,6 +110,10 @@ pub(super) struct ContactPrograms {
     pub(super) contact_sweep_quiet: wgpu::ComputePipeline,
     pub(super) body_gather: wgpu::ComputePipeline,
     pub(super) store_impulses: wgpu::ComputePipeline,
+    /// A distributed step's record of the shared bodies before a gather (`shared_bodies.wgsl`).
+    pub(super) share_impulses: wgpu::ComputePipeline,
+    /// A distributed step's kick of the shared bodies by the impulses summed over the ranks.
+    pub(super) kick_shared: wgpu::ComputePipeline,
 }
 
 impl ContactPrograms {
@@ -129,6 +134,8 @@ impl ContactPrograms {
             contact_sweep_quiet: make(jacobi, "contact_sweep", &[("report_residual", 0.0)]),
             body_gather: make(jacobi, "body_gather", &[]),
             store_impulses: pipeline(device, step, warm, "store_impulses", &[]),
+            share_impulses: make(jacobi, "share_impulses", &[]),
+            kick_shared: make(jacobi, "kick_shared", &[]),
         }
     }
 }
@@ -138,8 +145,12 @@ impl ContactPrograms {
 /// body_start, body_entries, stats, residual_blocks), then the solver rows (`solver_row.wgsl`,
 /// binding 32) and the bodies' inertia (`inertia.wgsl`, binding 33). These stages bind them
 /// alone as their group 0, since the step's 31 and the moments fill the 32 storage buffers a
-/// stage may have on some adapters (lavapipe).
-pub const SOLVE_BINDINGS: [u32; 14] = [1, 2, 3, 5, 11, 18, 19, 20, 21, 23, 24, 25, 32, 33];
+/// stage may have on some adapters (lavapipe). Then a distributed step's: the bodies' ids
+/// (`solver_row.wgsl`, binding 34), and the shared bodies' list, records and each body's slot
+/// (`shared_bodies.wgsl`, bindings 35 to 37).
+pub const SOLVE_BINDINGS: [u32; 18] = [
+    1, 2, 3, 5, 11, 18, 19, 20, 21, 23, 24, 25, 32, 33, 34, 35, 36, 37,
+];
 
 /// APGD's solve (`apgd.wgsl` after the Jacobi stage and the Coulomb correction), with or
 /// without the moment rows; every stage of its solve pass, bound to [`SOLVE_BINDINGS`].
@@ -162,6 +173,16 @@ pub(super) struct ApgdPrograms {
     pub(super) body_gather: wgpu::ComputePipeline,
     /// The Coulomb correction's normal bias, before each solve after the first.
     pub(super) correct_normal_bias: wgpu::ComputePipeline,
+    /// A distributed step's: this rank's sweep sums and move energy for the host
+    /// (`Momentum::ranks`), β and the step from the sums over the ranks the host wrote back,
+    /// and the shared bodies' records (of the move, of a plain gather) and kick.
+    pub(super) rank_sweep_sums: wgpu::ComputePipeline,
+    pub(super) rank_move_energy: wgpu::ComputePipeline,
+    pub(super) weigh_summed: wgpu::ComputePipeline,
+    pub(super) adapt_summed: wgpu::ComputePipeline,
+    pub(super) share_extrapolated: wgpu::ComputePipeline,
+    pub(super) share_impulses: wgpu::ComputePipeline,
+    pub(super) kick_shared: wgpu::ComputePipeline,
 }
 
 impl ApgdPrograms {
@@ -185,6 +206,13 @@ impl ApgdPrograms {
             adapt_step: make("adapt_step", &[]),
             body_gather: make("body_gather", &[]),
             correct_normal_bias: make("correct_normal_bias", &[]),
+            rank_sweep_sums: make("rank_sweep_sums", &[]),
+            rank_move_energy: make("rank_move_energy", &[]),
+            weigh_summed: make("weigh_momentum", &[("summed_by_host", 1.0)]),
+            adapt_summed: make("adapt_step", &[("summed_by_host", 1.0)]),
+            share_extrapolated: make("share_extrapolated_impulses", &[]),
+            share_impulses: make("share_impulses", &[]),
+            kick_shared: make("kick_shared", &[]),
         }
     }
 }
@@ -333,7 +361,12 @@ impl Programs {
             "warm_start",
             &[LAYOUT, CONE, ROLLING_OFF, WARM_START],
         );
-        let jacobi = compile_solve(device, clumps, "jacobi", &[ROLLING_OFF, JACOBI]);
+        let jacobi = compile_solve(
+            device,
+            clumps,
+            "jacobi",
+            &[ROLLING_OFF, JACOBI, SHARED_BODIES],
+        );
         let correction = compile_solve(device, clumps, "coulomb_correction", &[COULOMB_CORRECTION]);
         let integrate = compile(device, "integrate", &[LAYOUT, INERTIA, INTEGRATE]);
         let observe = compile(device, "observe", &[LAYOUT, OBSERVE]);
@@ -448,7 +481,7 @@ impl Programs {
                 device,
                 self.clumps,
                 "jacobi",
-                &[ROLLING, JACOBI, ROLLING_INERTIA],
+                &[ROLLING, JACOBI, ROLLING_INERTIA, SHARED_BODIES],
             );
             let layouts = [layout(&self.step_layout), layout(&self.solve_layout)];
             let weigh = pipeline(
@@ -483,7 +516,7 @@ impl Programs {
                 device,
                 &[Some(&self.solve_layout), group, Some(&self.apgd_layout)],
             );
-            let parts = [rolling, JACOBI, COULOMB_CORRECTION, APGD];
+            let parts = [rolling, JACOBI, COULOMB_CORRECTION, APGD, SHARED_BODIES];
             let module = compile_solve(device, self.clumps, "apgd", &parts);
             ApgdPrograms::new(device, &layout, &module)
         })?;

@@ -16,27 +16,56 @@ impl GpuPipeline {
     /// passes, each a new normal bias and as many sweeps again from the last γ. `drives` counts
     /// the stage-1 inputs (drives and applied forces).
     pub(super) fn encode_step(&self, cur: usize, drives: usize, p: &StepParams) {
-        let (sweeps, corrections) = (p.max_iterations, p.coulomb_correction);
+        let queries = self.profiler.as_ref().map(|p| &p.queries);
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        self.encode_contacts(&mut encoder, cur, drives, queries, Gather::Plain);
+        self.encode_solve(&mut encoder, p, queries);
+        self.encode_finish(&mut encoder, cur, p.max_iterations, queries);
+        if let Some(prof) = &self.profiler {
+            encoder.resolve_query_set(&prof.queries, 0..2 * TIMED_PASSES, &prof.resolved, 0);
+        }
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// The contact stages of the solve (sliding rows only, or with the moment rows) and the
+    /// moments' group 1 where the contacts have moment rows.
+    fn contact_programs(&self) -> (&ContactPrograms, Option<&wgpu::BindGroup>) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        match &b.moments {
+            Some(m) => (
+                self.programs
+                    .rolling
+                    .as_ref()
+                    .expect("loaded with the moment buffers"),
+                Some(&m.group),
+            ),
+            None => (&self.programs.sliding, None),
+        }
+    }
+
+    /// Records stages 1 to 5 of a step writing ping-pong set `cur` (the inertia refresh after an
+    /// upload, forces, broad and narrow phases, the contact dispatch, the prepare pass ending
+    /// with the warm start's gather, as `gather` says).
+    pub(super) fn encode_contacts(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        cur: usize,
+        drives: usize,
+        queries: Option<&wgpu::QuerySet>,
+        gather: Gather,
+    ) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
         let n = b.sizes.bodies;
         let step = &b.step_groups[cur];
-        let queries = self.profiler.as_ref().map(|p| &p.queries);
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         let contacts = &b.dispatch;
-        let (solver, moments) = match &b.moments {
-            Some(m) => (
-                pr.rolling.as_ref().expect("loaded with the moment buffers"),
-                Some(&m.group),
-            ),
-            None => (&pr.sliding, None),
-        };
+        let (solver, moments) = self.contact_programs();
         if self.refresh_inertia {
-            let mut pass = Pass::new(&mut encoder, &b.solve_group, None, None, TimedPass::Forces);
+            let mut pass = Pass::new(encoder, &b.solve_group, None, None, TimedPass::Forces);
             pass.run(&pr.refresh_inertia, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Forces);
+            let mut pass = Pass::new(encoder, step, None, queries, TimedPass::Forces);
             pass.run(&pr.clear_statistics, (1, 1));
             pass.run(&pr.apply_forces, groups(n));
             if drives > 0 {
@@ -44,7 +73,7 @@ impl GpuPipeline {
             }
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Broad);
+            let mut pass = Pass::new(encoder, step, None, queries, TimedPass::Broad);
             if let Some((_, clumps)) = &b.clumps {
                 pass.pass.set_bind_group(1, clumps, &[]);
             }
@@ -58,7 +87,7 @@ impl GpuPipeline {
             pass.run(&pr.sort_cells, groups(b.sizes.cell_slots()));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Narrow);
+            let mut pass = Pass::new(encoder, step, None, queries, TimedPass::Narrow);
             let [find_pairs, build_rows] = match (&pr.meshes, &self.meshes) {
                 (Some(with_meshes), Some(m)) => {
                     pass.pass.set_bind_group(1, &m.group, &[]);
@@ -76,12 +105,12 @@ impl GpuPipeline {
             pass.run(build_rows, groups(n));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, None, queries, TimedPass::Dispatch);
+            let mut pass = Pass::new(encoder, step, None, queries, TimedPass::Dispatch);
             pass.pass.set_bind_group(1, &b.dispatch_group, &[]);
             pass.run(&pr.contact_dispatch, (1, 1));
         }
         {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Prepare);
+            let mut pass = Pass::new(encoder, step, moments, queries, TimedPass::Prepare);
             pass.indirect(&solver.warm_start, contacts);
             pass.indirect(&pr.count_body_contacts, contacts);
             pass.take_counts(pr, &b.body_scan, n + 1);
@@ -97,63 +126,180 @@ impl GpuPipeline {
                     pass.indirect(weigh, contacts);
                 }
             }
-            pass.run(&solver.body_gather, groups(n));
+            pass.gather(solver, gather, groups(n), groups(n));
         }
-        {
-            // The solve binds its own group 0 (the solve's buffers); APGD's its group 2 too.
-            let apgd = (p.solver == SolverKind::Apgd).then(|| {
-                let buffers = self.apgd.as_ref().expect("made for an APGD step");
-                let programs = pr.apgd[moments.is_some() as usize].as_ref();
-                (buffers, programs.expect("loaded for an APGD step"))
-            });
-            let mut pass = Pass::new(
-                &mut encoder,
-                &b.solve_group,
-                moments,
-                queries,
-                TimedPass::Solve,
-            );
-            pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
-            for solve in 0..=corrections {
-                let reports = solve == corrections;
-                match apgd {
-                    Some((_, a)) => {
-                        if solve > 0 {
-                            pass.indirect(&a.correct_normal_bias, contacts);
-                        }
-                        pass.apgd_solve(a, contacts, groups(n), sweeps, reports);
+    }
+
+    /// Records the solve pass of one process: `p.max_iterations` Jacobi or APGD sweeps, then
+    /// `p.coulomb_correction` Coulomb-correction passes.
+    fn encode_solve(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        p: &StepParams,
+        queries: Option<&wgpu::QuerySet>,
+    ) {
+        let (sweeps, corrections) = (p.max_iterations, p.coulomb_correction);
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let pr = &self.programs;
+        let n = b.sizes.bodies;
+        let contacts = &b.dispatch;
+        let (solver, moments) = self.contact_programs();
+        // The solve binds its own group 0 (the solve's buffers); APGD's its group 2 too.
+        let apgd = (p.solver == SolverKind::Apgd).then(|| {
+            let buffers = self.apgd.as_ref().expect("made for an APGD step");
+            let programs = pr.apgd[moments.is_some() as usize].as_ref();
+            (buffers, programs.expect("loaded for an APGD step"))
+        });
+        let mut pass = Pass::new(encoder, &b.solve_group, moments, queries, TimedPass::Solve);
+        pass.apgd = apgd.map(|(buffers, _)| &buffers.group);
+        for solve in 0..=corrections {
+            let reports = solve == corrections;
+            match apgd {
+                Some((_, a)) => {
+                    if solve > 0 {
+                        pass.indirect(&a.correct_normal_bias, contacts);
                     }
-                    None => {
-                        if solve > 0 {
-                            pass.indirect(&pr.correct_normal_bias, contacts);
-                        }
-                        pass.jacobi_solve(solver, contacts, groups(n), sweeps, reports);
+                    pass.apgd_solve(a, contacts, groups(n), sweeps, reports);
+                }
+                None => {
+                    if solve > 0 {
+                        pass.indirect(&pr.correct_normal_bias, contacts);
                     }
+                    pass.jacobi_solve(solver, contacts, groups(n), sweeps, reports);
                 }
             }
         }
-        {
-            let mut pass = Pass::new(
-                &mut encoder,
-                &b.solve_group,
-                None,
-                queries,
-                TimedPass::Integrate,
-            );
-            pass.run(&pr.integrate_positions, groups(n));
-        }
-        {
-            let mut pass = Pass::new(&mut encoder, step, moments, queries, TimedPass::Observe);
-            pass.indirect(&solver.store_impulses, contacts);
-            if sweeps > 0 {
-                pass.run(&pr.reduce_residual, (1, 1));
+    }
+
+    /// Records `ops` of a distributed step's solve in one solve pass, with APGD's pipelines and
+    /// group where `apgd`, else Jacobi's.
+    pub(super) fn encode_rank_solve(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        apgd: bool,
+        ops: &[RankOp],
+    ) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let pr = &self.programs;
+        let contacts = &b.dispatch;
+        let (solver, moments) = self.contact_programs();
+        let n = groups(b.sizes.bodies);
+        let mut pass = Pass::new(encoder, &b.solve_group, moments, None, TimedPass::Solve);
+        let a = apgd.then(|| {
+            let buffers = self.apgd.as_ref().expect("made for an APGD step");
+            pass.apgd = Some(&buffers.group);
+            let programs = pr.apgd[moments.is_some() as usize].as_ref();
+            programs.expect("loaded for an APGD step")
+        });
+        for op in ops {
+            match (op, a) {
+                (RankOp::KickShared, None) => pass.run(&solver.kick_shared, n),
+                (RankOp::KickShared, Some(a)) => pass.run(&a.kick_shared, n),
+                (RankOp::CorrectNormalBias, None) => {
+                    pass.indirect(&pr.correct_normal_bias, contacts)
+                }
+                (RankOp::CorrectNormalBias, Some(a)) => {
+                    pass.indirect(&a.correct_normal_bias, contacts)
+                }
+                (RankOp::Sweep { reports }, None) => {
+                    let sweep = match reports {
+                        true => &solver.contact_sweep,
+                        false => &solver.contact_sweep_quiet,
+                    };
+                    pass.indirect(sweep, contacts);
+                }
+                (RankOp::Sweep { reports }, Some(a)) => {
+                    let last = match reports {
+                        true => &a.last_sweep,
+                        false => &a.last_sweep_quiet,
+                    };
+                    pass.indirect(last, contacts);
+                }
+                (RankOp::SharedGather, None) => {
+                    pass.run(&solver.share_impulses, n);
+                    pass.run(&solver.body_gather, n);
+                }
+                (RankOp::SharedGather, Some(a)) => {
+                    pass.run(&a.share_impulses, n);
+                    pass.run(&a.body_gather, n);
+                }
+                (RankOp::StartSolve, Some(a)) => pass.run(&a.start_solve, (1, 1)),
+                (RankOp::MomentumSweep, Some(a)) => {
+                    pass.indirect(&a.sweep, contacts);
+                    pass.run(&a.rank_sweep_sums, (1, 1));
+                }
+                (RankOp::SharedMove, Some(a)) => {
+                    pass.run(&a.weigh_summed, (1, 1));
+                    pass.run(&a.share_extrapolated, n);
+                    pass.run(&a.gather, n);
+                    pass.run(&a.rank_move_energy, (1, 1));
+                }
+                (RankOp::AdaptStep, Some(a)) => pass.run(&a.adapt_summed, (1, 1)),
+                (RankOp::StartSolve | RankOp::MomentumSweep, None)
+                | (RankOp::SharedMove | RankOp::AdaptStep, None) => {
+                    unreachable!("APGD's operations are recorded with APGD's pipelines")
+                }
             }
         }
-        if let Some(prof) = &self.profiler {
-            encoder.resolve_query_set(&prof.queries, 0..2 * TIMED_PASSES, &prof.resolved, 0);
-        }
-        self.gpu.queue.submit([encoder.finish()]);
     }
+
+    /// Records stages 7 and 8 of a step writing ping-pong set `cur`: integrate, then the store
+    /// of the impulses and, after `sweeps` > 0, the residual.
+    pub(super) fn encode_finish(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        cur: usize,
+        sweeps: u32,
+        queries: Option<&wgpu::QuerySet>,
+    ) {
+        let b = self.buffers.as_ref().expect("buffers exist");
+        let pr = &self.programs;
+        let n = b.sizes.bodies;
+        let (solver, moments) = self.contact_programs();
+        {
+            let mut pass = Pass::new(encoder, &b.solve_group, None, queries, TimedPass::Integrate);
+            pass.run(&pr.integrate_positions, groups(n));
+        }
+        let step = &b.step_groups[cur];
+        let mut pass = Pass::new(encoder, step, moments, queries, TimedPass::Observe);
+        pass.indirect(&solver.store_impulses, &b.dispatch);
+        if sweeps > 0 {
+            pass.run(&pr.reduce_residual, (1, 1));
+        }
+    }
+}
+
+/// How a gather of the solve runs: as in one process, or with the record of the bodies other
+/// ranks also hold (`shared_bodies.wgsl`) for the host's exchange, in a distributed step.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gather {
+    Plain,
+    Shared,
+}
+
+/// One operation of a distributed step's solve ([`GpuPipeline::encode_rank_solve`]), between
+/// the host's exchanges (`shaders/src/distributed.rs`).
+#[derive(Clone, Copy)]
+pub(super) enum RankOp {
+    /// The shared bodies' kick by the impulses the host summed over the ranks
+    /// (`kick_shared`).
+    KickShared,
+    /// The Coulomb correction's normal bias, before each solve after the first.
+    CorrectNormalBias,
+    /// A sweep without momentum records: Jacobi's, or APGD's last of a solve; reporting the
+    /// residual where `reports`.
+    Sweep { reports: bool },
+    /// The shared bodies' record and the plain gather.
+    SharedGather,
+    /// APGD: θ = 1, β = 0 and ω at a solve's start.
+    StartSolve,
+    /// APGD: a sweep with the momentum's records, and this rank's sums of it for the host.
+    MomentumSweep,
+    /// APGD: β from the sums over the ranks, the shared bodies' record of the move, the
+    /// gather of the move and this rank's share of its energy for the host.
+    SharedMove,
+    /// APGD: the step's adaptation from the move's energy over the ranks.
+    AdaptStep,
 }
 
 /// A compute pass with the step's bind group (the solve's group in the solve pass and for the
@@ -259,6 +405,21 @@ impl<'a> Pass<'a> {
         };
         self.indirect(last, contacts);
         self.run(&apgd.body_gather, bodies);
+    }
+
+    /// A body gather (`bodies` workgroups), after the shared bodies' record (`shared`
+    /// workgroups) with [`Gather::Shared`].
+    fn gather(
+        &mut self,
+        solver: &ContactPrograms,
+        gather: Gather,
+        bodies: (u32, u32),
+        shared: (u32, u32),
+    ) {
+        if gather == Gather::Shared {
+            self.run(&solver.share_impulses, shared);
+        }
+        self.run(&solver.body_gather, bodies);
     }
 
     fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {

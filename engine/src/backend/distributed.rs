@@ -1,6 +1,6 @@
 //! The distributed backend: one rank of a domain-decomposed run over MPI
-//! ([`crate::distributed`]). Each rank steps its subdomain's bodies and ghosts on the CPU
-//! pipeline with the coupled solve; the world's host copy of every body is brought up to date
+//! ([`crate::distributed`]). Each rank steps its subdomain's bodies and ghosts on its CPU
+//! threads or its GPU with the coupled solve; the world's host copy of every body is brought up to date
 //! by gathering the ranks' own bodies, on the steps the world reads back (every
 //! [`crate::Settings::sync_every`] steps) and when asked ([`crate::World::sync`]).
 
@@ -8,21 +8,20 @@ use super::{StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
 use crate::distributed::contacts::GatheredContacts;
 use crate::distributed::coupling::Coupling;
+use crate::distributed::rank_pipeline::RankPipeline;
 use crate::distributed::subdomain::{Local, Subdomain};
 use crate::distributed::wire::WarmRecord;
-use crate::health::{Fault, StepError};
+use crate::health::StepError;
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::inertia::PrincipalInertia;
-use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
+use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
-use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
-use grains_kernels::{
-    Bodies, CpuPipeline, GpuError, SolverKind, StageTimes, StepStats, SweepRecord,
-};
+use grains_kernels::traffic::SweepTraffic;
+use grains_kernels::{Bodies, GpuError, SolverKind, StageTimes, StepStats, SweepRecord};
 
 /// One rank's pipeline, coupling and subdomain.
 pub(crate) struct DistributedBackend {
-    cpu: CpuPipeline,
+    pipeline: RankPipeline,
     coupling: Coupling,
     /// The cuts of the last (re)balance, or a restored snapshot's for this rank count (none
     /// before the first step and after an edit: the next step makes fresh ones).
@@ -50,21 +49,16 @@ pub(crate) struct DistributedBackend {
 }
 
 impl DistributedBackend {
-    /// A backend on `coupling`'s ranks with `threads` worker threads per rank, rebalancing
-    /// every `rebalance_every` steps; the host copy of step `steps` is split at the first
-    /// step.
+    /// A backend on `coupling`'s ranks stepping on `pipeline`, rebalancing every
+    /// `rebalance_every` steps; the host copy of step `steps` is split at the first step.
     pub(crate) fn open(
-        threads: usize,
+        pipeline: RankPipeline,
         coupling: Coupling,
         rebalance_every: u64,
         steps: u64,
-    ) -> Result<Self, crate::BuildError> {
-        let cpu = CpuPipeline::new(threads).map_err(|e| crate::BuildError::Threads {
-            threads,
-            reason: e.to_string(),
-        })?;
-        Ok(DistributedBackend {
-            cpu,
+    ) -> Self {
+        DistributedBackend {
+            pipeline,
             coupling,
             cuts: None,
             rebalance_every: rebalance_every.max(1),
@@ -78,7 +72,7 @@ impl DistributedBackend {
             stepped_at: None,
             gathered: GatheredContacts::default(),
             energy_blocks: Vec::new(),
-        })
+        }
     }
 
     /// The ids of the bodies each rank owns, by rank, each ascending (a collective call).
@@ -181,22 +175,6 @@ fn records_by_id((keys, impulses, moments): &WarmStart, bodies: usize) -> Vec<Wa
         .collect()
 }
 
-/// The error every rank returns from step `step` when the narrow phase of one or more ranks
-/// found too many contacts (a collective call): the lowest such rank returns its `fault`, the
-/// others say that rank stopped the step, with its message. No rank entered the solve.
-fn stopped_by_a_rank(coupling: &Coupling, step: u64, fault: Fault) -> StepError {
-    let ranks = &coupling.ranks;
-    let here = coupling.failed_ranks() & (1 << ranks.rank()) != 0;
-    let message = here.then(|| fault.to_string());
-    match ranks.first_message(message.as_deref()) {
-        Some((q, text)) if q != ranks.rank() => StepError::Distributed {
-            step,
-            problem: format!("rank {q} could not take the step: {text}"),
-        },
-        _ => StepError::Health { step, fault },
-    }
-}
-
 impl StepBackend for DistributedBackend {
     fn set_loads(&mut self, _loads: &[Load]) {
         // `World::distribute` refuses worlds with applied forces; there are none to set.
@@ -227,39 +205,31 @@ impl StepBackend for DistributedBackend {
         self.coupling
             .set_layout(local.owned, &local.ids, &local.holders);
         let warm = self.subdomain.local_warm_start(local);
-        let keys: Vec<u64> = warm.iter().map(|w| w.0).collect();
-        let impulses: Vec<[f32; 4]> = warm.iter().map(|w| w.1).collect();
-        self.cpu.restore_warm_start(&keys, &impulses);
         // From the friction table, the same on every rank: a rank whose last step had no
         // contact still warm-starts the moments of the contacts that migrated to it.
         self.moments = inputs.friction.any_moment_friction();
-        if self.moments {
-            let moments: Vec<[f32; 4]> = warm.iter().map(|w| w.2).collect();
-            self.cpu.restore_warm_start_moments(&moments);
-        }
         self.drives.clear();
         for d in inputs.drives {
             if let Some(i) = local.index_of(d.body as u64) {
                 self.drives.push(Actuation { body: i, ..*d });
             }
         }
-        let stepped = self.cpu.step_distributed(
-            &mut local.bodies,
+        let rank_inputs = (
             inputs.walls,
             inputs.mesh,
-            &self.drives,
+            &self.drives[..],
             inputs.friction,
             p,
-            &mut self.coupling,
         );
-        let stats = stepped.map_err(|TooManyContacts| {
-            let fault = Fault::too_many_contacts(&local.bodies, p.h);
-            stopped_by_a_rank(&self.coupling, steps, fault)
-        })?;
+        let (stats, (keys, impulses, moments)) = self.pipeline.step(
+            &mut local.bodies,
+            rank_inputs,
+            (&warm, self.moments),
+            &mut self.coupling,
+            steps,
+        )?;
         self.stepped_at = Some(steps);
-        let (keys, impulses) = self.cpu.warm_start_state();
-        let moments = self.cpu.warm_start_moments();
-        self.subdomain.take_step(local, keys, impulses, moments);
+        self.subdomain.take_step(local, &keys, &impulses, &moments);
         let ranks = &self.coupling.ranks;
         let owned = local.owned;
         let energy = kinetic_energy_of_rigid_bodies(
@@ -310,11 +280,7 @@ impl StepBackend for DistributedBackend {
         }
         let none = Contacts::default();
         let local = match self.stepped_at == Some(steps) {
-            true => (
-                self.cpu.contacts(),
-                self.cpu.impulses(),
-                self.cpu.moment_impulses(),
-            ),
+            true => self.pipeline.contacts(&self.coupling)?,
             false => (&none, &[][..], &[][..]),
         };
         let ranks = &self.coupling.ranks;
@@ -340,20 +306,24 @@ impl StepBackend for DistributedBackend {
         &[]
     }
 
+    fn adapter_name(&self) -> Option<&str> {
+        self.pipeline.adapter_name()
+    }
+
     fn stage_times(&self) -> Option<StageTimes> {
-        Some(self.cpu.times())
+        self.pipeline.times()
     }
 
     fn step_seconds(&self) -> f64 {
-        self.cpu.times().total()
+        self.pipeline.step_seconds()
     }
 
     fn sweep_trace(&self) -> &[SweepRecord] {
-        self.cpu.sweep_trace()
+        self.pipeline.sweep_trace()
     }
 
     fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
-        cpu_sweep_traffic(solver)
+        self.pipeline.sweep_traffic(solver)
     }
 
     fn contacts(&self) -> &Contacts {

@@ -8,6 +8,10 @@ use bytemuck::{Pod, Zeroable};
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::{pair_key, ContactRow, NO_BODY};
 
+/// One rank's solved contacts (local keys and rows), their impulses (γn, γt1, γt2, 0) and
+/// moment impulses (one per contact, or none).
+pub(crate) type SolvedContacts<'a> = (&'a Contacts, &'a [[f32; 4]], &'a [[f32; 4]]);
+
 /// One contact as the ranks send it: its key and row over body ids, and its impulses.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
@@ -42,7 +46,7 @@ impl GatheredContacts {
     pub(crate) fn gather(
         &mut self,
         step: u64,
-        (contacts, impulses, moments): (&Contacts, &[[f32; 4]], &[[f32; 4]]),
+        (contacts, impulses, moments): SolvedContacts,
         ids: &[u64],
         ranks: &Ranks,
     ) {

@@ -61,6 +61,29 @@ impl Coupling {
         }
     }
 
+    /// Whether this rank solves a contact of local bodies `a` and `b` (`None`: a wall or a
+    /// mesh triangle): when it owns the body of lower id (the body, for a wall contact). The
+    /// GPU ranks' solver rows decide alike (`decided_here` in `solver_row.wgsl`).
+    pub(crate) fn decides_pair(&self, a: u32, b: Option<u32>) -> bool {
+        let lower = match b {
+            Some(b) if self.ids[b as usize] < self.ids[a as usize] => b,
+            _ => a,
+        };
+        self.owns(lower)
+    }
+
+    /// Each local body's id.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn ids(&self) -> &[u64] {
+        &self.ids
+    }
+
+    /// Local bodies `0..owned()` are this rank's.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn owned(&self) -> usize {
+        self.owned
+    }
+
     /// The ranks whose narrow phase failed in this step (bit q for rank q; 0 when none did).
     pub(crate) fn failed_ranks(&self) -> u64 {
         self.failed
@@ -111,16 +134,8 @@ impl Interface for Coupling {
     }
 
     fn decides(&self, row: &ContactRow) -> bool {
-        let (a, b) = (row.body_a, row.body_b);
-        if b == NO_BODY {
-            return self.owns(a);
-        }
-        let lower = if self.ids[a as usize] < self.ids[b as usize] {
-            a
-        } else {
-            b
-        };
-        self.owns(lower)
+        let b = (row.body_b != NO_BODY).then_some(row.body_b);
+        self.decides_pair(row.body_a, b)
     }
 
     fn shared_slot(&self, body: u32) -> Option<usize> {

@@ -15,6 +15,7 @@ pub use mpi;
 
 pub(crate) mod contacts;
 pub(crate) mod coupling;
+pub(crate) mod rank_pipeline;
 pub(crate) mod ranks;
 pub(crate) mod subdomain;
 pub(crate) mod wire;
@@ -27,6 +28,7 @@ use crate::solver::Solver;
 use crate::world::World;
 use coupling::Coupling;
 use mpi::topology::{Communicator, SimpleCommunicator};
+use rank_pipeline::RankPipeline;
 use ranks::Ranks;
 
 /// Why Gauss–Seidel cannot be distributed.
@@ -40,9 +42,6 @@ pub const MAX_RANKS: usize = 64;
 /// Checks that `settings` can be stepped by the coupled distributed solve.
 fn check_settings(settings: &Settings) -> Result<(), BuildError> {
     let refuse = |what: &str| Err(BuildError::Distributed(what.to_string()));
-    if settings.backend != Backend::Cpu {
-        return refuse("only the CPU backend runs distributed; use backend = \"cpu\"");
-    }
     if settings.integrator != Integrator::Ccp {
         return refuse("only the CCP integrator runs distributed");
     }
@@ -122,8 +121,9 @@ impl World {
         // The steps taken so far carry on: their warm start goes to the ranks with the bodies.
         let (keys, impulses, moments) = self.backend.warm_start_state()?;
         let coupling = Coupling::new(Ranks::new(comm));
-        let mut backend =
-            DistributedBackend::open(self.settings.threads, coupling, rebalance_every, self.steps)?;
+        let gpu = self.settings.backend == Backend::Gpu;
+        let pipeline = RankPipeline::open(self.settings.threads, gpu)?;
+        let mut backend = DistributedBackend::open(pipeline, coupling, rebalance_every, self.steps);
         backend.restore(self.steps, (&keys, &impulses, &moments), &[]);
         self.backend = Box::new(backend);
         Ok(())
