@@ -615,7 +615,7 @@ fn a_rank_that_cannot_take_a_step_stops_every_rank() {
 
 /// Momentum over the last step of `world` whose velocities before it were `before`, from three
 /// sides (N): Σ m Δv / h − M g, the Σ of [`World::body_contact_forces`] (the pairs between
-/// bodies cancel) and minus the Σ of [`World::wall_loads`]; with the gathered contacts' count,
+/// bodies cancel) and minus the Σ of [`World::wall_loads`] and [`World::mesh_loads`]; with the gathered contacts' count,
 /// the step's contact count and whether the keys ascend strictly.
 fn momentum_line(world: &World, before: &[Vec3]) -> String {
     let h = f64::from(world.settings().h);
@@ -626,7 +626,10 @@ fn momentum_line(world: &World, before: &[Vec3]) -> String {
         change += m * ((world.velocity(i) - *v).as_dvec3() / h - g);
     }
     let bodies: grains::glam::DVec3 = world.body_contact_forces().iter().sum();
-    let walls: grains::glam::DVec3 = world.wall_loads(Vec3::ZERO).iter().map(|l| -l.force).sum();
+    let walls: grains::glam::DVec3 = (world.wall_loads(Vec3::ZERO).iter())
+        .chain(&world.mesh_loads(Vec3::ZERO))
+        .map(|l| -l.force)
+        .sum();
     let keys = &world.contact_rows().keys;
     let ascending = keys.windows(2).all(|k| k[0] < k[1]);
     let weight = world.dynamic_mass() * g.length();
@@ -752,8 +755,13 @@ fn a_rough_pour_matches_one_process() {
 fn trough() -> World {
     let mut settings = settings(child_threads());
     settings.coulomb_correction = 2;
+    trough_of(settings, Material::new(0.5)).expect("the trough builds")
+}
+
+/// The trough pour with `settings` and grains and walls of `material`.
+fn trough_of(settings: Settings, material: Material) -> Result<World, grains::BuildError> {
     let mut b = World::builder(settings);
-    let m = b.material(Material::new(0.5));
+    let m = b.material(material);
     let side = 10;
     let width = (side as f32 - 1.0) * 2.2 * R + 4.0 * R;
     let lift = (width / 2.0) * 10f32.to_radians().tan();
@@ -798,7 +806,7 @@ fn trough() -> World {
             }
         }
     }
-    b.build().expect("the trough builds")
+    b.build()
 }
 
 /// A stream: grains fed at 1 m/s downwards (no gravity, no walls) into a box region (one
@@ -1136,30 +1144,33 @@ const GPU_STEPS: u64 = 20;
 
 /// The 1,000-grain pour after [`SETTLE`] steps in one process on the CPU, carried by its
 /// snapshot into a GPU world; `None` where there is no GPU adapter (not even a software one).
-/// Solved by projected Jacobi (200 sweeps, ω = 0.3), or where `apgd` by APGD (100 sweeps) with
-/// one Coulomb-correction pass and rolling and spinning friction (0.1 mm, the moment rows);
-/// the GPU runs exactly these sweeps (tolerance 0).
+/// Solved by projected Jacobi (200 sweeps, ω = 0.3) with two Coulomb-correction passes in the
+/// trough (a mesh floor); or, where `apgd`, by APGD (100 sweeps) in the box, the grains with
+/// rolling and spinning friction (0.1 mm, the moment rows; mesh walls have none). The GPU runs
+/// exactly these sweeps (tolerance 0).
 fn settled_on_a_gpu(apgd: bool) -> Option<World> {
     let gpu_pour = |backend| {
         let mut s = settings(1);
         s.backend = backend;
-        let mut material = Material::new(0.5);
-        s.solver = Solver::Jacobi {
-            sweeps: 200,
-            tolerance: 0.0,
-            omega: 0.3,
-        };
-        if apgd {
-            s.solver = Solver::Apgd {
-                sweeps: 100,
+        if !apgd {
+            s.solver = Solver::Jacobi {
+                sweeps: 200,
                 tolerance: 0.0,
-                omega: 1.0,
+                omega: 0.3,
             };
-            s.coulomb_correction = 1;
-            material = material.with_rolling(0.0001).with_spinning(0.0001);
+            s.coulomb_correction = 2;
+            return trough_of(s, Material::new(0.5));
         }
+        s.solver = Solver::Apgd {
+            sweeps: 100,
+            tolerance: 0.0,
+            omega: 1.0,
+        };
         let mut b = World::builder(s);
-        let m = b.material(material);
+        let rough = Material::new(0.5)
+            .with_rolling(0.0001)
+            .with_spinning(0.0001);
+        let m = b.material(rough);
         fill_box(&mut b, (10, m), (6.0 * R, None));
         b.build()
     };
@@ -1224,7 +1235,8 @@ fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
 }
 
 /// Ranks stepping on their GPUs take the steps of one GPU process, with projected Jacobi (200
-/// sweeps) and with APGD (100 sweeps, a Coulomb correction and the moment rows): from the same settled pour, one step on 2 ranks gives
+/// sweeps) and the Coulomb correction in the trough of mesh walls, and with APGD (100 sweeps)
+/// and the moment rows in the box: from the same settled pour, one step on 2 ranks gives
 /// one GPU process's velocities to within 1e-5 m/s (the same sweeps, in another order of f32
 /// additions), the next 20 steps keep every grain owned once and end with one process's bed
 /// and contacts (within 1 %), the last step's contacts gathered from the ranks balance the

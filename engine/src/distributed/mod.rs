@@ -64,10 +64,12 @@ impl World {
     /// [`World::sync`]. MPI must have been initialised with at least
     /// `mpi::Threading::Serialized` (the solve calls MPI from the pipeline's worker thread).
     /// A snapshot of a distributed run restored after this ([`World::restore`]) continues bit
-    /// for bit on as many ranks: it carries the run's cuts ([`crate::Snapshot::cuts`]).
+    /// for bit on as many ranks: it carries the run's cuts ([`crate::Snapshot::cuts`]). A world
+    /// built with [`crate::Backend::Gpu`] steps each rank's bodies on a GPU (the first adapter
+    /// the rank finds), coupled to the other ranks exactly as on the CPU (docs/distributed.md).
     ///
     /// Refused, naming what, for what the coupled solve does not cover: the Gauss–Seidel solver
-    /// (use Jacobi or APGD), the GPU backend, the implicit integrator, joints, springs, applied
+    /// (use Jacobi or APGD), the implicit integrator, joints, springs, applied
     /// forces, restitution, shapes other than spheres (built or inserted), bodies with
     /// principal moments, periodic boundaries, and more than [`MAX_RANKS`] ranks. Insertions
     /// and sinks work as in one process: their pass, between steps, runs on every rank on the
