@@ -28,10 +28,26 @@ const LAUNCH_LIMIT: &str = "600";
 /// Runs test `name` of this binary under `mpirun -np ranks`, each rank on `threads` worker
 /// threads, with `out` as the children's result file; panics with their output if they fail
 /// or do not end within [`LAUNCH_LIMIT`].
-fn launch(name: &str, (ranks, threads): (usize, usize), out: &std::path::Path) {
+fn launch(name: &str, layout: (usize, usize), out: &std::path::Path) {
+    launch_with(name, layout, out, &[]);
+}
+
+/// Open MPI's setting that a rank waiting for a message yields its core instead of polling:
+/// the GPU ranks' waits (the host's round trips) would otherwise take the cores the other
+/// rank's software device and the tests beside them need.
+const YIELD_WHEN_IDLE: [&str; 3] = ["--mca", "mpi_yield_when_idle", "1"];
+
+/// [`launch`] with more options for `mpirun`.
+fn launch_with(
+    name: &str,
+    (ranks, threads): (usize, usize),
+    out: &std::path::Path,
+    options: &[&str],
+) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let run = Command::new("timeout")
         .args(["--kill-after=10", LAUNCH_LIMIT, "mpirun"])
+        .args(options)
         .args(["--allow-run-as-root", "--oversubscribe", "-np"])
         .arg(ranks.to_string())
         .arg(exe)
@@ -1023,6 +1039,24 @@ fn velocities(world: &World) -> String {
     lines.join("\n")
 }
 
+/// The numbers of a text of [`velocities`], in order.
+fn numbers(text: &str) -> Vec<f64> {
+    text.split_whitespace()
+        .map(|x| x.parse().expect("a number"))
+        .collect()
+}
+
+/// The largest difference between the velocities `text` (of [`velocities`]) and `reference`
+/// (m/s), which must be as many.
+fn largest_difference(text: &str, reference: &[f64]) -> f64 {
+    let v = numbers(text);
+    assert_eq!(v.len(), reference.len());
+    v.iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+}
+
 /// Test `test`: from the same state (`make`'s), one step solved tightly (to 1e-6 m/s) on 2
 /// and on 4 ranks gives one process's velocities to within 2e-6 m/s.
 fn one_step_like_one_process(test: &str, make: fn() -> World) {
@@ -1054,26 +1088,14 @@ fn one_step_like_one_process(test: &str, make: fn() -> World) {
         "1 process: {} contacts, {} sweeps",
         stats.contacts, stats.iterations
     );
-    let reference: Vec<f64> = velocities(&one)
-        .split_whitespace()
-        .map(|x| x.parse().expect("a number"))
-        .collect();
+    let reference = numbers(&velocities(&one));
     for ranks in [2, 4] {
         let name = format!("grains-mpi-{}-{test}", std::process::id());
         let file = std::env::temp_dir().join(name);
         launch(test, (ranks, 1), &file);
         let text = std::fs::read_to_string(&file).expect("rank 0 wrote the velocities");
         let _ = std::fs::remove_file(&file);
-        let v: Vec<f64> = text
-            .split_whitespace()
-            .map(|x| x.parse().expect("a number"))
-            .collect();
-        assert_eq!(v.len(), reference.len());
-        let worst = v
-            .iter()
-            .zip(&reference)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
+        let worst = largest_difference(&text, &reference);
         println!("{ranks} ranks: largest velocity difference {worst:.3e} m/s");
         assert!(
             worst < 2e-6,
@@ -1254,10 +1276,7 @@ fn gpu_ranks_take_the_steps_of_one_gpu() {
         };
         let stats = one.step().expect("one GPU process's step");
         assert!(stats.contacts > 500, "a step with contacts: {stats:?}");
-        let reference: Vec<f64> = velocities(&one)
-            .split_whitespace()
-            .map(|x| x.parse().expect("a number"))
-            .collect();
+        let reference = numbers(&velocities(&one));
         one.run(GPU_STEPS).expect("one GPU process's steps");
         let figures = Figures::of(&one);
         println!(
@@ -1269,7 +1288,7 @@ fn gpu_ranks_take_the_steps_of_one_gpu() {
             .map(|run| {
                 let name = format!("grains-mpi-{}-{TEST}-{run}-{solver}", std::process::id());
                 let file = std::env::temp_dir().join(name);
-                launch(TEST, (2, 1), &file);
+                launch_with(TEST, (2, 1), &file, &YIELD_WHEN_IDLE);
                 let text = std::fs::read_to_string(&file).expect("rank 0 wrote the velocities");
                 let figures_file = format!("{}.figures", file.display());
                 let line =
@@ -1278,16 +1297,7 @@ fn gpu_ranks_take_the_steps_of_one_gpu() {
                     std::fs::remove_file(&file),
                     std::fs::remove_file(&figures_file),
                 );
-                let v: Vec<f64> = text
-                    .split_whitespace()
-                    .map(|x| x.parse().expect("a number"))
-                    .collect();
-                assert_eq!(v.len(), reference.len());
-                let worst = v
-                    .iter()
-                    .zip(&reference)
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0.0, f64::max);
+                let worst = largest_difference(&text, &reference);
                 println!("2 GPU ranks ({solver}): largest velocity difference {worst:.3e} m/s");
                 assert!(
                     worst < 1e-5,
