@@ -61,6 +61,9 @@ pub struct GpuPipeline {
     gpu: Gpu,
     programs: Programs,
     buffers: Option<Buffers>,
+    /// The bodies of the coming (or last) step: the buffers hold room for `sizes.bodies`, as
+    /// many, or on a rank of a distributed run more.
+    count: u64,
     /// The ping-pong set the last step wrote (its keys, row offsets and impulses).
     parity: usize,
     upload: bool,
@@ -112,6 +115,7 @@ impl GpuPipeline {
             gpu,
             programs,
             buffers: None,
+            count: 0,
             parity: 0,
             upload: true,
             warm_valid: false,
@@ -290,9 +294,23 @@ impl GpuPipeline {
         if accelerate {
             self.programs.load_apgd(&self.gpu, rolls)?;
         }
+        let n = bodies.len() as u64;
+        // A rank's local bodies change in number every step: its buffers keep room (a power of
+        // two above 5/4 of its bodies) and are made afresh only when the bodies outgrow it or
+        // fall below a quarter of it. One process's hold its bodies exactly.
+        let capacity = match &self.buffers {
+            Some(b) if distributed && b.sizes.distributed && n <= b.sizes.bodies => {
+                match 4 * n >= b.sizes.bodies {
+                    true => b.sizes.bodies,
+                    false => (n + n / 4).next_power_of_two(),
+                }
+            }
+            _ if distributed => (n + n / 4).next_power_of_two(),
+            _ => n,
+        };
         // The large bodies need a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {
-            s.bodies == bodies.len() as u64
+            s.bodies == capacity
                 && s.walls == walls.len() as u64
                 && s.drives == (drives.len() + self.loads.len()) as u64
                 && s.materials == friction.count as u64
@@ -307,7 +325,7 @@ impl GpuPipeline {
                 .filter(|&i| bodies.pos_radius[i as usize].w > self.large_limit)
                 .collect();
             let sizes = Sizes::for_scene(
-                bodies.len(),
+                capacity as usize,
                 walls.len(),
                 drives.len() + self.loads.len(),
                 friction.count,
@@ -336,6 +354,7 @@ impl GpuPipeline {
                 self.upload_bodies(bodies, friction, &large);
             }
         }
+        self.count = n;
         if let Some((keys, impulse, moment)) = self.pending_warm.take() {
             self.upload_warm_start(bodies, &keys, &impulse, &moment);
         }
@@ -402,7 +421,7 @@ impl GpuPipeline {
         let size = std::mem::size_of::<GridInfo>() as u64;
         let parts = self
             .gpu
-            .read(&[(&b.grid, size), (&b.cell_of, b.sizes.bodies * 4)])?;
+            .read(&[(&b.grid, size), (&b.cell_of, self.count * 4)])?;
         let info: GridInfo = bytemuck::pod_read_unaligned(&parts[0]);
         let cell_of: Vec<u32> = bytemuck::pod_collect_to_vec(&parts[1]);
         Ok(Some(GpuGrid {
@@ -671,7 +690,7 @@ impl GpuPipeline {
             large_limit: self.large_limit,
             warm_weight: if self.warm_valid { p.warm_start } else { 0.0 },
             planar: p.planar as u32,
-            n_bodies: b.sizes.bodies as u32,
+            n_bodies: self.count as u32,
             n_walls: walls.len() as u32,
             n_drives: (drives.len() + self.loads.len()) as u32,
             n_large: b.sizes.large as u32,
@@ -680,7 +699,7 @@ impl GpuPipeline {
             row_capacity: b.sizes.rows as u32,
             stabilise: p.stabilise_contacts as u32,
             give_speed: p.give_speed(),
-            n_owned: rank.map_or(b.sizes.bodies as u32, |r| r.0),
+            n_owned: rank.map_or(self.count as u32, |r| r.0),
             n_shared: rank.map_or(0, |r| r.1),
             pad: 0,
         };

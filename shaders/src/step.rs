@@ -56,7 +56,7 @@ impl GpuPipeline {
     ) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
-        let n = b.sizes.bodies;
+        let n = self.count;
         let step = &b.step_groups[cur];
         let contacts = &b.dispatch;
         let (solver, moments) = self.contact_programs();
@@ -141,7 +141,7 @@ impl GpuPipeline {
         let (sweeps, corrections) = (p.max_iterations, p.coulomb_correction);
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
-        let n = b.sizes.bodies;
+        let n = self.count;
         let contacts = &b.dispatch;
         let (solver, moments) = self.contact_programs();
         // The solve binds its own group 0 (the solve's buffers); APGD's its group 2 too.
@@ -183,7 +183,7 @@ impl GpuPipeline {
         let pr = &self.programs;
         let contacts = &b.dispatch;
         let (solver, moments) = self.contact_programs();
-        let n = groups(b.sizes.bodies);
+        let n = groups(self.count);
         let mut pass = Pass::new(encoder, &b.solve_group, moments, None, TimedPass::Solve);
         let a = apgd.then(|| {
             let buffers = self.apgd.as_ref().expect("made for an APGD step");
@@ -254,7 +254,7 @@ impl GpuPipeline {
     ) {
         let b = self.buffers.as_ref().expect("buffers exist");
         let pr = &self.programs;
-        let n = b.sizes.bodies;
+        let n = self.count;
         let (solver, moments) = self.contact_programs();
         {
             let mut pass = Pass::new(encoder, &b.solve_group, None, queries, TimedPass::Integrate);
