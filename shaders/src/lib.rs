@@ -298,15 +298,15 @@ impl GpuPipeline {
         // A rank's local bodies change in number every step: its buffers keep room (a power of
         // two above 5/4 of its bodies) and are made afresh only when the bodies outgrow it or
         // fall below a quarter of it. One process's hold its bodies exactly.
-        let capacity = match &self.buffers {
-            Some(b) if distributed && b.sizes.distributed && n <= b.sizes.bodies => {
-                match 4 * n >= b.sizes.bodies {
-                    true => b.sizes.bodies,
-                    false => (n + n / 4).next_power_of_two(),
-                }
-            }
-            _ if distributed => (n + n / 4).next_power_of_two(),
-            _ => n,
+        let room = self
+            .buffers
+            .as_ref()
+            .map(|b| b.sizes)
+            .filter(|s| distributed && s.distributed && n <= s.bodies && 4 * n >= s.bodies);
+        let capacity = match (room, distributed) {
+            (Some(s), _) => s.bodies,
+            (None, true) => (n + n / 4).next_power_of_two(),
+            (None, false) => n,
         };
         // The large bodies need a pass over the radii: only when something may have changed.
         let shape = |s: &Sizes| {

@@ -126,7 +126,8 @@ impl GpuPipeline {
                     pass.indirect(weigh, contacts);
                 }
             }
-            pass.gather(solver, gather, groups(n), groups(n));
+            let share = (gather == Gather::Shared).then_some(&solver.share_impulses);
+            pass.gather(share, &solver.body_gather, groups(n));
         }
     }
 
@@ -191,38 +192,35 @@ impl GpuPipeline {
             let programs = pr.apgd[moments.is_some() as usize].as_ref();
             programs.expect("loaded for an APGD step")
         });
+        // The pipelines both solvers have, from APGD's module or from Jacobi's.
+        let (kick, correct, share, gather) = match a {
+            Some(a) => (
+                &a.kick_shared,
+                &a.correct_normal_bias,
+                &a.share_impulses,
+                &a.body_gather,
+            ),
+            None => (
+                &solver.kick_shared,
+                &pr.correct_normal_bias,
+                &solver.share_impulses,
+                &solver.body_gather,
+            ),
+        };
         for op in ops {
             match (op, a) {
-                (RankOp::KickShared, None) => pass.run(&solver.kick_shared, n),
-                (RankOp::KickShared, Some(a)) => pass.run(&a.kick_shared, n),
-                (RankOp::CorrectNormalBias, None) => {
-                    pass.indirect(&pr.correct_normal_bias, contacts)
-                }
-                (RankOp::CorrectNormalBias, Some(a)) => {
-                    pass.indirect(&a.correct_normal_bias, contacts)
-                }
-                (RankOp::Sweep { reports }, None) => {
-                    let sweep = match reports {
-                        true => &solver.contact_sweep,
-                        false => &solver.contact_sweep_quiet,
+                (RankOp::KickShared, _) => pass.run(kick, n),
+                (RankOp::CorrectNormalBias, _) => pass.indirect(correct, contacts),
+                (RankOp::Sweep { reports }, a) => {
+                    let sweep = match (a, reports) {
+                        (None, true) => &solver.contact_sweep,
+                        (None, false) => &solver.contact_sweep_quiet,
+                        (Some(a), true) => &a.last_sweep,
+                        (Some(a), false) => &a.last_sweep_quiet,
                     };
                     pass.indirect(sweep, contacts);
                 }
-                (RankOp::Sweep { reports }, Some(a)) => {
-                    let last = match reports {
-                        true => &a.last_sweep,
-                        false => &a.last_sweep_quiet,
-                    };
-                    pass.indirect(last, contacts);
-                }
-                (RankOp::SharedGather, None) => {
-                    pass.run(&solver.share_impulses, n);
-                    pass.run(&solver.body_gather, n);
-                }
-                (RankOp::SharedGather, Some(a)) => {
-                    pass.run(&a.share_impulses, n);
-                    pass.run(&a.body_gather, n);
-                }
+                (RankOp::SharedGather, _) => pass.gather(Some(share), gather, n),
                 (RankOp::StartSolve, Some(a)) => pass.run(&a.start_solve, (1, 1)),
                 (RankOp::MomentumSweep, Some(a)) => {
                     pass.indirect(&a.sweep, contacts);
@@ -230,8 +228,7 @@ impl GpuPipeline {
                 }
                 (RankOp::SharedMove, Some(a)) => {
                     pass.run(&a.weigh_summed, (1, 1));
-                    pass.run(&a.share_extrapolated, n);
-                    pass.run(&a.gather, n);
+                    pass.gather(Some(&a.share_extrapolated), &a.gather, n);
                     pass.run(&a.rank_move_energy, (1, 1));
                 }
                 (RankOp::AdaptStep, Some(a)) => pass.run(&a.adapt_summed, (1, 1)),
@@ -407,19 +404,18 @@ impl<'a> Pass<'a> {
         self.run(&apgd.body_gather, bodies);
     }
 
-    /// A body gather (`bodies` workgroups), after the shared bodies' record (`shared`
-    /// workgroups) with [`Gather::Shared`].
+    /// A body gather `gather` (`bodies` workgroups), after the shared bodies' record `share`
+    /// where given (a distributed step's).
     fn gather(
         &mut self,
-        solver: &ContactPrograms,
-        gather: Gather,
+        share: Option<&wgpu::ComputePipeline>,
+        gather: &wgpu::ComputePipeline,
         bodies: (u32, u32),
-        shared: (u32, u32),
     ) {
-        if gather == Gather::Shared {
-            self.run(&solver.share_impulses, shared);
+        if let Some(share) = share {
+            self.run(share, bodies);
         }
-        self.run(&solver.body_gather, bodies);
+        self.run(gather, bodies);
     }
 
     fn run(&mut self, pipeline: &wgpu::ComputePipeline, (x, y): (u32, u32)) {

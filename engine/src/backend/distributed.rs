@@ -222,7 +222,7 @@ impl StepBackend for DistributedBackend {
             p,
         );
         let (stats, (keys, impulses, moments)) = self.pipeline.step(
-            &mut local.bodies,
+            local,
             rank_inputs,
             (&warm, self.moments),
             &mut self.coupling,

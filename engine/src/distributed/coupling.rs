@@ -72,18 +72,6 @@ impl Coupling {
         self.owns(lower)
     }
 
-    /// Each local body's id.
-    #[cfg(feature = "gpu")]
-    pub(crate) fn ids(&self) -> &[u64] {
-        &self.ids
-    }
-
-    /// Local bodies `0..owned()` are this rank's.
-    #[cfg(feature = "gpu")]
-    pub(crate) fn owned(&self) -> usize {
-        self.owned
-    }
-
     /// The ranks whose narrow phase failed in this step (bit q for rank q; 0 when none did).
     pub(crate) fn failed_ranks(&self) -> u64 {
         self.failed

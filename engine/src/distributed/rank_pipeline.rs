@@ -5,6 +5,7 @@
 
 use super::contacts::SolvedContacts;
 use super::coupling::Coupling;
+use super::subdomain::Local;
 use super::wire::KeyedImpulse;
 use crate::backend::WarmStart;
 use crate::health::{Fault, StepError};
@@ -17,8 +18,7 @@ use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::narrow_phase::TooManyContacts;
 use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
 use grains_kernels::{
-    Bodies, CpuPipeline, FrictionTable, SolverKind, StageTimes, StepParams, StepStats, SweepRecord,
-    Wall,
+    CpuPipeline, FrictionTable, SolverKind, StageTimes, StepParams, StepStats, SweepRecord, Wall,
 };
 
 /// What a rank's step reads besides its bodies: the walls, the mesh walls, the local drives,
@@ -70,15 +70,15 @@ impl RankPipeline {
         Ok(RankPipeline::Cpu(Box::new(cpu)))
     }
 
-    /// Steps the local bodies `bodies` (this rank's first, then its ghosts; the layout is
-    /// `coupling`'s) from the warm start `warm` (local keys, ascending, with moment impulses
+    /// Steps the local bodies of `local` (this rank's first, then its ghosts; the layout is
+    /// `coupling`'s too) from the warm start `warm` (local keys, ascending, with moment impulses
     /// where `moments`), coupled to the other ranks; step `step` of the run. Returns the
     /// statistics and the warm start of the contacts this rank solved (local keys, ascending,
     /// impulses and moment impulses, one per key or none). Every rank fails together when
     /// one's narrow phase could not hold its contacts.
     pub(crate) fn step(
         &mut self,
-        bodies: &mut Bodies,
+        local: &mut Local,
         inputs: RankInputs,
         (warm, moments): (&[KeyedImpulse], bool),
         coupling: &mut Coupling,
@@ -87,6 +87,7 @@ impl RankPipeline {
         let (walls, mesh, drives, friction, p) = inputs;
         match self {
             RankPipeline::Cpu(cpu) => {
+                let bodies = &mut local.bodies;
                 let keys: Vec<u64> = warm.iter().map(|w| w.0).collect();
                 let impulses: Vec<[f32; 4]> = warm.iter().map(|w| w.1).collect();
                 cpu.restore_warm_start(&keys, &impulses);
@@ -107,7 +108,7 @@ impl RankPipeline {
                 Ok((stats, (keys.to_vec(), impulses.to_vec(), moments.to_vec())))
             }
             #[cfg(feature = "gpu")]
-            RankPipeline::Gpu(gpu) => gpu.step(bodies, inputs, (warm, moments), coupling, step),
+            RankPipeline::Gpu(gpu) => gpu.step(local, inputs, (warm, moments), coupling, step),
         }
     }
 
@@ -185,7 +186,7 @@ impl GpuRank {
     /// [`RankPipeline::step`] on the rank's GPU.
     fn step(
         &mut self,
-        bodies: &mut Bodies,
+        local: &mut Local,
         (walls, mesh, drives, friction, p): RankInputs,
         (warm, moments): (&[KeyedImpulse], bool),
         coupling: &mut Coupling,
@@ -193,7 +194,7 @@ impl GpuRank {
     ) -> Result<(StepStats, WarmStart), StepError> {
         use grains_gpu::RankStepError;
         // Only the contacts this rank solves start warm: the others stay at γ = 0.
-        let n = bodies.len();
+        let n = local.bodies.len();
         let solved: Vec<&KeyedImpulse> = warm
             .iter()
             .filter(|w| decides_key(coupling, w.0, n))
@@ -206,10 +207,9 @@ impl GpuRank {
         };
         self.device.restore_warm_start(&keys, &impulses, &m);
         self.device.set_meshes(mesh)?;
-        let (ids, owned) = (coupling.ids().to_vec(), coupling.owned());
         let stepped = self.device.step_distributed(
-            bodies,
-            (&ids, owned),
+            &mut local.bodies,
+            (&local.ids, local.owned),
             walls,
             drives,
             friction,
