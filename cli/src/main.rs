@@ -789,6 +789,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         "discharged": q.discharged,
         "non_finite": q.non_finite,
         "rest": rest,
+        "barrier_waits_per_step": stages.map(|t| t.barrier_waits as f64 / steps.max(1) as f64),
         "stage_seconds": stages.map(|t| Stage::ALL
             .iter()
             .map(|&s| (s.name().to_string(), serde_json::json!(t.seconds(s))))
@@ -851,6 +852,12 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
                     .map(|&s| format!("{} {:.3}", s.name(), t.seconds(s)))
                     .collect();
                 println!("  stage seconds: {}", each.join(", "));
+                if t.barrier_waits > 0 {
+                    println!(
+                        "  solve: {:.1} barrier waits per step (Gauss-Seidel colour classes and sweeps)",
+                        t.barrier_waits as f64 / steps.max(1) as f64
+                    );
+                }
             }
             None => println!(
                 "  device seconds (submission to completion, all stages): {:.3}",

@@ -19,6 +19,8 @@ pub struct Colouring {
     used: Vec<u64>,
     counts: Vec<u32>,
     cursor: Vec<u32>,
+    /// The contacts sorted by the key of [`Self::order_classes_by`].
+    by_key: Vec<u32>,
 }
 
 impl Colouring {
@@ -55,6 +57,35 @@ impl Colouring {
         for (i, &c) in self.colour.iter().enumerate() {
             self.order[self.cursor[c as usize] as usize] = i as u32;
             self.cursor[c as usize] += 1;
+        }
+    }
+
+    /// Sorts the contacts of each colour by `key` (below `keys`), then by index, leaving the
+    /// overflow class in contact order: a counting sort, O(contacts + keys). Within a colour no
+    /// two contacts share a dynamic body, so the order in which a sweep relaxes them does not
+    /// change its result; the overflow's contacts may, so its order stays.
+    pub fn order_classes_by(&mut self, key: impl Fn(u32) -> u32, keys: usize) {
+        let contacts = self.colour.len() as u32;
+        self.counts.clear();
+        self.counts.resize(keys, 0);
+        for c in 0..contacts {
+            self.counts[key(c) as usize] += 1;
+        }
+        exclusive_scan(&self.counts, &mut self.cursor);
+        self.by_key.resize(contacts as usize, 0);
+        for c in 0..contacts {
+            let k = key(c) as usize;
+            self.by_key[self.cursor[k] as usize] = c;
+            self.cursor[k] += 1;
+        }
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.start);
+        for &c in &self.by_key {
+            let colour = self.colour[c as usize] as usize;
+            if colour < COLOURS {
+                self.order[self.cursor[colour] as usize] = c;
+                self.cursor[colour] += 1;
+            }
         }
     }
 }
@@ -125,6 +156,35 @@ mod tests {
         c.build(&rows, &kind);
         assert_valid(&c, &rows, &kind);
         assert_eq!(c.start[COLOURS], c.start[COLOURS + 1], "no overflow");
+    }
+
+    /// Sorting the classes by a key keeps each class's contacts (a valid colouring still),
+    /// orders them by the key, and leaves the overflow in contact order.
+    #[test]
+    fn classes_sorted_by_a_key_keep_their_contacts_and_the_overflow_its_order() {
+        let kind = vec![BodyKind::Dynamic as u32; 200];
+        let mut rows: Vec<ContactRow> = (0..150).map(|b| contact(b, b + 1)).collect();
+        rows.extend((0..70).map(|_| contact(199, NO_BODY)));
+        let mut c = Colouring::default();
+        c.build(&rows, &kind);
+        let before = c.order.clone();
+        let key = |i: u32| 1000 - rows[i as usize].body_a;
+        c.order_classes_by(key, 1001);
+        for colour in 0..=COLOURS {
+            let range = c.start[colour] as usize..c.start[colour + 1] as usize;
+            let (mut old, new) = (before[range.clone()].to_vec(), &c.order[range]);
+            if colour == COLOURS {
+                assert_eq!(new, old.as_slice(), "the overflow keeps its order");
+                assert!(!new.is_empty());
+                continue;
+            }
+            assert!(
+                new.windows(2).all(|w| key(w[0]) <= key(w[1])),
+                "colour {colour}"
+            );
+            old.sort_unstable_by_key(|&i| (key(i), i));
+            assert_eq!(new, old.as_slice(), "colour {colour} keeps its contacts");
+        }
     }
 
     /// Contacts with fixed or kinematic bodies only do not constrain the colour: 100 contacts

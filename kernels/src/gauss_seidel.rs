@@ -27,11 +27,14 @@ const SPLIT_MIN: usize = 32;
 
 /// Runs coloured projected Gauss–Seidel sweeps over the contacts of `packs` and the rows of
 /// `joints` until the max-norm residual is below `p.tolerance` or `p.max_iterations` sweeps have
-/// run; returns (sweeps, residual in m/s); `trace` receives every sweep's residual.
+/// run; returns (sweeps, residual in m/s, barrier waits of one worker); `trace` receives every
+/// sweep's residual.
 ///
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
-/// alternate the order of the other classes. `moments`, built on the same packs, adds the
+/// alternate the order of the other classes. A class of fewer than `SPLIT_MIN` packs, like
+/// the overflow, is relaxed by the first worker alone, and a run of such classes costs one
+/// barrier at its end: the order of the updates, hence the bits, do not depend on the team. `moments`, built on the same packs, adds the
 /// spinning and rolling rows of [`crate::rolling`].
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
@@ -40,7 +43,7 @@ pub fn solve_gauss_seidel(
     motion: &mut [Motion],
     trace: &mut Trace,
     p: &SweepParams,
-) -> (u32, f32) {
+) -> (u32, f32, u32) {
     let trace = Mutex::new(trace);
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let classes = packs.start.len() - 1;
@@ -56,14 +59,23 @@ pub fn solve_gauss_seidel(
     let joint_gamma = Disjoint::new(joint_gamma);
     let barrier = SpinBarrier::new(rayon::current_num_threads());
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
-    let outcome = [AtomicU32::new(max_iter), AtomicU32::new(0)];
+    let outcome = [
+        AtomicU32::new(max_iter),
+        AtomicU32::new(0),
+        AtomicU32::new(0),
+    ];
     rayon::broadcast(|ctx| {
         let (me, team) = (ctx.index(), ctx.num_threads());
+        let mut waits = 0u32;
         for it in 1..=max_iter {
             if me == 0 {
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
             }
             let mut local = 0.0f32;
+            // Whether the last class run was relaxed by worker 0 alone (`None`: none yet this
+            // sweep). Consecutive such classes form one serial segment: worker 0 relaxes them
+            // in order and the team meets once, at the segment's end.
+            let mut last_alone: Option<bool> = None;
             for k in 0..classes {
                 let c = match k {
                     _ if k == classes - 1 || it % 2 == 1 => k,
@@ -73,25 +85,32 @@ pub fn solve_gauss_seidel(
                 if s == e {
                     continue;
                 }
-                let (lo, hi) = if c == classes - 1 || e - s < SPLIT_MIN {
-                    if me == 0 {
-                        (s, e)
-                    } else {
-                        (s, s)
-                    }
-                } else {
-                    (s + (e - s) * me / team, s + (e - s) * (me + 1) / team)
+                let alone = c == classes - 1 || e - s < SPLIT_MIN;
+                if last_alone.is_some_and(|was| !(was && alone)) {
+                    barrier.wait();
+                    waits += 1;
+                }
+                last_alone = Some(alone);
+                let (lo, hi) = match (alone, me) {
+                    (true, 0) => (s, e),
+                    (true, _) => (s, s),
+                    (false, _) => (s + (e - s) * me / team, s + (e - s) * (me + 1) / team),
                 };
                 for pk in lo..hi {
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
-                    // each worker owns its own range, and the barrier orders the classes.
+                    // each worker owns its own range, and the barrier orders the classes (a
+                    // serial segment's classes run in order on worker 0).
                     local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
                 }
-                barrier.wait();
             }
             if !joint_system.is_empty() {
+                if last_alone == Some(false) {
+                    barrier.wait();
+                    waits += 1;
+                }
                 if me == 0 {
-                    // SAFETY: the other workers wait at the barrier, touching nothing.
+                    // SAFETY: the other workers are past their classes and wait at the next
+                    // barrier, touching nothing.
                     let (g, m) = unsafe {
                         (
                             joint_gamma.range(0, joint_gamma_len),
@@ -100,11 +119,11 @@ pub fn solve_gauss_seidel(
                     };
                     local = local.max(joint_system.relax(g, m));
                 }
-                barrier.wait();
             }
             let slot = &residual_slots[it as usize % 3];
             slot.fetch_max(local.to_bits(), Ordering::Relaxed);
             barrier.wait();
+            waits += 1;
             let residual = f32::from_bits(slot.load(Ordering::Relaxed));
             if me == 0 {
                 if let Ok(mut trace) = trace.lock() {
@@ -115,6 +134,7 @@ pub fn solve_gauss_seidel(
                 if me == 0 {
                     outcome[0].store(it, Ordering::Relaxed);
                     outcome[1].store(residual.to_bits(), Ordering::Relaxed);
+                    outcome[2].store(waits, Ordering::Relaxed);
                 }
                 break;
             }
@@ -123,6 +143,7 @@ pub fn solve_gauss_seidel(
     (
         outcome[0].load(Ordering::Relaxed),
         f32::from_bits(outcome[1].load(Ordering::Relaxed)),
+        outcome[2].load(Ordering::Relaxed),
     )
 }
 

@@ -71,6 +71,7 @@ pub mod random;
 pub mod restitution;
 pub mod rolling;
 pub mod shape;
+pub mod space_order;
 pub mod springs;
 pub mod step;
 pub mod trace;

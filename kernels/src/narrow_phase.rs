@@ -95,6 +95,8 @@ pub struct Contacts {
     pub keys: Vec<u64>,
     blocks: Vec<Vec<(u64, ContactRow)>>,
     block_start: Vec<u32>,
+    /// The large bodies' rows, sorted by key.
+    large: Vec<(u64, ContactRow)>,
     order: Vec<(u64, u32)>,
     sorted: Vec<ContactRow>,
 }
@@ -905,62 +907,118 @@ pub fn find_contacts(
             out.clear();
             tests.large_body(grid, l, out);
         });
-    gather_blocks(contacts, blocks_needed, !grid.large.is_empty());
+    gather_blocks(contacts, grid_blocks, blocks_needed);
     Ok(())
 }
 
-/// Concatenates the block buffers into the flat sorted arrays.
-fn gather_blocks(contacts: &mut Contacts, blocks: usize, needs_sort: bool) {
+/// Concatenates the block buffers into the flat arrays sorted by key. The grid bodies' blocks
+/// come sorted, one after the other in key order, so the large bodies' rows, sorted on their
+/// own, are merged into them; only where a grid block breaks that order is everything sorted.
+fn gather_blocks(contacts: &mut Contacts, grid_blocks: usize, blocks: usize) {
+    let (grid, large) = contacts.blocks[..blocks].split_at(grid_blocks);
     contacts.block_start.clear();
     let mut total = 0u32;
-    for b in &contacts.blocks[..blocks] {
+    for b in grid {
         contacts.block_start.push(total);
         total += b.len() as u32;
     }
-    let total = total as usize;
+    contacts.large.clear();
+    for b in large {
+        contacts.large.extend_from_slice(b);
+    }
+    let large = &mut contacts.large;
+    // Keys are unique, so the unstable sort is deterministic.
+    large.par_sort_unstable_by_key(|c| c.0);
+    // Without large rows the concatenation is the order, as the blocks give it.
+    let merge = large.is_empty()
+        || grid
+            .par_iter()
+            .all(|b| b.windows(2).all(|w| w[0].0 < w[1].0))
+            && grid
+                .iter()
+                .filter_map(|b| Some((b.first()?.0, b.last()?.0)))
+                .collect::<Vec<_>>()
+                .windows(2)
+                .all(|w| w[0].1 < w[1].0);
+    let total = total as usize + contacts.large.len();
     contacts.rows.resize(total, ContactRow::default());
     contacts.keys.resize(total, 0);
-    {
-        let rows = Disjoint::new(&mut contacts.rows);
-        let keys = Disjoint::new(&mut contacts.keys);
-        contacts.blocks[..blocks]
-            .par_iter()
-            .zip(contacts.block_start.par_iter())
-            .for_each(|(b, &s)| {
-                // SAFETY: block ranges [s, s + len) are disjoint by the prefix sum.
-                let (r, k) = unsafe {
-                    (
-                        rows.range(s as usize, b.len()),
-                        keys.range(s as usize, b.len()),
-                    )
-                };
-                for (idx, (key, row)) in b.iter().enumerate() {
-                    k[idx] = *key;
-                    r[idx] = *row;
-                }
-            });
-    }
-    if needs_sort {
-        contacts.order.clear();
-        contacts.order.extend(
-            contacts
-                .keys
-                .iter()
-                .enumerate()
-                .map(|(i, &k)| (k, i as u32)),
-        );
-        contacts.order.par_sort_unstable();
-        contacts.sorted.clear();
-        contacts.sorted.extend(
-            contacts
-                .order
-                .iter()
-                .map(|&(_, i)| contacts.rows[i as usize]),
-        );
-        std::mem::swap(&mut contacts.rows, &mut contacts.sorted);
-        for (k, &(key, _)) in contacts.keys.iter_mut().zip(&contacts.order) {
-            *k = key;
+    let large = contacts.large.as_slice();
+    let rows = Disjoint::new(&mut contacts.rows);
+    let keys = Disjoint::new(&mut contacts.keys);
+    let put = |at: usize, (key, row): &(u64, ContactRow)| {
+        // SAFETY: every caller writes positions no other writes (see each use).
+        unsafe {
+            *keys.get(at) = *key;
+            *rows.get(at) = *row;
         }
+    };
+    grid.par_iter()
+        .zip(contacts.block_start.par_iter())
+        .for_each(|(b, &s)| {
+            // Each grid row goes after its block's predecessors and the large rows of smaller
+            // key: distinct positions, since keys are unique (out of order: their block's
+            // range plus the large rows, sorted below).
+            let mut q = b
+                .first()
+                .map_or(0, |f| large.partition_point(|l| l.0 < f.0));
+            for (idx, c) in b.iter().enumerate() {
+                while merge && q < large.len() && large[q].0 < c.0 {
+                    q += 1;
+                }
+                put(s as usize + idx + if merge { q } else { 0 }, c);
+            }
+        });
+    if !merge {
+        large.par_iter().enumerate().for_each(|(q, c)| {
+            // SAFETY: the grid rows filled the positions before the large ones.
+            put(total - large.len() + q, c)
+        });
+        sort_all(contacts);
+        return;
+    }
+    let firsts: Vec<(u64, usize)> = grid
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| Some((b.first()?.0, i)))
+        .collect();
+    let block_start = &contacts.block_start;
+    large.par_iter().enumerate().for_each(|(q, c)| {
+        // The grid rows of smaller key: the blocks before the one that holds c's place, and
+        // that block's rows below c.
+        let j = firsts.partition_point(|f| f.0 < c.0);
+        let below = match j {
+            0 => 0,
+            _ => {
+                let b = firsts[j - 1].1;
+                block_start[b] as usize + grid[b].partition_point(|g| g.0 < c.0)
+            }
+        };
+        put(q + below, c);
+    });
+}
+
+/// Sorts the flat arrays by key (a grid block out of key order).
+fn sort_all(contacts: &mut Contacts) {
+    contacts.order.clear();
+    contacts.order.extend(
+        contacts
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32)),
+    );
+    contacts.order.par_sort_unstable();
+    contacts.sorted.clear();
+    contacts.sorted.extend(
+        contacts
+            .order
+            .iter()
+            .map(|&(_, i)| contacts.rows[i as usize]),
+    );
+    std::mem::swap(&mut contacts.rows, &mut contacts.sorted);
+    for (k, &(key, _)) in contacts.keys.iter_mut().zip(&contacts.order) {
+        *k = key;
     }
 }
 

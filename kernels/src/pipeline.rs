@@ -24,6 +24,7 @@ use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shape::Shape;
+use crate::space_order::SpaceOrder;
 use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::trace::{SweepRecord, Trace};
@@ -56,6 +57,10 @@ struct Workspace {
     /// rolling friction).
     moments: Moments,
     solver: SolverLayout,
+    /// The bodies in space order for the Gauss–Seidel solve, and their motion in that order
+    /// (see [`crate::space_order`]).
+    space: SpaceOrder,
+    space_motion: Vec<Motion>,
     impacts: Impacts,
     non_contact: NonContact,
     /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
@@ -108,6 +113,8 @@ struct SolverLayout {
     packs: Packs,
     moment_packs: MomentPacks,
     with_moments: bool,
+    /// Barrier waits of one worker in the Gauss–Seidel solves, summed over steps.
+    barrier_waits: u64,
 }
 
 impl CpuPipeline {
@@ -209,7 +216,10 @@ impl CpuPipeline {
 
     /// Seconds spent per stage since creation.
     pub fn times(&self) -> StageTimes {
-        self.work.times
+        StageTimes {
+            barrier_waits: self.work.solver.barrier_waits,
+            ..self.work.times
+        }
     }
 
     /// The contacts of the last step.
@@ -388,26 +398,43 @@ impl Workspace {
         }
         let moments = rolls.then_some(&self.moments);
         let sweep = SweepParams::step(p, &self.inertia);
-        let motion = &mut bodies.motion;
-        let coupled = (rows.as_slice(), self.gamma.as_slice(), moments);
-        let shared = interface.as_deref_mut();
-        self.solver
-            .load(coupled, &bodies.kind, motion, &sweep, shared);
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
+        // Gauss–Seidel solves a copy of the motion in space order, unless bilateral rows or
+        // anisotropic bodies (which index the bodies' own arrays) take part.
+        let in_space = p.solver == SolverKind::GaussSeidel
+            && joints.is_empty()
+            && springs.is_empty()
+            && !self.inertia.any();
+        if in_space {
+            self.space.build(&self.grid);
+            self.space.gather(&bodies.motion, &mut self.space_motion);
+        }
+        let motion = match in_space {
+            true => &mut self.space_motion,
+            false => &mut bodies.motion,
+        };
+        let coupled = (rows.as_slice(), self.gamma.as_slice(), moments);
+        let shared = interface.as_deref_mut();
+        let space = in_space.then_some(&self.space);
+        self.solver
+            .load(coupled, &bodies.kind, motion, &sweep, shared, space);
         non_contact
             .rows
             .build((joints, springs), bodies, &self.inertia, p);
         non_contact.rows.apply_warm_start(&mut bodies.motion);
         lap(&mut t.prepare);
 
-        let (iterations, residual) = self.solver.solve_corrected(
-            rows,
-            &mut non_contact.rows,
-            &mut bodies.motion,
-            &sweep,
-            interface,
-        );
+        let motion = match in_space {
+            true => &mut self.space_motion,
+            false => &mut bodies.motion,
+        };
+        let (iterations, residual) =
+            self.solver
+                .solve_corrected(rows, &mut non_contact.rows, motion, &sweep, interface);
+        if in_space {
+            self.space.scatter(&self.space_motion, &mut bodies.motion);
+        }
         lap(&mut t.solve);
 
         integrate_positions(
@@ -460,13 +487,13 @@ impl Workspace {
         let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
         let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
-        solver.load(loaded, &bodies.kind, v, &sweep, None);
+        solver.load(loaded, &bodies.kind, v, &sweep, None, None);
         let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         joints.gamma.fill(0.0);
         let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
-        solver.load(loaded, &bodies.kind, v, &sweep, None);
+        solver.load(loaded, &bodies.kind, v, &sweep, None, None);
         solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         bodies.motion.copy_from_slice(v);
@@ -479,7 +506,8 @@ impl Workspace {
 impl SolverLayout {
     /// Lays out `rows` for `p.solver` with the starting impulses `gamma` (and the moment rows
     /// and impulses of `moments`, if given) and applies them, v ← v + M⁻¹ D γ (summed over the
-    /// ranks through `interface` in a distributed step).
+    /// ranks through `interface` in a distributed step). With `space` (Gauss–Seidel only),
+    /// `motion` is in its slot order and the packs' bodies are renumbered into it.
     fn load(
         &mut self,
         (rows, gamma, moments): (&[ContactRow], &[[f32; 4]], Option<&Moments>),
@@ -487,14 +515,22 @@ impl SolverLayout {
         motion: &mut [Motion],
         p: &SweepParams,
         interface: Option<&mut (dyn Interface + 'static)>,
+        space: Option<&SpaceOrder>,
     ) {
         self.with_moments = moments.is_some();
         match p.solver {
             SolverKind::GaussSeidel => {
                 self.colouring.build(rows, kind);
+                if let Some(space) = space {
+                    let first_body = |c: u32| space.slot(rows[c as usize].body_a);
+                    self.colouring.order_classes_by(first_body, kind.len());
+                }
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
                 self.packs.build(rows, gamma, order, classes, Some(COLOURS));
+                if let Some(space) = space {
+                    space.renumber(&mut self.packs);
+                }
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
@@ -581,7 +617,11 @@ impl SolverLayout {
                 interface,
             ),
             SolverKind::GaussSeidel => {
-                solve_gauss_seidel(&mut self.packs, joints, moments, motion, &mut self.trace, p)
+                let (packs, trace) = (&mut self.packs, &mut self.trace);
+                let (sweeps, residual, waits) =
+                    solve_gauss_seidel(packs, joints, moments, motion, trace, p);
+                self.barrier_waits += u64::from(waits);
+                (sweeps, residual)
             }
         }
     }

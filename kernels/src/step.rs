@@ -187,6 +187,10 @@ pub struct StageTimes {
     pub integrate: f64,
     /// 8. Statistics and impulse cache.
     pub observe: f64,
+    /// Not a stage: how often one worker of the CPU's Gauss–Seidel solve waited at a barrier
+    /// (between colour classes and at each sweep's end), summed over steps; the same count for
+    /// any thread count (0 on the GPU and for the other solvers).
+    pub barrier_waits: u64,
 }
 
 impl StageTimes {
