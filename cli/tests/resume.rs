@@ -343,6 +343,9 @@ fn a_failed_run_leaves_a_summary_saying_so() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+/// A forgery of a checkpoint: what it is, the edit, words its refusal must hold.
+type Forgery<'a> = (&'a str, &'a dyn Fn(&mut Snapshot), &'a str);
+
 #[test]
 fn a_forged_or_misplaced_checkpoint_is_refused_by_its_files_and_its_reach() {
     let base = tmp("forged");
@@ -364,7 +367,7 @@ fn a_forged_or_misplaced_checkpoint_is_refused_by_its_files_and_its_reach() {
         std::fs::write(&path, s.to_bytes()).unwrap();
         resume(&sc, &out).unwrap_err()
     };
-    let cases: [(&str, &dyn Fn(&mut Snapshot), &str); 5] = [
+    let cases: [Forgery; 5] = [
         (
             "step counter 20",
             &|s| s.steps = 20,

@@ -571,7 +571,7 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
             ))
         }
         Shape::Cuboid { half_extents: s } | Shape::Ellipsoid { semi_axes: s }
-            if !(aspect(s) <= MAX_ASPECT) =>
+            if aspect(s) > MAX_ASPECT =>
         {
             bad(format!(
                 "{} {s}: the largest is {:.3e} × the smallest, beyond {MAX_ASPECT} (body::MAX_ASPECT)",

@@ -529,7 +529,7 @@ fn positive_vec3(cx: &Ctx, v: &S<V3>, key: &str) -> Result<Vec3, SceneError> {
     {
         let sizes = Vec3::new(h[0] as f32, h[1] as f32, h[2] as f32);
         // Refused here, before the start's overlap check meets such bodies.
-        if !(aspect(sizes) <= MAX_ASPECT) {
+        if aspect(sizes).is_nan() || aspect(sizes) > MAX_ASPECT {
             return Err(cx.err(
                 v.span(),
                 key,
