@@ -584,6 +584,20 @@ fn open_folder(
                     changed.join(", ")
                 )));
             }
+            if record.taken != snap.steps {
+                return Err(res_err(format!(
+                    "checkpoint.bin: its step counter ({}) disagrees with its run record ({} steps taken): the file was edited; resume from a checkpoint the run wrote, or start a new run",
+                    snap.steps, record.taken
+                )));
+            }
+            world.check_reach(&snap).map_err(|e| {
+                res_err(format!(
+                    "checkpoint.bin: {e}; the checkpoint was edited or is not of this run"
+                ))
+            })?;
+            if writes {
+                written_before(scene, &layout, snap.steps).map_err(res_err)?;
+            }
             if snap.steps > scene.total_steps() {
                 return Err(res_err(format!(
                     "the checkpoint is at step {}, past the scene's end at step {} (its duration shrank); resume with a duration of at least {} s",
@@ -609,6 +623,40 @@ fn open_folder(
     }
     write_atomic(&layout.scene(), scene_text).map_err(|e| out_err(format!("cannot write: {e}")))?;
     Ok((record, resumed))
+}
+
+/// Checks that the folder holds what the run wrote before its checkpoint at step `steps`: the
+/// last frame at or before it (with `vtu` frames) and the last sample row (with the CSV), both
+/// written before the checkpoint. A checkpoint copied from a later point of the run (or of
+/// another run), or a step counter edited, leaves them missing; resuming it would leave the
+/// folder without its frames.
+fn written_before(scene: &Scene, layout: &Layout, steps: u64) -> Result<(), String> {
+    let o = &scene.output;
+    if o.formats.vtu {
+        let last = steps / o.every * o.every;
+        let name = Layout::frame_name(last);
+        if !layout.frames().join(&name).is_file() {
+            return Err(format!(
+                "the checkpoint is at step {steps}, but frames/{name}, written before it, is missing: the checkpoint is not this folder's; resume from the checkpoint the run wrote, or start a new run"
+            ));
+        }
+    }
+    if o.formats.csv {
+        let last = steps / o.observe_every * o.observe_every;
+        let text = std::fs::read_to_string(layout.csv()).unwrap_or_default();
+        let found = text.lines().skip(1).any(|line| {
+            line.split(',')
+                .next()
+                .and_then(|x| x.trim().parse::<f64>().ok())
+                == Some(last as f64)
+        });
+        if !found {
+            return Err(format!(
+                "the checkpoint is at step {steps}, but observables.csv has no row for step {last}, written before it: the checkpoint is not this folder's; resume from the checkpoint the run wrote, or start a new run"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs `scene` with `opts`; returns the summary (also written to `summary.json`). A run that

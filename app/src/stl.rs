@@ -1,25 +1,67 @@
-//! Triangle meshes from STL files (ASCII or binary, read by the `stl_io` crate), checked
-//! triangle by triangle: every vertex finite, no zero-area triangle, and at least one triangle.
+//! Triangle meshes from STL files (ASCII or binary, read by the `stl_io` crate), bounded and
+//! checked: only a regular file (checked before it is opened, so a FIFO or a device is refused
+//! without blocking), at most [`MAX_STL_BYTES`], read whole and recognised as STL before a
+//! triangle is decoded (a binary file's size must be the one its header's triangle count
+//! gives), then checked triangle by triangle: every vertex finite, no zero-area triangle, and at
+//! least one triangle. No error quotes the bytes of a file that is not STL.
 
 use glam::Vec3;
 use grains::mesh::triangle_problem;
-use std::io::BufReader;
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+/// The largest STL file read, in bytes (64 MiB: about 1.3 million triangles binary, a quarter
+/// of a million ASCII); a larger one is refused before it is read.
+pub const MAX_STL_BYTES: u64 = 64 << 20;
+
+/// The most characters of a reader's reason quoted in an error (it may quote a line of a
+/// malformed ASCII file).
+const MAX_REASON_CHARS: usize = 160;
+
+/// The bytes of a binary STL's header: 80 free bytes and the triangle count (u32).
+const BINARY_HEADER: u64 = 84;
+
+/// The bytes of one triangle of a binary STL: normal, three vertices, an attribute count.
+const BINARY_TRIANGLE: u64 = 50;
+
+/// `path` for an error line: control characters written as escapes.
+fn shown_path(path: &Path) -> String {
+    escaped(&path.display().to_string(), usize::MAX)
+}
+
+/// `text` on one line: control characters as escapes (`\n`, `\u{1b}`), at most `max`
+/// characters, `…` in place of the rest.
+fn escaped(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// Why an STL file gave no mesh; each names the file, and the triangle where one is at fault.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum StlError {
-    /// The file could not be opened or is not STL (truncated, malformed).
-    #[error("{file}: cannot read STL: {reason}")]
+    /// The file could not be opened or read, is not a regular file, is too large, or is not STL
+    /// (neither ASCII STL text nor a binary STL of the size its header declares).
+    #[error("{}: cannot read STL: {reason}", shown_path(file))]
     Read {
         /// The STL file.
         file: PathBuf,
-        /// The reader's reason.
+        /// The reason (never the file's bytes, unless it is ASCII STL).
         reason: String,
     },
     /// A triangle could not be read, or has a vertex that is not finite or zero area.
-    #[error("{file}: triangle {triangle}: {problem}")]
+    #[error("{}: triangle {triangle}: {problem}", shown_path(file))]
     Triangle {
         /// The STL file.
         file: PathBuf,
@@ -29,7 +71,7 @@ pub enum StlError {
         problem: String,
     },
     /// The file holds no triangle.
-    #[error("{file}: the mesh is empty (no triangle)")]
+    #[error("{}: the mesh is empty (no triangle)", shown_path(file))]
     Empty {
         /// The STL file.
         file: PathBuf,
@@ -43,22 +85,47 @@ pub fn read_stl(path: &Path) -> Result<Vec<[Vec3; 3]>, StlError> {
         file: path.to_path_buf(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| read_err(e.to_string()))?;
-    let mut reader = BufReader::new(file);
-    let triangles = stl_io::create_stl_reader(&mut reader).map_err(|e| read_err(e.to_string()))?;
+    let bad = |triangle: usize, problem: String| StlError::Triangle {
+        file: path.to_path_buf(),
+        triangle,
+        problem,
+    };
+    let bytes = read_bounded(path).map_err(read_err)?;
     let mut out = Vec::new();
-    for (i, t) in triangles.enumerate() {
-        let bad = |problem: String| StlError::Triangle {
-            file: path.to_path_buf(),
-            triangle: i,
-            problem,
-        };
-        let t = t.map_err(|e| bad(format!("cannot be read: {e}")))?;
-        let v = t.vertices.map(|p| Vec3::new(p[0], p[1], p[2]));
-        if let Some(problem) = triangle_problem(v) {
-            return Err(bad(format!("vertices {problem}")));
+    let mut push = |i: usize, v: [Vec3; 3]| match triangle_problem(v) {
+        Some(problem) => Err(bad(i, format!("vertices {problem}"))),
+        None => {
+            out.push(v);
+            Ok(())
         }
-        out.push(v);
+    };
+    match kind(&bytes) {
+        Kind::Binary => {
+            let body = &bytes[BINARY_HEADER as usize..];
+            for (i, t) in body.chunks_exact(BINARY_TRIANGLE as usize).enumerate() {
+                // Normal (bytes 0..12), then the three vertices, 12 bytes each.
+                let f = |k: usize| f32::from_le_bytes([t[k], t[k + 1], t[k + 2], t[k + 3]]);
+                push(i, [12, 24, 36].map(|o| Vec3::new(f(o), f(o + 4), f(o + 8))))?;
+            }
+        }
+        Kind::Ascii => {
+            let mut cursor = Cursor::new(&bytes[..]);
+            let triangles = stl_io::create_stl_reader(&mut cursor)
+                .map_err(|e| read_err(escaped(&e.to_string(), MAX_REASON_CHARS)))?;
+            for (i, t) in triangles.enumerate() {
+                let t = t.map_err(|e| {
+                    let e = escaped(&e.to_string(), MAX_REASON_CHARS);
+                    bad(i, format!("cannot be read: {e}"))
+                })?;
+                push(i, t.vertices.map(|p| Vec3::new(p[0], p[1], p[2])))?;
+            }
+        }
+        Kind::Neither => {
+            return Err(read_err(format!(
+                "not an STL file: not ASCII STL (text that starts with `solid `), and its size, {} bytes, is not that of the binary STL its header describes ({BINARY_HEADER} bytes and {BINARY_TRIANGLE} per triangle): truncated, or not STL",
+                bytes.len()
+            )))
+        }
     }
     if out.is_empty() {
         return Err(StlError::Empty {
@@ -66,6 +133,96 @@ pub fn read_stl(path: &Path) -> Result<Vec<[Vec3; 3]>, StlError> {
         });
     }
     Ok(out)
+}
+
+/// What the bytes of a file are.
+enum Kind {
+    /// A binary STL: an 84-byte header whose triangle count gives the file's size exactly.
+    Binary,
+    /// ASCII STL text (it starts with `solid `, and is not a binary STL whose header does).
+    Ascii,
+    /// Neither: not STL, or a binary STL cut short or with bytes after its triangles.
+    Neither,
+}
+
+/// Recognises `bytes` as binary or ASCII STL. A binary file's size is checked against its
+/// declared triangle count before any triangle is decoded or allocated.
+fn kind(bytes: &[u8]) -> Kind {
+    if bytes.len() as u64 >= BINARY_HEADER {
+        let count = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]);
+        if BINARY_HEADER + BINARY_TRIANGLE * count as u64 == bytes.len() as u64 {
+            return Kind::Binary;
+        }
+    }
+    if bytes.starts_with(b"solid ") {
+        Kind::Ascii
+    } else {
+        Kind::Neither
+    }
+}
+
+/// The whole of the file at `path`, which must be a regular file of at most [`MAX_STL_BYTES`]:
+/// its type and size are checked before it is opened (so that a FIFO, a device or a directory
+/// is refused without blocking or reading), and the read stops after that many bytes (a file
+/// whose size the system does not report, such as one of `/proc`).
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    check_type(&meta)?;
+    let too_large = |bytes: u64| {
+        format!(
+            "the file is {bytes} bytes, larger than {} MiB, the most an STL file may be",
+            MAX_STL_BYTES >> 20
+        )
+    };
+    if meta.len() > MAX_STL_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // The file opened is checked again, in case the path was replaced after the first check.
+    check_type(&file.metadata().map_err(|e| e.to_string())?)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_STL_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_STL_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Refuses what is not a regular file, naming what it is.
+fn check_type(meta: &std::fs::Metadata) -> Result<(), String> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let what = if t.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&t)
+    };
+    Err(format!("not a regular file ({what}); name an STL file"))
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(unix)]
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// What a file that is neither a regular file nor a directory is.
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// The ASCII STL text of `triangles` under the solid name `name` (facet normals from the

@@ -91,7 +91,7 @@ fn bad_stl_files_are_refused_at_the_file_key() {
         (
             "truncated.stl",
             Some(binary_stl(5, 2)),
-            ["triangle 2: cannot be read", ""],
+            ["not an STL file", "truncated"],
         ),
         ("nan.stl", Some(nan), ["triangle 1: ", "finite"]),
         ("inf.stl", Some(inf), ["triangle 1: ", "finite"]),
@@ -125,6 +125,93 @@ fn bad_stl_files_are_refused_at_the_file_key() {
             other => panic!("{file}: expected an error at `file`, got {other:?}"),
         }
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The one-line error of loading a scene whose mesh `file` is `stl`, at the `file` key
+/// (line 12), within `limit` of wall time.
+fn refusal(dir: &Path, stl: &str, limit: std::time::Duration) -> String {
+    let text = scene(&format!("file = \"{stl}\""), "");
+    let start = std::time::Instant::now();
+    let result = load(dir, &text);
+    assert!(start.elapsed() < limit, "{stl}: {:?}", start.elapsed());
+    match result {
+        Err(e @ SceneError::Invalid { .. }) => {
+            let line = e.to_string();
+            assert!(!line.contains('\n'), "{line}");
+            assert!(line.contains("scene.toml:12: key `file`"), "{line}");
+            assert!(line.contains(stl), "{line}");
+            line
+        }
+        other => panic!("{stl}: expected an error at `file`, got {other:?}"),
+    }
+}
+
+#[test]
+fn stl_paths_to_devices_fifos_and_folders_are_refused_before_they_are_read() {
+    let dir = tmp("special");
+    let second = std::time::Duration::from_secs(1);
+    // A device that never ends aborted the process (a 4 GiB allocation) before.
+    let zero = refusal(&dir, "/dev/zero", second);
+    assert!(zero.contains("not a regular file (a device)"), "{zero}");
+    let folder = refusal(&dir, "/tmp", second);
+    assert!(
+        folder.contains("not a regular file (a directory)"),
+        "{folder}"
+    );
+    // A FIFO with no writer blocked for ever in `open` before.
+    let fifo = dir.join("fifo.stl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let line = refusal(&dir, "fifo.stl", second);
+        assert!(line.contains("not a regular file (a FIFO)"), "{line}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn stl_files_over_the_cap_or_with_a_false_count_are_refused_unread() {
+    let dir = tmp("bounds");
+    let second = std::time::Duration::from_secs(1);
+    // A sparse file one byte over the cap: refused by its size, before a byte is read.
+    let big = std::fs::File::create(dir.join("big.stl")).unwrap();
+    big.set_len(grains_app::stl::MAX_STL_BYTES + 1).unwrap();
+    let line = refusal(&dir, "big.stl", second);
+    assert!(line.contains("larger than 64 MiB"), "{line}");
+    // A header declaring 2^32 - 1 triangles over none: refused by the size, nothing allocated.
+    std::fs::write(dir.join("count.stl"), binary_stl(u32::MAX, 0)).unwrap();
+    let line = refusal(&dir, "count.stl", second);
+    assert!(line.contains("not an STL file"), "{line}");
+    // Two triangles more than the header declares are not read as a mesh either.
+    let mut extra = binary_stl(1, 3);
+    extra.truncate(84 + 150);
+    std::fs::write(dir.join("extra.stl"), extra).unwrap();
+    let line = refusal(&dir, "extra.stl", second);
+    assert!(line.contains("not an STL file"), "{line}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_file_that_is_not_stl_is_refused_without_its_bytes() {
+    let dir = tmp("foreign");
+    // Text of another format (a password file's shape, with a control character) and a
+    // binary blob whose bytes, read as triangles, are finite floats.
+    let secret =
+        "root:$6$SECRETSALT$hash:19000:0:99999:7:::\x1b[31m\ndaemon:*:19000:0:99999:7:::\n";
+    std::fs::write(dir.join("shadow"), secret.repeat(3)).unwrap();
+    let blob: Vec<u8> = (0..1000u32)
+        .flat_map(|k| (1.0 + k as f32).to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("blob.bin"), blob).unwrap();
+    for file in ["shadow", "blob.bin"] {
+        let line = refusal(&dir, file, std::time::Duration::from_secs(1));
+        assert!(line.contains("not an STL file"), "{line}");
+        for leak in ["SECRET", "root", "\x1b", "vertices", "triangle 0"] {
+            assert!(!line.contains(leak), "{file}: `{leak}` in {line}");
+        }
+    }
+    // The shipped (ASCII) floor still reads: 288 triangles.
+    assert_eq!(read_stl(&shipped("floor_288.stl")).unwrap().len(), 288);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

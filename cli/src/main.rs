@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod device_env;
 #[cfg(feature = "mpi")]
 mod distributed;
 mod launcher;
@@ -136,6 +137,9 @@ fn threads(s: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // While the program has one thread, after the arguments (whose errors exit at once): the
+    // GPU loader's Wayland query kept quiet; the directory it makes is removed on return.
+    let _runtime_dir = device_env::quiet_gpu_loader();
     // Without the feature every rank would run the whole scene, all writing one folder.
     #[cfg(not(feature = "mpi"))]
     if let Some(ranks) = launcher::launched_ranks().filter(|&k| k > 1) {
@@ -206,6 +210,21 @@ fn gpu_note(s: &Settings) -> String {
     )
 }
 
+/// `message` on one line: control characters (newlines, escapes) of user-supplied text in it
+/// (scene paths, the output folder's name, values quoted from a file) written as escapes
+/// (`\n`, `\u{1b}`), so that an error is the one line the run's contract promises.
+fn one_line(message: &dyn std::fmt::Display) -> String {
+    let mut out = String::new();
+    for c in message.to_string().chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn cmd_run(args: RunArgs) -> ExitCode {
     let RunArgs {
         scene: path,
@@ -220,19 +239,19 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     let mut scene = match Scene::load(&path) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", one_line(&e));
             return ExitCode::FAILURE;
         }
     };
     if let Some(n) = steps {
         if let Err(why) = scene.run_for_steps(n) {
-            eprintln!("error: --steps {n}: {why}");
+            eprintln!("error: --steps {n}: {}", one_line(&why));
             return ExitCode::FAILURE;
         }
     }
     if let Some(t) = until {
         if let Err(why) = scene.run_until(t) {
-            eprintln!("error: --until {t:?}: {why}");
+            eprintln!("error: --until {t:?}: {}", one_line(&why));
             return ExitCode::FAILURE;
         }
     }
@@ -284,7 +303,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     if let (Err(e), Some(j)) = (&result, &job) {
         use grains_app::runner::RunError;
         if !matches!(e, RunError::Health { .. } | RunError::Scene(_)) {
-            eprintln!("error (rank {} of {}): {e}", j.rank, j.size);
+            eprintln!("error (rank {} of {}): {}", j.rank, j.size, one_line(e));
             j.abort(1);
         }
     }
@@ -352,7 +371,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -342,3 +342,78 @@ fn a_failed_run_leaves_a_summary_saying_so() {
     assert_eq!(j["sessions"], 1);
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// A forgery of a checkpoint: what it is, the edit, words its refusal must hold.
+type Forgery<'a> = (&'a str, &'a dyn Fn(&mut Snapshot), &'a str);
+
+#[test]
+fn a_forged_or_misplaced_checkpoint_is_refused_by_its_files_and_its_reach() {
+    let base = tmp("forged");
+    let sc = scene(&base, "a.toml", |t| t);
+    let out = base.join("out");
+    cut(&sc, &out, 40); // its checkpoint at step 25, frames and rows to step 40
+    let path = out.join("checkpoint.bin");
+    let good = std::fs::read(&path).unwrap();
+    let snap = Snapshot::from_bytes(&good).unwrap();
+    assert_eq!(snap.steps, 25);
+    assert!(
+        !snap.warm_impulses.is_empty(),
+        "grains rest on the floor at step 25"
+    );
+    // Each forgery is written with a valid checksum; the folder stays as the cut run left it.
+    let forged = |edit: &dyn Fn(&mut Snapshot)| {
+        let mut s = snap.clone();
+        edit(&mut s);
+        std::fs::write(&path, s.to_bytes()).unwrap();
+        resume(&sc, &out).unwrap_err()
+    };
+    let cases: [Forgery; 5] = [
+        (
+            "step counter 20",
+            &|s| s.steps = 20,
+            "disagrees with its run record",
+        ),
+        (
+            "a body 1e6 m under the floor",
+            &|s| s.bodies.pos_radius[3].z = -1e6,
+            "body 3 at (",
+        ),
+        (
+            "a velocity of 1e30",
+            &|s| s.bodies.motion[3].linear[2] = 1e30,
+            "faster than light",
+        ),
+        (
+            "a velocity of 1e4 m/s",
+            &|s| s.bodies.motion[3].linear[0] = 1e4,
+            "body 3 moves at 1.000e4 m/s, beyond",
+        ),
+        (
+            "a warm-start impulse of 1e30",
+            &|s| s.warm_impulses[0][0] = 1e30,
+            "warm-start impulse 0 is 1.000e30",
+        ),
+    ];
+    for (what, edit, words) in cases {
+        let msg = forged(edit);
+        assert!(msg.contains(words), "{what}: {msg}");
+    }
+    // The checkpoint at the end of a whole run copied over the cut run's: the folder lacks the
+    // frames and rows from step 40 to the end, which resuming it would never write.
+    let whole = base.join("whole");
+    run(&sc, &opts(&whole)).unwrap();
+    std::fs::copy(whole.join("checkpoint.bin"), &path).unwrap();
+    let msg = resume(&sc, &out).unwrap_err();
+    assert!(
+        msg.contains("the checkpoint is at step 120, but frames/frame_000000120.vtu"),
+        "{msg}"
+    );
+    // The good checkpoint still resumes, to the end, as before.
+    std::fs::write(&path, &good).unwrap();
+    resume(&sc, &out).unwrap();
+    assert_eq!(
+        read(&out, "observables.csv"),
+        read(&whole, "observables.csv")
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -832,3 +832,68 @@ fn polyhedron_vertices() {
         );
     }
 }
+
+#[test]
+fn control_characters_of_paths_and_values_are_escaped_in_the_one_error_line() {
+    let dir = tmp("controls");
+    // A scene path with a newline and an escape sequence (a missing file), and a scene whose
+    // mesh path holds them: each error is one line, the characters written as escapes.
+    let missing = dir.join("a\nb\u{1b}[31m.toml");
+    let text = good().replace(
+        "[[bodies]]",
+        "[[meshes]]\nfile = \"x\\ny\\u001b[2J.stl\"\n\n[[bodies]]",
+    );
+    let mesh_scene = dir.join("mesh.toml");
+    std::fs::write(&mesh_scene, text).unwrap();
+    for scene in [&missing, &mesh_scene] {
+        let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+            .args(["run", scene.to_str().unwrap(), "--out"])
+            .arg(dir.join("out"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{err}");
+        assert_eq!(err.lines().count(), 1, "not one line: {err}");
+        assert!(!err.contains('\u{1b}'), "a raw escape: {err:?}");
+        assert!(err.contains("\\u{1b}[") && err.contains("\\n"), "{err:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_gpu_run_without_xdg_runtime_dir_prints_no_loader_lines() {
+    // Mesa's device-selection layer asks Wayland for the display's GPU; without
+    // XDG_RUNTIME_DIR, libwayland printed two `error: XDG_RUNTIME_DIR …` lines on every GPU run.
+    let text = good().replace(
+        "h = 0.01",
+        "h = 0.01\nsolver = \"jacobi\"\ntolerance = 0.0\nomega = 0.3",
+    );
+    let dir = tmp("xdg");
+    let scene = dir.join("gpu.toml");
+    std::fs::write(&scene, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--backend",
+            "gpu",
+            "--steps",
+            "2",
+        ])
+        .arg("--out")
+        .arg(dir.join("out"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    if err.contains("no GPU adapter") {
+        eprintln!("skipped: no GPU adapter");
+    } else {
+        assert!(o.status.success(), "{err}");
+        assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+        assert!(!err.lines().any(|l| l.starts_with("error")), "{err}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

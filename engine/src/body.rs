@@ -337,6 +337,19 @@ pub fn shape_name(shape: Shape) -> &'static str {
     }
 }
 
+/// The largest ratio of a box's half-extents or of an ellipsoid's semi-axes, the largest to the
+/// smallest (1000): a longer needle or thinner plate is refused when the world is built (and by
+/// a scene's `half_extents` and `semi_axes`), since single precision cannot place its contacts
+/// and one such body far larger than the grains' spacing would make the start's overlap check
+/// test every pair.
+pub const MAX_ASPECT: f32 = 1000.0;
+
+/// The ratio of the largest to the smallest of the three sizes `v` (the box's half-extents or
+/// the ellipsoid's semi-axes), to compare with [`MAX_ASPECT`].
+pub fn aspect(v: Vec3) -> f32 {
+    v.max_element() / v.min_element()
+}
+
 /// Half-sizes along its own x, y and z axes of a body of shape `shape` and radius `r` (m): the
 /// box about its centre, in its axes, that holds it. A sphere (r, r, r), a capsule (L + r, r, r),
 /// a box its half-extents, an ellipsoid its semi-axes, a clump or a polyhedron (without its

@@ -1,7 +1,7 @@
 //! The builder of a world: collects its parts, checks each one and picks the backend.
 
 use crate::backend::{self, Parts};
-use crate::body::{Body, BodyKind, Shape};
+use crate::body::{aspect, Body, BodyKind, Shape, MAX_ASPECT};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc};
@@ -12,6 +12,7 @@ use crate::lifecycle::Lifecycle;
 use crate::material::{Material, MaterialId, Materials};
 use crate::mesh::{MeshDesc, Meshes};
 use crate::plane_groups::plane_groups;
+use crate::reach::Reach;
 use crate::settings::{Backend, Envelope, Settings};
 use crate::sink::Sink;
 use crate::world::World;
@@ -314,6 +315,13 @@ impl WorldBuilder {
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
         fingerprint.push_hulls(&hulls);
+        let reach = Reach::new(
+            &self.bodies,
+            &self.insertions,
+            &walls,
+            meshes.placed.max_speed,
+            energy_bounded,
+        );
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -338,6 +346,7 @@ impl WorldBuilder {
             shapes,
             clumps: self.clumps.clone(),
             hulls,
+            reach,
         };
         world.place_walls(0.0);
         Ok(world)
@@ -559,6 +568,18 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
         {
             bad(format!(
                 "ellipsoid semi-axes must be positive and finite, got {s}"
+            ))
+        }
+        Shape::Cuboid { half_extents: s } | Shape::Ellipsoid { semi_axes: s }
+            if aspect(s) > MAX_ASPECT =>
+        {
+            bad(format!(
+                "{} {s}: the largest is {:.3e} × the smallest, beyond {MAX_ASPECT} (body::MAX_ASPECT)",
+                match b.shape {
+                    Shape::Cuboid { .. } => "box half-extents",
+                    _ => "ellipsoid semi-axes",
+                },
+                aspect(s)
             ))
         }
         Shape::Ellipsoid { .. } if planar => bad(

@@ -49,6 +49,7 @@ pub mod motion;
 pub mod periodic;
 mod plane_groups;
 pub mod polyhedron;
+pub mod reach;
 mod restore;
 pub mod settings;
 pub mod sink;

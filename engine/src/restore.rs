@@ -2,6 +2,7 @@
 //! world before anything is replaced, so that a checkpoint of another world, or one edited or
 //! damaged in a way its checksum cannot see, is refused with one line naming the field.
 
+use crate::reach::SPEED_OF_LIGHT;
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
@@ -41,7 +42,7 @@ impl World {
     /// world as it was, a snapshot whose fingerprint differs from the world's (naming every
     /// item that changed) or whose fields the world cannot continue from: counts that differ
     /// from the world's, a body's fixed properties (radius, mass, inertia, material, kind) that
-    /// differ, a value that is not finite, an orientation that is not a unit quaternion,
+    /// differ, a value that is not finite, a body faster than light, an orientation that is not a unit quaternion,
     /// warm-start keys not strictly ascending or naming no pair of this world.
     pub fn restore(&mut self, snap: &Snapshot) -> Result<(), SnapshotError> {
         let changes = self.fingerprint.changes_since(&snap.fingerprint);
@@ -95,6 +96,10 @@ impl World {
             }
             if !(m.linear.iter().chain(&m.angular).all(|x| x.is_finite())) {
                 return bad(i, "velocity is not finite".into());
+            }
+            let speed = m.v().as_dvec3().length();
+            if speed > SPEED_OF_LIGHT {
+                return bad(i, format!("moves at {speed:.3e} m/s, faster than light"));
             }
         }
         Ok(())

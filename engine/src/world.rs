@@ -64,6 +64,8 @@ pub struct World {
     pub(crate) clumps: grains_kernels::clump::ClumpTable,
     /// The convex hulls the shapes name.
     pub(crate) hulls: Vec<grains_kernels::polyhedron::Hull>,
+    /// What a restored state is checked against ([`World::check_reach`]).
+    pub(crate) reach: crate::reach::Reach,
 }
 
 impl World {

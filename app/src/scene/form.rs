@@ -10,7 +10,8 @@ use super::SceneError;
 use crate::pour::SplitMix64;
 use glam::{Quat, Vec3};
 use grains::body::{
-    capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
+    aspect, capsule_mass, cube_mass, cuboid_mass, disk_mass, ellipse_mass, sphere_mass, Body,
+    MAX_ASPECT,
 };
 use grains::clump::Clump;
 use grains::ellipsoid_mass;
@@ -526,7 +527,19 @@ fn positive_vec3(cx: &Ctx, v: &S<V3>, key: &str) -> Result<Vec3, SceneError> {
     if h.iter()
         .all(|&x| x.is_finite() && x > 0.0 && x <= f32::MAX as f64)
     {
-        Ok(Vec3::new(h[0] as f32, h[1] as f32, h[2] as f32))
+        let sizes = Vec3::new(h[0] as f32, h[1] as f32, h[2] as f32);
+        // Refused here, before the start's overlap check meets such bodies.
+        if aspect(sizes).is_nan() || aspect(sizes) > MAX_ASPECT {
+            return Err(cx.err(
+                v.span(),
+                key,
+                format!(
+                    "the largest is {:.3e} × the smallest, beyond {MAX_ASPECT}: single precision cannot place the contacts of so long a needle or so thin a plate",
+                    aspect(sizes)
+                ),
+            ));
+        }
+        Ok(sizes)
     } else {
         Err(cx.err(
             v.span(),

@@ -63,7 +63,11 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 #[derive(Debug, Error)]
 pub enum SceneError {
     /// The file could not be read.
-    #[error("{file}: cannot read: {reason}")]
+    #[error(
+        "{}: cannot read: {}",
+        path_shown(file),
+        values::shown(reason, usize::MAX)
+    )]
     Read {
         /// The scene file.
         file: PathBuf,
@@ -71,7 +75,7 @@ pub enum SceneError {
         reason: String,
     },
     /// A value is missing, unknown, of the wrong type or out of range.
-    #[error("{file}:{line}: key `{key}`: {problem}")]
+    #[error("{}:{line}: key `{key}`: {problem}", path_shown(file))]
     Invalid {
         /// The scene file.
         file: PathBuf,
@@ -84,13 +88,18 @@ pub enum SceneError {
     },
     /// The engine refused the world the file describes for a reason no key of the file gives
     /// (the worker threads, the GPU).
-    #[error("{file}: {source}")]
+    #[error("{}: {source}", path_shown(file))]
     Build {
         /// The scene file.
         file: PathBuf,
         /// The engine's reason.
         source: BuildError,
     },
+}
+
+/// A scene file's path for an error line: its control characters written as escapes.
+fn path_shown(file: &Path) -> String {
+    values::shown(&file.display().to_string(), usize::MAX)
 }
 
 impl SceneError {

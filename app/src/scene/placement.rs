@@ -122,7 +122,10 @@ fn deepest_overlap(a: &Placed, b: &Placed, clumps: &ClumpTable) -> f32 {
 /// by their bounding radius (level L: up to 2^(L+1) × the smallest), each level with a grid of
 /// cells twice its largest radius, and each body looks for partners in the 27 cells around it
 /// in the grids of its own level and of the larger ones, so one large rock among fine grains
-/// costs no more than a grain.
+/// costs no more than a grain. Bodies far larger than their spacing (many in one cell) still
+/// meet every other: once [`PAIR_BUDGET_PER_BODY`] × the bodies (and [`PAIR_BUDGET_BASE`])
+/// pairs have been tested and one overlapping pair found, the check ends with the worst pair
+/// found so far, so that a scene refused for overlaps is refused in linear time.
 pub(super) fn worst_overlap(
     bodies: &[Body],
     tol: f32,
@@ -158,7 +161,12 @@ pub(super) fn worst_overlap(
     };
     let moves = |b: &Body| b.kind == BodyKind::Dynamic;
     let mut worst: Option<(usize, usize, f32)> = None;
+    let budget = PAIR_BUDGET_PER_BODY.saturating_mul(bodies.len()) + PAIR_BUDGET_BASE;
+    let mut tested = 0usize;
     for (j, b) in bodies.iter().enumerate() {
+        if tested > budget && worst.is_some() {
+            break;
+        }
         let own = level(b);
         for (&l, grid) in levels.range(own..) {
             let k = grid.key(b.position);
@@ -176,6 +184,7 @@ pub(super) fn worst_overlap(
                             if !(moves(a) || moves(c)) {
                                 continue;
                             }
+                            tested += 1;
                             let overlap = deepest_overlap(&placed(a), &placed(c), clumps);
                             let pair = (lo, hi, overlap);
                             let better = |w: (usize, usize, f32)| {
@@ -192,6 +201,15 @@ pub(super) fn worst_overlap(
     }
     worst
 }
+
+/// The pairs per body [`worst_overlap`] tests before it settles for the worst overlapping pair
+/// found so far (a dense bed of equal spheres tests about 16 per body; its levels' sizes up to
+/// twice that of the smallest, a few times more).
+const PAIR_BUDGET_PER_BODY: usize = 64;
+
+/// The pairs [`worst_overlap`] tests in any case before it settles (see
+/// [`PAIR_BUDGET_PER_BODY`]).
+const PAIR_BUDGET_BASE: usize = 10_000;
 
 /// The most levels of [`worst_overlap`]'s grids: bodies 2^64 times larger than the smallest
 /// share the last one.
@@ -291,5 +309,23 @@ mod tests {
         let t = std::time::Instant::now();
         assert_eq!(worst_overlap(&bodies, 0.01, &ClumpTable::default()), None);
         assert!(t.elapsed().as_secs_f64() < 1.0, "took {:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_lattice_of_bodies_far_larger_than_its_spacing_is_refused_in_linear_time() {
+        // 2,000 ellipsoids 10 m across on a 2 cm lattice: all in one cell of their level, so
+        // every pair (2 million ellipsoid tests, about 14 s) was tested before the worst one was
+        // named; the budget ends the check after some 140,000.
+        let bodies: Vec<Body> = (0..2_000)
+            .map(|k| {
+                let (i, j, l) = (k % 11, (k / 11) % 11, k / 121);
+                let p = Vec3::new(i as f32, j as f32, l as f32) * 0.02;
+                Body::ellipsoid(p, Vec3::new(10.0, 8.0, 6.0), 1.0)
+            })
+            .collect();
+        let t = std::time::Instant::now();
+        let (i, j, overlap) = worst_overlap(&bodies, 0.01, &ClumpTable::default()).unwrap();
+        assert!(i < j && overlap > 1.0, "{i} {j} {overlap}");
+        assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
     }
 }
