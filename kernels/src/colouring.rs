@@ -60,23 +60,23 @@ impl Colouring {
         }
     }
 
-    /// Sorts the contacts of each colour by `key` (below `keys`), then by index, leaving the
-    /// overflow class in contact order: a counting sort, O(contacts + keys). Within a colour no
-    /// two contacts share a dynamic body, so the order in which a sweep relaxes them does not
-    /// change its result; the overflow's contacts may, so its order stays.
-    pub fn order_classes_by(&mut self, key: impl Fn(u32) -> u32, keys: usize) {
-        let contacts = self.colour.len() as u32;
+    /// Sorts the contacts of each colour by their `key` (one per contact, each below `keys`),
+    /// then by index, leaving the overflow class in contact order: a counting sort,
+    /// O(contacts + keys). Within a colour no two contacts share a dynamic body, so the order in
+    /// which a sweep relaxes them does not change its result; the overflow's contacts may, so
+    /// its order stays.
+    pub fn order_classes_by(&mut self, key: &[u32], keys: usize) {
+        debug_assert_eq!(key.len(), self.colour.len());
         self.counts.clear();
         self.counts.resize(keys, 0);
-        for c in 0..contacts {
-            self.counts[key(c) as usize] += 1;
+        for &k in key {
+            self.counts[k as usize] += 1;
         }
         exclusive_scan(&self.counts, &mut self.cursor);
-        self.by_key.resize(contacts as usize, 0);
-        for c in 0..contacts {
-            let k = key(c) as usize;
-            self.by_key[self.cursor[k] as usize] = c;
-            self.cursor[k] += 1;
+        self.by_key.resize(key.len(), 0);
+        for (c, &k) in key.iter().enumerate() {
+            self.by_key[self.cursor[k as usize] as usize] = c as u32;
+            self.cursor[k as usize] += 1;
         }
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start);
@@ -168,8 +168,9 @@ mod tests {
         let mut c = Colouring::default();
         c.build(&rows, &kind);
         let before = c.order.clone();
-        let key = |i: u32| 1000 - rows[i as usize].body_a;
-        c.order_classes_by(key, 1001);
+        let keys: Vec<u32> = rows.iter().map(|r| 1000 - r.body_a).collect();
+        let key = |i: u32| keys[i as usize];
+        c.order_classes_by(&keys, 1001);
         for colour in 0..=COLOURS {
             let range = c.start[colour] as usize..c.start[colour + 1] as usize;
             let (mut old, new) = (before[range.clone()].to_vec(), &c.order[range]);

@@ -27,14 +27,15 @@ pub struct Packs {
 impl Packs {
     /// Packs the contacts of each class. Class c holds contacts `order[class[c]..class[c + 1]]`
     /// (`order = None`: contacts in index order); a class listed in `one_per_pack` puts each
-    /// contact in a pack of its own (its contacts may share bodies).
+    /// contact in a pack of its own (its contacts may share bodies). The packs name each body
+    /// `b` of the rows as `body(b)` (the identity, or its slot in the solver's own order).
     pub fn build(
         &mut self,
         rows: &[ContactRow],
         gamma: &[[f32; 4]],
-        order: Option<&[u32]>,
-        class: &[u32],
+        (order, class): (Option<&[u32]>, &[u32]),
         one_per_pack: Option<usize>,
+        body: impl Fn(u32) -> u32 + Sync,
     ) {
         self.lanes.clear();
         self.start.clear();
@@ -66,6 +67,8 @@ impl Packs {
                 for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
                     if c != PADDING {
                         pack.set_lane(k, &rows[c as usize]);
+                        pack.body_a[k] = body(pack.body_a[k]);
+                        pack.body_b[k] = body(pack.body_b[k]);
                     }
                 }
                 *g = pack_lanes(lanes, p, gamma);
@@ -133,7 +136,7 @@ mod tests {
             .collect();
         let order = [7, 0, 2, 4, 6, 1, 3, 5];
         let mut packs = Packs::default();
-        packs.build(&rows, &gamma, Some(&order), &[0, 5, 5, 8], Some(2));
+        packs.build(&rows, &gamma, (Some(&order), &[0, 5, 5, 8]), Some(2), |b| b);
         assert_eq!(packs.start, vec![0, 2, 2, 5]);
         assert_eq!(
             packs.lanes,
@@ -170,7 +173,7 @@ mod tests {
     fn one_class_in_contact_order() {
         let rows = rows(6);
         let mut packs = Packs::default();
-        packs.build(&rows, &[[0.0; 4]; 6], None, &[0, 6], None);
+        packs.build(&rows, &[[0.0; 4]; 6], (None, &[0, 6]), None, |b| b);
         assert_eq!(packs.start, vec![0, 2]);
         assert_eq!(packs.lanes, vec![0, 1, 2, 3, 4, 5, PADDING, PADDING]);
     }

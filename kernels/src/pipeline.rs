@@ -20,6 +20,7 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
+use crate::parallel::BLOCK;
 use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
@@ -30,6 +31,7 @@ use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::trace::{SweepRecord, Trace};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// CPU backend: a private thread pool and the step's buffers.
@@ -115,6 +117,8 @@ struct SolverLayout {
     with_moments: bool,
     /// Barrier waits of one worker in the Gauss–Seidel solves, summed over steps.
     barrier_waits: u64,
+    /// The space-order slot of each contact's first body (Gauss–Seidel in space order).
+    first_slot: Vec<u32>,
 }
 
 impl CpuPipeline {
@@ -522,15 +526,20 @@ impl SolverLayout {
             SolverKind::GaussSeidel => {
                 self.colouring.build(rows, kind);
                 if let Some(space) = space {
-                    let first_body = |c: u32| space.slot(rows[c as usize].body_a);
-                    self.colouring.order_classes_by(first_body, kind.len());
+                    let slots = &mut self.first_slot;
+                    slots.resize(rows.len(), 0);
+                    slots
+                        .par_iter_mut()
+                        .zip(rows.par_iter())
+                        .with_min_len(BLOCK)
+                        .for_each(|(s, r)| *s = space.slot(r.body_a));
+                    self.colouring.order_classes_by(slots, kind.len());
                 }
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
-                self.packs.build(rows, gamma, order, classes, Some(COLOURS));
-                if let Some(space) = space {
-                    space.renumber(&mut self.packs);
-                }
+                let body = |b: u32| space.map_or(b, |s| s.slot(b));
+                let packs = &mut self.packs;
+                packs.build(rows, gamma, (order, classes), Some(COLOURS), body);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
@@ -558,8 +567,9 @@ impl SolverLayout {
                     p,
                     interface,
                 );
-                self.packs
-                    .build(rows, gamma, None, &[0, rows.len() as u32], None);
+                let one_class = (None, [0, rows.len() as u32]);
+                let packs = &mut self.packs;
+                packs.build(rows, gamma, (one_class.0, &one_class.1), None, |b| b);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }

@@ -3,7 +3,7 @@
 //! The bodies' arrays are in the order the user gave them, which for a random fill or a poured
 //! stream says nothing of where they are. The Gauss–Seidel solve therefore works on a copy of
 //! the motion laid out in the broad phase's cell order (the grid's bodies cell by cell, then the
-//! bodies kept out of the grid), with the packs' bodies renumbered into it and each colour
+//! bodies kept out of the grid), with the packs' bodies numbered by their slots and each colour
 //! class's contacts sorted by the slot of their first body. Then the workers of one class,
 //! each taking a contiguous share of it, relax contacts of disjoint regions of space, so a body
 //! stays in the cache of the worker that updates it from class to class, and a sweep walks
@@ -12,7 +12,6 @@
 
 use crate::broad_phase::Grid;
 use crate::layout::{Motion, NO_BODY};
-use crate::packing::Packs;
 use crate::parallel::{Disjoint, BLOCK};
 use rayon::prelude::*;
 
@@ -63,18 +62,6 @@ impl SpaceOrder {
         } else {
             self.slot[body as usize]
         }
-    }
-
-    /// Renumbers the bodies of `packs` from body indices to slots.
-    pub fn renumber(&self, packs: &mut Packs) {
-        packs
-            .rows
-            .par_iter_mut()
-            .with_min_len(BLOCK / 4)
-            .for_each(|pack| {
-                pack.body_a = pack.body_a.map(|b| self.slot(b));
-                pack.body_b = pack.body_b.map(|b| self.slot(b));
-            });
     }
 
     /// Copies the motion `local` (in slot order) back to the bodies' order, into `motion`.
