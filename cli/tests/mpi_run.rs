@@ -450,3 +450,122 @@ fn two_gpu_ranks_run_the_scene_like_one_gpu() {
     assert_like_one_process(&one, &two, 0.01);
     let _ = std::fs::remove_dir_all(base);
 }
+
+/// The processes whose parent is `parent`, from `/proc` (Linux).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let ppid = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name (field 2) is in parentheses and may hold spaces: the parent's id is
+        // the second field after its closing parenthesis.
+        stat[stat.rfind(')')? + 1..]
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| ppid(pid) == Some(parent))
+        .collect()
+}
+
+/// The MPI rank of the process `pid` (`OMPI_COMM_WORLD_RANK` in its environment).
+fn rank_of(pid: u32) -> Option<u32> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    env.split(|&b| b == 0)
+        .find_map(|v| v.strip_prefix(b"OMPI_COMM_WORLD_RANK="))
+        .and_then(|r| std::str::from_utf8(r).ok()?.parse().ok())
+}
+
+/// One rank of four killed by SIGKILL in the middle of a run (the others then wait on it in
+/// the step's collectives) ends the whole job within 10 s, with a non-zero exit status:
+/// mpirun sees the rank die and ends the others (Open MPI's default), none is left waiting.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_rank_killed_ends_the_job_within_seconds() {
+    use std::time::{Duration, Instant};
+    let dir = tmp("killed");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    // The pour made long (200 s of simulated time): it runs until the kill.
+    let text = std::fs::read_to_string(scene()).expect("the scene");
+    assert!(
+        text.contains("duration = 0.5\n"),
+        "the scene's duration line"
+    );
+    let file = dir.join("long.toml");
+    std::fs::write(
+        &file,
+        text.replace("duration = 0.5\n", "duration = 200.0\n"),
+    )
+    .expect("the scene written");
+    let (out, log) = (dir.join("out"), dir.join("stderr.txt"));
+    let mut job = Command::new("mpirun")
+        .args(["--mca", "mpi_yield_when_idle", "1"])
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4", GRAINS])
+        .arg("run")
+        .arg(&file)
+        .args(["--threads", "1", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("mpirun (openmpi-bin) runs");
+    // The four ranks, once the run writes its outputs (they are then stepping together).
+    let started = Instant::now();
+    let ranks = loop {
+        let stepping = out.join("observables.csv").exists();
+        let mut ranks: Vec<(u32, u32)> = children_of(job.id())
+            .into_iter()
+            .filter_map(|pid| Some((rank_of(pid)?, pid)))
+            .collect();
+        ranks.sort_unstable();
+        if stepping && ranks.len() == 4 {
+            break ranks;
+        }
+        if let Some(status) = job.try_wait().expect("mpirun's status") {
+            panic!("the job ended before the kill: {status}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the run did not start within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let victim = ranks[2].1;
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-KILL", &victim.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success(), "rank 2 (pid {victim}) killed");
+    let at = Instant::now();
+    let status = loop {
+        if let Some(status) = job.try_wait().expect("mpirun's status") {
+            break status;
+        }
+        if at.elapsed() > Duration::from_secs(10) {
+            let _ = job.kill();
+            let _ = job.wait();
+            panic!("the job still ran 10 s after rank 2 was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let ended = at.elapsed();
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    println!("the job ended {ended:?} after the kill, {status}");
+    assert!(!status.success(), "a non-zero exit: {status}\n{stderr}");
+    // No rank is left behind (a zombie has ended; its parent, gone, no longer reaps it).
+    let running = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| !s[s.rfind(')').unwrap_or(0)..].starts_with(") Z"))
+    };
+    let left: Vec<(u32, u32)> = ranks.into_iter().filter(|&(_, pid)| running(pid)).collect();
+    assert!(
+        left.is_empty(),
+        "ranks (rank, pid) still running: {left:?}\n{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
