@@ -171,19 +171,20 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         settings.integrator = integrator(cx, v, s)?;
     }
     if let Some(v) = s.health.as_ref().and_then(|hs| hs.escape.as_ref()) {
-        settings.health.escape =
-            match v.get_ref().as_str() {
-                "stop" => Check::Stop,
-                "warn" => Check::Warn,
-                "off" => Check::Off,
-                other => return Err(cx.err(
+        settings.health.escape = match v.get_ref().as_str() {
+            "stop" => Check::Stop,
+            "warn" => Check::Warn,
+            "off" => Check::Off,
+            other => {
+                return Err(cx.err(
                     v.span(),
                     "escape",
                     format!(
                         "must be \"stop\", \"warn\" or \"off\" (an open domain), got \"{other}\""
                     ),
-                )),
-            };
+                ))
+            }
+        };
     }
     let origin = Origin::new(cx, s.preset.span())
         .key_at(cx, "h", "h", Some(s.h.span()))
