@@ -647,7 +647,10 @@ fn a_diverging_run_on_gpu_stops_before_writing_its_state() {
     else {
         panic!("expected a health error, got {e}");
     };
-    assert!(step <= 25, "found at step {step}, after the step-25 outputs: {e}");
+    assert!(
+        step <= 25,
+        "found at step {step}, after the step-25 outputs: {e}"
+    );
     let csv = std::fs::read_to_string(dir.join("observables.csv")).unwrap();
     for row in csv.lines().skip(1) {
         let step: u64 = row.split(',').next().unwrap().parse().unwrap();
