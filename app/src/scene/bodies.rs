@@ -85,9 +85,6 @@ pub(super) fn bodies(
 fn origin(cx: &Ctx, g: &BodySpec) -> Origin {
     Origin::new(cx, g.generator.span())
         .key(cx, "position", "position", &g.position)
-        .key(cx, "position", "origin", &g.origin)
-        .key(cx, "position", "region_min", &g.region_min)
-        .key(cx, "position", "region_centre", &g.region_centre)
         .key(cx, "radius", "radius", &g.radius)
         .key(cx, "mass", "mass", &g.mass)
         .key(cx, "mass", "density", &g.density)
