@@ -114,9 +114,9 @@ pub enum Fault {
     /// its bodies'.
     #[error("energy jumped from {before:.3e} J to {after:.3e} J, more than gravity, forces, motors, joints and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega), h is too large or an input is out of scale")]
     Energy {
-        /// Kinetic energy before the step (J).
+        /// Energy before the step (J): kinetic, plus the springs' potential.
         before: f64,
-        /// Kinetic energy after the step (J).
+        /// Energy after the step (J).
         after: f64,
         /// The most the check allowed (J).
         allowed: f64,
