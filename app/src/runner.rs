@@ -757,10 +757,12 @@ pub fn run_distributed(
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
         let frame_due =
             s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png || o.formats.contacts);
+        // The health checks run on every state read back before anything of it is written.
+        if csv || frame_due {
+            world.sync_checked()?;
+        }
         if (csv && reads_contacts) || (frame_due && o.formats.contacts) {
             world.sync_contacts().map_err(StepError::Gpu)?;
-        } else if csv || frame_due {
-            world.sync().map_err(StepError::Gpu)?;
         }
         if csv {
             let mut row = vec![s as f64, exact_time(s, h32)];
@@ -785,6 +787,7 @@ pub fn run_distributed(
     };
     // The checkpoint after the step the world is at, with the record up to it.
     let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
+        world.sync_checked()?;
         let mut snap = world.snapshot()?;
         let record = RunRecord {
             outflow: marks.borrow().clone(),
@@ -792,13 +795,13 @@ pub fn run_distributed(
         };
         snap.extra = record.to_bytes();
         writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes()));
-        Ok::<(), GpuError>(())
+        Ok::<(), StepError>(())
     };
     if resume_step.is_none() {
         // Step 0 is on the host: nothing to read back, no failure. Its checkpoint makes every
         // started run resumable.
         emit(&mut world, &mut frames_written, &writer).map_err(|e| step_err(&world, e))?;
-        checkpoint(&mut world, &record, &writer).map_err(|e| step_err(&world, e.into()))?;
+        checkpoint(&mut world, &record, &writer).map_err(|e| step_err(&world, e))?;
     }
 
     let h = h32 as f64;
@@ -860,7 +863,7 @@ pub fn run_distributed(
             let s = world.steps();
             if s.is_multiple_of(o.checkpoint_every) && s < total {
                 if let Err(e) = checkpoint(&mut world, &record, &writer) {
-                    break 'steps Err(e.into());
+                    break 'steps Err(e);
                 }
             }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
@@ -887,17 +890,17 @@ pub fn run_distributed(
         // The end state on the host (GPU), for the summary (with the contacts its observables
         // read); and, unless stopped early, the final checkpoint (after the last step), so that
         // resuming a finished run does nothing.
-        let synced = if reads_contacts {
-            world.sync_contacts()
-        } else {
-            world.sync()
-        };
-        if let Err(e) = synced {
-            break 'steps Err(e.into());
+        if let Err(e) = world.sync_checked() {
+            break 'steps Err(e);
+        }
+        if reads_contacts {
+            if let Err(e) = world.sync_contacts() {
+                break 'steps Err(e.into());
+            }
         }
         if (!stopped_early || interrupted) && world.steps() > start_step {
             if let Err(e) = checkpoint(&mut world, &record, &writer) {
-                break 'steps Err(e.into());
+                break 'steps Err(e);
             }
         }
         Ok(())

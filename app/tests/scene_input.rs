@@ -1164,3 +1164,80 @@ fn polyhedra_take_the_hull_of_their_vertices() {
         "vertices",
     );
 }
+
+/// Parses and builds `text`; asserts the build is refused with one line naming the file, the
+/// line of `needle` and `key`.
+fn built_refused_at(text: &str, needle: &str, key: &str) -> String {
+    let s = Scene::parse(Path::new("s.toml"), text).unwrap();
+    let Err(e) = s.world(Some(1)) else {
+        panic!("built");
+    };
+    let msg = e.to_string();
+    assert_eq!(msg.lines().count(), 1, "not one line: {msg}");
+    let want = format!("s.toml:{}: key `{key}`", line_of(text, needle));
+    assert!(msg.starts_with(&want), "expected `{want}` in: {msg}");
+    msg
+}
+
+/// `max_iterations = 4000000000` with `tolerance = 0` swept for hours (on the GPU: 4e9
+/// dispatches in one command buffer); refused at build, naming the key and the bound, as is a
+/// Coulomb correction that multiplies the sweeps past it.
+#[test]
+fn sweeps_beyond_the_bound_are_refused_at_their_key() {
+    let t = with(
+        "h = 0.01",
+        "h = 0.01\nmax_iterations = 4000000000\ntolerance = 0.0",
+    );
+    let msg = built_refused_at(&t, "max_iterations", "max_iterations");
+    assert!(msg.contains("at most 100000"), "{msg}");
+    let t = with(
+        "h = 0.01",
+        "h = 0.01\nmax_iterations = 20000\ncoulomb_correction = 4000000000",
+    );
+    let msg = built_refused_at(&t, "coulomb_correction", "coulomb_correction");
+    assert!(msg.contains("100000"), "{msg}");
+    let t = with("h = 0.01", "h = 0.01\nmax_iterations = 100000");
+    Scene::parse(Path::new("s.toml"), &t)
+        .unwrap()
+        .world(Some(1))
+        .unwrap();
+}
+
+/// A lattice's `jitter` is a fraction of the radius: beyond spacing / (2 r) a grain leaves its
+/// cell (1e9 scattered the grains over kilometres); refused at its key.
+#[test]
+fn a_jitter_beyond_half_the_spacing_is_refused() {
+    let lattice = |jitter: &str| {
+        GOOD.replace(
+            "generator = \"single\"\nname = \"ball\"\nradius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.2]",
+            &format!(
+                "generator = \"lattice\"\nname = \"ball\"\nradius = 0.01\ndensity = 1000.0\norigin = [-0.2, -0.2, 0.02]\nspacing = 0.03\ncounts = [3, 3, 2]\njitter = {jitter}\nseed = 7"
+            ),
+        )
+    };
+    let msg = refused_at(&lattice("1e9"), "jitter", "jitter");
+    assert!(msg.contains("at most spacing / (2 r) = 1.5"), "{msg}");
+    Scene::parse(Path::new("s.toml"), &lattice("0.2"))
+        .unwrap()
+        .world(Some(1))
+        .unwrap();
+}
+
+/// A body placed beside the box is refused at build at its generator's position key; with
+/// `[settings.health] escape = "off"` (an open domain) it is built; a bad value is refused.
+#[test]
+fn grains_outside_the_walls_are_refused_unless_the_domain_is_open() {
+    let t = with("position = [0.0, 0.0, 0.2]", "position = [3.0, 0.0, 0.2]");
+    let msg = built_refused_at(&t, "position = [3.0", "position");
+    assert!(msg.contains("outside the box the walls enclose"), "{msg}");
+    let open = t.replace(
+        "h = 0.01",
+        "h = 0.01\n\n[settings.health]\nescape = \"off\"",
+    );
+    Scene::parse(Path::new("s.toml"), &open)
+        .unwrap()
+        .world(Some(1))
+        .unwrap();
+    let bad = open.replace("escape = \"off\"", "escape = \"maybe\"");
+    assert!(refused_at(&bad, "escape =", "escape").contains("\"stop\", \"warn\" or \"off\""));
+}

@@ -633,6 +633,11 @@ duration = 0.5
 preset = "rigid"
 h = 0.01
 
+# The grain leaves through the opening and falls on with no sink to take it: an open domain
+# (by default it would stop the run on leaving the box the plates bound from below).
+[settings.health]
+escape = "off"
+
 [[containers]]
 kind = "rectangle"
 centre = [-0.6, 0.0, 0.0]

@@ -2,10 +2,11 @@
 
 use crate::backend::{self, Parts};
 use crate::body::{aspect, Body, BodyKind, Shape, MAX_ASPECT};
+use crate::domain::Domain;
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc};
-use crate::health::Monitor;
+use crate::health::{corner, Check, Links, Monitor};
 use crate::insertion::Insertion;
 use crate::joint::{AppliedForce, JointDesc, SpringDesc};
 use crate::lifecycle::Lifecycle;
@@ -242,8 +243,7 @@ impl WorldBuilder {
         for (i, f) in self.forces.iter().enumerate() {
             f.check(i, &bodies)?;
         }
-        // Forces, joints and springs supply or store energy the energy check cannot bound.
-        let energy_bounded = self.forces.is_empty() && self.joints.is_empty() && springs.is_empty();
+        let links = self.links(&joints, &springs);
         let shapes = self
             .bodies
             .iter()
@@ -297,7 +297,8 @@ impl WorldBuilder {
         } else {
             0.0
         };
-        let mut monitor = Monitor::new(&bodies, energy_bounded);
+        let mut monitor = Monitor::new(&bodies, links);
+        monitor.domain = self.domain(&walls, &bodies)?;
         let mut fingerprint = Fingerprint::new(
             &self.settings,
             envelope,
@@ -315,6 +316,9 @@ impl WorldBuilder {
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
         fingerprint.push_hulls(&hulls);
+        // Forces, joints and springs can speed bodies without a bound the reach check knows.
+        let energy_bounded =
+            self.forces.is_empty() && self.joints.is_empty() && self.springs.is_empty();
         let reach = Reach::new(
             &self.bodies,
             &self.insertions,
@@ -354,6 +358,88 @@ impl WorldBuilder {
 }
 
 impl WorldBuilder {
+    /// What the energy check allows the forces, motors, joints and springs to supply or store
+    /// (see [`Fault::Energy`](crate::Fault::Energy)), from the bodies as built.
+    fn links(
+        &self,
+        joints: &[grains_kernels::joints::Joint],
+        springs: &[grains_kernels::springs::Spring],
+    ) -> Links {
+        // Each body's mass and smallest moment, infinite for one that does not move.
+        let inertia = |i: usize| -> (f64, f64) {
+            let b = &self.bodies[i];
+            if b.kind != BodyKind::Dynamic {
+                return (f64::INFINITY, f64::INFINITY);
+            }
+            let moment = b
+                .anisotropic_moments()
+                .map_or(b.isotropic_inertia(), |m| m.min_element());
+            (b.mass as f64, moment as f64)
+        };
+        let mut push2 = 0.0f64;
+        for f in &self.forces {
+            push2 += (f.force.length() as f64).powi(2) / inertia(f.body).0;
+        }
+        let mut free_motors = Vec::new();
+        for (k, j) in self.joints.iter().enumerate() {
+            let Some(motor) = j.motor else { continue };
+            let turns = j.kind == crate::joint::JointKind::Hinge;
+            if motor.max_force.is_infinite() {
+                free_motors.push((k, motor.speed, turns));
+                continue;
+            }
+            for body in std::iter::once(j.a).chain(j.b) {
+                let (m, moment) = inertia(body);
+                push2 += (motor.max_force as f64).powi(2) / if turns { moment } else { m };
+            }
+        }
+        let stabilised = joints.iter().zip(&self.joints).map(|(kernel, j)| {
+            kernel.stabilise.then(|| {
+                let (ma, ia) = inertia(j.a);
+                let (mb, ib) = j.b.map_or((f64::INFINITY, f64::INFINITY), inertia);
+                (ma.min(mb), ia.min(ib))
+            })
+        });
+        Links {
+            push: push2.sqrt(),
+            springs: springs.to_vec(),
+            joints: stabilised.collect(),
+            free_motors,
+        }
+    }
+
+    /// The world's domain (see [`crate::domain`]) with the walls `walls` (normalised), and,
+    /// when the escape check stops the run, a refusal of a dynamic body of `bodies` that
+    /// starts outside it.
+    fn domain(&self, walls: &[WallDesc], bodies: &Bodies) -> Result<Option<Domain>, BuildError> {
+        let domain = Domain::of_world(
+            walls,
+            &self.meshes,
+            (&self.insertions, &self.sinks),
+            &self.settings,
+        );
+        if let (Some(d), Check::Stop) = (domain, self.settings.health.escape) {
+            for (i, p) in bodies.pos_radius.iter().enumerate() {
+                let out = d.excess(p.truncate(), p.w);
+                if bodies.is_dynamic(i) && out > 0.0 {
+                    return Err(BuildError::Body {
+                        body: i,
+                        field: "position",
+                        problem: format!(
+                            "is ({}, {}, {}) m, {out:.3e} m beyond its radius outside the box the walls enclose, from ({}) to ({}) m: place the grains inside the walls, or set health escape = \"off\" for an open domain",
+                            p.x,
+                            p.y,
+                            p.z,
+                            corner(d.lo),
+                            corner(d.hi)
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(domain)
+    }
+
     /// Refuses an insertion of shaped grains ([`Insertion::shaped`]) this world cannot hold,
     /// naming the insertion: on the GPU backend (spheres and clumps only), beside a cylinder, cone or mesh
     /// wall its shape does not meet ([`crate::wall_partners`]), a template that would be

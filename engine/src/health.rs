@@ -1,13 +1,19 @@
 //! The health check after every step: non-finite state, overlap beyond a multiple of the
-//! smallest radius, and kinetic energy that nothing in the world could have supplied.
+//! smallest radius, energy that nothing in the world could have supplied, and grains that left
+//! the domain.
 //!
 //! Each check is cheap: the overlap and the kinetic energy are figures the step already
-//! computes ([`StepStats`]), and the finite check is one pass over the bodies. On the GPU
-//! backend the checks run at the read-backs (every [`Settings::sync_every`](crate::Settings)
-//! steps), where the host copy is fresh.
+//! computes ([`StepStats`]), and the finite and domain checks are one pass over the bodies
+//! (the joints' and springs' terms of the energy check one pass over those). On the GPU
+//! backend the checks run at every read-back (every [`Settings::sync_every`](crate::Settings)
+//! steps, and whenever [`World::sync_checked`](crate::World::sync_checked) brings the host
+//! copy up to date for an output), before anything reads the fresh state.
 
+use crate::domain::Domain;
 use glam::Vec3;
+use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::MAX_CONTACTS_PER_BODY;
+use grains_kernels::springs::Spring;
 use grains_kernels::{Bodies, BodyKind, GpuError, StepStats, Wall};
 use thiserror::Error;
 
@@ -33,12 +39,19 @@ pub struct Health {
     /// The deepest overlap allowed, as a multiple of the smallest body radius (default 1;
     /// poured piles and shaken beds stay well below 0.5).
     pub max_penetration: f32,
-    /// The kinetic energy grew by more than `energy_growth` × its value before the step plus
-    /// what gravity, moving walls and kinematic bodies can supply in one step (see
-    /// [`Fault::Energy`]). Not run in worlds with applied forces or joints.
+    /// The energy (kinetic, plus the springs' potential) grew by more than `energy_growth` ×
+    /// its value before the step plus what gravity, applied forces, motors, the joints'
+    /// stabilising pull, moving walls and kinematic bodies can supply in one step (see
+    /// [`Fault::Energy`]).
     pub energy: Check,
     /// The factor of the energy check (default 2, at least 1).
     pub energy_growth: f32,
+    /// A dynamic body's centre lies outside the world's domain by more than its radius (see
+    /// [`crate::domain`]; [`crate::World::domain`]): it went through a wall or was placed
+    /// outside the walls. Sinks and insertion regions belong to the domain; a world with no
+    /// bounding walls has none. With [`Check::Stop`] the builder also refuses bodies that start
+    /// outside it. [`Check::Off`] allows an open domain.
+    pub escape: Check,
 }
 
 impl Default for Health {
@@ -49,6 +62,7 @@ impl Default for Health {
             max_penetration: 1.0,
             energy: Check::Stop,
             energy_growth: 2.0,
+            escape: Check::Stop,
         }
     }
 }
@@ -61,6 +75,7 @@ impl Health {
         max_penetration: f32::INFINITY,
         energy: Check::Off,
         energy_growth: f32::INFINITY,
+        escape: Check::Off,
     };
 }
 
@@ -85,18 +100,44 @@ pub enum Fault {
         /// The limit, as a multiple of the smallest radius.
         limit: f32,
     },
-    /// The kinetic energy grew by more than the world could supply in one step:
-    /// `after > growth · before + |a| h √(2 M max(before, after)) + ½ M a² h² + 2 M V² + M a r`, with M
-    /// the dynamic mass, a gravity, h the time since the last check V the fastest wall or kinematic body surface and r the smallest radius (overlaps
-    /// released).
-    #[error("kinetic energy jumped from {before:.3e} J to {after:.3e} J, more than gravity and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega) or h is too large")]
+    /// The energy (kinetic, plus the springs' potential ½ k φ²) grew by more than the world
+    /// could supply in one step:
+    /// `after > growth · before + D √(2 max(before, after)) + ½ D² + 2 M V² + M a r`, with M
+    /// the dynamic mass, a gravity, V the fastest wall or kinematic body surface (or unbounded
+    /// motor), r the smallest radius (overlaps released), and D the largest velocity change
+    /// (as the norm √(Σ m Δv²)) the step's pushes can give:
+    /// `D = H (a √M + √(Σ F²/m + Σ τ²/I)) + √(2 Σ (m Φ² + I θ²)) / h` over the time H since
+    /// the last check, with F and τ the applied forces' amplitudes and the motors' bounds on
+    /// the bodies they push (m, I: the body's mass and smallest moment), and Φ, θ each
+    /// stabilised joint's violation at the last check (counted up to the smallest radius and
+    /// 1 rad: a joint pulled further apart is broken, not a supply), m and I the smaller of
+    /// its bodies'.
+    #[error("energy jumped from {before:.3e} J to {after:.3e} J, more than gravity, forces, motors, joints and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega), h is too large or an input is out of scale")]
     Energy {
-        /// Kinetic energy before the step (J).
+        /// Energy before the step (J): kinetic, plus the springs' potential.
         before: f64,
-        /// Kinetic energy after the step (J).
+        /// Energy after the step (J).
         after: f64,
         /// The most the check allowed (J).
         allowed: f64,
+    },
+    /// A dynamic body left the world's domain (see [`Health::escape`]).
+    #[error("body {body} left the domain: its centre ({x:.4}, {y:.4}, {z:.4}) m lies {distance:.3e} m beyond its radius outside the box the walls enclose, from ({lo}) to ({hi}) m (a grain shot through a wall, or placed outside the walls); add a sink where grains should leave, or set health escape = \"off\" for an open domain")]
+    Escaped {
+        /// Index of the body (the first in index order).
+        body: usize,
+        /// Its centre (m).
+        x: f32,
+        /// Its centre (m).
+        y: f32,
+        /// Its centre (m).
+        z: f32,
+        /// How far beyond its radius it lies outside the domain (m).
+        distance: f32,
+        /// The domain's lower corner (m), as text (−inf where open).
+        lo: String,
+        /// The domain's upper corner (m), as text (inf where open).
+        hi: String,
     },
     /// The contacts exceeded [`MAX_CONTACTS_PER_BODY`] per body (CPU backend): the step was
     /// abandoned before its contact rows could fill the memory. Always stops the run: no
@@ -174,6 +215,74 @@ pub enum StepError {
     },
 }
 
+/// What the energy check allows the links of a world to supply or store: the applied
+/// forces' and bounded motors' pushes, the springs' potential energy, the joints' stabilising
+/// pull and the unbounded motors' speeds (fixed at build; see [`Fault::Energy`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Links {
+    /// √(Σ F²/m + Σ τ²/I) over the applied forces' amplitudes and the bounded motors' force or
+    /// torque on each dynamic body they push (N/√kg).
+    pub push: f64,
+    /// The springs, whose potential energy ½ k φ² counts with the kinetic energy.
+    pub springs: Vec<Spring>,
+    /// Per joint: the smaller mass and smallest moment of its dynamic bodies (kg, kg m²), for
+    /// the stabilising pull Θ/h; `None` for a joint without it.
+    pub joints: Vec<Option<(f64, f64)>>,
+    /// Per unbounded motor: its joint, its speed and whether it turns (a hinge) rather than
+    /// slides.
+    pub free_motors: Vec<(usize, f32, bool)>,
+}
+
+impl Links {
+    /// The springs' potential energy Σ ½ k φ² in the state `bodies` (J).
+    fn potential(&self, bodies: &Bodies) -> f64 {
+        self.springs
+            .iter()
+            .map(|s| 0.5 * s.stiffness as f64 * (s.stretch(bodies) as f64).powi(2))
+            .sum()
+    }
+
+    /// Σ (m Φ² + I θ²) over the stabilised joints in the state `bodies`, counting only Φ up to
+    /// `cap` and θ up to 1 rad (kg m²): a joint pulled further apart is broken, and its pull
+    /// Θ/h is the divergence, not a supply.
+    fn pull(&self, joints: &[Joint], bodies: &Bodies, cap: f32) -> f64 {
+        joints
+            .iter()
+            .zip(&self.joints)
+            .filter_map(|(j, m)| m.map(|m| (j, m)))
+            .map(|(j, (m, i))| {
+                let (p, a) = j.violation(bodies);
+                let p = if p <= cap { p as f64 } else { 0.0 };
+                let a = if a <= 1.0 { a as f64 } else { 0.0 };
+                m * p * p + i * a * a
+            })
+            .sum()
+    }
+
+    /// The fastest an unbounded motor can drive a body: a slider's speed, or a hinge's
+    /// angular speed times the farthest any dynamic body's surface lies from its anchor (m/s).
+    fn motor_speed(&self, joints: &[Joint], bodies: &Bodies) -> f32 {
+        let mut v = 0.0f32;
+        for &(j, speed, turns) in &self.free_motors {
+            if !turns {
+                v = v.max(speed.abs());
+                continue;
+            }
+            let joint = &joints[j];
+            let a = joint.body_a as usize;
+            let anchor = bodies.pos_radius[a].truncate() + bodies.orientation[a] * joint.anchor_a;
+            let reach = (0..bodies.len())
+                .filter(|&i| bodies.is_dynamic(i))
+                .map(|i| {
+                    (bodies.pos_radius[i].truncate() - anchor).length() + bodies.pos_radius[i].w
+                })
+                .fold(0.0, f32::max);
+            v = v.max(speed.abs() * reach);
+        }
+        v
+    }
+}
+
 /// The world's side of the checks: what they compare against between steps.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Monitor {
@@ -181,13 +290,20 @@ pub(crate) struct Monitor {
     pub r_min: f32,
     /// Σ m of the dynamic bodies (kg).
     pub mass: f64,
-    /// False where applied forces, joints or springs make the energy check unbounded.
-    pub energy_bounded: bool,
+    /// What the forces, motors, joints and springs may supply or store.
+    pub links: Links,
+    /// The box the dynamic bodies' centres must stay in (see [`crate::domain`]).
+    pub domain: Option<Domain>,
     /// The fastest any point of a mesh wall moves (m/s).
     pub mesh_speed: f32,
-    /// The step and kinetic energy the next check starts from (on the GPU the last read-back,
-    /// possibly several steps back); `None` after an edit of the state.
-    pub before: Option<(u64, f64)>,
+    /// The step, energy and joints' pull Σ (m Φ² + I θ²) the next check starts from (on the
+    /// GPU the last read-back, possibly several steps back); `None` after an edit of the state.
+    pub before: Option<(u64, f64, f64)>,
+    /// The last step checked (the checks of a read-back run once).
+    pub checked_at: Option<u64>,
+    /// Whether a step was taken whose state no check has seen yet (GPU: since the last
+    /// read-back).
+    pub pending: bool,
     /// Faults of checks set to [`Check::Warn`], oldest first, at most [`WARNINGS_KEPT`].
     pub warnings: Vec<(u64, Fault)>,
 }
@@ -196,36 +312,54 @@ pub(crate) struct Monitor {
 pub(crate) const WARNINGS_KEPT: usize = 64;
 
 impl Monitor {
-    /// The monitor of a world with these bodies.
-    pub fn new(bodies: &Bodies, energy_bounded: bool) -> Self {
-        let r_min = bodies.smallest_radius();
-        let mass = bodies
+    /// The monitor of a world with these bodies and links.
+    pub fn new(bodies: &Bodies, links: Links) -> Self {
+        let mut m = Monitor {
+            links,
+            ..Default::default()
+        };
+        m.fit(bodies);
+        m
+    }
+
+    /// Fits the smallest radius and the dynamic mass to `bodies` (after grains came or went)
+    /// and forgets the state the next check would start from.
+    pub fn fit(&mut self, bodies: &Bodies) {
+        self.r_min = bodies.smallest_radius();
+        self.mass = bodies
             .motion
             .iter()
             .zip(&bodies.kind)
             .filter(|(_, &k)| k == BodyKind::Dynamic as u32)
             .map(|(m, _)| 1.0 / m.inv_mass as f64)
             .sum();
-        Monitor {
-            r_min,
-            mass,
-            energy_bounded,
-            ..Default::default()
-        }
+        self.forget();
     }
 
-    /// Runs the checks on the state after step `step`, taken at step h with gravity `gravity`.
-    /// Returns the first fault of a check set to [`Check::Stop`]; keeps those of checks set
-    /// to [`Check::Warn`].
+    /// Forgets the state the next check would start from (after an edit of the state).
+    pub fn forget(&mut self) {
+        self.before = None;
+        self.checked_at = None;
+        self.pending = false;
+    }
+
+    /// Runs the checks on the state after step `step`, taken at step h with gravity `gravity`,
+    /// unless they already ran on it. Returns the first fault of a check set to
+    /// [`Check::Stop`]; keeps those of checks set to [`Check::Warn`].
     pub fn check(
         &mut self,
         health: &Health,
         step: u64,
-        (bodies, walls, stats): (&Bodies, &[Wall], &StepStats),
+        (bodies, walls, joints, stats): (&Bodies, &[Wall], &[Joint], &StepStats),
         gravity: Vec3,
         h: f32,
     ) -> Result<(), StepError> {
-        let (fault, surface) = scan(bodies, health.non_finite != Check::Off);
+        if self.checked_at == Some(step) {
+            return Ok(());
+        }
+        self.checked_at = Some(step);
+        let domain = self.domain.filter(|_| health.escape != Check::Off);
+        let (fault, surface, escaped) = scan(bodies, health.non_finite != Check::Off, domain);
         self.judge(health.non_finite, step, fault)?;
         let depth = stats.max_penetration;
         let ratio = depth / self.r_min;
@@ -235,20 +369,33 @@ impl Monitor {
             limit: health.max_penetration,
         });
         self.judge(health.penetration, step, fault)?;
-        let after = stats.kinetic_energy;
-        if let (true, Some((since, before))) =
-            (self.energy_bounded, self.before.replace((step, after)))
+        let links = &self.links;
+        let energy_on = health.energy != Check::Off;
+        let after = match energy_on && !links.springs.is_empty() {
+            true => stats.kinetic_energy + links.potential(bodies),
+            false => stats.kinetic_energy,
+        };
+        let pull = match energy_on && !links.joints.is_empty() {
+            true => links.pull(joints, bodies, self.r_min),
+            false => 0.0,
+        };
+        if let (true, Some((since, before, pull_before))) =
+            (energy_on, self.before.replace((step, after, pull)))
         {
-            // Gravity's work over the steps since the energy `before`.
-            let h = h * step.saturating_sub(since).max(1) as f32;
-            let v = walls
+            // The time since the energy `before`.
+            let big_h = h as f64 * step.saturating_sub(since).max(1) as f64;
+            let mut v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
-                .fold(surface.max(self.mesh_speed), f32::max) as f64;
-            let (a, h, m) = (gravity.length() as f64, h as f64, self.mass);
+                .fold(surface.max(self.mesh_speed), f32::max);
+            if !links.free_motors.is_empty() {
+                v = v.max(links.motor_speed(joints, bodies));
+            }
+            let (a, m, v) = (gravity.length() as f64, self.mass, v as f64);
+            let d = big_h * (a * m.sqrt() + links.push) + (2.0 * pull_before).sqrt() / h as f64;
             let allowed = health.energy_growth as f64 * before
-                + a * h * (2.0 * m * before.max(after)).sqrt()
-                + 0.5 * m * (a * h).powi(2)
+                + d * (2.0 * before.max(after)).sqrt()
+                + 0.5 * d * d
                 + 2.0 * m * v * v
                 + m * a * self.r_min as f64;
             let fault = (after > allowed).then_some(Fault::Energy {
@@ -257,6 +404,19 @@ impl Monitor {
                 allowed,
             });
             self.judge(health.energy, step, fault)?;
+        }
+        if let (Some(d), Some((body, distance))) = (domain, escaped) {
+            let p = bodies.pos_radius[body];
+            let fault = Fault::Escaped {
+                body,
+                x: p.x,
+                y: p.y,
+                z: p.z,
+                distance,
+                lo: corner(d.lo),
+                hi: corner(d.hi),
+            };
+            self.judge(health.escape, step, Some(fault))?;
         }
         Ok(())
     }
@@ -274,10 +434,26 @@ impl Monitor {
     }
 }
 
-/// One pass over the bodies: the first non-finite position or velocity (when `finite`), and
-/// the fastest surface speed |v| + |ω| r of the fixed and kinematic bodies.
-fn scan(bodies: &Bodies, finite: bool) -> (Option<Fault>, f32) {
+/// A corner of the domain as text: `x, y, z` with `inf` where open.
+pub(crate) fn corner(c: Vec3) -> String {
+    let f = |x: f32| match x {
+        x if x == f32::INFINITY => "inf".to_string(),
+        x if x == f32::NEG_INFINITY => "-inf".to_string(),
+        x => format!("{x}"),
+    };
+    format!("{}, {}, {}", f(c.x), f(c.y), f(c.z))
+}
+
+/// One pass over the bodies: the first non-finite position or velocity (when `finite`), the
+/// fastest surface speed |v| + |ω| r of the fixed and kinematic bodies, and the first dynamic
+/// body outside `domain` by more than its radius, with how far.
+fn scan(
+    bodies: &Bodies,
+    finite: bool,
+    domain: Option<Domain>,
+) -> (Option<Fault>, f32, Option<(usize, f32)>) {
     let mut surface = 0.0f32;
+    let mut escaped = None;
     for (i, ((p, m), &k)) in bodies
         .pos_radius
         .iter()
@@ -294,12 +470,21 @@ fn scan(bodies: &Bodies, finite: bool) -> (Option<Fault>, f32) {
         } else {
             if k != BodyKind::Dynamic as u32 {
                 surface = surface.max(m.v().length() + m.w().length() * p.w);
+            } else if let (Some(d), None) = (domain, escaped) {
+                let out = d.excess(p.truncate(), p.w);
+                if out > 0.0 {
+                    escaped = Some((i, out));
+                }
             }
             continue;
         };
         if finite {
-            return (Some(Fault::NonFinite { body: i, quantity }), surface);
+            return (
+                Some(Fault::NonFinite { body: i, quantity }),
+                surface,
+                escaped,
+            );
         }
     }
-    (None, surface)
+    (None, surface, escaped)
 }

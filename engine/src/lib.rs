@@ -33,6 +33,7 @@ pub mod contact;
 pub mod decomposition;
 #[cfg(feature = "mpi")]
 pub mod distributed;
+pub mod domain;
 pub mod error;
 pub mod fingerprint;
 pub mod geometry;
@@ -70,6 +71,7 @@ pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
 pub use clump::{Clump, ClumpTemplate};
 pub use contact::{Contact, Touching};
+pub use domain::Domain;
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;
 pub use geometry::{ActiveWindow, BoxContainer, WallDesc, WallShape};

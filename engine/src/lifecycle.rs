@@ -27,7 +27,7 @@ use crate::backend::WarmStart;
 use crate::body::BodyKind;
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
-use crate::health::{Monitor, StepError};
+use crate::health::StepError;
 use crate::insertion::{Insertion, InsertionCounters};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
@@ -459,10 +459,7 @@ impl World {
             self.backend
                 .set_body_shapes(self.shapes.clone(), PrincipalInertia::new(moments));
         }
-        let fresh = Monitor::new(&self.bodies, self.monitor.energy_bounded);
-        self.monitor.r_min = fresh.r_min;
-        self.monitor.mass = fresh.mass;
-        self.monitor.before = None;
+        self.monitor.fit(&self.bodies);
     }
 
     /// The snapshot's ids and counts, for [`World::snapshot`].

@@ -4,7 +4,7 @@ use crate::error::BuildError;
 use crate::health::Health;
 pub use crate::implicit::Integrator;
 use crate::periodic::{check_ranges, Periodic};
-use crate::solver::Solver;
+use crate::solver::{Solver, MAX_SWEEPS_PER_STEP};
 use glam::Vec3;
 use grains_kernels::StepParams;
 
@@ -175,6 +175,20 @@ impl Settings {
         }
         crate::implicit::check_settings(self)?;
         self.solver.check()?;
+        let solves = 1 + self.coulomb_correction as u64;
+        if self.solver.sweeps() as u64 * solves > MAX_SWEEPS_PER_STEP {
+            return err(
+                "coulomb_correction",
+                format!(
+                    "is {}: {} solves of {} sweeps each make {} sweeps a step, beyond the bound \
+                     of {MAX_SWEEPS_PER_STEP} (more would sweep for hours)",
+                    self.coulomb_correction,
+                    solves,
+                    self.solver.sweeps(),
+                    self.solver.sweeps() as u64 * solves
+                ),
+            );
+        }
         if self.backend == Backend::Gpu {
             self.solver.check_runs_on_gpu()?;
         }

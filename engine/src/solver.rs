@@ -5,6 +5,20 @@ use crate::error::BuildError;
 
 pub use grains_kernels::SolverKind;
 
+/// The most sweeps one step may take: `sweeps` × (1 + [`Settings::coulomb_correction`]), the
+/// solves of the CCP and its Coulomb-correction passes (checked at build).
+///
+/// Real use sits far below it: the presets take 30 and 100 sweeps, deep rigid beds a few
+/// hundred, and the solvers' convergence study (`grains bench --convergence`, docs/solvers.md)
+/// runs its curves to 20,000 sweeps. 100,000 is five times that study. Above it a step of even
+/// a small pour takes minutes (a sweep over the 1k pour's 2,800 contacts takes about 50 µs on a
+/// core, a 100k bed's about 5 ms), and on the GPU a step records every sweep's dispatches into
+/// one command buffer, so a typo such as `max_iterations = 4000000000` would sweep for hours or
+/// exhaust the device's memory instead of running.
+///
+/// [`Settings::coulomb_correction`]: crate::Settings::coulomb_correction
+pub const MAX_SWEEPS_PER_STEP: u64 = 100_000;
+
 /// The projected iteration that solves each step's cone complementarity problem, with its knobs.
 ///
 /// Every iteration sweeps over the contacts up to `sweeps` times per solve and stops early once
@@ -140,6 +154,16 @@ impl Solver {
         let err = |field, problem: String| Err(BuildError::Settings { field, problem });
         if self.sweeps() == 0 {
             return err("sweeps", "must be at least 1".into());
+        }
+        if self.sweeps() as u64 > MAX_SWEEPS_PER_STEP {
+            return err(
+                "sweeps",
+                format!(
+                    "must be at most {MAX_SWEEPS_PER_STEP} (a convergence study takes 20,000; \
+                     more would sweep for hours), got {}",
+                    self.sweeps()
+                ),
+            );
         }
         let tolerance = self.tolerance();
         if !(tolerance.is_finite() && tolerance >= 0.0) {

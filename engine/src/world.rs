@@ -126,16 +126,44 @@ impl World {
         if unsynced && !self.last.kinetic_energy.is_finite() {
             self.sync()?;
         }
+        self.monitor.pending = true;
         if self.synced_at() == self.steps {
-            self.monitor.check(
-                &self.settings.health,
-                self.steps,
-                (&self.bodies, &self.walls, &self.last),
-                self.settings.gravity,
-                self.params.h,
-            )?;
+            self.check_health()?;
         }
         Ok(self.last)
+    }
+
+    /// Runs the health checks on the host copy, which holds the state of the last step.
+    fn check_health(&mut self) -> Result<(), StepError> {
+        self.monitor.pending = false;
+        self.monitor.check(
+            &self.settings.health,
+            self.steps,
+            (&self.bodies, &self.walls, &self.joints, &self.last),
+            self.settings.gravity,
+            self.params.h,
+        )
+    }
+
+    /// [`World::sync`], then the health checks of [`Settings::health`] on the state read back
+    /// when no check has seen it yet (on the GPU, a read-back between the `sync_every` ones;
+    /// on the CPU the host copy was checked by its step): what to call before writing or
+    /// reading the state for an output, so that a state that fails a check is never handed
+    /// out. A failed check set to stop returns [`StepError::Health`] as [`World::step`] would
+    /// have.
+    pub fn sync_checked(&mut self) -> Result<(), StepError> {
+        self.sync()?;
+        if self.monitor.pending && self.synced_at() == self.steps && self.stats_at() == self.steps {
+            self.check_health()?;
+        }
+        Ok(())
+    }
+
+    /// The box the health check of escaped grains holds the dynamic bodies' centres to, with
+    /// infinite bounds along its open axes; `None` for a world without one (see
+    /// [`crate::domain`]).
+    pub fn domain(&self) -> Option<crate::Domain> {
+        self.monitor.domain
     }
 
     /// The faults of health checks set to [`Check::Warn`](crate::health::Check::Warn) since the
@@ -144,19 +172,21 @@ impl World {
         std::mem::take(&mut self.monitor.warnings)
     }
 
-    /// Advances the world by `n` steps and (on the GPU) reads the state back at the end; returns
-    /// the statistics of the last step.
+    /// Advances the world by `n` steps and (on the GPU) reads the state back at the end, with
+    /// the health checks on it ([`World::sync_checked`]); returns the statistics of the last
+    /// step.
     pub fn run(&mut self, n: u64) -> Result<StepStats, StepError> {
         for _ in 0..n {
             self.step()?;
         }
-        self.sync()?;
+        self.sync_checked()?;
         Ok(self.last)
     }
 
     /// GPU backend: waits for the device and copies the bodies and the last step's statistics
     /// into the host copy, unless it already holds the current step. Does nothing on the CPU
-    /// backend.
+    /// backend. The health checks do not run on what it reads; [`World::sync_checked`] runs
+    /// them (call that before writing the state out).
     pub fn sync(&mut self) -> Result<(), GpuError> {
         if let Some(stats) = self.backend.sync(&mut self.bodies, self.steps)? {
             self.last = stats;
@@ -233,7 +263,7 @@ impl World {
         };
         settings.check()?;
         crate::inertia::check_planar_switch(&settings, &self.bodies)?;
-        self.monitor.before = None;
+        self.monitor.forget();
         self.params = settings.step_params(self.params.envelope, self.params.max_give);
         self.fingerprint
             .set_settings(&settings, self.params.envelope);
@@ -523,7 +553,7 @@ impl World {
     fn edit_bodies(&mut self, edit: impl FnOnce(&mut Bodies)) -> Result<(), GpuError> {
         self.sync()?;
         edit(&mut self.bodies);
-        self.monitor.before = None;
+        self.monitor.forget();
         self.backend.bodies_edited();
         Ok(())
     }
@@ -551,7 +581,7 @@ impl World {
         // In place: the buffers keep their allocation where the body count is unchanged, so
         // views of them (the Python package's) stay valid.
         self.bodies.clone_from(bodies);
-        self.monitor.before = None;
+        self.monitor.forget();
         self.backend
             .restore(steps, (keys, impulses, moments), joint_impulses);
     }

@@ -224,3 +224,102 @@ fn settings_out_of_range_are_refused() {
         assert!(b.build().is_err());
     }
 }
+
+/// The V14 chain of 10 links with the first joint's anchor at `anchor` (the world), and the
+/// force `push` on its last link.
+fn chain(anchor: Vec3, push: Vec3) -> World {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    for k in 0..10 {
+        let c = Vec3::new(0.05 + 0.1 * k as f32, 0.0, 1.0);
+        b.body(grains::Body::sphere(c, 0.02, 0.1));
+    }
+    b.joint(JointDesc::ball(0, None, anchor));
+    for k in 1..10 {
+        b.joint(JointDesc::ball(
+            k,
+            Some(k - 1),
+            Vec3::new(0.1 * k as f32, 0.0, 1.0),
+        ));
+    }
+    if push != Vec3::ZERO {
+        b.force(grains::AppliedForce::constant(9, push));
+    }
+    b.build().unwrap()
+}
+
+/// With the anchor typed as z = -1e12 the chain runs sanely (under 10 J) for about 700 steps,
+/// then its f32 lever arm of 1e12 m breaks it and the energy jumps by orders of magnitude: the
+/// energy check, on in jointed worlds, stops it in that step (before: 150 steps later, on an
+/// overlap of 1e30 J bodies). So it does with a force pushing the last link sideways, which
+/// breaks it after 70 steps (the check was off in worlds with forces too).
+#[test]
+fn a_diverging_jointed_chain_stops_in_the_step_its_energy_jumps() {
+    for push in [Vec3::ZERO, Vec3::new(0.0, 0.2, 0.1)] {
+        diverging_chain_stops(push);
+    }
+}
+
+fn diverging_chain_stops(push: Vec3) {
+    let mut w = chain(Vec3::new(0.8, 0.0, -1e12), push);
+    let mut last = 0.0;
+    let e = loop {
+        match w.step() {
+            Ok(s) => {
+                assert!(
+                    s.kinetic_energy < 10.0,
+                    "step {}: {} J went unreported",
+                    w.steps(),
+                    s.kinetic_energy
+                );
+                last = s.kinetic_energy;
+            }
+            Err(e) => break e,
+        }
+        assert!(w.steps() < 2000, "the chain must diverge and stop");
+    };
+    let StepError::Health {
+        step,
+        fault: Fault::Energy { before, after, .. },
+    } = e
+    else {
+        panic!("expected an energy fault, got {e}");
+    };
+    assert_eq!(step, w.steps());
+    assert!(before == last && after > 10.0 * before, "{e}");
+}
+
+/// The same chain anchored where it should be swings for 2 s (its links up to 170 rad/s)
+/// without tripping the energy check; its joints' stabilising pull is a supply it allows.
+#[test]
+fn a_swinging_chain_never_trips_the_energy_check() {
+    chain(Vec3::new(0.0, 0.0, 1.0), Vec3::ZERO)
+        .run(2000)
+        .unwrap();
+    chain(Vec3::new(0.0, 0.0, 1.0), Vec3::new(0.0, 0.2, 0.1))
+        .run(2000)
+        .unwrap();
+}
+
+/// A force pushing a sphere from rest in free space supplies exactly ½ (F h)²/m in the first
+/// step and F·v h after: the check allows it (a harmonic force too).
+#[test]
+fn a_pushed_sphere_never_trips_the_energy_check() {
+    let mut b = World::builder(Settings {
+        gravity: Vec3::ZERO,
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    b.body(grains::Body::sphere(Vec3::ZERO, 0.05, 2.0));
+    b.body(grains::Body::sphere(Vec3::new(1.0, 0.0, 0.0), 0.05, 2.0));
+    b.force(grains::AppliedForce::constant(0, Vec3::new(0.0, 30.0, 0.0)));
+    b.force(grains::AppliedForce::harmonic(
+        1,
+        Vec3::new(0.0, 0.0, 50.0),
+        20.0,
+        0.0,
+    ));
+    let mut w = b.build().unwrap();
+    w.run(3000).unwrap();
+    assert!(w.velocity(0).y > 44.0, "{}", w.velocity(0));
+}

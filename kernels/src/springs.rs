@@ -73,6 +73,12 @@ impl Spring {
         }
     }
 
+    /// The stretch φ = ‖p_a − p_b‖ − L at the bodies' present poses (m): the spring holds the
+    /// potential energy ½ k φ².
+    pub fn stretch(&self, bodies: &Bodies) -> f32 {
+        self.gradient(bodies).theta
+    }
+
     /// φ = ‖p_a − p_b‖ − L and its gradient at the bodies' present poses.
     fn gradient(&self, bodies: &Bodies) -> Gradient {
         let (a, b) = (Pose::of(bodies, self.body_a), Pose::of(bodies, self.body_b));

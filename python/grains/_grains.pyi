@@ -90,7 +90,9 @@ class Settings:
     health_penetration: Check
     """Health check on overlaps beyond health_max_penetration × the smallest radius."""
     health_energy: Check
-    """Health check on unexplained kinetic energy growth."""
+    """Health check on unexplained energy growth."""
+    health_escape: Check
+    """Health check on grains that leave the domain ("off": an open domain)."""
     health_max_penetration: float
     """Deepest overlap allowed, as a multiple of the smallest radius."""
     health_energy_growth: float

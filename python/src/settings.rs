@@ -359,8 +359,22 @@ impl PySettings {
         Ok(())
     }
 
-    /// Health check on kinetic energy nothing in the world could supply: `"stop"`, `"warn"`
-    /// or `"off"` (not run in worlds with applied forces or joints).
+    /// Health check on grains that leave the world's domain (the box its walls enclose, open
+    /// upwards; sinks and insertion regions belong to it): `"stop"` (the builder also refuses
+    /// grains placed outside it), `"warn"` or `"off"` (an open domain).
+    #[getter]
+    fn health_escape(&self) -> &'static str {
+        action_name(self.inner.health.escape)
+    }
+    #[setter]
+    fn set_health_escape(&mut self, a: &str) -> PyResult<()> {
+        self.inner.health.escape = check_action("health_escape", a)?;
+        Ok(())
+    }
+
+    /// Health check on energy (kinetic, plus the springs' potential) nothing in the world
+    /// could supply (gravity, forces, motors, the joints' stabilising pull, moving walls):
+    /// `"stop"`, `"warn"` or `"off"`.
     #[getter]
     fn health_energy(&self) -> &'static str {
         action_name(self.inner.health.energy)
@@ -443,7 +457,7 @@ impl PySettings {
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \
              planar={}, stabilise_contacts={}, threads={}, backend='{}', integrator='{}', \
              sync_every={}, envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
-             max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={})",
+             escape='{}', max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={})",
             s.h,
             s.gravity.x,
             s.gravity.y,
@@ -463,6 +477,7 @@ impl PySettings {
             action_name(s.health.non_finite),
             action_name(s.health.penetration),
             action_name(s.health.energy),
+            action_name(s.health.escape),
             s.health.max_penetration,
             s.health.energy_growth,
             py_range(s.periodic.x),

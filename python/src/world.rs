@@ -122,8 +122,9 @@ impl PyWorld {
                 }
             }
             // The host copy is brought up to date (GPU), even after an interruption.
-            match world.sync() {
-                Err(e) if result.is_ok() => Err(gpu_error(e)),
+            // with the health checks on it when no read-back checked it yet.
+            match world.sync_checked() {
+                Err(e) if result.is_ok() => Err(step_error(e)),
                 _ => result,
             }
         });

@@ -604,3 +604,63 @@ fn grains_at_ten_km_per_s_stop_on_the_floor_on_gpu() {
         );
     }
 }
+
+/// pour_1k diverging on the GPU (projected Jacobi at ω = 1.99), read back every 50 steps and
+/// written every 25: the runner reads the state back for the step-25 outputs and the health
+/// checks run on that read-back before anything of it is written, so the run stops at step 25
+/// with the folder holding step 0 only (before: it stopped at step 50 with a frame and a CSV
+/// row of NaNs at step 25).
+#[test]
+fn a_diverging_run_on_gpu_stops_before_writing_its_state() {
+    let mut s = scene("pour_1k");
+    *s.settings_mut() = Settings {
+        solver: Solver::Jacobi {
+            sweeps: 30,
+            tolerance: 0.0,
+            omega: 1.99,
+        },
+        sync_every: 50,
+        backend: Backend::Gpu,
+        ..*s.settings()
+    };
+    s.duration = 0.1;
+    s.output.every = 25;
+    s.output.observe_every = 25;
+    s.output.formats.png = false;
+    if on_gpu(&s).is_none() {
+        return;
+    }
+    let dir = tmp("diverging");
+    let opts = RunOptions {
+        out: dir.clone(),
+        threads: None,
+        backend: None,
+        resume: false,
+        progress: false,
+        stop_after: None,
+        interrupt: None,
+    };
+    let e = run(&s, &opts).expect_err("ω = 1.99 diverges");
+    let grains_app::runner::RunError::Health {
+        source: grains::StepError::Health { step, .. },
+    } = e
+    else {
+        panic!("expected a health error, got {e}");
+    };
+    assert!(
+        step <= 25,
+        "found at step {step}, after the step-25 outputs: {e}"
+    );
+    let csv = std::fs::read_to_string(dir.join("observables.csv")).unwrap();
+    for row in csv.lines().skip(1) {
+        let step: u64 = row.split(',').next().unwrap().parse().unwrap();
+        assert!(step < 25 && !row.to_lowercase().contains("nan"), "{row}");
+    }
+    for f in std::fs::read_dir(dir.join("frames")).unwrap() {
+        let path = f.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
+        assert!(!text.contains("nan"), "{} holds NaNs", path.display());
+        assert!(path.ends_with("frame_000000000.vtu"), "{}", path.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -293,7 +293,14 @@ mod tests {
 
     /// A world of `walls` and dynamic spheres of radius 0.1 at `centres`, at time 0.
     fn world(walls: &[WallDesc], centres: &[Vec3]) -> World {
-        let mut b = World::builder(Settings::default());
+        // Grains outside the walls are what these figures classify: the domain is open.
+        let mut b = World::builder(Settings {
+            health: grains::Health {
+                escape: grains::Check::Off,
+                ..Default::default()
+            },
+            ..Settings::default()
+        });
         b.material(Material::new(0.5));
         for w in walls {
             b.wall(*w);

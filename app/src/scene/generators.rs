@@ -391,7 +391,21 @@ impl<'a> Generator<'a> {
         };
         room(cx, out, limit, limit_span, limit_key)?;
         let jitter = match &g.jitter {
-            Some(j) => non_negative(cx, j, "jitter")? as f64,
+            Some(j) => {
+                let jitter = non_negative(cx, j, "jitter")? as f64;
+                // A site moves at most half the spacing: each grain stays in its own cell.
+                let most = d / (2.0 * r as f64);
+                if jitter > most {
+                    return Err(cx.err(
+                        j.span(),
+                        "jitter",
+                        format!(
+                            "must be at most spacing / (2 r) = {most:.4} (a site moves at most jitter × r in x and y, and at most half the spacing keeps each grain in its own cell), got {jitter}"
+                        ),
+                    ));
+                }
+                jitter
+            }
             None => 0.0,
         };
         let random_axis = matches!(

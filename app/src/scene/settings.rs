@@ -8,6 +8,7 @@ use super::spec::{EnvelopeSpec, MetaSpec, SettingsSpec};
 use super::values::{count, count_u32, finite3, need, non_negative, only, positive, sp, Ctx};
 use super::{SceneError, MAX_THREADS};
 use grains::settings::{Backend, Envelope, Integrator, Settings};
+use grains::Check;
 use grains::SolverKind;
 
 /// What `[scene]` says.
@@ -169,6 +170,22 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
     if let Some(v) = &s.integrator {
         settings.integrator = integrator(cx, v, s)?;
     }
+    if let Some(v) = s.health.as_ref().and_then(|hs| hs.escape.as_ref()) {
+        settings.health.escape = match v.get_ref().as_str() {
+            "stop" => Check::Stop,
+            "warn" => Check::Warn,
+            "off" => Check::Off,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    "escape",
+                    format!(
+                        "must be \"stop\", \"warn\" or \"off\" (an open domain), got \"{other}\""
+                    ),
+                ))
+            }
+        };
+    }
     let origin = Origin::new(cx, s.preset.span())
         .key_at(cx, "h", "h", Some(s.h.span()))
         .key(cx, "gravity", "gravity", &s.gravity)
@@ -191,6 +208,12 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         )
         .key(cx, "threads", "threads", &s.threads)
         .key(cx, "sync_every", "sync_every", &s.sync_every)
+        .key(
+            cx,
+            "coulomb_correction",
+            "coulomb_correction",
+            &s.coulomb_correction,
+        )
         .key(cx, "integrator", "integrator", &s.integrator)
         .key(cx, "backend", "backend", &s.backend);
     Ok((settings, origin))

@@ -118,6 +118,16 @@ pub struct SettingsSpec {
     pub sync_every: Option<S<i64>>,
     /// `"ccp"` (default) or `"geometrically_implicit"`.
     pub integrator: Option<S<String>>,
+    /// `[settings.health]`: what the health checks do.
+    pub health: Option<HealthSpec>,
+}
+
+/// `[settings.health]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HealthSpec {
+    /// Grains that leave the domain: `"stop"` (default), `"warn"` or `"off"` (an open domain).
+    pub escape: Option<S<String>>,
 }
 
 /// `[settings.envelope]`.
