@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod convergence;
+mod one_line;
 pub mod output;
 pub mod pour;
 pub mod runner;

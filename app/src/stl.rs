@@ -5,6 +5,7 @@
 //! gives), then checked triangle by triangle: every vertex finite, no zero-area triangle, and at
 //! least one triangle. No error quotes the bytes of a file that is not STL.
 
+use crate::one_line::{path_shown, shown};
 use glam::Vec3;
 use grains::mesh::triangle_problem;
 use std::io::{Cursor, Read};
@@ -25,35 +26,12 @@ const BINARY_HEADER: u64 = 84;
 /// The bytes of one triangle of a binary STL: normal, three vertices, an attribute count.
 const BINARY_TRIANGLE: u64 = 50;
 
-/// `path` for an error line: control characters written as escapes.
-fn shown_path(path: &Path) -> String {
-    escaped(&path.display().to_string(), usize::MAX)
-}
-
-/// `text` on one line: control characters as escapes (`\n`, `\u{1b}`), at most `max`
-/// characters, `…` in place of the rest.
-fn escaped(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Why an STL file gave no mesh; each names the file, and the triangle where one is at fault.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum StlError {
     /// The file could not be opened or read, is not a regular file, is too large, or is not STL
     /// (neither ASCII STL text nor a binary STL of the size its header declares).
-    #[error("{}: cannot read STL: {reason}", shown_path(file))]
+    #[error("{}: cannot read STL: {reason}", path_shown(file))]
     Read {
         /// The STL file.
         file: PathBuf,
@@ -61,7 +39,7 @@ pub enum StlError {
         reason: String,
     },
     /// A triangle could not be read, or has a vertex that is not finite or zero area.
-    #[error("{}: triangle {triangle}: {problem}", shown_path(file))]
+    #[error("{}: triangle {triangle}: {problem}", path_shown(file))]
     Triangle {
         /// The STL file.
         file: PathBuf,
@@ -71,7 +49,7 @@ pub enum StlError {
         problem: String,
     },
     /// The file holds no triangle.
-    #[error("{}: the mesh is empty (no triangle)", shown_path(file))]
+    #[error("{}: the mesh is empty (no triangle)", path_shown(file))]
     Empty {
         /// The STL file.
         file: PathBuf,
@@ -111,10 +89,10 @@ pub fn read_stl(path: &Path) -> Result<Vec<[Vec3; 3]>, StlError> {
         Kind::Ascii => {
             let mut cursor = Cursor::new(&bytes[..]);
             let triangles = stl_io::create_stl_reader(&mut cursor)
-                .map_err(|e| read_err(escaped(&e.to_string(), MAX_REASON_CHARS)))?;
+                .map_err(|e| read_err(shown(&e.to_string(), MAX_REASON_CHARS)))?;
             for (i, t) in triangles.enumerate() {
                 let t = t.map_err(|e| {
-                    let e = escaped(&e.to_string(), MAX_REASON_CHARS);
+                    let e = shown(&e.to_string(), MAX_REASON_CHARS);
                     bad(i, format!("cannot be read: {e}"))
                 })?;
                 push(i, t.vertices.map(|p| Vec3::new(p[0], p[1], p[2])))?;

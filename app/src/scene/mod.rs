@@ -36,6 +36,7 @@ pub use crate::bounds::Bounds;
 pub use loads::Component;
 pub use output::{Colour, Formats, Observable, ObservableKind, Output, ViewExtent};
 
+use crate::one_line::path_shown;
 use grains::error::BuildError;
 use grains::settings::{Backend, Settings};
 use grains::world::World;
@@ -66,7 +67,7 @@ pub enum SceneError {
     #[error(
         "{}: cannot read: {}",
         path_shown(file),
-        values::shown(reason, usize::MAX)
+        crate::one_line::shown(reason, usize::MAX)
     )]
     Read {
         /// The scene file.
@@ -98,10 +99,6 @@ pub enum SceneError {
 }
 
 /// A scene file's path for an error line: its control characters written as escapes.
-fn path_shown(file: &Path) -> String {
-    values::shown(&file.display().to_string(), usize::MAX)
-}
-
 impl SceneError {
     /// The line the error points at, if any.
     pub fn line(&self) -> Option<usize> {

@@ -4,6 +4,7 @@
 
 use super::spec::{S, V3};
 use super::SceneError;
+use crate::one_line::shown;
 use glam::Vec3;
 use std::ops::Range;
 use std::path::Path;
@@ -14,24 +15,6 @@ const MAX_KEY_CHARS: usize = 80;
 /// The most characters of a problem shown in an error message (it may quote a value of the
 /// file: a name, a kind).
 const MAX_PROBLEM_CHARS: usize = 240;
-
-/// `text` as one line of at most `max` characters: control characters (newlines, escapes)
-/// written as escapes (`\n`, `\u{1b}`), and `…` in place of the rest of a longer text.
-pub(super) fn shown(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// Context for error messages: the file, its text, and the span → line conversion.
 pub(super) struct Ctx<'a> {
