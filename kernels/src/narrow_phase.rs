@@ -97,6 +97,8 @@ pub struct Contacts {
     block_start: Vec<u32>,
     /// The large bodies' rows, sorted by key.
     large: Vec<(u64, ContactRow)>,
+    /// The first key of each non-empty grid block, and the block.
+    firsts: Vec<(u64, usize)>,
     order: Vec<(u64, u32)>,
     sorted: Vec<ContactRow>,
 }
@@ -937,9 +939,10 @@ fn gather_blocks(contacts: &mut Contacts, grid_blocks: usize, blocks: usize) {
             && grid
                 .iter()
                 .filter_map(|b| Some((b.first()?.0, b.last()?.0)))
-                .collect::<Vec<_>>()
-                .windows(2)
-                .all(|w| w[0].1 < w[1].0);
+                .try_fold(None, |last: Option<u64>, (first, end)| {
+                    last.is_none_or(|l| l < first).then_some(Some(end))
+                })
+                .is_some();
     let total = total as usize + contacts.large.len();
     contacts.rows.resize(total, ContactRow::default());
     contacts.keys.resize(total, 0);
@@ -977,12 +980,16 @@ fn gather_blocks(contacts: &mut Contacts, grid_blocks: usize, blocks: usize) {
         sort_all(contacts);
         return;
     }
-    let firsts: Vec<(u64, usize)> = grid
+    if large.is_empty() {
+        return;
+    }
+    contacts.firsts.clear();
+    let firsts = grid
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| Some((b.first()?.0, i)))
-        .collect();
-    let block_start = &contacts.block_start;
+        .filter_map(|(i, b)| Some((b.first()?.0, i)));
+    contacts.firsts.extend(firsts);
+    let (firsts, block_start) = (&contacts.firsts, &contacts.block_start);
     large.par_iter().enumerate().for_each(|(q, c)| {
         // The grid rows of smaller key: the blocks before the one that holds c's place, and
         // that block's rows below c.
