@@ -94,9 +94,10 @@ pub fn exclusive_scan(counts: &[u32], offsets: &mut Vec<u32>) -> u32 {
     total
 }
 
-/// A barrier for the workers of one pool that spins briefly, then parks: cheap when every
-/// worker has a core (the partners arrive within the spin), and when they must share cores with
-/// other work a waiting worker sleeps instead of taking the core its descheduled partner needs.
+/// A barrier for the workers of one pool that spins, then parks: cheap when every worker has a
+/// core (the partners arrive within its 20,000 spins), and when they must share
+/// cores with other work a waiting worker sleeps instead of taking the core its descheduled
+/// partner needs.
 pub struct SpinBarrier {
     arrived: AtomicUsize,
     generation: AtomicUsize,

@@ -474,15 +474,7 @@ fn runner_on_gpu_samples_the_current_step() {
         return;
     }
     let (cpu_dir, gpu_dir) = (tmp("cpu"), tmp("gpu"));
-    let opts = |out: &PathBuf| RunOptions {
-        out: out.clone(),
-        threads: None,
-        backend: None,
-        resume: false,
-        progress: false,
-        stop_after: None,
-        interrupt: None,
-    };
+    let opts = |out: &PathBuf| RunOptions::new(out);
     let cpu = run(&s, &opts(&cpu_dir)).unwrap();
     let gpu = run(&gpu_scene, &opts(&gpu_dir)).unwrap();
     assert_eq!((gpu.steps, gpu.frames), (50, 6));
@@ -631,15 +623,7 @@ fn a_diverging_run_on_gpu_stops_before_writing_its_state() {
         return;
     }
     let dir = tmp("diverging");
-    let opts = RunOptions {
-        out: dir.clone(),
-        threads: None,
-        backend: None,
-        resume: false,
-        progress: false,
-        stop_after: None,
-        interrupt: None,
-    };
+    let opts = RunOptions::new(&dir);
     let e = run(&s, &opts).expect_err("ω = 1.99 diverges");
     let grains_app::runner::RunError::Health {
         source: grains::StepError::Health { step, .. },
