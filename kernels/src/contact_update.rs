@@ -114,7 +114,50 @@ impl Default for RowPack {
     }
 }
 
+/// The row a padding lane holds: no bodies, no mass (so no impulse), a unit tangential mass.
+pub const PADDING_ROW: ContactRow = ContactRow {
+    n: [0.0; 3],
+    phi: 0.0,
+    t1: [0.0; 3],
+    mu: 0.0,
+    t2: [0.0; 3],
+    mass_n: 0.0,
+    ra: [0.0; 3],
+    mass_t: 1.0,
+    rb: [0.0; 3],
+    body_a: NO_BODY,
+    bias: [0.0; 3],
+    body_b: NO_BODY,
+};
+
 impl RowPack {
+    /// The pack of four rows, lane k from `rows[k]` ([`PADDING_ROW`] for a padding lane):
+    /// what [`Self::set_lane`] writes lane by lane, bit for bit, moved as six 4×4 transposes
+    /// of the rows' 16-byte quarters instead of 24 single values per lane.
+    #[inline(always)]
+    pub fn from_rows(rows: [&ContactRow; 4]) -> Self {
+        let quarters: [[[f32; 4]; 6]; 4] = rows.map(|r| bytemuck::cast(*r));
+        let column = |q: usize| transpose(quarters.map(|r| Vec4::from_array(r[q])));
+        let three = |c: [Vec4; 4]| [c[0], c[1], c[2]];
+        let (n, t1, t2, ra) = (column(0), column(1), column(2), column(3));
+        let (rb, bias) = (column(4), column(5));
+        let (mass_n, mass_t) = (t2[3], ra[3]);
+        RowPack {
+            n: three(n),
+            t1: three(t1),
+            t2: three(t2),
+            ra: three(ra),
+            rb: three(rb),
+            bias: three(bias),
+            mu: t1[3],
+            mass_n,
+            mass_t,
+            s2: mass_n / mass_t,
+            body_a: rows.map(|r| r.body_a),
+            body_b: rows.map(|r| r.body_b),
+        }
+    }
+
     /// Writes `row` into lane `k`.
     pub fn set_lane(&mut self, k: usize, row: &ContactRow) {
         let put = |l: &mut Lanes3, v: [f32; 3]| {
@@ -201,7 +244,7 @@ fn motion_rows<'m>(body: u32, read: &impl Fn(usize) -> &'m Motion) -> [Vec4; 2] 
 /// unpacks and four moves between registers: written lane by lane, the compiler may build it
 /// through the stack, whose overlapping loads stall on the stores just made.
 #[inline(always)]
-fn transpose(r: [Vec4; 4]) -> [Vec4; 4] {
+pub(crate) fn transpose(r: [Vec4; 4]) -> [Vec4; 4] {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{
@@ -422,6 +465,42 @@ pub fn impulse_vectors(rows: &[ContactRow], gamma: &[[f32; 4]], out: &mut Vec<[f
 mod tests {
     use super::*;
     use crate::random::Lcg;
+
+    /// A pack moved in by [`RowPack::from_rows`] holds, bit for bit, what [`RowPack::set_lane`]
+    /// writes lane by lane: random rows, one lane padding.
+    #[test]
+    fn packs_from_rows_match_the_lane_by_lane_writes() {
+        let mut random = Lcg::new(3);
+        let mut value = || 2.0 * random.unit() - 1.0;
+        let mut row = |i: u32| ContactRow {
+            n: [value(), value(), value()],
+            phi: value(),
+            t1: [value(), value(), value()],
+            mu: value().abs(),
+            t2: [value(), value(), value()],
+            mass_n: value().abs(),
+            ra: [value(), value(), value()],
+            mass_t: 0.5 + value().abs(),
+            rb: [value(), value(), value()],
+            body_a: 2 * i,
+            bias: [value(), value(), value()],
+            body_b: if i == 1 { NO_BODY } else { 2 * i + 1 },
+        };
+        let rows = [row(0), row(1), row(2)];
+        let lanes = [&rows[0], &PADDING_ROW, &rows[1], &rows[2]];
+        let mut want = RowPack::default();
+        for (k, r) in lanes.iter().enumerate() {
+            if r.body_a != NO_BODY {
+                want.set_lane(k, r);
+            }
+        }
+        let got = RowPack::from_rows(lanes);
+        assert_eq!(
+            bytemuck::bytes_of(&got),
+            bytemuck::bytes_of(&want),
+            "the packs differ"
+        );
+    }
 
     /// A pack's lane-wise velocity update and write-back give, bit for bit, what
     /// [`apply_impulse`] gives body by body, in space and in planar mode: four lanes with a wall

@@ -57,6 +57,8 @@ pub fn solve_gauss_seidel(
     let (joint_system, joint_gamma) = joints.split();
     let joint_gamma_len = joint_gamma.len();
     let joint_gamma = Disjoint::new(joint_gamma);
+    // Without moment rows or anisotropic bodies, a colour's packs are relaxed two at a time.
+    let plain = moments.is_none() && !p.inertia.any();
     let barrier = SpinBarrier::new(rayon::current_num_threads());
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let outcome = [
@@ -96,7 +98,21 @@ pub fn solve_gauss_seidel(
                     (true, _) => (s, s),
                     (false, _) => (s + (e - s) * me / team, s + (e - s) * (me + 1) / team),
                 };
-                for pk in lo..hi {
+                // The overflow's packs may share bodies, so each waits for the one before.
+                let pairs = plain && c != classes - 1;
+                let paired = if pairs { lo + (hi - lo) / 2 * 2 } else { lo };
+                let mut pk = lo;
+                while pk < paired {
+                    // SAFETY: as below, for two packs of the same colour class.
+                    local = local.max(unsafe {
+                        match p.planar {
+                            false => relax_pair::<false>(pk, rows, &gamma, &motion, p),
+                            true => relax_pair::<true>(pk, rows, &gamma, &motion, p),
+                        }
+                    });
+                    pk += 2;
+                }
+                for pk in paired..hi {
                     // SAFETY: the packs of one class touch pairwise different dynamic bodies,
                     // each worker owns its own range, and the barrier orders the classes (a
                     // serial segment's classes run in order on worker 0).
@@ -145,6 +161,39 @@ pub fn solve_gauss_seidel(
         f32::from_bits(outcome[1].load(Ordering::Relaxed)),
         outcome[2].load(Ordering::Relaxed),
     )
+}
+
+/// One Gauss–Seidel update of packs `pk` and `pk + 1` of one colour class, which share no
+/// dynamic body, for contacts without moment rows between isotropic bodies: the same
+/// arithmetic as two calls of [`relax_pack`], interleaved, so that the processor overlaps the
+/// two chains of dependent operations (one pack's chain, from the gather through the cone to
+/// the write-back, is longer than the instruction window lets it look ahead). Returns the larger
+/// residual. `PLANAR` is `p.planar`, decided once per class rather than per pack.
+///
+/// # Safety
+/// No other thread may touch the two packs or their dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn relax_pair<const PLANAR: bool>(
+    pk: usize,
+    rows: &[RowPack],
+    gamma: &Disjoint<Lanes3>,
+    motion: &Disjoint<Motion>,
+    p: &SweepParams,
+) -> f32 {
+    // The bodies' address read once, not again after each write through it.
+    let base = motion.base();
+    let (p0, p1) = (&rows[pk], &rows[pk + 1]);
+    let v0 = PackVelocities::gather(p0, |i| &*base.add(i));
+    let v1 = PackVelocities::gather(p1, |i| &*base.add(i));
+    let (i0, r0) = update_pack(p0, gamma.get(pk), &v0, p);
+    let (i1, r1) = update_pack(p1, gamma.get(pk + 1), &v1, p);
+    let (la0, lb0) = impulse_moments(p0, &i0);
+    let (la1, lb1) = impulse_moments(p1, &i1);
+    v0.after_impulse(&i0, &la0, &lb0, PLANAR)
+        .scatter(p0, |i, m| *base.add(i) = m);
+    v1.after_impulse(&i1, &la1, &lb1, PLANAR)
+        .scatter(p1, |i, m| *base.add(i) = m);
+    r0.max_element().max(r1.max_element())
 }
 
 /// The moment rows of the packs and their impulses, shared by the workers.

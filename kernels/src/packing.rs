@@ -2,9 +2,9 @@
 //! ([`RowPack`]), class by class (the colours for Gauss–Seidel, one class in contact order for
 //! Jacobi).
 
-use crate::contact_update::{Lanes3, RowPack};
+use crate::contact_update::{transpose, Lanes3, RowPack, PADDING_ROW};
 use crate::layout::ContactRow;
-use crate::parallel::BLOCK;
+use crate::parallel::{Disjoint, BLOCK};
 use glam::Vec4;
 use rayon::prelude::*;
 
@@ -63,10 +63,14 @@ impl Packs {
             .enumerate()
             .with_min_len(BLOCK / 4)
             .for_each(|(p, (pack, g))| {
-                *pack = RowPack::default();
-                for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
+                let four = &lanes[4 * p..4 * p + 4];
+                let row = |k: usize| match four[k] {
+                    PADDING => &PADDING_ROW,
+                    c => &rows[c as usize],
+                };
+                *pack = RowPack::from_rows([row(0), row(1), row(2), row(3)]);
+                for (k, &c) in four.iter().enumerate() {
                     if c != PADDING {
-                        pack.set_lane(k, &rows[c as usize]);
                         pack.body_a[k] = body(pack.body_a[k]);
                         pack.body_b[k] = body(pack.body_b[k]);
                     }
@@ -85,27 +89,31 @@ impl Packs {
 /// padding lanes).
 #[inline(always)]
 pub fn pack_lanes(lanes: &[u32], p: usize, values: &[[f32; 4]]) -> Lanes3 {
-    let mut out = [Vec4::ZERO; 3];
-    for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
-        if c != PADDING {
-            for (axis, lane) in out.iter_mut().enumerate() {
-                lane[k] = values[c as usize][axis];
-            }
-        }
-    }
-    out
+    let value = |c: u32| match c {
+        PADDING => Vec4::ZERO,
+        c => Vec4::from_array(values[c as usize]),
+    };
+    let [x, y, z, _] = transpose(std::array::from_fn(|k| value(lanes[4 * p + k])));
+    [x, y, z]
 }
 
 /// Copies packed 3-vectors back to contact order, (x, y, z, 0) per contact: the inverse of
 /// [`pack_lanes`].
 pub fn unpack_lanes(lanes: &[u32], packed: &[Lanes3], out: &mut [[f32; 4]]) {
-    for (p, g) in packed.iter().enumerate() {
-        for (k, &c) in lanes[4 * p..4 * p + 4].iter().enumerate() {
-            if c != PADDING {
-                out[c as usize] = [g[0][k], g[1][k], g[2][k], 0.0];
+    let out = Disjoint::new(out);
+    packed
+        .par_iter()
+        .enumerate()
+        .with_min_len(BLOCK / 4)
+        .for_each(|(p, g)| {
+            let values = transpose([g[0], g[1], g[2], Vec4::ZERO]);
+            for (&c, v) in lanes[4 * p..4 * p + 4].iter().zip(values) {
+                if c != PADDING {
+                    // SAFETY: each contact sits in one lane of one pack.
+                    unsafe { *out.get(c as usize) = v.to_array() };
+                }
             }
-        }
-    }
+        });
 }
 
 #[cfg(test)]

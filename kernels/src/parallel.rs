@@ -69,6 +69,14 @@ impl<'a, T> Disjoint<'a, T> {
         *self.ptr.add(i)
     }
 
+    /// The first element's address, for a kernel that indexes the elements itself (a loop that
+    /// reads this once keeps the address in a register rather than reloading it past its own
+    /// stores).
+    #[inline(always)]
+    pub fn base(&self) -> *mut T {
+        self.ptr
+    }
+
     /// Mutable access to the sub-slice `start..start + len`.
     ///
     /// # Safety
