@@ -331,6 +331,28 @@ impl PackVelocities {
         out
     }
 
+    /// What a gather would read after [`Self::scatter`] of these velocities, `before` being
+    /// the velocities gathered before them: these for the lanes' bodies that contacts can move
+    /// (the ones scatter writes), `before`'s for the others (walls, padding, fixed and
+    /// kinematic bodies), bit for bit, without the write and the read.
+    #[inline(always)]
+    pub fn as_stored(&self, before: &PackVelocities) -> Self {
+        let pick = |moves: glam::BVec4A, now: &Lanes3, then: &Lanes3| -> Lanes3 {
+            [0, 1, 2].map(|axis| Vec4::select(moves, now[axis], then[axis]))
+        };
+        let (moves_a, moves_b) = (
+            self.inv_mass_a.cmpgt(Vec4::ZERO),
+            self.inv_mass_b.cmpgt(Vec4::ZERO),
+        );
+        PackVelocities {
+            va: pick(moves_a, &self.va, &before.va),
+            wa: pick(moves_a, &self.wa, &before.wa),
+            vb: pick(moves_b, &self.vb, &before.vb),
+            wb: pick(moves_b, &self.wb, &before.wb),
+            ..*self
+        }
+    }
+
     /// Writes the lanes' bodies back through `write` (a body index and its motion), only the
     /// bodies contacts can move (1/m > 0), each once per lane it holds.
     #[inline(always)]
@@ -546,6 +568,30 @@ mod tests {
             vel.after_impulse(&impulse, &la, &lb, planar)
                 .scatter(&pack, |i, m| got[i] = m);
             assert_eq!(got, want, "planar {planar}");
+            let bits = |v: &PackVelocities| {
+                [v.va, v.wa, v.vb, v.wb]
+                    .concat()
+                    .iter()
+                    .chain(&[v.inv_mass_a, v.inv_inertia_a, v.inv_mass_b, v.inv_inertia_b])
+                    .flat_map(|x| x.to_array().map(f32::to_bits))
+                    .collect::<Vec<u32>>()
+            };
+            // An infinite impulse on the lane of the fixed body makes its computed velocity
+            // NaN, which the scatter never stores: as_stored must keep the one gathered.
+            let mut wild = impulse;
+            wild[0][2] = f32::INFINITY;
+            for impulse in [impulse, wild] {
+                let (la, lb) = impulse_moments(&pack, &impulse);
+                let after = vel.after_impulse(&impulse, &la, &lb, planar);
+                let mut stored = motion.clone();
+                after.scatter(&pack, |i, m| stored[i] = m);
+                let read_back = PackVelocities::gather(&pack, |i| &stored[i]);
+                assert_eq!(
+                    bits(&after.as_stored(&vel)),
+                    bits(&read_back),
+                    "as_stored is what a gather reads after the scatter, planar {planar}"
+                );
+            }
             assert_eq!(got[5], motion[5], "the fixed body stays as it was");
             motion = got;
         }

@@ -216,18 +216,34 @@ unsafe fn relax_pack(
     let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.shared(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
-    apply_pack_impulse(pack, &vel, &impulse, motion, p);
-    if let Some((moment_rows, moment_gamma)) = moments {
+    let Some((moment_rows, moment_gamma)) = moments else {
+        apply_pack_impulse(pack, &vel, &impulse, motion, p);
+        return residual.max_element();
+    };
+    let slide = gamma.read(pk);
+    let moment_update = |vel: &PackVelocities| {
+        let m = &moment_rows[pk];
+        update_moment_pack(pack, m, moment_gamma.get(pk), &slide, vel, p.omega)
+    };
+    if p.inertia.any() {
+        // Anisotropic bodies turn through memory: write, then read again.
+        apply_pack_impulse(pack, &vel, &impulse, motion, p);
         let vel = PackVelocities::gather(pack, |i| motion.shared(i));
-        let (moment, r) = update_moment_pack(
-            pack,
-            &moment_rows[pk],
-            moment_gamma.get(pk),
-            &gamma.read(pk),
-            &vel,
-            p.omega,
-        );
+        let (moment, r) = moment_update(&vel);
         apply_pack_moment(pack, &vel, &moment, motion, p);
+        residual = residual.max(r);
+    } else {
+        // The moment rows start from the velocities the sliding update leaves, kept in
+        // registers: one write of the bodies instead of two, and one read.
+        let (la, lb) = impulse_moments(pack, &impulse);
+        let vel = vel
+            .after_impulse(&impulse, &la, &lb, p.planar)
+            .as_stored(&vel);
+        let (moment, r) = moment_update(&vel);
+        let zero = [Vec4::ZERO; 3];
+        let base = motion.base();
+        vel.after_impulse(&zero, &moment, &moment, p.planar)
+            .scatter(pack, |i, m| *base.add(i) = m);
         residual = residual.max(r);
     }
     residual.max_element()
