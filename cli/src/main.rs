@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-mod device_env;
 #[cfg(feature = "mpi")]
 mod distributed;
 mod launcher;
@@ -137,9 +136,6 @@ fn threads(s: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // While the program has one thread, after the arguments (whose errors exit at once): the
-    // GPU loader's Wayland query kept quiet; the directory it makes is removed on return.
-    let _runtime_dir = device_env::quiet_gpu_loader();
     // Without the feature every rank would run the whole scene, all writing one folder.
     #[cfg(not(feature = "mpi"))]
     if let Some(ranks) = launcher::launched_ranks().filter(|&k| k > 1) {
