@@ -10,6 +10,7 @@
 
 pub mod bounds;
 pub mod convergence;
+mod input;
 mod one_line;
 pub mod output;
 pub mod pour;

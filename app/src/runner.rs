@@ -65,6 +65,26 @@ pub enum RunError {
         /// The step, the body or figure, and what went wrong.
         source: StepError,
     },
+    /// One rank of a distributed run failed to set its part up (to read the scene or a mesh
+    /// file, build or split the world, open the output folder or restore the checkpoint),
+    /// and every rank agreed on it before any of them stepped: each ends by itself, none
+    /// waits for another. `error` is this rank's own error on the rank that reports it (the
+    /// lowest that failed), `None` on the others.
+    #[error("{}", on_rank(*.rank, .error.as_deref()))]
+    OnRank {
+        /// The lowest rank that failed.
+        rank: usize,
+        /// Its error, on that rank.
+        error: Option<Box<RunError>>,
+    },
+}
+
+/// The message of [`RunError::OnRank`]: the rank's own error where it holds it.
+fn on_rank(rank: usize, error: Option<&RunError>) -> String {
+    match error {
+        Some(e) => e.to_string(),
+        None => format!("rank {rank} failed to set up its part of the run"),
+    }
 }
 
 /// How to run.
@@ -95,9 +115,32 @@ pub struct Distribute {
     /// Turns the world built from the scene into this rank's share of the distributed run
     /// (`World::distribute` on the job's ranks).
     pub split: fn(&mut World) -> Result<(), grains::BuildError>,
+    /// This rank's number.
+    pub rank: usize,
     /// Whether this rank writes the outputs (rank 0); the others step, sample and checkpoint
     /// with it (every gather is collective) and write nothing.
     pub writes: bool,
+    /// Tells every rank whether this one failed, and returns the lowest rank that did (`None`
+    /// where none did): a collective call, made by every rank at the same points of the
+    /// setup, so that a failure of one rank (a file it alone cannot read) ends them all.
+    pub first_failed: fn(failed: bool) -> Option<usize>,
+}
+
+/// `result` of this rank's part of a setup stage, agreed among the ranks of `distribute`
+/// (see [`Distribute::first_failed`]): where any rank failed, every rank returns
+/// [`RunError::OnRank`], the lowest failed rank with its own error. In one process, `result`.
+fn agreed<T>(distribute: Option<Distribute>, result: Result<T, RunError>) -> Result<T, RunError> {
+    let Some(d) = distribute else {
+        return result;
+    };
+    match ((d.first_failed)(result.is_err()), result) {
+        (None, result) => result,
+        (Some(rank), Err(e)) if rank == d.rank => Err(RunError::OnRank {
+            rank,
+            error: Some(Box::new(e)),
+        }),
+        (Some(rank), _) => Err(RunError::OnRank { rank, error: None }),
+    }
 }
 
 impl RunOptions {
@@ -684,20 +727,28 @@ pub fn run_distributed(
         dir: opts.out.clone(),
         problem,
     };
-    // Before anything in the folder is read or written: no entry of it is followed as a link.
-    layout
-        .refuse_links()
-        .map_err(|e| out_err(format!("refused: {e}")))?;
-    let scene_text = std::fs::read(&scene.path).map_err(|e| {
-        RunError::Scene(SceneError::Read {
-            file: scene.path.clone(),
-            reason: e.to_string(),
-        })
-    })?;
-    let mut world = scene.world_with(opts.threads, opts.backend)?;
-    if let Some(d) = distribute {
-        (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
-    }
+    // The setup up to the first collective step, in two stages, each agreed among the ranks
+    // of a distributed run (one rank may fail where the others do not: a file it alone cannot
+    // read, a GPU it alone cannot open).
+    let built = (|| {
+        // Before anything in the folder is read or written: no entry of it is followed as a
+        // link.
+        layout
+            .refuse_links()
+            .map_err(|e| out_err(format!("refused: {e}")))?;
+        let scene_text = std::fs::read(&scene.path).map_err(|e| {
+            RunError::Scene(SceneError::Read {
+                file: scene.path.clone(),
+                reason: e.to_string(),
+            })
+        })?;
+        let mut world = scene.world_with(opts.threads, opts.backend)?;
+        if let Some(d) = distribute {
+            (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
+        }
+        Ok((scene_text, world))
+    })();
+    let (scene_text, mut world) = agreed(distribute, built)?;
     let step_err = |world: &World, source| match source {
         StepError::Gpu(source) => RunError::Gpu {
             step: world.steps(),
@@ -705,7 +756,6 @@ pub fn run_distributed(
         },
         source => RunError::Health { source },
     };
-    let (mut record, resume_step) = open_folder(scene, opts, &mut world, (&scene_text, writes))?;
     let o = &scene.output;
     let h32 = scene.settings().h;
     let config = WriterConfig {
@@ -735,11 +785,17 @@ pub fn run_distributed(
             .collect(),
         h: h32,
     };
-    let writer = match writes {
-        true => Writer::start(config, resume_step),
-        false => Writer::discard(),
-    }
-    .map_err(|e| out_err(format!("cannot write: {e}")))?;
+    // The folder opened (the checkpoint restored on a resume) and the writer started.
+    let opened =
+        open_folder(scene, opts, &mut world, (&scene_text, writes)).and_then(|(record, at)| {
+            let writer = match writes {
+                true => Writer::start(config, at),
+                false => Writer::discard(),
+            }
+            .map_err(|e| out_err(format!("cannot write: {e}")))?;
+            Ok((record, at, writer))
+        });
+    let (mut record, resume_step, writer) = agreed(distribute, opened)?;
 
     let total = scene.total_steps();
     let start_step = world.steps();
@@ -839,8 +895,20 @@ pub fn run_distributed(
                 stopped_early = true;
                 break;
             }
-            // A failed write stops the run here; the writer's error is reported below.
-            if writer.failed() {
+            // A failed write stops the run here; the writer's error is reported below. In a
+            // distributed run only one rank writes: the ranks agree on its failure at each
+            // step whose state was handed to the writer, so that they all stop there.
+            let failed = match distribute {
+                None => writer.failed(),
+                Some(d) => {
+                    let s = world.steps();
+                    let handed = (o.formats.csv && s.is_multiple_of(o.observe_every))
+                        || s.is_multiple_of(o.every)
+                        || s.is_multiple_of(o.checkpoint_every);
+                    handed && (d.first_failed)(writer.failed()).is_some()
+                }
+            };
+            if failed {
                 break 'steps Ok(());
             }
             let st = match world.step() {
@@ -913,6 +981,8 @@ pub fn run_distributed(
             world.steps()
         ))
     });
+    // The writing rank's failure, known to every rank: each ends by itself.
+    let written = agreed(distribute, written);
     let session = (record.taken - before_taken, session_wall);
     record.outflow = marks.take();
     let failure = stepped.err().map(|e| step_err(&world, e));

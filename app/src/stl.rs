@@ -5,10 +5,11 @@
 //! gives), then checked triangle by triangle: every vertex finite, no zero-area triangle, and at
 //! least one triangle. No error quotes the bytes of a file that is not STL.
 
+use crate::input::read_regular;
 use crate::one_line::{path_shown, shown};
 use glam::Vec3;
 use grains::mesh::triangle_problem;
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -68,7 +69,7 @@ pub fn read_stl(path: &Path) -> Result<Vec<[Vec3; 3]>, StlError> {
         triangle,
         problem,
     };
-    let bytes = read_bounded(path).map_err(read_err)?;
+    let bytes = read_regular(path, MAX_STL_BYTES, "an STL file").map_err(read_err)?;
     let mut out = Vec::new();
     let mut push = |i: usize, v: [Vec3; 3]| match triangle_problem(v) {
         Some(problem) => Err(bad(i, format!("vertices {problem}"))),
@@ -137,70 +138,6 @@ fn kind(bytes: &[u8]) -> Kind {
     } else {
         Kind::Neither
     }
-}
-
-/// The whole of the file at `path`, which must be a regular file of at most [`MAX_STL_BYTES`]:
-/// its type and size are checked before it is opened (so that a FIFO, a device or a directory
-/// is refused without blocking or reading), and the read stops after that many bytes (a file
-/// whose size the system does not report, such as one of `/proc`).
-fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    check_type(&meta)?;
-    let too_large = |bytes: u64| {
-        format!(
-            "the file is {bytes} bytes, larger than {} MiB, the most an STL file may be",
-            MAX_STL_BYTES >> 20
-        )
-    };
-    if meta.len() > MAX_STL_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // The file opened is checked again, in case the path was replaced after the first check.
-    check_type(&file.metadata().map_err(|e| e.to_string())?)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_STL_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_STL_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(bytes)
-}
-
-/// Refuses what is not a regular file, naming what it is.
-fn check_type(meta: &std::fs::Metadata) -> Result<(), String> {
-    let t = meta.file_type();
-    if t.is_file() {
-        return Ok(());
-    }
-    let what = if t.is_dir() {
-        "a directory"
-    } else {
-        special_kind(&t)
-    };
-    Err(format!("not a regular file ({what}); name an STL file"))
-}
-
-/// What a file that is neither a regular file nor a directory is.
-#[cfg(unix)]
-fn special_kind(t: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
-}
-
-/// What a file that is neither a regular file nor a directory is.
-#[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
-    "a special file"
 }
 
 /// The ASCII STL text of `triangles` under the solid name `name` (facet normals from the

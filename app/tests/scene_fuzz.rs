@@ -5,11 +5,13 @@
 //! parses and is small must build its world on one thread without a panic.
 //!
 //! `scene_mutations_ci` runs a fixed number of cases (seconds in release);
-//! `scene_mutations_long` (ignored) runs `GRAINS_FUZZ_CASES` of them (default 100,000) and
-//! prints the count and the rate:
+//! `scene_mutations_long` (ignored) runs `GRAINS_FUZZ_CASES` of them (default 100,000) from
+//! case `GRAINS_FUZZ_FROM` (default 0; each case has its own seed, so a long run can be split
+//! into ranges run side by side or one after another) and prints the count and the rate:
 //!
 //! ```text
 //! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains-app --test scene_fuzz -- --ignored --nocapture
+//! GRAINS_FUZZ_FROM=500000 GRAINS_FUZZ_CASES=500000 cargo test … (the second half alone)
 //! ```
 
 use grains_app::scene::Scene;
@@ -201,17 +203,26 @@ fn check(name: &Path, case: u64, text: &str) -> bool {
     }
 }
 
-/// Runs `cases` mutations (one to three edits each), spread over the small scenes; returns
-/// how many were accepted.
-fn run(cases: u64) -> u64 {
+/// Runs the mutations `cases` (one to three edits each, case `k` drawn from its own seed, so
+/// that any range of cases can be run alone), spread over the small scenes; prints a line
+/// every `report` cases (0: none); returns how many were accepted.
+fn run(cases: std::ops::Range<u64>, report: u64) -> u64 {
     let scenes = small_scenes();
     assert!(scenes.len() >= 10, "only {} small scenes", scenes.len());
     for (path, text) in &scenes {
         assert!(check(path, 0, text), "{} does not parse", path.display());
     }
-    let mut rng = SplitMix64(0x5CE_4E5);
     let mut accepted = 0;
-    for case in 0..cases {
+    let t = Instant::now();
+    for case in cases.clone() {
+        if report > 0 && case > cases.start && (case - cases.start).is_multiple_of(report) {
+            println!(
+                "{} cases up to {case} ({accepted} accepted) in {:.0} s",
+                case - cases.start,
+                t.elapsed().as_secs_f64()
+            );
+        }
+        let mut rng = SplitMix64(0x5CE_4E5 ^ case.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let (path, text) = &scenes[rng.below(scenes.len())];
         let mut t = text.clone();
         for _ in 0..1 + rng.below(3) {
@@ -227,21 +238,28 @@ fn run(cases: u64) -> u64 {
 
 #[test]
 fn scene_mutations_ci() {
-    run(3000);
+    run(0..3000, 0);
+}
+
+/// A whole number from the environment variable `name`, else `default`.
+fn env_count(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
-#[ignore = "long: GRAINS_FUZZ_CASES cases (default 100,000)"]
+#[ignore = "long: GRAINS_FUZZ_CASES cases (default 100,000) from case GRAINS_FUZZ_FROM (default 0)"]
 fn scene_mutations_long() {
-    let cases = std::env::var("GRAINS_FUZZ_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(100_000);
+    let cases = env_count("GRAINS_FUZZ_CASES", 100_000);
+    let from = env_count("GRAINS_FUZZ_FROM", 0);
     let t = Instant::now();
-    let accepted = run(cases);
+    let accepted = run(from..from + cases, 10_000);
     let s = t.elapsed().as_secs_f64();
     println!(
-        "{cases} mutated scenes ({accepted} accepted) in {s:.1} s: {:.0} per second",
+        "{cases} mutated scenes, cases {from}..{} ({accepted} accepted) in {s:.1} s: {:.0} per second",
+        from + cases,
         cases as f64 / s
     );
 }

@@ -5,6 +5,7 @@
 
 use crate::launcher::launched_by_mpi;
 use grains::distributed::mpi;
+use grains::distributed::mpi::collective::{CommunicatorCollectives, SystemOperation};
 use grains::distributed::mpi::topology::{Communicator, SimpleCommunicator};
 use grains::World;
 use grains_app::runner::Distribute;
@@ -57,12 +58,26 @@ pub fn split(world: &mut World) -> Result<(), grains::BuildError> {
     world.distribute(SimpleCommunicator::world(), REBALANCE_EVERY)
 }
 
+/// Tells every rank whether this one `failed` and returns the lowest rank that did, if any: a
+/// collective call (every rank of the job makes it at the same point), so that a failure of
+/// one rank alone ends every rank, each by itself, instead of leaving the others waiting for
+/// it in the next collective.
+pub fn first_failed(failed: bool) -> Option<usize> {
+    let world = SimpleCommunicator::world();
+    let mine = if failed { world.rank() } else { world.size() };
+    let mut first = mine;
+    world.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    (first < world.size()).then_some(first as usize)
+}
+
 impl Job {
     /// How the runner makes this rank's share: rank 0 writes.
     pub fn distribute(&self) -> Distribute {
         Distribute {
             split,
+            rank: self.rank,
             writes: self.rank == 0,
+            first_failed,
         }
     }
 

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-mod device_env;
 #[cfg(feature = "mpi")]
 mod distributed;
 mod launcher;
@@ -137,9 +136,6 @@ fn threads(s: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // While the program has one thread, after the arguments (whose errors exit at once): the
-    // GPU loader's Wayland query kept quiet; the directory it makes is removed on return.
-    let _runtime_dir = device_env::quiet_gpu_loader();
     // Without the feature every rank would run the whole scene, all writing one folder.
     #[cfg(not(feature = "mpi"))]
     if let Some(ranks) = launcher::launched_ranks().filter(|&k| k > 1) {
@@ -225,6 +221,16 @@ fn one_line(message: &dyn std::fmt::Display) -> String {
     out
 }
 
+/// The error line of rank `rank` of `size` under mpirun: rank 0's as in one process, another
+/// rank's naming it.
+#[cfg(feature = "mpi")]
+fn rank_error(rank: usize, size: usize, e: &dyn std::fmt::Display) -> String {
+    match rank {
+        0 => format!("error: {}", one_line(e)),
+        r => format!("error (rank {r} of {size}): {}", one_line(e)),
+    }
+}
+
 fn cmd_run(args: RunArgs) -> ExitCode {
     let RunArgs {
         scene: path,
@@ -296,15 +302,26 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         interrupt: None,
     };
     let result = run_distributed(&scene, &opts, distribute);
-    // A refused scene and a failed step fail on every rank alike (each rank reads the same
-    // scene; the ranks agree on a step), so rank 0 says it and each ends; any other error may
-    // be one rank's alone, and that rank ends the whole job lest the others wait for it.
+    // A failed step fails on every rank alike (the ranks agree on a step), so rank 0 says it
+    // and each ends; so does a failed setup or write of the outputs, which the ranks agree
+    // on, said by the rank that failed. Any other error (a rank's GPU failing mid-run) is
+    // one rank's alone, met while the others step: that rank ends the whole job lest the
+    // others wait for it.
     #[cfg(feature = "mpi")]
     if let (Err(e), Some(j)) = (&result, &job) {
         use grains_app::runner::RunError;
-        if !matches!(e, RunError::Health { .. } | RunError::Scene(_)) {
-            eprintln!("error (rank {} of {}): {}", j.rank, j.size, one_line(e));
-            j.abort(1);
+        match e {
+            RunError::Health { .. } => {}
+            RunError::OnRank { rank, error } => {
+                if let Some(e) = error {
+                    eprintln!("{}", rank_error(*rank, j.size, e));
+                }
+                return ExitCode::FAILURE;
+            }
+            _ => {
+                eprintln!("{}", rank_error(j.rank, j.size, e));
+                j.abort(1);
+            }
         }
     }
     if !leader {
@@ -703,10 +720,12 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     #[cfg(feature = "mpi")]
     if let Some(j) = &job {
         j.warn_if_bound(world.settings().threads);
-        // Every rank is refused alike: rank 0 says why.
-        if let Err(e) = distributed::split(&mut world) {
-            if j.rank == 0 {
-                eprintln!("error: {e}");
+        // The ranks agree on a refusal before stepping (one rank may be refused alone: a GPU
+        // it cannot open); the lowest refused rank says why.
+        let split = distributed::split(&mut world);
+        if let Some(first) = distributed::first_failed(split.is_err()) {
+            if let (true, Err(e)) = (first == j.rank, &split) {
+                eprintln!("{}", rank_error(first, j.size, e));
             }
             return ExitCode::FAILURE;
         }

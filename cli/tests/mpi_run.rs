@@ -488,19 +488,8 @@ fn rank_of(pid: u32) -> Option<u32> {
 fn a_rank_killed_ends_the_job_within_seconds() {
     use std::time::{Duration, Instant};
     let dir = tmp("killed");
-    std::fs::create_dir_all(&dir).expect("a folder");
-    // The pour made long (200 s of simulated time): it runs until the kill.
-    let text = std::fs::read_to_string(scene()).expect("the scene");
-    assert!(
-        text.contains("duration = 0.5\n"),
-        "the scene's duration line"
-    );
-    let file = dir.join("long.toml");
-    std::fs::write(
-        &file,
-        text.replace("duration = 0.5\n", "duration = 200.0\n"),
-    )
-    .expect("the scene written");
+    // It runs until the kill.
+    let file = long_scene(&dir);
     let (out, log) = (dir.join("out"), dir.join("stderr.txt"));
     let mut job = Command::new("mpirun")
         .args(["--mca", "mpi_yield_when_idle", "1"])
@@ -567,5 +556,206 @@ fn a_rank_killed_ends_the_job_within_seconds() {
         left.is_empty(),
         "ranks (rank, pid) still running: {left:?}\n{stderr}"
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Waits for `job` at most `secs` seconds; kills it and panics saying `what` if it still runs
+/// then. Returns its exit status and standard error (written to `log`).
+fn ends_within(
+    mut job: std::process::Child,
+    secs: u64,
+    log: &Path,
+    what: &str,
+) -> (std::process::ExitStatus, String) {
+    use std::time::{Duration, Instant};
+    let at = Instant::now();
+    loop {
+        if let Some(status) = job.try_wait().expect("mpirun's status") {
+            return (status, std::fs::read_to_string(log).unwrap_or_default());
+        }
+        if at.elapsed() > Duration::from_secs(secs) {
+            let _ = job.kill();
+            let _ = job.wait();
+            panic!(
+                "{what}: the job still ran after {secs} s\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The one error line of a failed job's standard error, checked: the job failed, no rank
+/// called MPI_Abort, and exactly one line starts with `error`.
+fn one_error_line(status: std::process::ExitStatus, stderr: &str) -> String {
+    assert!(!status.success(), "the job fails: {stderr}");
+    assert!(!stderr.contains("MPI_ABORT"), "no abort: {stderr}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {stderr}");
+    errors[0].to_string()
+}
+
+/// A scene only one rank refuses (a copy of the scene with one more grain, outside the walls,
+/// as a node holding a stale copy would give it; refused when the world is built, after MPI
+/// started) ends every rank within seconds: the ranks agree on the refusal before they step,
+/// the refusing rank says why in the one error line, none calls MPI_Abort, nothing is
+/// written. On 2 ranks (rank 1 refuses) and on 4 (rank 2 refuses).
+#[test]
+fn a_scene_one_rank_refuses_ends_every_rank_with_its_error() {
+    let dir = tmp("one-refuses");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let good = scene();
+    let text = std::fs::read_to_string(&good).expect("the scene");
+    let bad = dir.join("stale.toml");
+    std::fs::write(
+        &bad,
+        text + "\n[[bodies]]\ngenerator = \"single\"\nname = \"stray\"\nradius = 0.005\n\
+                density = 2500.0\nmaterial = \"glass\"\nposition = [5.0, 0.0, 0.05]\n",
+    )
+    .expect("the stale copy written");
+    for (before, after, rank) in [(1, 0, 1), (2, 1, 2)] {
+        let out = dir.join(format!("out{rank}"));
+        let log = dir.join(format!("stderr{rank}.txt"));
+        // One application context per group of ranks (`mpirun … : …`), each with its scene.
+        let app = |n: usize, file: &Path| -> Vec<std::ffi::OsString> {
+            let n = n.to_string();
+            let args = ["-np", &n, GRAINS, "run"].map(std::ffi::OsString::from);
+            let tail = [file.as_os_str(), "--out".as_ref(), out.as_os_str()];
+            args.into_iter().chain(tail.map(Into::into)).collect()
+        };
+        let mut contexts = vec![app(before, &good), app(1, &bad)];
+        if after > 0 {
+            contexts.push(app(after, &good));
+        }
+        let job = Command::new("mpirun")
+            .args(["--mca", "mpi_yield_when_idle", "1"])
+            .args(["--allow-run-as-root", "--oversubscribe"])
+            .args(contexts.join(&std::ffi::OsString::from(":")))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("the log file"))
+            .spawn()
+            .expect("mpirun (openmpi-bin) runs");
+        let ranks = before + 1 + after;
+        let (status, stderr) = ends_within(job, 30, &log, &format!("rank {rank} refused"));
+        let error = one_error_line(status, &stderr);
+        assert!(
+            error.starts_with(&format!("error (rank {rank} of {ranks}): "))
+                && error.contains("stale.toml")
+                && error.contains("outside the box"),
+            "{error}"
+        );
+        assert!(!out.exists(), "nothing written: {}", out.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The distributed pour made long (200 s of simulated time), in `dir`.
+fn long_scene(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(scene()).expect("the scene");
+    assert!(
+        text.contains("duration = 0.5\n"),
+        "the scene's duration line"
+    );
+    std::fs::create_dir_all(dir).expect("a folder");
+    let file = dir.join("long.toml");
+    std::fs::write(
+        &file,
+        text.replace("duration = 0.5\n", "duration = 200.0\n"),
+    )
+    .expect("the scene written");
+    file
+}
+
+/// `mpirun -np 2 grains run SCENE --out OUT` started in the background, its standard error
+/// into `log`.
+fn start_two_ranks(scene: &Path, out: &Path, log: &Path) -> std::process::Child {
+    Command::new("mpirun")
+        .args(["--mca", "mpi_yield_when_idle", "1"])
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
+        .arg("run")
+        .arg(scene)
+        .args(["--threads", "1", "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(log).expect("the log file"))
+        .spawn()
+        .expect("mpirun (openmpi-bin) runs")
+}
+
+/// A write of the outputs failing on the rank that writes them (rank 0; here its `frames`
+/// folder replaced by a file while the run goes, as a folder a user removes) ends every rank
+/// within seconds: the ranks agree on the failure at the next step handed to the writer, rank
+/// 0 says it in the one error line, none calls MPI_Abort.
+#[test]
+fn a_failed_write_on_the_writing_rank_ends_every_rank_with_one_error() {
+    use std::time::{Duration, Instant};
+    let dir = tmp("write-fails");
+    let file = long_scene(&dir);
+    let (out, log) = (dir.join("out"), dir.join("stderr.txt"));
+    let mut job = start_two_ranks(&file, &out, &log);
+    let frames = out.join("frames");
+    let started = Instant::now();
+    while !frames.join("frame_000000025.vtu").exists() {
+        if let Some(status) = job.try_wait().expect("mpirun's status") {
+            panic!("the job ended before its second frame: {status}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no second frame within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(&frames).expect("frames/ removed");
+    std::fs::write(&frames, b"not a folder").expect("a file in its place");
+    let (status, stderr) = ends_within(job, 30, &log, "frames/ replaced by a file");
+    let error = one_error_line(status, &stderr);
+    assert!(
+        error.starts_with("error: output folder ") && error.contains("writing results failed"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A small file system mounted for a test, unmounted when dropped.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// The writing rank's disk full (its output folder on a 400 KiB tmpfs, which the first frames
+/// fill) ends every rank within seconds with rank 0's one error line, saying so, and no
+/// MPI_Abort. Skipped where this process may not mount a tmpfs (not root, or a container
+/// without the capability).
+#[test]
+#[cfg(target_os = "linux")]
+fn a_full_disk_on_the_writing_rank_ends_every_rank_with_one_error() {
+    let dir = tmp("disk-full");
+    let file = long_scene(&dir);
+    let disk = dir.join("disk");
+    std::fs::create_dir_all(&disk).expect("a mount point");
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=400k", "tmpfs"])
+        .arg(&disk)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        let _ = std::fs::remove_dir_all(dir);
+        return;
+    }
+    let guard = Mounted(disk.clone());
+    let (out, log) = (disk.join("out"), dir.join("stderr.txt"));
+    let job = start_two_ranks(&file, &out, &log);
+    let (status, stderr) = ends_within(job, 120, &log, "the disk full");
+    let error = one_error_line(status, &stderr);
+    assert!(
+        error.starts_with("error: output folder ") && error.contains("No space left on device"),
+        "{error}"
+    );
+    drop(guard);
     let _ = std::fs::remove_dir_all(dir);
 }

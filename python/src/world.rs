@@ -121,8 +121,8 @@ impl PyWorld {
                     }
                 }
             }
-            // The host copy is brought up to date (GPU), even after an interruption.
-            // with the health checks on it when no read-back checked it yet.
+            // The host copy is brought up to date (GPU), even after an interruption, with the
+            // health checks on it when no read-back checked it yet.
             match world.sync_checked() {
                 Err(e) if result.is_ok() => Err(step_error(e)),
                 _ => result,

@@ -3,10 +3,14 @@
 import _thread
 import ast
 import inspect
+import os
 import pathlib
 import pickle
+import random
+import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -212,6 +216,80 @@ def test_ctrl_c_stops_a_long_step_between_steps(pile_scene, ctrl_c):
     assert np.isfinite(world.positions).all()
 
 
+# A child that steps a world on two threads (so that the solver's workers meet at its barrier)
+# for ever, `tries` times: it says "stepping" before each `step(10**12)` and "stopped" when
+# KeyboardInterrupt ends it. On the odd tries a thread of its own sends the SIGINT (as a
+# `threading.Timer` does); on the even ones the test does, from outside, like a terminal.
+INTERRUPTED_CHILD = """
+import os, random, signal, sys, threading
+import grains
+signal.signal(signal.SIGINT, signal.default_int_handler)
+world = grains.load_scene(sys.argv[1], threads=2)
+rng = random.Random(7)
+for k in range(int(sys.argv[2])):
+    try:
+        if k % 2:
+            delay = rng.uniform(0.0, 0.3)
+            threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+        print("stepping", flush=True)
+        world.step(10**12)
+        print("returned", flush=True)
+    except KeyboardInterrupt:
+        print("stopped", world.steps, flush=True)
+"""
+
+
+class Lines:
+    """The lines a child prints, read as they come, with a deadline that counts only the time
+    this process ran (a pause of the whole machine, SIGSTOP, does not use it up)."""
+
+    def __init__(self, child):
+        self.child, self.buffer = child, b""
+
+    def next(self, seconds):
+        waited = 0.0
+        while b"\n" not in self.buffer:
+            if waited > seconds:
+                return None
+            start = time.monotonic()
+            ready, _, _ = select.select([self.child.stdout], [], [], 0.1)
+            if ready:
+                chunk = os.read(self.child.stdout.fileno(), 4096)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+            waited += min(time.monotonic() - start, 0.2)
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line.decode()
+
+
+def test_ctrl_c_stops_step_every_time_within_seconds(pile_scene):
+    # 20 SIGINTs at random instants of a world.step(10**12) on two threads, half from outside,
+    # half from a thread of the stepping process: each ends the step with KeyboardInterrupt
+    # within 10 s (it takes about 50 ms), and the world steps on after each.
+    tries = 20
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_CHILD, str(pile_scene), str(tries)],
+        stdout=subprocess.PIPE,
+        bufsize=0,
+    )
+    lines, rng = Lines(child), random.Random(11)
+    try:
+        for k in range(tries):
+            line = lines.next(120 if k == 0 else 10)
+            assert line == "stepping", f"try {k}: {line!r} instead of stepping"
+            if k % 2 == 0:
+                time.sleep(rng.uniform(0.0, 0.3))
+                child.send_signal(signal.SIGINT)
+            line = lines.next(10)
+            assert line is not None, f"try {k}: the step went on 10 s after SIGINT"
+            assert line.startswith("stopped"), f"try {k}: {line!r}"
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+        child.wait()
+
+
 def test_scene_errors_carry_file_line_and_key(pile_scene, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(pile_scene.read_text().replace("h = 0.002", "h = -0.002"))
@@ -305,6 +383,25 @@ def test_the_gpu_backend_is_selected_as_on_the_command_line(pile_scene, tmp_path
     assert world.steps == 50
     assert np.abs(p - cpu.positions).max() < 1e-5 * 0.005
     assert len(world.contacts()["gap"]) == world.stats()["contacts"]
+
+
+def test_a_gpu_world_opened_without_xdg_runtime_dir_prints_no_loader_lines(pile_scene, tmp_path):
+    # Mesa's device-selection layer asks Wayland for the display's GPU; without
+    # XDG_RUNTIME_DIR, libwayland printed two `error: XDG_RUNTIME_DIR …` lines for every GPU
+    # world built. What else the process writes to stderr meanwhile still comes out, in order.
+    code = (
+        "import sys, grains\n"
+        "print('before', file=sys.stderr, flush=True)\n"
+        f"w = grains.load_scene({str(gpu_scene(pile_scene, tmp_path))!r}, backend='gpu')\n"
+        "w.step(2)\n"
+        "print('after', file=sys.stderr, flush=True)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET")}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if "no GPU adapter" in run.stderr:
+        pytest.skip("no GPU adapter")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.split() == ["before", "after"], run.stderr
 
 
 def test_in_a_world_whose_grains_come_and_go_the_state_properties_are_copies():

@@ -24,12 +24,17 @@ pub struct Gpu {
 impl Gpu {
     /// Opens the first adapter (high performance preferred; software devices allowed).
     pub fn open() -> Result<Self, GpuError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        }))
+        // Listing the adapters may make the Wayland client print outside the program's
+        // one-error-line contract (see `quiet`).
+        let adapter = crate::quiet::quietly(|| {
+            let instance = wgpu::Instance::new(
+                wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+            );
+            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            }))
+        })
         .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
         let name = adapter.get_info().name;
         let limits = adapter.limits();

@@ -14,6 +14,7 @@ mod inertia;
 mod mesh;
 mod profiler;
 mod programs;
+mod quiet;
 mod step;
 mod traffic;
 

@@ -43,7 +43,6 @@ use grains::world::World;
 use grains::WorldBuilder;
 use origin::Origins;
 use spec::SceneSpec;
-use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -56,7 +55,7 @@ pub const MAX_BODIES: usize = 100_000_000;
 /// The most worker threads a scene's `threads` may ask for: the engine's bound.
 pub use grains::settings::MAX_THREADS;
 
-/// The largest scene file read, in bytes (16 MiB); a larger one (or `/dev/zero`) is refused.
+/// The largest scene file read, in bytes (16 MiB); a larger one is refused.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Why a scene file could not be used. Every variant names the file; those about a value also
@@ -158,16 +157,10 @@ impl Scene {
             file: path.to_path_buf(),
             reason,
         };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(|e| unreadable(e.to_string()))?;
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err(unreadable(format!(
-                "larger than {} MiB, the most a scene file may be",
-                MAX_FILE_BYTES >> 20
-            )));
-        }
+        // A FIFO (no writer: `open` would block for ever), a device or a folder is refused
+        // before it is opened.
+        let bytes =
+            crate::input::read_regular(path, MAX_FILE_BYTES, "a scene file").map_err(unreadable)?;
         let src =
             String::from_utf8(bytes).map_err(|e| unreadable(format!("not UTF-8 text ({e})")))?;
         Scene::parse(path, &src)
