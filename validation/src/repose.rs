@@ -96,10 +96,21 @@ pub const REPOSE_LIFT: f32 = 0.25;
 /// A slower lift (m/s) for the study: a gentler pour, closer to the quasi-static angle.
 pub const REPOSE_LIFT_SLOW: f32 = 0.08;
 
+/// Layers of the 8 × 8 lattice of grains in the tube of `scenes/repose_pile.toml`: 32, filled
+/// to 2016 grains (63 a layer on average; the last layer half full).
+pub const REPOSE_LAYERS: u32 = 32;
+
 /// Heaps the grains of `scenes/repose_pile.toml` in `setup` with their rolling length set to
 /// `rolling` × their radius and the tube lifted at `lift` m/s: runs 0.36 m / `lift` (the tube's
 /// bottom clears the column) plus 0.5 s to settle and measures the heap ([`heap_shape`]).
 pub fn repose(setup: &Setup, rolling: f32, lift: f32) -> Result<Heap, String> {
+    repose_of(setup, rolling, lift, REPOSE_LAYERS)
+}
+
+/// [`repose`] with a column of `layers` layers of the scene's 8 × 8 lattice instead of its 32,
+/// filled to 63 × `layers` grains as the scene's is: the tube is lifted by 0.36 m × `layers` /
+/// 32 (its bottom clears the column), then 0.5 s to settle.
+pub fn repose_of(setup: &Setup, rolling: f32, lift: f32, layers: u32) -> Result<Heap, String> {
     let scene = setup
         .variant("repose_pile", |t| {
             let radius = t
@@ -118,8 +129,18 @@ pub fn repose(setup: &Setup, rolling: f32, lift: f32) -> Result<Heap, String> {
                     g.insert("linear".into(), toml::Value::Array(up.to_vec()));
                 }
             }
+            if layers != REPOSE_LAYERS {
+                if let Some(toml::Value::Array(b)) = t.get_mut("bodies") {
+                    if let Some(toml::Value::Table(g)) = b.first_mut() {
+                        let counts = [8, 8, i64::from(layers)].map(toml::Value::Integer);
+                        g.insert("counts".into(), toml::Value::Array(counts.to_vec()));
+                        g.insert("count".into(), toml::Value::Integer(63 * i64::from(layers)));
+                    }
+                }
+            }
             if let Some(toml::Value::Table(m)) = t.get_mut("scene") {
-                let duration = 0.36 / lift as f64 + 0.5;
+                let rise = 0.36 * f64::from(layers) / f64::from(REPOSE_LAYERS);
+                let duration = rise / lift as f64 + 0.5;
                 m.insert("duration".into(), toml::Value::Float(duration));
             }
         })

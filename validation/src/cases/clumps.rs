@@ -8,7 +8,7 @@
 //! (`grains_kernels::clump`).
 
 use crate::case::{About, Case, CaseError, Setup};
-use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4, WorldBuilder};
+use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4, World, WorldBuilder};
 
 /// V23's member radius (m).
 pub const V23_RADIUS: f32 = 0.04;
@@ -106,9 +106,22 @@ pub fn v23(threads: Option<usize>) -> Result<ClumpAtRest, CaseError> {
 
 /// Runs V23 in the floor world of `b` (a plane z = 0 and friction 0.5, step V23_H: the
 /// backend and solver are the caller's).
-pub fn v23_in(mut b: WorldBuilder) -> Result<ClumpAtRest, CaseError> {
-    let template = v23_template();
-    let clump = b.clump_template(&template);
+pub fn v23_in(b: WorldBuilder) -> Result<ClumpAtRest, CaseError> {
+    v23_steps_in(b, V23_STEPS)
+}
+
+/// [`v23_in`] stepped `steps` steps instead of V23's [`V23_STEPS`].
+pub fn v23_steps_in(b: WorldBuilder, steps: u64) -> Result<ClumpAtRest, CaseError> {
+    let mut w = v23_world(b)?;
+    for _ in 0..steps {
+        w.step()?;
+    }
+    v23_measure(&mut w)
+}
+
+/// V23's clump dropped tilted into the floor world of `b`, built.
+fn v23_world(mut b: WorldBuilder) -> Result<World, CaseError> {
+    let clump = b.clump_template(&v23_template());
     let tilt = Quat::from_rotation_x(0.3) * Quat::from_rotation_y(0.2);
     b.body(Body::clump(
         Vec3::new(0.0, 0.0, 0.12),
@@ -116,10 +129,12 @@ pub fn v23_in(mut b: WorldBuilder) -> Result<ClumpAtRest, CaseError> {
         &clump,
         V23_DENSITY,
     ));
-    let mut w = b.build()?;
-    for _ in 0..V23_STEPS {
-        w.step()?;
-    }
+    Ok(b.build()?)
+}
+
+/// What V23 measures of the clump in `w` (a world of [`v23_world`]) now.
+fn v23_measure(w: &mut World) -> Result<ClumpAtRest, CaseError> {
+    let template = v23_template();
     w.sync_contacts()?;
     let (p, q) = (w.position(0), w.orientation(0));
     let centres: Vec<Vec3> = template

@@ -7,11 +7,19 @@ use grains::{
     Backend, Body, BuildError, ClumpTemplate, Material, Quat, Settings, Snapshot, Solver, Vec3,
     Vec4, WallDesc, World,
 };
-use grains_validation::cases::clumps::{v23_in, V23_H};
+use grains_validation::cases::clumps::{v23_steps_in, V23_H};
+
+/// The steps V23 runs on the GPU: 1 s of V23's 3 s. On lavapipe the clump lands at about 0.1 s,
+/// rocks onto its third member and passes V23's bounds from 0.6 s on (checked every 0.1 s),
+/// with the figures it ends with at 3 s from 1 s on (force error 2.4e-8 of m g, friction 1.3e-8);
+/// at 0.5 s it still turns at 1.8 rad/s, so the test still fails on a clump that is not at
+/// rest.
+const V23_GPU_STEPS: u64 = 1000;
 
 /// V23 on the GPU: the three-sphere clump dropped tilted onto the floor rests level on its three
 /// members, its centre of mass r above the floor and each member's force its statics share of
-/// the weight, to V23's own bounds (1e-4), with projected Jacobi (100 sweeps, ω = 0.5).
+/// the weight, to V23's own bounds (1e-4), with projected Jacobi (100 sweeps, ω = 0.5), after
+/// [`V23_GPU_STEPS`] steps instead of V23's 3 s.
 #[test]
 fn v23_clump_rests_on_gpu() {
     let mut b = World::builder(Settings {
@@ -26,7 +34,7 @@ fn v23_clump_rests_on_gpu() {
     });
     b.material(Material::new(0.5));
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
-    let r = match v23_in(b) {
+    let r = match v23_steps_in(b, V23_GPU_STEPS) {
         Err(e) if e.to_string().contains("no GPU adapter") => {
             return super::common::skipped(&e.to_string())
         }
