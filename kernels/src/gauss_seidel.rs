@@ -34,8 +34,9 @@ const SPLIT_MIN: usize = 32;
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
 /// alternate the order of the other classes. A class of fewer than `SPLIT_MIN` packs, like
 /// the overflow, is relaxed by the first worker alone, and a run of such classes costs one
-/// barrier at its end: the order of the updates, hence the bits, do not depend on the team. `moments`, built on the same packs, adds the
-/// spinning and rolling rows of [`crate::rolling`].
+/// barrier at its end: the order of the updates, hence the bits, do not depend on the team.
+/// `moments`, built on the same packs, adds the spinning and rolling rows of
+/// [`crate::rolling`].
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
     joints: &mut JointRows,
