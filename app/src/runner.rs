@@ -193,6 +193,9 @@ pub struct RunSummary {
     pub session_wall_seconds: f64,
     /// Steps per wall-clock second in the last session (0 when it took none).
     pub session_steps_per_s: f64,
+    /// Seconds each stage of the step took in the last session, by stage name (`None` where
+    /// the backend has no stage times, as on a GPU without timestamps).
+    pub session_stage_seconds: Option<BTreeMap<String, f64>>,
     /// Mean solver sweeps per step, all sessions (GPU: over the steps read back).
     pub iterations_mean: f64,
     /// Mean ε̂-active contacts per step, all sessions (GPU: over the steps read back).
@@ -1068,6 +1071,11 @@ fn summarise(
         body_steps_per_s: per_second(record.taken * world.len() as u64, wall),
         session_wall_seconds: session.1,
         session_steps_per_s: per_second(session.0, session.1),
+        session_stage_seconds: world.stage_times().map(|t| {
+            (grains::Stage::ALL.iter())
+                .map(|&stage| (stage.name().to_string(), t.seconds(stage)))
+                .collect()
+        }),
         iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
         contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
         frames,

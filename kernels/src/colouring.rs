@@ -1,5 +1,17 @@
 //! Stage 5, prepare (Gauss–Seidel): greedy colouring of the contact graph: no two contacts of one
 //! colour share a dynamic body, so a colour's contacts can be relaxed in parallel by Gauss–Seidel.
+//!
+//! With the bodies in space order ([`crate::space_order`]), the bed is first cut into blocks:
+//! consecutive ranges of slots (slabs of the grid's cells) holding about as many contacts each.
+//! A contact belongs to the block of its lower dynamic body's slot when its other dynamic body
+//! lies in the same block or the next one. The blocks of even index then touch pairwise
+//! different bodies (block k only bodies of blocks k and k + 1), as do the odd ones, so a sweep
+//! relaxes all even blocks at once, each by one worker in its own colour order, then all odd
+//! blocks, then the contacts of no block (those reaching further, and a block's contacts beyond
+//! its 64 colours) in shared colour classes split among the workers. The order of the updates
+//! that can touch a common body is fixed by the bed alone, never by the team, so the bits are
+//! the same for any number of threads; a sweep costs two meetings of the team where the shared
+//! classes alone cost one per colour.
 
 use crate::layout::{BodyKind, ContactRow, NO_BODY};
 use crate::parallel::exclusive_scan;
@@ -7,85 +19,255 @@ use crate::parallel::exclusive_scan;
 /// Colours used before contacts go to the serial overflow class.
 pub const COLOURS: usize = 64;
 
-/// Contacts grouped by colour: colour c is `order[start[c]..start[c + 1]]`; the last class
-/// (index [`COLOURS`]) is the overflow, relaxed one contact at a time.
+/// The most blocks a bed is cut into.
+const MAX_BLOCKS: usize = 64;
+
+/// The fewest contacts a block holds on average (smaller beds are cut into fewer blocks, or
+/// none below four).
+const BLOCK_CONTACTS: usize = 1024;
+
+/// The largest share of a bed's contacts that may reach beyond the next block (1/16): a
+/// cut that leaves more (blocks thinner than a layer of cells) is redone with half the blocks.
+const FAR_SHARE: usize = 16;
+
+/// Contacts grouped by class: class c is `order[start[c]..start[c + 1]]`. The classes of the
+/// blocks come first, block after block ([`Blocks`]), then the [`COLOURS`] shared colour
+/// classes and the overflow (the last class), relaxed one contact at a time.
 #[derive(Default)]
 pub struct Colouring {
-    /// Contact indices grouped by colour, ascending within a colour.
+    /// Contact indices grouped by class (ascending within a class in body order; by the slot of
+    /// their lower body, then index, in space order).
     pub order: Vec<u32>,
-    /// Offsets of the colour classes (length `COLOURS + 2`).
+    /// Offsets of the classes (the blocks' classes, then `COLOURS + 1` shared ones).
     pub start: Vec<u32>,
-    colour: Vec<u8>,
-    used: Vec<u64>,
+    /// The blocks' classes.
+    pub blocks: Blocks,
+    /// Class of each contact: block b's colour c is `64 b + c`, shared colour c is
+    /// `64 × blocks + c` (before the empty classes of the blocks are dropped).
+    class: Vec<u32>,
+    /// Colours used at each body, one mask per pass (even blocks, odd blocks, shared).
+    used: Vec<[u64; 3]>,
     counts: Vec<u32>,
     cursor: Vec<u32>,
-    /// The contacts sorted by the key of [`Self::order_classes_by`].
-    by_key: Vec<u32>,
+    /// Each contact's slot range (its lower and upper dynamic body).
+    span: Vec<[u32; 2]>,
+    /// The block of each slot.
+    block_of: Vec<u32>,
+    /// Contacts whose lower slot is below each slot (then the next free place of each slot).
+    per_slot: Vec<u32>,
+    /// The contacts sorted by their lower slot.
+    by_slot: Vec<u32>,
+    /// The class keys in the order a sweep runs them, each key's class, and the classes' sizes.
+    runs: Vec<usize>,
+    index: Vec<u32>,
+    sizes: Vec<u32>,
+}
+
+/// The blocks of a [`Colouring`], as ranges of its classes: block b (in the order even blocks
+/// first, then odd) is classes `class[b]..class[b + 1]`, and blocks `0..odd` are the even ones.
+/// No blocks (`class` empty): every contact is in the shared classes.
+#[derive(Default, Clone, Debug, PartialEq)]
+pub struct Blocks {
+    /// Class offsets of the blocks (length blocks + 1, or 0).
+    pub class: Vec<u32>,
+    /// Number of even blocks.
+    pub odd: usize,
+}
+
+impl Blocks {
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.class.len().saturating_sub(1)
+    }
+
+    /// Whether the bed was not cut.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first shared class (the blocks' classes come before it).
+    pub fn shared(&self) -> usize {
+        self.class.last().map_or(0, |&c| c as usize)
+    }
 }
 
 impl Colouring {
-    /// Colours the contacts in order, each with the lowest colour free at both its bodies.
+    /// Colours the contacts in order, each with the lowest colour free at both its bodies, in
+    /// the shared classes only (bodies in the order given; each class in contact order).
     pub fn build(&mut self, rows: &[ContactRow], kind: &[u32]) {
-        self.used.clear();
-        self.used.resize(kind.len(), 0);
-        self.colour.clear();
-        self.counts.clear();
-        self.counts.resize(COLOURS + 1, 0);
-        let dynamic = |b: u32| b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
-        for r in rows {
-            let mut taken = 0u64;
-            for b in [r.body_a, r.body_b] {
-                if dynamic(b) {
-                    taken |= self.used[b as usize];
-                }
-            }
-            let c = (!taken).trailing_zeros() as usize;
-            if c < COLOURS {
-                for b in [r.body_a, r.body_b] {
-                    if dynamic(b) {
-                        self.used[b as usize] |= 1 << c;
-                    }
-                }
-            }
-            self.colour.push(c.min(COLOURS) as u8);
-            self.counts[c.min(COLOURS)] += 1;
-        }
-        exclusive_scan(&self.counts, &mut self.start);
-        self.order.resize(rows.len(), 0);
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.start);
-        for (i, &c) in self.colour.iter().enumerate() {
-            self.order[self.cursor[c as usize] as usize] = i as u32;
-            self.cursor[c as usize] += 1;
-        }
+        self.colour(rows, kind, None);
     }
 
-    /// Sorts the contacts of each colour by their `key` (one per contact, each below `keys`),
-    /// then by index, leaving the overflow class in contact order: a counting sort,
-    /// O(contacts + keys). Within a colour no two contacts share a dynamic body, so the order in
-    /// which a sweep relaxes them does not change its result; the overflow's contacts may, so
-    /// its order stays.
-    pub fn order_classes_by(&mut self, key: &[u32], keys: usize) {
-        debug_assert_eq!(key.len(), self.colour.len());
-        self.counts.clear();
-        self.counts.resize(keys, 0);
-        for &k in key {
-            self.counts[k as usize] += 1;
-        }
-        exclusive_scan(&self.counts, &mut self.cursor);
-        self.by_key.resize(key.len(), 0);
-        for (c, &k) in key.iter().enumerate() {
-            self.by_key[self.cursor[k as usize] as usize] = c as u32;
-            self.cursor[k as usize] += 1;
-        }
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.start);
-        for &c in &self.by_key {
-            let colour = self.colour[c as usize] as usize;
-            if colour < COLOURS {
-                self.order[self.cursor[colour] as usize] = c;
-                self.cursor[colour] += 1;
+    /// Cuts the bed into blocks by the bodies' `slot` (a permutation of `0..kind.len()` in
+    /// space order) and colours each block's contacts and the rest, each contact with the
+    /// lowest colour free at both its bodies among those of its pass; each class is sorted by
+    /// the slot of its lower body (then contact index).
+    pub fn build_in_blocks(
+        &mut self,
+        rows: &[ContactRow],
+        kind: &[u32],
+        slot: impl Fn(u32) -> u32,
+    ) {
+        self.colour(rows, kind, Some(&slot));
+    }
+
+    fn colour(&mut self, rows: &[ContactRow], kind: &[u32], slot: Option<&dyn Fn(u32) -> u32>) {
+        let dynamic = |b: u32| b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
+        let blocks = match slot {
+            Some(slot) => self.cut(rows, kind.len(), &dynamic, slot),
+            None => 0,
+        };
+        let used = &mut self.used;
+        used.clear();
+        used.resize(kind.len(), [0; 3]);
+        // The lowest colour free at the contact's dynamic bodies in `pass`, taken there.
+        let mut pick = |r: &ContactRow, pass: usize| {
+            let bodies = [r.body_a, r.body_b].map(|b| dynamic(b).then_some(b as usize));
+            let taken = bodies.iter().flatten().fold(0, |t, &b| t | used[b][pass]);
+            let c = (!taken).trailing_zeros() as usize;
+            if c < COLOURS {
+                bodies
+                    .iter()
+                    .flatten()
+                    .for_each(|&b| used[b][pass] |= 1 << c);
             }
+            c
+        };
+        let block_of = &self.block_of;
+        let shared = (COLOURS * blocks) as u32;
+        self.class.clear();
+        for (i, r) in rows.iter().enumerate() {
+            let block = (blocks > 0)
+                .then(|| self.span[i].map(|s| block_of[s as usize]))
+                .and_then(|[a, b]| (b - a <= 1).then_some(a));
+            let in_block = block.and_then(|k| {
+                let c = pick(r, k as usize % 2);
+                (c < COLOURS).then_some(COLOURS as u32 * k + c as u32)
+            });
+            let class = in_block.unwrap_or_else(|| shared + pick(r, 2).min(COLOURS) as u32);
+            self.class.push(class);
+        }
+        self.group(blocks, slot.is_some());
+    }
+
+    /// Chooses the blocks for `rows` (fills `span`, `per_slot` and `block_of`): up to
+    /// [`MAX_BLOCKS`] of about [`BLOCK_CONTACTS`] contacts or more, halved while more than
+    /// 1/[`FAR_SHARE`] of the contacts reach beyond the next block; returns their number (0:
+    /// fewer than four fit).
+    fn cut(
+        &mut self,
+        rows: &[ContactRow],
+        slots: usize,
+        dynamic: &dyn Fn(u32) -> bool,
+        slot: &dyn Fn(u32) -> u32,
+    ) -> usize {
+        self.span.clear();
+        self.span.extend(rows.iter().map(|r| {
+            let [a, b] = [r.body_a, r.body_b].map(|b| dynamic(b).then(|| slot(b)));
+            match (a, b) {
+                (Some(a), Some(b)) => [a.min(b), a.max(b)],
+                (Some(s), None) | (None, Some(s)) => [s, s],
+                // Contacts of no dynamic body constrain nothing: slot 0.
+                (None, None) => [0, 0],
+            }
+        }));
+        // Contacts up to each lower slot: the cuts fall where the sum crosses a share.
+        let below = &mut self.per_slot;
+        below.clear();
+        below.resize(slots + 1, 0);
+        for &[lo, _] in &self.span {
+            below[lo as usize + 1] += 1;
+        }
+        for s in 1..=slots {
+            below[s] += below[s - 1];
+        }
+        let total = rows.len();
+        // A power of two, so that each pass's blocks split evenly between 2, 4, … workers.
+        let mut blocks = MAX_BLOCKS;
+        while blocks * BLOCK_CONTACTS > total {
+            blocks /= 2;
+        }
+        while blocks >= 4 {
+            // The cuts, as each slot's block.
+            let block_of = &mut self.block_of;
+            block_of.clear();
+            for k in 0..blocks {
+                let share = (total * (k + 1) / blocks) as u32;
+                let end = match k + 1 {
+                    b if b == blocks => slots,
+                    _ => below.partition_point(|&c| c <= share).saturating_sub(1),
+                };
+                block_of.resize(end.max(block_of.len()), k as u32);
+            }
+            let far = self
+                .span
+                .iter()
+                .filter(|&&[lo, hi]| block_of[hi as usize] - block_of[lo as usize] > 1)
+                .count();
+            if far * FAR_SHARE <= total {
+                return blocks;
+            }
+            blocks /= 2;
+        }
+        0
+    }
+
+    /// Groups the contacts by `class` into `order`, `start` and `blocks`, dropping the blocks'
+    /// empty classes; within a class by lower slot, then index (`by_slot`), or by index.
+    fn group(&mut self, blocks: usize, by_slot: bool) {
+        let keys = COLOURS * blocks + COLOURS + 1;
+        let counts = &mut self.counts;
+        counts.clear();
+        counts.resize(keys, 0);
+        for &c in &self.class {
+            counts[c as usize] += 1;
+        }
+        // The classes in the order a sweep runs them: even blocks, odd blocks, shared.
+        let runs = &mut self.runs;
+        runs.clear();
+        let (block_class, odd) = (&mut self.blocks.class, &mut self.blocks.odd);
+        block_class.clear();
+        *odd = blocks.div_ceil(2);
+        for k in (0..blocks).step_by(2).chain((1..blocks).step_by(2)) {
+            block_class.push(runs.len() as u32);
+            runs.extend((COLOURS * k..COLOURS * (k + 1)).filter(|&c| counts[c] > 0));
+        }
+        if blocks > 0 {
+            block_class.push(runs.len() as u32);
+        }
+        runs.extend(COLOURS * blocks..keys);
+        // Each key's class (keys of empty block classes are never looked up).
+        let index = &mut self.index;
+        index.resize(keys, 0);
+        for (i, &key) in runs.iter().enumerate() {
+            index[key] = i as u32;
+        }
+        let sizes = &mut self.sizes;
+        sizes.clear();
+        sizes.extend(runs.iter().map(|&key| counts[key]));
+        exclusive_scan(sizes, &mut self.start);
+        let cursor = &mut self.cursor;
+        cursor.clear();
+        cursor.extend_from_slice(&self.start);
+        let contacts = self.class.len();
+        self.order.resize(contacts, 0);
+        let by_lower_slot = &mut self.by_slot;
+        by_lower_slot.clear();
+        if by_slot {
+            // A counting sort by lower slot: `per_slot` holds the contacts below each slot.
+            by_lower_slot.resize(contacts, 0);
+            let next = &mut self.per_slot;
+            for (c, &[lo, _]) in self.span.iter().enumerate() {
+                by_lower_slot[next[lo as usize] as usize] = c as u32;
+                next[lo as usize] += 1;
+            }
+        } else {
+            by_lower_slot.extend(0..contacts as u32);
+        }
+        for &c in by_lower_slot.iter() {
+            let k = index[self.class[c as usize] as usize] as usize;
+            self.order[cursor[k] as usize] = c;
+            cursor[k] += 1;
         }
     }
 }
@@ -104,33 +286,47 @@ mod tests {
         }
     }
 
-    /// Checks the colouring of `rows`: every contact in exactly one class, ascending within it,
-    /// and no two contacts of a colour (the overflow class apart) sharing a dynamic body.
+    /// Checks the colouring of `rows`: every contact in exactly one class; no two contacts of a
+    /// class (the overflow, the last, apart) sharing a dynamic body; no two blocks of one pass
+    /// sharing a dynamic body; `COLOURS + 1` shared classes after the blocks' classes.
     fn assert_valid(c: &Colouring, rows: &[ContactRow], kind: &[u32]) {
-        assert_eq!(c.start.len(), COLOURS + 2);
-        assert_eq!(*c.start.last().unwrap() as usize, rows.len());
+        let classes = c.start.len() - 1;
+        assert_eq!(classes - c.blocks.shared(), COLOURS + 1);
+        assert_eq!(c.start[classes] as usize, rows.len());
         let mut seen = c.order.clone();
         seen.sort_unstable();
         assert_eq!(seen, (0..rows.len() as u32).collect::<Vec<_>>());
-        for colour in 0..COLOURS {
-            let class = &c.order[c.start[colour] as usize..c.start[colour + 1] as usize];
-            assert!(class.windows(2).all(|w| w[0] < w[1]), "colour {colour}");
+        let dynamic = |b: u32| b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
+        let class = |k: usize| &c.order[c.start[k] as usize..c.start[k + 1] as usize];
+        let bodies = |k: usize| {
+            let pairs = class(k)
+                .iter()
+                .map(|&i| [rows[i as usize].body_a, rows[i as usize].body_b]);
+            pairs.flatten().filter(|&b| dynamic(b)).collect::<Vec<_>>()
+        };
+        for k in 0..classes - 1 {
             let mut touched = std::collections::HashSet::new();
-            for &i in class {
-                let r = rows[i as usize];
-                for b in [r.body_a, r.body_b] {
-                    let dynamic = b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
-                    assert!(
-                        !dynamic || touched.insert(b),
-                        "colour {colour}: body {b} in two contacts"
-                    );
+            for b in bodies(k) {
+                assert!(touched.insert(b), "class {k}: body {b} in two contacts");
+            }
+        }
+        let b = &c.blocks;
+        for pass in [0..b.odd, b.odd..b.len()] {
+            let mut owner = std::collections::HashMap::new();
+            for block in pass {
+                for k in b.class[block] as usize..b.class[block + 1] as usize {
+                    for body in bodies(k) {
+                        let first = *owner.entry(body).or_insert(block);
+                        assert_eq!(first, block, "body {body} in two blocks of a pass");
+                    }
                 }
             }
         }
     }
 
     /// A random contact graph of 200 bodies (every tenth fixed, every tenth kinematic) with
-    /// body–body and wall contacts: a valid colouring in few colours, with no overflow.
+    /// body–body and wall contacts, in body order: a valid colouring in few shared colours,
+    /// ascending within each, with no blocks and no overflow.
     #[test]
     fn no_colour_shares_a_dynamic_body() {
         let mut random = Lcg::new(3);
@@ -155,37 +351,68 @@ mod tests {
         let mut c = Colouring::default();
         c.build(&rows, &kind);
         assert_valid(&c, &rows, &kind);
+        assert!(c.blocks.is_empty());
         assert_eq!(c.start[COLOURS], c.start[COLOURS + 1], "no overflow");
+        for k in 0..COLOURS {
+            let class = &c.order[c.start[k] as usize..c.start[k + 1] as usize];
+            assert!(class.windows(2).all(|w| w[0] < w[1]), "colour {k}");
+        }
     }
 
-    /// Sorting the classes by a key keeps each class's contacts (a valid colouring still),
-    /// orders them by the key, and leaves the overflow in contact order.
+    /// The contacts of a cubic lattice of 24 × 24 × 24 bodies (each with its six neighbours and
+    /// every bottom body with the floor), numbered along x, then y, then z as the grid's cells
+    /// are: cut into 16 blocks of slabs (whose contacts reach at most the next slab), every
+    /// contact in a block, each class sorted by the slot of its lower body. Numbered at random
+    /// instead, the contacts reach everywhere: no blocks, all in the shared colours.
     #[test]
-    fn classes_sorted_by_a_key_keep_their_contacts_and_the_overflow_its_order() {
-        let kind = vec![BodyKind::Dynamic as u32; 200];
-        let mut rows: Vec<ContactRow> = (0..150).map(|b| contact(b, b + 1)).collect();
-        rows.extend((0..70).map(|_| contact(199, NO_BODY)));
-        let mut c = Colouring::default();
-        c.build(&rows, &kind);
-        let before = c.order.clone();
-        let keys: Vec<u32> = rows.iter().map(|r| 1000 - r.body_a).collect();
-        let key = |i: u32| keys[i as usize];
-        c.order_classes_by(&keys, 1001);
-        for colour in 0..=COLOURS {
-            let range = c.start[colour] as usize..c.start[colour + 1] as usize;
-            let (mut old, new) = (before[range.clone()].to_vec(), &c.order[range]);
-            if colour == COLOURS {
-                assert_eq!(new, old.as_slice(), "the overflow keeps its order");
-                assert!(!new.is_empty());
-                continue;
+    fn a_lattice_in_space_order_is_cut_into_slabs() {
+        let n = 24u32;
+        let at = |x: u32, y: u32, z: u32| x + n * (y + n * z);
+        let mut rows = Vec::new();
+        for (x, y, z) in (0..n * n * n).map(|b| (b % n, b / n % n, b / (n * n))) {
+            let b = at(x, y, z);
+            for (near, there) in [(x + 1, at(x + 1, y, z)), (y + 1, at(x, y + 1, z))] {
+                if near < n {
+                    rows.push(contact(b, there));
+                }
             }
-            assert!(
-                new.windows(2).all(|w| key(w[0]) <= key(w[1])),
-                "colour {colour}"
-            );
-            old.sort_unstable_by_key(|&i| (key(i), i));
-            assert_eq!(new, old.as_slice(), "colour {colour} keeps its contacts");
+            if z + 1 < n {
+                rows.push(contact(b, at(x, y, z + 1)));
+            }
+            if z == 0 {
+                rows.push(contact(b, NO_BODY));
+            }
         }
+        let kind = vec![BodyKind::Dynamic as u32; (n * n * n) as usize];
+        let mut c = Colouring::default();
+        c.build_in_blocks(&rows, &kind, |b| b);
+        assert_valid(&c, &rows, &kind);
+        assert_eq!(c.blocks.len(), 16);
+        assert_eq!(c.blocks.shared(), c.start.len() - 1 - (COLOURS + 1));
+        assert_eq!(
+            c.start[c.blocks.shared()] as usize,
+            rows.len(),
+            "all in blocks"
+        );
+        let lower = |i: u32| rows[i as usize].body_a;
+        for k in 0..c.start.len() - 1 {
+            let class = &c.order[c.start[k] as usize..c.start[k + 1] as usize];
+            let key = |&i: &u32| (lower(i), i);
+            assert!(
+                class.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+                "class {k}"
+            );
+        }
+
+        let mut random = Lcg::new(5);
+        let mut slot: Vec<u32> = (0..n * n * n).collect();
+        for i in (1..slot.len()).rev() {
+            slot.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
+        }
+        c.build_in_blocks(&rows, &kind, |b| slot[b as usize]);
+        assert_valid(&c, &rows, &kind);
+        assert!(c.blocks.is_empty());
+        assert_eq!(c.start.len() - 1, COLOURS + 1);
     }
 
     /// Contacts with fixed or kinematic bodies only do not constrain the colour: 100 contacts

@@ -8,6 +8,7 @@
 //! ([`crate::joint_rows`]) follow the colour classes of every sweep, relaxed in order by the first
 //! worker while the others wait at the barrier.
 
+use crate::colouring::Blocks;
 use crate::contact_update::{
     impulse_moments, pack_impulse, update_pack, Lanes3, PackVelocities, RowPack, SweepParams,
 };
@@ -30,15 +31,18 @@ const SPLIT_MIN: usize = 32;
 /// run; returns (sweeps, residual in m/s, barrier waits of one worker); `trace` receives every
 /// sweep's residual.
 ///
+/// A sweep runs the classes of the even `blocks` (each block by one worker, its classes in
+/// order), then those of the odd blocks, then the shared classes ([`crate::colouring`]).
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
-/// alternate the order of the other classes. A class of fewer than `SPLIT_MIN` packs, like
-/// the overflow, is relaxed by the first worker alone, and a run of such classes costs one
-/// barrier at its end: the order of the updates, hence the bits, do not depend on the team.
-/// `moments`, built on the same packs, adds the spinning and rolling rows of
-/// [`crate::rolling`].
+/// alternate the order of the classes within each block and of the shared classes but the
+/// overflow. A shared class of fewer than `SPLIT_MIN` packs, like the overflow, is relaxed by
+/// the first worker alone, and a run of such classes costs one barrier at its end: the order of
+/// the updates, hence the bits, do not depend on the team. `moments`, built on the same packs,
+/// adds the spinning and rolling rows of [`crate::rolling`].
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
+    blocks: &Blocks,
     joints: &mut JointRows,
     moments: Option<&mut MomentPacks>,
     motion: &mut [Motion],
@@ -60,6 +64,13 @@ pub fn solve_gauss_seidel(
     let joint_gamma = Disjoint::new(joint_gamma);
     // Without moment rows or anisotropic bodies, a colour's packs are relaxed two at a time.
     let plain = moments.is_none() && !p.inertia.any();
+    // The first pack of block `b`'s classes (of the shared classes for `b` = blocks).
+    let class_pack = |b: usize| {
+        blocks
+            .class
+            .get(b)
+            .map_or(0, |&c| start[c as usize] as usize)
+    };
     let barrier = SpinBarrier::new(rayon::current_num_threads());
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let outcome = [
@@ -67,6 +78,30 @@ pub fn solve_gauss_seidel(
         AtomicU32::new(0),
         AtomicU32::new(0),
     ];
+    // The overflow's packs may share bodies, so each waits for the one before.
+    let pairs = |c: usize| plain && c != classes - 1;
+    // Relaxes packs `lo..hi` of class `c`.
+    // SAFETY (for callers): no other worker may touch those packs or their dynamic bodies
+    // meanwhile.
+    let relax = |c: usize, lo: usize, hi: usize| {
+        let paired = if pairs(c) { lo + (hi - lo) / 2 * 2 } else { lo };
+        let mut local = 0.0f32;
+        for pk in (lo..paired).step_by(2) {
+            // SAFETY: the caller's, for two packs of one class (no common dynamic body).
+            local = local.max(unsafe {
+                match p.planar {
+                    false => relax_pair::<false>(pk, rows, &gamma, &motion, p),
+                    true => relax_pair::<true>(pk, rows, &gamma, &motion, p),
+                }
+            });
+        }
+        for pk in paired..hi {
+            // SAFETY: the caller's.
+            local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
+        }
+        local
+    };
+    let shared = blocks.shared();
     rayon::broadcast(|ctx| {
         let (me, team) = (ctx.index(), ctx.num_threads());
         let mut waits = 0u32;
@@ -74,15 +109,43 @@ pub fn solve_gauss_seidel(
             if me == 0 {
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
             }
+            let forward = it % 2 == 1;
             let mut local = 0.0f32;
-            // Whether the last class run was relaxed by worker 0 alone (`None`: none yet this
-            // sweep). Consecutive such classes form one serial segment: worker 0 relaxes them
-            // in order and the team meets once, at the segment's end.
+            // Whether the last work was done by worker 0 alone (`None`: none yet this sweep).
+            // Consecutive such classes form one serial segment: worker 0 relaxes them in order
+            // and the team meets once, at the segment's end.
             let mut last_alone: Option<bool> = None;
-            for k in 0..classes {
+            // The even blocks, then the odd ones: each worker relaxes the blocks whose middle
+            // pack lies in its share of the pass's packs, class by class.
+            for (lo, hi) in [(0, blocks.odd), (blocks.odd, blocks.len())] {
+                let (first, last) = (class_pack(lo), class_pack(hi));
+                if first == last {
+                    continue;
+                }
+                if last_alone.is_some() {
+                    barrier.wait();
+                    waits += 1;
+                }
+                last_alone = Some(false);
+                for b in lo..hi {
+                    let (c0, c1) = (blocks.class[b] as usize, blocks.class[b + 1] as usize);
+                    let middle = (start[c0] + start[c1]) as usize / 2;
+                    if (middle - first) * team / (last - first) != me {
+                        continue;
+                    }
+                    for k in c0..c1 {
+                        let c = if forward { k } else { c0 + c1 - 1 - k };
+                        // SAFETY: the blocks of a pass touch pairwise different dynamic bodies,
+                        // each relaxed by one worker, and the barrier orders the passes.
+                        let range = (start[c] as usize, start[c + 1] as usize);
+                        local = local.max(relax(c, range.0, range.1));
+                    }
+                }
+            }
+            for k in shared..classes {
                 let c = match k {
-                    _ if k == classes - 1 || it % 2 == 1 => k,
-                    _ => classes - 2 - k,
+                    _ if k == classes - 1 || forward => k,
+                    _ => shared + classes - 2 - k,
                 };
                 let (s, e) = (start[c] as usize, start[c + 1] as usize);
                 if s == e {
@@ -99,26 +162,10 @@ pub fn solve_gauss_seidel(
                     (true, _) => (s, s),
                     (false, _) => (s + (e - s) * me / team, s + (e - s) * (me + 1) / team),
                 };
-                // The overflow's packs may share bodies, so each waits for the one before.
-                let pairs = plain && c != classes - 1;
-                let paired = if pairs { lo + (hi - lo) / 2 * 2 } else { lo };
-                let mut pk = lo;
-                while pk < paired {
-                    // SAFETY: as below, for two packs of the same colour class.
-                    local = local.max(unsafe {
-                        match p.planar {
-                            false => relax_pair::<false>(pk, rows, &gamma, &motion, p),
-                            true => relax_pair::<true>(pk, rows, &gamma, &motion, p),
-                        }
-                    });
-                    pk += 2;
-                }
-                for pk in paired..hi {
-                    // SAFETY: the packs of one class touch pairwise different dynamic bodies,
-                    // each worker owns its own range, and the barrier orders the classes (a
-                    // serial segment's classes run in order on worker 0).
-                    local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
-                }
+                // SAFETY: the packs of one class touch pairwise different dynamic bodies, each
+                // worker owns its own range, and the barrier orders the classes (a serial
+                // segment's classes run in order on worker 0).
+                local = local.max(relax(c, lo, hi));
             }
             if !joint_system.is_empty() {
                 if last_alone == Some(false) {
@@ -308,37 +355,49 @@ unsafe fn apply_pack(
 }
 
 /// Applies the warm-start impulses v ← v + M⁻¹ D γ (and the moment impulses of `moments`)
-/// class by class (the classes' packs share no dynamic body, so each class runs in parallel;
-/// the last, overflow class on one thread).
+/// class by class: the even `blocks` in parallel, then the odd ones, each block's classes in
+/// order, then each shared class in parallel (its packs share no dynamic body; the last,
+/// overflow class on one thread). The updates of each body come in class order whatever the
+/// team, as in the sweeps.
 pub fn apply_warm_start(
     packs: &Packs,
+    blocks: &Blocks,
     moments: Option<&MomentPacks>,
     motion: &mut [Motion],
     p: &SweepParams,
 ) {
     let motion = Disjoint::new(motion);
-    let classes = packs.start.len() - 1;
-    for c in 0..classes {
-        let range = packs.start[c] as usize..packs.start[c + 1] as usize;
-        let apply = |pk: usize| {
-            let pack = &packs.rows[pk];
-            // SAFETY: within a class no two packs share a dynamic body (the overflow class runs
-            // serially below).
-            unsafe {
+    let apply = |pk: usize| {
+        let pack = &packs.rows[pk];
+        // SAFETY: no two packs of a class, nor of two blocks of one pass, share a dynamic body;
+        // the overflow class runs serially below.
+        unsafe {
+            let vel = PackVelocities::gather(pack, |i| motion.shared(i));
+            let impulse = pack_impulse(pack, &packs.gamma[pk]);
+            apply_pack_impulse(pack, &vel, &impulse, &motion, p);
+            if let Some(m) = moments {
                 let vel = PackVelocities::gather(pack, |i| motion.shared(i));
-                let impulse = pack_impulse(pack, &packs.gamma[pk]);
-                apply_pack_impulse(pack, &vel, &impulse, &motion, p);
-                if let Some(m) = moments {
-                    let vel = PackVelocities::gather(pack, |i| motion.shared(i));
-                    let moment = pack_impulse(pack, &m.gamma[pk]);
-                    apply_pack_moment(pack, &vel, &moment, &motion, p);
-                }
-            };
+                let moment = pack_impulse(pack, &m.gamma[pk]);
+                apply_pack_moment(pack, &vel, &moment, &motion, p);
+            }
         };
+    };
+    let class_packs = |c: usize| packs.start[c] as usize..packs.start[c + 1] as usize;
+    for pass in [0..blocks.odd, blocks.odd..blocks.len()] {
+        pass.into_par_iter().for_each(|b| {
+            let classes = blocks.class[b] as usize..blocks.class[b + 1] as usize;
+            classes.flat_map(class_packs).for_each(apply);
+        });
+    }
+    let classes = packs.start.len() - 1;
+    for c in blocks.shared()..classes {
         if c == classes - 1 {
-            range.for_each(apply);
+            class_packs(c).for_each(apply);
         } else {
-            range.into_par_iter().with_min_len(64).for_each(apply);
+            class_packs(c)
+                .into_par_iter()
+                .with_min_len(64)
+                .for_each(apply);
         }
     }
 }

@@ -4,7 +4,7 @@
 use crate::broad_phase::Grid;
 use crate::clump::ClumpTable;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
-use crate::colouring::{Colouring, COLOURS};
+use crate::colouring::Colouring;
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
@@ -20,7 +20,6 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
-use crate::parallel::BLOCK;
 use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
@@ -31,7 +30,6 @@ use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::trace::{SweepRecord, Trace};
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
-use rayon::prelude::*;
 use std::time::Instant;
 
 /// CPU backend: a private thread pool and the step's buffers.
@@ -117,8 +115,6 @@ struct SolverLayout {
     with_moments: bool,
     /// Barrier waits of one worker in the Gauss–Seidel solves, summed over steps.
     barrier_waits: u64,
-    /// The space-order slot of each contact's first body (Gauss–Seidel in space order).
-    first_slot: Vec<u32>,
 }
 
 impl CpuPipeline {
@@ -524,27 +520,24 @@ impl SolverLayout {
         self.with_moments = moments.is_some();
         match p.solver {
             SolverKind::GaussSeidel => {
-                self.colouring.build(rows, kind);
-                if let Some(space) = space {
-                    let slots = &mut self.first_slot;
-                    slots.resize(rows.len(), 0);
-                    slots
-                        .par_iter_mut()
-                        .zip(rows.par_iter())
-                        .with_min_len(BLOCK)
-                        .for_each(|(s, r)| *s = space.slot(r.body_a));
-                    self.colouring.order_classes_by(slots, kind.len());
+                match space {
+                    Some(space) => self
+                        .colouring
+                        .build_in_blocks(rows, kind, |b| space.slot(b)),
+                    None => self.colouring.build(rows, kind),
                 }
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
                 let body = |b: u32| space.map_or(b, |s| s.slot(b));
                 let packs = &mut self.packs;
-                packs.build(rows, gamma, (order, classes), Some(COLOURS), body);
+                let overflow = classes.len() - 2;
+                packs.build(rows, gamma, (order, classes), Some(overflow), body);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
                 let moment_packs = self.with_moments.then_some(&self.moment_packs);
-                apply_warm_start(&self.packs, moment_packs, motion, p);
+                let blocks = &self.colouring.blocks;
+                apply_warm_start(&self.packs, blocks, moment_packs, motion, p);
             }
             SolverKind::Jacobi | SolverKind::Apgd => {
                 self.index.build(rows, kind);
@@ -628,8 +621,9 @@ impl SolverLayout {
             ),
             SolverKind::GaussSeidel => {
                 let (packs, trace) = (&mut self.packs, &mut self.trace);
+                let blocks = &self.colouring.blocks;
                 let (sweeps, residual, waits) =
-                    solve_gauss_seidel(packs, joints, moments, motion, trace, p);
+                    solve_gauss_seidel(packs, blocks, joints, moments, motion, trace, p);
                 self.barrier_waits += u64::from(waits);
                 (sweeps, residual)
             }

@@ -3,12 +3,10 @@
 //! The bodies' arrays are in the order the user gave them, which for a random fill or a poured
 //! stream says nothing of where they are. The Gauss–Seidel solve therefore works on a copy of
 //! the motion laid out in the broad phase's cell order (the grid's bodies cell by cell, then the
-//! bodies kept out of the grid), with the packs' bodies numbered by their slots and each colour
-//! class's contacts sorted by the slot of their first body. Then the workers of one class,
-//! each taking a contiguous share of it, relax contacts of disjoint regions of space, so a body
-//! stays in the cache of the worker that updates it from class to class, and a sweep walks
-//! memory in order. Only the layout of memory changes: the colour classes, the order of the
-//! updates that can touch a common body, and so the bits, are those of body order.
+//! bodies kept out of the grid), with the packs' bodies numbered by their slots. Consecutive
+//! slots are slabs of cells, which [`crate::colouring`] cuts into blocks, each relaxed by one
+//! worker, and each class's contacts are sorted by the slot of their lower body: a body stays in
+//! the cache of the worker that updates it, and a sweep walks memory in order.
 
 use crate::broad_phase::Grid;
 use crate::layout::{Motion, NO_BODY};
