@@ -139,8 +139,8 @@ pub struct Scene {
     pub material_names: Vec<String>,
     /// The box grains should stay in (the first box container), if any.
     pub bounds: Option<Bounds>,
-    /// Every box container, in the scene's order (the first is `bounds`): a grain in any of
-    /// them is inside for the quality figures.
+    /// Every box container, in the scene's order (the first is `bounds`): the floors and
+    /// side walls of the quality figures' overlaps.
     pub boxes: Vec<Bounds>,
     /// Time series to record.
     pub observables: Vec<Observable>,
