@@ -736,12 +736,9 @@ pub fn run_distributed(
         layout
             .refuse_links()
             .map_err(|e| out_err(format!("refused: {e}")))?;
-        let scene_text = std::fs::read(&scene.path).map_err(|e| {
-            RunError::Scene(SceneError::Read {
-                file: scene.path.clone(),
-                reason: e.to_string(),
-            })
-        })?;
+        // The folder's scene.toml is the text the scene was parsed from: the file is not
+        // read again (it may have changed, or gone, since).
+        let scene_text = scene.source().as_bytes();
         let mut world = scene.world_with(opts.threads, opts.backend)?;
         if let Some(d) = distribute {
             (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
@@ -787,7 +784,7 @@ pub fn run_distributed(
     };
     // The folder opened (the checkpoint restored on a resume) and the writer started.
     let opened =
-        open_folder(scene, opts, &mut world, (&scene_text, writes)).and_then(|(record, at)| {
+        open_folder(scene, opts, &mut world, (scene_text, writes)).and_then(|(record, at)| {
             let writer = match writes {
                 true => Writer::start(config, at),
                 false => Writer::discard(),
