@@ -65,10 +65,11 @@ pub enum RunError {
         /// The step, the body or figure, and what went wrong.
         source: StepError,
     },
-    /// One rank of a distributed run failed to set its part up (to read the scene or a mesh
-    /// file, build or split the world, open the output folder or restore the checkpoint),
-    /// and every rank agreed on it before any of them stepped: each ends by itself, none
-    /// waits for another. `error` is this rank's own error on the rank that reports it (the
+    /// One rank of a distributed run failed to set its part up (to build or split the world,
+    /// open the output folder or restore the checkpoint), or the writing rank failed to write
+    /// the results (the files of the steps, or `summary.json` at the end), and every rank
+    /// agreed on it at the same point (before any of them stepped, at a step handed to the
+    /// writer, or at the end): each ends by itself, none waits for another. `error` is this rank's own error on the rank that reports it (the
     /// lowest that failed), `None` on the others.
     #[error("{}", on_rank(*.rank, .error.as_deref()))]
     OnRank {
@@ -1008,10 +1009,14 @@ pub fn run_distributed(
     }
     // Resuming a finished run steps nothing: its summary.json stays as the run wrote it.
     let finished_before = start_step == total && resume_step.is_some() && layout.summary().exists();
-    if !stopped_early && !finished_before && writes {
-        write_summary(&layout, &summary)
-            .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
-    }
+    let summary_written = match !stopped_early && !finished_before && writes {
+        true => write_summary(&layout, &summary)
+            .map_err(|e| out_err(format!("cannot write summary.json: {e}"))),
+        false => Ok(()),
+    };
+    // The writing rank's failure, known to every rank (each makes this last collective call
+    // after the steps' last one): each ends by itself, none is left waiting.
+    agreed(distribute, summary_written)?;
     Ok(summary)
 }
 
