@@ -1,10 +1,11 @@
-//! The box a scene's grains are meant to stay in, for the "escaped" and wall-penetration
-//! figures of the outputs.
+//! The box a scene's grains are meant to stay in, for the floor and wall overlaps and the
+//! heights of the outputs' quality figures (the grains that left are the world's domain's).
 
 use glam::Vec3;
 use grains::motion::Prescribed;
 
-/// The box the grains are meant to stay in: used for "escaped" and wall penetration figures.
+/// The box the grains are meant to stay in: used for the floor, wall penetration and height
+/// figures.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
     /// Centre of the floor at rest (m).

@@ -65,10 +65,11 @@ pub enum RunError {
         /// The step, the body or figure, and what went wrong.
         source: StepError,
     },
-    /// One rank of a distributed run failed to set its part up (to read the scene or a mesh
-    /// file, build or split the world, open the output folder or restore the checkpoint),
-    /// and every rank agreed on it before any of them stepped: each ends by itself, none
-    /// waits for another. `error` is this rank's own error on the rank that reports it (the
+    /// One rank of a distributed run failed to set its part up (to build or split the world,
+    /// open the output folder or restore the checkpoint), or the writing rank failed to write
+    /// the results (the files of the steps, or `summary.json` at the end), and every rank
+    /// agreed on it at the same point (before any of them stepped, at a step handed to the
+    /// writer, or at the end): each ends by itself, none waits for another. `error` is this rank's own error on the rank that reports it (the
     /// lowest that failed), `None` on the others.
     #[error("{}", on_rank(*.rank, .error.as_deref()))]
     OnRank {
@@ -739,12 +740,9 @@ pub fn run_distributed(
         layout
             .refuse_links()
             .map_err(|e| out_err(format!("refused: {e}")))?;
-        let scene_text = std::fs::read(&scene.path).map_err(|e| {
-            RunError::Scene(SceneError::Read {
-                file: scene.path.clone(),
-                reason: e.to_string(),
-            })
-        })?;
+        // The folder's scene.toml is the text the scene was parsed from: the file is not
+        // read again (it may have changed, or gone, since).
+        let scene_text = scene.source().as_bytes();
         let mut world = scene.world_with(opts.threads, opts.backend)?;
         if let Some(d) = distribute {
             (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
@@ -790,7 +788,7 @@ pub fn run_distributed(
     };
     // The folder opened (the checkpoint restored on a resume) and the writer started.
     let opened =
-        open_folder(scene, opts, &mut world, (&scene_text, writes)).and_then(|(record, at)| {
+        open_folder(scene, opts, &mut world, (scene_text, writes)).and_then(|(record, at)| {
             let writer = match writes {
                 true => Writer::start(config, at),
                 false => Writer::discard(),
@@ -1014,10 +1012,14 @@ pub fn run_distributed(
     }
     // Resuming a finished run steps nothing: its summary.json stays as the run wrote it.
     let finished_before = start_step == total && resume_step.is_some() && layout.summary().exists();
-    if !stopped_early && !finished_before && writes {
-        write_summary(&layout, &summary)
-            .map_err(|e| out_err(format!("cannot write summary.json: {e}")))?;
-    }
+    let summary_written = match !stopped_early && !finished_before && writes {
+        true => write_summary(&layout, &summary)
+            .map_err(|e| out_err(format!("cannot write summary.json: {e}"))),
+        false => Ok(()),
+    };
+    // The writing rank's failure, known to every rank (each makes this last collective call
+    // after the steps' last one): each ends by itself, none is left waiting.
+    agreed(distribute, summary_written)?;
     Ok(summary)
 }
 

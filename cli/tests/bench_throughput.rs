@@ -1,11 +1,13 @@
 //! `grains bench --json`'s throughput figures: contact-sweeps per second, bytes per
 //! contact-sweep from the solver's layout, and the solve's achieved bandwidth, consistent with
-//! one another and with the layout's count for each solver.
+//! one another and with the layout's count for each solver; and its split of the step time
+//! into stages, consistent with the step time.
 
-use grains::{SolverKind, SweepTraffic};
+use grains::{SolverKind, Stage, SweepTraffic};
 use grains_app::scene::Scene;
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 /// The layout's count for `solver` on the CPU, from a world of the benchmark's scene.
 fn cpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
@@ -78,4 +80,67 @@ fn throughput_figures_agree_with_the_layout_and_each_other() {
             "{solver:?}: {gb} GB/s, expected {expected}"
         );
     }
+}
+
+/// The split of the step time into stages (`stage_seconds` of `grains bench`, from
+/// `World::stage_times`) agrees with the step time: in the bench's JSON every stage of
+/// `Stage::ALL` is there, finite and non-negative, and the stages sum to no more than the
+/// timed `seconds`; step by step (60 steps of the pour once its grains touch), each stage's
+/// time grows by a non-negative amount, the stages' growth is at most the step's wall time,
+/// and at least 90 % of it at the 90th percentile of the steps (the rest: the health check,
+/// the lifecycle and the hand-off to the worker pool, tens of µs a step outside the stages).
+/// A percentile, not every step, since on a busy machine a step's hand-off may wait a
+/// scheduler tick for a core, outside every stage (in most steps, with the tests running
+/// side by side on two cores): that only lowers some steps' shares, while a stage left
+/// untimed lowers every step's.
+#[test]
+fn stage_seconds_sum_to_the_step_time() {
+    let o = Command::new(env!("CARGO_BIN_EXE_grains"))
+        .args(["bench", scene_path().to_str().unwrap()])
+        .args(["--steps", "30", "--threads", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let seconds = number(&v, "seconds");
+    let stages = v["stage_seconds"].as_object().expect("stage_seconds");
+    assert_eq!(stages.len(), Stage::ALL.len(), "{stages:?}");
+    let mut sum = 0.0;
+    for s in Stage::ALL {
+        let t = number(&v["stage_seconds"], s.name());
+        assert!(t.is_finite() && t >= 0.0, "{}: {t} s", s.name());
+        sum += t;
+    }
+    assert!(
+        sum <= seconds,
+        "stages {sum} s > step time {seconds} s: {stages:?}"
+    );
+
+    let mut world = Scene::load(scene_path()).unwrap().world(Some(1)).unwrap();
+    world.run(100).unwrap();
+    let mut shares = Vec::new();
+    for step in 1..=60 {
+        let before = world.stage_times().expect("CPU stage times");
+        let clock = Instant::now();
+        world.step().unwrap();
+        let wall = clock.elapsed().as_secs_f64();
+        let after = world.stage_times().expect("CPU stage times");
+        for s in Stage::ALL {
+            let grew = after.seconds(s) - before.seconds(s);
+            assert!(grew >= 0.0, "step {step}: {} grew by {grew} s", s.name());
+        }
+        let grew = after.total() - before.total();
+        assert!(
+            grew <= wall * (1.0 + 1e-9),
+            "step {step}: stages {grew} s > wall {wall} s"
+        );
+        shares.push(grew / wall);
+    }
+    shares.sort_by(f64::total_cmp);
+    let p90 = shares[shares.len() * 9 / 10];
+    assert!(
+        p90 >= 0.9,
+        "the stages hold {:.1} % of the 90th percentile step's wall time: {shares:?}",
+        100.0 * p90
+    );
 }

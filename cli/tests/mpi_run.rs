@@ -759,3 +759,33 @@ fn a_full_disk_on_the_writing_rank_ends_every_rank_with_one_error() {
     drop(guard);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `summary.json` failing to be written on the writing rank at the very end, after the last
+/// collective of the steps (here a folder put in its place before a resume), ends every rank
+/// within seconds with rank 0's one error line naming the file, and no MPI_Abort.
+#[test]
+fn a_failed_summary_write_ends_every_rank_with_one_error() {
+    let dir = tmp("summary-fails");
+    let (scene, out, log) = (scene(), dir.join("out"), dir.join("stderr.txt"));
+    let (scene_arg, out_arg) = (scene.to_str().unwrap(), out.to_str().unwrap());
+    grains_run(2, &[scene_arg, "--out", out_arg, "--steps", "20"]);
+    let summary = out.join("summary.json");
+    std::fs::remove_file(&summary).expect("summary.json removed");
+    std::fs::create_dir_all(summary.join("in-the-way")).expect("a folder in its place");
+    let job = Command::new("mpirun")
+        .args(["--mca", "mpi_yield_when_idle", "1"])
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "2", GRAINS])
+        .args(["run", scene_arg, "--threads", "1", "--resume", out_arg])
+        .args(["--steps", "40"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).expect("the log file"))
+        .spawn()
+        .expect("mpirun (openmpi-bin) runs");
+    let (status, stderr) = ends_within(job, 120, &log, "summary.json a folder");
+    let error = one_error_line(status, &stderr);
+    assert!(
+        error.starts_with("error: output folder ") && error.contains("cannot write summary.json"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

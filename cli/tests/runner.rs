@@ -312,3 +312,30 @@ fn a_trial_of_a_few_steps_continues_to_the_scene_s_duration() {
     assert!(!ok && err.contains("counts exactly"), "{err}");
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// The folder's `scene.toml` holds the bytes the scene was parsed from, read once: the file
+/// changed (or gone) after it was read leaves the copy as it was parsed.
+#[test]
+fn the_copied_scene_is_the_text_that_was_parsed() {
+    let base = tmp("parsed_once");
+    let path = small_scene(&base);
+    let parsed = std::fs::read_to_string(&path).unwrap();
+    let mut scene = Scene::load(&path).unwrap();
+    scene.run_for_steps(2).unwrap();
+    std::fs::write(&path, format!("{parsed}\n# changed after it was read\n")).unwrap();
+    let out = base.join("out");
+    run(&scene, &opts(&out)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("scene.toml")).unwrap(),
+        parsed
+    );
+    // A scene parsed from text with no file behind it runs too.
+    std::fs::remove_file(&path).unwrap();
+    let out = base.join("out2");
+    run(&scene, &opts(&out)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(out.join("scene.toml")).unwrap(),
+        parsed
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -2,7 +2,7 @@
 
 use crate::backend::{self, Parts};
 use crate::body::{aspect, Body, BodyKind, Shape, MAX_ASPECT};
-use crate::domain::Domain;
+use crate::domain::{whereabouts, Domain, Whereabouts};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
 use crate::geometry::{BoxContainer, WallDesc};
@@ -420,8 +420,10 @@ impl WorldBuilder {
         );
         if let (Some(d), Check::Stop) = (domain, self.settings.health.escape) {
             for (i, p) in bodies.pos_radius.iter().enumerate() {
-                let out = d.excess(p.truncate(), p.w);
-                if bodies.is_dynamic(i) && out > 0.0 {
+                let place = whereabouts(Some(&d), Check::Stop, p.truncate(), p.w);
+                if let (true, Whereabouts::Escaped { distance: out }) =
+                    (bodies.is_dynamic(i), place)
+                {
                     return Err(BuildError::Body {
                         body: i,
                         field: "position",

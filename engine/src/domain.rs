@@ -20,10 +20,16 @@
 //! grain thrown over a rim comes back down), along the periodic axes and, in planar mode,
 //! along y. A world with no wall or mesh has no domain, nor one whose walls bound no side.
 //!
-//! A dynamic body has escaped when its centre lies outside the domain by more than its own
-//! (bounding) radius: it has wholly left the box.
+//! A dynamic body has left the domain when its centre lies outside it by more than its own
+//! (bounding) radius: it has wholly left the box. [`whereabouts`] is the one definition of
+//! where a body is that the health check of escaped grains and the app's quality figures
+//! (`escaped`, `discharged`) share: a body that left is *escaped* where the escape check is on
+//! (leaving is a fault: a grain that went through a wall, or out of an outlet with no sink
+//! under it) and *discharged* where it is off (an open domain, where grains are meant to
+//! leave).
 
 use crate::geometry::{WallDesc, WallShape};
+use crate::health::Check;
 use crate::insertion::{Insertion, Region};
 use crate::mesh::MeshDesc;
 use crate::motion::Prescribed;
@@ -38,6 +44,41 @@ pub struct Domain {
     pub lo: Vec3,
     /// Upper corner (m); +∞ where open.
     pub hi: Vec3,
+}
+
+/// Where a dynamic body is with respect to the world's domain ([`whereabouts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Whereabouts {
+    /// Inside the domain or within its radius of it; also every body of a world without a
+    /// domain, and one whose centre is not finite (the non-finite check's).
+    Inside,
+    /// Wholly outside the domain, `distance` (m) beyond its radius, while the escape check is
+    /// on ([`Check::Stop`] or [`Check::Warn`]): a fault.
+    Escaped {
+        /// How far beyond its radius its centre lies outside the domain (m).
+        distance: f32,
+    },
+    /// Wholly outside the domain while the escape check is off: an open domain, where
+    /// grains are meant to leave.
+    Discharged,
+}
+
+/// Where a dynamic body with centre `p` and (bounding) radius `r` is in a world with the
+/// domain `domain` and the escape check `escape`: the one definition of an escaped and a
+/// discharged grain, which [`crate::Health::escape`] stops or warns on and the app's quality
+/// figures count (see the module's documentation).
+pub fn whereabouts(domain: Option<&Domain>, escape: Check, p: Vec3, r: f32) -> Whereabouts {
+    let Some(d) = domain else {
+        return Whereabouts::Inside;
+    };
+    let distance = d.excess(p, r);
+    if !p.is_finite() || distance.is_nan() || distance <= 0.0 {
+        return Whereabouts::Inside;
+    }
+    match escape {
+        Check::Stop | Check::Warn => Whereabouts::Escaped { distance },
+        Check::Off => Whereabouts::Discharged,
+    }
 }
 
 impl Domain {

@@ -9,7 +9,7 @@
 //! steps, and whenever [`World::sync_checked`](crate::World::sync_checked) brings the host
 //! copy up to date for an output), before anything reads the fresh state.
 
-use crate::domain::Domain;
+use crate::domain::{whereabouts, Domain, Whereabouts};
 use glam::Vec3;
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::MAX_CONTACTS_PER_BODY;
@@ -50,7 +50,8 @@ pub struct Health {
     /// [`crate::domain`]; [`crate::World::domain`]): it went through a wall or was placed
     /// outside the walls. Sinks and insertion regions belong to the domain; a world with no
     /// bounding walls has none. With [`Check::Stop`] the builder also refuses bodies that start
-    /// outside it. [`Check::Off`] allows an open domain.
+    /// outside it. [`Check::Off`] allows an open domain. Which bodies have escaped is
+    /// [`crate::domain::whereabouts`], the definition the app's quality figures share.
     pub escape: Check,
 }
 
@@ -359,7 +360,11 @@ impl Monitor {
         }
         self.checked_at = Some(step);
         let domain = self.domain.filter(|_| health.escape != Check::Off);
-        let (fault, surface, escaped) = scan(bodies, health.non_finite != Check::Off, domain);
+        let (fault, surface, escaped) = scan(
+            bodies,
+            health.non_finite != Check::Off,
+            (domain, health.escape),
+        );
         self.judge(health.non_finite, step, fault)?;
         let depth = stats.max_penetration;
         let ratio = depth / self.r_min;
@@ -446,11 +451,12 @@ pub(crate) fn corner(c: Vec3) -> String {
 
 /// One pass over the bodies: the first non-finite position or velocity (when `finite`), the
 /// fastest surface speed |v| + |ω| r of the fixed and kinematic bodies, and the first dynamic
-/// body outside `domain` by more than its radius, with how far.
+/// body escaped from `domain` under the escape check `escape` ([`whereabouts`]), with how far
+/// beyond its radius it lies outside.
 fn scan(
     bodies: &Bodies,
     finite: bool,
-    domain: Option<Domain>,
+    (domain, escape): (Option<Domain>, Check),
 ) -> (Option<Fault>, f32, Option<(usize, f32)>) {
     let mut surface = 0.0f32;
     let mut escaped = None;
@@ -470,10 +476,11 @@ fn scan(
         } else {
             if k != BodyKind::Dynamic as u32 {
                 surface = surface.max(m.v().length() + m.w().length() * p.w);
-            } else if let (Some(d), None) = (domain, escaped) {
-                let out = d.excess(p.truncate(), p.w);
-                if out > 0.0 {
-                    escaped = Some((i, out));
+            } else if let (Some(d), None) = (&domain, escaped) {
+                if let Whereabouts::Escaped { distance } =
+                    whereabouts(Some(d), escape, p.truncate(), p.w)
+                {
+                    escaped = Some((i, distance));
                 }
             }
             continue;

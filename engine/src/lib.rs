@@ -71,7 +71,7 @@ pub use body::{ellipsoid_mass, ellipsoid_principal_moments};
 pub use builder::WorldBuilder;
 pub use clump::{Clump, ClumpTemplate};
 pub use contact::{Contact, Touching};
-pub use domain::Domain;
+pub use domain::{Domain, Whereabouts};
 pub use error::BuildError;
 pub use fingerprint::Fingerprint;
 pub use geometry::{ActiveWindow, BoxContainer, WallDesc, WallShape};

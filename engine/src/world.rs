@@ -166,6 +166,23 @@ impl World {
         self.monitor.domain
     }
 
+    /// Where body `body` is with respect to the domain under the escape check of
+    /// [`Settings::health`] ([`crate::domain::whereabouts`]): inside, escaped (the health
+    /// check's fault) or discharged (left an open domain). A body that is not dynamic is
+    /// always inside.
+    pub fn whereabouts(&self, body: usize) -> crate::domain::Whereabouts {
+        let p = self.bodies.pos_radius[body];
+        match self.bodies.is_dynamic(body) {
+            true => crate::domain::whereabouts(
+                self.monitor.domain.as_ref(),
+                self.settings.health.escape,
+                p.truncate(),
+                p.w,
+            ),
+            false => crate::domain::Whereabouts::Inside,
+        }
+    }
+
     /// The faults of health checks set to [`Check::Warn`](crate::health::Check::Warn) since the
     /// last call, each with its step, oldest first (at most 64; later ones are dropped).
     pub fn take_warnings(&mut self) -> Vec<(u64, Fault)> {

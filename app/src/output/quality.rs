@@ -2,12 +2,15 @@
 //! measured pair by pair with each body's own radius and given in units of the smallest dynamic
 //! radius r. The floor and side walls are those of the scene's first box, if it has one; else
 //! the floor is the lowest of the horizontal walls that face up (a `floor`, planes and
-//! rectangles with normal +z), which may leave openings between its rectangles.
+//! rectangles with normal +z), which may leave openings between its rectangles. The grains that
+//! left (escaped, discharged) are those the health check's definition finds
+//! ([`World::whereabouts`]), not measured against the box.
 
 use crate::scene::Bounds;
 use glam::{IVec3, Vec3, Vec4};
 use grains::geometry::WallShape;
 use grains::world::World;
+use grains::Whereabouts;
 use grains_kernels::broad_phase::{Envelope, Grid};
 use grains_kernels::{Bodies, Motion};
 
@@ -29,14 +32,13 @@ pub struct Quality {
     /// Mean kinetic energy per body, translational + rotational (J).
     #[serde(rename = "ke_mean_J")]
     pub ke_mean_j: f64,
-    /// Dynamic bodies that left through a wall, a failure: with a box, those whose centre is
-    /// outside its side walls (it has no opening, so they went over a wall) or more than their
-    /// radius below its floor (through it); without a box, those more than their radius below
-    /// the floor and under one of its faces (through it).
+    /// Dynamic bodies that left the world's domain while its escape check is on, a failure:
+    /// the bodies the health check finds escaped ([`grains::domain::whereabouts`]: a centre
+    /// more than its radius outside the box the walls, sinks and insertion regions enclose;
+    /// through a wall, over a box's rim and beside it, or out of an outlet with no sink).
     pub escaped: usize,
-    /// Dynamic bodies that left by design: without a box, those more than their radius below
-    /// the floor and under none of its faces (through an opening between its rectangles or past
-    /// its edge). Always 0 with a box, whose floor is whole, and without a floor.
+    /// Dynamic bodies that left the world's domain while its escape check is off (an open
+    /// domain, where grains are meant to leave), by the same definition.
     pub discharged: usize,
     /// Bodies with a non-finite position or velocity.
     pub non_finite: usize,
@@ -143,14 +145,15 @@ impl Floor {
 }
 
 impl Quality {
-    /// Measures `world` now against the box `bounds`, or, without one, against the floor of
-    /// its walls (see [`Quality::escaped`] and [`Quality::discharged`]).
+    /// Measures `world` now: its overlaps and heights against the box `bounds`, or, without
+    /// one, against the floor of its walls; the grains that left against its domain (see
+    /// [`Quality::escaped`] and [`Quality::discharged`]).
     pub fn measure(world: &World, bounds: Option<&Bounds>) -> Quality {
         Quality::measure_boxes(world, bounds.map(std::slice::from_ref).unwrap_or_default())
     }
 
-    /// Measures `world` now against the boxes `boxes` (a grain in any of those whose floor is
-    /// level with the first's is inside), or, without any, against the floor of its walls.
+    /// [`Quality::measure`] with the boxes `boxes` (the floor and side walls of any of those
+    /// whose floor is level with the first's count), or, without any, the floor of its walls.
     pub fn measure_boxes(world: &World, boxes: &[Bounds]) -> Quality {
         let b = world.bodies();
         let n = b.len();
@@ -192,6 +195,18 @@ impl Quality {
         for &i in ok.iter().filter(|&&i| b.is_dynamic(i)) {
             let p = b.pos_radius[i];
             let (px, py, ri) = (p.x as f64, p.y as f64, p.w as f64);
+            // Whether it left the domain, and how that counts: the health check's definition.
+            let left = match world.whereabouts(i) {
+                Whereabouts::Inside => false,
+                Whereabouts::Escaped { .. } => {
+                    escaped += 1;
+                    true
+                }
+                Whereabouts::Discharged => {
+                    discharged += 1;
+                    true
+                }
+            };
             let Some(fl) = &floor else {
                 z.push(p.z as f64);
                 continue;
@@ -199,19 +214,9 @@ impl Quality {
             let height = p.z as f64 - fl.z;
             z.push(height);
             let over = fl.covers(px, py);
-            let below = height < -ri;
-            // The box is closed but for its top; a floor of faces is open between them.
-            let through_a_wall = if fl.boxed {
-                !over || below
-            } else {
-                over && below
-            };
-            if through_a_wall {
-                escaped += 1;
-                continue;
-            }
-            if below {
-                discharged += 1;
+            // Out of the floor's reach: left the domain, more than its radius below the floor,
+            // or beside the box (whose floor's footprint its side walls close).
+            if left || height < -ri || (fl.boxed && !over) {
                 continue;
             }
             if over {
@@ -289,14 +294,19 @@ pub fn percentile_95(mut values: Vec<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use grains::{Body, Material, Settings, WallDesc};
+    use grains::{Body, BoxContainer, Check, Fault, Material, MaterialId, Settings, WallDesc};
 
-    /// A world of `walls` and dynamic spheres of radius 0.1 at `centres`, at time 0.
+    /// A world of `walls` and dynamic spheres of radius 0.1 at `centres`, at time 0, with the
+    /// escape check warning (grains outside the walls are what these figures classify).
     fn world(walls: &[WallDesc], centres: &[Vec3]) -> World {
-        // Grains outside the walls are what these figures classify: the domain is open.
+        world_escape(walls, centres, Check::Warn)
+    }
+
+    /// [`world`] with the escape check `escape`.
+    fn world_escape(walls: &[WallDesc], centres: &[Vec3], escape: Check) -> World {
         let mut b = World::builder(Settings {
             health: grains::Health {
-                escape: grains::Check::Off,
+                escape,
                 ..Default::default()
             },
             ..Settings::default()
@@ -305,31 +315,88 @@ mod tests {
         for w in walls {
             b.wall(*w);
         }
+        // Built high above (the domain is open upwards), since a grain placed in a wall is
+        // refused, then moved to its place.
         for &c in centres {
-            b.body(Body::sphere(c, 0.1, 1.0));
+            b.body(Body::sphere(c + Vec3::Z * 100.0, 0.1, 1.0));
         }
-        b.build().unwrap()
+        let mut w = b.build().unwrap();
+        w.set_positions(centres, None).unwrap();
+        w
+    }
+
+    /// One grain at a time, in a hopper of two plates open between them (no sink under the
+    /// outlet) or in a box, under each setting of the escape check that lets the run go on:
+    /// the figures count it escaped exactly when the health check finds it escaped, and
+    /// discharged exactly when it left an open domain.
+    #[test]
+    fn escaped_and_discharged_agree_with_the_health_check() {
+        let plate = |x| WallDesc::rectangle(Vec3::new(x, 0.0, 0.0), Vec3::Z, Vec3::X, 0.4, 1.0);
+        let hopper = [plate(-0.6), plate(0.6)];
+        let bounds = Bounds {
+            floor_centre: Vec3::ZERO,
+            half_x: 0.5,
+            half_y: 0.5,
+            height: 0.3,
+            motion: None,
+        };
+        let boxed = box_walls(0.0, 0.0);
+        let cases: [(&[WallDesc], Option<&Bounds>, Vec3); 8] = [
+            (&hopper, None, Vec3::new(0.6, 0.0, 0.5)),   // over a plate
+            (&hopper, None, Vec3::new(0.0, 0.0, -2.0)),  // out of the outlet
+            (&hopper, None, Vec3::new(1.5, 0.0, -2.0)),  // past the plates' edge
+            (&hopper, None, Vec3::new(-0.6, 0.0, -0.5)), // through a plate
+            (&boxed, Some(&bounds), Vec3::new(0.0, 0.0, 0.15)), // in the box
+            (&boxed, Some(&bounds), Vec3::new(2.0, 0.0, 0.15)), // beside it
+            (&boxed, Some(&bounds), Vec3::new(0.0, 0.0, -1.0)), // through its floor
+            (&boxed, Some(&bounds), Vec3::new(0.0, 0.0, 3.0)), // over its open top
+        ];
+        let mut left = 0;
+        for escape in [Check::Warn, Check::Off] {
+            for (walls, bounds, p) in cases {
+                let mut w = world_escape(walls, &[p], escape);
+                w.step().unwrap();
+                let health = (w.take_warnings().iter())
+                    .filter(|(_, f)| matches!(f, Fault::Escaped { .. }))
+                    .count();
+                let outside =
+                    (w.domain().unwrap()).excess(w.bodies().pos_radius[0].truncate(), 0.1);
+                let q = Quality::measure(&w, bounds);
+                let at = format!("{escape:?}, grain at {p}: {q:?}");
+                assert_eq!(q.escaped, health, "{at}");
+                let discharged = outside > 0.0 && escape == Check::Off;
+                assert_eq!(q.discharged, usize::from(discharged), "{at}");
+                left += usize::from(outside > 0.0);
+            }
+        }
+        assert_eq!(left, 2 * 5);
     }
 
     #[test]
-    fn grains_through_an_opening_are_discharged_not_escaped() {
+    fn grains_below_a_floor_of_plates_have_left_and_touch_no_floor() {
         // A floor of two plates, x in [-1, -0.2] and [0.2, 1], open between them; a plate above
         // it is not the floor.
         let plate = |x, z| WallDesc::rectangle(Vec3::new(x, 0.0, z), Vec3::Z, Vec3::X, 0.4, 1.0);
+        let centres = &[
+            Vec3::new(0.6, 0.0, 0.1),   // on a plate of the floor
+            Vec3::new(0.6, 0.0, 0.8),   // under the upper plate, on nothing
+            Vec3::new(0.0, 0.0, -2.0),  // through the opening
+            Vec3::new(1.5, 0.0, -2.0),  // past the floor's edge
+            Vec3::new(-0.6, 0.0, -0.5), // under a plate of the floor: through it
+        ];
         let w = world(
             &[plate(-0.6, 0.0), plate(0.6, 0.0), plate(0.6, 1.0)],
-            &[
-                Vec3::new(0.6, 0.0, 0.1),   // on a plate of the floor
-                Vec3::new(0.6, 0.0, 0.8),   // under the upper plate, on nothing
-                Vec3::new(0.0, 0.0, -2.0),  // through the opening
-                Vec3::new(1.5, 0.0, -2.0),  // past the floor's edge
-                Vec3::new(-0.6, 0.0, -0.5), // under a plate of the floor: through it
-            ],
+            centres,
         );
+        // The three below the floor left the domain (z from 0 up): escaped while the escape
+        // check is on, discharged from an open domain.
         let q = Quality::measure(&w, None);
-        assert_eq!((q.escaped, q.discharged), (1, 2));
+        assert_eq!((q.escaped, q.discharged), (3, 0));
         assert!(q.max_pen_r < 1e-6, "{q:?}");
-        // With no floor nothing can leave through it.
+        let w = world_escape(&[plate(-0.6, 0.0), plate(0.6, 0.0)], centres, Check::Off);
+        let q = Quality::measure(&w, None);
+        assert_eq!((q.escaped, q.discharged), (0, 3));
+        // With no wall there is no domain: nothing can leave.
         let q = Quality::measure(&world(&[], &[Vec3::new(0.0, 0.0, -5.0)]), None);
         assert_eq!((q.escaped, q.discharged), (0, 0));
     }
@@ -344,7 +411,7 @@ mod tests {
             motion: None,
         };
         let w = world(
-            &[],
+            &box_walls(0.0, 0.0),
             &[
                 Vec3::new(0.0, 0.0, 0.1),   // on the floor
                 Vec3::new(-0.45, 0.0, 0.1), // 0.05 into the −x wall
@@ -361,7 +428,7 @@ mod tests {
     }
 
     #[test]
-    fn grains_in_any_box_level_with_the_first_are_inside() {
+    fn grains_in_any_box_level_with_the_first_touch_its_walls() {
         let boxed = |x: f32, z: f32| Bounds {
             floor_centre: Vec3::new(x, 0.0, z),
             half_x: 0.5,
@@ -369,8 +436,12 @@ mod tests {
             height: 0.3,
             motion: None,
         };
+        let walls: Vec<WallDesc> = [(0.0, 0.0), (2.0, 0.0), (4.0, 0.5)]
+            .iter()
+            .flat_map(|&(x, z)| box_walls(x, z))
+            .collect();
         let w = world(
-            &[],
+            &walls,
             &[
                 Vec3::new(0.0, 0.0, 0.1),  // in the first box
                 Vec3::new(2.0, 0.0, 0.1),  // in the second, level with it
@@ -380,12 +451,26 @@ mod tests {
                 Vec3::new(2.0, 0.0, -3.0), // through the second box's floor
             ],
         );
+        // Only the grain through a floor left the domain, the box about all three.
         let q = Quality::measure_boxes(&w, &[boxed(0.0, 0.0), boxed(2.0, 0.0), boxed(4.0, 0.5)]);
-        assert_eq!((q.escaped, q.discharged), (3, 0));
+        assert_eq!((q.escaped, q.discharged), (1, 0));
         assert!((q.wall_max_pen_r - 0.5).abs() < 1e-5, "{q:?}");
-        // The first box alone: the grains of the second are out too.
+        // The first box alone: the second's wall overlap is not measured; what left is the same.
         let q = Quality::measure_boxes(&w, &[boxed(0.0, 0.0)]);
-        assert_eq!(q.escaped, 5);
+        assert_eq!((q.escaped, q.wall_max_pen_r), (1, 0.0));
+    }
+
+    /// The walls of a box 1 m wide and 0.3 m high on a floor centred at (x, 0, z).
+    fn box_walls(x: f32, z: f32) -> [WallDesc; 5] {
+        BoxContainer {
+            floor_centre: Vec3::new(x, 0.0, z),
+            width_x: 1.0,
+            width_y: 1.0,
+            height: 0.3,
+            material: MaterialId(0),
+            motion: None,
+        }
+        .walls()
     }
 }
 

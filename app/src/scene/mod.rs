@@ -139,13 +139,16 @@ pub struct Scene {
     pub material_names: Vec<String>,
     /// The box grains should stay in (the first box container), if any.
     pub bounds: Option<Bounds>,
-    /// Every box container, in the scene's order (the first is `bounds`): a grain in any of
-    /// them is inside for the quality figures.
+    /// Every box container, in the scene's order (the first is `bounds`): the floors and
+    /// side walls of the quality figures' overlaps.
     pub boxes: Vec<Bounds>,
     /// Time series to record.
     pub observables: Vec<Observable>,
     /// What to write.
     pub output: Output,
+    /// The text the scene was parsed from, which a run copies into its folder as it was
+    /// read (the file is read once: a change to it after [`Scene::load`] is not copied).
+    source: String,
 }
 
 impl Scene {
@@ -167,11 +170,17 @@ impl Scene {
     }
 
     /// Checks the scene text `src`, reporting errors against the file name `path`. The values
-    /// the engine checks are checked when the world is built ([`Scene::world`]).
+    /// the engine checks are checked when the world is built ([`Scene::world`]). `src` is
+    /// kept ([`Scene::source`]); `path` need not exist.
     pub fn parse(path: &Path, src: &str) -> Result<Scene, SceneError> {
         let cx = Ctx { file: path, src };
         let spec: SceneSpec = toml::from_str(src).map_err(|e| cx.toml_error(&e))?;
         build(&cx, spec)
+    }
+
+    /// The text the scene was parsed from (what a run writes as its folder's `scene.toml`).
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// The world the scene describes, before it is built.
@@ -396,5 +405,6 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         boxes,
         observables,
         output,
+        source: cx.src.to_string(),
     })
 }
