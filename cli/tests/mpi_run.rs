@@ -1,11 +1,14 @@
 //! `mpirun -np K grains run SCENE` (feature `mpi`): one folder of outputs that ParaView opens as
 //! one data set (every grain in every frame, once), one CSV and one summary, whose figures match
 //! one process's run; a run cut short on 2 ranks resumes from its checkpoint on 1 and on 4, and
-//! on 2 ends bit-identical to the run left uninterrupted.
+//! on 2 ends bit-identical to the run left uninterrupted. The whole run on 2 ranks and the cut
+//! one are each made once and shared by the tests that read them.
 
 use grains::Snapshot;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use vtkio::model::{Attribute, DataSet, Piece};
 
 /// The program under test.
@@ -113,17 +116,77 @@ fn last_frame_ids(dir: &Path) -> Vec<u64> {
     ids
 }
 
+/// The outputs of a run that several tests read: made once, by the first test that asks for
+/// them, and removed by the last of its users to call [`Shared::done`].
+struct Shared {
+    dir: PathBuf,
+    users: AtomicUsize,
+}
+
+impl Shared {
+    /// Runs `grains run` on 2 ranks with `args` and the folder `name`, for `users` tests.
+    fn on_two_ranks(name: &str, args: &[&str], users: usize) -> Shared {
+        let dir = tmp(name);
+        let scene = scene();
+        let out = ["--out", dir.to_str().expect("a UTF-8 path")];
+        grains_run(
+            2,
+            &[&[scene.to_str().expect("a UTF-8 path")], args, &out].concat(),
+        );
+        Shared {
+            dir,
+            users: AtomicUsize::new(users),
+        }
+    }
+
+    /// One of the users is done with the folder; the last removes it.
+    fn done(&self) {
+        if self.users.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The whole scene on 2 ranks, read by the data set's test and the bit-for-bit resume's (one
+/// run instead of two).
+fn whole_on_two_ranks() -> &'static Shared {
+    static WHOLE: OnceLock<Shared> = OnceLock::new();
+    WHOLE.get_or_init(|| Shared::on_two_ranks("whole2", &[], 2))
+}
+
+/// The scene cut at step 120 on 2 ranks, its folder copied by each of the three resumes (one
+/// run instead of three).
+fn cut_on_two_ranks() -> &'static Shared {
+    static CUT: OnceLock<Shared> = OnceLock::new();
+    CUT.get_or_init(|| Shared::on_two_ranks("cut2", &["--steps", "120"], 3))
+}
+
+/// Copies the folder `from` (files and folders) to `to`.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for entry in std::fs::read_dir(from).expect("the folder reads") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("a file copied");
+        }
+    }
+}
+
 /// Two ranks write one set of outputs whose figures match one process's: every grain once in
 /// the frames, as many CSV rows, the same bed height within a quarter radius and contacts
 /// within 0.5 %; the summary's mean contacts, over every step (not only the 5 steps whose
 /// bodies were gathered), within 2 %.
 #[test]
 fn two_ranks_write_one_data_set_that_matches_one_process() {
-    let (one, two) = (tmp("one"), tmp("two"));
+    let one = tmp("one");
     let scene = scene();
     let scene = scene.to_str().expect("a UTF-8 path");
     grains_run(0, &[scene, "--out", one.to_str().unwrap()]);
-    grains_run(2, &[scene, "--out", two.to_str().unwrap()]);
+    let shared = whole_on_two_ranks();
+    let two = shared.dir.clone();
     let ids = last_frame_ids(&two);
     assert_eq!(ids, (0..1000).collect::<Vec<u64>>(), "every grain once");
     let rows = |d: &Path| {
@@ -143,19 +206,21 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
         mean(&one)
     );
     assert_eq!(figure(&two, "/steps"), 250.0);
-    for d in [one, two] {
-        let _ = std::fs::remove_dir_all(d);
-    }
+    let _ = std::fs::remove_dir_all(one);
+    shared.done();
 }
 
-/// The run of the scene cut at step 120 on 2 ranks in a fresh folder for the test `name`,
-/// resumed on `resume_on` ranks (one process when 0) to its end; returns the folder.
+/// The run of the scene cut at step 120 on 2 ranks ([`cut_on_two_ranks`]) copied to a fresh
+/// folder for the test `name`, resumed on `resume_on` ranks (one process when 0) to its end;
+/// returns the folder.
 fn cut_and_resume(name: &str, resume_on: usize) -> PathBuf {
     let scene = scene();
     let scene = scene.to_str().expect("a UTF-8 path");
     let dir = tmp(name);
     let d = dir.to_str().unwrap();
-    grains_run(2, &[scene, "--out", d, "--steps", "120"]);
+    let cut = cut_on_two_ranks();
+    copy_folder(&cut.dir, &dir);
+    cut.done();
     assert_eq!(figure(&dir, "/steps"), 120.0);
     grains_run(resume_on, &[scene, "--resume", d]);
     assert_eq!(figure(&dir, "/steps"), 250.0);
@@ -270,12 +335,8 @@ fn checkpoint_state(dir: &Path) -> Snapshot {
 /// observables, byte for byte, and the same final checkpoint (bodies, warm start and cuts).
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
-    let whole = tmp("whole2");
-    let scene = scene();
-    grains_run(
-        2,
-        &[scene.to_str().unwrap(), "--out", whole.to_str().unwrap()],
-    );
+    let shared = whole_on_two_ranks();
+    let whole = shared.dir.clone();
     let resumed = cut_and_resume("resume2", 2);
     let frames = |d: &Path| {
         let mut names: Vec<PathBuf> = std::fs::read_dir(d.join("frames"))
@@ -305,9 +366,8 @@ fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
         state == checkpoint_state(&whole),
         "the final checkpoint differs"
     );
-    for d in [whole, resumed] {
-        let _ = std::fs::remove_dir_all(d);
-    }
+    let _ = std::fs::remove_dir_all(resumed);
+    shared.done();
 }
 
 /// A rank that mpirun bound to fewer CPUs than its worker threads (Open MPI binds each rank to
