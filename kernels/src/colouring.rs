@@ -11,10 +11,13 @@
 //! its 64 colours) in shared colour classes split among the workers. The order of the updates
 //! that can touch a common body is fixed by the bed alone, never by the team, so the bits are
 //! the same for any number of threads; a sweep costs two meetings of the team where the shared
-//! classes alone cost one per colour.
+//! classes alone cost one per colour. The colouring itself runs block by block at once (each
+//! block's contacts in contact order, in masks no other block of its pass reads), then the
+//! rest in contact order: the same colours as one greedy pass over all contacts.
 
 use crate::layout::{BodyKind, ContactRow, NO_BODY};
-use crate::parallel::exclusive_scan;
+use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
+use rayon::prelude::*;
 
 /// Colours used before contacts go to the serial overflow class.
 pub const COLOURS: usize = 64;
@@ -25,6 +28,9 @@ const MAX_BLOCKS: usize = 64;
 /// The fewest contacts a block holds on average (smaller beds are cut into fewer blocks, or
 /// none below four).
 const BLOCK_CONTACTS: usize = 1024;
+
+/// The class of a contact not yet coloured (of no block, or beyond its block's colours).
+const UNCLASSED: u32 = u32::MAX;
 
 /// The largest share of a bed's contacts that may reach beyond the next block (1/16): a
 /// cut that leaves more (blocks thinner than a layer of cells) is redone with half the blocks.
@@ -45,8 +51,8 @@ pub struct Colouring {
     /// Class of each contact: block b's colour c is `64 b + c`, shared colour c is
     /// `64 × blocks + c` (before the empty classes of the blocks are dropped).
     class: Vec<u32>,
-    /// Colours used at each body, one mask per pass (even blocks, odd blocks, shared).
-    used: Vec<[u64; 3]>,
+    /// Colours used at each body, one mask array per pass (even blocks, odd blocks, shared).
+    used: [Vec<u64>; 3],
     counts: Vec<u32>,
     cursor: Vec<u32>,
     /// Each contact's slot range (its lower and upper dynamic body).
@@ -55,6 +61,9 @@ pub struct Colouring {
     block_of: Vec<u32>,
     /// Contacts whose lower slot is below each slot (then the next free place of each slot).
     per_slot: Vec<u32>,
+    /// Each block's contacts in contact order, block after block, and where each block's begin.
+    in_block: Vec<u32>,
+    block_start: Vec<u32>,
     /// The contacts sorted by their lower slot.
     by_slot: Vec<u32>,
     /// The class keys in the order a sweep runs them, each key's class, and the classes' sizes.
@@ -106,48 +115,99 @@ impl Colouring {
         &mut self,
         rows: &[ContactRow],
         kind: &[u32],
-        slot: impl Fn(u32) -> u32,
+        slot: impl Fn(u32) -> u32 + Sync,
     ) {
         self.colour(rows, kind, Some(&slot));
     }
 
-    fn colour(&mut self, rows: &[ContactRow], kind: &[u32], slot: Option<&dyn Fn(u32) -> u32>) {
+    fn colour(
+        &mut self,
+        rows: &[ContactRow],
+        kind: &[u32],
+        slot: Option<&(dyn Fn(u32) -> u32 + Sync)>,
+    ) {
         let dynamic = |b: u32| b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
         let blocks = match slot {
             Some(slot) => self.cut(rows, kind.len(), &dynamic, slot),
             None => 0,
         };
-        let used = &mut self.used;
-        used.clear();
-        used.resize(kind.len(), [0; 3]);
-        // The lowest colour free at the contact's dynamic bodies in `pass`, taken there.
-        let mut pick = |r: &ContactRow, pass: usize| {
-            let bodies = [r.body_a, r.body_b].map(|b| dynamic(b).then_some(b as usize));
-            let taken = bodies.iter().flatten().fold(0, |t, &b| t | used[b][pass]);
-            let c = (!taken).trailing_zeros() as usize;
-            if c < COLOURS {
-                bodies
-                    .iter()
-                    .flatten()
-                    .for_each(|&b| used[b][pass] |= 1 << c);
-            }
-            c
-        };
-        let block_of = &self.block_of;
-        let shared = (COLOURS * blocks) as u32;
+        for used in &mut self.used {
+            used.clear();
+            used.resize(kind.len(), 0);
+        }
         self.class.clear();
-        for (i, r) in rows.iter().enumerate() {
-            let block = (blocks > 0)
-                .then(|| self.span[i].map(|s| block_of[s as usize]))
-                .and_then(|[a, b]| (b - a <= 1).then_some(a));
-            let in_block = block.and_then(|k| {
-                let c = pick(r, k as usize % 2);
-                (c < COLOURS).then_some(COLOURS as u32 * k + c as u32)
-            });
-            let class = in_block.unwrap_or_else(|| shared + pick(r, 2).min(COLOURS) as u32);
-            self.class.push(class);
+        self.class.resize(rows.len(), UNCLASSED);
+        if blocks > 0 {
+            self.colour_blocks(rows, blocks, &dynamic);
+        }
+        // The contacts of no block and those beyond their block's colours, in contact order.
+        let shared = (COLOURS * blocks) as u32;
+        let used = Disjoint::new(&mut self.used[2]);
+        for (r, class) in rows.iter().zip(&mut self.class) {
+            if *class == UNCLASSED {
+                // SAFETY: one thread.
+                *class = shared + unsafe { pick(r, &used, &dynamic) }.min(COLOURS) as u32;
+            }
         }
         self.group(blocks, slot.is_some());
+    }
+
+    /// Colours each block's contacts (each in contact order) in the colours of its pass, all
+    /// blocks at once: block k touches the bodies of blocks k and k + 1 only, so no two blocks
+    /// of one pass share a body's colours, and the two passes keep theirs apart. A contact past
+    /// its block's [`COLOURS`] stays [`UNCLASSED`].
+    fn colour_blocks(
+        &mut self,
+        rows: &[ContactRow],
+        blocks: usize,
+        dynamic: &(impl Fn(u32) -> bool + Sync),
+    ) {
+        let (span, block_of) = (&self.span, &self.block_of);
+        // Each contact's block, for now, in its class.
+        self.class
+            .par_iter_mut()
+            .zip(span.par_iter())
+            .with_min_len(BLOCK)
+            .for_each(|(class, span)| {
+                let [lo, hi] = span.map(|s| block_of[s as usize]);
+                *class = if hi - lo <= 1 { lo } else { UNCLASSED };
+            });
+        // The contacts of each block in contact order: a counting sort by block.
+        let counts = &mut self.counts;
+        counts.clear();
+        counts.resize(blocks, 0);
+        for &k in self.class.iter().filter(|&&k| k != UNCLASSED) {
+            counts[k as usize] += 1;
+        }
+        exclusive_scan(counts, &mut self.block_start);
+        let cursor = &mut self.cursor;
+        cursor.clear();
+        cursor.extend_from_slice(&self.block_start);
+        self.in_block.resize(self.block_start[blocks] as usize, 0);
+        for (i, &k) in self.class.iter().enumerate() {
+            if k != UNCLASSED {
+                self.in_block[cursor[k as usize] as usize] = i as u32;
+                cursor[k as usize] += 1;
+            }
+        }
+        let (in_block, block_start) = (&self.in_block, &self.block_start);
+        let class = Disjoint::new(&mut self.class);
+        let [even, odd, _] = &mut self.used;
+        let used = [Disjoint::new(even), Disjoint::new(odd)];
+        (0..blocks).into_par_iter().for_each(|k| {
+            let contacts = &in_block[block_start[k] as usize..block_start[k + 1] as usize];
+            for &i in contacts {
+                // SAFETY: the masks of block k's bodies in its pass are its own (see above), and
+                // each contact is in one block.
+                unsafe {
+                    let c = pick(&rows[i as usize], &used[k % 2], dynamic);
+                    *class.get(i as usize) = match c < COLOURS {
+                        true => (COLOURS * k + c) as u32,
+                        false => UNCLASSED,
+                    };
+                }
+            }
+        });
     }
 
     /// Chooses the blocks for `rows` (fills `span`, `per_slot` and `block_of`): up to
@@ -158,19 +218,23 @@ impl Colouring {
         &mut self,
         rows: &[ContactRow],
         slots: usize,
-        dynamic: &dyn Fn(u32) -> bool,
-        slot: &dyn Fn(u32) -> u32,
+        dynamic: &(impl Fn(u32) -> bool + Sync),
+        slot: &(dyn Fn(u32) -> u32 + Sync),
     ) -> usize {
-        self.span.clear();
-        self.span.extend(rows.iter().map(|r| {
-            let [a, b] = [r.body_a, r.body_b].map(|b| dynamic(b).then(|| slot(b)));
-            match (a, b) {
-                (Some(a), Some(b)) => [a.min(b), a.max(b)],
-                (Some(s), None) | (None, Some(s)) => [s, s],
-                // Contacts of no dynamic body constrain nothing: slot 0.
-                (None, None) => [0, 0],
-            }
-        }));
+        self.span.resize(rows.len(), [0; 2]);
+        self.span
+            .par_iter_mut()
+            .zip(rows.par_iter())
+            .with_min_len(BLOCK)
+            .for_each(|(span, r)| {
+                let [a, b] = [r.body_a, r.body_b].map(|b| dynamic(b).then(|| slot(b)));
+                *span = match (a, b) {
+                    (Some(a), Some(b)) => [a.min(b), a.max(b)],
+                    (Some(s), None) | (None, Some(s)) => [s, s],
+                    // Contacts of no dynamic body constrain nothing: slot 0.
+                    (None, None) => [0, 0],
+                };
+            });
         // Contacts up to each lower slot: the cuts fall where the sum crosses a share.
         let below = &mut self.per_slot;
         below.clear();
@@ -201,7 +265,8 @@ impl Colouring {
             }
             let far = self
                 .span
-                .iter()
+                .par_iter()
+                .with_min_len(BLOCK)
                 .filter(|&&[lo, hi]| block_of[hi as usize] - block_of[lo as usize] > 1)
                 .count();
             if far * FAR_SHARE <= total {
@@ -270,6 +335,28 @@ impl Colouring {
             cursor[k] += 1;
         }
     }
+}
+
+/// The lowest colour free at the dynamic bodies of `r` in the masks `used`, taken there when
+/// below [`COLOURS`].
+///
+/// # Safety
+/// No other thread may touch the masks of `r`'s dynamic bodies meanwhile.
+unsafe fn pick(
+    r: &ContactRow,
+    used: &Disjoint<u64>,
+    dynamic: &(impl Fn(u32) -> bool + Sync),
+) -> usize {
+    let bodies = [r.body_a, r.body_b].map(|b| dynamic(b).then_some(b as usize));
+    let taken = bodies.iter().flatten().fold(0, |t, &b| t | used.read(b));
+    let c = (!taken).trailing_zeros() as usize;
+    if c < COLOURS {
+        bodies
+            .iter()
+            .flatten()
+            .for_each(|&b| *used.get(b) |= 1 << c);
+    }
+    c
 }
 
 #[cfg(test)]
@@ -359,14 +446,9 @@ mod tests {
         }
     }
 
-    /// The contacts of a cubic lattice of 24 × 24 × 24 bodies (each with its six neighbours and
-    /// every bottom body with the floor), numbered along x, then y, then z as the grid's cells
-    /// are: cut into 16 blocks of slabs (whose contacts reach at most the next slab), every
-    /// contact in a block, each class sorted by the slot of its lower body. Numbered at random
-    /// instead, the contacts reach everywhere: no blocks, all in the shared colours.
-    #[test]
-    fn a_lattice_in_space_order_is_cut_into_slabs() {
-        let n = 24u32;
+    /// The contacts of a cubic lattice of n × n × n bodies numbered along x, then y, then z:
+    /// each body with its neighbours of higher index, every bottom body with the floor.
+    fn lattice(n: u32) -> Vec<ContactRow> {
         let at = |x: u32, y: u32, z: u32| x + n * (y + n * z);
         let mut rows = Vec::new();
         for (x, y, z) in (0..n * n * n).map(|b| (b % n, b / n % n, b / (n * n))) {
@@ -383,6 +465,48 @@ mod tests {
                 rows.push(contact(b, NO_BODY));
             }
         }
+        rows
+    }
+
+    /// The blocks are coloured all at once, the rest in contact order: the same classes from
+    /// teams of 1, 2 and 5 workers (each run six times), for a lattice whose contacts come in a random order (so
+    /// that each block's greedy colours depend on the order its contacts are taken in).
+    #[test]
+    fn the_colours_do_not_depend_on_the_team() {
+        let mut rows = lattice(20);
+        let mut random = Lcg::new(9);
+        for i in (1..rows.len()).rev() {
+            rows.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
+        }
+        let kind = vec![BodyKind::Dynamic as u32; 20 * 20 * 20];
+        let coloured = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut c = Colouring::default();
+            pool.install(|| c.build_in_blocks(&rows, &kind, |b| b));
+            assert_valid(&c, &rows, &kind);
+            assert!(c.blocks.len() >= 4, "{} blocks", c.blocks.len());
+            (c.order, c.start, c.blocks)
+        };
+        let one = coloured(1);
+        // Repeated, so that a race between blocks would show in some run.
+        for _ in 0..6 {
+            assert_eq!(coloured(2), one);
+            assert_eq!(coloured(5), one);
+        }
+    }
+
+    /// The contacts of a cubic lattice of 24 × 24 × 24 bodies (each with its six neighbours and
+    /// every bottom body with the floor), numbered along x, then y, then z as the grid's cells
+    /// are: cut into 16 blocks of slabs (whose contacts reach at most the next slab), every
+    /// contact in a block, each class sorted by the slot of its lower body. Numbered at random
+    /// instead, the contacts reach everywhere: no blocks, all in the shared colours.
+    #[test]
+    fn a_lattice_in_space_order_is_cut_into_slabs() {
+        let n = 24u32;
+        let rows = lattice(n);
         let kind = vec![BodyKind::Dynamic as u32; (n * n * n) as usize];
         let mut c = Colouring::default();
         c.build_in_blocks(&rows, &kind, |b| b);
