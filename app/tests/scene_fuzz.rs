@@ -10,7 +10,7 @@
 //! into ranges run side by side or one after another) and prints the count and the rate:
 //!
 //! ```text
-//! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains-app --test scene_fuzz -- --ignored --nocapture
+//! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains-app --test app scene_fuzz:: -- --ignored --nocapture
 //! GRAINS_FUZZ_FROM=500000 GRAINS_FUZZ_CASES=500000 cargo test … (the second half alone)
 //! ```
 

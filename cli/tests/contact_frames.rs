@@ -7,7 +7,7 @@ use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
 use vtkio::model::{Attribute, CellType, DataSet, Piece, VertexNumbers};
 
-mod common;
+use crate::common;
 
 /// A fresh folder for the test `name`.
 fn tmp(name: &str) -> PathBuf {

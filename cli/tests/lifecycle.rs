@@ -8,7 +8,7 @@ use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("grains-feed-{}-{name}", std::process::id()));

@@ -6,7 +6,7 @@ use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 /// A small shaken 2-D scene (the V7 box with fewer disks and a short duration) written to `dir`.
 fn small_scene(dir: &Path) -> PathBuf {

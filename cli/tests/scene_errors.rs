@@ -5,7 +5,7 @@ use grains_app::scene::{Scene, SceneError};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
+use crate::common;
 
 /// A valid scene: two spheres, "ball" and "other", in a box.
 fn good() -> String {

@@ -11,7 +11,7 @@ use grains::{
     Vec3, WallDesc, World,
 };
 
-mod common;
+use crate::common;
 
 /// The message of `e`, after checking it is one line.
 fn one_line(e: &SnapshotError) -> String {

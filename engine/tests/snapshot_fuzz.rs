@@ -11,7 +11,7 @@
 //! prints the count and the rate:
 //!
 //! ```text
-//! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains --test snapshot_fuzz -- --ignored --nocapture
+//! GRAINS_FUZZ_CASES=1000000 cargo test --release -p grains --test engine snapshot_fuzz:: -- --ignored --nocapture
 //! ```
 
 use grains::snapshot::seal;
@@ -20,7 +20,7 @@ use grains_kernels::random::SplitMix64;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-mod common;
+use crate::common;
 
 /// Values a sealed word edit writes (as f32 bits, or as an integer).
 const WORDS: [u32; 12] = [

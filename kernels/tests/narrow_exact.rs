@@ -3,7 +3,7 @@
 //! several times the bed's) gives the keys and rows of a brute-force reference, in the same
 //! order, without and with periodic boundaries and a projectile kept out of the grid.
 
-mod common;
+use crate::common;
 
 use common::{material, plane, settings, sphere};
 use glam::{Vec3, Vec4};

@@ -1,7 +1,7 @@
 //! Stage 3, the narrow phase, against closed form: the gap Φ, normal, arms and contact points of
 //! sphere–sphere and sphere–wall contacts, and no contact beyond the envelope.
 
-mod common;
+use crate::common;
 
 use common::{material, plane, settings, sphere};
 use glam::Vec3;

@@ -1,7 +1,7 @@
 //! Stage 6, the solve: projected Jacobi and Gauss–Seidel reach the same impulses on a fixed small
 //! pile, and the closed form where there is one.
 
-mod common;
+use crate::common;
 
 use common::{material, plane, settings, sphere};
 use glam::Vec3;

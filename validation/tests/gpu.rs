@@ -9,19 +9,12 @@
 //! device) it prints why it is skipped and returns. Any other error fails the test. On a machine
 //! without a GPU, Mesa's lavapipe (`mesa-vulkan-drivers`) runs them on the CPU, in minutes.
 
-#[path = "gpu/clumps.rs"]
 mod clumps;
-#[path = "gpu/common.rs"]
 mod common;
-#[path = "gpu/inertia.rs"]
 mod inertia;
-#[path = "gpu/lifecycle.rs"]
 mod lifecycle;
-#[path = "gpu/meshes.rs"]
 mod meshes;
-#[path = "gpu/pipelines.rs"]
 mod pipelines;
-#[path = "gpu/solver_row.rs"]
 mod solver_row;
 
 use common::{assert_same_contacts, max_position_difference, skipped, smallest_radius};

@@ -1,0 +1,17 @@
+//! One test binary for the scene, runner and output tests.
+//!
+//! Each file beside this one is a module of it: `tests/NAME.rs` holds the tests `NAME::…`, run
+//! alone with `cargo test --release -p grains-app --test app NAME::`. One binary links the engine
+//! once, where a binary per file linked it once per file.
+//!
+//! `no_alloc.rs` stays a binary of its own: its counting global allocator would count the other
+//! tests' allocations.
+
+mod conservation;
+mod meshes;
+mod periodic_scene;
+mod pile;
+mod round_walls;
+mod scene_fuzz;
+mod scene_input;
+mod wall_loads;

@@ -1,0 +1,21 @@
+//! One test binary for the command-line program's tests.
+//!
+//! Each file beside this one is a module of it: `tests/NAME.rs` holds the tests `NAME::…`, run
+//! alone with `cargo test --release -p grains-cli --test cli NAME::`. One binary links the engine
+//! once, where a binary per file linked it once per file.
+//!
+//! `mpi_run.rs` (feature mpi) stays a binary of its own.
+
+mod bench_throughput;
+mod common;
+mod contact_frames;
+mod convergence;
+mod health;
+mod kill_resume;
+mod launcher;
+mod lifecycle;
+mod outputs;
+mod resume;
+mod runner;
+mod scene_errors;
+mod validate_solver;

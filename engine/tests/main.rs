@@ -1,0 +1,30 @@
+//! One test binary for the library's integration tests.
+//!
+//! Each file beside this one is a module of it: `tests/NAME.rs` holds the tests `NAME::…`, run
+//! alone with `cargo test --release -p grains --test engine NAME::`. One binary links the engine
+//! once, where a binary per file linked it once per file.
+//!
+//! `mpi.rs` (launched under mpirun, feature mpi) and `cpu_only.rs` (run again by `.ci/run` without
+//! the gpu feature) stay binaries of their own.
+
+mod analytic_walls;
+mod bad_input;
+mod broad_phase;
+mod checkpoint;
+mod common;
+mod contacts;
+mod cylinders;
+mod escape;
+mod fast_grains;
+mod health;
+mod implicit_integrator;
+mod inertia;
+mod kinematics;
+mod lifecycle;
+mod loads;
+mod meshes;
+mod periodic;
+mod restitution;
+mod shaped_insertion;
+mod snapshot_fuzz;
+mod solver_settings;
