@@ -104,8 +104,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Stop after this many steps in total without finishing (as if killed; for tests).
     pub stop_after: Option<u64>,
-    /// Asked about every 0.2 s whether to stop now (the Python package's Ctrl-C): the run
-    /// then writes a checkpoint at its last step, so that `resume` continues it, and ends with
+    /// Asked after every step whether to stop now, so it must be cheap (the program's Ctrl-C
+    /// flag; the Python package's hook looks for a signal at most every 50 ms): the run then
+    /// writes a checkpoint at its last step, so that `resume` continues it, and ends with
     /// `stopped_early`.
     pub interrupt: Option<fn() -> bool>,
 }
@@ -935,12 +936,12 @@ pub fn run_distributed(
                     break 'steps Err(e);
                 }
             }
+            if opts.interrupt.is_some_and(|asked| asked()) {
+                (stopped_early, interrupted) = (true, true);
+                break;
+            }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
                 last_draw = Instant::now();
-                if opts.interrupt.is_some_and(|asked| asked()) {
-                    (stopped_early, interrupted) = (true, true);
-                    break;
-                }
                 let rate = (record.taken - before_taken) as f64 / clock.elapsed().as_secs_f64();
                 bar.set_position(s);
                 bar.set_message(format!(

@@ -18,6 +18,7 @@ use std::time::Instant;
 
 #[cfg(feature = "mpi")]
 mod distributed;
+mod interrupt;
 mod launcher;
 
 #[derive(Parser)]
@@ -299,8 +300,15 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         resume: resume.is_some(),
         progress: leader,
         stop_after,
-        interrupt: None,
+        // Ctrl-C stops a run on one process; the ranks of a distributed run would have to
+        // agree on the step to stop at, so there mpirun's signal ends the job.
+        interrupt: distribute
+            .is_none()
+            .then_some(interrupt::asked as fn() -> bool),
     };
+    if distribute.is_none() {
+        interrupt::install();
+    }
     let result = run_distributed(&scene, &opts, distribute);
     // A failed step fails on every rank alike (the ranks agree on a step), so rank 0 says it
     // and each ends; so does a failed setup or write of the outputs, which the ranks agree
@@ -372,18 +380,30 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                     None => println!("  {k} first reached the top (≥ 1) at t = {t:.3} s"),
                 }
             }
-            if s.stopped_early {
-                println!(
-                    "  stopped early at step {}; continue with: grains run {} --resume {}",
-                    s.steps,
-                    path.display(),
-                    opts.out.display()
-                );
-            } else {
-                println!(
+            let resume = format!(
+                "grains run {} --resume {}",
+                path.display(),
+                opts.out.display()
+            );
+            match (s.stopped_early, interrupt::signal()) {
+                (true, Some(signal)) => {
+                    eprintln!(
+                        "interrupted by {} at step {}: the checkpoint and the outputs up to it are written; continue with: {resume}",
+                        interrupt::name(signal),
+                        s.steps,
+                    );
+                    return ExitCode::from(128 + signal as u8);
+                }
+                (true, None) => {
+                    println!(
+                        "  stopped early at step {}; continue with: {resume}",
+                        s.steps
+                    )
+                }
+                (false, _) => println!(
                     "  results in {} (open grains.pvd in ParaView; summary.json, observables.csv, images/)",
                     opts.out.display()
-                );
+                ),
             }
             ExitCode::SUCCESS
         }

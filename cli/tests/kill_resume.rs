@@ -20,7 +20,7 @@ const EXE: &str = env!("CARGO_BIN_EXE_grains");
 /// The most kills of the random test (each followed by a resume).
 const KILLS: usize = 14;
 
-fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("grains-kill-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -29,7 +29,7 @@ fn tmp(name: &str) -> PathBuf {
 
 /// The pour benchmark with 300 grains for 0.6 s (300 steps): frames every 20 steps, a PNG of
 /// every other frame, a checkpoint every 40 steps.
-fn scene(dir: &Path) -> PathBuf {
+pub(crate) fn scene(dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/pour_1k.toml"),
     )
@@ -47,7 +47,7 @@ fn scene(dir: &Path) -> PathBuf {
 }
 
 /// `grains run SCENE` into `out`, fresh or with `--resume`.
-fn command(scene: &Path, out: &Path, resume: bool) -> Command {
+pub(crate) fn command(scene: &Path, out: &Path, resume: bool) -> Command {
     let mut c = Command::new(EXE);
     c.arg("run").arg(scene);
     if resume {
@@ -61,7 +61,7 @@ fn command(scene: &Path, out: &Path, resume: bool) -> Command {
     c
 }
 
-fn run_to_end(scene: &Path, out: &Path, resume: bool) {
+pub(crate) fn run_to_end(scene: &Path, out: &Path, resume: bool) {
     let o = command(scene, out, resume).output().unwrap();
     assert!(
         o.status.success(),
@@ -115,7 +115,7 @@ fn state(bytes: &[u8]) -> Snapshot {
 
 /// The folders `a` and `b` hold the same files with the same bytes (the checkpoint: the same
 /// state; summary.json: the same figures apart from the wall clock's).
-fn assert_same_results(a: &Path, b: &Path) {
+pub(crate) fn assert_same_results(a: &Path, b: &Path) {
     let (fa, fb) = (files(a), files(b));
     let names = |f: &BTreeMap<PathBuf, Vec<u8>>| f.keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&fa), names(&fb), "the folders hold different files");

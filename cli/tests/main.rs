@@ -11,6 +11,7 @@ mod common;
 mod contact_frames;
 mod convergence;
 mod health;
+mod interrupt;
 mod kill_resume;
 mod launcher;
 mod lifecycle;

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The backend named `name` (`"cpu"` or `"gpu"`).
 pub fn backend(name: &str) -> PyResult<Backend> {
@@ -46,8 +47,15 @@ fn load_scene(
 /// The signal a run's interrupt hook found (Ctrl-C), handed back to the caller of `run`.
 static INTERRUPTED: Mutex<Option<PyErr>> = Mutex::new(None);
 
-/// The runner's interrupt hook: takes the GIL and looks for a pending signal.
+/// The runner's interrupt hook, asked after every step: at most every 50 ms it takes the GIL
+/// and looks for a pending signal.
 fn signal_pending() -> bool {
+    static LAST_LOOK: Mutex<Option<Instant>> = Mutex::new(None);
+    let mut last = LAST_LOOK.lock().unwrap_or_else(|p| p.into_inner());
+    if last.is_some_and(|t| t.elapsed() < Duration::from_millis(50)) {
+        return false;
+    }
+    *last = Some(Instant::now());
     match Python::attach(|py| py.check_signals()) {
         Ok(()) => false,
         Err(e) => {
