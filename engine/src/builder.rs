@@ -24,6 +24,7 @@ use grains_kernels::ellipsoid::{smooth_support, PlacedEllipsoid};
 use grains_kernels::ellipsoid_frustum::ellipsoid_in_frustum;
 use grains_kernels::narrow_phase::MAX_BODIES;
 use grains_kernels::polyhedron::{hull_vertices, Hull};
+use grains_kernels::pairs::{pair_routine, wall_support, ShapeKind};
 use grains_kernels::shape::capsule_ends;
 use grains_kernels::wall_contact::point_wall;
 use grains_kernels::{Bodies, GpuError, Motion, StepStats};
@@ -500,24 +501,11 @@ impl WorldBuilder {
         Ok(())
     }
 
-    /// Refuses `bodies` whose shapes the narrow phase does not meet with each other:
-    /// ellipsoids, clumps and boxes beside other shapes than spheres and their own, a second
-    /// ellipse beside another non-sphere.
+    /// Refuses `bodies` with a pair of shapes the pair table does not meet ([`check_pairs`]),
+    /// and clumps the clump table does not hold.
     fn check_shapes_together(&self, bodies: &[Body]) -> Result<(), BuildError> {
-        check_partners(
-            bodies,
-            |s| matches!(s, Shape::Ellipsoid { .. }),
-            "ellipsoids",
-            true,
-        )?;
-        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)?;
-        check_partners(bodies, |s| matches!(s, Shape::Cuboid { .. }), "boxes", true)?;
-        check_partners(
-            bodies,
-            |s| matches!(s, Shape::Ellipse { .. }),
-            "ellipses",
-            false,
-        )
+        check_pairs(bodies)?;
+        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)
     }
 
     /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them:
@@ -666,6 +654,7 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
                 match b.shape {
                     Shape::Cuboid { .. } => "box half-extents",
                     _ => "ellipsoid semi-axes",
+    Ok(())
                 },
                 aspect(s)
             ))
@@ -684,39 +673,30 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
     }
 }
 
-/// Refuses a body of some other shape than spheres in a world with a body `is_kind` picks
-/// (named `kinds` in the message), where the narrow phase meets that kind with spheres, walls
-/// and, if `meets_itself`, its own kind only; a second body of the kind when it does not meet
-/// itself.
-fn check_partners(
-    bodies: &[Body],
-    is_kind: impl Fn(&Shape) -> bool,
-    kinds: &str,
-    meets_itself: bool,
-) -> Result<(), BuildError> {
-    let Some(first) = bodies.iter().position(|b| is_kind(&b.shape)) else {
-        return Ok(());
-    };
-    let unmet = |(i, b): &(usize, &Body)| {
-        !b.shape.is_sphere() && (!is_kind(&b.shape) || (!meets_itself && *i != first))
-    };
-    match bodies.iter().enumerate().find(unmet) {
-        Some((i, b)) => {
-            let own = if meets_itself {
-                format!(", {kinds}")
-            } else {
-                String::new()
-            };
-            Err(BuildError::Body {
-                body: i,
-                field: "shape",
-                problem: format!(
-                    "{kinds} meet spheres{own} and walls only (their other pairs are not detected), and this world has body {first} and this {}",
-                    crate::body::shape_name(b.shape)
-                ),
-            })
+/// Refuses a world with two bodies whose kinds of shape the pair table refuses
+/// ([`pair_routine`]), naming the later body, the first body of the other kind and why: the
+/// narrow phase meets every pair this lets through. O(bodies × kinds).
+fn check_pairs(bodies: &[Body]) -> Result<(), BuildError> {
+    // The first body of each kind met so far.
+    let mut firsts: Vec<(ShapeKind, usize)> = Vec::new();
+    for (i, b) in bodies.iter().enumerate() {
+        let kind = b.shape.kind();
+        for &(other, first) in &firsts {
+            if let Err(e) = pair_routine(other, kind) {
+                return Err(BuildError::Body {
+                    body: i,
+                    field: "shape",
+                    problem: format!(
+                        "is {}, and body {first} is {}: {e}",
+                        kind.with_article(),
+                        other.with_article()
+                    ),
+                });
+            }
         }
-        None => Ok(()),
+        if firsts.iter().all(|f| f.0 != kind) {
+            firsts.push((kind, i));
+        }
     }
 }
 
@@ -737,6 +717,9 @@ const START_DEPTH_TOLERANCE: f32 = 0.01;
 /// thin face, so a body wholly behind it (its centre more than its bounding radius behind) is
 /// on its far side. Walls start at their displacement at t = 0. O(bodies × walls).
 fn check_bodies_outside_walls(
+    if wall_support(b.shape.kind(), wall.contact_kind()).is_err() {
+        return f32::NEG_INFINITY;
+    }
     bodies: &[Body],
     hulls: &[Hull],
     walls: &[WallDesc],
@@ -768,7 +751,8 @@ fn check_bodies_outside_walls(
 }
 
 /// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` (negative when the
-/// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
+/// body is clear of it; −∞ when no point meets it, or the pair table does not meet its shape
+/// with the wall's kind, [`wall_support`], which the build refuses): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
 /// face, an ellipsoid's deepest point inside a cylinder or cone ([`ellipsoid_in_frustum`]); a

@@ -417,13 +417,6 @@ pub(crate) fn check_polyhedra(
             "a polyhedron is a 3-D body and planar mode has none".into(),
         );
     }
-    if let Some(i) = bodies
-        .iter()
-        .position(|b| !b.shape.is_sphere() && !is_polyhedron(b))
-    {
-        let other = crate::body::shape_name(bodies[i].shape);
-        return bad(i, format!("polyhedra meet spheres, polyhedra and walls only, and this world has both polyhedra and this {other} (give a box as a polyhedron)"));
-    }
     for (i, b) in bodies.iter().enumerate() {
         let Shape::Polyhedron {
             hull,
