@@ -1180,6 +1180,31 @@ fn polyhedra_take_the_hull_of_their_vertices() {
     );
 }
 
+/// Two polyhedra whose hulls overlap at the start are refused at load, naming both bodies and
+/// the overlap (the start check measures them with the narrow phase's own pair routine); two
+/// whose bounding spheres overlap but whose hulls are apart load.
+#[test]
+fn overlapping_polyhedra_are_refused_at_load() {
+    // Two 0.2 × 0.1 × 0.04 m boxes of points side by side along x: 0.15 m apart their hulls
+    // overlap, 0.05 m along x and wholly along y and z, so the least push that parts them is
+    // the 0.04 m thickness; 0.21 m apart they are 1 cm clear, within their bounding spheres'
+    // reach.
+    let corners = "vertices = [[0.1, 0.05, 0.02], [-0.1, 0.05, 0.02], [0.1, -0.05, 0.02], [-0.1, -0.05, 0.02], [0.1, 0.05, -0.02], [-0.1, 0.05, -0.02], [0.1, -0.05, -0.02], [-0.1, -0.05, -0.02]]\n";
+    let pair = |x: &str| {
+        listed(
+            "polyhedron",
+            corners,
+            &format!("{{ position = [0.0, 0.0, 1.0] }},\n{{ position = [{x}, 0.0, 1.0] }},\n"),
+        )
+    };
+    let msg = refused_at(&pair("0.15"), "generator = \"list\"", "bodies");
+    assert!(
+        msg.contains("bodies 0 and 1 overlap by 4.000e-2 m"),
+        "{msg}"
+    );
+    Scene::parse(Path::new("s.toml"), &pair("0.21")).unwrap();
+}
+
 /// Parses and builds `text`; asserts the build is refused with one line naming the file, the
 /// line of `needle` and `key`.
 fn built_refused_at(text: &str, needle: &str, key: &str) -> String {

@@ -122,6 +122,13 @@ enum Command {
         #[command(flatten)]
         opts: BenchOptions,
     },
+    /// Prints what combines with what: the pairs of features the engine refuses together and
+    /// why, which shapes meet which, and which shapes meet which walls.
+    Support {
+        /// Print the table as the Markdown page docs/support.md (the only layout).
+        #[arg(long, required = true)]
+        markdown: bool,
+    },
 }
 
 /// Parses `--threads`: a whole number from 1 to [`MAX_THREADS`], the bound of a scene's
@@ -184,6 +191,10 @@ fn main() -> ExitCode {
             cmd_validate(&ids, layout, &setup)
         }
         Command::Bench { scene, opts } => cmd_bench(scene, opts),
+        Command::Support { markdown: _ } => {
+            print!("{}", grains::support::markdown());
+            ExitCode::SUCCESS
+        }
     }
 }
 

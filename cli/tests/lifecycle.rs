@@ -330,7 +330,7 @@ fn bad_shaped_insert_tables_name_their_line_and_key() {
         "shape = \"clump\"\nclump = \"pellet\"",
         "shape = \"ellipsoid\"\nsemi_axes = [0.004, 0.003, 0.002]",
         "shape",
-        "shapes other than clumps",
+        "gives this world ellipsoids, which cannot be combined with the GPU backend",
     )];
     refused_at_their_keys(&base, &on_gpu, &cases);
     std::fs::remove_dir_all(&base).unwrap();

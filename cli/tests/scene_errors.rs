@@ -206,14 +206,20 @@ fn values_only_the_engine_checks_are_reported_at_their_key() {
 #[test]
 fn reading_a_scene_builds_no_world() {
     // The GPU refuses joints when the world is built; reading the file does not build it (nor
-    // open the GPU), so it succeeds, and building reports the refusal.
+    // open the GPU), so it succeeds, and building reports the refusal at the joint's line.
     let t = jointed().replace(
         "h = 0.01",
         "h = 0.01\nbackend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0",
     );
     let scene = Scene::parse(Path::new("gpu_joints.toml"), &t).unwrap_or_else(|e| panic!("{e}"));
     match scene.world(Some(1)) {
-        Err(e @ SceneError::Build { .. }) => assert!(e.to_string().contains("joints"), "{e}"),
+        Err(e @ SceneError::Invalid { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("key `bodies`: joint 0: bodies gives this world joints, which cannot be combined with the GPU backend"),
+                "{msg}"
+            )
+        }
         Err(e) => panic!("expected the GPU's refusal of joints, got {e}"),
         Ok(_) => panic!("the GPU backend accepted joints"),
     }

@@ -326,15 +326,7 @@ pub fn shape_code(shape: Shape) -> i32 {
 /// A shape's name for messages: "sphere", "capsule", "ellipse", "box", "ellipsoid", "clump" or
 /// "polyhedron".
 pub fn shape_name(shape: Shape) -> &'static str {
-    match shape {
-        Shape::Sphere => "sphere",
-        Shape::Capsule { .. } => "capsule",
-        Shape::Ellipse { .. } => "ellipse",
-        Shape::Cuboid { .. } => "box",
-        Shape::Ellipsoid { .. } => "ellipsoid",
-        Shape::Clump { .. } => "clump",
-        Shape::Polyhedron { .. } => "polyhedron",
-    }
+    shape.kind().name()
 }
 
 /// The largest ratio of a box's half-extents or of an ellipsoid's semi-axes, the largest to the

@@ -14,8 +14,9 @@ use crate::material::{Material, MaterialId, Materials};
 use crate::mesh::{MeshDesc, Meshes};
 use crate::plane_groups::plane_groups;
 use crate::reach::Reach;
-use crate::settings::{Backend, Envelope, Settings};
+use crate::settings::{Envelope, Settings};
 use crate::sink::Sink;
+use crate::support::Present;
 use crate::world::World;
 use glam::{Quat, Vec3};
 use grains_kernels::clump::ClumpTable;
@@ -23,10 +24,11 @@ use grains_kernels::cuboid::cuboid_corners;
 use grains_kernels::ellipsoid::{smooth_support, PlacedEllipsoid};
 use grains_kernels::ellipsoid_frustum::ellipsoid_in_frustum;
 use grains_kernels::narrow_phase::MAX_BODIES;
+use grains_kernels::pairs::{pair_routine, wall_support, ShapeKind};
 use grains_kernels::polyhedron::{hull_vertices, Hull};
 use grains_kernels::shape::capsule_ends;
 use grains_kernels::wall_contact::point_wall;
-use grains_kernels::{Bodies, GpuError, Motion, StepStats};
+use grains_kernels::{Bodies, Motion, StepStats};
 
 /// The most a compliant contact may give within one step, as a fraction of the smallest radius
 /// ([`grains_kernels::StepParams::max_give`]). A grain arriving at v gives about
@@ -158,13 +160,15 @@ impl WorldBuilder {
             });
         }
         let friction = materials.table()?;
-        if self.settings.backend == Backend::Gpu && friction.any_restitution() {
-            return Err(GpuError::Unsupported("restitution (a material with e > 0)").into());
-        }
+        let mut present = Present::of_settings(&self.settings);
+        present.materials(&materials.list);
+        present.bodies(&self.bodies);
+        present.walls(&self.walls);
+        present.lifecycle(&self.insertions, self.sinks.len());
+        let counts = (self.meshes.len(), self.joints.len(), self.springs.len());
+        present.parts((counts.0, counts.1, counts.2, self.forces.len()));
+        present.check()?;
         crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
-        if self.settings.backend == Backend::Gpu {
-            check_gpu_shapes(&self.bodies, !self.meshes.is_empty())?;
-        }
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {
                 body: MAX_BODIES,
@@ -215,19 +219,8 @@ impl WorldBuilder {
             .collect::<Result<Vec<_>, _>>()?;
         let hulls: Vec<_> = self.hulls.iter().map(|p| p.hull.clone()).collect();
         check_bodies_outside_walls(&self.bodies, &hulls, &walls, &self.clumps, self.settings.h)?;
-        crate::implicit::check_world(
-            &self.settings,
-            &self.bodies,
-            &walls,
-            &materials.list,
-            crate::implicit::Extras {
-                joints: self.joints.len(),
-                springs: self.springs.len(),
-                meshes: self.meshes.len(),
-                lifecycle: !self.insertions.is_empty() || !self.sinks.is_empty(),
-            },
-        )?;
-        let meshes = self.checked_meshes(&friction, materials.list.len())?;
+        crate::implicit::check_world(&self.settings, &self.bodies, &walls)?;
+        let meshes = self.checked_meshes(materials.list.len())?;
         let joints = self
             .joints
             .iter()
@@ -270,7 +263,6 @@ impl WorldBuilder {
             &bodies,
             (&drives, &self.forces),
             (parts.shapes.as_deref(), &parts.inertia.moments),
-            joint_rows > 0 || !parts.springs.is_empty(),
         )?;
         let r_min = bodies
             .smallest_radius()
@@ -279,17 +271,7 @@ impl WorldBuilder {
             floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
             speed_factor: 1.5,
         });
-        crate::periodic::check_world(
-            &self.settings,
-            envelope,
-            &self.bodies,
-            &walls,
-            (self.joints.len(), self.springs.len()),
-            (
-                self.meshes.len(),
-                !self.insertions.is_empty() || !self.sinks.is_empty(),
-            ),
-        )?;
+        crate::periodic::check_world(&self.settings, envelope, &self.bodies, &walls)?;
         let shapes = parts.shapes.clone().unwrap_or_default();
         let backend = backend::open(&self.settings, parts, &friction)?;
         let max_give = if r_min.is_finite() {
@@ -443,7 +425,8 @@ impl WorldBuilder {
     }
 
     /// Refuses an insertion of shaped grains ([`Insertion::shaped`]) this world cannot hold,
-    /// naming the insertion: on the GPU backend (spheres and clumps only), beside a cylinder, cone or mesh
+    /// naming the insertion (the support table, [`crate::support`], refuses its shape beside
+    /// the backend and modes that do not take it): beside a cylinder, cone or mesh
     /// wall its shape does not meet ([`crate::wall_partners`]), a template that would be
     /// refused as a body, or a shape the
     /// narrow phase does not meet with the bodies built or the grains of the insertions before
@@ -461,11 +444,6 @@ impl WorldBuilder {
             };
             let meshes = !self.meshes.is_empty();
             let one = std::slice::from_ref(&t);
-            if self.settings.backend == Backend::Gpu {
-                if let Err(e) = check_gpu_shapes(one, meshes) {
-                    return Err(refuse(format!("places {shape}s: {e}")));
-                }
-            }
             if let Err(e) = crate::wall_partners::check_wall_partners(one, &self.walls, meshes) {
                 let problem = match e {
                     BuildError::Body { field, problem, .. } => format!("{field} {problem}"),
@@ -500,51 +478,17 @@ impl WorldBuilder {
         Ok(())
     }
 
-    /// Refuses `bodies` whose shapes the narrow phase does not meet with each other:
-    /// ellipsoids, clumps and boxes beside other shapes than spheres and their own, a second
-    /// ellipse beside another non-sphere.
+    /// Refuses `bodies` with a pair of shapes the pair table does not meet ([`check_pairs`]),
+    /// and clumps the clump table does not hold.
     fn check_shapes_together(&self, bodies: &[Body]) -> Result<(), BuildError> {
-        check_partners(
-            bodies,
-            |s| matches!(s, Shape::Ellipsoid { .. }),
-            "ellipsoids",
-            true,
-        )?;
-        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)?;
-        check_partners(bodies, |s| matches!(s, Shape::Cuboid { .. }), "boxes", true)?;
-        check_partners(
-            bodies,
-            |s| matches!(s, Shape::Ellipse { .. }),
-            "ellipses",
-            false,
-        )
+        check_pairs(bodies)?;
+        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)
     }
 
-    /// The meshes checked ([`MeshDesc`]'s checks), or why this world cannot have them:
-    /// restitution and spinning or rolling friction do not meet meshes yet (the shapes that
-    /// do not are refused by [`crate::wall_partners`]).
-    fn checked_meshes(
-        &self,
-        friction: &grains_kernels::FrictionTable,
-        materials: usize,
-    ) -> Result<Vec<MeshDesc>, BuildError> {
-        if self.meshes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let refuse = |field, problem: &str| {
-            Err(BuildError::Mesh {
-                mesh: 0,
-                triangle: None,
-                field,
-                problem: problem.into(),
-            })
-        };
-        if friction.any_restitution() {
-            return refuse("material", "cannot be used with restitution (a material with e > 0): mesh contacts do not restitute yet");
-        }
-        if friction.any_moment_friction() {
-            return refuse("material", "cannot be used with spinning or rolling friction: mesh contacts have no moment rows yet");
-        }
+    /// The meshes checked ([`MeshDesc`]'s checks; what they do not combine with is the
+    /// support table's, [`crate::support`], and the shapes they do not meet the pair
+    /// table's, [`crate::wall_partners`]).
+    fn checked_meshes(&self, materials: usize) -> Result<Vec<MeshDesc>, BuildError> {
         self.meshes
             .iter()
             .enumerate()
@@ -684,40 +628,32 @@ fn check_shape(i: usize, b: &Body, planar: bool) -> Result<(), BuildError> {
     }
 }
 
-/// Refuses a body of some other shape than spheres in a world with a body `is_kind` picks
-/// (named `kinds` in the message), where the narrow phase meets that kind with spheres, walls
-/// and, if `meets_itself`, its own kind only; a second body of the kind when it does not meet
-/// itself.
-fn check_partners(
-    bodies: &[Body],
-    is_kind: impl Fn(&Shape) -> bool,
-    kinds: &str,
-    meets_itself: bool,
-) -> Result<(), BuildError> {
-    let Some(first) = bodies.iter().position(|b| is_kind(&b.shape)) else {
-        return Ok(());
-    };
-    let unmet = |(i, b): &(usize, &Body)| {
-        !b.shape.is_sphere() && (!is_kind(&b.shape) || (!meets_itself && *i != first))
-    };
-    match bodies.iter().enumerate().find(unmet) {
-        Some((i, b)) => {
-            let own = if meets_itself {
-                format!(", {kinds}")
-            } else {
-                String::new()
-            };
-            Err(BuildError::Body {
-                body: i,
-                field: "shape",
-                problem: format!(
-                    "{kinds} meet spheres{own} and walls only (their other pairs are not detected), and this world has body {first} and this {}",
-                    crate::body::shape_name(b.shape)
-                ),
-            })
+/// Refuses a world with two bodies whose kinds of shape the pair table refuses
+/// ([`pair_routine`]), naming the later body, the first body of the other kind and why: the
+/// narrow phase meets every pair this lets through. O(bodies × kinds).
+fn check_pairs(bodies: &[Body]) -> Result<(), BuildError> {
+    // The first body of each kind met so far.
+    let mut firsts: Vec<(ShapeKind, usize)> = Vec::new();
+    for (i, b) in bodies.iter().enumerate() {
+        let kind = b.shape.kind();
+        for &(other, first) in &firsts {
+            if let Err(e) = pair_routine(other, kind) {
+                return Err(BuildError::Body {
+                    body: i,
+                    field: "shape",
+                    problem: format!(
+                        "is {}, and body {first} is {}: {e}",
+                        kind.with_article(),
+                        other.with_article()
+                    ),
+                });
+            }
         }
-        None => Ok(()),
+        if firsts.iter().all(|f| f.0 != kind) {
+            firsts.push((kind, i));
+        }
     }
+    Ok(())
 }
 
 /// How deep a body may start inside a wall, as a fraction of its radius: the same 1 % the scene
@@ -768,7 +704,8 @@ fn check_bodies_outside_walls(
 }
 
 /// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` (negative when the
-/// body is clear of it; −∞ when no point meets it): a sphere's centre or a capsule's end points
+/// body is clear of it; −∞ when no point meets it, or the pair table does not meet its shape
+/// with the wall's kind, [`wall_support`], which the build refuses): a sphere's centre or a capsule's end points
 /// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
 /// alone, without its plane group), an ellipse's support point where it lies within a flat
 /// face, an ellipsoid's deepest point inside a cylinder or cone ([`ellipsoid_in_frustum`]); a
@@ -779,6 +716,9 @@ pub(crate) fn depth_in_wall(
     wall: &WallDesc,
     (clumps, hulls): (&ClumpTable, &[Hull]),
 ) -> f32 {
+    if wall_support(b.shape.kind(), wall.contact_kind()).is_err() {
+        return f32::NEG_INFINITY;
+    }
     let placed = [wall.placed(
         wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
         Vec3::ZERO,
@@ -836,21 +776,6 @@ pub(crate) fn depth_in_wall(
         .filter_map(|p| point_wall(&placed, 0, p, radius, behind))
         .map(|t| -t.phi)
         .fold(f32::NEG_INFINITY, f32::max)
-}
-
-/// The GPU backend's shapes: spheres and clumps, and clumps not beside mesh walls
-/// (`has_meshes`).
-fn check_gpu_shapes(bodies: &[Body], has_meshes: bool) -> Result<(), GpuError> {
-    let clump = |b: &Body| matches!(b.shape, Shape::Clump { .. });
-    if bodies.iter().any(|b| !b.shape.is_sphere() && !clump(b)) {
-        return Err(GpuError::Unsupported(
-            "non-sphere shapes other than clumps (capsules, ellipses, boxes, ellipsoids, polyhedra)",
-        ));
-    }
-    if has_meshes && bodies.iter().any(clump) {
-        return Err(GpuError::Unsupported("clumps beside mesh walls"));
-    }
-    Ok(())
 }
 
 pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {

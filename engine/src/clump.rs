@@ -379,8 +379,8 @@ pub(crate) fn clump_depth_in_wall(
 }
 
 /// Checks the clumps of a world: each names a template of `table` with its bound, carries its
-/// principal moments, lives in 3-D, and shares the world with spheres and clumps only (the
-/// narrow phase meets a clump with spheres, clumps and every wall, meshes included).
+/// principal moments and lives in 3-D (which shapes it may share the world with is the pair
+/// table's, checked by the builder).
 pub(crate) fn check_clumps(
     bodies: &[Body],
     table: &ClumpTable,
@@ -393,19 +393,6 @@ pub(crate) fn check_clumps(
             problem,
         })
     };
-    let is_clump = |b: &Body| matches!(b.shape, Shape::Clump { .. });
-    let Some(first) = bodies.iter().position(is_clump) else {
-        return Ok(());
-    };
-    if let Some(i) = bodies
-        .iter()
-        .position(|b| !b.shape.is_sphere() && !is_clump(b))
-    {
-        return bad(i, format!(
-            "is a {:?}, and this world has clumps (body {first}): clumps meet spheres, clumps and walls only (clumps beside capsules, ellipses or boxes are not implemented)",
-            crate::body::shape_name(bodies[i].shape)
-        ));
-    }
     for (i, b) in bodies.iter().enumerate() {
         let Shape::Clump { template, bound } = b.shape else {
             continue;

@@ -6,6 +6,7 @@ use crate::error::{finite3, BuildError};
 use crate::material::MaterialId;
 use crate::motion::Prescribed;
 use glam::Vec3;
+use grains_kernels::pairs::WallKind;
 use grains_kernels::Wall;
 
 /// A flat wall as a user describes it: the rectangle `origin + s·u + t·(n × u)`,
@@ -266,6 +267,18 @@ impl WallDesc {
             WallShape::Disk { .. } => "disk",
             WallShape::Cylinder { .. } => "cylinder",
             WallShape::Cone { .. } => "cone",
+        }
+    }
+
+    /// The wall's kind in the pair table ([`grains_kernels::pairs::wall_support`]): flat, or
+    /// a cylinder or cone with the grains inside or outside it.
+    pub fn contact_kind(&self) -> WallKind {
+        match self.shape {
+            WallShape::Flat | WallShape::Disk { .. } => WallKind::Flat,
+            WallShape::Cylinder { inside: true, .. } | WallShape::Cone { inside: true, .. } => {
+                WallKind::CurvedInside
+            }
+            WallShape::Cylinder { .. } | WallShape::Cone { .. } => WallKind::CurvedOutside,
         }
     }
 

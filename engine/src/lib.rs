@@ -56,6 +56,7 @@ pub mod settings;
 pub mod sink;
 pub mod snapshot;
 pub mod solver;
+pub mod support;
 mod wall_partners;
 pub mod world;
 

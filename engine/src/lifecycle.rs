@@ -13,7 +13,7 @@
 //! removed bodies dropped), the kinematic bodies' drives and the applied forces follow their
 //! bodies (a force on a removed grain goes with it). Only dynamic bodies are ever removed, so
 //! fixed and driven bodies stay. Joints and springs, whose rows hold body indices, are refused
-//! with insertions or sinks at build, as is planar mode. Shaped bodies (capsules, boxes, …) and
+//! with insertions or sinks at build, as is planar mode (`crate::support`). Shaped bodies (capsules, boxes, …) and
 //! bodies with principal moments may be built beside them, placed by shaped insertions
 //! ([`Insertion::shaped`]) and removed by sinks: their shapes and moments follow their ids to
 //! the backend after each pass, a built body's as built and an inserted grain's from the
@@ -96,8 +96,8 @@ pub(crate) struct Lifecycle {
 impl Lifecycle {
     /// Checks `insertions` and `sinks` against the rest of the world and sets up the ids of
     /// `bodies` as built (with their `shapes`, if any is not a sphere, and the kernels' principal
-    /// `moments`, if any body has some). Refuses them with joints or springs (`linked`) or in
-    /// planar mode.
+    /// `moments`, if any body has some). What they do not combine with (joints, springs,
+    /// planar mode) is the support table's ([`crate::support`]).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         insertions: &[Insertion],
@@ -108,30 +108,7 @@ impl Lifecycle {
         bodies: &Bodies,
         (drives, forces): (&[(u32, Prescribed)], &[AppliedForce]),
         (shapes, moments): (Option<&[Shape]>, &[Vec3]),
-        linked: bool,
     ) -> Result<Lifecycle, BuildError> {
-        let refuse = |why: &str| {
-            let problem = format!("cannot be used {why}");
-            Err(match insertions.is_empty() {
-                false => BuildError::Insert {
-                    insert: 0,
-                    field: "region",
-                    problem,
-                },
-                true => BuildError::Sink {
-                    sink: 0,
-                    field: "shape",
-                    problem,
-                },
-            })
-        };
-        let active = !(insertions.is_empty() && sinks.is_empty());
-        if active && linked {
-            return refuse("with joints or springs (their rows hold body indices)");
-        }
-        if active && settings.planar {
-            return refuse("in planar mode");
-        }
         let batch_steps = (insertions.iter().enumerate())
             .map(|(i, ins)| ins.check(i, materials, settings.h, settings.gravity, walls))
             .collect::<Result<Vec<_>, _>>()?;

@@ -5,9 +5,8 @@
 
 use crate::body::Body;
 use crate::error::BuildError;
-use crate::geometry::{WallDesc, WallShape};
-use crate::settings::{Backend, Envelope, Settings};
-use grains_kernels::GpuError;
+use crate::geometry::WallDesc;
+use crate::settings::{Envelope, Settings};
 
 pub use grains_kernels::periodic::Periodic;
 
@@ -32,39 +31,21 @@ pub(crate) fn check_ranges(periodic: &Periodic) -> Result<(), BuildError> {
     Ok(())
 }
 
-/// Checks a periodic world's parts against its ranges. Joints and springs are refused (their
-/// rows measure the bodies' separation without the minimum image), as are non-sphere shapes,
-/// cylinder walls, flat walls whose normal has a component along a periodic axis (a side wall
-/// across the flow has no place in a periodic world) or whose rectangle is bounded along one
-/// (it would end at a seam it cannot cross), and the GPU backend.
+/// Checks a periodic world's parts against its ranges: the period against the pair reach, the
+/// bodies' positions, and flat walls whose normal has a component along a periodic axis (a
+/// side wall across the flow has no place in a periodic world) or whose rectangle is bounded
+/// along one (it would end at a seam it cannot cross). What a periodic world does not combine
+/// with (joints, springs, shapes other than spheres, round walls, meshes, insertions and
+/// sinks, the GPU backend) is the support table's ([`crate::support`]).
 pub(crate) fn check_world(
     settings: &Settings,
     envelope: Envelope,
     bodies: &[Body],
     walls: &[WallDesc],
-    (joints, springs): (usize, usize),
-    (meshes, lifecycle): (usize, bool),
 ) -> Result<(), BuildError> {
     let periodic = settings.periodic;
     if !periodic.is_on() {
         return Ok(());
-    }
-    if meshes > 0 {
-        return Err(BuildError::Mesh {
-            mesh: 0,
-            triangle: None,
-            field: "triangles",
-            problem: "mesh walls are not supported in a periodic world".into(),
-        });
-    }
-    if lifecycle {
-        return Err(BuildError::Settings {
-            field: "periodic",
-            problem: "insertion regions and sinks are not supported in a periodic world yet".into(),
-        });
-    }
-    if settings.backend == Backend::Gpu {
-        return Err(GpuError::Unsupported("periodic boundaries").into());
     }
     let r_max = bodies.iter().map(|b| b.radius).fold(0.0f32, f32::max);
     let floor = match envelope {
@@ -85,9 +66,6 @@ pub(crate) fn check_world(
             });
         }
         for (i, b) in bodies.iter().enumerate() {
-            if !b.shape.is_sphere() {
-                return Err(body_error(i, "shape", "must be a sphere in a periodic world (capsules and ellipses across the seam are not implemented)".into()));
-            }
             let x = b.position[axis];
             if !(lo..hi).contains(&x) {
                 return Err(body_error(
@@ -100,20 +78,6 @@ pub(crate) fn check_world(
         for (w, wall) in walls.iter().enumerate() {
             check_wall(w, wall, axis, name)?;
         }
-    }
-    if joints > 0 {
-        return Err(BuildError::Joint {
-            joint: 0,
-            field: "bodies",
-            problem: "joints are not supported in a periodic world".into(),
-        });
-    }
-    if springs > 0 {
-        return Err(BuildError::Spring {
-            spring: 0,
-            field: "bodies",
-            problem: "springs are not supported in a periodic world".into(),
-        });
     }
     Ok(())
 }
@@ -128,15 +92,6 @@ fn check_wall(w: usize, wall: &WallDesc, axis: usize, name: &str) -> Result<(), 
             problem,
         })
     };
-    if !matches!(wall.shape, WallShape::Flat) {
-        return err(
-            "shape",
-            format!(
-                "{} walls are not supported in a periodic world (only planes and rectangles unbounded along the periodic axes)",
-                wall.kind_name()
-            ),
-        );
-    }
     if wall.normal[axis].abs() > ALONG_AXIS {
         return err(
             "normal",

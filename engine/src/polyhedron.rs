@@ -19,10 +19,9 @@
 use crate::body::{Body, Shape};
 use crate::builder::WorldBuilder;
 use crate::error::BuildError;
-use crate::settings::{Backend, Settings};
+use crate::settings::Settings;
 use glam::{DMat3, DVec3, Quat, Vec3};
 use grains_kernels::polyhedron::{Hull, HullFace, MAX_HULL_VERTICES};
-use grains_kernels::GpuError;
 use std::fmt;
 
 /// The most points of a cloud given to [`Polyhedron::from_points`] (its hull is found in
@@ -408,21 +407,11 @@ pub(crate) fn check_polyhedra(
             problem,
         })
     };
-    if settings.backend == Backend::Gpu {
-        return Err(GpuError::Unsupported("convex polyhedra (the CPU backend has them)").into());
-    }
     if settings.planar {
         return bad(
             first,
             "a polyhedron is a 3-D body and planar mode has none".into(),
         );
-    }
-    if let Some(i) = bodies
-        .iter()
-        .position(|b| !b.shape.is_sphere() && !is_polyhedron(b))
-    {
-        let other = crate::body::shape_name(bodies[i].shape);
-        return bad(i, format!("polyhedra meet spheres, polyhedra and walls only, and this world has both polyhedra and this {other} (give a box as a polyhedron)"));
     }
     for (i, b) in bodies.iter().enumerate() {
         let Shape::Polyhedron {

@@ -173,7 +173,7 @@ impl Settings {
             }
             _ => {}
         }
-        crate::implicit::check_settings(self)?;
+        crate::support::Present::of_settings(self).check()?;
         self.solver.check()?;
         let solves = 1 + self.coulomb_correction as u64;
         if self.solver.sweeps() as u64 * solves > MAX_SWEEPS_PER_STEP {

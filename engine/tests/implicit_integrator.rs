@@ -277,13 +277,10 @@ fn what_the_stepper_cannot_represent_is_refused() {
     joint.joint(JointDesc::ball(0, None, Vec3::new(0.0, 0.0, 0.2)));
     let e = refused(&joint);
     assert!(
-        matches!(
-            e,
-            BuildError::Settings {
-                field: "integrator",
-                ..
-            }
-        ) && e.to_string().contains("joints"),
+        matches!(e, BuildError::Joint { joint: 0, .. })
+            && e.to_string().contains("joints")
+            && e.to_string()
+                .contains("the geometrically implicit integrator"),
         "{e}"
     );
 

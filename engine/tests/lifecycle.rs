@@ -270,7 +270,10 @@ fn sinks_with_joints_and_bad_sink_shapes_are_refused() {
         },
     ));
     let msg = refused(&b);
-    assert!(msg.contains("with joints or springs"), "{msg}");
+    assert!(
+        msg.contains("joint 0: bodies gives this world joints, which cannot be combined with insertions and sinks"),
+        "{msg}"
+    );
 }
 
 /// A feed of `rate` and `sizes` into free fall (no walls) with no sink, run `steps` steps.

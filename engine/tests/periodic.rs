@@ -413,11 +413,11 @@ fn what_a_periodic_world_cannot_hold_is_refused_by_name() {
                 None,
                 false,
             ),
-            "body 0: shape must be a sphere",
+            "body 0: shape gives this world shapes other than spheres, which cannot be combined with periodic boundaries",
         ),
         (
             refusal(Settings::default(), ok, None, true),
-            "joint 0: bodies joints are not supported in a periodic world",
+            "joint 0: bodies gives this world joints, which cannot be combined with periodic boundaries",
         ),
         (
             refusal(
@@ -434,7 +434,7 @@ fn what_a_periodic_world_cannot_hold_is_refused_by_name() {
                 None,
                 false,
             ),
-            "the GPU backend does not support periodic boundaries",
+            "settings: periodic gives this world periodic boundaries, which cannot be combined with the GPU backend",
         ),
     ];
     for (e, words) in cases {

@@ -230,7 +230,9 @@ fn shaped_grains_the_world_cannot_hold_are_refused_naming_the_insertion() {
     };
     let msg = refusal(&gpu);
     assert!(
-        msg.contains("places ellipsoids") && msg.contains("other than clumps"),
+        msg.contains("insert 0: shape gives this world ellipsoids")
+            && msg
+                .contains("the GPU backend: the GPU's narrow phase meets spheres and clumps only"),
         "{msg}"
     );
 

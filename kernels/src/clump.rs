@@ -83,15 +83,15 @@ pub fn clump_bound(members: &[Vec4]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// The spheres body `p` stands for where it is: a clump's members, c + R c_k with radius r_k;
-/// a sphere itself. `None` for other shapes.
+/// The spheres body `p` (a sphere or a clump) stands for where it is: a clump's members,
+/// c + R c_k with radius r_k; a sphere itself.
 #[inline(always)]
-fn placed_spheres(p: &Placed, table: &ClumpTable) -> Option<([Vec4; MAX_CLUMP_MEMBERS], usize)> {
+fn placed_spheres(p: &Placed, table: &ClumpTable) -> ([Vec4; MAX_CLUMP_MEMBERS], usize) {
     let mut out = [Vec4::ZERO; MAX_CLUMP_MEMBERS];
     match p.shape {
         Shape::Sphere => {
             out[0] = p.centre.extend(p.radius);
-            Some((out, 1))
+            (out, 1)
         }
         Shape::Clump { template, .. } => {
             let members = clump_members(p.centre, p.q, template, table);
@@ -100,9 +100,9 @@ fn placed_spheres(p: &Placed, table: &ClumpTable) -> Option<([Vec4; MAX_CLUMP_ME
                 *o = c.extend(r);
                 n += 1;
             }
-            Some((out, n))
+            (out, n)
         }
-        _ => None,
+        other => unreachable!("a {other:?} is not a clump's partner (crate::pairs)"),
     }
 }
 
@@ -121,10 +121,9 @@ pub fn clump_members(
 }
 
 /// Calls `touch(point, t)` for every pair of member spheres of bodies a and b (a clump and a
-/// sphere or another clump) within `cutoff` of each other, with Φ = ‖c_a − c_b‖ − r_a − r_b
-/// and point = 8 k_a + k_b for members k_a of a and k_b of b; returns false (and calls nothing)
-/// when neither body is a clump or the other is neither a sphere nor a clump (the world's build
-/// refuses such pairs).
+/// sphere or another clump, the pairs [`crate::pairs::PairRoutine::Clumps`] routes here)
+/// within `cutoff` of each other, with Φ = ‖c_a − c_b‖ − r_a − r_b and point = 8 k_a + k_b for
+/// members k_a of a and k_b of b.
 #[inline(always)]
 pub fn clump_pair_touches(
     a: &Placed,
@@ -132,15 +131,8 @@ pub fn clump_pair_touches(
     table: &ClumpTable,
     cutoff: f32,
     mut touch: impl FnMut(usize, Touch),
-) -> bool {
-    let clump = |p: &Placed| matches!(p.shape, Shape::Clump { .. });
-    if !(clump(a) || clump(b)) {
-        return false;
-    }
-    let (Some((sa, na)), Some((sb, nb))) = (placed_spheres(a, table), placed_spheres(b, table))
-    else {
-        return false;
-    };
+) {
+    let ((sa, na), (sb, nb)) = (placed_spheres(a, table), placed_spheres(b, table));
     for (ka, ma) in sa[..na].iter().enumerate() {
         for (kb, mb) in sb[..nb].iter().enumerate() {
             let bound = ma.w + mb.w + cutoff;
@@ -151,7 +143,6 @@ pub fn clump_pair_touches(
             touch(MAX_CLUMP_MEMBERS * ka + kb, t);
         }
     }
-    true
 }
 
 #[cfg(test)]
@@ -189,7 +180,7 @@ mod tests {
             shape: Shape::Sphere,
         };
         let mut found = Vec::new();
-        assert!(clump_pair_touches(&a, &b, &table, 0.1, |p, t| found.push((p, t))));
+        clump_pair_touches(&a, &b, &table, 0.1, |p, t| found.push((p, t)));
         assert_eq!(found.len(), 1, "{found:?}");
         let (p, t) = found[0];
         // Member 0 at R(−0.1, 0, 0) = (0, −0.1, 0): gap 0.25 − 0.2.

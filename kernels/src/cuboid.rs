@@ -258,22 +258,21 @@ fn crossing_edges(
     out
 }
 
-/// The contact points of a pair with a cuboid in it ([`cuboids_touch`]; against a sphere the
+/// The contact points of a box–box or box–sphere pair, the pairs
+/// [`crate::pairs::PairRoutine::Boxes`] routes here ([`cuboids_touch`]; against a sphere the
 /// box's point nearest its centre, [`point_cuboid`]), numbered for the narrow phase's key
 /// flags ([`crate::narrow_phase::point_flag`]), none of them for cuboids more than `cutoff`
-/// apart ([`cuboids_touch`]); `None` for
-/// pairs without a cuboid. A cuboid meets only spheres and cuboids (the world's build refuses
-/// cuboids beside other shapes).
+/// apart ([`cuboids_touch`]).
 #[inline(always)]
 pub fn cuboid_pair_points(
     a: &Placed,
     b: &Placed,
     cutoff: f32,
-) -> Option<[Option<Touch>; CUBOID_PAIR_POINTS]> {
+) -> [Option<Touch>; CUBOID_PAIR_POINTS] {
     let mut out = [None; CUBOID_PAIR_POINTS];
     match (a.shape, b.shape) {
         (Shape::Cuboid { half_extents: ha }, Shape::Cuboid { half_extents: hb }) => {
-            return Some(cuboids_touch(a, ha, b, hb, cutoff));
+            return cuboids_touch(a, ha, b, hb, cutoff);
         }
         (Shape::Cuboid { half_extents }, Shape::Sphere) => {
             out[0] = Some(point_cuboid(b.centre, b.radius, a.centre, a.q, half_extents).swapped());
@@ -287,9 +286,9 @@ pub fn cuboid_pair_points(
                 half_extents,
             ));
         }
-        _ => return None,
+        (a, b) => unreachable!("{a:?}–{b:?} is not a pair of boxes' (crate::pairs)"),
     }
-    Some(out)
+    out
 }
 
 #[cfg(test)]

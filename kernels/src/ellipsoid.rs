@@ -346,16 +346,15 @@ pub fn ellipsoids_within(a: &Placed, sa: Vec3, b: &Placed, sb: Vec3, cutoff: f32
     })
 }
 
-/// The contact of bodies a and b for the narrow phase: `None` when neither is an ellipsoid
-/// (the pair is another shape's), `Some(None)` for two ellipsoids surely more than `cutoff`
-/// apart ([`ellipsoids_within`]), else `Some` of [`ellipsoid_pair`]'s touch.
-pub fn ellipsoid_pair_points(a: &Placed, b: &Placed, cutoff: f32) -> Option<Option<Touch>> {
+/// The contact of an ellipsoid–ellipsoid or ellipsoid–sphere pair, the pairs
+/// [`crate::pairs::PairRoutine::Ellipsoids`] routes here: `None` for two ellipsoids surely
+/// more than `cutoff` apart ([`ellipsoids_within`]), else [`ellipsoid_pair`]'s touch.
+pub fn ellipsoid_pair_points(a: &Placed, b: &Placed, cutoff: f32) -> Option<Touch> {
     match (a.shape, b.shape) {
         (Shape::Ellipsoid { semi_axes: sa }, Shape::Ellipsoid { semi_axes: sb }) => {
-            Some(ellipsoids_within(a, sa, b, sb, cutoff))
+            ellipsoids_within(a, sa, b, sb, cutoff)
         }
-        (Shape::Ellipsoid { .. }, _) | (_, Shape::Ellipsoid { .. }) => Some(ellipsoid_pair(a, b)),
-        _ => None,
+        _ => ellipsoid_pair(a, b),
     }
 }
 

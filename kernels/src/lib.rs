@@ -7,8 +7,8 @@
 //! 1. **forces**: [`forces`] (gravity, applied loads, the kinematic bodies' drives) and the
 //!    explicit [`springs`], v* = v + h M⁻¹ f.
 //! 2. **broad**: [`broad_phase`], the uniform grid.
-//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`] and the walls of
-//!    [`wall_contact`]) finds the contact rows;
+//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`], the pair routines the table
+//!    of [`pairs`] names and the walls of [`wall_contact`]) finds the contact rows;
 //!    [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
 //!    the moment rows of spinning and rolling friction; [`mesh`] the contacts with
 //!    triangle-mesh walls.
@@ -62,6 +62,7 @@ pub mod mesh;
 pub mod narrow_phase;
 pub mod observe;
 pub mod packing;
+pub mod pairs;
 pub mod parallel;
 pub mod periodic;
 pub mod pipeline;

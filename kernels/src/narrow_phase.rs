@@ -4,14 +4,15 @@
 //! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
 //! nearest the sphere's centre, by bisection), and cuboids' corners and edge crossings
 //! ([`crate::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
-//! set), sorted by pair key. Ellipse–capsule and ellipse–ellipse pairs are not detected: the
-//! builder refuses such worlds, as it refuses every pair of shapes not met here.
+//! set), sorted by pair key.
 //! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
 //! ellipsoids at one point, the inside of cylinders and cones at the support point reaching
 //! farthest from the axis ([`crate::ellipsoid_frustum`]) and mesh triangles at one point each
-//! ([`crate::ellipsoid_triangle`]); beside other shapes they are refused at build. Clumps meet
-//! walls and mesh triangles member by member ([`crate::clump`]); boxes and polyhedra meet mesh
-//! triangles by the separating-axis test ([`crate::polytope_triangle`]).
+//! ([`crate::ellipsoid_triangle`]). Clumps meet walls and mesh triangles member by member
+//! ([`crate::clump`]); boxes and polyhedra meet mesh triangles by the separating-axis test
+//! ([`crate::polytope_triangle`]). Which pairs of bodies meet, and by which routine, is the
+//! pair table's ([`crate::pairs`]): [`pair_touches`] dispatches through it, and the builder
+//! refuses every pair it refuses.
 
 use crate::broad_phase::Grid;
 use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
@@ -21,6 +22,7 @@ use crate::ellipsoid_frustum::ellipsoid_in_frustum;
 use crate::ellipsoid_triangle::ellipsoid_triangle_candidate;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
+use crate::pairs::{pair_routine, PairRoutine};
 use crate::parallel::{Disjoint, BLOCK};
 use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
 use crate::polytope_triangle::polytope_mesh_contacts;
@@ -556,10 +558,8 @@ impl PairTests<'_> {
         }
     }
 
-    /// Dispatches the pair (i, j) by shape: sphere–sphere, or the contact points of
-    /// [`contact_points`] (capsule–sphere, capsule–capsule, ellipse–sphere) for pairs within
-    /// reach of each other, the second and third ones' keys carrying [`SECOND_END`] and
-    /// [`THIRD_POINT`].
+    /// Dispatches the pair (i, j) by shape: sphere–sphere, or, for pairs within reach of each
+    /// other, the routine of the pair table ([`pair_touches`]).
     #[inline(always)]
     fn body_pair(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
         if shape_of(self.shapes, i as usize).is_sphere()
@@ -577,48 +577,20 @@ impl PairTests<'_> {
             return;
         }
         let (placed_a, placed_b) = (self.placed(a), self.placed(b));
-        let cutoff = self.largest_envelope(a, b, reach);
-        let member_row = |p: usize, touch: Touch| {
-            self.push_pair_row(a as u32, b as u32, &touch, point_flag(p), out)
+        let routine = match pair_routine(placed_a.shape.kind(), placed_b.shape.kind()) {
+            Ok(routine) => routine,
+            Err(e) => unreachable!("the world's build refuses this pair: {e}"),
         };
-        if clump_pair_touches(&placed_a, &placed_b, self.clumps, cutoff, member_row) {
-            return;
-        }
-        if let Some(touches) = cuboid_pair_points(&placed_a, &placed_b, cutoff) {
-            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
-        }
-        if let Some(touches) = polyhedron_pair_points(&placed_a, &placed_b, self.hulls, cutoff) {
-            return self.push_numbered_rows(a as u32, b as u32, &touches, out);
-        }
-        if let Some(touch) = ellipsoid_pair_points(&placed_a, &placed_b, cutoff) {
-            if let Some(touch) = touch {
-                self.push_pair_row(a as u32, b as u32, &touch, 0, out);
-            }
-            return;
-        }
-        let touches = contact_points(&placed_a, &placed_b);
-        for (touch, flag) in touches.into_iter().zip([0, SECOND_END, THIRD_POINT]) {
-            if let Some(touch) = touch {
-                self.push_pair_row(a as u32, b as u32, &touch, flag, out);
-            }
-        }
-    }
-
-    /// Pushes the rows of a pair's contact points `touches` ([`Self::push_pair_row`]), point p's
-    /// key carrying [`point_flag`]`(p)`.
-    #[inline(always)]
-    fn push_numbered_rows(
-        &self,
-        a: u32,
-        b: u32,
-        touches: &[Option<Touch>],
-        out: &mut Vec<(u64, ContactRow)>,
-    ) {
-        for (p, touch) in touches.iter().enumerate() {
-            if let Some(touch) = touch {
-                self.push_pair_row(a, b, touch, point_flag(p), out);
-            }
-        }
+        let cutoff = self.largest_envelope(a, b, reach);
+        let tables = (self.clumps, self.hulls);
+        pair_touches(
+            routine,
+            &placed_a,
+            &placed_b,
+            tables,
+            cutoff,
+            |flag, touch| self.push_pair_row(a as u32, b as u32, &touch, flag, out),
+        );
     }
 
     /// The largest envelope ε̂ any contact point of bodies a and b can have in this step: that
@@ -843,6 +815,53 @@ impl PairTests<'_> {
             .mu(self.bodies.material[i as usize], wall.material());
         let row = self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw);
         out.push((wall_key(i, w as u32) | flag, row));
+    }
+}
+
+/// Calls `touch(flag, t)` for each contact point t of bodies a and b that `routine` (the pair
+/// table's, [`pair_routine`]) finds, with the flag the point's pair key carries: a capsule
+/// pair's second and third points [`SECOND_END`] and [`THIRD_POINT`], the numbered points of
+/// boxes, polyhedra and clumps' members [`point_flag`]. Routines that prune by distance
+/// (boxes, ellipsoids, polyhedra, clumps) drop points surely more than `cutoff` apart; the
+/// clumps' templates are read from `clumps`, the polyhedra's hulls from `hulls`.
+#[inline(always)]
+pub fn pair_touches(
+    routine: PairRoutine,
+    a: &Placed,
+    b: &Placed,
+    (clumps, hulls): (&ClumpTable, &[Hull]),
+    cutoff: f32,
+    mut touch: impl FnMut(u64, Touch),
+) {
+    let mut numbered = |touches: &[Option<Touch>]| {
+        for (p, t) in touches.iter().enumerate() {
+            if let Some(t) = t {
+                touch(point_flag(p), *t);
+            }
+        }
+    };
+    match routine {
+        PairRoutine::Spheres
+        | PairRoutine::CapsuleSphere
+        | PairRoutine::Capsules
+        | PairRoutine::EllipseSphere => {
+            let flags = [0, SECOND_END, THIRD_POINT];
+            for (t, flag) in contact_points(a, b).into_iter().zip(flags) {
+                if let Some(t) = t {
+                    touch(flag, t);
+                }
+            }
+        }
+        PairRoutine::Boxes => numbered(&cuboid_pair_points(a, b, cutoff)),
+        PairRoutine::Polyhedra => numbered(&polyhedron_pair_points(a, b, hulls, cutoff)),
+        PairRoutine::Ellipsoids => {
+            if let Some(t) = ellipsoid_pair_points(a, b, cutoff) {
+                touch(0, t);
+            }
+        }
+        PairRoutine::Clumps => {
+            clump_pair_touches(a, b, clumps, cutoff, |p, t| touch(point_flag(p), t))
+        }
     }
 }
 

@@ -438,27 +438,20 @@ fn clip_to_plane(poly: &mut [Vec3; CLIP_CAPACITY], count: usize, s: Vec3, d: f32
     found
 }
 
-/// The contact points of a pair with a polyhedron in it ([`polyhedra_touch`]; against a sphere
+/// The contact points of a polyhedron–polyhedron or polyhedron–sphere pair, the pairs
+/// [`crate::pairs::PairRoutine::Polyhedra`] routes here ([`polyhedra_touch`]; against a sphere
 /// the hull's point nearest its centre, [`point_polyhedron`]), in the order the narrow phase's
-/// key flags number them ([`crate::narrow_phase::point_flag`]); `None` for pairs without a
-/// polyhedron. A polyhedron meets only spheres and polyhedra (the world's build refuses
-/// polyhedra beside other shapes).
+/// key flags number them ([`crate::narrow_phase::point_flag`]).
 pub fn polyhedron_pair_points(
     a: &Placed,
     b: &Placed,
     hulls: &[Hull],
     cutoff: f32,
-) -> Option<[Option<Touch>; POLYHEDRON_PAIR_POINTS]> {
+) -> [Option<Touch>; POLYHEDRON_PAIR_POINTS] {
     let mut out = [None; POLYHEDRON_PAIR_POINTS];
     match (a.shape, b.shape) {
         (Shape::Polyhedron { hull: i, .. }, Shape::Polyhedron { hull: j, .. }) => {
-            return Some(polyhedra_touch(
-                a,
-                &hulls[i as usize],
-                b,
-                &hulls[j as usize],
-                cutoff,
-            ));
+            return polyhedra_touch(a, &hulls[i as usize], b, &hulls[j as usize], cutoff);
         }
         (Shape::Polyhedron { hull, .. }, Shape::Sphere) => {
             let h = &hulls[hull as usize];
@@ -468,9 +461,9 @@ pub fn polyhedron_pair_points(
             let h = &hulls[hull as usize];
             out[0] = Some(point_polyhedron(a.centre, a.radius, h, b.centre, b.q));
         }
-        _ => return None,
+        (a, b) => unreachable!("{a:?}–{b:?} is not a pair of polyhedra's (crate::pairs)"),
     }
-    Some(out)
+    out
 }
 
 /// The vertices of hull `hull` at centre `c` and orientation `q`, c + R v, in world coordinates

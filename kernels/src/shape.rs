@@ -265,10 +265,11 @@ impl Touch {
     }
 }
 
-/// The contact points of bodies a and b: their surfaces' nearest points and, for two capsules
-/// whose segments overlap along a's axis, the two ends of the overlap (see `capsules_touch`).
-/// All are `None` for the pairs not detected (ellipse–capsule, ellipse–ellipse). An ellipsoid
-/// meets a sphere or an ellipsoid at one point ([`crate::ellipsoid::ellipsoid_pair`]).
+/// The contact points of bodies a and b of the pairs [`crate::pairs::PairRoutine::Spheres`],
+/// [`crate::pairs::PairRoutine::CapsuleSphere`], [`crate::pairs::PairRoutine::Capsules`] and
+/// [`crate::pairs::PairRoutine::EllipseSphere`] route here: their surfaces' nearest points and,
+/// for two capsules whose segments overlap along a's axis, the two ends of the overlap (see
+/// `capsules_touch`).
 pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
     match (a.shape, b.shape) {
         (Shape::Sphere, Shape::Sphere) => [
@@ -300,10 +301,7 @@ pub fn contact_points(a: &Placed, b: &Placed) -> [Option<Touch>; 3] {
             };
             [Some(touch), None, None]
         }
-        (Shape::Ellipsoid { .. }, _) | (_, Shape::Ellipsoid { .. }) => {
-            [crate::ellipsoid::ellipsoid_pair(a, b), None, None]
-        }
-        _ => [None, None, None],
+        (a, b) => unreachable!("{a:?}–{b:?} is not a pair of contact_points' (crate::pairs)"),
     }
 }
 

@@ -367,5 +367,6 @@ fn unsupported_ellipsoids_are_refused() {
         },
         ..Settings::default()
     };
-    assert!(problem(gpu, &[e]).contains("non-sphere"));
+    assert!(problem(gpu, &[e])
+        .contains("gives this world ellipsoids, which cannot be combined with the GPU backend"));
 }

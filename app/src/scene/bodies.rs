@@ -61,7 +61,8 @@ pub(super) fn bodies(
         });
         origins.bodies.push((start..bodies.len(), origin(cx, g)));
     }
-    if let Some((i, j, overlap)) = worst_overlap(&bodies, tol, &clumps.table) {
+    let hull_table: Vec<_> = hulls.iter().map(|p| p.hull.clone()).collect();
+    if let Some((i, j, overlap)) = worst_overlap(&bodies, tol, (&clumps.table, &hull_table)) {
         let generator_of = |b: usize| {
             let gi = groups
                 .iter()

@@ -4,9 +4,11 @@
 use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
-use grains_kernels::clump::{clump_pair_touches, ClumpTable};
-use grains_kernels::cuboid::cuboid_pair_points;
-use grains_kernels::shape::{contact_points, Placed};
+use grains_kernels::clump::ClumpTable;
+use grains_kernels::narrow_phase::pair_touches;
+use grains_kernels::pairs::pair_routine;
+use grains_kernels::polyhedron::Hull;
+use grains_kernels::shape::Placed;
 use std::collections::{BTreeMap, HashMap};
 
 /// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],
@@ -87,33 +89,23 @@ pub(super) fn random_fill_where(
     placed
 }
 
-/// The deepest overlap −Φ of two placed bodies over their contact points (those of
-/// [`clump_pair_touches`] for pairs with a clump (templates from `clumps`), of
-/// [`cuboid_pair_points`] for pairs with a cuboid, else of [`contact_points`]); −∞ when the
-/// narrow phase detects no point of the pair.
-fn deepest_overlap(a: &Placed, b: &Placed, clumps: &ClumpTable) -> f32 {
-    let deepest = |touches: &[Option<grains_kernels::shape::Touch>]| {
-        touches
-            .iter()
-            .flatten()
-            .map(|t| -t.phi)
-            .fold(f32::NEG_INFINITY, f32::max)
-    };
-    let mut members = f32::NEG_INFINITY;
-    if clump_pair_touches(a, b, clumps, f32::INFINITY, |_, t| {
-        members = members.max(-t.phi)
-    }) {
-        return members;
+/// The deepest overlap −Φ of two placed bodies over the contact points the narrow phase finds
+/// for them (the routine of the pair table, [`pair_touches`]; clumps' templates from
+/// `clumps`, polyhedra's hulls from `hulls`); −∞ for a pair the table refuses (the world's
+/// build refuses it, naming both bodies) or one without a point.
+fn deepest_overlap(a: &Placed, b: &Placed, (clumps, hulls): (&ClumpTable, &[Hull])) -> f32 {
+    let mut deepest = f32::NEG_INFINITY;
+    if let Ok(routine) = pair_routine(a.shape.kind(), b.shape.kind()) {
+        pair_touches(routine, a, b, (clumps, hulls), f32::INFINITY, |_, t| {
+            deepest = deepest.max(-t.phi)
+        });
     }
-    match cuboid_pair_points(a, b, f32::INFINITY) {
-        Some(touches) => deepest(&touches),
-        None => deepest(&contact_points(a, b)),
-    }
+    deepest
 }
 
 /// The pair of bodies overlapping most beyond `tol` × the smaller radius: (i, j, overlap in m)
-/// with i < j, the overlap being −Φ of their nearest points ([`contact_points`]; pairs the
-/// narrow phase does not detect never overlap); of pairs that overlap equally, the one with the
+/// with i < j, the overlap being −Φ of their deepest contact point ([`deepest_overlap`]; pairs
+/// the narrow phase does not detect never overlap); of pairs that overlap equally, the one with the
 /// smallest j, then the smallest i. Pairs of bodies that cannot move (fixed or kinematic) are
 /// skipped: they never touch, so fixed spheres may intersect to make one rigid surface (V12's
 /// two spheres).
@@ -129,7 +121,7 @@ fn deepest_overlap(a: &Placed, b: &Placed, clumps: &ClumpTable) -> f32 {
 pub(super) fn worst_overlap(
     bodies: &[Body],
     tol: f32,
-    clumps: &ClumpTable,
+    tables: (&ClumpTable, &[Hull]),
 ) -> Option<(usize, usize, f32)> {
     let reach = |b: &Body| b.shape.bounding_radius(b.radius);
     let rmin = bodies.iter().map(reach).fold(f32::INFINITY, f32::min);
@@ -185,7 +177,7 @@ pub(super) fn worst_overlap(
                                 continue;
                             }
                             tested += 1;
-                            let overlap = deepest_overlap(&placed(a), &placed(c), clumps);
+                            let overlap = deepest_overlap(&placed(a), &placed(c), tables);
                             let pair = (lo, hi, overlap);
                             let better = |w: (usize, usize, f32)| {
                                 overlap > w.2 || (overlap == w.2 && (pair.1, pair.0) < (w.1, w.0))
@@ -256,7 +248,8 @@ mod tests {
                 if a.kind != BodyKind::Dynamic && b.kind != BodyKind::Dynamic {
                     continue;
                 }
-                let overlap = deepest_overlap(&placed(a), &placed(b), &ClumpTable::default());
+                let overlap =
+                    deepest_overlap(&placed(a), &placed(b), (&ClumpTable::default(), &[]));
                 if overlap > tol * a.radius.min(b.radius) && worst.is_none_or(|w| overlap > w.2) {
                     worst = Some((i, j, overlap));
                 }
@@ -288,7 +281,7 @@ mod tests {
                 })
                 .collect();
             assert_eq!(
-                worst_overlap(&bodies, 0.01, &ClumpTable::default()),
+                worst_overlap(&bodies, 0.01, (&ClumpTable::default(), &[])),
                 brute(&bodies, 0.01),
                 "case {case}"
             );
@@ -307,7 +300,10 @@ mod tests {
             .collect();
         bodies.push(Body::sphere(Vec3::new(30.0, 0.0, 0.0), 10.0, 1.0));
         let t = std::time::Instant::now();
-        assert_eq!(worst_overlap(&bodies, 0.01, &ClumpTable::default()), None);
+        assert_eq!(
+            worst_overlap(&bodies, 0.01, (&ClumpTable::default(), &[])),
+            None
+        );
         assert!(t.elapsed().as_secs_f64() < 1.0, "took {:?}", t.elapsed());
     }
 
@@ -324,7 +320,7 @@ mod tests {
             })
             .collect();
         let t = std::time::Instant::now();
-        let (i, j, overlap) = worst_overlap(&bodies, 0.01, &ClumpTable::default()).unwrap();
+        let (i, j, overlap) = worst_overlap(&bodies, 0.01, (&ClumpTable::default(), &[])).unwrap();
         assert!(i < j && overlap > 1.0, "{i} {j} {overlap}");
         assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
     }

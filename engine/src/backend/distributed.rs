@@ -12,6 +12,7 @@ use crate::distributed::rank_pipeline::RankPipeline;
 use crate::distributed::subdomain::{Local, Subdomain};
 use crate::distributed::wire::WarmRecord;
 use crate::health::StepError;
+use crate::support::Feature;
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::Contacts;
@@ -191,7 +192,9 @@ impl StepBackend for DistributedBackend {
         if p.solver == SolverKind::GaussSeidel {
             return Err(StepError::Distributed {
                 step: steps,
-                problem: crate::distributed::GAUSS_SEIDEL.into(),
+                problem: crate::support::limit(Feature::Distributed, Feature::GaussSeidel)
+                    .expect("the support table refuses Gauss–Seidel in a distributed run")
+                    .to_string(),
             });
         }
         self.decompose(bodies, steps);

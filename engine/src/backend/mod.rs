@@ -187,15 +187,11 @@ pub(crate) fn open(
     friction: &FrictionTable,
 ) -> Result<Box<dyn StepBackend>, BuildError> {
     if settings.integrator == Integrator::GeometricallyImplicit {
-        // The settings' and world's checks (`crate::implicit`) refused what it cannot step.
+        // The support table (`crate::support`) and `crate::implicit` refused what it cannot step.
         return Ok(Box::new(implicit::ImplicitBackend::default()));
     }
     match settings.backend {
         Backend::Cpu => Ok(Box::new(cpu::CpuBackend::open(settings.threads, parts)?)),
-        Backend::Gpu if !parts.joints.is_empty() => Err(GpuError::Unsupported("joints").into()),
-        Backend::Gpu if !parts.springs.is_empty() => {
-            Err(GpuError::Unsupported("springs and dampers").into())
-        }
         #[cfg(feature = "gpu")]
         Backend::Gpu => Ok(Box::new(gpu::GpuBackend::open(friction, parts)?)),
         #[cfg(not(feature = "gpu"))]

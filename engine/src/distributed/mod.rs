@@ -23,36 +23,17 @@ pub(crate) mod wire;
 use crate::backend::distributed::DistributedBackend;
 use crate::backend::StepBackend;
 use crate::error::BuildError;
-use crate::settings::{Backend, Integrator, Settings};
+use crate::settings::{Backend, Integrator};
 use crate::solver::Solver;
+use crate::support::{Feature, Item, Present};
 use crate::world::World;
 use coupling::Coupling;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use rank_pipeline::RankPipeline;
 use ranks::Ranks;
 
-/// Why Gauss–Seidel cannot be distributed.
-pub(crate) const GAUSS_SEIDEL: &str = "the Gauss–Seidel solver cannot be coupled across ranks \
-    (its sweep updates contacts one after another in an order no split by subdomain keeps); \
-    use solver = \"jacobi\" or \"apgd\"";
-
 /// The most ranks a run can use (a body's holders are a 64-bit mask).
 pub const MAX_RANKS: usize = 64;
-
-/// Checks that `settings` can be stepped by the coupled distributed solve.
-fn check_settings(settings: &Settings) -> Result<(), BuildError> {
-    let refuse = |what: &str| Err(BuildError::Distributed(what.to_string()));
-    if settings.integrator != Integrator::Ccp {
-        return refuse("only the CCP integrator runs distributed");
-    }
-    if matches!(settings.solver, Solver::GaussSeidel { .. }) {
-        return refuse(GAUSS_SEIDEL);
-    }
-    if settings.periodic.is_on() {
-        return refuse("periodic boundaries are not supported in a distributed run");
-    }
-    Ok(())
-}
 
 impl World {
     /// Makes this world one rank of a distributed run on the ranks of `comm`, rebalancing the
@@ -68,10 +49,11 @@ impl World {
     /// built with [`crate::Backend::Gpu`] steps each rank's bodies on a GPU (the first adapter
     /// the rank finds), coupled to the other ranks exactly as on the CPU (docs/distributed.md).
     ///
-    /// Refused, naming what, for what the coupled solve does not cover: the Gauss–Seidel solver
-    /// (use Jacobi or APGD), the implicit integrator, joints, springs, applied
-    /// forces, restitution, shapes other than spheres (built or inserted), bodies with
-    /// principal moments, periodic boundaries, and more than [`MAX_RANKS`] ranks. Insertions
+    /// Refused, naming what, for what the coupled solve does not cover (the support table's
+    /// rows of a distributed run, [`crate::support`]): the Gauss–Seidel solver (use Jacobi or
+    /// APGD), the implicit integrator, joints, springs, applied forces, restitution, shapes
+    /// other than spheres (built or inserted), bodies with principal moments, periodic
+    /// boundaries; and more than [`MAX_RANKS`] ranks. Insertions
     /// and sinks work as in one process: their pass, between steps, runs on every rank on the
     /// host copy gathered for it, and the bodies are split among the ranks again after it. The
     /// contacts ([`World::contacts`], and what reads them: [`World::wall_loads`],
@@ -84,7 +66,7 @@ impl World {
         rebalance_every: u64,
     ) -> Result<(), BuildError> {
         let refuse = |what: &str| Err(BuildError::Distributed(what.to_string()));
-        check_settings(&self.settings)?;
+        self.features().check()?;
         if comm.size() as usize > MAX_RANKS {
             return refuse(&format!(
                 "{} ranks; at most {MAX_RANKS} are supported",
@@ -93,32 +75,6 @@ impl World {
         }
         if rebalance_every == 0 {
             return refuse("the rebalance interval must be at least 1 step");
-        }
-        if self.joint_rows > 0 || !self.joints.is_empty() {
-            return refuse("joints and implicit springs are not supported");
-        }
-        if !self.forces.is_empty() {
-            return refuse("applied forces are not supported");
-        }
-        if self.friction.any_restitution() {
-            return refuse("restitution (the impact stage) is not supported");
-        }
-        if !self.shapes.is_empty() {
-            return refuse("only spheres are supported (a body has another shape)");
-        }
-        let b = &self.bodies;
-        if (0..b.len()).any(|i| b.is_dynamic(i) && b.motion[i].inv_inertia == 0.0) {
-            return refuse("bodies with principal moments are not supported");
-        }
-        if self.insertions().iter().any(|i| i.template.is_some()) {
-            return refuse("only spheres are supported (an insertion places shaped grains)");
-        }
-        let springs = self
-            .fingerprint
-            .items()
-            .any(|(n, v)| n == "springs" && v != "0");
-        if springs {
-            return refuse("springs are not supported");
         }
         // The steps taken so far carry on: their warm start goes to the ranks with the bodies.
         let (keys, impulses, moments) = self.backend.warm_start_state()?;
@@ -129,6 +85,40 @@ impl World {
         backend.restore(self.steps, (&keys, &impulses, &moments), &[]);
         self.backend = Box::new(backend);
         Ok(())
+    }
+
+    /// The features of this world as a rank of a distributed run would step it, all at
+    /// [`Item::Run`] (a distributed run's refusals name no item of the world): its settings',
+    /// and its joints, springs, applied forces, restitution, shapes, anisotropic bodies and
+    /// shaped insertions.
+    fn features(&self) -> Present {
+        let (mut p, item) = (Present::default(), Item::Run);
+        let s = &self.settings;
+        p.add(true, Feature::Distributed, item);
+        p.add(
+            s.integrator != Integrator::Ccp,
+            Feature::ImplicitIntegrator,
+            item,
+        );
+        let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });
+        p.add(gauss_seidel, Feature::GaussSeidel, item);
+        p.add(s.periodic.is_on(), Feature::Periodic, item);
+        let joints = self.joint_rows > 0 || !self.joints.is_empty();
+        p.add(joints, Feature::Joints, item);
+        let springs = self
+            .fingerprint
+            .items()
+            .any(|(n, v)| n == "springs" && v != "0");
+        p.add(springs, Feature::Springs, item);
+        p.add(!self.forces.is_empty(), Feature::AppliedForces, item);
+        p.add(self.friction.any_restitution(), Feature::Restitution, item);
+        p.add(!self.shapes.is_empty(), Feature::NonSpheres, item);
+        let b = &self.bodies;
+        let unequal = (0..b.len()).any(|i| b.is_dynamic(i) && b.motion[i].inv_inertia == 0.0);
+        p.add(unequal, Feature::PrincipalMoments, item);
+        let shaped = self.insertions().iter().any(|i| i.template.is_some());
+        p.add(shaped, Feature::ShapedInsertions, item);
+        p
     }
 
     /// The ids of the bodies each rank owns now, by rank, each ascending, in a distributed

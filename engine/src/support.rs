@@ -1,0 +1,504 @@
+//! The support table: which features of a world combine. Each [`Limit`] is one pair of
+//! features the engine refuses together, with why; the world's build collects the features a
+//! world has, each with the item that brings it ([`Item`]), and [`check`] refuses the first
+//! limit whose two features are both there, at the item of its second side and naming the
+//! first. Which shapes meet which shapes and walls is the pair table's
+//! ([`grains_kernels::pairs`]); `grains support --markdown` prints both ([`markdown`]), and
+//! `docs/support.md` is that page.
+
+use crate::body::{Body, BodyKind};
+use crate::error::BuildError;
+use crate::geometry::{ActiveWindow, WallDesc, WallShape};
+use crate::implicit::Integrator;
+use crate::insertion::Insertion;
+use crate::material::Material;
+use crate::settings::{Backend, Settings};
+use crate::solver::Solver;
+use grains_kernels::pairs::{pair_routine, wall_support, ShapeKind, WallKind};
+
+/// A feature a world may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// `Backend::Gpu`.
+    GpuBackend,
+    /// `World::distribute` (feature `mpi`).
+    Distributed,
+    /// `Integrator::GeometricallyImplicit`.
+    ImplicitIntegrator,
+    /// `Settings::periodic`.
+    Periodic,
+    /// `Settings::planar`.
+    Planar,
+    /// The Gauss–Seidel solver.
+    GaussSeidel,
+    /// A finite `Settings::contact_frequency`.
+    CompliantContact,
+    /// A material with e > 0.
+    Restitution,
+    /// A material with spinning friction.
+    SpinningFriction,
+    /// A material with rolling friction.
+    RollingFriction,
+    /// Bodies of this kind (not spheres).
+    Shape(ShapeKind),
+    /// Bodies of any shape other than spheres.
+    NonSpheres,
+    /// Bodies with unequal principal moments.
+    PrincipalMoments,
+    /// Kinematic bodies.
+    KinematicBodies,
+    /// Walls other than infinite planes.
+    NonPlaneWalls,
+    /// Disk, annulus, cylinder and cone walls.
+    RoundWalls,
+    /// Walls that move.
+    MovingWalls,
+    /// Walls switched on or off at given times.
+    GatedWalls,
+    /// Triangle-mesh walls.
+    MeshWalls,
+    /// Clumps in a world with mesh walls.
+    ClumpsBesideMeshes,
+    /// Joints.
+    Joints,
+    /// Springs and dampers.
+    Springs,
+    /// Applied forces.
+    AppliedForces,
+    /// Insertions and sinks.
+    InsertionsAndSinks,
+    /// Insertions of shaped grains.
+    ShapedInsertions,
+}
+
+impl Feature {
+    /// The feature in words, as the refusals and the table name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::GpuBackend => "the GPU backend",
+            Feature::Distributed => "a distributed run (MPI)",
+            Feature::ImplicitIntegrator => "the geometrically implicit integrator",
+            Feature::Periodic => "periodic boundaries",
+            Feature::Planar => "planar mode",
+            Feature::GaussSeidel => "the Gauss–Seidel solver",
+            Feature::CompliantContact => "compliant contact (a finite contact_frequency)",
+            Feature::Restitution => "restitution (a material with e > 0)",
+            Feature::SpinningFriction => "spinning friction",
+            Feature::RollingFriction => "rolling friction",
+            Feature::Shape(kind) => kind.plural(),
+            Feature::NonSpheres => "shapes other than spheres",
+            Feature::PrincipalMoments => "bodies with unequal principal moments",
+            Feature::KinematicBodies => "kinematic bodies",
+            Feature::NonPlaneWalls => "walls other than planes",
+            Feature::RoundWalls => "disk, annulus, cylinder and cone walls",
+            Feature::MovingWalls => "moving walls",
+            Feature::GatedWalls => "walls switched on or off (active)",
+            Feature::MeshWalls => "mesh walls",
+            Feature::ClumpsBesideMeshes => "clumps beside mesh walls",
+            Feature::Joints => "joints",
+            Feature::Springs => "springs and dampers",
+            Feature::AppliedForces => "applied forces",
+            Feature::InsertionsAndSinks => "insertions and sinks",
+            Feature::ShapedInsertions => "insertions of shaped grains",
+        }
+    }
+}
+
+/// Two features the engine refuses together, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// The first side: a backend, an integrator, a mode.
+    pub a: Feature,
+    /// The second side: a part of the world the first does not handle.
+    pub b: Feature,
+    /// Why.
+    pub why: &'static str,
+}
+
+use Feature::*;
+
+/// Why the geometrically implicit integrator refuses parts it has none of.
+const IMPLICIT: &str =
+    "its step has none (it hands spheres and fixed plane walls to a small dense Newton system)";
+
+/// Why a distributed run refuses what it refuses.
+const DISTRIBUTED: &str = "the coupled solve across ranks covers sphere contacts only";
+
+/// Why a periodic world refuses what it refuses.
+const PERIODIC: &str = "only sphere contacts take the minimum image across the seams";
+
+/// Every pair of features the engine refuses together (the body–body and body–wall pairs are
+/// the pair table's, [`grains_kernels::pairs`]).
+#[rustfmt::skip]
+pub const LIMITS: &[Limit] = &[
+    Limit { a: GpuBackend, b: Restitution, why: "the impact stage runs on the CPU only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Capsule), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipse), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Cuboid), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipsoid), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Polyhedron), why: "the GPU's narrow phase meets spheres and clumps only (the CPU backend has polyhedra)" },
+    Limit { a: GpuBackend, b: ClumpsBesideMeshes, why: "the GPU's mesh contacts take spheres only" },
+    Limit { a: GpuBackend, b: Joints, why: "the joints' rows are solved on the CPU only" },
+    Limit { a: GpuBackend, b: Springs, why: "the springs' rows are solved on the CPU only" },
+    Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
+    Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
+    Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
+    Limit { a: ImplicitIntegrator, b: Periodic, why: "it has no periodic sides" },
+    Limit { a: ImplicitIntegrator, b: CompliantContact, why: "it has rigid contact only (use \"inf\", the rigid preset)" },
+    Limit { a: ImplicitIntegrator, b: NonSpheres, why: "it takes spheres only" },
+    Limit { a: ImplicitIntegrator, b: PrincipalMoments, why: "it takes spheres of one inertia about every axis" },
+    Limit { a: ImplicitIntegrator, b: KinematicBodies, why: "it takes dynamic and fixed bodies only" },
+    Limit { a: ImplicitIntegrator, b: NonPlaneWalls, why: "it takes infinite plane walls only" },
+    Limit { a: ImplicitIntegrator, b: MovingWalls, why: "it takes fixed walls only" },
+    Limit { a: ImplicitIntegrator, b: GatedWalls, why: "it takes walls that are always there only" },
+    Limit { a: ImplicitIntegrator, b: MeshWalls, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Joints, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Springs, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: InsertionsAndSinks, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Restitution, why: "it has no restitution (its impacts are fully inelastic)" },
+    Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
+    Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
+    Limit { a: Periodic, b: InsertionsAndSinks, why: "regions and sinks are not wrapped across the seams yet" },
+    Limit { a: Periodic, b: NonSpheres, why: PERIODIC },
+    Limit { a: Periodic, b: RoundWalls, why: "only planes and rectangles unbounded along the periodic axes cross the seams" },
+    Limit { a: Periodic, b: Joints, why: "their rows measure the bodies' separation without the minimum image" },
+    Limit { a: Periodic, b: Springs, why: "their rows measure the bodies' separation without the minimum image" },
+    Limit { a: InsertionsAndSinks, b: Joints, why: "their rows hold body indices, which insertions and sinks renumber" },
+    Limit { a: InsertionsAndSinks, b: Springs, why: "their rows hold body indices, which insertions and sinks renumber" },
+    Limit { a: InsertionsAndSinks, b: Planar, why: "grains are placed and removed in 3-D only" },
+    Limit { a: MeshWalls, b: Restitution, why: "mesh contacts do not restitute yet" },
+    Limit { a: MeshWalls, b: SpinningFriction, why: "mesh contacts have no moment rows yet" },
+    Limit { a: MeshWalls, b: RollingFriction, why: "mesh contacts have no moment rows yet" },
+    Limit { a: Distributed, b: ImplicitIntegrator, why: "only the CCP integrator runs distributed" },
+    Limit { a: Distributed, b: GaussSeidel, why: "its sweep updates contacts one after another in an order no split by subdomain keeps; use solver = \"jacobi\" or \"apgd\"" },
+    Limit { a: Distributed, b: Periodic, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Joints, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Springs, why: DISTRIBUTED },
+    Limit { a: Distributed, b: AppliedForces, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Restitution, why: "the impact stage is not distributed" },
+    Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
+    Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
+    Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
+];
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (a, b) = (self.a.name(), self.b.name());
+        write!(f, "{b} cannot be combined with {a}: {}", self.why)
+    }
+}
+
+/// The limit on features `a` and `b` together (either order), if the table has one.
+pub fn limit(a: Feature, b: Feature) -> Option<&'static Limit> {
+    LIMITS
+        .iter()
+        .find(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+}
+
+/// Where a world's feature comes from: the item a refusal names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// A setting.
+    Settings(&'static str),
+    /// A material's field.
+    Material(usize, &'static str),
+    /// A body's field.
+    Body(usize, &'static str),
+    /// A wall's field.
+    Wall(usize, &'static str),
+    /// The first mesh wall.
+    Mesh,
+    /// The first joint.
+    Joint,
+    /// The first spring.
+    Spring,
+    /// The first applied force.
+    Force,
+    /// An insertion's field.
+    Insert(usize, &'static str),
+    /// The first sink.
+    Sink,
+    /// The run itself (a distributed run's refusals name no item).
+    #[cfg(feature = "mpi")]
+    Run,
+}
+
+impl Item {
+    /// The refusal `problem` at this item.
+    fn error(self, problem: String) -> BuildError {
+        match self {
+            Item::Settings(field) => BuildError::Settings { field, problem },
+            Item::Material(material, field) => BuildError::Material {
+                material,
+                field,
+                problem,
+            },
+            Item::Body(body, field) => BuildError::Body {
+                body,
+                field,
+                problem,
+            },
+            Item::Wall(wall, field) => BuildError::Wall {
+                wall,
+                field,
+                problem,
+            },
+            Item::Mesh => BuildError::Mesh {
+                mesh: 0,
+                triangle: None,
+                field: "triangles",
+                problem,
+            },
+            Item::Joint => BuildError::Joint {
+                joint: 0,
+                field: "bodies",
+                problem,
+            },
+            Item::Spring => BuildError::Spring {
+                spring: 0,
+                field: "bodies",
+                problem,
+            },
+            Item::Force => BuildError::Force {
+                force: 0,
+                field: "body",
+                problem,
+            },
+            Item::Insert(insert, field) => BuildError::Insert {
+                insert,
+                field,
+                problem,
+            },
+            Item::Sink => BuildError::Sink {
+                sink: 0,
+                field: "shape",
+                problem,
+            },
+            #[cfg(feature = "mpi")]
+            Item::Run => BuildError::Distributed(problem),
+        }
+    }
+}
+
+/// The features a world has, each with the first item that brings it.
+#[derive(Default)]
+pub(crate) struct Present(Vec<(Feature, Item)>);
+
+impl Present {
+    /// Adds `feature` from `item` when `on` and the feature is not there yet.
+    pub(crate) fn add(&mut self, on: bool, feature: Feature, item: Item) {
+        if on && self.0.iter().all(|p| p.0 != feature) {
+            self.0.push((feature, item));
+        }
+    }
+
+    /// The settings' features: backend, integrator, periodic sides, planar mode, solver,
+    /// compliant contact.
+    pub(crate) fn of_settings(s: &Settings) -> Present {
+        let mut p = Present::default();
+        p.add(
+            s.backend == Backend::Gpu,
+            GpuBackend,
+            Item::Settings("backend"),
+        );
+        let implicit = s.integrator == Integrator::GeometricallyImplicit;
+        p.add(implicit, ImplicitIntegrator, Item::Settings("integrator"));
+        p.add(s.periodic.is_on(), Periodic, Item::Settings("periodic"));
+        p.add(s.planar, Planar, Item::Settings("planar"));
+        let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });
+        p.add(gauss_seidel, GaussSeidel, Item::Settings("solver"));
+        let compliant = s.contact_frequency.is_finite();
+        p.add(
+            compliant,
+            CompliantContact,
+            Item::Settings("contact_frequency"),
+        );
+        p
+    }
+
+    /// Adds the materials' restitution, spinning and rolling friction.
+    pub(crate) fn materials(&mut self, materials: &[Material]) {
+        for (i, m) in materials.iter().enumerate() {
+            self.add(
+                m.restitution > 0.0,
+                Restitution,
+                Item::Material(i, "restitution"),
+            );
+            self.add(
+                m.spinning > 0.0,
+                SpinningFriction,
+                Item::Material(i, "spinning"),
+            );
+            self.add(
+                m.rolling > 0.0,
+                RollingFriction,
+                Item::Material(i, "rolling"),
+            );
+        }
+    }
+
+    /// Adds the bodies' shapes, unequal principal moments and kinematic bodies.
+    pub(crate) fn bodies(&mut self, bodies: &[Body]) {
+        for (i, b) in bodies.iter().enumerate() {
+            self.shape(b, Item::Body(i, "shape"));
+            let unequal = b.anisotropic_moments().is_some();
+            self.add(
+                unequal,
+                PrincipalMoments,
+                Item::Body(i, "principal_moments"),
+            );
+            let kinematic = b.kind == BodyKind::Kinematic;
+            self.add(kinematic, KinematicBodies, Item::Body(i, "kind"));
+        }
+    }
+
+    /// Adds the shape of body `b` (a body or an insertion's template) from `item`.
+    fn shape(&mut self, b: &Body, item: Item) {
+        let kind = b.shape.kind();
+        let shaped = kind != ShapeKind::Sphere;
+        self.add(shaped, Shape(kind), item);
+        self.add(shaped, NonSpheres, item);
+    }
+
+    /// Adds the walls' kinds, motions and gates.
+    pub(crate) fn walls(&mut self, walls: &[WallDesc]) {
+        for (w, wall) in walls.iter().enumerate() {
+            self.add(!wall.is_plane(), NonPlaneWalls, Item::Wall(w, "shape"));
+            let round = wall.shape != WallShape::Flat;
+            self.add(round, RoundWalls, Item::Wall(w, "shape"));
+            self.add(wall.motion.is_some(), MovingWalls, Item::Wall(w, "motion"));
+            let gated = wall.active != ActiveWindow::ALWAYS;
+            self.add(gated, GatedWalls, Item::Wall(w, "active"));
+        }
+    }
+
+    /// Adds the insertions (and the shapes of their grains) and sinks.
+    pub(crate) fn lifecycle(&mut self, insertions: &[Insertion], sinks: usize) {
+        for (i, ins) in insertions.iter().enumerate() {
+            self.add(true, InsertionsAndSinks, Item::Insert(i, "region"));
+            if let Some(t) = &ins.template {
+                self.add(true, ShapedInsertions, Item::Insert(i, "shape"));
+                self.shape(t, Item::Insert(i, "shape"));
+            }
+        }
+        self.add(sinks > 0, InsertionsAndSinks, Item::Sink);
+    }
+
+    /// Adds the mesh walls (`meshes` of them), joints, springs and applied forces, by count.
+    pub(crate) fn parts(
+        &mut self,
+        (meshes, joints, springs, forces): (usize, usize, usize, usize),
+    ) {
+        self.add(meshes > 0, MeshWalls, Item::Mesh);
+        let clumps = self.0.iter().any(|p| p.0 == Shape(ShapeKind::Clump));
+        self.add(meshes > 0 && clumps, ClumpsBesideMeshes, Item::Mesh);
+        self.add(joints > 0, Joints, Item::Joint);
+        self.add(springs > 0, Springs, Item::Spring);
+        self.add(forces > 0, AppliedForces, Item::Force);
+    }
+
+    /// Refuses the first limit of [`LIMITS`] whose two features are both here ([`check`]).
+    pub(crate) fn check(&self) -> Result<(), BuildError> {
+        check(&self.0)
+    }
+}
+
+/// Refuses the first limit of [`LIMITS`] whose two features are both among `present` (each
+/// with the first item that brings it), at the item of its second side, naming both sides
+/// and why.
+pub(crate) fn check(present: &[(Feature, Item)]) -> Result<(), BuildError> {
+    let item = |f: Feature| present.iter().find(|p| p.0 == f).map(|p| p.1);
+    for l in LIMITS {
+        if let (Some(_), Some(at)) = (item(l.a), item(l.b)) {
+            return Err(at.error(match at {
+                #[cfg(feature = "mpi")]
+                Item::Run => l.to_string(),
+                _ => format!(
+                    "gives this world {}, which cannot be combined with {}: {}",
+                    l.b.name(),
+                    l.a.name(),
+                    l.why
+                ),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// The support page, `docs/support.md`: the limits, then the pair table's body pairs and
+/// body–wall pairs.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# What combines with what\n\n\
+         Generated by `grains support --markdown` from `engine/src/support.rs` (the limits) and\n\
+         `kernels/src/pairs.rs` (the pair table); a test checks that this page is its output.\n\
+         A world that combines two features of a row is refused when it is built, naming the\n\
+         item that brings the second and the first.\n\n\
+         ## Features refused together\n\n\
+         | feature | refused with | why |\n|---|---|---|\n",
+    );
+    for l in LIMITS {
+        out += &format!("| {} | {} | {} |\n", l.a.name(), l.b.name(), l.why);
+    }
+    let mark = |ok: bool| if ok { "yes" } else { "—" };
+    out += "\n## Body pairs\n\nWhich shapes the narrow phase meets with which (the routine is \
+            `grains_kernels::pairs::PairRoutine`); a world with a pair marked — is refused.\n\n|";
+    for k in ShapeKind::ALL {
+        out += &format!(" | {}", k.name());
+    }
+    out += " |\n|---|";
+    out += &"---|".repeat(ShapeKind::ALL.len());
+    out += "\n";
+    for a in ShapeKind::ALL {
+        out += &format!("| {}", a.name());
+        for b in ShapeKind::ALL {
+            out += &format!(" | {}", mark(pair_routine(a, b).is_ok()));
+        }
+        out += " |\n";
+    }
+    out += "\n## Bodies and walls\n\n| shape |";
+    for w in WallKind::ALL {
+        out += &format!(" {} |", w.name());
+    }
+    out += "\n|---|";
+    out += &"---|".repeat(WallKind::ALL.len());
+    out += "\n";
+    for k in ShapeKind::ALL {
+        out += &format!("| {} |", k.name());
+        for w in WallKind::ALL {
+            out += &format!(" {} |", mark(wall_support(k, w).is_ok()));
+        }
+        out += "\n";
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_limit_exists_once() {
+        for (i, l) in LIMITS.iter().enumerate() {
+            assert_eq!(
+                limit(l.a, l.b),
+                Some(l),
+                "limit {i} ({:?}, {:?}) is listed twice",
+                l.a,
+                l.b
+            );
+            assert_ne!(l.a, l.b);
+        }
+    }
+
+    #[test]
+    fn a_refusal_names_both_sides_at_the_second_ones_item() {
+        let e = check(&[
+            (MeshWalls, Item::Mesh),
+            (Restitution, Item::Material(1, "restitution")),
+        ])
+        .unwrap_err();
+        assert_eq!(e.to_string(), "material 1: restitution gives this world restitution (a material with e > 0), which cannot be combined with mesh walls: mesh contacts do not restitute yet");
+        assert!(check(&[(MeshWalls, Item::Mesh), (Joints, Item::Joint)]).is_ok());
+    }
+}
