@@ -19,4 +19,5 @@ mod outputs;
 mod resume;
 mod runner;
 mod scene_errors;
+mod support;
 mod validate_solver;

@@ -23,6 +23,7 @@ mod kinematics;
 mod lifecycle;
 mod loads;
 mod meshes;
+mod pair_table;
 mod periodic;
 mod restitution;
 mod shaped_insertion;
