@@ -1,6 +1,6 @@
 //! The support table: which features of a world combine. Each [`Limit`] is one pair of
 //! features the engine refuses together, with why; the world's build collects the features a
-//! world has, each with the item that brings it ([`Item`]), and [`check`] refuses the first
+//! world has, each with the item that brings it (`Item`), and `check` refuses the first
 //! limit whose two features are both there, at the item of its second side and naming the
 //! first. Which shapes meet which shapes and walls is the pair table's
 //! ([`grains_kernels::pairs`]); `grains support --markdown` prints both ([`markdown`]), and

@@ -41,8 +41,8 @@ impl World {
     /// (the same scene, the same settings) and call this at the same step (steps taken before
     /// carry on, warm start included); from then on the
     /// ranks step together, each its own subdomain, and the host copy of every body
-    /// ([`World::bodies`]) is gathered on every rank every [`Settings::sync_every`] steps and by
-    /// [`World::sync`]. MPI must have been initialised with at least
+    /// ([`World::bodies`]) is gathered on every rank every
+    /// [`Settings::sync_every`](crate::Settings::sync_every) steps and by [`World::sync`]. MPI must have been initialised with at least
     /// `mpi::Threading::Serialized` (the solve calls MPI from the pipeline's worker thread).
     /// A snapshot of a distributed run restored after this ([`World::restore`]) continues bit
     /// for bit on as many ranks: it carries the run's cuts ([`crate::Snapshot::cuts`]). A world
