@@ -440,33 +440,33 @@ pub fn markdown() -> String {
     for l in LIMITS {
         out += &format!("| {} | {} | {} |\n", l.a.name(), l.b.name(), l.why);
     }
-    let mark = |ok: bool| if ok { "yes" } else { "—" };
     out += "\n## Body pairs\n\nWhich shapes the narrow phase meets with which (the routine is \
-            `grains_kernels::pairs::PairRoutine`); a world with a pair marked — is refused.\n\n|";
-    for k in ShapeKind::ALL {
-        out += &format!(" | {}", k.name());
+            `grains_kernels::pairs::PairRoutine`); a world with a pair marked — is refused.\n\n";
+    out += &grid(&ShapeKind::ALL, ShapeKind::name, |a, b| {
+        pair_routine(a, b).is_ok()
+    });
+    out += "\n## Bodies and walls\n\n";
+    out += &grid(&WallKind::ALL, WallKind::name, |k, w| {
+        wall_support(k, w).is_ok()
+    });
+    out
+}
+
+/// A Markdown table of every shape kind (rows) against `columns`: "yes" where `meets`, "—" where not.
+fn grid<C: Copy>(
+    columns: &[C],
+    column_name: impl Fn(C) -> &'static str,
+    meets: impl Fn(ShapeKind, C) -> bool,
+) -> String {
+    let mut out = String::from("| shape |");
+    for &c in columns {
+        out += &format!(" {} |", column_name(c));
     }
-    out += " |\n|---|";
-    out += &"---|".repeat(ShapeKind::ALL.len());
-    out += "\n";
+    out += &format!("\n|---|{}\n", "---|".repeat(columns.len()));
     for a in ShapeKind::ALL {
-        out += &format!("| {}", a.name());
-        for b in ShapeKind::ALL {
-            out += &format!(" | {}", mark(pair_routine(a, b).is_ok()));
-        }
-        out += " |\n";
-    }
-    out += "\n## Bodies and walls\n\n| shape |";
-    for w in WallKind::ALL {
-        out += &format!(" {} |", w.name());
-    }
-    out += "\n|---|";
-    out += &"---|".repeat(WallKind::ALL.len());
-    out += "\n";
-    for k in ShapeKind::ALL {
-        out += &format!("| {} |", k.name());
-        for w in WallKind::ALL {
-            out += &format!(" {} |", mark(wall_support(k, w).is_ok()));
+        out += &format!("| {} |", a.name());
+        for &c in columns {
+            out += &format!(" {} |", if meets(a, c) { "yes" } else { "—" });
         }
         out += "\n";
     }
