@@ -27,7 +27,7 @@ pub fn install() {
 
 /// Whether a signal asked the run to stop (the runner's interrupt hook).
 pub fn asked() -> bool {
-    ASKED.load(Ordering::SeqCst) != 0
+    signal().is_some()
 }
 
 /// The signal that asked the run to stop, if any.
