@@ -3,8 +3,11 @@
 //! once, four lanes at a time (with spinning or rolling friction, each contact's moment rows right
 //! after its sliding update, in the same colour class).
 //!
-//! Every worker of the pool stays inside one call for all sweeps and takes a fixed share of each
-//! colour, with a spin barrier between colours, so a sweep costs no task spawns. The joint rows
+//! Every worker of the pool stays inside one call for all sweeps, with a spin barrier between
+//! passes, so a sweep costs no task spawns. The blocks of a pass are taken from a two-ended
+//! queue ([`TwoEnded`]): a worker that falls behind (a larger block, or its core taken by other
+//! work) leaves more blocks to the others instead of holding the whole team at the barrier. A
+//! shared class is split into fixed shares. The joint rows
 //! ([`crate::joint_rows`]) follow the colour classes of every sweep, relaxed in order by the first
 //! worker while the others wait at the barrier.
 
@@ -15,7 +18,7 @@ use crate::contact_update::{
 use crate::joint_rows::JointRows;
 use crate::layout::Motion;
 use crate::packing::Packs;
-use crate::parallel::{Disjoint, SpinBarrier};
+use crate::parallel::{Disjoint, SpinBarrier, TwoEnded};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
 use crate::trace::Trace;
 use glam::Vec4;
@@ -102,12 +105,19 @@ pub fn solve_gauss_seidel(
         local
     };
     let shared = blocks.shared();
+    // The blocks of each pass, as queues the workers take them from, one pair per sweep in
+    // rotation like the residual's slots.
+    let passes = [0..blocks.odd, blocks.odd..blocks.len()];
+    let queues = [(); 3].map(|_| passes.clone().map(TwoEnded::new));
     rayon::broadcast(|ctx| {
         let (me, team) = (ctx.index(), ctx.num_threads());
         let mut waits = 0u32;
         for it in 1..=max_iter {
             if me == 0 {
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
+                for (queue, pass) in queues[(it as usize + 1) % 3].iter().zip(&passes) {
+                    queue.reset(pass.clone());
+                }
             }
             let forward = it % 2 == 1;
             let mut local = 0.0f32;
@@ -115,11 +125,10 @@ pub fn solve_gauss_seidel(
             // Consecutive such classes form one serial segment: worker 0 relaxes them in order
             // and the team meets once, at the segment's end.
             let mut last_alone: Option<bool> = None;
-            // The even blocks, then the odd ones: each worker relaxes the blocks whose middle
-            // pack lies in its share of the pass's packs, class by class.
-            for (lo, hi) in [(0, blocks.odd), (blocks.odd, blocks.len())] {
-                let (first, last) = (class_pack(lo), class_pack(hi));
-                if first == last {
+            // The even blocks, then the odd ones: each worker takes blocks from the pass's
+            // queue and relaxes each, class by class, until none is left.
+            for (pass, queue) in passes.iter().zip(&queues[it as usize % 3]) {
+                if class_pack(pass.start) == class_pack(pass.end) {
                     continue;
                 }
                 if last_alone.is_some() {
@@ -127,12 +136,8 @@ pub fn solve_gauss_seidel(
                     waits += 1;
                 }
                 last_alone = Some(false);
-                for b in lo..hi {
+                while let Some(b) = queue.take(me) {
                     let (c0, c1) = (blocks.class[b] as usize, blocks.class[b + 1] as usize);
-                    let middle = (start[c0] + start[c1]) as usize / 2;
-                    if (middle - first) * team / (last - first) != me {
-                        continue;
-                    }
                     for k in c0..c1 {
                         let c = if forward { k } else { c0 + c1 - 1 - k };
                         // SAFETY: the blocks of a pass touch pairwise different dynamic bodies,

@@ -5,8 +5,8 @@
 //! many threads ran it.
 
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{Condvar, Mutex};
 
 /// Items per block of parallel work (fixed, so results never depend on the thread count).
@@ -170,9 +170,88 @@ impl SpinBarrier {
     }
 }
 
+/// A range of work items that workers take one at a time from either end: the first worker
+/// from the front, the others from the back, until the ends meet. Each item is taken exactly
+/// once, by whichever worker is free, so a worker slowed by a larger item or by a descheduling
+/// leaves more of the range to the others; with two workers each keeps to its own end of the
+/// range (and of memory) from one round to the next, as a fixed split would.
+pub struct TwoEnded {
+    /// The range left, front in the low 32 bits and end in the high ones.
+    left: AtomicU64,
+}
+
+impl TwoEnded {
+    /// The range `front..end`.
+    pub fn new(range: std::ops::Range<usize>) -> Self {
+        let queue = TwoEnded {
+            left: AtomicU64::new(0),
+        };
+        queue.reset(range);
+        queue
+    }
+
+    /// Refills the queue with `front..end`. Only while no worker takes from it (between the
+    /// rounds that use it, ordered by a barrier).
+    pub fn reset(&self, range: std::ops::Range<usize>) {
+        let packed = (range.end as u64) << 32 | range.start as u64;
+        self.left.store(packed, Relaxed);
+    }
+
+    /// The next item for worker `me`: from the front for worker 0, from the back for the
+    /// others; `None` when the range is used up.
+    pub fn take(&self, me: usize) -> Option<usize> {
+        let mut left = self.left.load(Relaxed);
+        loop {
+            let (front, end) = (left & 0xffff_ffff, left >> 32);
+            if front >= end {
+                return None;
+            }
+            let (next, item) = match me {
+                0 => ((end << 32) | (front + 1), front),
+                _ => (((end - 1) << 32) | front, end - 1),
+            };
+            match self
+                .left
+                .compare_exchange_weak(left, next, Relaxed, Relaxed)
+            {
+                Ok(_) => return Some(item as usize),
+                Err(now) => left = now,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three workers empty one queue: every item is taken once, none twice or never.
+    #[test]
+    fn a_two_ended_queue_hands_out_every_item_once() {
+        let queue = TwoEnded::new(5..1005);
+        let taken: Vec<AtomicUsize> = (0..1005).map(|_| AtomicUsize::new(0)).collect();
+        std::thread::scope(|s| {
+            for me in 0..3 {
+                let (queue, taken) = (&queue, &taken);
+                s.spawn(move || {
+                    while let Some(i) = queue.take(me) {
+                        taken[i].fetch_add(1, Relaxed);
+                    }
+                });
+            }
+        });
+        let counts: Vec<usize> = taken.iter().map(|t| t.load(Relaxed)).collect();
+        assert!(
+            counts[..5].iter().all(|&c| c == 0),
+            "items before the range"
+        );
+        assert!(counts[5..].iter().all(|&c| c == 1), "{counts:?}");
+        queue.reset(0..2);
+        assert_eq!(
+            (queue.take(1), queue.take(1), queue.take(0)),
+            (Some(1), Some(0), None)
+        );
+    }
 
     /// Every worker sees every other worker's writes of a round once the barrier lets it go,
     /// over many rounds, with more workers than cores (so some park).
