@@ -4,7 +4,7 @@
 //! alone with `cargo test --release -p grains-cli --test cli NAME::`. One binary links the engine
 //! once, where a binary per file linked it once per file.
 //!
-//! `mpi_run.rs` (feature mpi) stays a binary of its own.
+//! `mpi_run.rs` (feature mpi) and `launcher.rs` (a build without it) stay binaries of their own.
 
 mod bench_throughput;
 mod common;
@@ -13,7 +13,6 @@ mod convergence;
 mod health;
 mod interrupt;
 mod kill_resume;
-mod launcher;
 mod lifecycle;
 mod outputs;
 mod resume;
