@@ -1,4 +1,4 @@
-//! Clumps: rigid bodies made of overlapping spheres (see [`grains_kernels::clump`] for their
+//! Clumps: rigid bodies made of overlapping spheres (see [`grains_kernels::shapes::clump`] for their
 //! contacts).
 //!
 //! A [`ClumpTemplate`] is a list of up to [`MAX_CLUMP_MEMBERS`] member spheres, given one by one
@@ -30,9 +30,9 @@ use crate::builder::WorldBuilder;
 use crate::error::BuildError;
 use crate::geometry::WallDesc;
 use glam::{DMat3, DQuat, DVec3, Quat, Vec3, Vec4};
-use grains_kernels::clump::{clump_bound, clump_members, ClumpTable};
+use grains_kernels::shapes::clump::{clump_bound, clump_members, ClumpTable};
 
-pub use grains_kernels::clump::MAX_CLUMP_MEMBERS;
+pub use grains_kernels::shapes::clump::MAX_CLUMP_MEMBERS;
 
 /// Columns per side of the x–y grid of [`union_moments`]: the volume and moments of one sphere
 /// come out within about 1e-6 relative of the closed forms at this resolution (the tests allow

@@ -40,9 +40,9 @@ use crate::error::{finite3, BuildError};
 use crate::geometry::WallDesc;
 use crate::material::MaterialId;
 use glam::{DQuat, Quat, Vec3};
-use grains_kernels::clump::ClumpTable;
-use grains_kernels::polyhedron::Hull;
 use grains_kernels::random::SplitMix64;
+use grains_kernels::shapes::clump::ClumpTable;
+use grains_kernels::shapes::polyhedron::Hull;
 use std::f64::consts::PI;
 
 /// Draws of a centre for one grain before it is counted as missed.
@@ -859,9 +859,9 @@ mod tests {
         Body, BoxContainer, ClumpTemplate, Insertion, Material, MaterialId, Quat, Rate, Region,
         Settings, Shape, Vec3, World,
     };
-    use grains_kernels::clump::clump_members;
-    use grains_kernels::ellipsoid::ellipsoids_touch;
-    use grains_kernels::shape::Placed;
+    use grains_kernels::shapes::clump::clump_members;
+    use grains_kernels::shapes::ellipsoid::ellipsoids_touch;
+    use grains_kernels::shapes::Placed;
 
     /// The exact gap (m) between bodies i and j of `w`, both clumps or both ellipsoids: the
     /// least of the member pairs' ‖c_a − c_b‖ − r_a − r_b, or the ellipsoids' support-function

@@ -39,7 +39,7 @@ use glam::{Quat, Vec3};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
-use grains_kernels::shape::shape_of;
+use grains_kernels::shapes::shape_of;
 use grains_kernels::{Bodies, Shape, NO_BODY};
 
 /// The most steps between the passes of a world with sinks: a grain lies in a sink at most this

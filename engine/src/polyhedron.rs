@@ -21,7 +21,7 @@ use crate::builder::WorldBuilder;
 use crate::error::BuildError;
 use crate::settings::Settings;
 use glam::{DMat3, DVec3, Quat, Vec3};
-use grains_kernels::polyhedron::{Hull, HullFace, MAX_HULL_VERTICES};
+use grains_kernels::shapes::polyhedron::{Hull, HullFace, MAX_HULL_VERTICES};
 use std::fmt;
 
 /// The most points of a cloud given to [`Polyhedron::from_points`] (its hull is found in

@@ -4,7 +4,7 @@
 //! (`solver_row_full.wgsl`) whose arms run to the members' surface points.
 
 use crate::buffers::MAX_PAIRS;
-use grains_kernels::clump::ClumpTable;
+use grains_kernels::shapes::clump::ClumpTable;
 use grains_kernels::{GpuError, Shape};
 
 /// A body's word when it is a sphere (`NOT_CLUMP` in `clump_shapes.wgsl`).

@@ -170,7 +170,7 @@ impl GpuPipeline {
     /// Takes effect with the next upload of the bodies, which it asks for.
     pub fn set_clumps(
         &mut self,
-        table: grains_kernels::clump::ClumpTable,
+        table: grains_kernels::shapes::clump::ClumpTable,
         shapes: &[grains_kernels::Shape],
     ) -> Result<(), GpuError> {
         let clumps = clumps::ClumpShapes::new(table, shapes)?;
