@@ -29,7 +29,7 @@
 //! centre on each try. The test against other grains is conservative, by bounding spheres: a
 //! place is taken only where the new grain's bounding sphere clears every other body's (its
 //! [`crate::Shape::bounding_radius`]); against walls it is the build's start check of the grain as
-//! it lies (its corners, members or support point, `builder::depth_in_wall`). The
+//! it lies (its corners, members or support point, `wall_depth::depth_in_wall`). The
 //! grains' shapes and moments follow their ids to the backend, and checkpoints keep which
 //! insertion placed each body ([`crate::LifecycleState::placed_by`]). A shape the world cannot
 //! hold (on the GPU backend, beside bodies or walls the narrow phase does not meet it with) is
@@ -760,7 +760,7 @@ impl Insertion {
             if clear
                 && walls
                     .iter()
-                    .all(|w| crate::builder::depth_in_wall(&body, w, tables) <= 0.0)
+                    .all(|w| crate::wall_depth::depth_in_wall(&body, w, tables) <= 0.0)
             {
                 return Some(body);
             }
@@ -941,7 +941,8 @@ mod tests {
                     ..body
                 };
                 for wall in &w.wall_descs {
-                    let depth = crate::builder::depth_in_wall(&body, wall, (&w.clumps, &w.hulls));
+                    let depth =
+                        crate::wall_depth::depth_in_wall(&body, wall, (&w.clumps, &w.hulls));
                     assert!(depth <= 0.0, "grain {i} lies {depth} m in a wall");
                 }
             }
