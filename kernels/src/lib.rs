@@ -69,6 +69,7 @@ pub mod shapes;
 pub mod space_order;
 pub mod springs;
 pub mod step;
+pub mod support;
 pub mod trace;
 pub mod traffic;
 pub mod wall_contact;
