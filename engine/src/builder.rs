@@ -21,17 +21,12 @@ use crate::sink::Sink;
 use crate::support::Present;
 use crate::wall_depth::depth_in_wall;
 use crate::world::World;
-use glam::{Quat, Vec3};
+use glam::Quat;
 use grains_kernels::narrow_phase::MAX_BODIES;
-use grains_kernels::pair_algorithms::ellipsoid_frustum::ellipsoid_in_frustum;
-use grains_kernels::pairs::{pair_routine, wall_support, ShapeKind};
-use grains_kernels::shapes::capsule::capsule_ends;
-use grains_kernels::shapes::clump::ClumpTable;
-use grains_kernels::shapes::cuboid::cuboid_corners;
-use grains_kernels::shapes::ellipsoid::{smooth_support, PlacedEllipsoid};
-use grains_kernels::shapes::polyhedron::{hull_vertices, Hull};
-use grains_kernels::wall_contact::point_wall;
-use grains_kernels::{Bodies, Motion, StepStats};
+use grains_kernels::pairs::{pair_routine, ShapeKind};
+use grains_kernels::shapes::clump::{clump_bound, ClumpTable};
+use grains_kernels::shapes::polyhedron::Hull;
+use grains_kernels::{Bodies, StepStats};
 
 /// The most a compliant contact may give within one step, as a fraction of the smallest radius
 /// ([`grains_kernels::StepParams::max_give`]). A grain arriving at v gives about
@@ -115,11 +110,15 @@ impl WorldBuilder {
                 template,
                 bound: clump_bound(t.members()),
             },
-            volume: t.volume as f32,
-            unit_moments: t.moments.as_vec3(),
-            centre: t.centre,
-            frame: t.frame,
-            radius: t.members.iter().map(|m| m.w).fold(f32::INFINITY, f32::min),
+            volume: t.volume() as f32,
+            unit_moments: t.unit_moments().as_vec3(),
+            centre: t.centre(),
+            frame: t.frame(),
+            radius: t
+                .members()
+                .iter()
+                .map(|m| m.w)
+                .fold(f32::INFINITY, f32::min),
         }
     }
 

@@ -27,9 +27,8 @@
 
 use crate::body::{Body, Shape};
 use crate::error::BuildError;
-use crate::geometry::WallDesc;
 use glam::{DMat3, DQuat, DVec3, Quat, Vec3, Vec4};
-use grains_kernels::shapes::clump::{clump_bound, clump_members, ClumpTable};
+use grains_kernels::shapes::clump::{clump_bound, ClumpTable};
 
 pub use grains_kernels::shapes::clump::MAX_CLUMP_MEMBERS;
 

@@ -135,7 +135,10 @@ mod tests {
         ];
         let mut kinds: Vec<_> = others.iter().map(|s| s.kind()).collect();
         kinds.extend([ShapeKind::Sphere, ShapeKind::Clump]);
-        assert!(ShapeKind::ALL.iter().all(|k| kinds.contains(k)), "every kind");
+        assert!(
+            ShapeKind::ALL.iter().all(|k| kinds.contains(k)),
+            "every kind"
+        );
         for s in others {
             match ClumpShapes::new(ClumpTable::default(), &[Shape::Sphere, s]) {
                 Err(GpuError::Unsupported(what)) => assert_eq!(what, s.kind().plural()),
