@@ -3,6 +3,7 @@
 use crate::material::MaterialId;
 use crate::motion::Prescribed;
 use glam::{Quat, Vec3};
+use grains_kernels::{Bodies, Motion};
 
 pub use grains_kernels::{BodyKind, Shape};
 
@@ -378,4 +379,33 @@ pub fn ellipsoid_principal_moments(semi_axes: Vec3, mass: f32) -> Vec3 {
 /// (kg/m³): ρ 4/3 π abc.
 pub fn ellipsoid_mass(semi_axes: Vec3, rho: f32) -> f32 {
     4.0 / 3.0 * std::f32::consts::PI * semi_axes.x * semi_axes.y * semi_axes.z * rho
+}
+
+/// Appends body `b` to the step's arrays: position and radius, orientation, velocities (zero
+/// for a fixed body), 1/m and the scalar 1/I (both zero for a body that is not dynamic; 1/I
+/// also for a body with principal moments, which the step keeps apart), material and kind.
+pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
+    let dynamic = b.kind == BodyKind::Dynamic;
+    bodies.pos_radius.push(b.position.extend(b.radius));
+    bodies.orientation.push(b.orientation);
+    bodies.motion.push(Motion {
+        linear: if b.kind == BodyKind::Fixed {
+            [0.0; 3]
+        } else {
+            b.velocity.to_array()
+        },
+        inv_mass: if dynamic { 1.0 / b.mass } else { 0.0 },
+        angular: if b.kind == BodyKind::Fixed {
+            [0.0; 3]
+        } else {
+            b.angular_velocity.to_array()
+        },
+        inv_inertia: if dynamic && b.anisotropic_moments().is_none() {
+            1.0 / b.isotropic_inertia()
+        } else {
+            0.0
+        },
+    });
+    bodies.material.push(b.material.0);
+    bodies.kind.push(b.kind as u32);
 }

@@ -1,7 +1,8 @@
 //! The builder of a world: collects its parts, checks each one and picks the backend.
 
 use crate::backend::{self, Parts};
-use crate::body::{aspect, Body, BodyKind, Shape, MAX_ASPECT};
+use crate::body::{aspect, push_body, Body, BodyKind, Shape, MAX_ASPECT};
+use crate::clump::{check_clumps, Clump, ClumpTemplate};
 use crate::domain::{whereabouts, Domain, Whereabouts};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
@@ -13,22 +14,19 @@ use crate::lifecycle::Lifecycle;
 use crate::material::{Material, MaterialId, Materials};
 use crate::mesh::{MeshDesc, Meshes};
 use crate::plane_groups::plane_groups;
+use crate::polyhedron::{HullId, Polyhedron};
 use crate::reach::Reach;
 use crate::settings::{Envelope, Settings};
 use crate::sink::Sink;
 use crate::support::Present;
+use crate::wall_depth::depth_in_wall;
 use crate::world::World;
-use glam::{Quat, Vec3};
-use grains_kernels::clump::ClumpTable;
-use grains_kernels::cuboid::cuboid_corners;
-use grains_kernels::ellipsoid::{smooth_support, PlacedEllipsoid};
-use grains_kernels::ellipsoid_frustum::ellipsoid_in_frustum;
+use glam::Quat;
 use grains_kernels::narrow_phase::MAX_BODIES;
-use grains_kernels::pairs::{pair_routine, wall_support, ShapeKind};
-use grains_kernels::polyhedron::{hull_vertices, Hull};
-use grains_kernels::shape::capsule_ends;
-use grains_kernels::wall_contact::point_wall;
-use grains_kernels::{Bodies, Motion, StepStats};
+use grains_kernels::pairs::{pair_routine, ShapeKind};
+use grains_kernels::shapes::clump::{clump_bound, ClumpTable};
+use grains_kernels::shapes::polyhedron::Hull;
+use grains_kernels::{Bodies, StepStats};
 
 /// The most a compliant contact may give within one step, as a fraction of the smallest radius
 /// ([`grains_kernels::StepParams::max_give`]). A grain arriving at v gives about
@@ -90,6 +88,50 @@ impl WorldBuilder {
     pub fn body(&mut self, b: Body) -> usize {
         self.bodies.push(b);
         self.bodies.len() - 1
+    }
+
+    /// The clump templates registered so far, as the narrow phase reads them.
+    pub fn clump_table(&self) -> &ClumpTable {
+        &self.clumps
+    }
+
+    /// Registers a clump template (once: the same members give the same template) and
+    /// returns the handle [`Body::clump`] makes bodies of.
+    pub fn clump_template(&mut self, t: &ClumpTemplate) -> Clump {
+        let table = &mut self.clumps;
+        let found = (0..table.len() as u32).find(|&k| table.members(k) == t.members());
+        let template = found.unwrap_or_else(|| {
+            table
+                .push(t.members())
+                .expect("a template holds 1 to MAX_CLUMP_MEMBERS spheres")
+        });
+        Clump {
+            shape: Shape::Clump {
+                template,
+                bound: clump_bound(t.members()),
+            },
+            volume: t.volume() as f32,
+            unit_moments: t.unit_moments().as_vec3(),
+            centre: t.centre(),
+            frame: t.frame(),
+            radius: t
+                .members()
+                .iter()
+                .map(|m| m.w)
+                .fold(f32::INFINITY, f32::min),
+        }
+    }
+
+    /// Adds the hull of `p` to the world's hull table, for bodies made with
+    /// [`Body::polyhedron`].
+    pub fn hull(&mut self, p: &Polyhedron) -> HullId {
+        self.hulls.push(p.clone());
+        HullId::new(self.hulls.len() as u32 - 1, p)
+    }
+
+    /// The hulls added so far ([`WorldBuilder::hull`]), in order.
+    pub fn hulls(&self) -> &[Polyhedron] {
+        &self.hulls
     }
 
     /// Adds a wall and returns its index.
@@ -482,7 +524,7 @@ impl WorldBuilder {
     /// and clumps the clump table does not hold.
     fn check_shapes_together(&self, bodies: &[Body]) -> Result<(), BuildError> {
         check_pairs(bodies)?;
-        crate::clump::check_clumps(bodies, &self.clumps, self.settings.planar)
+        check_clumps(bodies, &self.clumps, self.settings.planar)
     }
 
     /// The meshes checked ([`MeshDesc`]'s checks; what they do not combine with is the
@@ -701,107 +743,6 @@ fn check_bodies_outside_walls(
         }
     }
     Ok(())
-}
-
-/// The deepest overlap −Φ (m) of body `b`'s wall-facing points with `wall` (negative when the
-/// body is clear of it; −∞ when no point meets it, or the pair table does not meet its shape
-/// with the wall's kind, [`wall_support`], which the build refuses): a sphere's centre or a capsule's end points
-/// as spheres against the wall as the narrow phase meets it ([`point_wall`]: face, edge, rim;
-/// alone, without its plane group), an ellipse's support point where it lies within a flat
-/// face, an ellipsoid's deepest point inside a cylinder or cone ([`ellipsoid_in_frustum`]); a
-/// clump's members as spheres (template from `clumps`), a polyhedron's vertices (its
-/// hull in `hulls`) as points.
-pub(crate) fn depth_in_wall(
-    b: &Body,
-    wall: &WallDesc,
-    (clumps, hulls): (&ClumpTable, &[Hull]),
-) -> f32 {
-    if wall_support(b.shape.kind(), wall.contact_kind()).is_err() {
-        return f32::NEG_INFINITY;
-    }
-    let placed = [wall.placed(
-        wall.motion.map_or(Vec3::ZERO, |m| m.displacement(0.0)),
-        Vec3::ZERO,
-    )];
-    let w = &placed[0];
-    let (points, radius, behind) = match b.shape {
-        Shape::Sphere => (vec![b.position], b.radius, b.radius),
-        Shape::Capsule { half_length } => (
-            capsule_ends(b.position, b.orientation, half_length).to_vec(),
-            b.radius,
-            b.radius,
-        ),
-        Shape::Cuboid { half_extents } => (
-            cuboid_corners(b.position, b.orientation, half_extents).to_vec(),
-            0.0,
-            half_extents.min_element(),
-        ),
-        Shape::Polyhedron { hull, .. } => {
-            let h = &hulls[hull as usize];
-            let vertices = hull_vertices(h, b.position, b.orientation);
-            (vertices[..h.vertices.len()].to_vec(), 0.0, h.inner_radius)
-        }
-        Shape::Clump { template, .. } => {
-            return crate::clump::clump_depth_in_wall(b, template, clumps, wall);
-        }
-        Shape::Ellipsoid { semi_axes } if wall.is_curved() => {
-            let body = PlacedEllipsoid {
-                centre: b.position,
-                q: b.orientation,
-                semi_axes,
-            };
-            return ellipsoid_in_frustum(w, &body).map_or(f32::NEG_INFINITY, |t| -t.phi);
-        }
-        Shape::Ellipse { .. } | Shape::Ellipsoid { .. } => {
-            let n = wall.normal;
-            let s = smooth_support(b.shape, b.orientation, -n).unwrap_or_default();
-            let covered = wall.is_plane()
-                || (b.position - w.o()).dot(n) >= -b.shape.bounding_radius(b.radius);
-            return if covered && w.covers(b.position + s) {
-                -(b.position + s - w.o()).dot(n)
-            } else {
-                f32::NEG_INFINITY
-            };
-        }
-    };
-    if wall.is_plane() {
-        // A plane bounds a solid half-space: behind it is inside it, however far.
-        return points
-            .into_iter()
-            .map(|p| radius - (p - w.o()).dot(wall.normal))
-            .fold(f32::NEG_INFINITY, f32::max);
-    }
-    points
-        .into_iter()
-        .filter_map(|p| point_wall(&placed, 0, p, radius, behind))
-        .map(|t| -t.phi)
-        .fold(f32::NEG_INFINITY, f32::max)
-}
-
-pub(crate) fn push_body(bodies: &mut Bodies, b: &Body) {
-    let dynamic = b.kind == BodyKind::Dynamic;
-    bodies.pos_radius.push(b.position.extend(b.radius));
-    bodies.orientation.push(b.orientation);
-    bodies.motion.push(Motion {
-        linear: if b.kind == BodyKind::Fixed {
-            [0.0; 3]
-        } else {
-            b.velocity.to_array()
-        },
-        inv_mass: if dynamic { 1.0 / b.mass } else { 0.0 },
-        angular: if b.kind == BodyKind::Fixed {
-            [0.0; 3]
-        } else {
-            b.angular_velocity.to_array()
-        },
-        inv_inertia: if dynamic && b.anisotropic_moments().is_none() {
-            1.0 / b.isotropic_inertia()
-        } else {
-            0.0
-        },
-    });
-    bodies.material.push(b.material.0);
-    bodies.kind.push(b.kind as u32);
 }
 
 /// What the builder holds so far, for a program that describes a world before building it

@@ -1,4 +1,4 @@
-//! Clumps: rigid bodies made of overlapping spheres (see [`grains_kernels::clump`] for their
+//! Clumps: rigid bodies made of overlapping spheres (see [`grains_kernels::shapes::clump`] for their
 //! contacts).
 //!
 //! A [`ClumpTemplate`] is a list of up to [`MAX_CLUMP_MEMBERS`] member spheres, given one by one
@@ -9,7 +9,7 @@
 //! of mass at the origin, so that a clump body's orientation is its principal frame and its
 //! inertia the diagonal of [`Body::with_principal_moments`].
 //!
-//! Library use: register a template on the builder ([`WorldBuilder::clump_template`]), which
+//! Library use: register a template on the builder ([`crate::WorldBuilder::clump_template`]), which
 //! returns a [`Clump`] handle, and add bodies with [`Body::clump`]:
 //!
 //! ```
@@ -26,13 +26,11 @@
 //! ```
 
 use crate::body::{Body, Shape};
-use crate::builder::WorldBuilder;
 use crate::error::BuildError;
-use crate::geometry::WallDesc;
 use glam::{DMat3, DQuat, DVec3, Quat, Vec3, Vec4};
-use grains_kernels::clump::{clump_bound, clump_members, ClumpTable};
+use grains_kernels::shapes::clump::{clump_bound, ClumpTable};
 
-pub use grains_kernels::clump::MAX_CLUMP_MEMBERS;
+pub use grains_kernels::shapes::clump::MAX_CLUMP_MEMBERS;
 
 /// Columns per side of the x–y grid of [`union_moments`]: the volume and moments of one sphere
 /// come out within about 1e-6 relative of the closed forms at this resolution (the tests allow
@@ -293,7 +291,7 @@ impl ClumpTemplate {
     }
 }
 
-/// A clump template registered on a builder ([`WorldBuilder::clump_template`]): what
+/// A clump template registered on a builder ([`crate::WorldBuilder::clump_template`]): what
 /// [`Body::clump`] needs to make a body of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clump {
@@ -309,36 +307,6 @@ pub struct Clump {
     pub frame: Quat,
     /// The smallest member's radius (m), the body's radius.
     pub radius: f32,
-}
-
-impl WorldBuilder {
-    /// The clump templates registered so far, as the narrow phase reads them.
-    pub fn clump_table(&self) -> &ClumpTable {
-        &self.clumps
-    }
-
-    /// Registers a clump template (once: the same members give the same template) and
-    /// returns the handle [`Body::clump`] makes bodies of.
-    pub fn clump_template(&mut self, t: &ClumpTemplate) -> Clump {
-        let table = &mut self.clumps;
-        let found = (0..table.len() as u32).find(|&k| table.members(k) == t.members());
-        let template = found.unwrap_or_else(|| {
-            table
-                .push(t.members())
-                .expect("a template holds 1 to MAX_CLUMP_MEMBERS spheres")
-        });
-        Clump {
-            shape: Shape::Clump {
-                template,
-                bound: clump_bound(t.members()),
-            },
-            volume: t.volume as f32,
-            unit_moments: t.moments.as_vec3(),
-            centre: t.centre,
-            frame: t.frame,
-            radius: t.members.iter().map(|m| m.w).fold(f32::INFINITY, f32::min),
-        }
-    }
 }
 
 impl Body {
@@ -361,21 +329,6 @@ impl Body {
         }
         .with_principal_moments(moments)
     }
-}
-
-/// The deepest overlap of clump `b`'s members (template `template` of `table`) with `wall`,
-/// each member as a sphere ([`crate::builder::depth_in_wall`]).
-pub(crate) fn clump_depth_in_wall(
-    b: &Body,
-    template: u32,
-    table: &ClumpTable,
-    wall: &WallDesc,
-) -> f32 {
-    clump_members(b.position, b.orientation, template, table)
-        .map(|(c, r)| {
-            crate::builder::depth_in_wall(&Body::sphere(c, r, b.mass), wall, (table, &[]))
-        })
-        .fold(f32::NEG_INFINITY, f32::max)
 }
 
 /// Checks the clumps of a world: each names a template of `table` with its bound, carries its

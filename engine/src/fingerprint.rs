@@ -83,7 +83,7 @@ impl Fingerprint {
     }
 
     /// Adds the polyhedra's hull table (vertices, faces), when there is one.
-    pub(crate) fn push_hulls(&mut self, hulls: &[grains_kernels::polyhedron::Hull]) {
+    pub(crate) fn push_hulls(&mut self, hulls: &[grains_kernels::shapes::polyhedron::Hull]) {
         if !hulls.is_empty() {
             self.push_table("hull table", hulls, |h| format!("{h:?}"));
         }
@@ -161,7 +161,7 @@ impl Fingerprint {
 
     /// Adds the clump templates' member spheres (nothing for a world without clumps, so that
     /// other worlds' fingerprints stay as they were).
-    pub(crate) fn push_clumps(&mut self, clumps: &grains_kernels::clump::ClumpTable) {
+    pub(crate) fn push_clumps(&mut self, clumps: &grains_kernels::shapes::clump::ClumpTable) {
         if clumps.is_empty() {
             return;
         }

@@ -27,7 +27,7 @@ pub enum Integrator {
     /// the Newton tolerance). For small worlds only: at most
     /// [`MAX_BODIES`] spheres and plane walls together, at most
     /// [`MAX_CONTACTS`](crate::geometric::MAX_CONTACTS) contacts in a step, rigid contact, CPU
-    /// backend; refused at build otherwise (see `engine/src/support.rs` and `engine/src/implicit.rs`).
+    /// backend; refused at build otherwise (see `kernels/src/support.rs` and `engine/src/implicit.rs`).
     GeometricallyImplicit,
 }
 

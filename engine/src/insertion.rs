@@ -29,7 +29,7 @@
 //! centre on each try. The test against other grains is conservative, by bounding spheres: a
 //! place is taken only where the new grain's bounding sphere clears every other body's (its
 //! [`crate::Shape::bounding_radius`]); against walls it is the build's start check of the grain as
-//! it lies (its corners, members or support point, `builder::depth_in_wall`). The
+//! it lies (its corners, members or support point, `wall_depth::depth_in_wall`). The
 //! grains' shapes and moments follow their ids to the backend, and checkpoints keep which
 //! insertion placed each body ([`crate::LifecycleState::placed_by`]). A shape the world cannot
 //! hold (on the GPU backend, beside bodies or walls the narrow phase does not meet it with) is
@@ -40,9 +40,9 @@ use crate::error::{finite3, BuildError};
 use crate::geometry::WallDesc;
 use crate::material::MaterialId;
 use glam::{DQuat, Quat, Vec3};
-use grains_kernels::clump::ClumpTable;
-use grains_kernels::polyhedron::Hull;
 use grains_kernels::random::SplitMix64;
+use grains_kernels::shapes::clump::ClumpTable;
+use grains_kernels::shapes::polyhedron::Hull;
 use std::f64::consts::PI;
 
 /// Draws of a centre for one grain before it is counted as missed.
@@ -760,7 +760,7 @@ impl Insertion {
             if clear
                 && walls
                     .iter()
-                    .all(|w| crate::builder::depth_in_wall(&body, w, tables) <= 0.0)
+                    .all(|w| crate::wall_depth::depth_in_wall(&body, w, tables) <= 0.0)
             {
                 return Some(body);
             }
@@ -859,9 +859,9 @@ mod tests {
         Body, BoxContainer, ClumpTemplate, Insertion, Material, MaterialId, Quat, Rate, Region,
         Settings, Shape, Vec3, World,
     };
-    use grains_kernels::clump::clump_members;
-    use grains_kernels::ellipsoid::ellipsoids_touch;
-    use grains_kernels::shape::Placed;
+    use grains_kernels::shapes::clump::clump_members;
+    use grains_kernels::shapes::ellipsoid::ellipsoids_touch;
+    use grains_kernels::shapes::Placed;
 
     /// The exact gap (m) between bodies i and j of `w`, both clumps or both ellipsoids: the
     /// least of the member pairs' ‖c_a − c_b‖ − r_a − r_b, or the ellipsoids' support-function
@@ -941,7 +941,8 @@ mod tests {
                     ..body
                 };
                 for wall in &w.wall_descs {
-                    let depth = crate::builder::depth_in_wall(&body, wall, (&w.clumps, &w.hulls));
+                    let depth =
+                        crate::wall_depth::depth_in_wall(&body, wall, (&w.clumps, &w.hulls));
                     assert!(depth <= 0.0, "grain {i} lies {depth} m in a wall");
                 }
             }

@@ -57,6 +57,7 @@ pub mod sink;
 pub mod snapshot;
 pub mod solver;
 pub mod support;
+mod wall_depth;
 mod wall_partners;
 pub mod world;
 
@@ -81,7 +82,6 @@ pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
-pub use lifecycle::LifecycleState;
 pub use loads::WallLoad;
 pub use material::{Material, MaterialId};
 pub use mesh::{MeshDesc, Rotation};
@@ -90,7 +90,7 @@ pub use periodic::Periodic;
 pub use polyhedron::{HullError, HullId, Polyhedron};
 pub use settings::{Backend, Envelope, Integrator, Settings};
 pub use sink::{Sink, SinkShape};
-pub use snapshot::{Snapshot, SnapshotError};
+pub use snapshot::{LifecycleState, Snapshot, SnapshotError};
 pub use solver::{Solver, SolverKind};
 pub use world::World;
 

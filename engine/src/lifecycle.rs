@@ -33,13 +33,13 @@ use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
 use crate::settings::Settings;
 use crate::sink::{Sink, SinkCounters};
-use crate::snapshot::{Snapshot, SnapshotError};
+use crate::snapshot::{LifecycleState, Snapshot, SnapshotError};
 use crate::world::World;
 use glam::{Quat, Vec3};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
-use grains_kernels::shape::shape_of;
+use grains_kernels::shapes::shape_of;
 use grains_kernels::{Bodies, Shape, NO_BODY};
 
 /// The most steps between the passes of a world with sinks: a grain lies in a sink at most this
@@ -48,24 +48,6 @@ pub const SINK_STEPS: u64 = 10;
 
 /// [`LifecycleState::placed_by`] of a body as built.
 pub const BUILT: u32 = u32::MAX;
-
-/// The running counts of the insertions and sinks, the next id and which insertion placed each
-/// body, saved in checkpoints.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LifecycleState {
-    /// The id the next inserted grain gets.
-    pub next_id: u64,
-    /// For each body, in body order: the index of the insertion that placed it, or [`BUILT`]
-    /// for a body as built. An inserted grain's shape and moments are its insertion's
-    /// ([`Insertion::template`]). Empty in a snapshot read from a format-4 checkpoint, which
-    /// predates shaped insertions: its inserted grains are spheres, taken on restore as placed
-    /// by the first insertion.
-    pub placed_by: Vec<u32>,
-    /// One per insertion, in the order they were added.
-    pub insertions: Vec<InsertionCounters>,
-    /// One per sink, in the order they were added.
-    pub sinks: Vec<SinkCounters>,
-}
 
 /// A body's properties fixed at build: radius, 1/m, 1/I, material, kind.
 type Fixed = (f32, f32, f32, u32, u32);
@@ -376,7 +358,7 @@ impl World {
                 match ins.draw_grain(&mut rng, &nearby, &walls, tables) {
                     Some(body) => {
                         nearby.push((body.position, body.shape.bounding_radius(body.radius)));
-                        crate::builder::push_body(&mut self.bodies, &body);
+                        crate::body::push_body(&mut self.bodies, &body);
                         lc.ids.push(lc.state.next_id);
                         lc.state.placed_by.push(i as u32);
                         lc.state.next_id += 1;
@@ -537,7 +519,7 @@ impl World {
                         Some((ins, t)) => {
                             let mut own = Bodies::default();
                             let copy = ins.copy_of(&t, Vec3::ZERO, Quat::IDENTITY);
-                            crate::builder::push_body(&mut own, &copy);
+                            crate::body::push_body(&mut own, &copy);
                             let own = fixed(&own, 0);
                             let same = |x: f32, y: f32| x.to_bits() == y.to_bits();
                             same(found.0, own.0)

@@ -2,8 +2,8 @@
 //! or moved by a prescribed translation and a rotation about an axis (a drum, a mixer's blade,
 //! a screw). Spheres touch its faces, edges and vertices with one contact per touching point
 //! (see `grains_kernels::mesh`), and so do a clump's member spheres, ellipsoids, boxes and
-//! polyhedra (on the CPU, `grains_kernels::ellipsoid_triangle`,
-//! `grains_kernels::polytope_triangle`); capsules and ellipses do not meet meshes (refused at
+//! polyhedra (on the CPU, `grains_kernels::pair_algorithms::ellipsoid_triangle`,
+//! `grains_kernels::pair_algorithms::polytope_triangle`); capsules and ellipses do not meet meshes (refused at
 //! build, `crate::wall_partners`).
 
 use crate::error::{finite3, BuildError};

@@ -17,11 +17,10 @@
 //! moments and axes come from a cyclic Jacobi eigen-decomposition of I in f64.
 
 use crate::body::{Body, Shape};
-use crate::builder::WorldBuilder;
 use crate::error::BuildError;
 use crate::settings::Settings;
 use glam::{DMat3, DVec3, Quat, Vec3};
-use grains_kernels::polyhedron::{Hull, HullFace, MAX_HULL_VERTICES};
+use grains_kernels::shapes::polyhedron::{Hull, HullFace, MAX_HULL_VERTICES};
 use std::fmt;
 
 /// The most points of a cloud given to [`Polyhedron::from_points`] (its hull is found in
@@ -444,18 +443,4 @@ pub(crate) fn check_polyhedra(
 /// scalar inertia, [`Body::polyhedron`]).
 fn is_anisotropic(moments: Vec3) -> bool {
     moments.max_element() - moments.min_element() > 1e-6 * moments.max_element()
-}
-
-impl WorldBuilder {
-    /// Adds the hull of `p` to the world's hull table, for bodies made with
-    /// [`Body::polyhedron`].
-    pub fn hull(&mut self, p: &Polyhedron) -> HullId {
-        self.hulls.push(p.clone());
-        HullId::new(self.hulls.len() as u32 - 1, p)
-    }
-
-    /// The hulls added so far ([`WorldBuilder::hull`]), in order.
-    pub fn hulls(&self) -> &[Polyhedron] {
-        &self.hulls
-    }
 }

@@ -25,7 +25,6 @@
 use crate::decomposition::{Bisection, NODE_BYTES};
 use crate::fingerprint::Fingerprint;
 use crate::insertion::InsertionCounters;
-use crate::lifecycle::LifecycleState;
 use crate::sink::SinkCounters;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
@@ -43,6 +42,24 @@ const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 const HEADER: usize = 12;
 /// Counts after the header (one fewer in format 5, two fewer in format 4).
 const COUNTS: usize = 11;
+
+/// The running counts of the insertions and sinks, the next id and which insertion placed each
+/// body, saved in checkpoints.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LifecycleState {
+    /// The id the next inserted grain gets.
+    pub next_id: u64,
+    /// For each body, in body order: the index of the insertion that placed it, or [`crate::lifecycle::BUILT`]
+    /// for a body as built. An inserted grain's shape and moments are its insertion's
+    /// ([`crate::Insertion::template`]). Empty in a snapshot read from a format-4 checkpoint, which
+    /// predates shaped insertions: its inserted grains are spheres, taken on restore as placed
+    /// by the first insertion.
+    pub placed_by: Vec<u32>,
+    /// One per insertion, in the order they were added.
+    pub insertions: Vec<InsertionCounters>,
+    /// One per sink, in the order they were added.
+    pub sinks: Vec<SinkCounters>,
+}
 
 /// Everything that changes while a world runs (step count, bodies, the warm-start memory of the
 /// contacts' forces and moments and of the joints), with the fingerprint of the world it was

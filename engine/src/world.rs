@@ -14,7 +14,7 @@ use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
 use grains_kernels::narrow_phase::Contacts;
-use grains_kernels::shape::shape_of;
+use grains_kernels::shapes::shape_of;
 use grains_kernels::traffic::SweepTraffic;
 use grains_kernels::wall_contact::{WALL_GROUP, WALL_OFF};
 use grains_kernels::{Bodies, FrictionTable, GpuError, Shape, StageTimes, Wall};
@@ -61,9 +61,9 @@ pub struct World {
     /// Each body's shape, in body order (empty: every body is a sphere).
     pub(crate) shapes: Vec<Shape>,
     /// The clump templates the shapes name.
-    pub(crate) clumps: grains_kernels::clump::ClumpTable,
+    pub(crate) clumps: grains_kernels::shapes::clump::ClumpTable,
     /// The convex hulls the shapes name.
-    pub(crate) hulls: Vec<grains_kernels::polyhedron::Hull>,
+    pub(crate) hulls: Vec<grains_kernels::shapes::polyhedron::Hull>,
     /// What a restored state is checked against ([`World::check_reach`]).
     pub(crate) reach: crate::reach::Reach,
 }
@@ -350,7 +350,7 @@ impl World {
     pub fn half_extents(&self, i: usize) -> Vec3 {
         match self.shape(i) {
             Shape::Clump { template, .. } => {
-                grains_kernels::clump::clump_half_extents(self.clumps.members(template))
+                grains_kernels::shapes::clump::clump_half_extents(self.clumps.members(template))
             }
             Shape::Polyhedron { hull, .. } => {
                 (self.hulls[hull as usize].vertices.iter()).fold(Vec3::ZERO, |h, v| h.max(v.abs()))

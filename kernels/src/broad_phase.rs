@@ -21,7 +21,7 @@
 use crate::large_cells::LargeCells;
 use crate::layout::Motion;
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
-use crate::shape::{shape_of, Shape};
+use crate::shapes::{shape_of, Shape};
 use glam::{BVec3, IVec3, Vec3, Vec4};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};

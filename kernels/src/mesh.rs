@@ -1,9 +1,9 @@
 //! Stage 3, narrow phase (mesh walls): contacts of spheres, a clump's member spheres and
-//! ellipsoids ([`crate::ellipsoid_triangle`]) with the triangles of triangle-mesh walls, found
+//! ellipsoids ([`crate::pair_algorithms::ellipsoid_triangle`]) with the triangles of triangle-mesh walls, found
 //! through a uniform grid over the triangles ([`mesh_contacts`]: the same search and shared-rim
 //! rule for every body, each with its own candidate per triangle; boxes and polyhedra take the
 //! same search, [`for_each_triangle_near`], with several points per triangle,
-//! [`crate::polytope_triangle`]).
+//! [`crate::pair_algorithms::polytope_triangle`]).
 //!
 //! The host places every mesh's triangles in world coordinates for the step ([`MeshWalls`]) and
 //! rebuilds the [`TriangleGrid`] when a mesh moves (once for meshes that never move). Each

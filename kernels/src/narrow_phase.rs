@@ -1,32 +1,35 @@
 //! Stage 3, narrow phase: sphere–sphere and sphere–wall gaps Φ, and for the shapes of
-//! [`crate::shape`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
+//! [`crate::shapes`]: capsule–wall (both ends), capsule–sphere (the segment's closest point),
 //! capsule–capsule (the segments' closest points, plus the ends of the stretch of one's axis
 //! the other covers), ellipse–wall (the support point) and ellipse–sphere (the ellipse's point
 //! nearest the sphere's centre, by bisection), and cuboids' corners and edge crossings
-//! ([`crate::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
+//! ([`crate::shapes::cuboid`]); pairs with Φ ≤ ε̂ become contact rows (hart-anitescu eq. 2.13's active
 //! set), sorted by pair key.
-//! Ellipsoids ([`crate::ellipsoid`]) meet flat walls at their support point, spheres and
+//! Ellipsoids ([`crate::shapes::ellipsoid`]) meet flat walls at their support point, spheres and
 //! ellipsoids at one point, the inside of cylinders and cones at the support point reaching
-//! farthest from the axis ([`crate::ellipsoid_frustum`]) and mesh triangles at one point each
-//! ([`crate::ellipsoid_triangle`]). Clumps meet walls and mesh triangles member by member
-//! ([`crate::clump`]); boxes and polyhedra meet mesh triangles by the separating-axis test
-//! ([`crate::polytope_triangle`]). Which pairs of bodies meet, and by which routine, is the
+//! farthest from the axis ([`crate::pair_algorithms::ellipsoid_frustum`]) and mesh triangles at one point each
+//! ([`crate::pair_algorithms::ellipsoid_triangle`]). Clumps meet walls and mesh triangles member by member
+//! ([`crate::shapes::clump`]); boxes and polyhedra meet mesh triangles by the separating-axis test
+//! ([`crate::pair_algorithms::polytope_triangle`]). Which pairs of bodies meet, and by which routine, is the
 //! pair table's ([`crate::pairs`]): [`pair_touches`] dispatches through it, and the builder
 //! refuses every pair it refuses.
 
 use crate::broad_phase::Grid;
-use crate::clump::{clump_members, clump_pair_touches, ClumpTable};
-use crate::cuboid::{cuboid_corners, cuboid_pair_points};
-use crate::ellipsoid::{ellipsoid_pair_points, ellipsoid_support, PlacedEllipsoid};
-use crate::ellipsoid_frustum::ellipsoid_in_frustum;
-use crate::ellipsoid_triangle::ellipsoid_triangle_candidate;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
+use crate::pair_algorithms::ellipsoid_frustum::ellipsoid_in_frustum;
+use crate::pair_algorithms::ellipsoid_triangle::ellipsoid_triangle_candidate;
+use crate::pair_algorithms::polytope_triangle::polytope_mesh_contacts;
+use crate::pair_algorithms::round::contact_points;
 use crate::pairs::{pair_routine, PairRoutine};
 use crate::parallel::{Disjoint, BLOCK};
-use crate::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
-use crate::polytope_triangle::polytope_mesh_contacts;
-use crate::shape::{capsule_ends, contact_points, ellipse_support, shape_of, Placed, Shape, Touch};
+use crate::shapes::capsule::capsule_ends;
+use crate::shapes::clump::{clump_members, clump_pair_touches, ClumpTable};
+use crate::shapes::cuboid::{cuboid_corners, cuboid_pair_points};
+use crate::shapes::ellipse::ellipse_support;
+use crate::shapes::ellipsoid::{ellipsoid_pair_points, ellipsoid_support, PlacedEllipsoid};
+use crate::shapes::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
+use crate::shapes::{shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
 use glam::Vec3;
@@ -668,7 +671,7 @@ impl PairTests<'_> {
 
     /// Clump–wall and clump–mesh: each member sphere of the clump against every wall and the
     /// mesh walls' triangles, member k's key carrying [`wall_point_flag`]`(k)` (see
-    /// [`crate::clump`]).
+    /// [`crate::shapes::clump`]).
     #[inline(always)]
     fn clump_walls(&self, i: u32, template: u32, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
@@ -682,7 +685,7 @@ impl PairTests<'_> {
 
     /// Polyhedron–wall: each vertex of hull `hull` as a sphere of radius zero against every
     /// wall, the body reaching its inner radius behind it, vertex k's key carrying
-    /// [`wall_point_flag`]`(k)` (see [`crate::polyhedron`]).
+    /// [`wall_point_flag`]`(k)` (see [`crate::shapes::polyhedron`]).
     #[inline(always)]
     fn polyhedron_walls(&self, i: u32, hull: u32, out: &mut Vec<(u64, ContactRow)>) {
         let b = self.bodies;
@@ -1090,7 +1093,7 @@ mod tests {
         };
         for body in [0u32, 5, MAX_BODIES as u32 - 1] {
             let mut keys = Vec::new();
-            for k in 0..crate::clump::MAX_CLUMP_MEMBERS {
+            for k in 0..crate::shapes::clump::MAX_CLUMP_MEMBERS {
                 for t in 0..3 {
                     keys.push((wall_key(body, mesh.wall_of(t)) | wall_point_flag(k), t));
                 }

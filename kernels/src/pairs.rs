@@ -19,7 +19,7 @@
 //!
 //! Every other pair is [`UnsupportedPair`].
 
-use crate::shape::Shape;
+use crate::shapes::Shape;
 use std::fmt;
 
 /// The kind of a body's shape, without its dimensions.
@@ -121,23 +121,23 @@ impl Shape {
 /// The routine that finds the contact points of a pair of bodies (see the module's table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PairRoutine {
-    /// Two spheres: Φ = ‖p_a − p_b‖ − r_a − r_b ([`crate::shape::contact_points`]).
+    /// Two spheres: Φ = ‖p_a − p_b‖ − r_a − r_b ([`crate::pair_algorithms::round::contact_points`]).
     Spheres,
-    /// A capsule's segment's point nearest the sphere's centre ([`crate::shape::contact_points`]).
+    /// A capsule's segment's point nearest the sphere's centre ([`crate::pair_algorithms::round::contact_points`]).
     CapsuleSphere,
     /// Two capsules' segments' nearest points and the ends of their overlap
-    /// ([`crate::shape::contact_points`]).
+    /// ([`crate::pair_algorithms::round::contact_points`]).
     Capsules,
-    /// The ellipse's point nearest the sphere's centre ([`crate::shape::contact_points`]).
+    /// The ellipse's point nearest the sphere's centre ([`crate::pair_algorithms::round::contact_points`]).
     EllipseSphere,
-    /// Boxes' corners and edge crossings ([`crate::cuboid::cuboid_pair_points`]).
+    /// Boxes' corners and edge crossings ([`crate::shapes::cuboid::cuboid_pair_points`]).
     Boxes,
     /// An ellipsoid's nearest point to a sphere, or two ellipsoids' by support-function
-    /// Newton ([`crate::ellipsoid::ellipsoid_pair_points`]).
+    /// Newton ([`crate::shapes::ellipsoid::ellipsoid_pair_points`]).
     Ellipsoids,
-    /// Member sphere against member sphere ([`crate::clump::clump_pair_touches`]).
+    /// Member sphere against member sphere ([`crate::shapes::clump::clump_pair_touches`]).
     Clumps,
-    /// Separating axes and clipped face manifolds ([`crate::polyhedron::polyhedron_pair_points`]).
+    /// Separating axes and clipped face manifolds ([`crate::shapes::polyhedron::polyhedron_pair_points`]).
     Polyhedra,
 }
 
@@ -271,10 +271,10 @@ impl fmt::Display for UnsupportedWall {
 /// (R(s) − ρ)/√(1 + k²) is a linear function less a convex one, so a convex polytope's deepest
 /// point there is a vertex (the narrow phase's point contacts are exact), a capsule's lies on
 /// one of its end spheres, and an ellipsoid's is a support point
-/// ([`crate::ellipsoid_frustum`]); outside the mantle a face, an edge or the smooth side of a
+/// ([`crate::pair_algorithms::ellipsoid_frustum`]); outside the mantle a face, an edge or the smooth side of a
 /// body can touch it between those points, which the narrow phase does not seek. Boxes,
-/// polyhedra and ellipsoids meet mesh triangles ([`crate::polytope_triangle`],
-/// [`crate::ellipsoid_triangle`]); capsules (segment–triangle) and planar ellipses do not.
+/// polyhedra and ellipsoids meet mesh triangles ([`crate::pair_algorithms::polytope_triangle`],
+/// [`crate::pair_algorithms::ellipsoid_triangle`]); capsules (segment–triangle) and planar ellipses do not.
 pub fn wall_support(shape: ShapeKind, wall: WallKind) -> Result<(), UnsupportedWall> {
     use ShapeKind::*;
     let met = match (shape, wall) {

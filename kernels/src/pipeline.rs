@@ -2,7 +2,6 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::Grid;
-use crate::clump::ClumpTable;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::Colouring;
 use crate::contact_update::{impulse_vectors, SweepParams};
@@ -20,10 +19,11 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
-use crate::polyhedron::Hull;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
-use crate::shape::Shape;
+use crate::shapes::clump::ClumpTable;
+use crate::shapes::polyhedron::Hull;
+use crate::shapes::Shape;
 use crate::space_order::SpaceOrder;
 use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};

@@ -1,4 +1,4 @@
-// Clumps (mirrors kernels/src/clump.rs): rigid bodies made of member spheres, prepended to the
+// Clumps (mirrors kernels/src/shapes/clump.rs): rigid bodies made of member spheres, prepended to the
 // broad and narrow phases of a world with clumps (clump_shapes_off.wgsl otherwise). A plain
 // sphere is a clump of one member at its centre; a clump's contacts are its members', all rows
 // of the one body with arms from its centre of mass (narrow_phase.wgsl). The broad phase places

@@ -4,7 +4,8 @@
 //! (`solver_row_full.wgsl`) whose arms run to the members' surface points.
 
 use crate::buffers::MAX_PAIRS;
-use grains_kernels::clump::ClumpTable;
+use grains_kernels::shapes::clump::ClumpTable;
+use grains_kernels::support::{device_refusal, Feature};
 use grains_kernels::{GpuError, Shape};
 
 /// A body's word when it is a sphere (`NOT_CLUMP` in `clump_shapes.wgsl`).
@@ -21,16 +22,11 @@ pub struct ClumpShapes {
 }
 
 impl ClumpShapes {
-    /// The templates of `shapes`' clumps in `table`; refuses a shape other than a sphere or a
-    /// clump.
+    /// The templates of `shapes`' clumps in `table`; refuses the shapes the support table
+    /// refuses on the GPU (all but spheres and clumps).
     pub fn new(table: ClumpTable, shapes: &[Shape]) -> Result<Self, GpuError> {
-        if shapes
-            .iter()
-            .any(|s| !matches!(s, Shape::Sphere | Shape::Clump { .. }))
-        {
-            return Err(GpuError::Unsupported(
-                "non-sphere shapes other than clumps (capsules, ellipses, boxes, ellipsoids, polyhedra)",
-            ));
+        for s in shapes {
+            device_refusal(Feature::GpuBackend, Feature::Shape(s.kind()))?;
         }
         let mut shapes_of = ClumpShapes {
             table,
@@ -117,6 +113,39 @@ fn mask_words(n: usize) -> u64 {
 mod tests {
     use super::*;
     use glam::Vec4;
+    use grains_kernels::pairs::ShapeKind;
+
+    /// The GPU takes spheres and clumps; every other kind is refused by the support table's row
+    /// (GPU backend × that shape), named as the table names it.
+    #[test]
+    fn every_other_shape_is_refused_by_the_support_table() {
+        let others = [
+            Shape::Capsule { half_length: 1.0 },
+            Shape::Ellipse { a: 1.0, b: 0.5 },
+            Shape::Cuboid {
+                half_extents: glam::Vec3::ONE,
+            },
+            Shape::Ellipsoid {
+                semi_axes: glam::Vec3::ONE,
+            },
+            Shape::Polyhedron {
+                hull: 0,
+                bounding_radius: 1.0,
+            },
+        ];
+        let mut kinds: Vec<_> = others.iter().map(|s| s.kind()).collect();
+        kinds.extend([ShapeKind::Sphere, ShapeKind::Clump]);
+        assert!(
+            ShapeKind::ALL.iter().all(|k| kinds.contains(k)),
+            "every kind"
+        );
+        for s in others {
+            match ClumpShapes::new(ClumpTable::default(), &[Shape::Sphere, s]) {
+                Err(GpuError::Unsupported(what)) => assert_eq!(what, s.kind().plural()),
+                other => panic!("{s:?}: {other:?}"),
+            }
+        }
+    }
 
     /// Two templates: body words number each clump's placed members with their count, the
     /// template words point at its template's first member, the members follow as bits, and

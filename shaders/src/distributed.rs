@@ -22,6 +22,7 @@ use bytemuck::{Pod, Zeroable};
 use grains_kernels::forces::Actuation;
 use grains_kernels::interface::Interface;
 use grains_kernels::layout::{Bodies, FrictionTable, Motion, Wall};
+use grains_kernels::support::{device_refusal, Feature};
 use grains_kernels::{GpuError, SolverKind, StepParams, StepStats};
 use std::time::Instant;
 
@@ -80,7 +81,9 @@ impl GpuPipeline {
             SolverKind::Jacobi => false,
             SolverKind::Apgd => true,
             SolverKind::GaussSeidel => {
-                return Err(GpuError::Unsupported("Gauss–Seidel on a GPU rank").into())
+                return Err(device_refusal(Feature::Distributed, Feature::GaussSeidel)
+                    .expect_err("the support table refuses Gauss–Seidel in a distributed run")
+                    .into())
             }
         };
         // The local bodies are new every step.

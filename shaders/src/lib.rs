@@ -31,6 +31,7 @@ use grains_kernels::layout::{pair_key, Bodies, ContactRow, FrictionTable, Motion
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::narrow_phase::FLAGS_A;
 use grains_kernels::observe::kinetic_energy_of_rigid_bodies;
+use grains_kernels::support::{device_refusal, Feature};
 use grains_kernels::{SolverKind, StageTimes, StepParams, StepStats};
 use profiler::{Profiler, TIMED_PASSES};
 use programs::Programs;
@@ -170,13 +171,13 @@ impl GpuPipeline {
     /// Takes effect with the next upload of the bodies, which it asks for.
     pub fn set_clumps(
         &mut self,
-        table: grains_kernels::clump::ClumpTable,
+        table: grains_kernels::shapes::clump::ClumpTable,
         shapes: &[grains_kernels::Shape],
     ) -> Result<(), GpuError> {
         let clumps = clumps::ClumpShapes::new(table, shapes)?;
         if !clumps.table.is_empty() && !self.programs.clumps {
             if self.meshes.is_some() {
-                return Err(GpuError::Unsupported("clumps beside mesh walls"));
+                device_refusal(Feature::GpuBackend, Feature::ClumpsBesideMeshes)?;
             }
             let device = &self.gpu.device;
             self.programs = self.gpu.validated("compiling the shaders for clumps", || {

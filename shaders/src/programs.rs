@@ -1,6 +1,7 @@
 //! The WGSL stages (`src/*.wgsl`), compiled into one compute pipeline per entry point.
 
 use crate::device::{Gpu, STORAGE_BINDINGS};
+use grains_kernels::support::{device_refusal, Feature};
 use grains_kernels::GpuError;
 
 const LAYOUT: &str = include_str!("layout.wgsl");
@@ -423,7 +424,7 @@ impl Programs {
             return Ok(());
         }
         if self.clumps {
-            return Err(GpuError::Unsupported("clumps beside mesh walls"));
+            device_refusal(Feature::GpuBackend, Feature::ClumpsBesideMeshes)?;
         }
         let available = gpu.limits.max_storage_buffers_per_shader_stage;
         let needed = STORAGE_BINDINGS + 1;

@@ -3,8 +3,8 @@
 
 use glam::{Quat, Vec3};
 use grains::{Backend, Body, BuildError, Material, Settings, Shape, Solver, WallDesc, World};
-use grains_kernels::ellipsoid::ellipsoid_pair;
-use grains_kernels::shape::Placed;
+use grains_kernels::shapes::ellipsoid::ellipsoid_pair;
+use grains_kernels::shapes::Placed;
 use grains_validation::cases::ellipsoids::{v24, V24_H};
 
 const G: f32 = 9.81;
@@ -121,7 +121,7 @@ fn ellipsoid_sphere_gaps_against_closed_forms() {
 /// Ellipsoid–ellipsoid against two independent closed forms: equal semi-axes are spheres,
 /// Φ = ‖Δ‖ − R_a − R_b; two ellipsoids side by side along an axis that is the shortest of both,
 /// Φ = d − e_a − e_b (every other direction has a larger sum of supports, see
-/// `grains_kernels::ellipsoid`'s tests), separated and overlapping.
+/// `grains_kernels::shapes::ellipsoid`'s tests), separated and overlapping.
 #[test]
 fn ellipsoid_pair_gaps_against_closed_forms() {
     let (qa, qb) = (Quat::from_rotation_y(0.4), Quat::from_rotation_x(-1.1));

@@ -7,8 +7,8 @@ use grains::{
     Backend, Body, BuildError, HullError, Material, Polyhedron, Settings, Shape, Solver, Touching,
     WallDesc, World, WorldBuilder,
 };
-use grains_kernels::polyhedron::{point_polyhedron, polyhedra_touch};
-use grains_kernels::shape::Placed;
+use grains_kernels::shapes::polyhedron::{point_polyhedron, polyhedra_touch};
+use grains_kernels::shapes::Placed;
 use grains_validation::cases::on_floor::tight;
 use grains_validation::cases::polyhedra::v25;
 

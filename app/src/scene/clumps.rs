@@ -9,7 +9,7 @@ use super::SceneError;
 use glam::Vec4;
 use grains::clump::{Clump, ClumpTemplate};
 use grains::WorldBuilder;
-use grains_kernels::clump::ClumpTable;
+use grains_kernels::shapes::clump::ClumpTable;
 use std::collections::BTreeMap;
 
 /// The scene's clump templates by name, registered on the builder, and the builder's table

@@ -3,22 +3,11 @@
 //! `placement` measures straight distances only).
 
 use super::origin::Origin;
-use super::spec::S;
+use super::spec::{PeriodicSpec, S};
 use super::values::Ctx;
 use super::SceneError;
 use grains::body::Body;
 use grains::Periodic;
-use serde::Deserialize;
-
-/// `[periodic]` as written.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PeriodicSpec {
-    /// `[lo, hi]` (m): the range the centres stay in along x, of period hi − lo.
-    pub x: Option<S<[f64; 2]>>,
-    /// `[lo, hi]` (m): the range along y.
-    pub y: Option<S<[f64; 2]>>,
-}
 
 /// Reads `[periodic]` (none when the table is absent): each range finite in single precision
 /// with hi > lo, and at least one axis written.

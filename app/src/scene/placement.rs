@@ -4,11 +4,11 @@
 use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
-use grains_kernels::clump::ClumpTable;
 use grains_kernels::narrow_phase::pair_touches;
 use grains_kernels::pairs::pair_routine;
-use grains_kernels::polyhedron::Hull;
-use grains_kernels::shape::Placed;
+use grains_kernels::shapes::clump::ClumpTable;
+use grains_kernels::shapes::polyhedron::Hull;
+use grains_kernels::shapes::Placed;
 use std::collections::{BTreeMap, HashMap};
 
 /// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],

@@ -55,12 +55,12 @@ pub struct SceneSpec {
     pub observables: Vec<ObservableSpec>,
     /// `[[insert]]`: grains fed in while the run goes.
     #[serde(default)]
-    pub insert: Vec<super::lifecycle::InsertSpec>,
+    pub insert: Vec<InsertSpec>,
     /// `[[sink]]`: regions that take grains out.
     #[serde(default)]
-    pub sink: Vec<super::lifecycle::SinkSpec>,
+    pub sink: Vec<SinkSpec>,
     /// `[periodic]`: periodic boundaries along x and/or y.
-    pub periodic: Option<S<super::periodic::PeriodicSpec>>,
+    pub periodic: Option<S<PeriodicSpec>>,
     /// `[clumps.NAME]`: clump templates by name.
     #[serde(default)]
     pub clumps: std::collections::BTreeMap<String, S<ClumpSpec>>,
@@ -563,4 +563,89 @@ pub struct RodSpec {
     pub radius: S<f64>,
     /// Distance between neighbouring centres (m).
     pub spacing: S<f64>,
+}
+
+/// `[[insert]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsertSpec {
+    /// `"box"`, `"cylinder"` (vertical axis) or `"disk"` (horizontal).
+    pub region: S<String>,
+    /// Box: lower corner (m).
+    pub min: Option<S<V3>>,
+    /// Box: upper corner (m).
+    pub max: Option<S<V3>>,
+    /// Cylinder, disk: centre (m).
+    pub centre: Option<S<V3>>,
+    /// Cylinder, disk: radius of the region (m).
+    pub region_radius: Option<S<f64>>,
+    /// Cylinder: half its height (m).
+    pub half_height: Option<S<f64>>,
+    /// Grains per second (or `kg_per_second`).
+    pub count_per_second: Option<S<f64>>,
+    /// Kilograms per second (or `count_per_second`).
+    pub kg_per_second: Option<S<f64>>,
+    /// Time the feed starts (s; default 0).
+    pub start: Option<S<f64>>,
+    /// Time the feed stops (s; default: never).
+    pub stop: Option<S<f64>>,
+    /// Grain radius: a number, or `{ uniform = [a, b] }`, `{ normal = [mean, sd] }`,
+    /// `{ lognormal = [median, sigma] }`, `{ table = [[r, fraction], …] }`; shaped grains: a
+    /// number, for capsules and cubes only.
+    pub radius: Option<S<toml::Value>>,
+    /// `"sphere"` (default), `"capsule"`, `"cube"`, `"box"`, `"ellipsoid"`, `"clump"` or
+    /// `"polyhedron"`, with the dimensions a `[[bodies]]` generator of that shape takes.
+    pub shape: Option<S<String>>,
+    /// Capsule: half the length of its segment (m).
+    pub half_length: Option<S<f64>>,
+    /// Box: half-extents along the grain's x, y and z axes (m).
+    pub half_extents: Option<S<V3>>,
+    /// Ellipsoid: semi-axes along the grain's x, y and z axes (m).
+    pub semi_axes: Option<S<V3>>,
+    /// Clump: the name of its `[clumps.NAME]` template.
+    pub clump: Option<S<String>>,
+    /// Polyhedron: the points whose convex hull is the grain (m).
+    pub vertices: Option<S<Vec<V3>>>,
+    /// Smallest radius kept (m; default by the law).
+    pub min_radius: Option<S<f64>>,
+    /// Largest radius kept (m; default by the law).
+    pub max_radius: Option<S<f64>>,
+    /// Density (kg/m³).
+    pub density: S<f64>,
+    /// Material name (default: the first).
+    pub material: Option<S<String>>,
+    /// Velocity when placed (m/s; default 0).
+    pub velocity: Option<S<V3>>,
+    /// Seed of the placements (default 0).
+    pub seed: Option<S<i64>>,
+    /// Steps between batches (default: one layer per batch).
+    pub batch_steps: Option<S<i64>>,
+}
+
+/// `[[sink]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinkSpec {
+    /// Name the observables refer to.
+    pub name: S<String>,
+    /// `"box"` or `"half_space"`.
+    pub shape: S<String>,
+    /// Box: lower corner (m).
+    pub min: Option<S<V3>>,
+    /// Box: upper corner (m).
+    pub max: Option<S<V3>>,
+    /// Half-space: a point on its plane (m).
+    pub point: Option<S<V3>>,
+    /// Half-space: the normal, pointing into the sink.
+    pub normal: Option<S<V3>>,
+}
+
+/// `[periodic]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicSpec {
+    /// `[lo, hi]` (m): the range the centres stay in along x, of period hi − lo.
+    pub x: Option<S<[f64; 2]>>,
+    /// `[lo, hi]` (m): the range along y.
+    pub y: Option<S<[f64; 2]>>,
 }

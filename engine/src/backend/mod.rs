@@ -170,11 +170,11 @@ pub(crate) struct Parts {
     /// Each body's shape, when any is not a sphere.
     pub(crate) shapes: Option<Vec<Shape>>,
     /// The hull table of the polyhedra (empty when there is none).
-    pub(crate) hulls: Vec<grains_kernels::polyhedron::Hull>,
+    pub(crate) hulls: Vec<grains_kernels::shapes::polyhedron::Hull>,
     /// The anisotropic bodies' principal moments (empty when there is none).
     pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
     /// The clump templates the clump bodies name (empty when there is none).
-    pub(crate) clumps: grains_kernels::clump::ClumpTable,
+    pub(crate) clumps: grains_kernels::shapes::clump::ClumpTable,
 }
 
 /// Opens the backend `settings` ask for (the geometrically implicit stepper when they ask

@@ -16,7 +16,7 @@ use grains::settings::{Envelope, Settings};
 use grains::world::World;
 use grains::Solver;
 use grains::StepError;
-use grains_kernels::shape::capsule_ends;
+use grains_kernels::shapes::capsule::capsule_ends;
 
 /// The Painlevé bar of the slides: length l = 2, mass 1, I = m/16 (so that
 /// 16 (cos²θ − μ cosθ sinθ) = −2: no classical solution while the tip slides), θ = 72°,

@@ -2,7 +2,7 @@
 //! largest face and rests there as statics says: its centre at its smallest half-extent above
 //! the floor, the face level, held at its four lower corners by normal forces that add up to its
 //! weight, with no friction force (a body at rest on a level floor). The box meets the floor at
-//! its corners (`grains_kernels::cuboid`) and turns with its principal moments.
+//! its corners (`grains_kernels::shapes::cuboid`) and turns with its principal moments.
 
 use crate::case::{About, Case, CaseError, Setup};
 use grains::{Body, Quat, Vec3};

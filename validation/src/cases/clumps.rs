@@ -5,7 +5,7 @@
 //! centre of mass in the triangle of the members' centres times m g (the only forces that
 //! balance both the weight and its moment), with no friction force. The clump's mass
 //! properties come from `grains::clump::union_moments`; its members meet the floor as spheres
-//! (`grains_kernels::clump`).
+//! (`grains_kernels::shapes::clump`).
 
 use crate::case::{About, Case, CaseError, Setup};
 use grains::{Body, ClumpTemplate, Quat, Vec3, Vec4, World, WorldBuilder};

@@ -7,7 +7,7 @@
 //!   mantle at distance R − r from the axis (`grains_kernels::wall_contact::sphere_frustum`);
 //! * an ellipsoid (a along the axis, b across, c vertical): its cross-section's radius of
 //!   curvature at the bottom, b²/c, is below R, so it touches at its lowest point only, the
-//!   centre R − c below the axis (`grains_kernels::ellipsoid_frustum`: the support point in the
+//!   centre R − c below the axis (`grains_kernels::pair_algorithms::ellipsoid_frustum`: the support point in the
 //!   outward radial direction that reaches farthest);
 //! * a box of half-extents (a, b, c), a along the axis, c vertical: its four bottom corners
 //!   lie on the mantle, √(b² + (depth + c)²) = R, so the centre is √(R² − b²) − c below the axis

@@ -13,7 +13,7 @@ use grains::settings::{Envelope, Settings};
 use grains::world::World;
 use grains::Solver;
 use grains::StepError;
-use grains_kernels::shape::ellipse_support;
+use grains_kernels::shapes::ellipse::ellipse_support;
 
 /// V4's ellipse: semi-axes a = 4, b = 2 (m; axes 8 and 4).
 pub const V4_AXES: (f32, f32) = (4.0, 2.0);

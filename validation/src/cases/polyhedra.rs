@@ -3,7 +3,7 @@
 //! onto a floor comes to rest on one of its faces as statics says: that face level, the centre
 //! of mass at the face's distance from it above the floor, held at the face's corners by normal
 //! forces that add up to its weight and whose moments about the centre cancel, with no friction
-//! force. The hull meets the floor at its vertices (`grains_kernels::polyhedron`) and turns
+//! force. The hull meets the floor at its vertices (`grains_kernels::shapes::polyhedron`) and turns
 //! with its three principal moments.
 
 use crate::case::{About, Case, CaseError, Setup};

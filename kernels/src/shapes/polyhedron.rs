@@ -18,7 +18,8 @@
 //! separated hulls whose nearest features are two vertices or a vertex and an edge, its
 //! separation is a lower bound of their distance (a contact reported slightly early, never late).
 
-use crate::shape::{closest_between_segments, Placed, Shape, Touch};
+use crate::shapes::capsule::closest_between_segments;
+use crate::shapes::{Placed, Shape, Touch};
 use glam::{Quat, Vec3};
 
 /// The most vertices of one hull: each vertex meets a wall, and the key flags number at most 16

@@ -10,7 +10,8 @@
 //!   the depth of the least translation that separates them, and the support points in ∓n are
 //!   the contact points.
 
-use crate::shape::{closest_on_ellipse, Placed, Shape, Touch};
+use crate::shapes::ellipse::closest_on_ellipse;
+use crate::shapes::{Placed, Shape, Touch};
 use glam::{DMat3, DVec3, Quat, Vec3};
 
 /// Support point of the ellipsoid x²/a² + y²/b² + z²/c² ≤ 1 (body axes, orientation `q`) in
@@ -33,7 +34,7 @@ pub fn ellipsoid_support(q: Quat, semi_axes: Vec3, d: Vec3) -> Vec3 {
 /// `d` relative to its centre, `None` for the other shapes.
 pub fn smooth_support(shape: Shape, q: Quat, d: Vec3) -> Option<Vec3> {
     match shape {
-        Shape::Ellipse { a, b } => Some(crate::shape::ellipse_support(q, a, b, d)),
+        Shape::Ellipse { a, b } => Some(crate::shapes::ellipse::ellipse_support(q, a, b, d)),
         Shape::Ellipsoid { semi_axes } => Some(ellipsoid_support(q, semi_axes, d)),
         _ => None,
     }
@@ -66,7 +67,7 @@ pub fn closest_on_ellipsoid(semi_axes: Vec3, p: Vec3) -> Vec3 {
         };
         let ey = DVec3::new(e[0] * y[0], e[1] * y[1], e[2] * y[2]);
         let e2 = e[2] * e[2];
-        let t = crate::shape::decreasing_root(f, ey.z - e2, ey.length() - e2);
+        let t = crate::shapes::ellipse::decreasing_root(f, ey.z - e2, ey.length() - e2);
         std::array::from_fn(|i| e[i] * e[i] * y[i] / (t + e[i] * e[i]))
     } else {
         in_plane_nearest(e, y)

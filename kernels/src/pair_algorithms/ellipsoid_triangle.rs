@@ -14,7 +14,7 @@
 //!   n_e·(v_{k+1} − v_k), so bisection on the slope's sign finds its least (an end, a vertex,
 //!   when the slope does not change sign); sd_E(y) = (y − e)·n_e with e the ellipsoid's point
 //!   nearest y and n_e its outward normal there
-//!   ([`crate::ellipsoid::ellipsoid_nearest`], exact inside and out). The contact is the best edge point q: n = −n_e (from the triangle
+//!   ([`crate::shapes::ellipsoid::ellipsoid_nearest`], exact inside and out). The contact is the best edge point q: n = −n_e (from the triangle
 //!   to the body), Φ = (q − e)·n_e, the body's point e.
 //!
 //! The candidates of neighbouring triangles then pass the mesh's shared-rim rule
@@ -22,8 +22,8 @@
 //! under the body, or found as near by a lower-indexed triangle, is dropped, so an ellipsoid on
 //! a triangulated floor has one contact wherever it stands, shared edges and vertices included.
 
-use crate::ellipsoid::{ellipsoid_support, least_by_bisection, PlacedEllipsoid};
 use crate::mesh::{closest_point_on_triangle, face_normal_towards, Candidate, Feature, Triangle};
+use crate::shapes::ellipsoid::{ellipsoid_support, least_by_bisection, PlacedEllipsoid};
 use glam::Vec3;
 
 /// The contact of ellipsoid `body` with triangle `t` (index `index`; the method is the
@@ -148,7 +148,7 @@ mod tests {
 
     /// The least distance from a point set to the ellipsoid's surface over dense samples of
     /// the triangle's boundary, each sample's distance by [`ellipsoid_nearest`] (itself checked
-    /// against sampling of the surface in `crate::ellipsoid`).
+    /// against sampling of the surface in `crate::shapes::ellipsoid`).
     fn sampled_rim_gap(body: &PlacedEllipsoid, v: [Vec3; 3]) -> f32 {
         (0..3)
             .flat_map(|k| {

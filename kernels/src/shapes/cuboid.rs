@@ -13,7 +13,8 @@
 //! The gap of a corner p outside a box is its distance to the box's nearest point e, along
 //! n = (p − e)/‖p − e‖; inside, the depth below the nearest face, along that face's normal.
 
-use crate::shape::{closest_between_segments, Placed, Shape, Touch};
+use crate::shapes::capsule::closest_between_segments;
+use crate::shapes::{Placed, Shape, Touch};
 use glam::{Quat, Vec3};
 
 /// The most crossing edge pairs of two cuboids kept as contacts: two faces lying on each other

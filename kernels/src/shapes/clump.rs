@@ -17,7 +17,8 @@
 //! member on a wall or a mesh triangle point k_a < 8 (the flag bits of the body's half of a wall
 //! key, [`crate::narrow_phase::wall_point_flag`]).
 
-use crate::shape::{spheres_touch, Placed, Shape, Touch};
+use crate::shapes::sphere::spheres_touch;
+use crate::shapes::{Placed, Shape, Touch};
 use glam::{Vec3, Vec4};
 
 /// The most member spheres of one clump template (see the module's notes for why).

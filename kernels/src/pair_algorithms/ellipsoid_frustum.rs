@@ -26,10 +26,10 @@
 //! n_e·y'(φ)),
 //! gives the contact: the rim point q, the ellipsoid's nearest point e and outward normal n_e
 //! there, n = −n_e and Φ = sd_E(q), as an ellipsoid meets a mesh triangle's rim
-//! ([`crate::ellipsoid_triangle`]).
+//! ([`crate::pair_algorithms::ellipsoid_triangle`]).
 
-use crate::ellipsoid::{ellipsoid_support, least_by_bisection, PlacedEllipsoid};
 use crate::layout::Wall;
+use crate::shapes::ellipsoid::{ellipsoid_support, least_by_bisection, PlacedEllipsoid};
 use glam::Vec3;
 use std::f32::consts::TAU;
 

@@ -18,8 +18,8 @@
 //! not doubled (the contact forces still add up to the weight).
 
 use crate::mesh::{face_normal_towards, for_each_triangle_near, MeshProbe, MeshWalls, Triangle};
-use crate::polyhedron::{polyhedra_touch, Hull, HullFace, POLYHEDRON_PAIR_POINTS};
-use crate::shape::{Placed, Shape, Touch};
+use crate::shapes::polyhedron::{polyhedra_touch, Hull, HullFace, POLYHEDRON_PAIR_POINTS};
+use crate::shapes::{Placed, Shape, Touch};
 use glam::{Quat, Vec3};
 
 /// The prism's depth behind the triangle, as a fraction of its longest edge.

@@ -1,0 +1,199 @@
+//! The support table: which features of a world combine. Each [`Limit`] is one pair of
+//! features the engine refuses together, with why. It stands at the bottom of the crates, beside
+//! the pair table ([`crate::pairs`]: which shapes meet which shapes and walls), so that every
+//! layer reads the same rows: the world's build (`grains::support`) refuses the first limit
+//! whose two features a world has, and the GPU backend (crate `grains-gpu`) refuses what its
+//! rows name rather than keeping lists of its own.
+
+use crate::pairs::ShapeKind;
+use crate::step::GpuError;
+
+/// A feature a world may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// `Backend::Gpu`.
+    GpuBackend,
+    /// `World::distribute` (feature `mpi`).
+    Distributed,
+    /// `Integrator::GeometricallyImplicit`.
+    ImplicitIntegrator,
+    /// `Settings::periodic`.
+    Periodic,
+    /// `Settings::planar`.
+    Planar,
+    /// The Gauss–Seidel solver.
+    GaussSeidel,
+    /// A finite `Settings::contact_frequency`.
+    CompliantContact,
+    /// A material with e > 0.
+    Restitution,
+    /// A material with spinning friction.
+    SpinningFriction,
+    /// A material with rolling friction.
+    RollingFriction,
+    /// Bodies of this kind (not spheres).
+    Shape(ShapeKind),
+    /// Bodies of any shape other than spheres.
+    NonSpheres,
+    /// Bodies with unequal principal moments.
+    PrincipalMoments,
+    /// Kinematic bodies.
+    KinematicBodies,
+    /// Walls other than infinite planes.
+    NonPlaneWalls,
+    /// Disk, annulus, cylinder and cone walls.
+    RoundWalls,
+    /// Walls that move.
+    MovingWalls,
+    /// Walls switched on or off at given times.
+    GatedWalls,
+    /// Triangle-mesh walls.
+    MeshWalls,
+    /// Clumps in a world with mesh walls.
+    ClumpsBesideMeshes,
+    /// Joints.
+    Joints,
+    /// Springs and dampers.
+    Springs,
+    /// Applied forces.
+    AppliedForces,
+    /// Insertions and sinks.
+    InsertionsAndSinks,
+    /// Insertions of shaped grains.
+    ShapedInsertions,
+}
+
+impl Feature {
+    /// The feature in words, as the refusals and the table name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::GpuBackend => "the GPU backend",
+            Feature::Distributed => "a distributed run (MPI)",
+            Feature::ImplicitIntegrator => "the geometrically implicit integrator",
+            Feature::Periodic => "periodic boundaries",
+            Feature::Planar => "planar mode",
+            Feature::GaussSeidel => "the Gauss–Seidel solver",
+            Feature::CompliantContact => "compliant contact (a finite contact_frequency)",
+            Feature::Restitution => "restitution (a material with e > 0)",
+            Feature::SpinningFriction => "spinning friction",
+            Feature::RollingFriction => "rolling friction",
+            Feature::Shape(kind) => kind.plural(),
+            Feature::NonSpheres => "shapes other than spheres",
+            Feature::PrincipalMoments => "bodies with unequal principal moments",
+            Feature::KinematicBodies => "kinematic bodies",
+            Feature::NonPlaneWalls => "walls other than planes",
+            Feature::RoundWalls => "disk, annulus, cylinder and cone walls",
+            Feature::MovingWalls => "moving walls",
+            Feature::GatedWalls => "walls switched on or off (active)",
+            Feature::MeshWalls => "mesh walls",
+            Feature::ClumpsBesideMeshes => "clumps beside mesh walls",
+            Feature::Joints => "joints",
+            Feature::Springs => "springs and dampers",
+            Feature::AppliedForces => "applied forces",
+            Feature::InsertionsAndSinks => "insertions and sinks",
+            Feature::ShapedInsertions => "insertions of shaped grains",
+        }
+    }
+}
+
+/// Two features the engine refuses together, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    /// The first side: a backend, an integrator, a mode.
+    pub a: Feature,
+    /// The second side: a part of the world the first does not handle.
+    pub b: Feature,
+    /// Why.
+    pub why: &'static str,
+}
+
+use Feature::*;
+
+/// Why the geometrically implicit integrator refuses parts it has none of.
+const IMPLICIT: &str =
+    "its step has none (it hands spheres and fixed plane walls to a small dense Newton system)";
+
+/// Why a distributed run refuses what it refuses.
+const DISTRIBUTED: &str = "the coupled solve across ranks covers sphere contacts only";
+
+/// Why a periodic world refuses what it refuses.
+const PERIODIC: &str = "only sphere contacts take the minimum image across the seams";
+
+/// Every pair of features the engine refuses together (the body–body and body–wall pairs are
+/// the pair table's, [`crate::pairs`]).
+#[rustfmt::skip]
+pub const LIMITS: &[Limit] = &[
+    Limit { a: GpuBackend, b: Restitution, why: "the impact stage runs on the CPU only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Capsule), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipse), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Cuboid), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipsoid), why: "the GPU's narrow phase meets spheres and clumps only" },
+    Limit { a: GpuBackend, b: Shape(ShapeKind::Polyhedron), why: "the GPU's narrow phase meets spheres and clumps only (the CPU backend has polyhedra)" },
+    Limit { a: GpuBackend, b: ClumpsBesideMeshes, why: "the GPU's mesh contacts take spheres only" },
+    Limit { a: GpuBackend, b: Joints, why: "the joints' rows are solved on the CPU only" },
+    Limit { a: GpuBackend, b: Springs, why: "the springs' rows are solved on the CPU only" },
+    Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
+    Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
+    Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
+    Limit { a: ImplicitIntegrator, b: Periodic, why: "it has no periodic sides" },
+    Limit { a: ImplicitIntegrator, b: CompliantContact, why: "it has rigid contact only (use \"inf\", the rigid preset)" },
+    Limit { a: ImplicitIntegrator, b: NonSpheres, why: "it takes spheres only" },
+    Limit { a: ImplicitIntegrator, b: PrincipalMoments, why: "it takes spheres of one inertia about every axis" },
+    Limit { a: ImplicitIntegrator, b: KinematicBodies, why: "it takes dynamic and fixed bodies only" },
+    Limit { a: ImplicitIntegrator, b: NonPlaneWalls, why: "it takes infinite plane walls only" },
+    Limit { a: ImplicitIntegrator, b: MovingWalls, why: "it takes fixed walls only" },
+    Limit { a: ImplicitIntegrator, b: GatedWalls, why: "it takes walls that are always there only" },
+    Limit { a: ImplicitIntegrator, b: MeshWalls, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Joints, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Springs, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: InsertionsAndSinks, why: IMPLICIT },
+    Limit { a: ImplicitIntegrator, b: Restitution, why: "it has no restitution (its impacts are fully inelastic)" },
+    Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
+    Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
+    Limit { a: Periodic, b: InsertionsAndSinks, why: "regions and sinks are not wrapped across the seams yet" },
+    Limit { a: Periodic, b: NonSpheres, why: PERIODIC },
+    Limit { a: Periodic, b: RoundWalls, why: "only planes and rectangles unbounded along the periodic axes cross the seams" },
+    Limit { a: Periodic, b: Joints, why: "their rows measure the bodies' separation without the minimum image" },
+    Limit { a: Periodic, b: Springs, why: "their rows measure the bodies' separation without the minimum image" },
+    Limit { a: InsertionsAndSinks, b: Joints, why: "their rows hold body indices, which insertions and sinks renumber" },
+    Limit { a: InsertionsAndSinks, b: Springs, why: "their rows hold body indices, which insertions and sinks renumber" },
+    Limit { a: InsertionsAndSinks, b: Planar, why: "grains are placed and removed in 3-D only" },
+    Limit { a: MeshWalls, b: Restitution, why: "mesh contacts do not restitute yet" },
+    Limit { a: MeshWalls, b: SpinningFriction, why: "mesh contacts have no moment rows yet" },
+    Limit { a: MeshWalls, b: RollingFriction, why: "mesh contacts have no moment rows yet" },
+    Limit { a: Distributed, b: ImplicitIntegrator, why: "only the CCP integrator runs distributed" },
+    Limit { a: Distributed, b: GaussSeidel, why: "its sweep updates contacts one after another in an order no split by subdomain keeps; use solver = \"jacobi\" or \"apgd\"" },
+    Limit { a: Distributed, b: Periodic, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Joints, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Springs, why: DISTRIBUTED },
+    Limit { a: Distributed, b: AppliedForces, why: DISTRIBUTED },
+    Limit { a: Distributed, b: Restitution, why: "the impact stage is not distributed" },
+    Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
+    Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
+    Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
+];
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (a, b) = (self.a.name(), self.b.name());
+        write!(f, "{b} cannot be combined with {a}: {}", self.why)
+    }
+}
+
+/// The limit on features `a` and `b` together (either order), if the table has one.
+pub fn limit(a: Feature, b: Feature) -> Option<&'static Limit> {
+    LIMITS
+        .iter()
+        .find(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+}
+
+/// The GPU backend's refusal of `feature` beside `side` (the GPU backend itself, or a
+/// distributed run for a GPU rank), where the table has a row for the pair: the device's own
+/// guard, which the world's build meets first with the row's reason. The error names the
+/// feature as the table does.
+pub fn device_refusal(side: Feature, feature: Feature) -> Result<(), GpuError> {
+    match limit(side, feature) {
+        Some(_) => Err(GpuError::Unsupported(feature.name())),
+        None => Ok(()),
+    }
+}
