@@ -83,7 +83,7 @@ pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};
 pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
-pub use lifecycle::LifecycleState;
+pub use lifecycle::{LifecycleState, LifecycleTotals};
 pub use loads::WallLoad;
 pub use material::{Material, MaterialId};
 pub use mesh::{MeshDesc, Rotation};
