@@ -13,6 +13,7 @@ name = "fills"
 duration = 0.01
 
 [settings]
+preset = "granular"
 h = 0.001
 
 [[materials]]
@@ -133,7 +134,7 @@ def test_fills_name_the_argument_they_refuse():
 def test_the_pour_lattice_is_the_pour_scenes(tmp_path):
     path = tmp_path / "pour.toml"
     path.write_text(
-        '[scene]\nname = "p"\nduration = 0.01\n[settings]\nh = 0.001\n'
+        '[scene]\nname = "p"\nduration = 0.01\n[settings]\npreset = "granular"\nh = 0.001\n'
         '[[materials]]\nname = "g"\nfriction = 0.5\n'
         '[[containers]]\nkind = "pour_box"\nn = 300\n'
         '[[bodies]]\ngenerator = "pour_lattice"\ncount = 300\n'

@@ -10,11 +10,13 @@ import pytest
 import grains
 
 
-def feed(rate):
-    """A box with a sink below its open floor, fed at `rate` grains/s of r = 3 mm from a
-    5 × 5 × 2 cm region."""
+def feed(rate, floor=False):
+    """Grains of r = 3 mm fed at `rate` grains/s from a 5 × 5 × 2 cm region falling into a sink
+    below z = 0, or with `floor` piling up on a floor at the region's bottom, which fills it."""
     b = grains.WorldBuilder(grains.Settings.granular(1e-3))
     b.material(0.5)
+    if floor:
+        b.plane((0.0, 0.0, 0.1), (0.0, 0.0, 1.0))
     b.insert(
         box=((-0.025, -0.025, 0.1), (0.025, 0.025, 0.12)),
         count_per_second=rate,
@@ -27,7 +29,7 @@ def feed(rate):
 
 
 def test_the_counts_balance_the_grains_and_their_mass():
-    world = feed(2000.0)
+    world = feed(800.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", grains.PlacementWarning)
         world.step(300)
@@ -43,16 +45,17 @@ def test_the_counts_balance_the_grains_and_their_mass():
 
 
 def test_missed_placements_warn_with_their_counts():
-    world = feed(200000.0)
+    world = feed(1300.0, floor=True)
     with pytest.warns(grains.PlacementWarning, match="found no place") as caught:
-        world.step(50)
+        world.step(400)
     c = world.lifecycle_counts()
     assert c["missed"] > 0
     assert f"{c['missed']} grains due" in str(caught[0].message)
-    # No new miss, no warning: a step before the next batch.
+    # No new miss, no warning: a step that places no batch.
     with warnings.catch_warnings():
         warnings.simplefilter("error", grains.PlacementWarning)
         world.step(1)
+    assert world.lifecycle_counts()["missed"] == c["missed"]
     assert issubclass(grains.PlacementWarning, RuntimeWarning)
 
 
@@ -65,10 +68,12 @@ def test_a_world_without_insertions_counts_nothing(pile_scene):
 def test_a_run_that_missed_placements_warns(tmp_path):
     scene = tmp_path / "flood.toml"
     scene.write_text(
-        '[scene]\nname = "flood"\nduration = 0.02\n[settings]\nh = 0.001\n'
+        '[scene]\nname = "flood"\nduration = 0.4\n[settings]\npreset = "granular"\nh = 0.001\n'
         '[[materials]]\nname = "g"\nfriction = 0.5\n'
-        '[[insert]]\nregion = "box"\nmin = [-0.02, -0.02, 0.1]\nmax = [0.02, 0.02, 0.11]\n'
-        "count_per_second = 200000\nradius = 0.003\ndensity = 2500\n"
+        '[[containers]]\nkind = "box"\nfloor_centre = [0.0, 0.0, 0.1]\n'
+        "width_x = 0.1\nwidth_y = 0.1\nheight = 0.1\n"
+        '[[insert]]\nregion = "box"\nmin = [-0.025, -0.025, 0.1]\nmax = [0.025, 0.025, 0.12]\n'
+        "count_per_second = 1300\nradius = 0.003\ndensity = 2500\n"
         '[output]\nformats = ["csv"]\n'
     )
     with pytest.warns(grains.PlacementWarning, match=r"grains_missed"):

@@ -16,9 +16,8 @@ def callables():
         if inspect.isclass(obj):
             for member in dir(obj):
                 attr = inspect.getattr_static(obj, member)
-                if not member.startswith("_") and callable(getattr(obj, member)):
-                    if not isinstance(attr, property):
-                        yield f"{name}.{member}", getattr(obj, member)
+                if not member.startswith("_") and not inspect.isdatadescriptor(attr):
+                    yield f"{name}.{member}", getattr(obj, member)
         elif callable(obj):
             yield name, obj
 
@@ -44,5 +43,5 @@ def test_a_worlds_state_reads_are_properties(pile_scene):
     world = grains.load_scene(pile_scene, threads=1)
     world.step(3)
     for name in ["time", "steps", "h", "backend", "positions", "radii", "velocities", "ids"]:
-        assert isinstance(inspect.getattr_static(grains.World, name), property), name
+        assert inspect.isdatadescriptor(inspect.getattr_static(grains.World, name)), name
     assert world.time == 3 * world.h and world.steps == 3
