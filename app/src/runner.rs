@@ -230,6 +230,10 @@ pub struct RunSummary {
     pub grains_missed: u64,
     /// Grains the `[[sink]]` tables removed, all of them.
     pub grains_removed: u64,
+    /// Mass the `[[insert]]` tables placed (kg).
+    pub grains_inserted_kg: f64,
+    /// Mass the `[[sink]]` tables removed (kg).
+    pub grains_removed_kg: f64,
 }
 
 /// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
@@ -1058,6 +1062,7 @@ fn summarise(
     let h = scene.settings().h;
     let per_second = |n: u64, s: f64| if n == 0 { 0.0 } else { n as f64 / s.max(1e-12) };
     let wall = record.wall_seconds;
+    let lifecycle = world.lifecycle_state().totals();
     RunSummary {
         scene: scene.name.clone(),
         bodies: world.len(),
@@ -1095,15 +1100,11 @@ fn summarise(
         stopped_early: false,
         failed: false,
         error: None,
-        grains_inserted: (world.lifecycle_state().insertions.iter())
-            .map(|c| c.placed)
-            .sum(),
-        grains_missed: (world.lifecycle_state().insertions.iter())
-            .map(|c| c.missed)
-            .sum(),
-        grains_removed: (world.lifecycle_state().sinks.iter())
-            .map(|c| c.removed)
-            .sum(),
+        grains_inserted: lifecycle.inserted,
+        grains_missed: lifecycle.missed,
+        grains_removed: lifecycle.removed,
+        grains_inserted_kg: lifecycle.inserted_mass,
+        grains_removed_kg: lifecycle.removed_mass,
     }
 }
 

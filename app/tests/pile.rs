@@ -50,14 +50,15 @@ fn settled_pile_stays_at_rest_for_2000_steps() {
     for k in 0..2000 {
         sweeps += w.step().unwrap().iterations as u64;
         if k % 50 == 0 {
-            max_pen = max_pen.max(Quality::measure(&w, Some(&scene.bounds())).max_pen_r);
+            max_pen = max_pen
+                .max(Quality::measure(&w, Some(&grains_app::pour::bounds(&scene))).max_pen_r);
         }
     }
     let mut drift: Vec<f32> = (0..w.len())
         .map(|i| (w.position(i) - start[i]).length() / RADIUS)
         .collect();
     drift.sort_by(f32::total_cmp);
-    let q = Quality::measure(&w, Some(&scene.bounds()));
+    let q = Quality::measure(&w, Some(&grains_app::pour::bounds(&scene)));
     let sink = (z0 - mean_height(&w)) / RADIUS as f64;
     println!(
         "over 2000 steps ({:.0} sweeps a step) / r: mean height change {sink:.5}, displacement median {:.5}, 99th percentile {:.5}, max {:.5}; max penetration {max_pen:.4} r; KE/grain {:.2e} J",

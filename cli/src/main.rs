@@ -379,8 +379,15 @@ fn cmd_run(args: RunArgs) -> ExitCode {
             }
             if s.grains_inserted + s.grains_missed + s.grains_removed > 0 {
                 println!(
-                    "  grains: {} inserted, {} missed (no place found), {} removed by sinks",
-                    s.grains_inserted, s.grains_missed, s.grains_removed
+                    "  grains: {} inserted ({:.4} kg), {} missed (no place found), {} removed by sinks ({:.4} kg)",
+                    s.grains_inserted, s.grains_inserted_kg, s.grains_missed, s.grains_removed, s.grains_removed_kg
+                );
+            }
+            if s.grains_missed > 0 {
+                eprintln!(
+                    "warning: {} of the {} grains due from the [[insert]] tables found no place in their regions (a region the bed has grown into, or a rate too high for it): lower the rate, or enlarge or raise the region",
+                    s.grains_missed,
+                    s.grains_inserted + s.grains_missed
                 );
             }
             for (k, t) in &s.top_reached_s {

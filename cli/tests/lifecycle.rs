@@ -336,31 +336,51 @@ fn bad_shaped_insert_tables_name_their_line_and_key() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
-/// `grains run` prints the feed's counts, those of `summary.json`.
+/// `grains run` prints the feed's counts and masses, those of `summary.json`, and warns on
+/// standard error when grains due found no place (only then).
 #[test]
 fn the_run_prints_the_grains_inserted_missed_and_removed() {
     let base = tmp("print");
-    let file = base.join("feed.toml");
-    std::fs::write(&file, common::fixture("tiny_feed.toml")).unwrap();
-    let out = base.join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_grains"))
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let j: serde_json::Value = serde_json::from_str(&read(&out, "summary.json")).unwrap();
-    let inserted = j["grains_inserted"].as_u64().unwrap();
-    assert!(inserted > 0, "the fixture feeds grains");
-    let line = format!(
-        "grains: {inserted} inserted, {} missed (no place found), {} removed by sinks",
-        j["grains_missed"], j["grains_removed"]
-    );
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains(&line), "{line} not in:\n{stdout}");
+    let run = |name: &str, text: String, steps: &str| {
+        let file = base.join(format!("{name}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let out = base.join(name);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_grains"))
+            .args(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args(["--steps", steps])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let j: serde_json::Value = serde_json::from_str(&read(&out, "summary.json")).unwrap();
+        (j, o)
+    };
+    let feed = common::fixture("tiny_feed.toml");
+    // A hundred times the rate into the same region: most grains due find no place.
+    let flood = feed.replace("count_per_second = 1500", "count_per_second = 150000");
+    for (name, text, missing) in [("feed", feed, false), ("flood", flood, true)] {
+        let (j, o) = run(name, text, "400");
+        let inserted = j["grains_inserted"].as_u64().unwrap();
+        let missed = j["grains_missed"].as_u64().unwrap();
+        assert!(inserted > 0, "the fixture feeds grains");
+        assert_eq!(missed > 0, missing, "{name}: {missed} missed");
+        // Each grain weighs 4/3 π r³ × 2500 kg/m³ with r in 2–3 mm.
+        let kg = j["grains_inserted_kg"].as_f64().unwrap();
+        let c = 4.0 / 3.0 * std::f64::consts::PI * 2500.0 * inserted as f64;
+        let (light, heavy) = (c * 8e-9, c * 27e-9);
+        assert!(light < kg && kg < heavy, "{name}: {kg} kg for {inserted} grains");
+        let line = format!(
+            "grains: {inserted} inserted ({kg:.4} kg), {missed} missed (no place found), {} removed by sinks ({:.4} kg)",
+            j["grains_removed"],
+            j["grains_removed_kg"].as_f64().unwrap()
+        );
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(stdout.contains(&line), "{line} not in:\n{stdout}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let warning = format!(
+            "warning: {missed} of the {} grains due from the [[insert]] tables found no place",
+            inserted + missed
+        );
+        assert_eq!(stderr.contains(&warning), missing, "{name}: {stderr}");
+    }
     std::fs::remove_dir_all(&base).unwrap();
 }

@@ -230,6 +230,57 @@ impl Body {
     }
 }
 
+/// The bodies of [`Body`]'s constructors made of a uniform material of density `density`
+/// rather than of a given mass: each weighs its shape's volume (an area in planar mode) times
+/// the density, with the mass functions of this module ([`sphere_mass`], [`disk_mass`],
+/// [`capsule_mass`], [`ellipse_mass`], [`cube_mass`], [`cuboid_mass`], [`ellipsoid_mass`]), as
+/// the scene files' `density` key and Python's `density=` weigh them. (A clump,
+/// [`Body::clump`], takes its density already.)
+impl Body {
+    /// A dynamic solid sphere of density `density` (kg/m³): m = 4/3 π r³ ρ.
+    pub fn sphere_of_density(position: Vec3, radius: f32, density: f32) -> Self {
+        Body::sphere(position, radius, sphere_mass(radius, density))
+    }
+
+    /// A dynamic uniform disk (planar mode) of areal density `density` (kg/m²): m = π r² ρ.
+    pub fn disk_of_density(position: Vec3, radius: f32, density: f32) -> Self {
+        Body::disk(position, radius, disk_mass(radius, density))
+    }
+
+    /// A dynamic uniform solid capsule ([`Body::uniform_capsule`]) of density `density`
+    /// (kg/m³; kg/m² in planar mode).
+    pub fn capsule_of_density(
+        position: Vec3,
+        radius: f32,
+        half_length: f32,
+        density: f32,
+        planar: bool,
+    ) -> Self {
+        let mass = capsule_mass(radius, half_length, density, planar);
+        Body::uniform_capsule(position, radius, half_length, mass, planar)
+    }
+
+    /// A dynamic uniform ellipse (planar mode) of areal density `density` (kg/m²): m = π a b ρ.
+    pub fn ellipse_of_density(position: Vec3, a: f32, b: f32, density: f32) -> Self {
+        Body::ellipse(position, a, b, ellipse_mass(a, b, density))
+    }
+
+    /// A dynamic uniform cube of half-edge `half` and density `density` (kg/m³).
+    pub fn cube_of_density(position: Vec3, half: f32, density: f32) -> Self {
+        Body::cube(position, half, cube_mass(half, density))
+    }
+
+    /// A dynamic uniform box of half-extents `half` and density `density` (kg/m³).
+    pub fn cuboid_of_density(position: Vec3, half: Vec3, density: f32) -> Self {
+        Body::cuboid(position, half, cuboid_mass(half, density))
+    }
+
+    /// A dynamic uniform ellipsoid of semi-axes `semi_axes` and density `density` (kg/m³).
+    pub fn ellipsoid_of_density(position: Vec3, semi_axes: Vec3, density: f32) -> Self {
+        Body::ellipsoid(position, semi_axes, ellipsoid_mass(semi_axes, density))
+    }
+}
+
 /// Mass of a solid sphere of radius `r` (m) and density `rho` (kg/m³).
 pub fn sphere_mass(r: f32, rho: f32) -> f32 {
     4.0 / 3.0 * std::f32::consts::PI * r * r * r * rho

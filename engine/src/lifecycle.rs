@@ -49,6 +49,36 @@ pub const SINK_STEPS: u64 = 10;
 /// [`LifecycleState::placed_by`] of a body as built.
 pub const BUILT: u32 = u32::MAX;
 
+/// What all the insertions and all the sinks of a world counted together
+/// ([`LifecycleState::totals`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LifecycleTotals {
+    /// Grains placed by the insertions.
+    pub inserted: u64,
+    /// Grains due from the insertions that found no place in their regions.
+    pub missed: u64,
+    /// Grains removed by the sinks.
+    pub removed: u64,
+    /// Mass placed by the insertions (kg).
+    pub inserted_mass: f64,
+    /// Mass removed by the sinks (kg).
+    pub removed_mass: f64,
+}
+
+impl LifecycleState {
+    /// The sums of the insertions' and the sinks' counters.
+    pub fn totals(&self) -> LifecycleTotals {
+        let (ins, sinks) = (&self.insertions, &self.sinks);
+        LifecycleTotals {
+            inserted: ins.iter().map(|c| c.placed).sum(),
+            missed: ins.iter().map(|c| c.missed).sum(),
+            removed: sinks.iter().map(|c| c.removed).sum(),
+            inserted_mass: ins.iter().map(|c| c.mass).sum(),
+            removed_mass: sinks.iter().map(|c| c.mass).sum(),
+        }
+    }
+}
+
 /// A body's properties fixed at build: radius, 1/m, 1/I, material, kind.
 type Fixed = (f32, f32, f32, u32, u32);
 

@@ -384,6 +384,11 @@ impl Body {
             }
         }
     }
+
+    /// [`Body::polyhedron`] of density `density` (kg/m³): m = ρ V with the hull's volume.
+    pub fn polyhedron_of_density(position: Vec3, hull: HullId, density: f32) -> Self {
+        Body::polyhedron(position, hull, hull.volume * density)
+    }
 }
 
 /// Checks the polyhedra of a world against its hull table `hulls`: each names a hull of the

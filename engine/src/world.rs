@@ -250,7 +250,8 @@ impl World {
         }
     }
 
-    /// Simulated time (s): steps taken × h.
+    /// Simulated time (s): steps taken × h. (In Python the property `world.time`, as every
+    /// read of the state without arguments there.)
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.params.h as f64
     }

@@ -79,9 +79,8 @@ fn the_count_is_built_plus_placed_minus_removed_at_every_step_and_mass_balances(
     let (mut saw_in, mut saw_out) = (false, false);
     for _ in 0..500 {
         w.step().unwrap();
-        let s = w.lifecycle_state();
-        let placed: u64 = s.insertions.iter().map(|c| c.placed).sum();
-        let removed: u64 = s.sinks.iter().map(|c| c.removed).sum();
+        let t = w.lifecycle_state().totals();
+        let (placed, removed) = (t.inserted, t.removed);
         assert_eq!(w.len() as u64, placed - removed, "step {}", w.steps());
         assert_eq!(w.ids().len(), w.len());
         assert!(w.ids().windows(2).all(|p| p[0] < p[1]), "ids ascending");
@@ -90,8 +89,7 @@ fn the_count_is_built_plus_placed_minus_removed_at_every_step_and_mass_balances(
         // Mass balance: what is in the box is what came in less what went out. The three sums
         // add the same f32 masses in different orders, so they agree to the rounding of f64
         // sums of some thousand terms of 1e-4 kg (well below 1e-12 kg).
-        let inserted: f64 = s.insertions.iter().map(|c| c.mass).sum();
-        let out: f64 = s.sinks.iter().map(|c| c.mass).sum();
+        let (inserted, out) = (t.inserted_mass, t.removed_mass);
         let m = w.dynamic_mass();
         assert!(
             (m - (m0 + inserted - out)).abs() < 1e-12,

@@ -16,6 +16,7 @@ mod contacts;
 mod cylinders;
 mod escape;
 mod fast_grains;
+mod fill;
 mod health;
 mod implicit_integrator;
 mod inertia;

@@ -32,6 +32,10 @@ class SnapshotError(GrainsError):
 class RunError(GrainsError):
     """A run (`grains.run`) failed: its output folder, its resume, a health check or the GPU."""
 
+class PlacementWarning(RuntimeWarning):
+    """Grains due from an insertion found no place in its region: `World.step` and
+    `grains.run` warn with the counts."""
+
 StrPath = Union[str, "PathLike[str]"]
 
 Vec3 = Tuple[float, float, float]
@@ -517,6 +521,43 @@ def run(
     """Runs a scene file as `grains run` does (outputs, checkpoints, progress on stderr) and
     returns its summary; Ctrl-C stops it after a checkpoint and raises KeyboardInterrupt."""
 
+def lattice(
+    origin: Vec3,
+    spacing: float,
+    counts: Tuple[int, int, int],
+    *,
+    count: Optional[int] = None,
+    jitter: float = 0.0,
+    radius: Optional[float] = None,
+    seed: int = 1,
+    planar: bool = False,
+) -> npt.NDArray[np.float64]:
+    """The (N, 3) centres of a cubic lattice, x fastest, optionally stopped after `count`
+    sites and jittered in x and y by up to jitter × radius (the scene files' `lattice`)."""
+
+def random_fill(
+    count: Optional[int] = None,
+    *,
+    radius: float,
+    radius_max: Optional[float] = None,
+    box: Optional[Tuple[Vec3, Vec3]] = None,
+    cylinder: Optional[Tuple[Vec3, Vec3, float, float]] = None,
+    cone: Optional[Tuple[Vec3, Vec3, float, float, float]] = None,
+    packing_fraction: Optional[float] = None,
+    seed: int = 1,
+    avoid: Optional[Tuple[ArrayLike, ArrayLike]] = None,
+    planar: bool = False,
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(positions (N, 3), radii (N,)) of grains placed at random without overlap in a box,
+    cylinder (centre, axis, radius, length) or cone (centre, axis, small_radius,
+    large_radius, length), clear of the spheres `avoid` (the scene files' `random_fill`)."""
+
+def pour_lattice(count: int) -> npt.NDArray[np.float64]:
+    """The (N, 3) centres of the `pour` benchmark's jittered lattice (r = 5 mm)."""
+
+def pour_box(count: int) -> Tuple[float, float]:
+    """The inner width and wall height (m) of the `pour` benchmark's box for `count` grains."""
+
 @final
 class Snapshot:
     """A saved world state; pickles; `bytes(snapshot)` gives the checkpoint bytes."""
@@ -542,7 +583,7 @@ class World:
     def step(self, n: int = 1) -> Dict[str, Any]:
         """Advances `n` steps (GIL released; Ctrl-C stops between steps) and returns the last
         step's statistics: step, time, contacts, sweeps, residual, max_penetration,
-        kinetic_energy, bodies."""
+        kinetic_energy, bodies; warns with a PlacementWarning when grains due found no place."""
     def stats(self) -> Dict[str, Any]:
         """The statistics of the last step, as `step` returns them."""
     def stage_times(self) -> Optional[Dict[str, float]]:
@@ -550,9 +591,14 @@ class World:
     def sweep_trace(self) -> Dict[str, npt.NDArray[np.float64]]:
         """Every sweep of the last step's solves: arrays `residual` (m/s) and `seconds`
         (since the step's solving began). CPU only; empty arrays on the GPU."""
+    def lifecycle_counts(self) -> Dict[str, Any]:
+        """What the insertions and sinks counted: totals `inserted`, `missed`, `removed`,
+        `inserted_mass`, `removed_mass` (kg), and per item `insertions` (`placed`, `missed`,
+        `mass`) and `sinks` (`name`, `removed`, `mass`)."""
     @property
     def time(self) -> float:
-        """Simulated time (s)."""
+        """Simulated time (s): a property, as every state read (the Rust library's
+        `World::time()`)."""
     @property
     def steps(self) -> int:
         """Steps taken."""

@@ -2,7 +2,7 @@
 //! carrying the same message (file, line and key for scene errors), never a crash.
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyRuntimeWarning};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -41,6 +41,19 @@ create_exception!(
     GrainsError,
     "A run (`grains.run`) failed: its output folder, its resume, a health check or the GPU."
 );
+
+create_exception!(
+    grains,
+    PlacementWarning,
+    PyRuntimeWarning,
+    "Grains due from an insertion found no place in its region (the bed has grown into it, or the rate is too high for it): `World.step` and `grains.run` warn with the counts."
+);
+
+/// Warns with a [`PlacementWarning`] saying `message`.
+pub fn warn_placement(py: Python<'_>, message: &str) -> PyResult<()> {
+    let text = std::ffi::CString::new(message).unwrap_or_default();
+    PyErr::warn(py, &py.get_type::<PlacementWarning>(), &text, 1)
+}
 
 /// A scene error as [`SceneError`], with `file`, `line` (None where the error has no line) and
 /// `key` (None where it names no key) set on the exception.
@@ -98,5 +111,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("StepError", py.get_type::<StepError>())?;
     m.add("SnapshotError", py.get_type::<SnapshotError>())?;
     m.add("RunError", py.get_type::<RunError>())?;
+    m.add("PlacementWarning", py.get_type::<PlacementWarning>())?;
     Ok(())
 }

@@ -140,7 +140,7 @@ impl PyWorldBuilder {
     /// ("ellipsoid", (a, b, c)), ("clump", spheres) with rows [x, y, z, r], or ("polyhedron",
     /// vertices), of `density` (the library's `Insertion::shaped`: placed clear of other
     /// bodies by bounding spheres; 3-D, CPU only). Checked at build.
-    #[pyo3(signature = (*, r#box = None, cylinder = None, disk = None, count_per_second = None, kg_per_second = None, radius = None, radius_range = None, grain = None, density = 2500.0, material = None, velocity = (0.0, 0.0, 0.0), start = 0.0, stop = f64::INFINITY, seed = 0, batch_steps = None))]
+    #[pyo3(signature = (*, r#box = None, cylinder = None, disk = None, count_per_second = None, kg_per_second = None, radius = None, radius_range = None, grain = None, density = 2500.0, material = None, velocity = (0.0, 0.0, 0.0), start = 0.0, stop = f64::INFINITY, seed = 0, batch_steps = None), text_signature = "($self, /, *, box=None, cylinder=None, disk=None, count_per_second=None, kg_per_second=None, radius=None, radius_range=None, grain=None, density=2500.0, material=None, velocity=(0.0, 0.0, 0.0), start=0.0, stop=1e309, seed=0, batch_steps=None)")]
     #[allow(clippy::too_many_arguments)]
     fn insert(
         &mut self,

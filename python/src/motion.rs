@@ -19,7 +19,7 @@ impl PyMotion {
     /// (amplitude in m, frequency in Hz, phase in rad); the peak acceleration ratio is
     /// Γ = A (2πf)² / g.
     #[staticmethod]
-    #[pyo3(signature = (amplitude, frequency, *, axis = (0.0, 0.0, 1.0), phase = 0.0))]
+    #[pyo3(signature = (amplitude, frequency, *, axis = (0.0, 0.0, 1.0), phase = 0.0), text_signature = "(amplitude, frequency, *, axis=(0.0, 0.0, 1.0), phase=0.0)")]
     fn shake(amplitude: f32, frequency: f32, axis: (f32, f32, f32), phase: f32) -> Self {
         PyMotion {
             inner: Prescribed::Shake {
@@ -35,7 +35,7 @@ impl PyMotion {
     /// translate: they refuse a non-zero `angular` at build (a turning cylinder, cone or mesh
     /// takes `angular_speed`).
     #[staticmethod]
-    #[pyo3(signature = (linear = (0.0, 0.0, 0.0), angular = (0.0, 0.0, 0.0)))]
+    #[pyo3(signature = (linear = (0.0, 0.0, 0.0), angular = (0.0, 0.0, 0.0)), text_signature = "(linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0))")]
     fn constant(linear: (f32, f32, f32), angular: (f32, f32, f32)) -> Self {
         PyMotion {
             inner: Prescribed::Constant {

@@ -1,6 +1,6 @@
 //! `grains.load_scene` and `grains.run`: worlds and runs from scene files.
 
-use crate::errors::{run_error, scene_error};
+use crate::errors::{run_error, scene_error, warn_placement};
 use crate::world::PyWorld;
 use grains::Backend;
 use grains_app::runner::{run as run_scene, RunOptions};
@@ -134,6 +134,16 @@ fn run<'py>(
             )));
         }
         return Err(e);
+    }
+    if summary.grains_missed > 0 {
+        warn_placement(
+            py,
+            &format!(
+                "{} of the {} grains due from the [[insert]] tables found no place in their regions (summary[\"grains_missed\"]): the bed has grown into a region or its rate is too high for it; lower the rate, or enlarge or raise the region",
+                summary.grains_missed,
+                summary.grains_inserted + summary.grains_missed
+            ),
+        )?;
     }
     let json = serde_json::to_string(&summary)
         .map_err(|e| PyValueError::new_err(format!("summary: {e}")))?;

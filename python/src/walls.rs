@@ -241,7 +241,7 @@ impl PyWorldBuilder {
     /// walls `height` high, inner widths `width_x` and `width_y` (m); returns the range
     /// (start, stop) of its five wall indices (floor, −x, +x, −y, +y). The whole box moves along
     /// `motion` (a shaker). Options as `plane`.
-    #[pyo3(signature = (width_x, width_y, height, *, floor_centre = (0.0, 0.0, 0.0), material = None, motion = None, active_between = None))]
+    #[pyo3(signature = (width_x, width_y, height, *, floor_centre = (0.0, 0.0, 0.0), material = None, motion = None, active_between = None), text_signature = "($self, /, width_x, width_y, height, *, floor_centre=(0.0, 0.0, 0.0), material=None, motion=None, active_between=None)")]
     #[allow(clippy::too_many_arguments)]
     fn box_container(
         &mut self,
@@ -279,7 +279,7 @@ impl PyWorldBuilder {
     /// rotation) and turns at `angular_speed` rad/s (right-handed) about the line through
     /// `axis_point` along `axis`. Not capsules or ellipses (the other shapes on the CPU only); no
     /// restitution, spinning or rolling friction (refused at build). `material` as `plane`.
-    #[pyo3(signature = (triangles, *, material = None, motion = None, angular_speed = None, axis = (0.0, 0.0, 1.0), axis_point = (0.0, 0.0, 0.0)))]
+    #[pyo3(signature = (triangles, *, material = None, motion = None, angular_speed = None, axis = (0.0, 0.0, 1.0), axis_point = (0.0, 0.0, 0.0)), text_signature = "($self, /, triangles, *, material=None, motion=None, angular_speed=None, axis=(0.0, 0.0, 1.0), axis_point=(0.0, 0.0, 0.0))")]
     fn mesh(
         &mut self,
         triangles: &Bound<'_, PyAny>,

@@ -3,7 +3,7 @@
 //! and restore snapshots.
 
 use crate::arrays::{rows_per_body, view};
-use crate::errors::{gpu_error, snapshot_error, step_error};
+use crate::errors::{gpu_error, snapshot_error, step_error, warn_placement};
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -101,9 +101,11 @@ impl PyWorld {
     /// (any signal whose handler raises) stops it between two steps: the world then holds the
     /// state of the last whole step and the exception propagates. A failed health check raises
     /// `StepError` naming the step and the fault (the world holds that step's state); health
-    /// checks set to warn become `RuntimeWarning`s.
+    /// checks set to warn become `RuntimeWarning`s, and grains due from an insertion that found
+    /// no place in its region during the call a `PlacementWarning` with the counts.
     #[pyo3(signature = (n = 1))]
     fn step<'py>(&mut self, py: Python<'py>, n: u64) -> PyResult<Bound<'py, PyDict>> {
+        let missed_before = self.world.lifecycle_state().totals().missed;
         let world = &mut self.world;
         let stepped: PyResult<()> = py.detach(|| {
             let mut checked = Instant::now();
@@ -136,8 +138,56 @@ impl PyWorld {
                 1,
             )?;
         }
+        let t = self.world.lifecycle_state().totals();
+        if t.missed > missed_before {
+            warn_placement(
+                py,
+                &format!(
+                    "{} grains due from the insertions found no place in their regions by step {} ({} placed, {} missed since the start; World.lifecycle_counts() has them per insertion): the bed has grown into a region or its rate is too high for it; lower the rate, or enlarge or raise the region",
+                    t.missed - missed_before,
+                    self.world.steps(),
+                    t.inserted,
+                    t.missed
+                ),
+            )?;
+        }
         stepped?;
         stats_dict(py, &self.world, self.world.last_stats())
+    }
+
+    /// What the insertions and sinks counted since the world was built, as a dict: the totals
+    /// `inserted` (grains placed), `missed` (grains due that found no place), `removed`,
+    /// `inserted_mass` and `removed_mass` (kg), and `insertions` (one dict per insertion, in
+    /// the order added: `placed`, `missed`, `mass`) and `sinks` (one per sink: `name`,
+    /// `removed`, `mass`). All zero, and empty lists, in a world without either.
+    fn lifecycle_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let state = self.world.lifecycle_state();
+        let t = state.totals();
+        let d = PyDict::new(py);
+        d.set_item("inserted", t.inserted)?;
+        d.set_item("missed", t.missed)?;
+        d.set_item("removed", t.removed)?;
+        d.set_item("inserted_mass", t.inserted_mass)?;
+        d.set_item("removed_mass", t.removed_mass)?;
+        let insertions = pyo3::types::PyList::empty(py);
+        for c in &state.insertions {
+            let e = PyDict::new(py);
+            e.set_item("placed", c.placed)?;
+            e.set_item("missed", c.missed)?;
+            e.set_item("mass", c.mass)?;
+            insertions.append(e)?;
+        }
+        d.set_item("insertions", insertions)?;
+        let sinks = pyo3::types::PyList::empty(py);
+        for (sink, c) in self.world.sinks().iter().zip(&state.sinks) {
+            let e = PyDict::new(py);
+            e.set_item("name", &sink.name)?;
+            e.set_item("removed", c.removed)?;
+            e.set_item("mass", c.mass)?;
+            sinks.append(e)?;
+        }
+        d.set_item("sinks", sinks)?;
+        Ok(d)
     }
 
     /// The statistics of the last step, as `step` returns them.
@@ -170,7 +220,9 @@ impl PyWorld {
         Ok(d)
     }
 
-    /// Simulated time (s): steps × h.
+    /// Simulated time (s): steps × h. A property, as every read of the state without
+    /// arguments in Python (`steps`, `h`, `positions`, …); the Rust library's `World::time()`
+    /// is a method, as Rust has no properties.
     #[getter]
     fn time(&self) -> f64 {
         self.world.time()
@@ -458,7 +510,7 @@ impl PyWorld {
     /// The force (N) and torque (N m, about `point`) each wall took over the last step, and its
     /// contact count: a dict of arrays `force` (W, 3), `torque` (W, 3), `contacts` (W,), one
     /// row per wall in the order they were added.
-    #[pyo3(signature = (point = (0.0, 0.0, 0.0)))]
+    #[pyo3(signature = (point = (0.0, 0.0, 0.0)), text_signature = "($self, /, point=(0.0, 0.0, 0.0))")]
     fn wall_loads<'py>(
         &mut self,
         py: Python<'py>,
@@ -471,7 +523,7 @@ impl PyWorld {
     }
 
     /// The same sums as `wall_loads`, one row per triangle-mesh wall.
-    #[pyo3(signature = (point = (0.0, 0.0, 0.0)))]
+    #[pyo3(signature = (point = (0.0, 0.0, 0.0)), text_signature = "($self, /, point=(0.0, 0.0, 0.0))")]
     fn mesh_loads<'py>(
         &mut self,
         py: Python<'py>,
@@ -529,7 +581,7 @@ impl PyWorld {
 }
 
 /// Rows of float64 as an (N, W) array.
-fn matrix<'py, const W: usize>(py: Python<'py>, rows: &[[f64; W]]) -> Bound<'py, PyArray2<f64>> {
+pub(crate) fn matrix<'py, const W: usize>(py: Python<'py>, rows: &[[f64; W]]) -> Bound<'py, PyArray2<f64>> {
     let flat: Vec<f64> = rows.iter().flatten().copied().collect();
     PyArray1::from_vec(py, flat)
         .reshape([rows.len(), W])

@@ -142,7 +142,7 @@ fn quality_overlaps_match_a_brute_force_search() {
     let mut w = s.world(Some(2)).unwrap();
     w.run(150).unwrap();
     let q = Quality::measure(&w, s.bounds.as_ref());
-    let r = PourScene::new(1000).bounds();
+    let r = grains_app::pour::bounds(&PourScene::new(1000));
     assert_eq!(
         s.bounds,
         Some(r),

@@ -5,15 +5,14 @@
 use super::clumps::ClumpNames;
 use super::form::{Axis, Form};
 use super::materials::MaterialNames;
-use super::placement::random_fill_where;
-use super::round_fill::RoundRegion;
+use super::round_fill::round_region;
 use super::spec::{BodySpec, S, V3};
 use super::values::{count, finite3, need, non_negative, number_or, only, positive, sp, Ctx};
 use super::walls::Shakers;
 use super::{SceneError, MAX_BODIES};
-use crate::pour::{PourScene, SplitMix64};
 use glam::{Quat, Vec3};
 use grains::body::{sphere_mass, Body, Shape};
+use grains::fill::{pour, FillError, FillRegion, Lattice, PourScene, RandomFill};
 use grains::material::MaterialId;
 use grains::motion::Prescribed;
 use grains::HullId;
@@ -325,16 +324,9 @@ impl<'a> Generator<'a> {
         let n_s = need(cx, &g.count, "count", kind)?;
         let n = count(cx, n_s, "count", 1)?.try_into().unwrap_or(usize::MAX);
         room(cx, out, n, n_s.span(), "count")?;
-        let mass = sphere_mass(crate::pour::RADIUS, crate::pour::DENSITY);
+        let mass = sphere_mass(pour::RADIUS, pour::DENSITY);
         for c in PourScene::new(n).centres() {
-            out.push(self.body(
-                c,
-                crate::pour::RADIUS,
-                mass,
-                velocity,
-                omega,
-                Quat::IDENTITY,
-            )?);
+            out.push(self.body(c, pour::RADIUS, mass, velocity, omega, Quat::IDENTITY)?);
         }
         Ok(())
     }
@@ -346,98 +338,42 @@ impl<'a> Generator<'a> {
         let kind = &g.generator;
         let (velocity, omega) = (self.velocity, self.omega);
         let r = self.radius()?;
-        let o_s = need(cx, &g.origin, "origin", kind)?;
-        let o = finite3(cx, o_s, "origin")?;
-        if planar && o.y != 0.0 {
-            return Err(cx.err(
-                o_s.span(),
-                "origin",
-                format!(
-                    "y = {} has no effect in planar mode (the lattice lies in the plane y = 0): give 0",
-                    o.y
-                ),
-            ));
-        }
-        let d = positive(cx, need(cx, &g.spacing, "spacing", kind)?, "spacing")? as f64;
+        let o = finite3(cx, need(cx, &g.origin, "origin", kind)?, "origin")?;
+        let d = positive(cx, need(cx, &g.spacing, "spacing", kind)?, "spacing")?;
         let cs = need(cx, &g.counts, "counts", kind)?;
-        let [nx, ny, nz] = *cs.get_ref();
-        if nx < 1 || ny < 1 || nz < 1 || (planar && ny != 1) {
-            return Err(cx.err(
-                cs.span(),
-                "counts",
-                format!(
-                    "must be ≥ 1 each (y count 1 in planar mode), got {:?}",
-                    cs.get_ref()
-                ),
-            ));
+        let counts = cs.get_ref().map(|n| usize::try_from(n).unwrap_or(0));
+        let mut lattice = Lattice::new(o, d, counts);
+        lattice.planar = planar;
+        if let Some(c) = &g.count {
+            lattice.count = Some(count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX));
         }
-        let (nx, ny, nz) = (nx as usize, ny as usize, nz as usize);
-        let sites = nx.saturating_mul(ny).saturating_mul(nz);
-        let (limit, limit_span, limit_key) = match &g.count {
-            Some(c) => {
-                let n: usize = count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX);
-                if n >= sites {
-                    return Err(cx.err(
-                        c.span(),
-                        "count",
-                        format!(
-                            "is {n} but the lattice has {sites} sites ({nx} × {ny} × {nz}): `count` stops the filling early and has no effect here; lower it or remove it"
-                        ),
-                    ));
-                }
-                (n, c.span(), "count")
-            }
-            None => (sites, cs.span(), "counts"),
+        if let Some(j) = &g.jitter {
+            lattice.jitter = non_negative(cx, j, "jitter")?;
+        }
+        lattice.seed = seed(g);
+        lattice.check(r).map_err(|e| fill_error(cx, g, e))?;
+        let (limit_span, limit_key) = match &g.count {
+            Some(c) => (c.span(), "count"),
+            None => (cs.span(), "counts"),
         };
-        room(cx, out, limit, limit_span, limit_key)?;
-        let jitter = match &g.jitter {
-            Some(j) => {
-                let jitter = non_negative(cx, j, "jitter")? as f64;
-                // A site moves at most half the spacing: each grain stays in its own cell.
-                let most = d / (2.0 * r as f64);
-                if jitter > most {
-                    return Err(cx.err(
-                        j.span(),
-                        "jitter",
-                        format!(
-                            "must be at most spacing / (2 r) = {most:.4} (a site moves at most jitter × r in x and y, and at most half the spacing keeps each grain in its own cell), got {jitter}"
-                        ),
-                    ));
-                }
-                jitter
-            }
-            None => 0.0,
-        };
+        room(cx, out, lattice.len(), limit_span, limit_key)?;
         let random_axis = matches!(
             g.axis.as_ref().map(|a| a.get_ref()),
             Some(toml::Value::String(a)) if a == "random"
         );
-        if let Some(s) = g.seed.as_ref().filter(|_| jitter == 0.0 && !random_axis) {
+        if let Some(s) = g
+            .seed
+            .as_ref()
+            .filter(|_| lattice.jitter == 0.0 && !random_axis)
+        {
             return Err(cx.err(
                 s.span(),
                 "seed",
                 "has no effect on a lattice without `jitter` or `axis = \"random\"` (its sites are not random): remove it",
             ));
         }
-        let mut rng = SplitMix64(seed(g));
         let m = mass_of(cx, g, r, form)?;
-        for idx in 0..limit {
-            let (i, j, k) = (idx % nx, (idx / nx) % ny, idx / (nx * ny));
-            let mut jx = 0.0;
-            let mut jy = 0.0;
-            if jitter > 0.0 {
-                jx = jitter * r as f64 * (2.0 * rng.next_f64() - 1.0);
-                jy = jitter * r as f64 * (2.0 * rng.next_f64() - 1.0);
-            }
-            let p = Vec3::new(
-                (o.x as f64 + d * i as f64 + jx) as f32,
-                if planar {
-                    0.0
-                } else {
-                    (o.y as f64 + d * j as f64 + jy) as f32
-                },
-                (o.z as f64 + d * k as f64) as f32,
-            );
+        for p in lattice.centres(r).map_err(|e| fill_error(cx, g, e))? {
             let q = self.turn(&None)?;
             out.push(self.body(p, r, m, velocity, omega, q)?);
         }
@@ -450,21 +386,27 @@ impl<'a> Generator<'a> {
         let (cx, g, form, planar) = (self.cx, self.g, self.form, self.planar);
         let kind = &g.generator;
         let r0 = self.radius()?;
-        let r1 = match &g.radius_max {
-            Some(v) => {
-                let r1 = positive(cx, v, "radius_max")?;
-                if r1 < r0 {
-                    return Err(cx.err(v.span(), "radius_max", "must be ≥ radius"));
-                }
-                r1
-            }
-            None => r0,
+        let region = match round_region(cx, g)? {
+            Some(region) => region,
+            None => FillRegion::boxed(
+                finite3(
+                    cx,
+                    need(cx, &g.region_min, "region_min", kind)?,
+                    "region_min",
+                )?,
+                finite3(
+                    cx,
+                    need(cx, &g.region_max, "region_max", kind)?,
+                    "region_max",
+                )?,
+            ),
         };
-        let round = RoundRegion::read(cx, g, planar)?;
-        let (lo, hi) = match &round {
-            Some(region) => region.bounds(),
-            None => self.box_region()?,
-        };
+        let mut fill = RandomFill::new(region, r0).with_seed(seed(g));
+        fill.planar = planar;
+        if let Some(v) = &g.radius_max {
+            fill.radius_max = positive(cx, v, "radius_max")?;
+        }
+        fill.check().map_err(|e| fill_error(cx, g, e))?;
         let target = match (&g.count, &g.packing_fraction) {
             (Some(c), None) => count(cx, c, "count", 1)?.try_into().unwrap_or(usize::MAX),
             (None, Some(f)) if !form.is_round() => {
@@ -474,27 +416,9 @@ impl<'a> Generator<'a> {
                     "used only by spheres and disks: give `count`",
                 ))
             }
-            (None, Some(f)) => {
-                let phi = positive(cx, f, "packing_fraction")? as f64;
-                if phi > 0.6 {
-                    return Err(cx.err(
-                        f.span(),
-                        "packing_fraction",
-                        format!("at most 0.6 can be reached by random placement, got {phi}"),
-                    ));
-                }
-                let rm = 0.5 * (r0 + r1) as f64;
-                let e = (hi - lo).as_dvec3();
-                if let Some(region) = &round {
-                    (phi * region.volume() / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
-                        .round() as usize
-                } else if planar {
-                    (phi * e.x * e.z / (std::f64::consts::PI * rm * rm)).round() as usize
-                } else {
-                    (phi * e.x * e.y * e.z / (4.0 / 3.0 * std::f64::consts::PI * rm.powi(3)))
-                        .round() as usize
-                }
-            }
+            (None, Some(f)) => fill
+                .count_for(positive(cx, f, "packing_fraction")? as f64)
+                .map_err(|e| fill_error(cx, g, e))?,
             _ => {
                 return Err(cx.err(
                     kind.span(),
@@ -509,66 +433,16 @@ impl<'a> Generator<'a> {
             _ => (kind.span(), "count"),
         };
         room(cx, out, target, target_span.0, target_span.1)?;
-        let mut rng = SplitMix64(seed(g));
-        let bound = |r: f32| form.bounding_radius(r);
-        let holds = |p: Vec3, b: f32| round.is_none_or(|region| region.holds(p, b));
-        let placed = random_fill_where(
-            &mut rng,
-            lo,
-            hi,
-            (r0, r1),
-            bound,
-            holds,
-            target,
-            planar,
-            out,
-        );
-        if placed.len() < target {
-            return Err(cx.err(
-                kind.span(),
-                "count",
-                format!("only {} of {target} bodies fit in the region without overlap; enlarge the region or ask for fewer", placed.len()),
-            ));
-        }
+        let existing = out
+            .iter()
+            .map(|b| (b.position, b.shape.bounding_radius(b.radius)));
+        let placed = fill
+            .place(target, |r| form.bounding_radius(r), existing)
+            .map_err(|e| cx.err(kind.span(), e.key, e.problem))?;
         for (p, r) in placed {
             out.push(self.each(p, r)?);
         }
         Ok(())
-    }
-
-    /// The box `region_min`–`region_max` of a `random_fill` (y = 0 in planar mode).
-    fn box_region(&self) -> Result<(Vec3, Vec3), SceneError> {
-        let (cx, g, planar) = (self.cx, self.g, self.planar);
-        let kind = &g.generator;
-        let lo = finite3(
-            cx,
-            need(cx, &g.region_min, "region_min", kind)?,
-            "region_min",
-        )?;
-        let hi_s = need(cx, &g.region_max, "region_max", kind)?;
-        let hi = finite3(cx, hi_s, "region_max")?;
-        if planar {
-            for (key, v, p) in [
-                ("region_min", &g.region_min, lo),
-                ("region_max", &g.region_max, hi),
-            ] {
-                if let Some(v) = v.as_ref().filter(|_| p.y != 0.0) {
-                    return Err(cx.err(
-                        v.span(),
-                        key,
-                        format!("y = {} has no effect in planar mode (the bodies are placed in the plane y = 0): give 0", p.y),
-                    ));
-                }
-            }
-        }
-        if hi.x <= lo.x || hi.z <= lo.z || (!planar && hi.y <= lo.y) {
-            return Err(cx.err(
-                hi_s.span(),
-                "region_max",
-                "must exceed region_min in every axis",
-            ));
-        }
-        Ok((lo, hi))
     }
 
     /// `cannonball`: a triangle of touching spheres or disks in the x–z plane.
@@ -713,6 +587,32 @@ fn mass_of(cx: &Ctx, g: &BodySpec, r: f32, form: Form) -> Result<f32, SceneError
             "missing: give `density` (kg/m³, kg/m² for disks) or `mass` (kg)",
         )),
     }
+}
+
+/// The scene error of `e`, at the key of generator `g` it names (the generator's name when
+/// that key is not given).
+pub(super) fn fill_error(cx: &Ctx, g: &BodySpec, e: FillError) -> SceneError {
+    let span = match e.key {
+        "origin" => sp(&g.origin),
+        "spacing" => sp(&g.spacing),
+        "counts" => sp(&g.counts),
+        "count" => sp(&g.count),
+        "jitter" => sp(&g.jitter),
+        "radius" => sp(&g.radius),
+        "radius_max" => sp(&g.radius_max),
+        "packing_fraction" => sp(&g.packing_fraction),
+        "region" => sp(&g.region),
+        "region_min" => sp(&g.region_min),
+        "region_max" => sp(&g.region_max),
+        "region_centre" => sp(&g.region_centre),
+        "region_axis" => sp(&g.region_axis),
+        "region_radius" => sp(&g.region_radius),
+        "region_small_radius" => sp(&g.region_small_radius),
+        "region_large_radius" => sp(&g.region_large_radius),
+        "region_length" => sp(&g.region_length),
+        _ => None,
+    };
+    cx.err(span.unwrap_or(g.generator.span()), e.key, e.problem)
 }
 
 /// The generator's `seed` (1 if none).

@@ -1,7 +1,6 @@
-//! Where generated bodies may go: random sequential placement in a region without overlap,
-//! and the check that no two bodies overlap at the start.
+//! The check that no two bodies overlap at the start (generated bodies are placed by the
+//! library's fills, [`grains::fill`]).
 
-use crate::pour::SplitMix64;
 use glam::Vec3;
 use grains::body::{Body, BodyKind};
 use grains_kernels::narrow_phase::pair_touches;
@@ -10,84 +9,6 @@ use grains_kernels::shapes::clump::ClumpTable;
 use grains_kernels::shapes::polyhedron::Hull;
 use grains_kernels::shapes::Placed;
 use std::collections::{BTreeMap, HashMap};
-
-/// Random sequential placement of up to `target` bodies with radii uniform in `radii` = [r0, r1],
-/// centres in [lo, hi] (y = 0 in planar mode) where `holds(centre, bound(r))` (everywhere for a
-/// box; a body wholly inside a round region within [lo, hi]), whose bounding spheres (radius
-/// `bound(r)`) do not overlap each other nor those of `existing`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn random_fill_where(
-    rng: &mut SplitMix64,
-    lo: Vec3,
-    hi: Vec3,
-    (r0, r1): (f32, f32),
-    bound: impl Fn(f32) -> f32,
-    holds: impl Fn(Vec3, f32) -> bool,
-    target: usize,
-    planar: bool,
-    existing: &[Body],
-) -> Vec<(Vec3, f32)> {
-    // Cells of 2 bound(r1) hold every body no larger than the new ones, so a new body can only
-    // touch those in the 27 cells around it; the few larger bodies (a Brazil nut) are checked
-    // one by one rather than making every cell as large as they are.
-    let cell = 2.0 * bound(r1);
-    let mut grid: HashMap<(i32, i32, i32), Vec<(Vec3, f32)>> = HashMap::new();
-    let key = |p: Vec3| {
-        (
-            (p.x / cell).floor() as i32,
-            (p.y / cell).floor() as i32,
-            (p.z / cell).floor() as i32,
-        )
-    };
-    let mut large = Vec::new();
-    for b in existing {
-        let rb = b.shape.bounding_radius(b.radius);
-        if rb > bound(r1) {
-            large.push((b.position, rb));
-        } else {
-            grid.entry(key(b.position))
-                .or_default()
-                .push((b.position, rb));
-        }
-    }
-    let mut placed = Vec::with_capacity(target);
-    let mut failures = 0usize;
-    let max_failures = 2000 + 200 * target;
-    while placed.len() < target && failures < max_failures {
-        let u = |rng: &mut SplitMix64, a: f32, b: f32| a + (b - a) * rng.next_f64() as f32;
-        let r = if r1 > r0 { u(rng, r0, r1) } else { r0 };
-        let p = Vec3::new(
-            u(rng, lo.x, hi.x),
-            if planar { 0.0 } else { u(rng, lo.y, hi.y) },
-            u(rng, lo.z, hi.z),
-        );
-        let (k, rp) = (key(p), bound(r));
-        if !holds(p, rp) {
-            failures += 1;
-            continue;
-        }
-        let mut free = large.iter().all(|(q, rq)| (p - *q).length() >= rp + rq);
-        'scan: for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    if let Some(v) = grid.get(&(k.0 + dx, k.1 + dy, k.2 + dz)) {
-                        if v.iter().any(|(q, rq)| (p - *q).length() < rp + rq) {
-                            free = false;
-                            break 'scan;
-                        }
-                    }
-                }
-            }
-        }
-        if free {
-            grid.entry(k).or_default().push((p, rp));
-            placed.push((p, r));
-        } else {
-            failures += 1;
-        }
-    }
-    placed
-}
 
 /// The deepest overlap −Φ of two placed bodies over the contact points the narrow phase finds
 /// for them (the routine of the pair table, [`pair_touches`]; clumps' templates from
@@ -231,6 +152,7 @@ impl Level {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pour::SplitMix64;
     use grains::body::Body;
 
     /// Every pair, the way the grids must agree with.
