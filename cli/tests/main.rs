@@ -16,6 +16,7 @@ mod kill_resume;
 mod launcher;
 mod lifecycle;
 mod outputs;
+mod progress;
 mod resume;
 mod runner;
 mod scene_errors;
