@@ -102,9 +102,10 @@ pub struct RunOptions {
     /// Continue the run in `out` from its checkpoint (from step 0 when it was killed before
     /// its first).
     pub resume: bool,
-    /// Show progress on stderr: a line saying what runs (bodies, steps, output folder,
-    /// threads or GPU) at the start, then a bar when stderr is a terminal, else a status line
-    /// every `status_every` or every 10 % of the steps, whichever comes first.
+    /// Show progress: a line on stdout saying what runs (bodies, steps, output folder, threads
+    /// or GPU) at the start, then on stderr a bar when it is a terminal, else a status line
+    /// every `status_every` or every 10 % of the steps, whichever comes first (stderr holds no
+    /// other line before an error, which is one line).
     pub progress: bool,
     /// Most wall time between two status lines ([`STATUS_EVERY`]).
     pub status_every: Duration,
@@ -871,7 +872,7 @@ pub fn run_distributed(
 
     let h = h32 as f64;
     if opts.progress {
-        eprintln!("{}", start_line(scene, &world, start_step, &opts.out));
+        println!("{}", start_line(scene, &world, start_step, &opts.out));
     }
     let on_terminal = std::io::stderr().is_terminal();
     let mut rate = RecentRate::new(start_step, Instant::now());

@@ -792,8 +792,8 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     if alone {
         interrupt::install();
     }
-    if leader {
-        eprintln!(
+    if leader && !opts.json {
+        println!(
             "bench: {}, {} bodies, {planned} steps{}",
             scene.name,
             world.len(),

@@ -11,7 +11,7 @@ use grains::snapshot::Snapshot;
 use grains_app::pour::SplitMix64;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const EXE: &str = env!("CARGO_BIN_EXE_grains");
@@ -106,19 +106,19 @@ fn send(child: &Child, signal: libc::c_int) {
     unsafe { libc::kill(child.id() as libc::pid_t, signal) };
 }
 
-/// Reads `child`'s stderr until a line starting with `prefix` (its handler is then in place),
+/// Reads `child`'s stdout until a line starting with `prefix` (its handler is then in place),
 /// and returns the reader, to be read to the end after.
-fn wait_for_line(child: &mut Child, prefix: &str) -> BufReader<ChildStderr> {
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+fn wait_for_line(child: &mut Child, prefix: &str) -> BufReader<ChildStdout> {
+    let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     while !line.starts_with(prefix) {
         line.clear();
         assert!(
-            err.read_line(&mut line).unwrap() > 0,
+            out.read_line(&mut line).unwrap() > 0,
             "ended before a line starting `{prefix}`"
         );
     }
-    err
+    out
 }
 
 #[test]
@@ -127,19 +127,21 @@ fn a_second_ctrl_c_ends_the_run_at_once() {
     let (base, scene) = resting_lattice("twice", 20_000);
     let out = base.join("out");
     let mut child = command(&scene, &out, false)
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = wait_for_line(&mut child, "resting_lattice:");
+    let mut said = wait_for_line(&mut child, "resting_lattice:");
     send(&child, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(20));
     let second = Instant::now();
     send(&child, libc::SIGINT);
-    let status = child.wait().unwrap();
-    let ended = second.elapsed();
     let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
+    said.read_to_string(&mut rest).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let ended = second.elapsed();
+    rest.push_str(&String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(130), "{rest}");
     // Not after the step in progress, with its checkpoint and message: at once.
     assert!(
         !rest.contains("interrupted"),
@@ -162,33 +164,37 @@ fn ctrl_c_stops_a_bench_with_the_figures_so_far() {
     let mut child = Command::new(EXE)
         .arg("bench")
         .arg(&scene)
-        .args(["--threads", "1", "--json", "--steps", "1000000"])
+        .args(["--threads", "1", "--steps", "1000000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = wait_for_line(&mut child, "bench:");
+    let mut said = wait_for_line(&mut child, "bench:");
     std::thread::sleep(Duration::from_millis(300));
     send(&child, libc::SIGINT);
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).unwrap();
+    let mut figures = String::new();
+    said.read_to_string(&mut figures).unwrap();
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{rest}");
-    let json: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
-    let steps = json["steps"].as_u64().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{figures}{err}");
+    // `  bodies 1000, steps N (h = 0.01 s), S s, M ms/step, R body-steps/s`
+    let line = (figures.lines())
+        .find(|l| l.trim_start().starts_with("bodies 1000, steps "))
+        .unwrap_or_else(|| panic!("no figures: {figures}"));
+    let field = |before: &str, after: &str| -> f64 {
+        let rest = &line[line.find(before).unwrap() + before.len()..];
+        rest[..rest.find(after).unwrap()].trim().parse().unwrap()
+    };
+    let steps = field("steps ", " (") as u64;
     assert!(steps > 0 && steps < 1_000_000, "{steps} steps");
-    assert!(
-        rest.contains(&format!(
-            "interrupted by Ctrl-C (SIGINT) after {steps} of 1000000 steps"
-        )),
-        "{rest}"
+    assert_eq!(
+        err.trim_end(),
+        format!("interrupted by Ctrl-C (SIGINT) after {steps} of 1000000 steps: the figures are of those steps"),
     );
-    let rate = json["body_steps_per_s"].as_f64().unwrap();
-    let expected = 1000.0 * steps as f64 / json["seconds"].as_f64().unwrap();
+    let (seconds, ms_per_step) = (field("s), ", " s,"), field("s, ", " ms/step"));
     assert!(
-        (rate - expected).abs() <= 1e-9 * expected,
-        "{rate} body-steps/s, not those of {steps} steps"
+        (ms_per_step - 1e3 * seconds / steps as f64).abs() <= 0.01 * ms_per_step,
+        "{ms_per_step} ms/step are not those of {steps} steps in {seconds} s: {line}"
     );
     std::fs::remove_dir_all(&base).unwrap();
 }

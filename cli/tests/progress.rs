@@ -1,5 +1,5 @@
 //! Progress in a log: a `grains run` whose stdout and stderr go to a file says what it runs
-//! within 2 s of its start, then writes a status line at least every `--status-every` seconds
+//! (on stdout) within 2 s of its start, then writes a status line at least every `--status-every` seconds
 //! (30 in a real run; 1 here, so the test takes seconds), also when 10 % of the steps take far
 //! longer than that.
 
