@@ -103,9 +103,9 @@ pub struct RunOptions {
     /// its first).
     pub resume: bool,
     /// Show progress: a line on stdout saying what runs (bodies, steps, output folder, threads
-    /// or GPU) at the start, then on stderr a bar when it is a terminal, else a status line
-    /// every `status_every` or every 10 % of the steps, whichever comes first (stderr holds no
-    /// other line before an error, which is one line).
+    /// or GPU) at the start; then a bar on stderr when it is a terminal, else a status line on
+    /// stdout every `status_every` or every 10 % of the steps, whichever comes first (so that
+    /// stderr holds only warnings and the error's one line).
     pub progress: bool,
     /// Most wall time between two status lines ([`STATUS_EVERY`]).
     pub status_every: Duration,
@@ -964,7 +964,7 @@ pub fn run_distributed(
                     .as_mut()
                     .and_then(|st| st.due(s, world.time(), last_draw, &rate))
                 {
-                    eprintln!("{line}");
+                    println!("{line}");
                 }
             }
         }

@@ -147,12 +147,11 @@ fn a_second_ctrl_c_ends_the_run_at_once() {
         !rest.contains("interrupted"),
         "the run stopped as after one signal: {rest}"
     );
-    let checkpoint = Snapshot::from_bytes(&std::fs::read(out.join("checkpoint.bin")).unwrap());
-    assert_eq!(
-        checkpoint.unwrap().steps,
-        0,
-        "a step was finished and checkpointed"
-    );
+    // No checkpoint after step 0's (which the writer thread may not have written yet).
+    if let Ok(bytes) = std::fs::read(out.join("checkpoint.bin")) {
+        let steps = Snapshot::from_bytes(&bytes).unwrap().steps;
+        assert_eq!(steps, 0, "a step was finished and checkpointed");
+    }
     println!("ended {ended:?} after the second signal");
     std::fs::remove_dir_all(&base).unwrap();
 }
