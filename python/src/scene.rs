@@ -66,7 +66,7 @@ fn signal_pending() -> bool {
     }
 }
 
-/// Runs the scene file at `path` as `grains run` does: progress on stderr, ParaView frames,
+/// Runs the scene file at `path` as `grains run` does: progress as it shows it, ParaView frames,
 /// CSV observables, pictures, checkpoints and `summary.json` in `out` (default
 /// `results/<scene name>`), and returns the summary as a dict.
 ///
