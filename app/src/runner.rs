@@ -7,7 +7,9 @@
 
 use crate::output::contacts::ContactFrame;
 use crate::output::image::{Extent, Section, Style, View};
-use crate::output::progress::{exact_time, format_time, time_decimals, StatusLines};
+use crate::output::progress::{
+    exact_time, format_time, time_decimals, RecentRate, StatusLines, STATUS_EVERY,
+};
 use crate::output::quality::percentile_95;
 use crate::output::record::RunRecord;
 use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
@@ -23,7 +25,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// Why a run failed.
@@ -100,8 +102,13 @@ pub struct RunOptions {
     /// Continue the run in `out` from its checkpoint (from step 0 when it was killed before
     /// its first).
     pub resume: bool,
-    /// Show progress: a bar when stderr is a terminal, else a status line every so often.
+    /// Show progress: a line on stdout saying what runs (bodies, steps, output folder, threads
+    /// or GPU) at the start; then a bar on stderr when it is a terminal, else a status line on
+    /// stdout every `status_every` or every 10 % of the steps, whichever comes first (so that
+    /// stderr holds only warnings and the error's one line).
     pub progress: bool,
+    /// Most wall time between two status lines ([`STATUS_EVERY`]).
+    pub status_every: Duration,
     /// Stop after this many steps in total without finishing (as if killed; for tests).
     pub stop_after: Option<u64>,
     /// Asked after every step whether to stop now, so it must be cheap (the program's Ctrl-C
@@ -154,6 +161,7 @@ impl RunOptions {
             backend: None,
             resume: false,
             progress: false,
+            status_every: STATUS_EVERY,
             stop_after: None,
             interrupt: None,
         }
@@ -867,16 +875,18 @@ pub fn run_distributed(
     }
 
     let h = h32 as f64;
+    if opts.progress {
+        println!("{}", start_line(scene, &world, start_step, &opts.out));
+    }
     let on_terminal = std::io::stderr().is_terminal();
+    let mut rate = RecentRate::new(start_step, Instant::now());
     let mut status = (opts.progress && !on_terminal)
-        .then(|| StatusLines::new(start_step, total, h, Instant::now()));
+        .then(|| StatusLines::new(start_step, total, h, Instant::now(), opts.status_every));
     let bar = if opts.progress && on_terminal {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40.cyan/blue} {pos}/{len} steps  {msg}  ETA {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} steps  {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b.set_position(start_step);
         b
@@ -946,18 +956,19 @@ pub fn run_distributed(
             }
             if last_draw.elapsed().as_secs_f64() > 0.2 {
                 last_draw = Instant::now();
-                let rate = (record.taken - before_taken) as f64 / clock.elapsed().as_secs_f64();
+                rate.record(s, last_draw);
                 bar.set_position(s);
                 bar.set_message(format!(
-                    "t = {} s, {:.0} steps/s",
+                    "t = {} s, {:.0} steps/s  ETA {}",
                     format_time(world.time(), h),
-                    rate
+                    rate.per_second().unwrap_or(0.0),
+                    rate.time_left(total)
                 ));
                 if let Some(line) = status
                     .as_mut()
-                    .and_then(|st| st.due(s, world.time(), last_draw))
+                    .and_then(|st| st.due(s, world.time(), last_draw, &rate))
                 {
-                    eprintln!("{line}");
+                    println!("{line}");
                 }
             }
         }
@@ -1026,6 +1037,27 @@ pub fn run_distributed(
     // after the steps' last one): each ends by itself, none is left waiting.
     agreed(distribute, summary_written)?;
     Ok(summary)
+}
+
+/// The line said when stepping starts: the scene, its bodies, the steps to take (from the
+/// checkpoint's on a resume), where the outputs go and what steps the world.
+fn start_line(scene: &Scene, world: &World, from: u64, out: &std::path::Path) -> String {
+    let (total, h) = (scene.total_steps(), scene.settings().h);
+    let steps = match from {
+        0 => format!("{total} steps"),
+        s => format!("steps {s} to {total} (resumed)"),
+    };
+    let on = match world.adapter_name() {
+        Some(a) => format!("GPU adapter {a}"),
+        None => format!("CPU, {} threads", world.settings().threads),
+    };
+    format!(
+        "{}: {} bodies, {steps} of h = {h} s (to t = {} s), into {}, {on}",
+        scene.name,
+        world.len(),
+        format_time(exact_time(total, h), h as f64),
+        out.display()
+    )
 }
 
 /// Writes `summary` as the folder's `summary.json`, atomically.

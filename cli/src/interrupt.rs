@@ -1,6 +1,7 @@
-//! Ctrl-C (SIGINT) and SIGTERM in `grains run`: the first asks the run to stop after the step in
-//! progress, write a checkpoint and the outputs due, and say how to resume; a second ends the
-//! process at once.
+//! Ctrl-C (SIGINT) and SIGTERM in `grains run` and `grains bench`: the first asks the run to
+//! stop after the step in progress, write a checkpoint and the outputs due, and say how to
+//! resume (the bench: to print the figures of the steps taken); a second ends the process at
+//! once.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -25,7 +26,8 @@ pub fn install() {
     }
 }
 
-/// Whether a signal asked the run to stop (the runner's interrupt hook).
+/// Whether a signal asked the run to stop (the runner's interrupt hook; false before
+/// [`install`]).
 pub fn asked() -> bool {
     signal().is_some()
 }

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use grains::{Settings, SolverKind, Stage};
 use grains_app::convergence::{convergence_study, StudyOptions};
+use grains_app::output::progress::STATUS_EVERY;
 use grains_app::output::{Quality, Rest};
 use grains_app::runner::{run_distributed, RunOptions};
 use grains_app::scene::{Scene, MAX_THREADS};
@@ -14,7 +15,7 @@ use grains_validation::report::{full_lines, markdown, short_line, total_line};
 use grains_validation::{scenes_dir, Setup, Status};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[cfg(feature = "mpi")]
 mod distributed;
@@ -253,6 +254,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         steps,
         until,
         stop_after,
+        status_every,
     } = args;
     let mut scene = match Scene::load(&path) {
         Ok(s) => s,
@@ -310,6 +312,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
         backend: None,
         resume: resume.is_some(),
         progress: leader,
+        status_every: status_every.map_or(STATUS_EVERY, Duration::from_secs_f64),
         stop_after,
         // Ctrl-C stops a run on one process; the ranks of a distributed run would have to
         // agree on the step to stop at, so there mpirun's signal ends the job.
@@ -528,9 +531,13 @@ struct RunArgs {
     /// Stop after this many steps in total, as if the run had been killed (for testing resume).
     #[arg(long, hide = true)]
     stop_after: Option<u64>,
+    /// Most seconds between two status lines when stderr is not a terminal [default: 30] (for
+    /// testing the status lines).
+    #[arg(long, hide = true, value_parser = positive_time)]
+    status_every: Option<f64>,
 }
 
-/// A simulated time for `--until`: positive and finite.
+/// A time for `--until` (simulated) or `--status-every` (wall): positive and finite seconds.
 fn positive_time(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
@@ -781,10 +788,32 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         eprintln!("error: {e}");
         ExitCode::FAILURE
     };
-    let steps = opts.steps.unwrap_or_else(|| scene.total_steps());
+    let planned = opts.steps.unwrap_or_else(|| scene.total_steps());
+    // Ctrl-C or SIGTERM stops a bench in one process after the step in progress, with the
+    // figures of the steps taken; the ranks of a distributed bench would have to agree on the
+    // step to stop at, so there mpirun's signal ends the job.
+    #[cfg(feature = "mpi")]
+    let (alone, leader) = (job.is_none(), job.as_ref().is_none_or(|j| j.rank == 0));
+    #[cfg(not(feature = "mpi"))]
+    let (alone, leader) = (true, true);
+    if alone {
+        interrupt::install();
+    }
+    if leader && !opts.json {
+        println!(
+            "bench: {}, {} bodies, {planned} steps{}",
+            scene.name,
+            world.len(),
+            match alone {
+                true => "; Ctrl-C stops after the step in progress and prints the figures so far",
+                false => "",
+            }
+        );
+    }
     let mut tally = StepTally::new(&world);
     let start = Instant::now();
-    for _ in 0..steps {
+    let mut steps = 0;
+    while steps < planned {
         match world.step() {
             Ok(s) if world.stats_at() == world.steps() => tally.add(&s),
             Ok(_) => {}
@@ -793,7 +822,12 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             }
             Err(e) => return fail(e.to_string()),
         }
+        steps += 1;
+        if interrupt::asked() {
+            break;
+        }
     }
+    let interrupted = interrupt::signal();
     // The time includes reading the end state back (GPU), so that every step has completed;
     // that read-back gives the last step's figures too.
     let last_counted = world.stats_at() == world.steps();
@@ -815,8 +849,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let residual = world.last_stats().residual;
     let counted = tally.counted;
     let figures = tally.figures(steps, seconds, stages.map(|t| t.seconds(Stage::Solve)));
-    let rest = match opts
-        .rest_steps
+    let rest = match (opts.rest_steps.filter(|_| interrupted.is_none()))
         .map(|k| Rest::measure(&mut world, k))
         .transpose()
     {
@@ -941,5 +974,18 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
             ),
         }
     }
-    ExitCode::SUCCESS
+    match interrupted {
+        Some(signal) => {
+            eprintln!(
+                "interrupted by {} after {steps} of {planned} steps: the figures are of those steps{}",
+                interrupt::name(signal),
+                match opts.rest_steps {
+                    Some(_) => " (the rest steps were not taken)",
+                    None => "",
+                }
+            );
+            ExitCode::from(128 + signal as u8)
+        }
+        None => ExitCode::SUCCESS,
+    }
 }

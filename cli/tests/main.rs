@@ -15,6 +15,7 @@ mod interrupt;
 mod kill_resume;
 mod lifecycle;
 mod outputs;
+mod progress;
 mod resume;
 mod runner;
 mod scene_errors;

@@ -44,12 +44,21 @@ fn run_cli(name: &str, text: &str) -> (bool, String, PathBuf, PathBuf) {
 
 /// Asserts the error names the file, `line` and `key`, and that the run left no output.
 fn expect_error(name: &str, text: &str, line: usize, key: &str) {
+    expect_error_saying(name, text, line, key, "");
+}
+
+/// [`expect_error`], whose line also says `saying`.
+fn expect_error_saying(name: &str, text: &str, line: usize, key: &str, saying: &str) {
     let (ok, err, out, scene) = run_cli(name, text);
     assert!(!ok, "{name}: exited 0");
     assert!(!err.contains("panicked"), "{name}: panicked: {err}");
     assert_eq!(err.lines().count(), 1, "{name}: not one line: {err}");
     let want = format!("{}:{line}: key `{key}`", scene.display());
     assert!(err.contains(&want), "{name}: expected `{want}` in: {err}");
+    assert!(
+        err.contains(saying),
+        "{name}: expected `{saying}` in: {err}"
+    );
     assert!(!out.exists(), "{name}: output folder was created");
     std::fs::remove_dir_all(scene.parent().unwrap()).unwrap();
 }
@@ -156,12 +165,24 @@ fn bad_integrator_settings() {
 #[test]
 fn gpu_refuses_gauss_seidel_and_a_tolerance() {
     let t = good().replace("h = 0.01", "h = 0.01\nbackend = \"gpu\"");
-    expect_error("gpu_gs", &t, line_of(&t, "preset"), "solver");
+    // Neither key is in the file: the line is the preset's, which chose them, and says so.
+    let (preset, by) = (
+        line_of(&t, "preset"),
+        "the file sets no `solver`: `preset` chose it",
+    );
+    expect_error_saying("gpu_gs", &t, preset, "preset", by);
     let t = good().replace(
         "h = 0.01",
         "h = 0.01\nbackend = \"gpu\"\nsolver = \"jacobi\"\nomega = 0.3",
     );
-    expect_error("gpu_tolerance", &t, line_of(&t, "preset"), "tolerance");
+    let by = "the file sets no `tolerance`: `preset` chose it";
+    expect_error_saying("gpu_tolerance", &t, line_of(&t, "preset"), "preset", by);
+    // Written, the key is named at its own line.
+    let t = good().replace(
+        "h = 0.01",
+        "h = 0.01\nbackend = \"gpu\"\nsolver = \"gauss_seidel\"",
+    );
+    expect_error("gpu_gs_written", &t, line_of(&t, "solver"), "solver");
     let dir = tmp("gpu_flag");
     let scene = dir.join("ok.toml");
     std::fs::write(&scene, good()).unwrap();

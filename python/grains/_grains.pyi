@@ -518,7 +518,7 @@ def run(
     until: Optional[float] = None,
     progress: bool = True,
 ) -> Dict[str, Any]:
-    """Runs a scene file as `grains run` does (outputs, checkpoints, progress on stderr) and
+    """Runs a scene file as `grains run` does (outputs, checkpoints, progress) and
     returns its summary; Ctrl-C stops it after a checkpoint and raises KeyboardInterrupt."""
 
 def lattice(

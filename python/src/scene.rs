@@ -3,6 +3,7 @@
 use crate::errors::{run_error, scene_error, warn_placement};
 use crate::world::PyWorld;
 use grains::Backend;
+use grains_app::output::progress::STATUS_EVERY;
 use grains_app::runner::{run as run_scene, RunOptions};
 use grains_app::scene::Scene;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
@@ -65,7 +66,7 @@ fn signal_pending() -> bool {
     }
 }
 
-/// Runs the scene file at `path` as `grains run` does: progress on stderr, ParaView frames,
+/// Runs the scene file at `path` as `grains run` does: progress as it shows it, ParaView frames,
 /// CSV observables, pictures, checkpoints and `summary.json` in `out` (default
 /// `results/<scene name>`), and returns the summary as a dict.
 ///
@@ -116,6 +117,7 @@ fn run<'py>(
         backend: None,
         resume,
         progress,
+        status_every: STATUS_EVERY,
         stop_after: None,
         interrupt: Some(signal_pending),
     };

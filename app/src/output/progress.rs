@@ -1,9 +1,12 @@
-//! Progress of a run whose stderr is not a terminal (a log file, a batch job): a status line
-//! every so often instead of a progress bar, and simulated times printed to the step's precision.
+//! Progress of a run: the recent stepping rate and the time left at it (for the progress bar on
+//! a terminal and the status lines), a status line every so often when stderr is not a
+//! terminal (a log file, a batch job), and simulated times printed to the step's precision.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// Least wall time between two status lines.
+/// Most wall time between two status lines of a run (`grains run --status-every` sets another,
+/// for tests).
 pub const STATUS_EVERY: Duration = Duration::from_secs(30);
 
 /// Decimals that show a multiple of `h` (s) exactly: those of `h` itself (`0.01` → 2,
@@ -47,45 +50,98 @@ fn format_duration(s: f64) -> String {
     }
 }
 
+/// How far back [`RecentRate`] looks: the rate of the last this many seconds of wall time.
+pub const RATE_WINDOW: Duration = Duration::from_secs(20);
+
+/// The stepping rate of the recent past: the steps taken over the last [`RATE_WINDOW`] of wall
+/// time (or since the process started stepping, when that is shorter), from the samples
+/// (wall instant, step) it is given. It counts only the steps of this process, so that a
+/// resumed run's time left is not that of the steps the checkpoint already holds; and it
+/// follows a rate that changes (a bed that settles, a heap that grows), where the average over
+/// the whole run lags behind.
+#[derive(Debug)]
+pub struct RecentRate {
+    samples: VecDeque<(Instant, u64)>,
+}
+
+impl RecentRate {
+    /// Starting at step `step` now.
+    pub fn new(step: u64, now: Instant) -> RecentRate {
+        RecentRate {
+            samples: VecDeque::from([(now, step)]),
+        }
+    }
+
+    /// Records that the run is at step `step` at `now`, forgetting the samples that are older
+    /// than the window (the oldest one inside it stays, as the window's start).
+    pub fn record(&mut self, step: u64, now: Instant) {
+        self.samples.push_back((now, step));
+        while self
+            .samples
+            .get(1)
+            .is_some_and(|&(t, _)| now.duration_since(t) >= RATE_WINDOW)
+        {
+            self.samples.pop_front();
+        }
+    }
+
+    /// Steps per second over the window; `None` before a step was taken.
+    pub fn per_second(&self) -> Option<f64> {
+        let (&(t0, s0), &(t1, s1)) = (self.samples.front()?, self.samples.back()?);
+        let wall = t1.duration_since(t0).as_secs_f64();
+        (s1 > s0 && wall > 0.0).then(|| (s1 - s0) as f64 / wall)
+    }
+
+    /// The wall time left to reach step `total` at the recent rate, as `2m05s` (`?` before a
+    /// step was taken).
+    pub fn time_left(&self, total: u64) -> String {
+        match (self.per_second(), self.samples.back()) {
+            (Some(rate), Some(&(_, step))) => {
+                format_duration(total.saturating_sub(step) as f64 / rate)
+            }
+            _ => "?".into(),
+        }
+    }
+}
+
 /// Decides when a status line is due and writes it.
 #[derive(Debug)]
 pub struct StatusLines {
     total: u64,
     h: f64,
-    start: (Instant, u64),
+    every: Duration,
     last: (Instant, u64),
 }
 
 impl StatusLines {
-    /// For a run of `total` steps of `h` (s) that starts (or resumes) at step `step` now.
-    pub fn new(step: u64, total: u64, h: f64, now: Instant) -> StatusLines {
+    /// For a run of `total` steps of `h` (s) that starts (or resumes) at step `step` now, with
+    /// a line at least every `every` of wall time ([`STATUS_EVERY`] in a run).
+    pub fn new(step: u64, total: u64, h: f64, now: Instant, every: Duration) -> StatusLines {
         StatusLines {
             total,
             h,
-            start: (now, step),
+            every,
             last: (now, step),
         }
     }
 
-    /// The status line after `step` steps at simulated time `t` (s), when one is due: at least
-    /// [`STATUS_EVERY`] of wall time and 10 % of the steps since the last one, whichever comes
-    /// later. It gives the step, the simulated time, the rate and the time left.
-    pub fn due(&mut self, step: u64, t: f64, now: Instant) -> Option<String> {
-        let waited = now.duration_since(self.last.0) >= STATUS_EVERY;
+    /// The status line after `step` steps at simulated time `t` (s), when one is due: after
+    /// `every` of wall time or 10 % of the steps since the last one, whichever comes first. It
+    /// gives the step, the simulated time, the recent rate and the time left at that rate.
+    pub fn due(&mut self, step: u64, t: f64, now: Instant, rate: &RecentRate) -> Option<String> {
+        let waited = now.duration_since(self.last.0) >= self.every;
         let advanced = step.saturating_sub(self.last.1).saturating_mul(10) >= self.total;
-        if !(waited && advanced) {
+        if !(waited || advanced) {
             return None;
         }
         self.last = (now, step);
-        let wall = now.duration_since(self.start.0).as_secs_f64();
-        let rate = step.saturating_sub(self.start.1) as f64 / wall.max(1e-9);
-        let left = self.total.saturating_sub(step) as f64 / rate.max(1e-9);
         Some(format!(
-            "step {step}/{} ({:.0} %), t = {} s, {rate:.0} steps/s, ETA {}",
+            "step {step}/{} ({:.0} %), t = {} s, {:.0} steps/s, ETA {}",
             self.total,
             100.0 * step as f64 / self.total.max(1) as f64,
             format_time(t, self.h),
-            format_duration(left),
+            rate.per_second().unwrap_or(0.0),
+            rate.time_left(self.total),
         ))
     }
 }
@@ -109,18 +165,53 @@ mod tests {
     }
 
     #[test]
-    fn a_status_line_comes_after_30_s_and_10_percent_whichever_is_later() {
+    fn a_status_line_comes_after_30_s_or_10_percent_whichever_is_first() {
         let t0 = Instant::now();
-        let mut s = StatusLines::new(0, 1000, 0.001f32 as f64, t0);
         let at = |secs| t0 + Duration::from_secs(secs);
-        assert_eq!(s.due(500, 0.5, at(10)), None, "half the steps, but 10 s");
-        assert_eq!(s.due(50, 0.05, at(40)), None, "40 s, but 5 % of the steps");
-        let line = s.due(100, 0.100000001, at(40)).unwrap();
+        let mut rate = RecentRate::new(0, t0);
+        let mut s = StatusLines::new(0, 1000, 0.001f32 as f64, t0, STATUS_EVERY);
+        rate.record(50, at(10));
         assert_eq!(
-            line,
-            "step 100/1000 (10 %), t = 0.100 s, 2 steps/s, ETA 6m00s"
+            s.due(50, 0.05, at(10), &rate),
+            None,
+            "10 s and 5 % of the steps"
         );
-        assert_eq!(s.due(300, 0.3, at(60)), None, "20 s since the last line");
-        assert!(s.due(300, 0.3, at(70)).is_some());
+        rate.record(100, at(20));
+        let line = s.due(100, 0.100000001, at(20), &rate).unwrap();
+        assert_eq!(
+            line, "step 100/1000 (10 %), t = 0.100 s, 5 steps/s, ETA 3m00s",
+            "10 % of the steps after 20 s"
+        );
+        rate.record(120, at(49));
+        assert_eq!(s.due(120, 0.12, at(49), &rate), None, "29 s and 2 %");
+        assert!(s.due(120, 0.12, at(50), &rate).is_some(), "30 s and 2 %");
+    }
+
+    #[test]
+    fn the_time_left_counts_this_process_steps_only() {
+        // Resumed at step 9,000 of 10,000: before a step, no rate; then 10 steps/s.
+        let t0 = Instant::now();
+        let mut rate = RecentRate::new(9000, t0);
+        assert_eq!(rate.time_left(10_000), "?");
+        rate.record(9010, t0 + Duration::from_secs(1));
+        assert_eq!(rate.per_second(), Some(10.0));
+        assert_eq!(rate.time_left(10_000), "1m39s");
+    }
+
+    #[test]
+    fn the_rate_follows_the_recent_steps() {
+        // 100 steps/s for a minute, then 10 steps/s: once the window holds only the slow
+        // steps the rate is theirs, where the whole-run average would still say 55 steps/s.
+        let t0 = Instant::now();
+        let mut rate = RecentRate::new(0, t0);
+        let mut step = 0;
+        for sec in 1..=120u64 {
+            step += if sec <= 60 { 100 } else { 10 };
+            rate.record(step, t0 + Duration::from_secs(sec));
+        }
+        let r = rate.per_second().unwrap();
+        assert!((r - 10.0).abs() < 1e-9, "the recent rate is {r} steps/s");
+        assert_eq!(rate.time_left(step + 600), "1m00s");
+        assert!(rate.samples.len() <= 1 + RATE_WINDOW.as_secs() as usize);
     }
 }

@@ -17,6 +17,9 @@ pub(super) struct Origin {
     line: usize,
     /// (engine field, key of the file, line of the key), for the keys written.
     keys: Vec<(&'static str, &'static str, usize)>,
+    /// The key at `line` that chooses the values of the fields the file does not write
+    /// (`[settings]`' `preset`), if there is one.
+    defaults_by: Option<&'static str>,
 }
 
 impl Origin {
@@ -25,6 +28,15 @@ impl Origin {
         Origin {
             line: cx.line(span.start),
             keys: Vec::new(),
+            defaults_by: None,
+        }
+    }
+
+    /// Says that `key`, the item's first key, chooses the fields the file does not write.
+    pub(super) fn defaults_by(self, key: &'static str) -> Origin {
+        Origin {
+            defaults_by: Some(key),
+            ..self
         }
     }
 
@@ -33,6 +45,7 @@ impl Origin {
         Origin {
             line: 1,
             keys: Vec::new(),
+            defaults_by: None,
         }
     }
 
@@ -61,14 +74,18 @@ impl Origin {
         self
     }
 
-    /// The key and line of the engine's `field`: the first key written for it, else the
-    /// field's own name at the item's line.
-    fn place(&self, field: &'static str) -> (&'static str, usize) {
-        self.keys
-            .iter()
-            .find(|(f, _, _)| *f == field)
-            .map(|&(_, key, line)| (key, line))
-            .unwrap_or((field, self.line))
+    /// The key and line of the engine's `field`, and what to add to the engine's message: the
+    /// first key written for it; else the key that chose its value (`preset`) at its line, or
+    /// the field's own name at the item's line, with a note that the file does not write it.
+    fn place(&self, field: &'static str) -> (&'static str, usize, Option<String>) {
+        if let Some(&(_, key, line)) = self.keys.iter().find(|(f, _, _)| *f == field) {
+            return (key, line, None);
+        }
+        let note = match self.defaults_by {
+            Some(by) => format!("the file sets no `{field}`: `{by}` chose it"),
+            None => format!("the file sets no `{field}`: it is the default"),
+        };
+        (self.defaults_by.unwrap_or(field), self.line, Some(note))
     }
 }
 
@@ -121,12 +138,15 @@ impl Origins {
         };
         match named {
             Some((Some(origin), field)) => {
-                let (key, line) = origin.place(field);
+                let (key, line, note) = origin.place(field);
                 SceneError::Invalid {
                     file: file.to_path_buf(),
                     line,
                     key: key.to_string(),
-                    problem: e.to_string(),
+                    problem: match note {
+                        Some(note) => format!("{e} ({note})"),
+                        None => e.to_string(),
+                    },
                 }
             }
             _ => SceneError::Build {

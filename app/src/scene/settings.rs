@@ -187,6 +187,7 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         };
     }
     let origin = Origin::new(cx, s.preset.span())
+        .defaults_by("preset")
         .key_at(cx, "h", "h", Some(s.h.span()))
         .key(cx, "gravity", "gravity", &s.gravity)
         .key_at(
