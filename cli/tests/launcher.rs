@@ -1,5 +1,6 @@
 //! `grains` started by an MPI launcher: a build without the `mpi` feature refuses to be one of
-//! several processes (with it, `mpi_run.rs` runs it distributed).
+//! several processes (with it, `mpi_run.rs` runs it distributed). A test binary of its own that
+//! the workspace's test build with MPI compiles empty; `.ci/run` runs it alone, without MPI.
 #![cfg(not(feature = "mpi"))]
 
 use std::process::Command;
