@@ -7,9 +7,9 @@
 //! 1. **forces**: [`forces`] (gravity, applied loads, the kinematic bodies' drives) and the
 //!    explicit [`springs`], v* = v + h M⁻¹ f.
 //! 2. **broad**: [`broad_phase`], the uniform grid.
-//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shape`], the pair routines the table
-//!    of [`pairs`] names and the walls of [`wall_contact`]) finds the contact rows;
-//!    [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
+//! 3. **narrow**: [`narrow_phase`] (with the shapes of [`shapes`], the pair routines that the
+//!    table of [`pairs`] names, in the shapes' files and in [`pair_algorithms`], and the walls
+//!    of [`wall_contact`]) finds the contact rows; [`collision_filter`] drops those of jointed bodies that do not collide; [`rolling`] builds
 //!    the moment rows of spinning and rolling friction; [`mesh`] the contacts with
 //!    triangle-mesh walls.
 //! 4. **impact** (only when some pair restitutes): [`restitution`], Poisson's impact.
@@ -22,6 +22,9 @@
 //! 7. **integrate**: [`integrate`], with the free rotation of the anisotropic bodies of
 //!    [`inertia`].
 //! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
+//!
+//! What works with what is two tables: [`pairs`] (which shapes meet which shapes and walls) and
+//! [`support`] (the features refused together), read by the engine's build and the GPU backend.
 //!
 //! [`periodic`] holds the periodic boundaries' wrap (stage 7) and minimum image (stages 2–3).
 //!

@@ -182,16 +182,4 @@ mod tests {
         assert_eq!([member(0), member(1)], rod);
         assert_eq!([member(2), member(3), member(4)], tri);
     }
-
-    #[test]
-    fn other_shapes_are_refused() {
-        let shapes = [
-            Shape::Sphere,
-            Shape::Ellipsoid {
-                semi_axes: glam::Vec3::ONE,
-            },
-        ];
-        let e = ClumpShapes::new(ClumpTable::default(), &shapes).unwrap_err();
-        assert!(e.to_string().contains("other than clumps"), "{e}");
-    }
 }
