@@ -346,7 +346,12 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         std::fs::write(&file, text).unwrap();
         let out = base.join(name);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_grains"))
-            .args(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
             .args(["--steps", steps])
             .output()
             .unwrap();
@@ -367,7 +372,10 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         let kg = j["grains_inserted_kg"].as_f64().unwrap();
         let c = 4.0 / 3.0 * std::f64::consts::PI * 2500.0 * inserted as f64;
         let (light, heavy) = (c * 8e-9, c * 27e-9);
-        assert!(light < kg && kg < heavy, "{name}: {kg} kg for {inserted} grains");
+        assert!(
+            light < kg && kg < heavy,
+            "{name}: {kg} kg for {inserted} grains"
+        );
         let line = format!(
             "grains: {inserted} inserted ({kg:.4} kg), {missed} missed (no place found), {} removed by sinks ({:.4} kg)",
             j["grains_removed"],
