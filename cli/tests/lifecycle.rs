@@ -360,8 +360,12 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         (j, o)
     };
     let feed = common::fixture("tiny_feed.toml");
-    // A hundred times the rate into the same region: most grains due find no place.
-    let flood = feed.replace("count_per_second = 1500", "count_per_second = 150000");
+    // A shelf at the region's bottom: the grains pile up in the region, which fills, and
+    // later grains due find no place.
+    let flood = feed.replace(
+        "[[insert]]",
+        "[[containers]]\nkind = \"plane\"\npoint = [0.0, 0.0, 0.08]\nnormal = [0.0, 0.0, 1.0]\n\n[[insert]]",
+    );
     for (name, text, missing) in [("feed", feed, false), ("flood", flood, true)] {
         let (j, o) = run(name, text, "400");
         let inserted = j["grains_inserted"].as_u64().unwrap();
