@@ -346,7 +346,12 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         std::fs::write(&file, text).unwrap();
         let out = base.join(name);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_grains"))
-            .args(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
             .args(["--steps", steps])
             .output()
             .unwrap();
@@ -355,8 +360,12 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         (j, o)
     };
     let feed = common::fixture("tiny_feed.toml");
-    // A hundred times the rate into the same region: most grains due find no place.
-    let flood = feed.replace("count_per_second = 1500", "count_per_second = 150000");
+    // A shelf at the region's bottom: the grains pile up in the region, which fills, and
+    // later grains due find no place.
+    let flood = feed.replace(
+        "[[insert]]",
+        "[[containers]]\nkind = \"plane\"\npoint = [0.0, 0.0, 0.08]\nnormal = [0.0, 0.0, 1.0]\n\n[[insert]]",
+    );
     for (name, text, missing) in [("feed", feed, false), ("flood", flood, true)] {
         let (j, o) = run(name, text, "400");
         let inserted = j["grains_inserted"].as_u64().unwrap();
@@ -367,7 +376,10 @@ fn the_run_prints_the_grains_inserted_missed_and_removed() {
         let kg = j["grains_inserted_kg"].as_f64().unwrap();
         let c = 4.0 / 3.0 * std::f64::consts::PI * 2500.0 * inserted as f64;
         let (light, heavy) = (c * 8e-9, c * 27e-9);
-        assert!(light < kg && kg < heavy, "{name}: {kg} kg for {inserted} grains");
+        assert!(
+            light < kg && kg < heavy,
+            "{name}: {kg} kg for {inserted} grains"
+        );
         let line = format!(
             "grains: {inserted} inserted ({kg:.4} kg), {missed} missed (no place found), {} removed by sinks ({:.4} kg)",
             j["grains_removed"],

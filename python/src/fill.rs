@@ -13,6 +13,9 @@ use pyo3::prelude::*;
 /// A 3-tuple as a vector.
 type V3 = (f32, f32, f32);
 
+/// Positions (N, 3) and radii (N,).
+type Placed<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>);
+
 /// A fill's refusal as a `ValueError` naming the argument (the scene key it is named after).
 fn value_error(e: FillError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -91,7 +94,7 @@ fn random_fill<'py>(
     seed: u64,
     avoid: Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
     planar: bool,
-) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<Placed<'py>> {
     let v = Vec3::from;
     let region = match (r#box, cylinder, cone) {
         (Some((min, max)), None, None) => FillRegion::boxed(v(min), v(max)),

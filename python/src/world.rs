@@ -581,7 +581,10 @@ impl PyWorld {
 }
 
 /// Rows of float64 as an (N, W) array.
-pub(crate) fn matrix<'py, const W: usize>(py: Python<'py>, rows: &[[f64; W]]) -> Bound<'py, PyArray2<f64>> {
+pub(crate) fn matrix<'py, const W: usize>(
+    py: Python<'py>,
+    rows: &[[f64; W]],
+) -> Bound<'py, PyArray2<f64>> {
     let flat: Vec<f64> = rows.iter().flatten().copied().collect();
     PyArray1::from_vec(py, flat)
         .reshape([rows.len(), W])

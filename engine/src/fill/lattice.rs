@@ -124,7 +124,7 @@ impl Lattice {
         let jitter = self.jitter as f64;
         // A site moves at most half the spacing: each grain stays in its own cell.
         let most = d / (2.0 * radius as f64);
-        if !(jitter >= 0.0) {
+        if jitter.is_nan() || jitter < 0.0 {
             return Err(FillError::new(
                 "jitter",
                 format!("must be at least 0, got {jitter}"),

@@ -34,6 +34,7 @@ pub use pour::PourScene;
 pub use random::RandomFill;
 pub use region::FillRegion;
 
+use glam::Vec3;
 use thiserror::Error;
 
 /// Why a fill cannot be made: the parameter (by its scene-file key) and what is wrong with it.
@@ -76,5 +77,3 @@ fn finite(key: &'static str, v: Vec3) -> Result<(), FillError> {
         Err(FillError::new(key, format!("must be finite, got {v}")))
     }
 }
-
-use glam::Vec3;

@@ -56,7 +56,7 @@ impl RandomFill {
     /// The error naming the first parameter out of range.
     pub fn check(&self) -> Result<(), FillError> {
         positive("radius", self.radius)?;
-        if !(self.radius_max >= self.radius) || !self.radius_max.is_finite() {
+        if !self.radius_max.is_finite() || self.radius_max < self.radius {
             return Err(FillError::new("radius_max", "must be ≥ radius"));
         }
         match self.region {
@@ -95,7 +95,7 @@ impl RandomFill {
     /// volume; of its area in planar mode), at most 0.6, which random placement can reach.
     pub fn count_for(&self, phi: f64) -> Result<usize, FillError> {
         self.check()?;
-        if !(phi > 0.0) {
+        if phi.is_nan() || phi <= 0.0 {
             return Err(FillError::new(
                 "packing_fraction",
                 format!("must be above 0, got {phi}"),

@@ -54,7 +54,7 @@ impl FillRegion {
         large_radius: f32,
         length: f32,
     ) -> Result<Self, FillError> {
-        if !(small_radius >= 0.0) {
+        if small_radius.is_nan() || small_radius < 0.0 {
             return Err(FillError::new(
                 "region_small_radius",
                 format!("must be at least 0, got {small_radius}"),
