@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use grains::Settings;
 use grains_app::output::Quality;
-use grains_app::pour::PourScene;
+use grains_app::pour::{bounds, PourScene};
 use std::time::{Duration, Instant};
 
 const STEPS: u64 = 500;
@@ -37,7 +37,7 @@ fn pour(c: &mut Criterion) {
                     }
                     total += start.elapsed();
                     last = Some((
-                        Quality::measure(&world, Some(&scene.bounds())),
+                        Quality::measure(&world, Some(&bounds(&scene))),
                         iterations as f64 / STEPS as f64,
                     ));
                 }
