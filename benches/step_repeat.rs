@@ -11,6 +11,7 @@
 //! each stage's minimum and median milliseconds and the step's sweeps.
 
 use grains::snapshot::Snapshot;
+use grains::Stage;
 use grains_app::scene::Scene;
 use std::process::exit;
 
@@ -57,38 +58,23 @@ fn main() {
         }
     }
     let saved = world.snapshot().unwrap_or_else(|e| fail("snapshot", &e));
-    let names = [
-        "forces",
-        "broad",
-        "narrow",
-        "prepare",
-        "solve",
-        "integrate",
-        "observe",
-    ];
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); names.len() + 1];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); Stage::ALL.len() + 1];
     let mut sweeps = 0;
     for _ in 0..repeats {
         world
             .restore(&saved)
             .unwrap_or_else(|e| fail("restore", &e));
-        let before = world.stage_times().unwrap_or_default();
+        let mut before = world.stage_times().unwrap_or_default();
         let stats = world.step().unwrap_or_else(|e| fail("step", &e));
-        let after = world.stage_times().unwrap_or_default();
+        let mut after = world.stage_times().unwrap_or_default();
         sweeps = stats.iterations;
-        let stage = [
-            after.forces - before.forces,
-            after.broad - before.broad,
-            after.narrow - before.narrow,
-            after.prepare - before.prepare,
-            after.solve - before.solve,
-            after.integrate - before.integrate,
-            after.observe - before.observe,
-        ];
-        for (s, t) in samples.iter_mut().zip(stage) {
-            s.push(t * 1e3);
+        let mut step = 0.0;
+        for (s, stage) in samples.iter_mut().zip(Stage::ALL) {
+            let ms = (*after.slot(stage) - *before.slot(stage)) * 1e3;
+            s.push(ms);
+            step += ms;
         }
-        samples[names.len()].push(stage.iter().sum::<f64>() * 1e3);
+        samples[Stage::ALL.len()].push(step);
     }
     println!(
         "{path}: {} bodies, {} contacts, {sweeps} sweeps, {repeats} repeats of step {}",
@@ -96,10 +82,8 @@ fn main() {
         world.contact_rows().rows.len(),
         world.steps()
     );
-    if std::env::var_os("STEP_REPEAT_ALL").is_some() {
-        println!("  solve each: {:.1?}", samples[4]);
-    }
-    for (name, s) in names.iter().chain(["step"].iter()).zip(&mut samples) {
+    let names = Stage::ALL.map(Stage::name);
+    for (name, s) in names.iter().chain(&["step"]).zip(&mut samples) {
         s.sort_by(f64::total_cmp);
         println!(
             "  {name:<9} min {:8.3} ms  median {:8.3} ms",
