@@ -15,6 +15,7 @@
 //! refuses every pair it refuses.
 
 use crate::broad_phase::Grid;
+use crate::contact_update::transpose;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
 use crate::pair_algorithms::ellipsoid_frustum::ellipsoid_in_frustum;
@@ -32,7 +33,7 @@ use crate::shapes::polyhedron::{hull_vertices, polyhedron_pair_points, Hull};
 use crate::shapes::{shape_of, Placed, Shape, Touch};
 use crate::step::StepParams;
 use crate::wall_contact::{point_wall, sphere_wall};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -497,14 +498,64 @@ impl PairTests<'_> {
             let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
             for &(start, end) in &ranges[..n] {
                 let range = start as usize..end as usize;
-                let candidates = grid.bodies[range.clone()]
-                    .iter()
-                    .zip(&grid.sorted_centre_reach[range]);
-                for (&j, &cj) in candidates {
-                    if j > i && (!PERIODIC || periodic.image_index(p, cj.truncate()) == k) {
+                let (bodies, centres) = (
+                    &grid.bodies[range.clone()],
+                    &grid.sorted_centre_reach[range],
+                );
+                if !PERIODIC {
+                    self.near_partners(&side, bodies, centres, out);
+                    continue;
+                }
+                for (&j, &cj) in bodies.iter().zip(centres) {
+                    if j > i && periodic.image_index(p, cj.truncate()) == k {
                         self.sphere_partner::<PERIODIC>(&side, j, cj, out);
                     }
                 }
+            }
+        }
+    }
+
+    /// [`Self::sphere_partner`] (without periodic sides) for the candidates `bodies` of one run
+    /// of cells, with centres and reaches `centres`: the sphere–sphere contacts of `side` with
+    /// those after it, in candidate order. Whether a candidate comes after `side`, and whether
+    /// it lies within the two reaches, follow no pattern a branch predictor could learn, so
+    /// both are tested four candidates at a time into a mask, without a branch (the same
+    /// arithmetic as `sphere_partner`'s reject test, lane by lane), and only the candidates left
+    /// in the mask are tested in full.
+    #[inline(always)]
+    fn near_partners(
+        &self,
+        side: &SphereSide,
+        bodies: &[u32],
+        centres: &[Vec4],
+        out: &mut Vec<(u64, ContactRow)>,
+    ) {
+        let i = side.body;
+        let [px, py, pz, _] = side.pos_radius.to_array().map(Vec4::splat);
+        let reach = Vec4::splat(side.reach);
+        let (quads, rest) = (bodies.len() / 4, bodies.len() % 4);
+        for q in 0..quads {
+            let (ids, c) = (&bodies[4 * q..4 * q + 4], &centres[4 * q..4 * q + 4]);
+            let [x, y, z, w] = transpose([c[0], c[1], c[2], c[3]]);
+            let (dx, dy, dz) = (px - x, py - y, pz - z);
+            let bound = reach + w;
+            // Out of reach (NaN distances are kept, as in `sphere_partner`).
+            let far = (dx * dx + dy * dy + dz * dz).cmpgt(bound * bound).bitmask();
+            let after = ids
+                .iter()
+                .enumerate()
+                .fold(0, |m, (l, &j)| m | u32::from(j > i) << l);
+            let mut kept = after & !far;
+            while kept != 0 {
+                let l = kept.trailing_zeros() as usize;
+                kept &= kept - 1;
+                self.sphere_partner::<false>(side, ids[l], c[l], out);
+            }
+        }
+        let tail = bodies.len() - rest..bodies.len();
+        for (&j, &cj) in bodies[tail.clone()].iter().zip(&centres[tail]) {
+            if j > i {
+                self.sphere_partner::<false>(side, j, cj, out);
             }
         }
     }

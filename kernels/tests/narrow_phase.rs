@@ -5,10 +5,10 @@ use crate::common;
 
 use common::{material, plane, settings, sphere};
 use glam::Vec3;
-use grains_kernels::broad_phase::Grid;
+use grains_kernels::broad_phase::{Envelope, Grid};
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::narrow_phase::{find_contacts, Contacts};
-use grains_kernels::{pair_key, wall_key, Bodies, ContactRow, SolverKind, NO_BODY};
+use grains_kernels::{pair_key, wall_key, Bodies, ContactRow, SolverKind, StepParams, NO_BODY};
 
 fn assert_close(got: Vec3, want: Vec3, what: &str) {
     assert!((got - want).length() < 1e-6, "{what}: {got} vs {want}");
@@ -92,4 +92,72 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
     assert!((wall.mass_n - 2.0).abs() < 1e-6);
     assert!((wall.bias[0] - 4.0).abs() < 1e-3, "Φ/h {}", wall.bias[0]);
     assert_frame(wall);
+}
+
+/// A dense polydisperse cloud of 700 spheres at rest, with a few fast ones among them (whose
+/// pairs take a wider ε̂), and a few bodies stacked on one spot: the grid's candidate runs have
+/// every length modulo four, and the sphere–sphere keys the narrow phase finds are exactly
+/// those of the pairs a brute-force test over all pairs keeps (Φ ≤ ε̂ of the pair's closing
+/// speed), each once, in key order.
+#[test]
+fn the_sphere_pairs_found_are_those_of_a_brute_force_search() {
+    let mut random = grains_kernels::random::Lcg::new(11);
+    let mut bodies = Bodies::default();
+    for k in 0..700 {
+        let centre = match k {
+            // Three bodies on one spot: Φ < 0 at zero distance (the normal falls back to z).
+            690..=692 => Vec3::splat(0.05),
+            _ => Vec3::new(random.unit(), random.unit(), random.unit()) * 0.1,
+        };
+        sphere(&mut bodies, centre, 0.004 + 0.004 * random.unit(), 1.0);
+        if k % 97 == 0 {
+            bodies.motion[k].linear = [3.0, -2.0, 1.0];
+        }
+    }
+    let p = StepParams {
+        envelope: Envelope::PerPair {
+            floor: 2e-4,
+            speed_factor: 2.0,
+        },
+        ..settings(SolverKind::GaussSeidel)
+    };
+    let mut grid = Grid::default();
+    grid.build(&bodies.pos_radius, &[], &bodies.motion, p.envelope, p.h);
+    let mut contacts = Contacts::default();
+    find_contacts(
+        &grid,
+        &bodies,
+        &[],
+        &Default::default(),
+        &[],
+        &[],
+        &MeshWalls::default(),
+        &material(0.5),
+        &p,
+        &mut contacts,
+    )
+    .unwrap();
+    let mut expected = Vec::new();
+    for a in 0..bodies.len() {
+        for b in a + 1..bodies.len() {
+            let (pa, pb) = (bodies.pos_radius[a], bodies.pos_radius[b]);
+            let d = pa.truncate() - pb.truncate();
+            let n = if d.length() > 0.0 {
+                d / d.length()
+            } else {
+                Vec3::Z
+            };
+            let (va, vb) = (bodies.motion[a].v(), bodies.motion[b].v());
+            let closing = (-(va - vb).dot(n)).max(va.length()).max(vb.length());
+            if d.length() - (pa.w + pb.w) <= p.envelope.pair(closing, p.h) {
+                expected.push(pair_key(a as u32, b as u32));
+            }
+        }
+    }
+    assert!(
+        expected.len() > 500,
+        "a dense cloud: {} pairs",
+        expected.len()
+    );
+    assert_eq!(contacts.keys, expected);
 }
