@@ -1047,10 +1047,7 @@ fn start_line(scene: &Scene, world: &World, from: u64, out: &std::path::Path) ->
         0 => format!("{total} steps"),
         s => format!("steps {s} to {total} (resumed)"),
     };
-    let on = match world.adapter_name() {
-        Some(a) => format!("GPU adapter {a}"),
-        None => format!("CPU, {} threads", world.settings().threads),
-    };
+    let on = backend_phrase(world.adapter_name(), world.settings().threads);
     format!(
         "{}: {} bodies, {steps} of h = {h} s (to t = {} s), into {}, {on}",
         scene.name,
@@ -1188,5 +1185,15 @@ mod tests {
                 "{deg}°: got {flipped}°"
             );
         }
+    }
+}
+
+/// Where a run steps, as the start and summary lines say it: "GPU adapter NAME", or "CPU, 1
+/// thread" / "CPU, N threads".
+pub fn backend_phrase(adapter: Option<&str>, threads: usize) -> String {
+    match (adapter, threads) {
+        (Some(a), _) => format!("GPU adapter {a}"),
+        (None, 1) => "CPU, 1 thread".to_string(),
+        (None, n) => format!("CPU, {n} threads"),
     }
 }

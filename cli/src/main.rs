@@ -358,10 +358,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     }
     match result {
         Ok(s) => {
-            let on = match &s.adapter {
-                Some(a) => format!("GPU adapter {a}"),
-                None => format!("CPU, {} threads", s.threads),
-            };
+            let on = grains_app::runner::backend_phrase(s.adapter.as_deref(), s.threads);
             let on = match s.sessions {
                 0 | 1 => on,
                 n => format!("{on}; stepping time of all {n} sessions"),

@@ -79,7 +79,7 @@ fn a_run_into_a_log_says_what_it_runs_then_how_far_it_is_every_period() {
     );
     assert!(
         first.starts_with("resting_lattice: 1000 bodies, 100000 steps of h = 0.01 s")
-            && first.contains("CPU, 1 threads"),
+            && first.ends_with("CPU, 1 thread"),
         "the first line does not say what runs: {first}"
     );
     let steps: Vec<&(Instant, String)> = lines
