@@ -360,7 +360,8 @@ const LOADS_STEPS: u64 = 300;
 
 /// A child of the shared pour, which three tests read (one launch per rank and thread count
 /// instead of one per test): the 1,000-grain pour on K ranks, every step's owners checked
-/// ([`check_owners`]). At step [`CUT_AT`] its snapshot, through its bytes, is restored into a
+/// ([`check_owners`]). In the launches of 1 thread a rank, at step [`CUT_AT`] its snapshot,
+/// through its bytes, is restored into a
 /// world freshly built and distributed on as many ranks, which must continue bit for bit like
 /// the pour: the same owners at the next step, and every body's centre, orientation and
 /// velocities and the step's figures at [`RESUMED_TO`]. Rank 0 writes the figures of step
@@ -372,12 +373,15 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
     let mut again = Some(comm.duplicate());
     let full = std::env::var(FULL).is_ok();
     let last = if full { LOADS_STEPS } else { REPEAT_STEPS };
+    // The launches of 2 threads a rank take no snapshot: their bits, compared with those of 1
+    // thread, show that the snapshot and the resumed world beside did not change the pour.
+    let resume = child_threads() == 1;
     let mut straight = pour(10, child_threads());
     straight.distribute(comm, 25).expect("the pour distributes");
     let mut resumed: Option<World> = None;
     let (mut figures, mut before) = (String::new(), Vec::new());
     while straight.steps() < last {
-        if straight.steps() == CUT_AT {
+        if straight.steps() == CUT_AT && resume {
             let bytes = straight.snapshot().expect("a snapshot").to_bytes();
             let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
             assert!(
@@ -520,8 +524,8 @@ fn state_bits(world: &World) -> Vec<u32> {
 /// through the snapshot's bytes, into a world freshly built and distributed on as many ranks,
 /// continues bit for bit like the pour left uninterrupted: the same owners at the next step,
 /// and every body's centre, orientation and velocities at step [`RESUMED_TO`]. The children of
-/// the shared pour check it ([`shared_pour_child`]), in every launch (also those of 1 rank and
-/// of 2 threads a rank).
+/// the shared pour check it ([`shared_pour_child`]), in every launch of 1 thread a rank (also
+/// that of 1 rank).
 #[test]
 fn a_resumed_pour_continues_bit_for_bit_on_as_many_ranks() {
     if let Some((_universe, comm)) = child() {
