@@ -1,8 +1,8 @@
 //! `mpirun -np K grains run SCENE` (feature `mpi`): one folder of outputs that ParaView opens as
 //! one data set (every grain in every frame, once), one CSV and one summary, whose figures match
 //! one process's run; a run cut short on 2 ranks resumes from its checkpoint on 1 and on 4, and
-//! on 2 ends bit-identical to the run left uninterrupted. The whole run on 2 ranks and the cut
-//! one are each made once and shared by the tests that read them.
+//! on 2 ends bit-identical to the run left uninterrupted. The whole run on 2 ranks, the whole run
+//! in one process and the cut one are each made once and shared by the tests that read them.
 
 use grains::Snapshot;
 use std::path::{Path, PathBuf};
@@ -124,13 +124,14 @@ struct Shared {
 }
 
 impl Shared {
-    /// Runs `grains run` on 2 ranks with `args` and the folder `name`, for `users` tests.
-    fn on_two_ranks(name: &str, args: &[&str], users: usize) -> Shared {
+    /// Runs `grains run` of the shared scene ([`shared_scene`]) on `ranks` ranks (one process
+    /// when 0) with `args` and the folder `name`, for `users` tests.
+    fn run(ranks: usize, name: &str, args: &[&str], users: usize) -> Shared {
         let dir = tmp(name);
-        let scene = scene();
+        let scene = shared_scene();
         let out = ["--out", dir.to_str().expect("a UTF-8 path")];
         grains_run(
-            2,
+            ranks,
             &[&[scene.to_str().expect("a UTF-8 path")], args, &out].concat(),
         );
         Shared {
@@ -147,18 +148,34 @@ impl Shared {
     }
 }
 
-/// The whole scene on 2 ranks, read by the data set's test and the bit-for-bit resume's (one
-/// run instead of two).
+/// The scene of the shared runs: the distributed pour with contact frames and the box's load
+/// ([`scene_with_loads`]), so that one run on 2 ranks and one in one process serve the data
+/// set's test, the contact frames' and the resumes'. Written once, into a folder of its own
+/// that stays (one small file).
+fn shared_scene() -> &'static Path {
+    static SCENE: OnceLock<PathBuf> = OnceLock::new();
+    SCENE.get_or_init(|| scene_with_loads(&tmp("shared_scene")))
+}
+
+/// The whole scene on 2 ranks, read by the data set's test, the contact frames' and the
+/// bit-for-bit resume's (one run instead of three).
 fn whole_on_two_ranks() -> &'static Shared {
     static WHOLE: OnceLock<Shared> = OnceLock::new();
-    WHOLE.get_or_init(|| Shared::on_two_ranks("whole2", &[], 2))
+    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 3))
+}
+
+/// The whole scene in one process, read by the data set's test and the contact frames' (one
+/// run instead of two).
+fn whole_in_one_process() -> &'static Shared {
+    static ONE: OnceLock<Shared> = OnceLock::new();
+    ONE.get_or_init(|| Shared::run(0, "one", &[], 2))
 }
 
 /// The scene cut at step 120 on 2 ranks, its folder copied by each of the three resumes (one
 /// run instead of three).
 fn cut_on_two_ranks() -> &'static Shared {
     static CUT: OnceLock<Shared> = OnceLock::new();
-    CUT.get_or_init(|| Shared::on_two_ranks("cut2", &["--steps", "120"], 3))
+    CUT.get_or_init(|| Shared::run(2, "cut2", &["--steps", "120"], 3))
 }
 
 /// Copies the folder `from` (files and folders) to `to`.
@@ -181,10 +198,8 @@ fn copy_folder(from: &Path, to: &Path) {
 /// bodies were gathered), within 2 %.
 #[test]
 fn two_ranks_write_one_data_set_that_matches_one_process() {
-    let one = tmp("one");
-    let scene = scene();
-    let scene = scene.to_str().expect("a UTF-8 path");
-    grains_run(0, &[scene, "--out", one.to_str().unwrap()]);
+    let in_one = whole_in_one_process();
+    let one = in_one.dir.clone();
     let shared = whole_on_two_ranks();
     let two = shared.dir.clone();
     let ids = last_frame_ids(&two);
@@ -206,7 +221,7 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
         mean(&one)
     );
     assert_eq!(figure(&two, "/steps"), 250.0);
-    let _ = std::fs::remove_dir_all(one);
+    in_one.done();
     shared.done();
 }
 
@@ -214,8 +229,7 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
 /// folder for the test `name`, resumed on `resume_on` ranks (one process when 0) to its end;
 /// returns the folder.
 fn cut_and_resume(name: &str, resume_on: usize) -> PathBuf {
-    let scene = scene();
-    let scene = scene.to_str().expect("a UTF-8 path");
+    let scene = shared_scene().to_str().expect("a UTF-8 path");
     let dir = tmp(name);
     let d = dir.to_str().unwrap();
     let cut = cut_on_two_ranks();
@@ -298,27 +312,24 @@ fn contact_cells(file: &Path) -> usize {
 /// Under mpirun the contacts are gathered from the ranks: the last contact frame holds as many
 /// contacts as the step had (summed over the ranks), and the box's load at the end (floor and
 /// sides, which carry part of it by friction) is the resting bed's weight, as in one process
-/// (within 1 %).
+/// (within 1 %). The runs are the shared ones ([`whole_on_two_ranks`],
+/// [`whole_in_one_process`]), whose scene writes contact frames and the box's load.
 #[test]
 fn two_ranks_write_contact_frames_and_wall_loads() {
-    let (one, two, scenes) = (tmp("loads1"), tmp("loads2"), tmp("loads_scene"));
-    let scene = scene_with_loads(&scenes);
-    let scene = scene.to_str().expect("a UTF-8 path");
-    grains_run(0, &[scene, "--out", one.to_str().unwrap()]);
-    grains_run(2, &[scene, "--out", two.to_str().unwrap()]);
+    let (in_one, on_two) = (whole_in_one_process(), whole_on_two_ranks());
+    let (one, two) = (&in_one.dir, &on_two.dir);
     let load = |d: &Path| figure(d, "/observables_final/wall_force_bin_z_N");
     let cells = contact_cells(&two.join("contacts/contacts_000000250.vtu"));
-    assert_eq!(cells as f64, figure(&two, "/observables_final/contacts"));
+    assert_eq!(cells as f64, figure(two, "/observables_final/contacts"));
     let weight = 1000.0 * 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.005f64.powi(3) * 9.81;
-    for (run, f) in [("one process", load(&one)), ("2 ranks", load(&two))] {
+    for (run, f) in [("one process", load(one)), ("2 ranks", load(two))] {
         assert!(
             (f + weight).abs() < 0.01 * weight,
             "{run}: the box carries {f} N, the bed weighs {weight} N"
         );
     }
-    for d in [one, two, scenes] {
-        let _ = std::fs::remove_dir_all(d);
-    }
+    in_one.done();
+    on_two.done();
 }
 
 /// The state of the checkpoint in `dir`, without the runner's record (which holds wall-clock

@@ -7,6 +7,7 @@ use grains::distributed::mpi;
 use grains::motion::Prescribed;
 use grains::{sphere_mass, Body, BoxContainer, Material, Settings, Solver, Vec3, World};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// The environment variable telling a child its rank count.
 const CHILD: &str = "GRAINS_MPI_RANKS";
@@ -46,9 +47,20 @@ const START: &str = "GRAINS_MPI_START";
 /// [`started`]).
 fn launch_from(
     name: &str,
+    layout: (usize, usize),
+    out: &std::path::Path,
+    start: Option<&std::path::Path>,
+) {
+    launch_env(name, layout, out, start, &[]);
+}
+
+/// [`launch_from`], the children's environment with the variables `env` besides.
+fn launch_env(
+    name: &str,
     (ranks, threads): (usize, usize),
     out: &std::path::Path,
     start: Option<&std::path::Path>,
+    env: &[(&str, &str)],
 ) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut command = Command::new("timeout");
@@ -63,7 +75,8 @@ fn launch_from(
         .arg("--include-ignored")
         .env(CHILD, ranks.to_string())
         .env(THREADS, threads.to_string())
-        .env("GRAINS_MPI_OUT", out);
+        .env("GRAINS_MPI_OUT", out)
+        .envs(env.iter().copied());
     if let Some(start) = start {
         command.env(START, start);
     }
@@ -269,12 +282,6 @@ impl Figures {
 const SIDE: usize = 20;
 const STEPS: u64 = 500;
 
-/// A child: the pour of `side`³ grains for `steps` steps on K ranks, every step's owners
-/// checked, the end figures written by rank 0.
-fn pour_child(comm: mpi::topology::SimpleCommunicator, side: usize, steps: u64) {
-    pour_child_of(comm, pour(side, child_threads()), steps);
-}
-
 /// A child: `world` stepped `steps` steps on K ranks, every step's owners checked, the end
 /// figures written by rank 0.
 fn pour_child_of(comm: mpi::topology::SimpleCommunicator, mut world: World, steps: u64) {
@@ -283,31 +290,37 @@ fn pour_child_of(comm: mpi::topology::SimpleCommunicator, mut world: World, step
     world.distribute(comm, 25).expect("the pour distributes");
     for _ in 0..steps {
         world.step().expect("a distributed step");
-        let by_rank = world.rank_ids().expect("a distributed world");
-        let n = world.len();
-        let mut seen = vec![0u8; n];
-        for ids in &by_rank {
-            assert!(
-                !ids.is_empty(),
-                "step {}: a rank owns no grain",
-                world.steps()
-            );
-            for &id in ids {
-                seen[id as usize] += 1;
-            }
-        }
-        let wrong: Vec<usize> = (0..n).filter(|&i| seen[i] != 1).collect();
-        assert!(
-            wrong.is_empty(),
-            "step {}: grains lost or held twice: {:?}",
-            world.steps(),
-            &wrong[..wrong.len().min(10)]
-        );
+        check_owners(&world);
     }
     if rank == 0 {
         let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         std::fs::write(out, Figures::of(&world).to_line()).expect("the result file is written");
     }
+}
+
+/// Checks that every grain of the distributed `world` is owned by one rank, and that every rank
+/// owns some.
+fn check_owners(world: &World) {
+    let by_rank = world.rank_ids().expect("a distributed world");
+    let n = world.len();
+    let mut seen = vec![0u8; n];
+    for ids in &by_rank {
+        assert!(
+            !ids.is_empty(),
+            "step {}: a rank owns no grain",
+            world.steps()
+        );
+        for &id in ids {
+            seen[id as usize] += 1;
+        }
+    }
+    let wrong: Vec<usize> = (0..n).filter(|&i| seen[i] != 1).collect();
+    assert!(
+        wrong.is_empty(),
+        "step {}: grains lost or held twice: {:?}",
+        world.steps(),
+        &wrong[..wrong.len().min(10)]
+    );
 }
 
 /// Runs `test`'s children on `ranks` ranks of one worker thread each and returns the figures
@@ -328,28 +341,161 @@ fn figures_with(test: &str, (ranks, threads): (usize, usize), tag: &str) -> Figu
     Figures::from_line(&text)
 }
 
+/// The environment variable telling a child of the shared pour ([`shared_pour_child`]) to go
+/// on to [`LOADS_STEPS`] instead of stopping at [`REPEAT_STEPS`].
+const FULL: &str = "GRAINS_MPI_FULL";
+
+/// The step at which the shared pour's figures are compared: 0.4 s.
+const REPEAT_STEPS: u64 = 200;
+
+/// The step the resumed pour's snapshot is taken at: not a multiple of the rebalance interval
+/// (25), so that the resumed run must split the bed by the snapshot's cuts to continue as the
+/// uninterrupted one does.
+const CUT_AT: u64 = 110;
+/// The resumed pour's last step: three rebalances after the snapshot.
+const RESUMED_TO: u64 = 190;
+
+/// Steps of the gathered-contacts test: the 1,000-grain pour landing and settling.
+const LOADS_STEPS: u64 = 300;
+
+/// A child of the shared pour, which three tests read (one launch per rank and thread count
+/// instead of one per test): the 1,000-grain pour on K ranks, every step's owners checked
+/// ([`check_owners`]). In the launches of 1 thread a rank, at step [`CUT_AT`] its snapshot,
+/// through its bytes, is restored into a
+/// world freshly built and distributed on as many ranks, which must continue bit for bit like
+/// the pour: the same owners at the next step, and every body's centre, orientation and
+/// velocities and the step's figures at [`RESUMED_TO`]. Rank 0 writes the figures of step
+/// [`REPEAT_STEPS`]; where [`FULL`] is set, the pour goes on to [`LOADS_STEPS`], its last
+/// step's contacts gathered, and rank 0 writes their [`momentum_line`] on a second line.
+fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
+    use mpi::topology::Communicator;
+    let rank = comm.rank();
+    let mut again = Some(comm.duplicate());
+    let full = std::env::var(FULL).is_ok();
+    let last = if full { LOADS_STEPS } else { REPEAT_STEPS };
+    // The launches of 2 threads a rank take no snapshot: their bits, compared with those of 1
+    // thread, show that the snapshot and the resumed world beside did not change the pour.
+    let resume = child_threads() == 1;
+    let mut straight = pour(10, child_threads());
+    straight.distribute(comm, 25).expect("the pour distributes");
+    let mut resumed: Option<World> = None;
+    let (mut figures, mut before) = (String::new(), Vec::new());
+    while straight.steps() < last {
+        if straight.steps() == CUT_AT && resume {
+            let bytes = straight.snapshot().expect("a snapshot").to_bytes();
+            let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
+            assert!(
+                snap.cuts.is_some(),
+                "a distributed world's snapshot has its cuts"
+            );
+            let mut world = pour(10, child_threads());
+            let again = again.take().expect("one resume");
+            world.distribute(again, 25).expect("the pour distributes");
+            world.restore(&snap).expect("the snapshot restores");
+            resumed = Some(world);
+        }
+        if straight.steps() + 1 == LOADS_STEPS {
+            straight.sync().expect("the bodies gathered");
+            before = (0..straight.len()).map(|i| straight.velocity(i)).collect();
+        }
+        straight.step().expect("a distributed step");
+        check_owners(&straight);
+        if let Some(world) = resumed.as_mut() {
+            world.step().expect("a step of the resumed pour");
+            if world.steps() == CUT_AT + 1 {
+                assert_eq!(
+                    world.rank_ids(),
+                    straight.rank_ids(),
+                    "the ranks own other bodies after the restore"
+                );
+            }
+            if world.steps() == RESUMED_TO {
+                let (a, b) = (state_bits(&straight), state_bits(world));
+                if let Some(k) = (0..a.len()).find(|&k| a[k] != b[k]) {
+                    panic!(
+                        "step {RESUMED_TO}: body {} differs after the restore",
+                        k / 14
+                    );
+                }
+                assert_eq!(world.last_stats(), straight.last_stats());
+                resumed = None;
+            }
+        }
+        if straight.steps() == REPEAT_STEPS {
+            figures = Figures::of(&straight).to_line();
+        }
+    }
+    assert!(
+        resumed.is_none(),
+        "the resumed pour reached step {RESUMED_TO}"
+    );
+    if full {
+        straight.sync_contacts().expect("the contacts gathered");
+        figures = figures + "\n" + &momentum_line(&straight, &before);
+    }
+    if rank == 0 {
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        std::fs::write(out, figures).expect("the result file is written");
+    }
+}
+
+/// What rank 0 of a launch of the shared pour wrote: the figures of step [`REPEAT_STEPS`],
+/// and, for a full launch, the [`momentum_line`] of step [`LOADS_STEPS`].
+struct SharedPour {
+    figures: Figures,
+    momentum: Option<String>,
+}
+
+/// The launch of the shared pour ([`shared_pour_child`]) on `ranks` ranks of `threads` worker
+/// threads, made once by the first test that asks for it. The launches on 2 and on 4 ranks of
+/// one thread go on to [`LOADS_STEPS`] for the gathered-contacts test.
+fn shared_pour(ranks: usize, threads: usize) -> &'static SharedPour {
+    const LAYOUTS: [(usize, usize); 5] = [(1, 1), (2, 1), (2, 2), (4, 1), (4, 2)];
+    static RUNS: [OnceLock<SharedPour>; 5] = [const { OnceLock::new() }; 5];
+    let k =
+        (LAYOUTS.iter().position(|&l| l == (ranks, threads))).expect("a layout of the shared pour");
+    RUNS[k].get_or_init(|| {
+        let full = ranks > 1 && threads == 1;
+        let name = format!("grains-mpi-{}-shared-{ranks}-{threads}", std::process::id());
+        let file = std::env::temp_dir().join(name);
+        let env: &[(&str, &str)] = if full { &[(FULL, "1")] } else { &[] };
+        launch_env(SHARED, (ranks, threads), &file, None, env);
+        let text = std::fs::read_to_string(&file).expect("rank 0 wrote its figures");
+        let _ = std::fs::remove_file(&file);
+        let mut lines = text.lines();
+        let figures = Figures::from_line(lines.next().expect("the figures"));
+        let momentum = lines.next().map(str::to_string);
+        assert_eq!(momentum.is_some(), full, "{ranks} ranks: {text}");
+        SharedPour { figures, momentum }
+    })
+}
+
+/// The test whose children run the shared pour (each of the three tests reading it runs
+/// [`shared_pour_child`] in a child).
+const SHARED: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
+
 /// A pour of 1,000 grains (0.4 s) on one rank is one process's, bit for bit; it repeats bit
 /// for bit on 2 ranks and on 4, whatever each rank's thread count, and its bits depend on the
 /// rank count. The repeat is two runs on as many ranks, one of 1 and one of 2 worker threads a
 /// rank: equal bits show both that a run repeats and that the thread count does not matter (a
-/// third run, of the same threads as the first, showed the repeat alone).
+/// third run, of the same threads as the first, showed the repeat alone). The runs are the
+/// shared pour's ([`shared_pour`]).
 #[test]
 fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
-    const TEST: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
     if let Some((_universe, comm)) = child() {
-        return pour_child(comm, 10, 200);
+        return shared_pour_child(comm);
     }
     let mut one = pour(10, 1);
-    one.run(200).expect("one process's pour");
+    one.run(REPEAT_STEPS).expect("one process's pour");
     assert_eq!(
-        figures_on(TEST, 1, "one"),
+        shared_pour(1, 1).figures,
         Figures::of(&one),
         "one rank steps as one process does"
     );
     let mut bits = Vec::new();
     for ranks in [2, 4] {
-        let a = figures_on(TEST, ranks, "a");
-        let threaded = figures_with(TEST, (ranks, 2), "threads");
+        let a = shared_pour(ranks, 1).figures;
+        let threaded = shared_pour(ranks, 2).figures;
         assert_eq!(
             a, threaded,
             "{ranks} ranks twice, of 1 and of 2 threads: different figures or bits"
@@ -361,13 +507,6 @@ fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
         "2 and 4 ranks add in other orders: other bits"
     );
 }
-
-/// The step the resumed pour's snapshot is taken at: not a multiple of the rebalance interval
-/// (25), so that the resumed run must split the bed by the snapshot's cuts to continue as the
-/// uninterrupted one does.
-const CUT_AT: u64 = 110;
-/// The resumed pour's last step: three rebalances after the snapshot.
-const RESUMED_TO: u64 = 190;
 
 /// Every body's centre, radius, orientation and velocities, as bits.
 fn state_bits(world: &World) -> Vec<u32> {
@@ -384,54 +523,16 @@ fn state_bits(world: &World) -> Vec<u32> {
 /// The 1,000-grain pour on 2 ranks and on 4, snapshotted at step [`CUT_AT`] and restored,
 /// through the snapshot's bytes, into a world freshly built and distributed on as many ranks,
 /// continues bit for bit like the pour left uninterrupted: the same owners at the next step,
-/// and every body's centre, orientation and velocities at step [`RESUMED_TO`].
+/// and every body's centre, orientation and velocities at step [`RESUMED_TO`]. The children of
+/// the shared pour check it ([`shared_pour_child`]), in every launch of 1 thread a rank (also
+/// that of 1 rank).
 #[test]
 fn a_resumed_pour_continues_bit_for_bit_on_as_many_ranks() {
-    const TEST: &str = "a_resumed_pour_continues_bit_for_bit_on_as_many_ranks";
     if let Some((_universe, comm)) = child() {
-        use mpi::topology::Communicator;
-        let rank = comm.rank();
-        let again = comm.duplicate();
-        let mut straight = pour(10, child_threads());
-        straight.distribute(comm, 25).expect("the pour distributes");
-        straight.run(CUT_AT).expect("the steps before the snapshot");
-        let bytes = straight.snapshot().expect("a snapshot").to_bytes();
-        let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
-        assert!(
-            snap.cuts.is_some(),
-            "a distributed world's snapshot has its cuts"
-        );
-        let mut resumed = pour(10, child_threads());
-        resumed.distribute(again, 25).expect("the pour distributes");
-        resumed.restore(&snap).expect("the snapshot restores");
-        for w in [&mut straight, &mut resumed] {
-            w.step().expect("the step after the snapshot");
-        }
-        assert_eq!(
-            resumed.rank_ids(),
-            straight.rank_ids(),
-            "the ranks own other bodies after the restore"
-        );
-        for w in [&mut straight, &mut resumed] {
-            w.run(RESUMED_TO - CUT_AT - 1).expect("the steps after");
-        }
-        let (a, b) = (state_bits(&straight), state_bits(&resumed));
-        if let Some(k) = (0..a.len()).find(|&k| a[k] != b[k]) {
-            panic!(
-                "step {RESUMED_TO}: body {} differs after the restore",
-                k / 14
-            );
-        }
-        assert_eq!(resumed.last_stats(), straight.last_stats());
-        if rank == 0 {
-            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
-            let line = Figures::of(&resumed).to_line();
-            std::fs::write(out, line).expect("the result file is written");
-        }
-        return;
+        return shared_pour_child(comm);
     }
     for ranks in [2, 4] {
-        let f = figures_on(TEST, ranks, "resumed");
+        let f = shared_pour(ranks, 1).figures;
         println!("{ranks} ranks, resumed at step {CUT_AT}: {f:?}");
     }
 }
@@ -473,24 +574,29 @@ fn compare_with_one_process(
 #[test]
 #[ignore = "a study of minutes; CI runs a_pour_of_1728_matches_one_process"]
 fn pour_matches_one_process() {
-    pour_settles_like_one_process("pour_matches_one_process", || pour(SIDE, child_threads()));
+    pour_settles_like_one_process(
+        "pour_matches_one_process",
+        || pour(SIDE, child_threads()),
+        STEPS,
+    );
 }
 
 /// [`pour_matches_one_process`] on 12³ = 1,728 grains (the bed 12 grains deep, so that the
-/// cuts of 4 ranks pass through the bed's depth as well): the same checks and tolerances.
+/// cuts of 4 ranks pass through the bed's depth as well): the same checks and tolerances, after
+/// 400 steps (0.8 s; in one process its grains are below 0.05 m/s from step 325 and its
+/// contacts within 0.1 % of step 500's).
 #[test]
 fn a_pour_of_1728_matches_one_process() {
-    pour_settles_like_one_process("a_pour_of_1728_matches_one_process", || {
-        pour(12, child_threads())
-    });
+    let test = "a_pour_of_1728_matches_one_process";
+    pour_settles_like_one_process(test, || pour(12, child_threads()), 400);
 }
 
-/// The body of the pour tests: `make()` stepped [`STEPS`] steps in one process and on 2 and on
+/// The body of the pour tests: `make()` stepped `steps` steps in one process and on 2 and on
 /// 4 ranks ends with the same bed height (within r/4), contacts within 0.5 %, the deepest
 /// overlap within 0.1 r of one process's and every grain at rest.
-fn pour_settles_like_one_process(test: &str, make: fn() -> World) {
+fn pour_settles_like_one_process(test: &str, make: fn() -> World, steps: u64) {
     let Some((_, reference, distributed)) =
-        compare_with_one_process(test, make, (STEPS, &[2, 4]), 0.005)
+        compare_with_one_process(test, make, (steps, &[2, 4]), 0.005)
     else {
         return;
     };
@@ -741,9 +847,6 @@ fn check_momentum_line(line: &str, run: &str) -> f64 {
     walls
 }
 
-/// Steps of the gathered-contacts test: the 1,000-grain pour landing and settling.
-const LOADS_STEPS: u64 = 300;
-
 /// [`pour`] of 1,000 grains stepped [`LOADS_STEPS`] − 1 steps and one more, its contacts
 /// gathered ([`World::sync_contacts`]): [`momentum_line`] of the last step.
 fn last_step_momentum(mut world: World) -> String {
@@ -760,31 +863,18 @@ fn last_step_momentum(mut world: World) -> String {
 /// and the bodies' contact forces they give balance the bodies' change of momentum over the
 /// step (Σ m Δv / h = M g + Σ F) as one process's do, within 1e-5 of the bed's weight. A
 /// contact lost or gathered twice would be off by its force, about m g = 0.013 N on a
-/// resting grain (1e-3 of the weight).
+/// resting grain (1e-3 of the weight). The ranks' runs are the shared pour's launches of one
+/// thread a rank, which go on to step [`LOADS_STEPS`] ([`shared_pour`]).
 #[test]
 fn gathered_contacts_balance_the_bed_momentum() {
-    const TEST: &str = "gathered_contacts_balance_the_bed_momentum";
     if let Some((_universe, comm)) = child() {
-        use mpi::topology::Communicator;
-        let rank = comm.rank();
-        let mut world = pour(10, child_threads());
-        world.distribute(comm, 25).expect("the pour distributes");
-        let line = last_step_momentum(world);
-        if rank == 0 {
-            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
-            std::fs::write(out, line).expect("written");
-        }
-        return;
+        return shared_pour_child(comm);
     }
     let check = check_momentum_line;
     let one = check(&last_step_momentum(pour(10, 1)), "one process");
     for ranks in [2, 4] {
-        let file =
-            std::env::temp_dir().join(format!("grains-mpi-{}-loads-{ranks}", std::process::id()));
-        launch(TEST, (ranks, 1), &file);
-        let line = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
-        let _ = std::fs::remove_file(&file);
-        let walls = check(&line, &format!("{ranks} ranks"));
+        let line = (shared_pour(ranks, 1).momentum.as_deref()).expect("a full launch");
+        let walls = check(line, &format!("{ranks} ranks"));
         eprintln!("{ranks} ranks: {line}; wall loads {walls} N, one process's {one} N");
     }
 }
