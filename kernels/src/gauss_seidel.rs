@@ -23,16 +23,17 @@ use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
 use crate::trace::Trace;
 use glam::Vec4;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Colour classes of fewer packs than this run on one worker (splitting costs more than it saves).
 const SPLIT_MIN: usize = 32;
 
 /// Runs coloured projected Gauss–Seidel sweeps over the contacts of `packs` and the rows of
 /// `joints` until the max-norm residual is below `p.tolerance` or `p.max_iterations` sweeps have
-/// run; returns (sweeps, residual in m/s, barrier waits of one worker); `trace` receives every
-/// sweep's residual.
+/// run, on `team` workers: the pool's (all of them) or, with `team` 1, the calling thread alone
+/// (the same bits); `trace` receives every sweep's residual.
 ///
 /// A sweep runs the classes of the even `blocks` (each block by one worker, its classes in
 /// order), then those of the odd blocks, then the shared classes ([`crate::colouring`]).
@@ -43,6 +44,7 @@ const SPLIT_MIN: usize = 32;
 /// the first worker alone, and a run of such classes costs one barrier at its end: the order of
 /// the updates, hence the bits, do not depend on the team. `moments`, built on the same packs,
 /// adds the spinning and rolling rows of [`crate::rolling`].
+#[allow(clippy::too_many_arguments)]
 pub fn solve_gauss_seidel(
     packs: &mut Packs,
     blocks: &Blocks,
@@ -51,7 +53,8 @@ pub fn solve_gauss_seidel(
     motion: &mut [Motion],
     trace: &mut Trace,
     p: &SweepParams,
-) -> (u32, f32, u32) {
+    team: usize,
+) -> SweepOutcome {
     let trace = Mutex::new(trace);
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let classes = packs.start.len() - 1;
@@ -74,7 +77,8 @@ pub fn solve_gauss_seidel(
             .get(b)
             .map_or(0, |&c| start[c as usize] as usize)
     };
-    let barrier = SpinBarrier::new(rayon::current_num_threads());
+    let barrier = SpinBarrier::new(team);
+    let waited = AtomicU64::new(0);
     let residual_slots = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let outcome = [
         AtomicU32::new(max_iter),
@@ -109,9 +113,14 @@ pub fn solve_gauss_seidel(
     // rotation like the residual's slots.
     let passes = [0..blocks.odd, blocks.odd..blocks.len()];
     let queues = [(); 3].map(|_| passes.clone().map(TwoEnded::new));
-    rayon::broadcast(|ctx| {
-        let (me, team) = (ctx.index(), ctx.num_threads());
-        let mut waits = 0u32;
+    let worker = |me: usize, team: usize| {
+        let (mut waits, mut wait_time) = (0u32, Duration::ZERO);
+        let mut wait = || {
+            let start = Instant::now();
+            barrier.wait();
+            waits += 1;
+            wait_time += start.elapsed();
+        };
         for it in 1..=max_iter {
             if me == 0 {
                 residual_slots[(it as usize + 1) % 3].store(0, Ordering::Relaxed);
@@ -132,8 +141,7 @@ pub fn solve_gauss_seidel(
                     continue;
                 }
                 if last_alone.is_some() {
-                    barrier.wait();
-                    waits += 1;
+                    wait();
                 }
                 last_alone = Some(false);
                 while let Some(b) = queue.take(me) {
@@ -158,8 +166,7 @@ pub fn solve_gauss_seidel(
                 }
                 let alone = c == classes - 1 || e - s < SPLIT_MIN;
                 if last_alone.is_some_and(|was| !(was && alone)) {
-                    barrier.wait();
-                    waits += 1;
+                    wait();
                 }
                 last_alone = Some(alone);
                 let (lo, hi) = match (alone, me) {
@@ -174,8 +181,7 @@ pub fn solve_gauss_seidel(
             }
             if !joint_system.is_empty() {
                 if last_alone == Some(false) {
-                    barrier.wait();
-                    waits += 1;
+                    wait();
                 }
                 if me == 0 {
                     // SAFETY: the other workers are past their classes and wait at the next
@@ -191,8 +197,7 @@ pub fn solve_gauss_seidel(
             }
             let slot = &residual_slots[it as usize % 3];
             slot.fetch_max(local.to_bits(), Ordering::Relaxed);
-            barrier.wait();
-            waits += 1;
+            wait();
             let residual = f32::from_bits(slot.load(Ordering::Relaxed));
             if me == 0 {
                 if let Ok(mut trace) = trace.lock() {
@@ -203,17 +208,40 @@ pub fn solve_gauss_seidel(
                 if me == 0 {
                     outcome[0].store(it, Ordering::Relaxed);
                     outcome[1].store(residual.to_bits(), Ordering::Relaxed);
-                    outcome[2].store(waits, Ordering::Relaxed);
                 }
                 break;
             }
         }
-    });
-    (
-        outcome[0].load(Ordering::Relaxed),
-        f32::from_bits(outcome[1].load(Ordering::Relaxed)),
-        outcome[2].load(Ordering::Relaxed),
-    )
+        if me == 0 {
+            outcome[2].store(waits, Ordering::Relaxed);
+        }
+        waited.fetch_add(wait_time.as_nanos() as u64, Ordering::Relaxed);
+    };
+    match team {
+        1 => worker(0, 1),
+        _ => drop(rayon::broadcast(|ctx| {
+            worker(ctx.index(), ctx.num_threads())
+        })),
+    }
+    SweepOutcome {
+        sweeps: outcome[0].load(Ordering::Relaxed),
+        residual: f32::from_bits(outcome[1].load(Ordering::Relaxed)),
+        barrier_waits: outcome[2].load(Ordering::Relaxed),
+        waiting: waited.into_inner() as f64 * 1e-9,
+    }
+}
+
+/// What [`solve_gauss_seidel`] did: its sweeps, the last sweep's residual (m/s), the barrier
+/// waits of one worker and the seconds all workers spent waiting at barriers.
+pub struct SweepOutcome {
+    /// Sweeps run.
+    pub sweeps: u32,
+    /// The last sweep's residual (m/s).
+    pub residual: f32,
+    /// Barrier waits of one worker.
+    pub barrier_waits: u32,
+    /// Seconds all workers spent waiting at barriers.
+    pub waiting: f64,
 }
 
 /// One Gauss–Seidel update of packs `pk` and `pk + 1` of one colour class, which share no

@@ -221,6 +221,66 @@ impl TwoEnded {
     }
 }
 
+/// Runs of a loop whose workers meet at barriers after which the team's share of time spent
+/// waiting at them is considered high: one run in [`PROBE_EVERY`] then goes alone.
+const HIGH_WAITING: f64 = 1.0 / 3.0;
+
+/// How often (in runs) the choice that is not in use is measured again.
+const PROBE_EVERY: u32 = 16;
+
+/// How many workers a loop whose workers meet at barriers (the Gauss–Seidel sweeps) runs on:
+/// the whole pool, or one worker alone when the pool's cores are taken by other work, so that
+/// a waiting worker's partner is descheduled at every meeting. The results are the same bits
+/// either way, so the measured time alone decides. With the team, the share of the workers'
+/// time spent waiting is watched; while it is above [`HIGH_WAITING`], one run in
+/// [`PROBE_EVERY`] goes alone, and the loop stays alone while that costs less per unit of work.
+/// Alone, one run in [`PROBE_EVERY`] goes with the team again.
+#[derive(Default)]
+pub struct TeamChoice {
+    alone: bool,
+    /// Seconds per unit of work of the last run with the team and of the last run alone.
+    cost: [Option<f64>; 2],
+    /// The share of the team's time spent waiting in its last run.
+    waiting: f64,
+    runs: u32,
+}
+
+impl TeamChoice {
+    /// The workers of the next run, for a pool of `pool` workers.
+    pub fn team(&mut self, pool: usize) -> usize {
+        if pool <= 1 {
+            return 1;
+        }
+        self.runs = self.runs.wrapping_add(1);
+        let probe = self.runs.is_multiple_of(PROBE_EVERY);
+        let alone = match self.alone {
+            false => probe && self.waiting > HIGH_WAITING,
+            true => !probe,
+        };
+        if alone {
+            1
+        } else {
+            pool
+        }
+    }
+
+    /// Records a run on `team` workers: its `seconds`, its `work` (any measure proportional to
+    /// it) and the seconds all its workers spent `waiting`.
+    pub fn record(&mut self, team: usize, seconds: f64, work: f64, waiting: f64) {
+        if seconds <= 0.0 || work <= 0.0 {
+            return;
+        }
+        let alone = team == 1;
+        self.cost[usize::from(alone)] = Some(seconds / work);
+        if !alone {
+            self.waiting = waiting / (seconds * team as f64);
+        }
+        if let [Some(with), Some(without)] = self.cost {
+            self.alone = without < with;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +340,42 @@ mod tests {
             }
         });
         assert!(counts.iter().all(|c| c.load(Relaxed) == rounds));
+    }
+
+    /// A team that waits most of its time (its partner's core taken) is tried alone once in
+    /// sixteen runs and kept alone while that is cheaper; alone, it tries the team again once in
+    /// sixteen and returns when the team is cheaper again. A team that barely waits is never
+    /// tried alone, and a pool of one is always alone.
+    #[test]
+    fn the_team_is_dropped_while_going_alone_is_cheaper() {
+        let mut choice = TeamChoice::default();
+        assert_eq!(choice.team(1), 1);
+        let mut teams = Vec::new();
+        for _ in 0..64 {
+            let team = choice.team(2);
+            // A busy machine: the team takes twice as long as one worker and mostly waits.
+            match team {
+                1 => choice.record(1, 1.0, 1.0, 0.0),
+                _ => choice.record(2, 2.0, 1.0, 3.0),
+            }
+            teams.push(team);
+        }
+        assert_eq!(teams[..15], [2; 15], "the team until the first probe");
+        assert_eq!(teams[15], 1, "the probe alone");
+        let later = &teams[16..];
+        assert_eq!(later.iter().filter(|&&t| t == 2).count(), 3, "{teams:?}");
+        // The machine is quiet again: the next team probe is cheaper, and the team stays.
+        let mut back = Vec::new();
+        for _ in 0..40 {
+            let team = choice.team(2);
+            match team {
+                1 => choice.record(1, 1.0, 1.0, 0.0),
+                _ => choice.record(2, 0.6, 1.0, 0.1),
+            }
+            back.push(team);
+        }
+        let first_team = back.iter().position(|&t| t == 2).unwrap();
+        assert!(first_team < 16, "{back:?}");
+        assert!(back[first_team..].iter().all(|&t| t == 2), "{back:?}");
     }
 }

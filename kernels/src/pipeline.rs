@@ -19,6 +19,7 @@ use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::Packs;
+use crate::parallel::TeamChoice;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shapes::clump::ClumpTable;
@@ -115,6 +116,8 @@ struct SolverLayout {
     with_moments: bool,
     /// Barrier waits of one worker in the Gauss–Seidel solves, summed over steps.
     barrier_waits: u64,
+    /// How many workers the Gauss–Seidel sweeps run on (fewer when the cores are busy).
+    team: TeamChoice,
 }
 
 impl CpuPipeline {
@@ -622,10 +625,16 @@ impl SolverLayout {
             SolverKind::GaussSeidel => {
                 let (packs, trace) = (&mut self.packs, &mut self.trace);
                 let blocks = &self.colouring.blocks;
-                let (sweeps, residual, waits) =
-                    solve_gauss_seidel(packs, blocks, joints, moments, motion, trace, p);
-                self.barrier_waits += u64::from(waits);
-                (sweeps, residual)
+                let pack_count = packs.rows.len() as f64;
+                let team = self.team.team(rayon::current_num_threads());
+                let start = Instant::now();
+                let out =
+                    solve_gauss_seidel(packs, blocks, joints, moments, motion, trace, p, team);
+                let seconds = start.elapsed().as_secs_f64();
+                let work = f64::from(out.sweeps) * pack_count;
+                self.team.record(team, seconds, work, out.waiting);
+                self.barrier_waits += u64::from(out.barrier_waits);
+                (out.sweeps, out.residual)
             }
         }
     }
