@@ -18,12 +18,18 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 /// How the data arrays of ParaView frames are stored (`[output] frame_encoding`).
+///
+/// zlib is the default: a frame of grains in motion takes 48 bytes a grain against raw
+/// binary's 81, for about 0.65 s against 0.12 s of the writer thread per million grains
+/// (docs/benchmark.md), well under 1 % of the 100 steps between frames at that size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrameEncoding {
-    /// Binary values in the appended section, uncompressed (`"binary"`, the default).
-    #[default]
+    /// Binary values in the appended section, uncompressed (`"binary"`): the fastest to write
+    /// and to read.
     Binary,
-    /// Binary values in the appended section, compressed with zlib in blocks (`"zlib"`).
+    /// Binary values in the appended section, compressed with zlib in blocks (`"zlib"`, the
+    /// default).
+    #[default]
     Zlib,
     /// Decimal text in each array (`"ascii"`): the largest and slowest to write, readable by eye.
     Ascii,
@@ -55,8 +61,9 @@ impl FrameEncoding {
 /// Uncompressed size of a zlib block (bytes): VTK's own default.
 pub const ZLIB_BLOCK: usize = 1 << 15;
 
-/// The zlib level: 1, the fastest. Frames are mostly floats, on which the higher levels save a
-/// few per cent more for several times the time (measured in `docs/benchmark.md`).
+/// The zlib level: 1, the fastest. Frames are mostly floats, on which the default level 6 saves
+/// 0.3 % more for 5 times the time (a million grains: 47.9 against 48.1 bytes a grain, 3.4 s
+/// against 0.65 s).
 const ZLIB_LEVEL: u32 = 1;
 
 /// A value type of a VTK data array.

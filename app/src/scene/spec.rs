@@ -491,7 +491,7 @@ pub struct OutputSpec {
     pub every: Option<S<i64>>,
     /// Any of `"vtu"`, `"csv"`, `"png"`, `"contacts"` (default the first three).
     pub formats: Option<S<Vec<String>>>,
-    /// How the ParaView frames' arrays are stored: `"binary"` (default), `"zlib"` or `"ascii"`.
+    /// How the ParaView frames' arrays are stored: `"zlib"` (default), `"binary"` or `"ascii"`.
     pub frame_encoding: Option<S<String>>,
     /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
     pub png_every: Option<S<i64>>,
