@@ -775,6 +775,7 @@ pub fn run_distributed(
     let config = WriterConfig {
         layout: layout.clone(),
         formats: o.formats,
+        encoding: o.frame_encoding,
         style: Style {
             width: o.image_width,
             colour: o.colour,

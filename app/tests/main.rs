@@ -14,4 +14,6 @@ mod pile;
 mod round_walls;
 mod scene_fuzz;
 mod scene_input;
+mod vtk_frames;
+mod vtk_reader;
 mod wall_loads;

@@ -395,6 +395,10 @@ fn output_keys_for_files_not_written_are_refused() {
         ),
         ("formats = [\"csv\"]\nobserve_every = 2\nevery = 3", "every"),
         ("formats = []\nevery = 3", "every"),
+        (
+            "formats = [\"csv\", \"png\"]\nframe_encoding = \"zlib\"",
+            "frame_encoding",
+        ),
     ] {
         let t = output(keys);
         let needle = keys.lines().last().unwrap();
@@ -407,6 +411,18 @@ fn output_keys_for_files_not_written_are_refused() {
         &output("formats = [\"csv\"]\nevery = 3"),
     )
     .unwrap();
+    // The frames' encodings: the three names, and no other.
+    for name in ["binary", "zlib", "ascii"] {
+        let keys = format!("frame_encoding = \"{name}\"");
+        let scene = Scene::parse(Path::new("s.toml"), &output(&keys)).unwrap();
+        assert_eq!(scene.output.frame_encoding.name(), name);
+    }
+    let t = output("formats = [\"contacts\"]\nframe_encoding = \"base64\"");
+    let msg = refused_at(&t, "frame_encoding", "frame_encoding");
+    assert!(
+        msg.contains("must be \"binary\", \"zlib\" or \"ascii\", got \"base64\""),
+        "{msg}"
+    );
     let msg = refused_at(&output("image_width = 9000"), "image_width", "image_width");
     assert!(msg.contains("8192"), "{msg}");
     Scene::parse(Path::new("s.toml"), &output("image_width = 8192")).unwrap();

@@ -1,11 +1,11 @@
-//! Force chains: the contact frames of a run parse as VTK line cells with their force data, the
-//! forces of the wall contacts in the last one add up to the CSV's wall force, and a resumed run
-//! writes the same frames.
+//! Force chains: the contact frames of a run (written as ASCII, for vtkio) parse as VTK poly-data
+//! lines with their force data, the forces of the wall contacts in the last one add up to the
+//! CSV's wall force, and a resumed run writes the same frames (binary, the default).
 
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
-use vtkio::model::{Attribute, CellType, DataSet, Piece, VertexNumbers};
+use vtkio::model::{Attribute, DataSet, Piece, VertexNumbers};
 
 use crate::common;
 
@@ -24,16 +24,16 @@ fn opts(out: &Path) -> RunOptions {
     }
 }
 
-/// The tiny shaker fixture with its box at rest and named `bin`, the contact frames and a
-/// `wall_force` column, written to `dir` and loaded.
-fn scene(dir: &Path) -> Scene {
+/// The tiny shaker fixture with its box at rest and named `bin`, the contact frames (their
+/// arrays in `encoding`) and a `wall_force` column, written to `dir` and loaded.
+fn scene(dir: &Path, encoding: &str) -> Scene {
     let text = common::fixture("tiny_shaker.toml")
         // A box at rest, so the bed settles on it.
         .replace("kind = \"box\"\n", "kind = \"box\"\nname = \"bin\"\n")
         .replace("height = 2.0\nshaker = \"table\"\n", "height = 2.0\n")
         .replace(
             "colour = \"speed\"\n",
-            "colour = \"speed\"\nformats = [\"vtu\", \"csv\", \"png\", \"contacts\"]\n",
+            &format!("colour = \"speed\"\nformats = [\"vtu\", \"csv\", \"png\", \"contacts\"]\nframe_encoding = \"{encoding}\"\n"),
         )
         + "\n[[observables]]\nkind = \"wall_force\"\nwall = \"bin\"\n";
     let path = dir.join("tiny.toml");
@@ -44,7 +44,7 @@ fn scene(dir: &Path) -> Scene {
 #[test]
 fn contact_frames_parse_and_agree_with_the_wall_force_column() {
     let base = tmp("parse");
-    let scene = scene(&base);
+    let scene = scene(&base, "ascii");
     let out = base.join("out");
     run(&scene, &opts(&out)).unwrap();
 
@@ -55,26 +55,37 @@ fn contact_frames_parse_and_agree_with_the_wall_force_column() {
         "frames at steps 0, 10, …, 120"
     );
     assert!(
-        pvd.contains("file=\"contacts/contacts_000000120.vtu\""),
+        pvd.contains("file=\"contacts/contacts_000000120.vtp\""),
         "{pvd}"
     );
 
-    let mut vtk = vtkio::Vtk::import(out.join("contacts/contacts_000000120.vtu"))
+    let mut vtk = vtkio::Vtk::import(out.join("contacts/contacts_000000120.vtp"))
         .unwrap_or_else(|e| panic!("{e:?}"));
     vtk.load_all_pieces().unwrap();
-    let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
-        panic!("not an unstructured grid")
+    let DataSet::PolyData { pieces, .. } = vtk.data else {
+        panic!("not poly data")
     };
     let Piece::Inline(p) = &pieces[0] else {
         panic!("piece not inline")
     };
     let bodies = 41;
-    let cells = p.cells.types.len();
-    assert!(cells > bodies, "a settled bed has contacts: {cells}");
-    assert!(p.cells.types.iter().all(|t| *t == CellType::Line));
-    let VertexNumbers::XML { connectivity, .. } = &p.cells.cell_verts else {
-        panic!("not XML cells")
+    assert!(p.verts.is_none() && p.polys.is_none() && p.strips.is_none());
+    let Some(VertexNumbers::XML {
+        connectivity,
+        offsets,
+    }) = &p.lines
+    else {
+        panic!("no XML lines")
     };
+    let cells = offsets.len();
+    assert!(cells > bodies, "a settled bed has contacts: {cells}");
+    assert!(
+        offsets
+            .iter()
+            .enumerate()
+            .all(|(k, &o)| o as usize == 2 * (k + 1)),
+        "two points a line"
+    );
     assert_eq!(connectivity.len(), 2 * cells);
     assert!(connectivity.iter().all(|&i| (i as usize) < p.num_points()));
     let array = |attrs: &[Attribute], name: &str| -> Vec<f64> {
@@ -130,7 +141,7 @@ fn contact_frames_parse_and_agree_with_the_wall_force_column() {
 #[test]
 fn a_resumed_run_writes_the_same_contact_frames() {
     let base = tmp("resume");
-    let scene = scene(&base);
+    let scene = scene(&base, "binary");
     let whole = base.join("whole");
     run(&scene, &opts(&whole)).unwrap();
     // Cut at step 40 (the last checkpoint at step 25), then resumed: the frames after step 25
@@ -141,16 +152,21 @@ fn a_resumed_run_writes_the_same_contact_frames() {
         ..opts(&cut)
     };
     assert!(run(&scene, &stopped).unwrap().stopped_early);
-    assert!(cut.join("contacts/contacts_000000040.vtu").exists());
+    assert!(cut.join("contacts/contacts_000000040.vtp").exists());
+    // A `.vtu` contact frame after the checkpoint, as runs from before the `.vtp` ones wrote,
+    // is removed too.
+    let legacy = cut.join("contacts/contacts_000000030.vtu");
+    std::fs::write(&legacy, "<VTKFile").unwrap();
     let resumed = RunOptions {
         resume: true,
         ..opts(&cut)
     };
     run(&scene, &resumed).unwrap();
+    assert!(!legacy.exists(), "the stale .vtu frame is removed");
     let read = |dir: &Path, name: &str| std::fs::read(dir.join(name)).unwrap();
     assert_eq!(read(&whole, "contacts.pvd"), read(&cut, "contacts.pvd"));
     for step in (0..=120).step_by(10) {
-        let name = format!("contacts/contacts_{step:09}.vtu");
+        let name = format!("contacts/contacts_{step:09}.vtp");
         assert!(read(&whole, &name) == read(&cut, &name), "{name} differs");
     }
     std::fs::remove_dir_all(&base).unwrap();

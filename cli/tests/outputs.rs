@@ -218,8 +218,11 @@ fn frames_tell_materials_and_groups_apart() {
             "[[materials]]\nname = \"steel\"\nfriction = 0.3\n\n[[shakers]]",
         )
         .replace("name = \"small\"", "name = \"small\"\nmaterial = \"steel\"")
-        .replace("colour = \"speed\"", "colour = \"material\"")
-            + "\n[[observables]]\nkind = \"height\"\nbody = \"small\"\n"
+        // ASCII frames, which vtkio reads (it reads no raw binary).
+        .replace(
+            "colour = \"speed\"",
+            "colour = \"material\"\nframe_encoding = \"ascii\"",
+        ) + "\n[[observables]]\nkind = \"height\"\nbody = \"small\"\n"
     });
     let out = dir.join("out");
     run(&scene, &opts(&out)).unwrap();
@@ -278,7 +281,7 @@ fn frames_tell_materials_and_groups_apart() {
 
 /// Frames of a world with shaped bodies carry each body's orientation, shape code and `axes`
 /// (its own axes in world coordinates scaled by its half-sizes, column by column): a box whose
-/// x axis is turned onto y and a sphere, read back with vtkio.
+/// x axis is turned onto y and a sphere, written as ASCII and read back with vtkio.
 #[test]
 fn frames_carry_orientations_shapes_and_axes() {
     let dir = tmp("axes");
@@ -290,7 +293,7 @@ fn frames_carry_orientations_shapes_and_axes() {
          [[bodies]]\ngenerator = \"single\"\nname = \"slab\"\nshape = \"box\"\n\
          half_extents = [0.2, 0.1, 0.05]\ndensity = 1000.0\nposition = [0.0, 0.0, 0.05]\naxis = [0.0, 1.0, 0.0]\n\n\
          [[bodies]]\ngenerator = \"single\"\nname = \"ball\"\nradius = 0.05\ndensity = 1000.0\nposition = [1.0, 0.0, 0.05]\n\n\
-         [output]\nevery = 10\n",
+         [output]\nevery = 10\nframe_encoding = \"ascii\"\n",
     )
     .unwrap();
     let out = dir.join("out");

@@ -517,9 +517,11 @@ def run(
     steps: Optional[int] = None,
     until: Optional[float] = None,
     progress: bool = True,
+    frame_encoding: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Runs a scene file as `grains run` does (outputs, checkpoints, progress) and
-    returns its summary; Ctrl-C stops it after a checkpoint and raises KeyboardInterrupt."""
+    returns its summary; frame_encoding ("binary", "zlib" or "ascii") overrides the file's
+    `[output] frame_encoding`; Ctrl-C stops it after a checkpoint and raises KeyboardInterrupt."""
 
 def lattice(
     origin: Vec3,

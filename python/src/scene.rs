@@ -4,6 +4,7 @@ use crate::errors::{run_error, scene_error, warn_placement};
 use crate::world::PyWorld;
 use grains::Backend;
 use grains_app::output::progress::STATUS_EVERY;
+use grains_app::output::FrameEncoding;
 use grains_app::runner::{run as run_scene, RunOptions};
 use grains_app::scene::Scene;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
@@ -71,11 +72,12 @@ fn signal_pending() -> bool {
 /// `results/<scene name>`), and returns the summary as a dict.
 ///
 /// `steps` or `until` (s) cut the run short of the scene's duration (a later call with
-/// `resume=True` continues it); `threads` and `backend` override the file's. Ctrl-C stops the
+/// `resume=True` continues it); `threads`, `backend` and `frame_encoding` (how the ParaView
+/// frames store their arrays: `"binary"`, `"zlib"` or `"ascii"`) override the file's. Ctrl-C stops the
 /// run between steps after writing a checkpoint, so `resume=True` continues it bit-identically,
 /// and raises `KeyboardInterrupt`. The GIL is released while the run goes.
 #[pyfunction]
-#[pyo3(signature = (path, out = None, *, threads = None, backend = None, resume = false, steps = None, until = None, progress = true))]
+#[pyo3(signature = (path, out = None, *, threads = None, backend = None, resume = false, steps = None, until = None, progress = true, frame_encoding = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -87,10 +89,18 @@ fn run<'py>(
     steps: Option<u64>,
     until: Option<f64>,
     progress: bool,
+    frame_encoding: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut scene = Scene::load(&path).map_err(|e| scene_error(py, &e))?;
     if let Some(b) = backend {
         scene.settings_mut().backend = self::backend(b)?;
+    }
+    if let Some(name) = frame_encoding {
+        scene.output.frame_encoding = FrameEncoding::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "frame_encoding {name:?}: expected \"binary\", \"zlib\" or \"ascii\""
+            ))
+        })?;
     }
     match (steps, until) {
         (Some(_), Some(_)) => {

@@ -6,8 +6,9 @@
 //! it is copied beside the package's Python files into a temporary folder put first on
 //! `PYTHONPATH` (building it again with maturin from inside `cargo test` would wait forever on
 //! cargo's lock of the target folder). The interpreter is `GRAINS_PYTHON`, else a virtual
-//! environment `target/pytest-venv` made here with `python3 -m venv` and NumPy and pytest
-//! from PyPI (once). The `grains` program the tests compare against is the one this build made.
+//! environment `target/pytest-venv` made here with `python3 -m venv` and NumPy, pytest and
+//! (optional: its one test skips without it) meshio from PyPI (once). The `grains` program the
+//! tests compare against is the one this build made.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,6 +59,18 @@ fn python(target: &Path) -> PathBuf {
             "could not install numpy and pytest into {} (is PyPI reachable?)",
             venv.display()
         );
+    }
+    // meshio, an independent reader of the binary frames (tests/test_frames.py): optional, the
+    // check skips without it, so a failed install is no failure.
+    let meshio = Command::new(&py)
+        .args(["-c", "import meshio"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !meshio {
+        let _ = Command::new(&py)
+            .args(["-m", "pip", "install", "--quiet", "meshio"])
+            .status();
     }
     py
 }

@@ -1,14 +1,15 @@
-//! Force chains for ParaView: per frame a `.vtu` of the last step's contacts as line cells
+//! Force chains for ParaView: per frame a `.vtp` (VTK XML poly data, its arrays ASCII or binary,
+//! [`FrameEncoding`]) of the last step's contacts as line cells
 //! (between the two centres of a body–body contact, from the centre to the contact point of a
 //! body–wall contact) with each contact's force, normal force and gap, and each body's total
 //! contact force; and `contacts.pvd`, the index tying them to simulated times.
 
 use super::progress::exact_time;
 use super::vtk::pvd;
+use super::vtk_xml::{FrameEncoding, VtkXml};
 use super::writer::{keep_frames, Layout};
 use super::{at, write_atomic};
 use grains::{Touching, World};
-use std::fmt::Write;
 use std::io;
 use std::path::PathBuf;
 
@@ -66,80 +67,38 @@ impl ContactFrame {
     }
 }
 
-/// The `.vtu` text of a contact frame: line cells with cell data `force` (N, on the first
-/// body), `normal_force` (N) and `gap` (m), and point data `body_force` (N, the body's total
-/// contact force at its centre; 0 at the contact points on walls).
-pub fn contacts_vtu(f: &ContactFrame) -> String {
+/// The `.vtp` file (VTK XML poly data) of a contact frame, its arrays in `encoding`: one line
+/// cell per contact with cell data `force` (N, on the first body), `normal_force` (N) and `gap`
+/// (m), and point data `body_force` (N, the body's total contact force at its centre; 0 at the
+/// contact points on walls).
+pub fn contacts_vtp(f: &ContactFrame, encoding: FrameEncoding) -> Vec<u8> {
     let (np, nc) = (f.points.len(), f.lines.len());
-    let mut s = String::with_capacity((np + nc) * 80 + 1024);
-    s.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n<UnstructuredGrid>\n");
-    let _ = writeln!(
-        s,
-        "<FieldData><DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">{}</DataArray></FieldData>",
-        f.time
-    );
-    let _ = writeln!(s, "<Piece NumberOfPoints=\"{np}\" NumberOfCells=\"{nc}\">");
-    s.push_str("<Points>\n");
-    vectors(&mut s, None, &f.points);
-    s.push_str(
-        "</Points>\n<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
-    );
-    for [a, b] in &f.lines {
-        let _ = write!(s, "{a} {b} ");
-    }
-    s.push_str("\n</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
-    for k in 0..nc {
-        let _ = write!(s, "{} ", 2 * (k + 1));
-    }
-    s.push_str("\n</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
-    for _ in 0..nc {
-        s.push_str("3 ");
-    }
-    s.push_str("\n</DataArray>\n</Cells>\n<PointData Vectors=\"body_force\">\n");
-    let mut body_forces = f.body_forces.clone();
-    body_forces.resize(np, [0.0; 3]);
-    vectors(&mut s, Some("body_force"), &body_forces);
-    s.push_str("</PointData>\n<CellData Scalars=\"normal_force\" Vectors=\"force\">\n");
-    scalars(&mut s, "normal_force", &f.normal_forces);
-    vectors(&mut s, Some("force"), &f.forces);
-    scalars(&mut s, "gap", &f.gaps);
-    s.push_str("</CellData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
-    s
-}
-
-/// A Float32 data array of 3-vectors (the points when `name` is none).
-fn vectors(s: &mut String, name: Option<&str>, data: &[[f32; 3]]) {
-    match name {
-        Some(name) => {
-            let _ = writeln!(
-                s,
-                "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"3\" format=\"ascii\">"
-            );
-        }
-        None => {
-            s.push_str("<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n")
-        }
-    }
-    for p in data {
-        let _ = writeln!(s, "{} {} {}", p[0], p[1], p[2]);
-    }
-    s.push_str("</DataArray>\n");
-}
-
-/// A Float32 data array of scalars.
-fn scalars(s: &mut String, name: &str, data: &[f32]) {
-    let _ = writeln!(
-        s,
-        "<DataArray type=\"Float32\" Name=\"{name}\" format=\"ascii\">"
-    );
-    for v in data {
-        let _ = writeln!(s, "{v}");
-    }
-    s.push_str("</DataArray>\n");
+    let mut x = VtkXml::new("PolyData", encoding, 6 * np + 9 * nc);
+    x.tag("<FieldData>");
+    x.field("TimeValue", f.time);
+    x.tag("</FieldData>");
+    x.tag(&format!(
+        "<Piece NumberOfPoints=\"{np}\" NumberOfVerts=\"0\" NumberOfLines=\"{nc}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">"
+    ));
+    x.tag("<Points>");
+    x.array(None, f.points.iter().copied());
+    x.tag("</Points>\n<Lines>");
+    x.indices("connectivity", np, f.lines.iter().flatten().copied());
+    x.indices("offsets", 2 * nc, (1..=nc).map(|k| 2 * k));
+    x.tag("</Lines>\n<PointData Vectors=\"body_force\">");
+    let zero = std::iter::repeat([0.0f32; 3]);
+    let body_forces = f.body_forces.iter().copied().chain(zero).take(np);
+    x.array(Some("body_force"), body_forces);
+    x.tag("</PointData>\n<CellData Scalars=\"normal_force\" Vectors=\"force\">");
+    x.array(Some("normal_force"), f.normal_forces.iter().map(|&v| [v]));
+    x.array(Some("force"), f.forces.iter().copied());
+    x.array(Some("gap"), f.gaps.iter().map(|&v| [v]));
+    x.tag("</CellData>\n</Piece>");
+    x.finish()
 }
 
 impl Layout {
-    /// `contacts/` with the contact `.vtu` files.
+    /// `contacts/` with the contact `.vtp` files.
     pub fn contact_frames(&self) -> PathBuf {
         self.dir.join("contacts")
     }
@@ -149,33 +108,44 @@ impl Layout {
     }
     /// File name of the contact frame after `step` steps.
     pub fn contact_frame_name(step: u64) -> String {
-        format!("contacts_{step:09}.vtu")
+        format!("contacts_{step:09}.vtp")
     }
 }
 
 /// The contact frames of a run: writes each one and keeps `contacts.pvd` listing them.
 pub struct ContactFiles {
     layout: Layout,
+    encoding: FrameEncoding,
     /// (time in s, file name relative to the folder) of every frame written, in order.
     frames: Vec<(f64, String)>,
 }
 
 impl ContactFiles {
     /// Creates `contacts/`; with `resume_step`, keeps the frames up to that step of an earlier
-    /// run and removes later ones, otherwise removes every frame found. `h` turns the steps of
-    /// frames kept into times.
-    pub fn open(layout: Layout, resume_step: Option<u64>, h: f32) -> io::Result<ContactFiles> {
+    /// run and removes later ones, otherwise removes every frame found (the `.vtu` contact
+    /// frames of runs from before the `.vtp` ones included). `h` turns the steps of frames kept
+    /// into times; `encoding` is the new frames'.
+    pub fn open(
+        layout: Layout,
+        resume_step: Option<u64>,
+        h: f32,
+        encoding: FrameEncoding,
+    ) -> io::Result<ContactFiles> {
         let dir = layout.contact_frames();
         std::fs::create_dir_all(&dir).map_err(|e| at(&dir, e))?;
-        let frames = keep_frames(&dir, "contacts_", resume_step, h)?;
-        Ok(ContactFiles { layout, frames })
+        let frames = keep_frames(&dir, "contacts_", &[".vtp", ".vtu"], resume_step, h)?;
+        Ok(ContactFiles {
+            layout,
+            encoding,
+            frames,
+        })
     }
 
     /// Writes the frame `f` and the index with it.
     pub fn write(&mut self, f: &ContactFrame) -> io::Result<()> {
         let name = Layout::contact_frame_name(f.step);
         let path = self.layout.contact_frames().join(&name);
-        write_atomic(&path, contacts_vtu(f).as_bytes())?;
+        write_atomic(&path, &contacts_vtp(f, self.encoding))?;
         self.frames.push((f.time, format!("contacts/{name}")));
         write_atomic(&self.layout.contacts_pvd(), pvd(&self.frames).as_bytes())
     }

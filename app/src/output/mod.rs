@@ -1,5 +1,5 @@
-//! Results a user can open: ParaView frames (`.vtu` + `.pvd`) of the grains and of their
-//! contacts, a CSV of the tracked observables, PNG snapshots and plots, and the end-state
+//! Results a user can open: ParaView frames (`.vtu` + `.pvd` of the grains, `.vtp` + `.pvd` of
+//! their contacts; binary or ASCII), a CSV of the tracked observables, PNG snapshots and plots, and the end-state
 //! quality figures. Frames are written by a writer thread fed through a channel, so stepping never waits on the disk.
 
 pub mod contacts;
@@ -9,9 +9,11 @@ pub mod progress;
 pub mod quality;
 pub mod record;
 pub mod vtk;
+pub mod vtk_xml;
 pub mod writer;
 
 pub use quality::{Quality, Rest};
+pub use vtk_xml::FrameEncoding;
 pub use writer::{Frame, Writer, WriterMsg};
 
 use std::fs::{File, OpenOptions};

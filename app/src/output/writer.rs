@@ -5,6 +5,7 @@ use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, Series, Style};
 use super::progress::exact_time;
 use super::vtk::{pvd, vtu};
+use super::vtk_xml::FrameEncoding;
 use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::Formats;
 use crossbeam_channel::{Receiver, Sender};
@@ -57,7 +58,7 @@ pub const NO_GROUP: u32 = u32::MAX;
 pub enum WriterMsg {
     /// A frame to write as `.vtu` (and PNG if asked).
     Frame(Box<Frame>),
-    /// The contacts of a frame, to write as a contact `.vtu`.
+    /// The contacts of a frame, to write as a contact `.vtp`.
     Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
     Sample(Vec<f64>),
@@ -135,6 +136,8 @@ pub struct WriterConfig {
     pub layout: Layout,
     /// Which files.
     pub formats: Formats,
+    /// How the ParaView frames' arrays are stored.
+    pub encoding: FrameEncoding,
     /// How snapshots are drawn.
     pub style: Style,
     /// Names of the observable columns.
@@ -249,7 +252,7 @@ impl State {
         let mut frames = Vec::new();
         let mut rows = Vec::new();
         if cfg.formats.vtu {
-            frames = keep_frames(&l.frames(), "frame_", resume_step, cfg.h)?;
+            frames = keep_frames(&l.frames(), "frame_", &[".vtu"], resume_step, cfg.h)?;
         }
         if let Some(last) = resume_step {
             if let Ok(text) = std::fs::read_to_string(l.csv()) {
@@ -284,7 +287,12 @@ impl State {
             None
         };
         let contacts = if cfg.formats.contacts {
-            Some(ContactFiles::open(l.clone(), resume_step, cfg.h)?)
+            Some(ContactFiles::open(
+                l.clone(),
+                resume_step,
+                cfg.h,
+                cfg.encoding,
+            )?)
         } else {
             None
         };
@@ -301,7 +309,7 @@ impl State {
         let l = &self.cfg.layout;
         if self.cfg.formats.vtu {
             let name = Layout::frame_name(f.step);
-            write_atomic(&l.frames().join(&name), vtu(f).as_bytes())?;
+            write_atomic(&l.frames().join(&name), &vtu(f, self.cfg.encoding))?;
             self.frames.push((f.time, format!("frames/{name}")));
             write_atomic(&l.pvd(), pvd(&self.frames).as_bytes())?;
         }
@@ -418,12 +426,13 @@ fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {
     writeln!(f)
 }
 
-/// The frames `<prefix><step>.vtu` in the folder `dir` that an earlier run wrote up to
+/// The frames `<prefix><step><suffix>` (`suffix` one of `suffixes`) in the folder `dir` that an earlier run wrote up to
 /// `resume_step`, as (time, path from the output folder) in step order, for the `.pvd` index;
 /// removes the later ones (every one when not resuming), which the run writes again.
 pub(super) fn keep_frames(
     dir: &Path,
     prefix: &str,
+    suffixes: &[&str],
     resume_step: Option<u64>,
     h: f32,
 ) -> io::Result<Vec<(f64, String)>> {
@@ -433,7 +442,7 @@ pub(super) fn keep_frames(
         let name = e?.file_name().to_string_lossy().to_string();
         let step = name
             .strip_prefix(prefix)
-            .and_then(|s| s.strip_suffix(".vtu"))
+            .and_then(|s| suffixes.iter().find_map(|x| s.strip_suffix(x)))
             .and_then(|s| s.parse::<u64>().ok());
         if let Some(step) = step {
             if resume_step.is_some_and(|last| step <= last) {

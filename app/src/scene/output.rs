@@ -8,6 +8,7 @@ use super::loads::{
 use super::spec::{ObservableSpec, OutputSpec};
 use super::values::{count, need, number, positive, sp, Ctx};
 use super::{Group, SceneError};
+use crate::output::FrameEncoding;
 use glam::Vec3;
 use std::ops::Range;
 
@@ -189,6 +190,8 @@ pub struct Output {
     pub every: u64,
     /// Which files.
     pub formats: Formats,
+    /// How the ParaView frames (`"vtu"`, `"contacts"`) store their arrays.
+    pub frame_encoding: FrameEncoding,
     /// Frames between PNG snapshots.
     pub png_every: u64,
     /// Colouring of snapshots.
@@ -257,6 +260,19 @@ pub(super) fn output(
         }
     }
     unused_without_format(cx, o, formats)?;
+    let frame_encoding = match &o.frame_encoding {
+        None => FrameEncoding::default(),
+        Some(v) => FrameEncoding::from_name(v.get_ref()).ok_or_else(|| {
+            cx.err(
+                v.span(),
+                "frame_encoding",
+                format!(
+                    "must be \"binary\", \"zlib\" or \"ascii\", got \"{}\"",
+                    v.get_ref()
+                ),
+            )
+        })?,
+    };
     let frames = steps.div_ceil(every).max(1);
     let section = match &o.view {
         None => !planar,
@@ -307,6 +323,7 @@ pub(super) fn output(
     Ok(Output {
         every,
         formats,
+        frame_encoding,
         png_every: match &o.png_every {
             Some(v) => count(cx, v, "png_every", 1)?,
             None => (frames / 10).max(1),
@@ -379,6 +396,10 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
     if !formats.csv {
         let why = "it sets the rows of observables.csv, and `formats` has no \"csv\"";
         unused.push(("observe_every", sp(&o.observe_every), why));
+    }
+    if !(formats.vtu || formats.contacts) {
+        let why = "it sets the ParaView frames, and `formats` has neither \"vtu\" nor \"contacts\"";
+        unused.push(("frame_encoding", sp(&o.frame_encoding), why));
     }
     // Without frames, `every` still sets the csv rows when `observe_every` is not given.
     let frames = formats.vtu || formats.png || formats.contacts;

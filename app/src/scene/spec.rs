@@ -489,8 +489,10 @@ pub struct ForceSpec {
 pub struct OutputSpec {
     /// Steps between frames (default: about 100 frames per run).
     pub every: Option<S<i64>>,
-    /// Any of `"vtu"`, `"csv"`, `"png"` (default all three).
+    /// Any of `"vtu"`, `"csv"`, `"png"`, `"contacts"` (default the first three).
     pub formats: Option<S<Vec<String>>>,
+    /// How the ParaView frames' arrays are stored: `"zlib"` (default), `"binary"` or `"ascii"`.
+    pub frame_encoding: Option<S<String>>,
     /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
     pub png_every: Option<S<i64>>,
     /// Colour grains by `"size"`, `"speed"`, `"material"` or `"group"`.
