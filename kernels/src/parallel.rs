@@ -232,9 +232,9 @@ const PROBE_EVERY: u32 = 16;
 /// the whole pool, or one worker alone when the pool's cores are taken by other work, so that
 /// a waiting worker's partner is descheduled at every meeting. The results are the same bits
 /// either way, so the measured time alone decides. With the team, the share of the workers'
-/// time spent waiting is watched; while it is above [`HIGH_WAITING`], one run in
-/// [`PROBE_EVERY`] goes alone, and the loop stays alone while that costs less per unit of work.
-/// Alone, one run in [`PROBE_EVERY`] goes with the team again.
+/// time spent waiting is watched; while it is above a third, one run in sixteen goes alone,
+/// and the loop stays alone while that costs less per unit of work. Alone, one run in sixteen
+/// goes with the team again.
 #[derive(Default)]
 pub struct TeamChoice {
     alone: bool,
