@@ -1137,6 +1137,16 @@ fn summarise(
     }
 }
 
+/// Where a run steps, as the start and summary lines say it: "GPU adapter NAME", or "CPU, 1
+/// thread" / "CPU, N threads".
+pub fn backend_phrase(adapter: Option<&str>, threads: usize) -> String {
+    match (adapter, threads) {
+        (Some(a), _) => format!("GPU adapter {a}"),
+        (None, 1) => "CPU, 1 thread".to_string(),
+        (None, n) => format!("CPU, {n} threads"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1185,15 +1195,5 @@ mod tests {
                 "{deg}°: got {flipped}°"
             );
         }
-    }
-}
-
-/// Where a run steps, as the start and summary lines say it: "GPU adapter NAME", or "CPU, 1
-/// thread" / "CPU, N threads".
-pub fn backend_phrase(adapter: Option<&str>, threads: usize) -> String {
-    match (adapter, threads) {
-        (Some(a), _) => format!("GPU adapter {a}"),
-        (None, 1) => "CPU, 1 thread".to_string(),
-        (None, n) => format!("CPU, {n} threads"),
     }
 }
