@@ -350,30 +350,28 @@ mod tests {
     fn the_team_is_dropped_while_going_alone_is_cheaper() {
         let mut choice = TeamChoice::default();
         assert_eq!(choice.team(1), 1);
-        let mut teams = Vec::new();
-        for _ in 0..64 {
-            let team = choice.team(2);
-            // A busy machine: the team takes twice as long as one worker and mostly waits.
-            match team {
-                1 => choice.record(1, 1.0, 1.0, 0.0),
-                _ => choice.record(2, 2.0, 1.0, 3.0),
-            }
-            teams.push(team);
-        }
+        // Runs with a team of two taking `team_seconds` (`waiting` of them spent waiting) and
+        // one worker alone 1 s, for the same work; the teams chosen.
+        let runs = |choice: &mut TeamChoice, n: usize, team_seconds: f64, waiting: f64| {
+            (0..n)
+                .map(|_| {
+                    let team = choice.team(2);
+                    match team {
+                        1 => choice.record(1, 1.0, 1.0, 0.0),
+                        _ => choice.record(2, team_seconds, 1.0, waiting),
+                    }
+                    team
+                })
+                .collect::<Vec<_>>()
+        };
+        // A busy machine: the team takes twice as long as one worker and mostly waits.
+        let teams = runs(&mut choice, 64, 2.0, 3.0);
         assert_eq!(teams[..15], [2; 15], "the team until the first probe");
         assert_eq!(teams[15], 1, "the probe alone");
         let later = &teams[16..];
         assert_eq!(later.iter().filter(|&&t| t == 2).count(), 3, "{teams:?}");
         // The machine is quiet again: the next team probe is cheaper, and the team stays.
-        let mut back = Vec::new();
-        for _ in 0..40 {
-            let team = choice.team(2);
-            match team {
-                1 => choice.record(1, 1.0, 1.0, 0.0),
-                _ => choice.record(2, 0.6, 1.0, 0.1),
-            }
-            back.push(team);
-        }
+        let back = runs(&mut choice, 40, 0.6, 0.1);
         let first_team = back.iter().position(|&t| t == 2).unwrap();
         assert!(first_team < 16, "{back:?}");
         assert!(back[first_team..].iter().all(|&t| t == 2), "{back:?}");
