@@ -18,6 +18,7 @@
 //! cells with grains it cannot touch (the narrow phase's distance test rejects them), and no
 //! outlier inflates the cells of the bed.
 
+use crate::cell_coords::floor_cell;
 use crate::large_cells::LargeCells;
 use crate::layout::Motion;
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
@@ -34,9 +35,9 @@ pub const NOT_IN_GRID: u32 = u32::MAX;
 /// grain falling away from the bed) must not set the cell edge for all.
 const FAST_REACH: f32 = 4.0;
 
-/// Largest cell coordinate magnitude [`Grid::coords`] returns along a periodic axis, so that
-/// the cells around a far grain (c ± 1) never overflow.
-const FAR: f32 = (1 << 30) as f32;
+/// Below this many bodies the grid's counting sort runs on one worker: its passes take less
+/// than the team's meetings, and the shared counters' cache lines would pass between cores.
+const SERIAL_GRID: usize = 1 << 16;
 
 /// How far beyond touching a pair becomes an ε̂-active contact (hart-anitescu eq. 2.13).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,11 +132,10 @@ impl Grid {
     /// (within ±2³⁰) along its periodic ones.
     #[inline(always)]
     pub fn coords(&self, p: Vec3) -> IVec3 {
-        let c = ((p - self.origin) / self.cell).floor();
+        let c = floor_cell((p - self.origin) / self.cell);
         if !self.periodic.any() {
-            return c.as_ivec3().clamp(IVec3::ZERO, self.dims - IVec3::ONE);
+            return c.clamp(IVec3::ZERO, self.dims - IVec3::ONE);
         }
-        let c = c.clamp(Vec3::splat(-FAR), Vec3::splat(FAR)).as_ivec3();
         IVec3::select(
             self.periodic,
             c,
@@ -297,7 +297,7 @@ impl Grid {
         } else {
             self.size_cells(lo, hi, 2.0 * reach_max, n);
         }
-        self.count_and_scatter(pos_radius, is_large);
+        self.count_and_scatter(pos_radius, is_large, n < SERIAL_GRID);
         self.copy_in_cell_order(pos_radius, &reach);
         self.large_cells.build(&self.large, pos_radius, &reach);
         self.reach = reach;
@@ -350,8 +350,53 @@ impl Grid {
         self.origin = lo;
     }
 
-    fn count_and_scatter(&mut self, pos_radius: &[Vec4], is_large: impl Fn(usize) -> bool + Sync) {
+    /// [`Self::count_and_scatter`] on the calling worker: a counting sort in body order, which
+    /// leaves each cell's bodies ascending without the sort.
+    fn count_and_scatter_alone(
+        &mut self,
+        pos_radius: &[Vec4],
+        is_large: impl Fn(usize) -> bool,
+        cells: usize,
+    ) {
+        let mut cell_of = std::mem::take(&mut self.cell_of);
+        let mut counts = std::mem::take(&mut self.count_snapshot);
+        counts.clear();
+        counts.resize(cells, 0);
+        for (i, (c, p)) in cell_of.iter_mut().zip(pos_radius).enumerate() {
+            *c = match is_large(i) {
+                true => NOT_IN_GRID,
+                false => self.index(self.coords(p.truncate())) as u32,
+            };
+            if *c != NOT_IN_GRID {
+                counts[*c as usize] += 1;
+            }
+        }
+        let total = exclusive_scan(&counts, &mut self.start) as usize;
+        counts.copy_from_slice(&self.start[..cells]);
+        self.bodies.resize(total, 0);
+        for (i, &c) in cell_of.iter().enumerate() {
+            if c != NOT_IN_GRID {
+                self.bodies[counts[c as usize] as usize] = i as u32;
+                counts[c as usize] += 1;
+            }
+        }
+        self.cell_of = cell_of;
+        self.count_snapshot = counts;
+    }
+
+    /// Sorts the bodies not `is_large` by cell into [`Self::bodies`] (ascending within a cell)
+    /// with [`Self::start`] and [`Self::cell_of`]: on the calling worker `alone`, else on the
+    /// pool (shared counters, then each cell sorted).
+    fn count_and_scatter(
+        &mut self,
+        pos_radius: &[Vec4],
+        is_large: impl Fn(usize) -> bool + Sync,
+        alone: bool,
+    ) {
         let cells = (self.dims.x * self.dims.y * self.dims.z) as usize;
+        if alone {
+            return self.count_and_scatter_alone(pos_radius, is_large, cells);
+        }
         if self.counts.len() < cells {
             self.counts.resize_with(cells, || AtomicU32::new(0));
         }
@@ -538,5 +583,58 @@ mod tests {
         grid.for_each_in_box(-far, far, |j| seen.push(j));
         seen.sort_unstable();
         assert_eq!(seen, (0..fast as u32).collect::<Vec<_>>());
+    }
+
+    /// A bed above [`SERIAL_GRID`] bodies (some large, kept out) sorted into its cells by the
+    /// pool and by one worker: the same bodies, cell starts and cells.
+    #[test]
+    fn the_pool_and_one_worker_sort_the_bodies_into_the_same_cells() {
+        let mut random = crate::random::Lcg::new(3);
+        let mut next = || random.unit();
+        let n = SERIAL_GRID + 5000;
+        let pos_radius: Vec<Vec4> = (0..n)
+            .map(|i| {
+                let r = if i % 997 == 0 { 0.2 } else { 0.005 };
+                Vec4::new(next(), next(), 0.5 * next(), r)
+            })
+            .collect();
+        let motion = vec![Motion::default(); n];
+        let mut grid = Grid::default();
+        grid.build(&pos_radius, &[], &motion, Envelope::Fixed(0.001), 1e-3);
+        assert!(!grid.large.is_empty());
+        let by_pool = (
+            grid.bodies.clone(),
+            grid.start.clone(),
+            grid.cell_of.clone(),
+        );
+        let kept_out = grid.cell_of.clone();
+        let large = |i: usize| kept_out[i] == NOT_IN_GRID;
+        grid.count_and_scatter(&pos_radius, large, true);
+        assert_eq!((grid.bodies, grid.start, grid.cell_of), by_pool);
+    }
+
+    /// [`floor_cell`] is ⌊x⌋ within ±2³⁰ (at integers, just below them and around zero), and
+    /// clamps beyond.
+    #[test]
+    fn cells_are_the_floor_of_the_coordinates() {
+        let xs = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999_999_8,
+            -2.999_999_8,
+            1e6,
+            -1e6 - 0.5,
+        ];
+        for x in xs {
+            let c = floor_cell(Vec3::new(x, -x, 0.25));
+            let expect = [x.floor(), (-x).floor(), 0.0].map(|f| f as i32);
+            assert_eq!(c.to_array(), expect, "{x}");
+        }
+        let far = floor_cell(Vec3::new(1e12, -1e12, f32::NAN));
+        assert_eq!(far.to_array(), [1 << 30, -(1 << 30), -(1 << 30)]);
     }
 }

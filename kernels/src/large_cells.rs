@@ -8,6 +8,7 @@
 //! cover the large bodies' centres; a bed spread thin (a few bodies far apart) gets a coarser
 //! edge, so that there are at most about [`CELLS_PER_BODY`] cells per body.
 
+use crate::cell_coords::floor_cell;
 use glam::{IVec3, Vec3, Vec4};
 
 /// The most cells per large body (the cell edge grows to keep to it).
@@ -110,8 +111,7 @@ impl LargeCells {
 
     /// Cell coordinates of a point, clamped into the grid.
     fn coords(&self, p: Vec3) -> IVec3 {
-        let c = ((p - self.origin) / self.cell).floor();
-        c.as_ivec3().clamp(IVec3::ZERO, self.dims - IVec3::ONE)
+        floor_cell((p - self.origin) / self.cell).clamp(IVec3::ZERO, self.dims - IVec3::ONE)
     }
 
     /// Linear index of cell `c` (x fastest).

@@ -29,6 +29,7 @@
 //! follows the triangle. The mesh's velocity at the contact point c (p − r n for a sphere),
 //! v + ω × (c − x_axis), enters the row's bias as a moving wall's does.
 
+use crate::cell_coords::floor_cell;
 use crate::layout::{wall_key, ContactRow, NO_BODY};
 use bytemuck::{Pod, Zeroable};
 use glam::{IVec3, Vec3, Vec4};
@@ -175,8 +176,7 @@ impl TriangleGrid {
     /// Cell coordinates of a point, clamped into the grid.
     #[inline(always)]
     pub fn coords(&self, p: Vec3) -> IVec3 {
-        let c = ((p - self.origin) / self.cell).floor();
-        c.as_ivec3().clamp(IVec3::ZERO, self.dims - IVec3::ONE)
+        floor_cell((p - self.origin) / self.cell).clamp(IVec3::ZERO, self.dims - IVec3::ONE)
     }
 
     /// Calls `f` with the flat index of every cell from `lo` to `hi` (inclusive).
