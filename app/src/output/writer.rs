@@ -292,9 +292,16 @@ impl Writer {
     /// Waits until everything sent before is written (or the writer has stopped on an error).
     pub fn drain(&self) {
         let (done, wait) = crossbeam_channel::bounded(1);
-        if self.tx.send(WriterMsg::Drain(done)).is_ok() {
-            // An error (the writer stopped and dropped the message) ends the wait too.
-            let _ = wait.recv();
+        if self.tx.send(WriterMsg::Drain(done)).is_err() {
+            return;
+        }
+        // A writer that stopped on an error leaves the message in the channel (which lives on
+        // with this end), unanswered: the wait looks for that too.
+        loop {
+            match wait.recv_timeout(std::time::Duration::from_millis(20)) {
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.failed() => {}
+                _ => return,
+            }
         }
     }
 
