@@ -9,7 +9,8 @@
 //!     cargo run --release -p grains-benches --example frame_encoding -- SCENE...
 //!
 //! For each scene and encoding it prints the bytes, bytes per grain, the seconds to encode and
-//! the seconds to write (best of three), one line each.
+//! the seconds to write (best of three), one line each; then the same for zlib with each
+//! grain's orientation too (`[output] frame_orientation = true`).
 
 use grains_app::output::vtk::vtu;
 use grains_app::output::{write_atomic, Frame, FrameEncoding};
@@ -37,11 +38,17 @@ fn main() {
         };
         let n = frame.positions.len();
         let file = std::env::temp_dir().join(format!("grains-frame-{}.vtu", std::process::id()));
-        for encoding in FrameEncoding::ALL {
+        let mut oriented = frame.clone();
+        oriented.orientation = true;
+        let cases = FrameEncoding::ALL
+            .map(|e| (e, &frame, ""))
+            .into_iter()
+            .chain([(FrameEncoding::Zlib, &oriented, " + orientation")]);
+        for (encoding, frame, extra) in cases {
             let (mut encode, mut write, mut bytes) = (f64::MAX, f64::MAX, 0);
             for _ in 0..REPEATS {
                 let t = Instant::now();
-                let b = vtu(&frame, encoding);
+                let b = vtu(frame, encoding);
                 encode = encode.min(t.elapsed().as_secs_f64());
                 let t = Instant::now();
                 if let Err(e) = write_atomic(&file, &b) {
@@ -53,7 +60,7 @@ fn main() {
                 let _ = std::fs::remove_file(&file);
             }
             println!(
-                "| {n} | {} | {bytes} | {:.1} | {encode:.3} | {write:.3} |",
+                "| {n} | {}{extra} | {bytes} | {:.1} | {encode:.3} | {write:.3} |",
                 encoding.name(),
                 bytes as f64 / n as f64
             );

@@ -12,7 +12,7 @@ use crate::output::progress::{
 };
 use crate::output::quality::percentile_95;
 use crate::output::record::RunRecord;
-use crate::output::writer::{holds_no_results, Layout, WriterConfig, NO_GROUP};
+use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
@@ -126,8 +126,10 @@ pub struct Distribute {
     pub split: fn(&mut World) -> Result<(), grains::BuildError>,
     /// This rank's number.
     pub rank: usize,
+    /// The run's ranks.
+    pub ranks: usize,
     /// Whether this rank writes the outputs (rank 0); the others step, sample and checkpoint
-    /// with it (every gather is collective) and write nothing.
+    /// with it (every gather is collective) and write only their pieces of the frames.
     pub writes: bool,
     /// Tells every rank whether this one failed, and returns the lowest rank that did (`None`
     /// where none did): a collective call, made by every rank at the same points of the
@@ -471,7 +473,21 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
 }
 
 fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
-    let n = world.len();
+    frame_of(scene, world, 0..world.len(), png)
+}
+
+/// The frame of the bodies `indices` of `world` (for one rank's piece, those it owns), with a
+/// PNG snapshot when `png`; the integer arrays' types are the whole world's
+/// ([`frame_bounds`]).
+fn frame_of(
+    scene: &Scene,
+    world: &World,
+    indices: impl ExactSizeIterator<Item = usize> + Clone,
+    png: bool,
+) -> Frame {
+    let n = indices.len();
+    let b = world.bodies();
+    let ids = world.ids();
     let mut f = Frame {
         step: world.steps(),
         time: exact_time(world.steps(), world.settings().h),
@@ -482,8 +498,8 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         orientations: Vec::with_capacity(n),
         shapes: Vec::new(),
         half_extents: Vec::new(),
-        materials: world.bodies().material.clone(),
-        groups: vec![NO_GROUP; n],
+        materials: indices.clone().map(|i| b.material[i]).collect(),
+        groups: Vec::with_capacity(n),
         walls: if png {
             world.walls().to_vec()
         } else {
@@ -494,10 +510,12 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
         } else {
             Vec::new()
         },
-        ids: world.ids().to_vec(),
+        ids: indices.clone().map(|i| ids[i]).collect(),
         png,
+        orientation: scene.output.frame_orientation,
+        bounds: Some(frame_bounds(scene, world)),
     };
-    for i in 0..n {
+    for i in indices {
         f.positions.push(world.position(i).to_array());
         f.radii.push(world.radius(i));
         f.velocities.push(world.velocity(i).to_array());
@@ -508,13 +526,30 @@ fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
             f.shapes.push(world.shape(i));
             f.half_extents.push(world.half_extents(i).to_array());
         }
-    }
-    for (k, g) in scene.groups.iter().enumerate() {
-        for i in present(world, &g.range).filter(|&i| i < n) {
-            f.groups[i] = k as u32;
-        }
+        // The table that made the body: the groups' ranges of ids follow one another.
+        let id = ids[i] as usize;
+        let k = scene.groups.partition_point(|g| g.range.start <= id);
+        let group = match k.checked_sub(1) {
+            Some(k) if scene.groups[k].range.contains(&id) => k as u32,
+            _ => NO_GROUP,
+        };
+        f.groups.push(group);
     }
     f
+}
+
+/// The bounds that fix the types of `world`'s frames' integer arrays: the world's (not one
+/// frame's or piece's), so that every piece of a frame and every frame of a run declare the
+/// same types.
+fn frame_bounds(scene: &Scene, world: &World) -> FrameBounds {
+    FrameBounds {
+        points: world.len(),
+        id: world.lifecycle_state().next_id.saturating_sub(1),
+        material: (scene.builder().materials().list.len())
+            .max(scene.material_names.len())
+            .saturating_sub(1) as u32,
+        group: scene.groups.len().saturating_sub(1) as u32,
+    }
 }
 
 /// The region a snapshot shows: the box (or the bodies) with a margin, from the floor up to
@@ -695,7 +730,9 @@ fn written_before(scene: &Scene, layout: &Layout, steps: u64) -> Result<(), Stri
     if o.formats.vtu {
         let last = steps / o.every * o.every;
         let name = Layout::frame_name(last);
-        if !layout.frames().join(&name).is_file() {
+        // One process writes `.vtu` frames, a distributed run `.pvtu` ones (with their pieces).
+        let parallel = Layout::parallel_frame_name(last);
+        if !layout.frames().join(&name).is_file() && !layout.frames().join(&parallel).is_file() {
             return Err(format!(
                 "the checkpoint is at step {steps}, but frames/{name}, written before it, is missing: the checkpoint is not this folder's; resume from the checkpoint the run wrote, or start a new run"
             ));
@@ -799,18 +836,35 @@ pub fn run_distributed(
             .map(|o| (o.kind.quantity(), o.kind.unit()))
             .collect(),
         h: h32,
+        part: distribute.map(|d| Part {
+            rank: d.rank,
+            ranks: d.ranks,
+        }),
     };
-    // The folder opened (the checkpoint restored on a resume) and the writer started.
+    // The folder opened (the checkpoint restored on a resume) and the writer started: the
+    // writing rank's first, which keeps or removes the frames of an earlier run; then, once
+    // the folder is ready, the other ranks' (which write their pieces of the frames; a second
+    // agreement, made by every rank).
     let opened =
         open_folder(scene, opts, &mut world, (scene_text, writes)).and_then(|(record, at)| {
             let writer = match writes {
-                true => Writer::start(config, at),
-                false => Writer::discard(),
+                true => Some(Writer::start(config.clone(), at)),
+                false => None,
             }
+            .transpose()
             .map_err(|e| out_err(format!("cannot write: {e}")))?;
             Ok((record, at, writer))
         });
     let (mut record, resume_step, writer) = agreed(distribute, opened)?;
+    let writer = match writer {
+        Some(writer) => Ok(writer),
+        None if o.formats.vtu => Writer::start(config, resume_step),
+        None => Writer::discard(),
+    }
+    .map_err(|e| out_err(format!("cannot write: {e}")));
+    let writer = agreed(distribute, writer)?;
+    // A distributed run's frames are written in pieces, each rank its own bodies'.
+    let pieces = distribute.is_some() && o.formats.vtu;
 
     let total = scene.total_steps();
     let start_step = world.steps();
@@ -841,13 +895,16 @@ pub fn run_distributed(
             writer.send(WriterMsg::Sample(row));
         }
         if frame_due {
-            if o.formats.vtu || o.formats.png {
-                let k = s / o.every;
-                writer.send(WriterMsg::Frame(Box::new(frame(
-                    scene,
-                    world,
-                    k.is_multiple_of(o.png_every) || s == total,
-                ))));
+            let png = o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
+            if pieces {
+                let owned = world.owned_indices().unwrap_or_default();
+                let piece = frame_of(scene, world, owned.into_iter(), false);
+                writer.send(WriterMsg::Frame(Box::new(piece)));
+                if png && writes {
+                    writer.send(WriterMsg::Snapshot(Box::new(frame(scene, world, true))));
+                }
+            } else if o.formats.vtu || o.formats.png {
+                writer.send(WriterMsg::Frame(Box::new(frame(scene, world, png))));
             }
             if o.formats.contacts {
                 writer.send(WriterMsg::Contacts(Box::new(ContactFrame::of(world))));
@@ -859,6 +916,15 @@ pub fn run_distributed(
     // The checkpoint after the step the world is at, with the record up to it.
     let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
         world.sync_checked()?;
+        if let (Some(d), true) = (distribute, pieces) {
+            // A checkpoint on disk implies every earlier frame is: every rank's pieces are
+            // written before the writing rank queues it. Where a rank's write failed, none is
+            // written; the ranks stop at the next step that agrees on the failure.
+            writer.drain();
+            if (d.first_failed)(writer.failed()).is_some() {
+                return Ok(());
+            }
+        }
         let mut snap = world.snapshot()?;
         let record = RunRecord {
             outflow: marks.borrow().clone(),

@@ -399,6 +399,10 @@ fn output_keys_for_files_not_written_are_refused() {
             "formats = [\"csv\", \"png\"]\nframe_encoding = \"zlib\"",
             "frame_encoding",
         ),
+        (
+            "formats = [\"csv\", \"contacts\"]\nframe_orientation = true",
+            "frame_orientation",
+        ),
     ] {
         let t = output(keys);
         let needle = keys.lines().last().unwrap();
@@ -417,6 +421,15 @@ fn output_keys_for_files_not_written_are_refused() {
         let scene = Scene::parse(Path::new("s.toml"), &output(&keys)).unwrap();
         assert_eq!(scene.output.frame_encoding.name(), name);
     }
+    // The orientation in the frames of spheres: off unless asked.
+    assert!(
+        !Scene::parse(Path::new("s.toml"), &output(""))
+            .unwrap()
+            .output
+            .frame_orientation
+    );
+    let scene = Scene::parse(Path::new("s.toml"), &output("frame_orientation = true")).unwrap();
+    assert!(scene.output.frame_orientation);
     let t = output("formats = [\"contacts\"]\nframe_encoding = \"base64\"");
     let msg = refused_at(&t, "frame_encoding", "frame_encoding");
     assert!(

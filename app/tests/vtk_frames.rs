@@ -6,7 +6,7 @@ use crate::vtk_reader::{attr, read, VtkFile};
 use grains::{Quat, Shape, Vec3};
 use grains_app::output::contacts::{contacts_vtp, ContactFrame};
 use grains_app::output::vtk::vtu;
-use grains_app::output::writer::NO_GROUP;
+use grains_app::output::writer::{FrameBounds, NO_GROUP};
 use grains_app::output::{Frame, FrameEncoding};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
@@ -28,12 +28,14 @@ impl Numbers {
 }
 
 /// A frame of `n` grains with values of every kind: tiny and large, negative zeros, ids far
-/// beyond 2³², and with `shapes` some bodies not spheres.
-fn frame(n: usize, shapes: bool) -> Frame {
+/// beyond 2³², and with `shapes` some bodies not spheres (with `orientation` also where
+/// all are).
+fn frame(n: usize, shapes: bool, orientation: bool) -> Frame {
     let mut r = Numbers(n as u64 + 7);
     let mut f = Frame {
         step: 1234,
         time: 0.1 + 1e-12,
+        orientation,
         ..Frame::default()
     };
     for i in 0..n {
@@ -82,8 +84,25 @@ fn i32s(v: impl IntoIterator<Item = i64>) -> Vec<u8> {
         .collect()
 }
 
-/// Checks that `file` holds `f`'s arrays, bit for bit.
-fn check_frame(file: &VtkFile, f: &Frame) {
+/// The little-endian bytes of `values` in the VTK integer type `ty`.
+fn ints(ty: &str, values: impl IntoIterator<Item = i64>) -> Vec<u8> {
+    let values = values.into_iter();
+    match ty {
+        "Int8" => values.flat_map(|x| (x as i8).to_le_bytes()).collect(),
+        "UInt8" => values.flat_map(|x| (x as u8).to_le_bytes()).collect(),
+        "Int16" => values.flat_map(|x| (x as i16).to_le_bytes()).collect(),
+        "UInt16" => values.flat_map(|x| (x as u16).to_le_bytes()).collect(),
+        "Int32" => values.flat_map(|x| (x as i32).to_le_bytes()).collect(),
+        "UInt32" => values.flat_map(|x| (x as u32).to_le_bytes()).collect(),
+        "Int64" => values.flat_map(|x| x.to_le_bytes()).collect(),
+        "UInt64" => values.flat_map(|x| (x as u64).to_le_bytes()).collect(),
+        other => panic!("not an integer type: {other}"),
+    }
+}
+
+/// Checks that `file` holds `f`'s arrays, bit for bit, the integer arrays in the types named:
+/// `(id, material, group)`.
+fn check_frame(file: &VtkFile, f: &Frame, (id, material, group): (&str, &str, &str)) {
     let n = f.positions.len();
     assert_eq!(attr(&file.piece, "NumberOfPoints"), Some(&*n.to_string()));
     let time = file.array("TimeValue");
@@ -109,24 +128,19 @@ fn check_frame(file: &VtkFile, f: &Frame) {
             3,
             f32s(&f.angular_velocities),
         ),
-        ("orientation", "Float32", 4, f32s(&f.orientations)),
-        (
-            "id",
-            "UInt64",
-            1,
-            f.ids.iter().flat_map(|i| i.to_le_bytes()).collect(),
-        ),
+        ("id", id, 1, ints(id, f.ids.iter().map(|&i| i as i64))),
         (
             "material",
-            "Int32",
+            material,
             1,
-            i32s(f.materials.iter().map(|&m| m as i64)),
+            ints(material, f.materials.iter().map(|&m| m as i64)),
         ),
         (
             "group",
-            "Int32",
+            group,
             1,
-            i32s(
+            ints(
+                group,
                 f.groups
                     .iter()
                     .map(|&g| if g == NO_GROUP { -1 } else { g as i64 }),
@@ -137,6 +151,17 @@ fn check_frame(file: &VtkFile, f: &Frame) {
         let a = file.array(name);
         assert_eq!((a.ty.as_str(), a.components), (ty, components), "{name}");
         assert!(a.bytes == bytes, "{name}: the values differ");
+    }
+    let has = |name: &str| file.arrays.iter().any(|a| a.name == name);
+    assert_eq!(
+        has("orientation"),
+        f.orientation || !f.shapes.is_empty(),
+        "orientation written where some body is not a sphere, or when asked"
+    );
+    if has("orientation") {
+        let a = file.array("orientation");
+        assert_eq!((a.ty.as_str(), a.components), ("Float32", 4));
+        assert!(a.bytes == f32s(&f.orientations), "orientation");
     }
     if f.shapes.is_empty() {
         assert!(file
@@ -177,13 +202,71 @@ fn each_encoding(bytes: impl Fn(FrameEncoding) -> Vec<u8>) -> Vec<(FrameEncoding
 /// shaped bodies, in all three encodings.
 #[test]
 fn grain_frames_read_back_bit_for_bit_in_every_encoding() {
-    for (n, shapes) in [(0, false), (1, true), (8192, false), (5000, true)] {
-        let f = frame(n, shapes);
+    for (n, shapes, orientation) in [
+        (0, false, false),
+        (1, true, false),
+        (8192, false, false),
+        (5000, true, false),
+        (300, false, true),
+    ] {
+        let f = frame(n, shapes, orientation);
+        // The ids reach past 2³² from the second grain on.
+        let id = if n > 1 { "UInt64" } else { "UInt32" };
+        let types = (id, "UInt8", "Int8");
         for (e, file) in each_encoding(|e| vtu(&f, e)) {
             assert_eq!(attr(&file.root, "type"), Some("UnstructuredGrid"), "{e:?}");
-            check_frame(&file, &f);
+            check_frame(&file, &f, types);
         }
     }
+}
+
+/// The integer arrays take the narrowest type that holds the frame's bounds (its own values,
+/// or those the run gives for every piece of a frame): ids UInt32 below 2³², else UInt64;
+/// materials UInt8, UInt16 or UInt32; groups Int8, Int16 or Int32 (−1 for none); a value
+/// beyond its bound is clamped, never wrapped.
+#[test]
+fn integer_arrays_take_the_narrowest_type_that_holds_the_bounds() {
+    let mut f = frame(40, false, false);
+    f.ids = (0..40).map(|i| i * 1000).collect();
+    f.materials = (0..40).map(|i| i % 5).collect();
+    f.groups = (0..40)
+        .map(|i| if i % 3 == 0 { NO_GROUP } else { i % 7 })
+        .collect();
+    let cases = [
+        (None, ("UInt32", "UInt8", "Int8")),
+        (Some((39_000, 255, 127)), ("UInt32", "UInt8", "Int8")),
+        (Some((1 << 32, 256, 128)), ("UInt64", "UInt16", "Int16")),
+        (
+            Some((u32::MAX as u64, 65_536, 40_000)),
+            ("UInt32", "UInt32", "Int32"),
+        ),
+    ];
+    for (bounds, types) in cases {
+        f.bounds = bounds.map(|(id, material, group)| FrameBounds {
+            points: 40,
+            id,
+            material,
+            group,
+        });
+        for (_, file) in each_encoding(|e| vtu(&f, e)) {
+            check_frame(&file, &f, types);
+        }
+    }
+    // Bounds below the values: the values are clamped to them.
+    f.bounds = Some(FrameBounds {
+        points: 40,
+        id: 0,
+        material: 2,
+        group: 3,
+    });
+    let file = read(&vtu(&f, FrameEncoding::Binary));
+    let material = &file.array("material").bytes;
+    assert!(material.iter().all(|&m| m <= 2), "{material:?}");
+    let group = &file.array("group").bytes;
+    assert!(
+        group.iter().all(|&g| (g as i8) >= -1 && (g as i8) <= 3),
+        "{group:?}"
+    );
 }
 
 /// A contact frame: a line per contact between body centres or to a wall's contact point,
@@ -307,5 +390,7 @@ fn a_run_writes_the_same_arrays_in_each_encoding() {
     );
     let file = read(default_frame);
     assert_eq!(attr(&file.piece, "NumberOfPoints"), Some("24"));
+    // Spheres: no orientation unless the scene asks for it (`frame_orientation`).
+    assert!(file.arrays.iter().all(|a| a.name != "orientation"));
     std::fs::remove_dir_all(&base).unwrap();
 }

@@ -55,6 +55,7 @@ fn size_of(ty: &str) -> usize {
     match ty {
         "Float32" | "Int32" | "UInt32" => 4,
         "Float64" | "Int64" | "UInt64" => 8,
+        "Int16" | "UInt16" => 2,
         "Int8" | "UInt8" => 1,
         other => panic!("unexpected type {other}"),
     }
@@ -73,6 +74,10 @@ fn parse_ascii(ty: &str, text: &str) -> Vec<u8> {
             "Int32" => out.extend(parsed::<i32>(w, ty).to_le_bytes()),
             "Int64" => out.extend(parsed::<i64>(w, ty).to_le_bytes()),
             "UInt64" => out.extend(parsed::<u64>(w, ty).to_le_bytes()),
+            "UInt32" => out.extend(parsed::<u32>(w, ty).to_le_bytes()),
+            "UInt16" => out.extend(parsed::<u16>(w, ty).to_le_bytes()),
+            "Int16" => out.extend(parsed::<i16>(w, ty).to_le_bytes()),
+            "Int8" => out.extend(parsed::<i8>(w, ty).to_le_bytes()),
             "UInt8" => out.extend(parsed::<u8>(w, ty).to_le_bytes()),
             other => panic!("unexpected type {other}"),
         }

@@ -1,7 +1,7 @@
 //! `mpirun -np K grains run SCENE` and `grains bench SCENE` (feature `mpi`): when the program
 //! was started by an MPI launcher, MPI is initialised and the run is one rank of a distributed
-//! run; rank 0 writes the outputs and prints, the others only step with it. Started without a launcher, the program
-//! runs in one process as ever.
+//! run; rank 0 writes the outputs and prints, the others step with it and write their
+//! pieces of the frames. Started without a launcher, the program runs in one process as ever.
 
 use crate::launcher::launched_by_mpi;
 use grains::distributed::mpi;
@@ -76,6 +76,7 @@ impl Job {
         Distribute {
             split,
             rank: self.rank,
+            ranks: self.size,
             writes: self.rank == 0,
             first_failed,
         }

@@ -90,22 +90,117 @@ fn assert_like_one_process(one: &Path, two: &Path, contacts: f64) {
     assert!(rel < contacts, "contacts {} vs {}", count(two), count(one));
 }
 
-/// The ids in the last frame of `dir` (zlib, the default encoding), sorted.
+/// The values of the integer array `a` (UInt32 or UInt64).
+fn unsigned(a: &vtk_reader::Array) -> Vec<u64> {
+    match a.ty.as_str() {
+        "UInt32" => (a.bytes.chunks_exact(4))
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64)
+            .collect(),
+        "UInt64" => (a.bytes.chunks_exact(8))
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect(),
+        other => panic!("{}: {other} is not an unsigned type", a.name),
+    }
+}
+
+/// The arrays a `.pvtu` declares, as (name, type, components), sorted; an unnamed one is
+/// named by its element (`Points`), as the reader names a piece's.
+fn declared(pvtu: &str) -> Vec<(String, String, usize)> {
+    let mut out = Vec::new();
+    let mut rest = pvtu;
+    while let Some(p) = rest.find("<PDataArray ") {
+        let section = rest[..p]
+            .rfind("<P")
+            .map(|q| &rest[q + 2..p])
+            .and_then(|s| s.split(['>', ' ']).next())
+            .unwrap_or("");
+        let end = p + rest[p..].find("/>").expect("a closed PDataArray");
+        let tag = &rest[p..end];
+        let name = vtk_reader::attr(tag, "Name").unwrap_or(section).to_string();
+        let ty = vtk_reader::attr(tag, "type").expect("a type").to_string();
+        let components =
+            vtk_reader::attr(tag, "NumberOfComponents").map_or(1, |c| c.parse().unwrap());
+        out.push((name, ty, components));
+        rest = &rest[end..];
+    }
+    out.sort();
+    out
+}
+
+/// The grains of the frame `file`, a `.vtu` or a `.pvtu` with the pieces it names (each of
+/// which must declare the arrays the `.pvtu` does, with their types), as (id, centre) in the
+/// order the files hold them, and the number of bodies in each piece.
+fn frame_grains(file: &Path) -> (Vec<(u64, [f32; 3])>, Vec<usize>) {
+    let read = |p: &Path| {
+        vtk_reader::read(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+    };
+    let pieces: Vec<vtk_reader::VtkFile> = match file.extension().and_then(|e| e.to_str()) {
+        Some("pvtu") => {
+            let text = std::fs::read_to_string(file).expect("the .pvtu");
+            assert!(
+                text.contains("<VTKFile type=\"PUnstructuredGrid\""),
+                "{text}"
+            );
+            let want = declared(&text);
+            let sources: Vec<&str> = text
+                .match_indices("<Piece Source=\"")
+                .map(|(at, key)| {
+                    let s = &text[at + key.len()..];
+                    &s[..s.find('"').expect("a closed Source")]
+                })
+                .collect();
+            assert!(!sources.is_empty(), "{text}");
+            sources
+                .iter()
+                .map(|s| {
+                    let piece = read(&file.with_file_name(s));
+                    let mut have: Vec<(String, String, usize)> = (piece.arrays.iter())
+                        .filter(|a| a.name != "TimeValue")
+                        .map(|a| (a.name.clone(), a.ty.clone(), a.components))
+                        .collect();
+                    have.sort();
+                    assert_eq!(have, want, "{s}: the arrays the .pvtu declares");
+                    piece
+                })
+                .collect()
+        }
+        _ => vec![read(file)],
+    };
+    let mut grains = Vec::new();
+    let mut sizes = Vec::new();
+    for piece in &pieces {
+        let ids = unsigned(piece.array("id"));
+        let points = &piece.array("Points").bytes;
+        assert_eq!(points.len(), 12 * ids.len(), "a centre per id");
+        sizes.push(ids.len());
+        for (k, id) in ids.into_iter().enumerate() {
+            let c: Vec<f32> = (points[12 * k..12 * k + 12].chunks_exact(4))
+                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
+                .collect();
+            grains.push((id, [c[0], c[1], c[2]]));
+        }
+    }
+    (grains, sizes)
+}
+
+/// The frames of `dir` the `.pvd` index lists, in order (`.vtu` of one process, `.pvtu` of
+/// several ranks).
+fn listed_frames(dir: &Path) -> Vec<PathBuf> {
+    let pvd = std::fs::read_to_string(dir.join("grains.pvd")).expect("grains.pvd");
+    pvd.match_indices("file=\"")
+        .map(|(at, key)| {
+            let s = &pvd[at + key.len()..];
+            dir.join(&s[..s.find('"').expect("a closed file")])
+        })
+        .collect()
+}
+
+/// The ids in the last frame of `dir` (its pieces' together), sorted.
 fn last_frame_ids(dir: &Path) -> Vec<u64> {
-    let mut frames: Vec<PathBuf> = std::fs::read_dir(dir.join("frames"))
-        .expect("frames/")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    frames.sort();
+    let frames = listed_frames(dir);
     let last = frames.last().expect("a frame");
-    let file = vtk_reader::read(&std::fs::read(last).expect("the last frame"));
-    let id = file.array("id");
-    assert_eq!(id.ty, "UInt64");
-    let mut ids: Vec<u64> = id
-        .bytes
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-        .collect();
+    let (grains, _) = frame_grains(last);
+    let mut ids: Vec<u64> = grains.iter().map(|g| g.0).collect();
     ids.sort_unstable();
     ids
 }
@@ -151,11 +246,11 @@ fn shared_scene() -> &'static Path {
     SCENE.get_or_init(|| scene_with_loads(&tmp("shared_scene")))
 }
 
-/// The whole scene on 2 ranks, read by the data set's test, the contact frames' and the
-/// bit-for-bit resume's (one run instead of three).
+/// The whole scene on 2 ranks, read by the data set's test, the frame pieces', the contact
+/// frames' and the bit-for-bit resume's (one run instead of four).
 fn whole_on_two_ranks() -> &'static Shared {
     static WHOLE: OnceLock<Shared> = OnceLock::new();
-    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 3))
+    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 4))
 }
 
 /// The whole scene in one process, read by the data set's test and the contact frames' (one
@@ -216,6 +311,57 @@ fn two_ranks_write_one_data_set_that_matches_one_process() {
     );
     assert_eq!(figure(&two, "/steps"), 250.0);
     in_one.done();
+    shared.done();
+}
+
+/// On 2 ranks every frame is a `.pvtu` (the `.pvd` lists them) naming one piece a rank, which
+/// that rank wrote of the grains it owns: each piece declares the arrays of the `.pvtu` with
+/// its types, neither is empty and together they hold every grain once, in the frame of step
+/// 0 too (split as the first step splits the bed); the last frame's centres, by id, are those
+/// of the final checkpoint bit for bit.
+#[test]
+fn two_ranks_write_one_piece_each_of_every_frame() {
+    let shared = whole_on_two_ranks();
+    let dir = shared.dir.clone();
+    let frames = listed_frames(&dir);
+    assert_eq!(frames.len(), 11, "steps 0 to 250, every 25");
+    for f in &frames {
+        let name = f.display();
+        assert_eq!(
+            f.extension().and_then(|e| e.to_str()),
+            Some("pvtu"),
+            "{name}"
+        );
+        let (grains, sizes) = frame_grains(f);
+        assert_eq!(sizes.len(), 2, "{name}: one piece a rank");
+        assert!(
+            sizes.iter().all(|&n| n > 0),
+            "{name}: pieces of {sizes:?} grains"
+        );
+        let mut ids: Vec<u64> = grains.iter().map(|g| g.0).collect();
+        ids.sort_unstable();
+        assert_eq!(
+            ids,
+            (0..1000).collect::<Vec<u64>>(),
+            "{name}: every grain once"
+        );
+    }
+    let (grains, _) = frame_grains(frames.last().expect("a frame"));
+    let state = checkpoint_state(&dir);
+    assert_eq!(state.steps, 250, "the final checkpoint");
+    for (id, centre) in grains {
+        let i = id as usize;
+        assert!(
+            state.ids.is_empty() || state.ids[i] == id,
+            "ids are indices here"
+        );
+        let want = state.bodies.pos_radius[i].truncate().to_array();
+        assert_eq!(
+            centre.map(f32::to_bits),
+            want.map(f32::to_bits),
+            "grain {id}: the frame's centre {centre:?}, the checkpoint's {want:?}"
+        );
+    }
     shared.done();
 }
 
@@ -748,10 +894,10 @@ fn start_two_ranks(scene: &Path, out: &Path, log: &Path) -> std::process::Child 
         .expect("mpirun (openmpi-bin) runs")
 }
 
-/// A write of the outputs failing on the rank that writes them (rank 0; here its `frames`
-/// folder replaced by a file while the run goes, as a folder a user removes) ends every rank
-/// within seconds: the ranks agree on the failure at the next step handed to the writer, rank
-/// 0 says it in the one error line, none calls MPI_Abort.
+/// A write of the outputs failing (here the `frames` folder, where both ranks write their
+/// pieces, replaced by a file while the run goes, as a folder a user removes) ends every rank
+/// within seconds: the ranks agree on the failure at the next step handed to the writers, the
+/// lowest failing rank says it in the one error line, none calls MPI_Abort.
 #[test]
 fn a_failed_write_on_the_writing_rank_ends_every_rank_with_one_error() {
     use std::time::{Duration, Instant};
@@ -761,7 +907,7 @@ fn a_failed_write_on_the_writing_rank_ends_every_rank_with_one_error() {
     let mut job = start_two_ranks(&file, &out, &log);
     let frames = out.join("frames");
     let started = Instant::now();
-    while !frames.join("frame_000000025.vtu").exists() {
+    while !frames.join("frame_000000025.pvtu").exists() {
         if let Some(status) = job.try_wait().expect("mpirun's status") {
             panic!("the job ended before its second frame: {status}");
         }
@@ -776,10 +922,21 @@ fn a_failed_write_on_the_writing_rank_ends_every_rank_with_one_error() {
     let (status, stderr) = ends_within(job, 30, &log, "frames/ replaced by a file");
     let error = one_error_line(status, &stderr);
     assert!(
-        error.starts_with("error: output folder ") && error.contains("writing results failed"),
+        written_by_a_rank(&error) && error.contains("writing results failed"),
         "{error}"
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Whether `error` is a rank's failure to write into the output folder: rank 0's (every
+/// output) or rank 1's (its pieces of the frames), whichever is the lowest rank that failed.
+fn written_by_a_rank(error: &str) -> bool {
+    [
+        "error: output folder ",
+        "error (rank 1 of 2): output folder ",
+    ]
+    .iter()
+    .any(|p| error.starts_with(p))
 }
 
 /// A small file system mounted for a test, unmounted when dropped.
@@ -791,8 +948,8 @@ impl Drop for Mounted {
     }
 }
 
-/// The writing rank's disk full (its output folder on a 400 KiB tmpfs, which the first frames
-/// fill) ends every rank within seconds with rank 0's one error line, saying so, and no
+/// A full disk (the output folder on a 400 KiB tmpfs, which the first frames fill) ends every
+/// rank within seconds with one error line, the lowest failing rank's, saying so, and no
 /// MPI_Abort. Skipped where this process may not mount a tmpfs (not root, or a container
 /// without the capability).
 #[test]
@@ -829,7 +986,7 @@ fn a_full_disk_on_the_writing_rank_ends_every_rank_with_one_error() {
     let (status, stderr) = ends_within(job, 120, &log, "the disk full");
     let error = one_error_line(status, &stderr);
     assert!(
-        error.starts_with("error: output folder ") && error.contains("No space left on device"),
+        written_by_a_rank(&error) && error.contains("No space left on device"),
         "{error}"
     );
     drop(guard);

@@ -245,18 +245,12 @@ fn frames_tell_materials_and_groups_apart() {
         }
     };
     let names: Vec<&str> = p.data.point.iter().map(|a| a.name()).collect();
-    for n in [
-        "radius",
-        "velocity",
-        "angular_velocity",
-        "orientation",
-        "id",
-    ] {
+    for n in ["radius", "velocity", "angular_velocity", "id"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
-    // Disks only: no shape codes or axes.
+    // Disks only: no shape codes or axes, and no orientation without `frame_orientation`.
     assert!(
-        !names.contains(&"shape") && !names.contains(&"axes"),
+        !names.contains(&"shape") && !names.contains(&"axes") && !names.contains(&"orientation"),
         "{names:?}"
     );
     let (material, group) = (array("material"), array("group"));

@@ -11,6 +11,11 @@
 //! (the last one may be shorter), each compressed alone as a zlib stream, and the array is the
 //! header `[number of blocks, block size, size of the last block if partial else 0, compressed
 //! size of each block]` (UInt64 each), then the compressed blocks in order.
+//!
+//! A data set written in pieces (one per rank of a distributed run) has a parallel file beside
+//! them (`.pvtu`, `.pvtp`: VTK's `PUnstructuredGrid` and `PPolyData`), which declares the
+//! pieces' arrays and names the piece files; [`VtkXml::parallel`] writes it from the same calls
+//! that write a piece, so the two cannot disagree.
 
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
@@ -19,9 +24,10 @@ use std::io::Write as _;
 
 /// How the data arrays of ParaView frames are stored (`[output] frame_encoding`).
 ///
-/// zlib is the default: a frame of grains in motion takes 48 bytes a grain against raw
-/// binary's 81, for about 0.65 s against 0.12 s of the writer thread per million grains
-/// (docs/benchmark.md), well under 1 % of the 100 steps between frames at that size.
+/// zlib is the default: a frame of spheres in motion takes 33 bytes a grain against raw
+/// binary's 55 (docs/benchmark.md), for about 1.4 s against 0.25 s of the writer thread per
+/// million grains on a loaded 2-core machine, under 1 % of the 100 steps between frames at
+/// that size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrameEncoding {
     /// Binary values in the appended section, uncompressed (`"binary"`): the fastest to write
@@ -62,8 +68,8 @@ impl FrameEncoding {
 pub const ZLIB_BLOCK: usize = 1 << 15;
 
 /// The zlib level: 1, the fastest. Frames are mostly floats, on which the default level 6 saves
-/// 0.3 % more for 5 times the time (a million grains: 47.9 against 48.1 bytes a grain, 3.4 s
-/// against 0.65 s).
+/// 0.3 % more for 5 times the time (measured on the frames of a million grains with their
+/// orientations: 47.9 against 48.1 bytes a grain, 3.4 s against 0.65 s).
 const ZLIB_LEVEL: u32 = 1;
 
 /// A value type of a VTK data array.
@@ -92,9 +98,13 @@ macro_rules! element {
 }
 element!(f32, "Float32");
 element!(f64, "Float64");
+element!(i8, "Int8");
+element!(i16, "Int16");
 element!(i32, "Int32");
 element!(i64, "Int64");
 element!(u8, "UInt8");
+element!(u16, "UInt16");
+element!(u32, "UInt32");
 element!(u64, "UInt64");
 
 /// A VTK XML file being written: the XML text and, for the binary encodings, the appended
@@ -107,6 +117,8 @@ pub struct VtkXml {
     appended: Vec<u8>,
     /// One array's values before compression (zlib only).
     scratch: Vec<u8>,
+    /// The parallel file of a data set written in pieces ([`VtkXml::parallel`]).
+    parallel: bool,
 }
 
 impl VtkXml {
@@ -138,13 +150,58 @@ impl VtkXml {
             xml,
             appended,
             scratch: Vec::new(),
+            parallel: false,
         }
     }
 
-    /// Appends XML text as it is (an element's opening or closing tag).
+    /// Starts the parallel file (`.pvtu` for `kind` `"UnstructuredGrid"`, `.pvtp` for
+    /// `"PolyData"`) of a data set written in pieces, one file each: the same calls that write
+    /// a piece declare here what every piece holds, each array by its name, type and
+    /// components without values (`PDataArray`), inside the parallel forms of the piece's
+    /// elements (`PPoints`, `PCells`, `PPointData`, …); the piece's own element and its field
+    /// data are left out. [`VtkXml::pieces`] then names the piece files.
+    pub fn parallel(kind: &'static str) -> VtkXml {
+        let mut xml = String::from("<?xml version=\"1.0\"?>\n");
+        let _ = write!(
+            xml,
+            "<VTKFile type=\"P{kind}\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n<P{kind} GhostLevel=\"0\">\n"
+        );
+        VtkXml {
+            encoding: FrameEncoding::Ascii,
+            kind,
+            xml,
+            appended: Vec::new(),
+            scratch: Vec::new(),
+            parallel: true,
+        }
+    }
+
+    /// Names the piece files of a parallel file, relative to its folder.
+    pub fn pieces(&mut self, sources: &[String]) {
+        for source in sources {
+            let _ = writeln!(self.xml, "<Piece Source=\"{source}\"/>");
+        }
+    }
+
+    /// Appends XML text as it is (an element's opening or closing tag, one a line). In a
+    /// parallel file each element takes its parallel name (`<Points>` → `<PPoints>`), and
+    /// `Piece` and `FieldData` are left out.
     pub fn tag(&mut self, text: &str) {
-        self.xml.push_str(text);
-        self.xml.push('\n');
+        if !self.parallel {
+            self.xml.push_str(text);
+            self.xml.push('\n');
+            return;
+        }
+        for line in text.lines() {
+            let closing = line.starts_with("</");
+            let name = line.trim_start_matches(['<', '/']);
+            if name.starts_with("Piece") || name.starts_with("FieldData") {
+                continue;
+            }
+            self.xml.push_str(if closing { "</P" } else { "<P" });
+            self.xml.push_str(name);
+            self.xml.push('\n');
+        }
     }
 
     /// A data array named `name` (none: the unnamed `Points` array) of `C`-component tuples.
@@ -165,6 +222,9 @@ impl VtkXml {
 
     /// A field data array of one value (as the `TimeValue` ParaView reads a frame's time from).
     pub fn field<T: Element>(&mut self, name: &str, value: T) {
+        if self.parallel {
+            return;
+        }
         self.data::<T, 1>(&format!(" Name=\"{name}\" NumberOfTuples=\"1\""), [[value]]);
     }
 
@@ -178,12 +238,46 @@ impl VtkXml {
         }
     }
 
+    /// Unsigned integers as the narrowest of UInt8, UInt16, UInt32 and UInt64 that holds
+    /// `max`, an upper bound of the values (which every piece of a frame must share, so that
+    /// each writes the same type). A value above `max` is clamped to it, never wrapped.
+    pub fn unsigned(&mut self, name: &str, max: u64, values: impl IntoIterator<Item = u64>) {
+        let values = values.into_iter().map(|v| v.min(max));
+        if max <= u8::MAX as u64 {
+            self.array(Some(name), values.map(|v| [v as u8]));
+        } else if max <= u16::MAX as u64 {
+            self.array(Some(name), values.map(|v| [v as u16]));
+        } else if max <= u32::MAX as u64 {
+            self.array(Some(name), values.map(|v| [v as u32]));
+        } else {
+            self.array(Some(name), values.map(|v| [v]));
+        }
+    }
+
+    /// Integers from −1 to `max` as the narrowest of Int8, Int16 and Int32 that holds `max`
+    /// (likewise shared by the pieces of a frame); values outside are clamped into the range.
+    pub fn small_signed(&mut self, name: &str, max: i32, values: impl IntoIterator<Item = i32>) {
+        let max = max.max(0);
+        let values = values.into_iter().map(|v| v.clamp(-1, max));
+        if max <= i8::MAX as i32 {
+            self.array(Some(name), values.map(|v| [v as i8]));
+        } else if max <= i16::MAX as i32 {
+            self.array(Some(name), values.map(|v| [v as i16]));
+        } else {
+            self.array(Some(name), values.map(|v| [v]));
+        }
+    }
+
     fn data<T: Element, const C: usize>(
         &mut self,
         attrs: &str,
         tuples: impl IntoIterator<Item = [T; C]>,
     ) {
         let ty = T::TYPE;
+        if self.parallel {
+            let _ = writeln!(self.xml, "<PDataArray type=\"{ty}\"{attrs}/>");
+            return;
+        }
         match self.encoding {
             FrameEncoding::Ascii => {
                 let _ = writeln!(
@@ -236,7 +330,8 @@ impl VtkXml {
 
     /// The whole file: the XML closed and, for the binary encodings, the appended section.
     pub fn finish(mut self) -> Vec<u8> {
-        let _ = writeln!(self.xml, "</{}>", self.kind);
+        let p = if self.parallel { "P" } else { "" };
+        let _ = writeln!(self.xml, "</{p}{}>", self.kind);
         if self.encoding == FrameEncoding::Ascii {
             self.xml.push_str("</VTKFile>\n");
             return self.xml.into_bytes();

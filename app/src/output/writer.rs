@@ -4,7 +4,7 @@
 use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, Series, Style};
 use super::progress::exact_time;
-use super::vtk::{pvd, vtu};
+use super::vtk::{pvd, pvtu, vtu};
 use super::vtk_xml::FrameEncoding;
 use super::{at, create_temp, refuse_symlink, write_atomic};
 use crate::scene::Formats;
@@ -49,6 +49,47 @@ pub struct Frame {
     pub ids: Vec<u64>,
     /// Also draw a PNG snapshot of this frame.
     pub png: bool,
+    /// Write each body's `orientation` where every body is a sphere or disk too (`[output]
+    /// frame_orientation`); a frame with some other shape always has it.
+    pub orientation: bool,
+    /// What fixes the integer arrays' types (the same for every piece of a frame); `None`:
+    /// this frame's own values.
+    pub bounds: Option<FrameBounds>,
+}
+
+/// The largest values a frame's integer arrays may hold, which choose their types: each array
+/// is written in the narrowest type that holds its bound, so that every piece of a frame
+/// written by several ranks declares the same types, and a run's frames keep theirs from frame
+/// to frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameBounds {
+    /// Points in the whole frame (connectivity and offsets: Int32 up to 2³¹ − 1, else Int64).
+    pub points: usize,
+    /// The largest id (`id`: UInt32 up to 2³² − 1, else UInt64).
+    pub id: u64,
+    /// The largest material index (`material`: UInt8, UInt16 or UInt32).
+    pub material: u32,
+    /// The largest group index (`group`, −1 for none: Int8, Int16 or Int32).
+    pub group: u32,
+}
+
+impl Frame {
+    /// The bounds of this frame's own values (see [`FrameBounds`]).
+    pub fn own_bounds(&self) -> FrameBounds {
+        let n = self.positions.len();
+        FrameBounds {
+            points: n,
+            id: match self.ids.is_empty() {
+                true => n.saturating_sub(1) as u64,
+                false => self.ids.iter().copied().max().unwrap_or(0),
+            },
+            material: self.materials.iter().copied().max().unwrap_or(0),
+            group: (self.groups.iter().copied())
+                .filter(|&g| g != NO_GROUP)
+                .max()
+                .unwrap_or(0),
+        }
+    }
 }
 
 /// The group index of a body made by no `[[bodies]]` table (written as −1 in `.vtu` files).
@@ -56,8 +97,14 @@ pub const NO_GROUP: u32 = u32::MAX;
 
 /// What the stepping thread sends to the writer.
 pub enum WriterMsg {
-    /// A frame to write as `.vtu` (and PNG if asked).
+    /// A frame to write as `.vtu` (and PNG if asked): the whole bed, or, for one rank's part of
+    /// a distributed run ([`WriterConfig::part`]), the bodies the rank owns.
     Frame(Box<Frame>),
+    /// A frame of the whole bed to draw as a PNG snapshot only (the writing rank of a
+    /// distributed run, whose `.vtu` frames are pieces).
+    Snapshot(Box<Frame>),
+    /// Answer on the channel once everything sent before is written.
+    Drain(Sender<()>),
     /// The contacts of a frame, to write as a contact `.vtp`.
     Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
@@ -127,6 +174,25 @@ impl Layout {
     pub fn frame_name(step: u64) -> String {
         format!("frame_{step:09}.vtu")
     }
+    /// File name of the parallel frame after `step` steps (`.pvtu`, naming its pieces).
+    pub fn parallel_frame_name(step: u64) -> String {
+        format!("frame_{step:09}.pvtu")
+    }
+    /// File name of rank `rank`'s piece of the parallel frame after `step` steps.
+    pub fn piece_name(step: u64, rank: usize) -> String {
+        format!("frame_{step:09}_r{rank}.vtu")
+    }
+}
+
+/// One rank's part of the outputs of a distributed run: each rank writes its bodies' piece of
+/// every frame ([`Layout::piece_name`]); rank 0 also the `.pvtu` naming the pieces, the `.pvd`
+/// index and every other output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// This rank.
+    pub rank: usize,
+    /// The run's ranks.
+    pub ranks: usize,
 }
 
 /// Settings of the writer.
@@ -147,6 +213,8 @@ pub struct WriterConfig {
     pub quantities: Vec<(&'static str, &'static str)>,
     /// Time step (s), to turn frame numbers into times on resume.
     pub h: f32,
+    /// This rank's part of a distributed run's outputs; `None`: one process writes them all.
+    pub part: Option<Part>,
 }
 
 /// The running writer thread.
@@ -168,11 +236,19 @@ impl Writer {
                 for msg in rx {
                     match msg {
                         WriterMsg::Frame(f) => state.frame(&f)?,
+                        WriterMsg::Snapshot(f) => state.snapshot(&f)?,
+                        WriterMsg::Drain(done) => {
+                            state.flush()?;
+                            let _ = done.send(());
+                        }
                         WriterMsg::Contacts(f) => {
                             if let Some(c) = &mut state.contacts {
                                 c.write(&f)?;
                             }
                         }
+                        // Another rank than the first of a distributed run writes only its
+                        // pieces of the frames.
+                        WriterMsg::Sample(_) | WriterMsg::Checkpoint(..) if !state.lead() => {}
                         WriterMsg::Sample(row) => state.sample(row)?,
                         WriterMsg::Checkpoint(_, bytes) => {
                             state.flush()?;
@@ -213,6 +289,22 @@ impl Writer {
         self.tx.send(msg).is_ok()
     }
 
+    /// Waits until everything sent before is written (or the writer has stopped on an error).
+    pub fn drain(&self) {
+        let (done, wait) = crossbeam_channel::bounded(1);
+        if self.tx.send(WriterMsg::Drain(done)).is_err() {
+            return;
+        }
+        // A writer that stopped on an error leaves the message in the channel (which lives on
+        // with this end), unanswered: the wait looks for that too.
+        loop {
+            match wait.recv_timeout(std::time::Duration::from_millis(20)) {
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.failed() => {}
+                _ => return,
+            }
+        }
+    }
+
     /// True once the writer thread has ended before [`Writer::finish`], which happens only on
     /// an error: the stepping loop checks it so that a failed write stops the run at once
     /// ([`Writer::finish`] then returns the error).
@@ -246,13 +338,31 @@ impl State {
         if cfg.formats.vtu {
             std::fs::create_dir_all(l.frames()).map_err(|e| at(&l.frames(), e))?;
         }
+        if cfg.part.is_some_and(|p| p.rank > 0) {
+            // Another rank's pieces only: rank 0 keeps and removes the frames of an earlier
+            // run, and writes every other file.
+            let formats = Formats {
+                vtu: cfg.formats.vtu,
+                csv: false,
+                png: false,
+                contacts: false,
+            };
+            return Ok(State {
+                cfg: WriterConfig { formats, ..cfg },
+                frames: Vec::new(),
+                rows: Vec::new(),
+                csv: None,
+                contacts: None,
+            });
+        }
         if cfg.formats.png {
             std::fs::create_dir_all(l.images()).map_err(|e| at(&l.images(), e))?;
         }
         let mut frames = Vec::new();
         let mut rows = Vec::new();
         if cfg.formats.vtu {
-            frames = keep_frames(&l.frames(), "frame_", &[".vtu"], resume_step, cfg.h)?;
+            let suffixes = [".vtu", ".pvtu"];
+            frames = keep_frames(&l.frames(), "frame_", &suffixes, resume_step, cfg.h)?;
         }
         if let Some(last) = resume_step {
             if let Ok(text) = std::fs::read_to_string(l.csv()) {
@@ -305,17 +415,50 @@ impl State {
         })
     }
 
+    /// Whether this writer writes every output: one process's, or rank 0's of a distributed
+    /// run (the other ranks' write only their pieces of the frames).
+    fn lead(&self) -> bool {
+        self.cfg.part.is_none_or(|p| p.rank == 0)
+    }
+
     fn frame(&mut self, f: &Frame) -> io::Result<()> {
         let l = &self.cfg.layout;
         if self.cfg.formats.vtu {
-            let name = Layout::frame_name(f.step);
-            write_atomic(&l.frames().join(&name), &vtu(f, self.cfg.encoding))?;
-            self.frames.push((f.time, format!("frames/{name}")));
-            write_atomic(&l.pvd(), pvd(&self.frames).as_bytes())?;
+            let name = match self.cfg.part {
+                None => {
+                    let name = Layout::frame_name(f.step);
+                    write_atomic(&l.frames().join(&name), &vtu(f, self.cfg.encoding))?;
+                    Some(name)
+                }
+                Some(p) => {
+                    let piece = Layout::piece_name(f.step, p.rank);
+                    write_atomic(&l.frames().join(&piece), &vtu(f, self.cfg.encoding))?;
+                    if p.rank > 0 {
+                        None
+                    } else {
+                        let name = Layout::parallel_frame_name(f.step);
+                        let pieces: Vec<String> = (0..p.ranks)
+                            .map(|k| Layout::piece_name(f.step, k))
+                            .collect();
+                        write_atomic(&l.frames().join(&name), &pvtu(f, &pieces))?;
+                        Some(name)
+                    }
+                }
+            };
+            if let Some(name) = name {
+                self.frames.push((f.time, format!("frames/{name}")));
+                write_atomic(&l.pvd(), pvd(&self.frames).as_bytes())?;
+            }
         }
+        self.snapshot(f)
+    }
+
+    /// Draws `f` as a PNG snapshot when it asks for one.
+    fn snapshot(&mut self, f: &Frame) -> io::Result<()> {
         if self.cfg.formats.png && f.png {
             let c = snapshot(f, &self.cfg.style)?;
-            c.save(&l.images().join(format!("snapshot_{:09}.png", f.step)))?;
+            let name = format!("snapshot_{:09}.png", f.step);
+            c.save(&self.cfg.layout.images().join(name))?;
         }
         Ok(())
     }
@@ -428,7 +571,9 @@ fn write_row(f: &mut impl Write, row: &[f64]) -> io::Result<()> {
 
 /// The frames `<prefix><step><suffix>` (`suffix` one of `suffixes`) in the folder `dir` that an earlier run wrote up to
 /// `resume_step`, as (time, path from the output folder) in step order, for the `.pvd` index;
-/// removes the later ones (every one when not resuming), which the run writes again.
+/// removes the later ones (every one when not resuming), which the run writes again. The
+/// pieces of a distributed run's frames, `<prefix><step>_r<rank><suffix>`, are kept or
+/// removed likewise, but not listed (their `.pvtu` is).
 pub(super) fn keep_frames(
     dir: &Path,
     prefix: &str,
@@ -440,13 +585,18 @@ pub(super) fn keep_frames(
     let mut found = Vec::new();
     for e in std::fs::read_dir(dir).map_err(|e| at(dir, e))? {
         let name = e?.file_name().to_string_lossy().to_string();
-        let step = name
+        let stem = name
             .strip_prefix(prefix)
-            .and_then(|s| suffixes.iter().find_map(|x| s.strip_suffix(x)))
-            .and_then(|s| s.parse::<u64>().ok());
-        if let Some(step) = step {
+            .and_then(|s| suffixes.iter().find_map(|x| s.strip_suffix(x)));
+        let (stem, piece) = match stem.and_then(|s| s.split_once("_r")) {
+            Some((s, rank)) if rank.parse::<usize>().is_ok() => (Some(s), true),
+            _ => (stem, false),
+        };
+        if let Some(step) = stem.and_then(|s| s.parse::<u64>().ok()) {
             if resume_step.is_some_and(|last| step <= last) {
-                found.push((step, name));
+                if !piece {
+                    found.push((step, name));
+                }
             } else {
                 let p = dir.join(&name);
                 std::fs::remove_file(&p).map_err(|e| at(&p, e))?;

@@ -192,6 +192,9 @@ pub struct Output {
     pub formats: Formats,
     /// How the ParaView frames (`"vtu"`, `"contacts"`) store their arrays.
     pub frame_encoding: FrameEncoding,
+    /// The grains' frames carry each grain's orientation where every body is a sphere or disk
+    /// too (where some body is not, they always do).
+    pub frame_orientation: bool,
     /// Frames between PNG snapshots.
     pub png_every: u64,
     /// Colouring of snapshots.
@@ -324,6 +327,7 @@ pub(super) fn output(
         every,
         formats,
         frame_encoding,
+        frame_orientation: o.frame_orientation.as_ref().is_some_and(|v| *v.get_ref()),
         png_every: match &o.png_every {
             Some(v) => count(cx, v, "png_every", 1)?,
             None => (frames / 10).max(1),
@@ -400,6 +404,10 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
     if !(formats.vtu || formats.contacts) {
         let why = "it sets the ParaView frames, and `formats` has neither \"vtu\" nor \"contacts\"";
         unused.push(("frame_encoding", sp(&o.frame_encoding), why));
+    }
+    if !formats.vtu {
+        let why = "it sets the grains' ParaView frames, and `formats` has no \"vtu\"";
+        unused.push(("frame_orientation", sp(&o.frame_orientation), why));
     }
     // Without frames, `every` still sets the csv rows when `observe_every` is not given.
     let frames = formats.vtu || formats.png || formats.contacts;

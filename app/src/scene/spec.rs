@@ -493,6 +493,9 @@ pub struct OutputSpec {
     pub formats: Option<S<Vec<String>>>,
     /// How the ParaView frames' arrays are stored: `"zlib"` (default), `"binary"` or `"ascii"`.
     pub frame_encoding: Option<S<String>>,
+    /// Write each grain's orientation in the frames of spheres and disks too (default false;
+    /// frames with other shapes always have it).
+    pub frame_orientation: Option<S<bool>>,
     /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
     pub png_every: Option<S<i64>>,
     /// Colour grains by `"size"`, `"speed"`, `"material"` or `"group"`.

@@ -305,6 +305,32 @@ impl StepBackend for DistributedBackend {
         Some(self.ids_by_rank())
     }
 
+    /// The owned records' ids (the host copy's indices), or, where the host copy is to be split
+    /// afresh at step `next`, the bodies of this rank's box of the cuts [`Self::decompose`] will
+    /// take: the restored ones unless a rebalance is due, else fresh ones from the host copy.
+    fn owned_indices(&self, world: &Bodies, next: u64) -> Option<Vec<usize>> {
+        if self.reseed.is_none() {
+            return Some(self.subdomain.owned.iter().map(|r| r.id as usize).collect());
+        }
+        let ranks = &self.coupling.ranks;
+        let fresh;
+        let cuts = match &self.cuts {
+            Some(restored) if !next.is_multiple_of(self.rebalance_every) => restored,
+            _ => {
+                let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
+                let ids: Vec<u64> = (0..world.len() as u64).collect();
+                fresh = Bisection::new(&centres, &ids, ranks.size());
+                &fresh
+            }
+        };
+        let me = ranks.rank();
+        Some(
+            (0..world.len())
+                .filter(|&i| cuts.owner(world.pos_radius[i].truncate()) == me)
+                .collect(),
+        )
+    }
+
     fn joint_impulses(&self) -> &[f32] {
         &[]
     }

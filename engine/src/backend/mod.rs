@@ -93,6 +93,14 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// The indices in the host copy `bodies` of the bodies this rank owns, ascending, in a
+    /// distributed run (not a collective call; where the bed is to be split afresh at step
+    /// `next`, the bodies that split gives this rank); `None` for a backend that steps every
+    /// body itself.
+    fn owned_indices(&self, _bodies: &Bodies, _next: u64) -> Option<Vec<usize>> {
+        None
+    }
+
     /// Name of the GPU adapter; `None` on the CPU.
     fn adapter_name(&self) -> Option<&str> {
         None
