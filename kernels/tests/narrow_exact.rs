@@ -5,11 +5,9 @@
 
 use crate::common;
 
-use common::{material, plane, settings, sphere};
+use common::{plane, settings, sphere, sphere_contacts};
 use glam::{Vec3, Vec4};
 use grains_kernels::broad_phase::{Envelope, Grid};
-use grains_kernels::mesh::MeshWalls;
-use grains_kernels::narrow_phase::{find_contacts, Contacts};
 use grains_kernels::periodic::Periodic;
 use grains_kernels::random::Lcg;
 use grains_kernels::{pair_key, Bodies, SolverKind, StepParams, NO_BODY};
@@ -97,25 +95,7 @@ fn all_pairs(bodies: &Bodies, reach: &[f32], p: &StepParams) -> Vec<(u64, f32, V
 /// body's pairs (the keys ascending throughout). Returns the grid and the pairs for the
 /// caller's checks of what the case exercised.
 fn assert_all_pairs_found(bodies: &Bodies, p: &StepParams) -> (Grid, Vec<(u64, f32, Vec3)>) {
-    let mut grid = Grid::default();
-    grid.build(&bodies.pos_radius, &[], &bodies.motion, p.envelope, p.h);
-    let mut contacts = Contacts::default();
-    let walls = [plane(Vec3::ZERO, Vec3::Z)];
-    let friction = material(0.5);
-    let mesh = MeshWalls::default();
-    find_contacts(
-        &grid,
-        bodies,
-        &[],
-        &Default::default(),
-        &[],
-        &walls,
-        &mesh,
-        &friction,
-        p,
-        &mut contacts,
-    )
-    .unwrap();
+    let (grid, contacts) = sphere_contacts(bodies, &[plane(Vec3::ZERO, Vec3::Z)], p);
     assert!(contacts.keys.windows(2).all(|k| k[0] < k[1]), "keys ascend");
     let expected = all_pairs(bodies, &grid.reach, p);
     let pairs: Vec<usize> = (0..contacts.len())

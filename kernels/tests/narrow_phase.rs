@@ -3,38 +3,13 @@
 
 use crate::common;
 
-use common::{material, plane, settings, sphere};
+use common::{plane, settings, sphere, sphere_contacts};
 use glam::Vec3;
-use grains_kernels::broad_phase::{Envelope, Grid};
-use grains_kernels::mesh::MeshWalls;
-use grains_kernels::narrow_phase::{find_contacts, Contacts};
-use grains_kernels::{
-    pair_key, wall_key, Bodies, ContactRow, SolverKind, StepParams, Wall, NO_BODY,
-};
+use grains_kernels::broad_phase::Envelope;
+use grains_kernels::{pair_key, wall_key, Bodies, ContactRow, SolverKind, StepParams, NO_BODY};
 
 fn assert_close(got: Vec3, want: Vec3, what: &str) {
     assert!((got - want).length() < 1e-6, "{what}: {got} vs {want}");
-}
-
-/// The contacts of `bodies` (spheres, friction 0.5) and `walls` under step parameters `p`.
-fn sphere_contacts(bodies: &Bodies, walls: &[Wall], p: &StepParams) -> Contacts {
-    let mut grid = Grid::default();
-    grid.build(&bodies.pos_radius, &[], &bodies.motion, p.envelope, p.h);
-    let mut contacts = Contacts::default();
-    find_contacts(
-        &grid,
-        bodies,
-        &[],
-        &Default::default(),
-        &[],
-        walls,
-        &MeshWalls::default(),
-        &material(0.5),
-        p,
-        &mut contacts,
-    )
-    .unwrap();
-    contacts
 }
 
 /// The row's (n, t1, t2) is a right-handed orthonormal frame.
@@ -69,7 +44,7 @@ fn sphere_pairs_and_walls_meet_their_closed_form() {
         plane(Vec3::new(1.0, 0.0, 0.0), -Vec3::X),
     ];
     let p = settings(SolverKind::GaussSeidel);
-    let contacts = sphere_contacts(&bodies, &walls, &p);
+    let (_, contacts) = sphere_contacts(&bodies, &walls, &p);
 
     assert_eq!(contacts.keys, vec![pair_key(0, 1), wall_key(2, 0)]);
     let pair = &contacts.rows[0];
@@ -129,7 +104,7 @@ fn the_sphere_pairs_found_are_those_of_a_brute_force_search() {
         },
         ..settings(SolverKind::GaussSeidel)
     };
-    let contacts = sphere_contacts(&bodies, &[], &p);
+    let (_, contacts) = sphere_contacts(&bodies, &[], &p);
     let mut expected = Vec::new();
     for a in 0..bodies.len() {
         for b in a + 1..bodies.len() {

@@ -1,7 +1,9 @@
 //! Building small scenes for the stage tests: spheres, planes, one material, a step's settings.
 
 use glam::{Quat, Vec3};
-use grains_kernels::broad_phase::Envelope;
+use grains_kernels::broad_phase::{Envelope, Grid};
+use grains_kernels::mesh::MeshWalls;
+use grains_kernels::narrow_phase::{find_contacts, Contacts};
 use grains_kernels::{Bodies, BodyKind, FrictionTable, Motion, SolverKind, StepParams, Wall};
 
 /// Adds a dynamic sphere of `mass` (kg) at rest, with the inertia 2/5 m r² of a solid ball.
@@ -61,4 +63,26 @@ pub fn settings(solver: SolverKind) -> StepParams {
         periodic: grains_kernels::periodic::Periodic::NONE,
         stabilise_contacts: true,
     }
+}
+
+/// The grid and contacts of `bodies` (spheres, friction 0.5) and `walls` under step
+/// parameters `p`.
+pub fn sphere_contacts(bodies: &Bodies, walls: &[Wall], p: &StepParams) -> (Grid, Contacts) {
+    let mut grid = Grid::default();
+    grid.build(&bodies.pos_radius, &[], &bodies.motion, p.envelope, p.h);
+    let mut contacts = Contacts::default();
+    find_contacts(
+        &grid,
+        bodies,
+        &[],
+        &Default::default(),
+        &[],
+        walls,
+        &MeshWalls::default(),
+        &material(0.5),
+        p,
+        &mut contacts,
+    )
+    .unwrap();
+    (grid, contacts)
 }
