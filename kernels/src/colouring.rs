@@ -12,8 +12,10 @@
 //! that can touch a common body is fixed by the bed alone, never by the team, so the bits are
 //! the same for any number of threads; a sweep costs two meetings of the team where the shared
 //! classes alone cost one per colour. The colouring itself runs block by block at once (each
-//! block's contacts in contact order, in masks no other block of its pass reads), then the
-//! rest in contact order: the same colours as one greedy pass over all contacts.
+//! block's contacts in contact order, in masks of the slots no other block of its pass reads),
+//! then the rest in contact order. The grouping into classes runs block by block at once too:
+//! each block sorts the contacts of its lower slots by slot and puts them at their places, its
+//! own classes and its share of the shared ones; only sums over blocks and colours are serial.
 
 use crate::layout::{BodyKind, ContactRow, NO_BODY};
 use crate::parallel::{exclusive_scan, Disjoint, BLOCK};
@@ -53,17 +55,30 @@ pub struct Colouring {
     class: Vec<u32>,
     /// Colours used at each body, one mask array per pass (even blocks, odd blocks, shared).
     used: [Vec<u64>; 3],
+    /// Contacts of each class key (block b's colour c at `64 b + c`, then the shared ones).
     counts: Vec<u32>,
     cursor: Vec<u32>,
-    /// Each contact's slot range (its lower and upper dynamic body).
+    /// Each contact's slot range: its lower and upper dynamic body's slots (the one slot twice
+    /// for a contact of one dynamic body; `[0, NO_DYNAMIC]` for one of none).
     span: Vec<[u32; 2]>,
     /// The block of each slot.
     block_of: Vec<u32>,
+    /// The first slot of each block (and the slots' number after the last).
+    block_slots: Vec<u32>,
     /// Contacts whose lower slot is below each slot (then the next free place of each slot).
     per_slot: Vec<u32>,
-    /// Each block's contacts in contact order, block after block, and where each block's begin.
+    /// The contacts of each block in contact order: first those it colours (the block's near
+    /// contacts), block after block, then those of its lower slots that reach further (its far
+    /// contacts), block after block; and where each of the `2 × blocks` lists begins.
     in_block: Vec<u32>,
     block_start: Vec<u32>,
+    /// Each chunk's contacts in each list of `in_block` (then the chunk's next free places).
+    chunk_counts: Vec<u32>,
+    /// The contacts of each block's lower slots in `by_slot` (where each block's begin).
+    block_from: Vec<u32>,
+    /// Contacts of each block's lower slots in each shared class (then their next free places
+    /// in `order`), block-major.
+    shared_counts: Vec<u32>,
     /// The contacts sorted by their lower slot.
     by_slot: Vec<u32>,
     /// The class keys in the order a sweep runs them, each key's class, and the classes' sizes.
@@ -111,24 +126,14 @@ impl Colouring {
     /// space order) and colours each block's contacts and the rest, each contact with the
     /// lowest colour free at both its bodies among those of its pass; each class is sorted by
     /// the slot of its lower body (then contact index).
-    pub fn build_in_blocks(
-        &mut self,
-        rows: &[ContactRow],
-        kind: &[u32],
-        slot: impl Fn(u32) -> u32 + Sync,
-    ) {
-        self.colour(rows, kind, Some(&slot));
+    pub fn build_in_blocks(&mut self, rows: &[ContactRow], kind: &[u32], slot: &[u32]) {
+        self.colour(rows, kind, Some(slot));
     }
 
-    fn colour(
-        &mut self,
-        rows: &[ContactRow],
-        kind: &[u32],
-        slot: Option<&(dyn Fn(u32) -> u32 + Sync)>,
-    ) {
+    fn colour(&mut self, rows: &[ContactRow], kind: &[u32], slot: Option<&[u32]>) {
         let dynamic = |b: u32| b != NO_BODY && kind[b as usize] == BodyKind::Dynamic as u32;
         let blocks = match slot {
-            Some(slot) => self.cut(rows, kind.len(), &dynamic, slot),
+            Some(slot) => self.cut(rows, kind, slot),
             None => 0,
         };
         for used in &mut self.used {
@@ -137,104 +142,162 @@ impl Colouring {
         }
         self.class.clear();
         self.class.resize(rows.len(), UNCLASSED);
+        self.counts.clear();
+        self.counts.resize(COLOURS * blocks + COLOURS + 1, 0);
         if blocks > 0 {
-            self.colour_blocks(rows, blocks, &dynamic);
+            self.colour_blocks(blocks);
         }
-        // The contacts of no block and those beyond their block's colours, in contact order.
-        let shared = (COLOURS * blocks) as u32;
-        let used = Disjoint::new(&mut self.used[2]);
-        for (r, class) in rows.iter().zip(&mut self.class) {
-            if *class == UNCLASSED {
-                // SAFETY: one thread.
-                *class = shared + unsafe { pick(r, &used, &dynamic) }.min(COLOURS) as u32;
-            }
-        }
+        self.colour_shared(rows, blocks, &dynamic);
         self.group(blocks, slot.is_some());
     }
 
-    /// Colours each block's contacts (each in contact order) in the colours of its pass, all
-    /// blocks at once: block k touches the bodies of blocks k and k + 1 only, so no two blocks
-    /// of one pass share a body's colours, and the two passes keep theirs apart. A contact past
-    /// its block's [`COLOURS`] stays [`UNCLASSED`].
-    fn colour_blocks(
-        &mut self,
-        rows: &[ContactRow],
-        blocks: usize,
-        dynamic: &(impl Fn(u32) -> bool + Sync),
-    ) {
+    /// Colours each block's near contacts (each in contact order) in the colours of its pass,
+    /// all blocks at once: block k touches the slots of blocks k and k + 1 only, so no two
+    /// blocks of one pass share a slot's colours (the masks are the slots', the same colours
+    /// as the bodies' would give), and the two passes keep theirs apart. A contact past its
+    /// block's [`COLOURS`] stays [`UNCLASSED`], as do the far ones. Meanwhile each block sorts
+    /// its lower slots' contacts (near and far) by lower slot, then index, into `by_slot`.
+    fn colour_blocks(&mut self, blocks: usize) {
         let (span, block_of) = (&self.span, &self.block_of);
-        // Each contact's block, for now, in its class.
+        // Each contact's list, for now, in its class: the block of its lower slot (k), near
+        // when its upper slot lies in block k or k + 1, far (blocks + k) otherwise.
         self.class
             .par_iter_mut()
             .zip(span.par_iter())
             .with_min_len(BLOCK)
-            .for_each(|(class, span)| {
-                let [lo, hi] = span.map(|s| block_of[s as usize]);
-                *class = if hi - lo <= 1 { lo } else { UNCLASSED };
+            .for_each(|(class, &[lo, hi])| {
+                let (a, b) = (block_of[lo as usize], block_of[upper(hi) as usize]);
+                *class = if b - a <= 1 { a } else { blocks as u32 + a };
             });
-        // The contacts of each block in contact order: a counting sort by block.
-        let counts = &mut self.counts;
-        counts.clear();
-        counts.resize(blocks, 0);
-        for &k in self.class.iter().filter(|&&k| k != UNCLASSED) {
-            counts[k as usize] += 1;
-        }
-        exclusive_scan(counts, &mut self.block_start);
-        let cursor = &mut self.cursor;
-        cursor.clear();
-        cursor.extend_from_slice(&self.block_start);
-        self.in_block.resize(self.block_start[blocks] as usize, 0);
-        for (i, &k) in self.class.iter().enumerate() {
-            if k != UNCLASSED {
-                self.in_block[cursor[k as usize] as usize] = i as u32;
-                cursor[k as usize] += 1;
-            }
-        }
-        let (in_block, block_start) = (&self.in_block, &self.block_start);
+        self.sort_into_lists(2 * blocks);
+        let span = &self.span;
+        // Where each block's lower slots begin in `by_slot`.
+        self.block_from.clear();
+        let below = &self.per_slot;
+        let firsts = self.block_slots.iter().map(|&s| below[s as usize]);
+        self.block_from.extend(firsts);
+        self.by_slot.resize(self.class.len(), 0);
+        let (in_block, start) = (&self.in_block, &self.block_start);
         let class = Disjoint::new(&mut self.class);
+        let counts = Disjoint::new(&mut self.counts);
+        let next = Disjoint::new(&mut self.per_slot);
+        let by_slot = Disjoint::new(&mut self.by_slot);
         let [even, odd, _] = &mut self.used;
         let used = [Disjoint::new(even), Disjoint::new(odd)];
+        let list = |l: usize| &in_block[start[l] as usize..start[l + 1] as usize];
         (0..blocks).into_par_iter().for_each(|k| {
-            let contacts = &in_block[block_start[k] as usize..block_start[k + 1] as usize];
-            for &i in contacts {
-                // SAFETY: the masks of block k's bodies in its pass are its own (see above), and
-                // each contact is in one block.
-                unsafe {
-                    let c = pick(&rows[i as usize], &used[k % 2], dynamic);
+            let (near, far) = (list(k), list(blocks + k));
+            // SAFETY: the masks of block k's near contacts' slots in its pass are its own (see
+            // above), each contact is in one list, the counts of block k's colours and the
+            // places of its lower slots in `per_slot` and `by_slot` are block k's alone.
+            unsafe {
+                let counts = counts.range(COLOURS * k, COLOURS);
+                for &i in near {
+                    let c = pick_slots(span[i as usize], &used[k % 2]);
                     *class.get(i as usize) = match c < COLOURS {
-                        true => (COLOURS * k + c) as u32,
+                        true => {
+                            counts[c] += 1;
+                            (COLOURS * k + c) as u32
+                        }
                         false => UNCLASSED,
                     };
+                }
+                for &i in far {
+                    *class.get(i as usize) = UNCLASSED;
+                }
+                // Both lists in contact order, merged: a stable sort by lower slot.
+                let (mut n, mut f) = (near.iter().peekable(), far.iter().peekable());
+                while let Some(&i) = match (n.peek(), f.peek()) {
+                    (Some(&&a), Some(&&b)) if b < a => f.next(),
+                    (Some(_), _) => n.next(),
+                    (None, _) => f.next(),
+                } {
+                    let at = next.get(span[i as usize][0] as usize);
+                    *by_slot.get(*at as usize) = i;
+                    *at += 1;
                 }
             }
         });
     }
 
-    /// Chooses the blocks for `rows` (fills `span`, `per_slot` and `block_of`): up to
-    /// [`MAX_BLOCKS`] of about [`BLOCK_CONTACTS`] contacts or more, halved while more than
-    /// 1/[`FAR_SHARE`] of the contacts reach beyond the next block; returns their number (0:
-    /// fewer than four fit).
-    fn cut(
+    /// A stable sort of the contacts by their list number (`class`, below `lists`) into
+    /// `in_block` and `block_start`, in chunks of [`BLOCK`] contacts at once: each chunk counts
+    /// its contacts of each list, the counts are summed list by list in chunk order, and each
+    /// chunk puts its contacts at its places.
+    fn sort_into_lists(&mut self, lists: usize) {
+        let chunks = self.class.len().div_ceil(BLOCK);
+        let chunk_counts = &mut self.chunk_counts;
+        chunk_counts.clear();
+        chunk_counts.resize(chunks * lists, 0);
+        chunk_counts
+            .par_chunks_mut(lists)
+            .zip(self.class.par_chunks(BLOCK))
+            .for_each(|(counts, classes)| classes.iter().for_each(|&l| counts[l as usize] += 1));
+        let start = &mut self.block_start;
+        start.clear();
+        let mut at = 0;
+        for l in 0..lists {
+            start.push(at);
+            for j in 0..chunks {
+                let count = std::mem::replace(&mut chunk_counts[j * lists + l], at);
+                at += count;
+            }
+        }
+        start.push(at);
+        self.in_block.resize(self.class.len(), 0);
+        let in_block = Disjoint::new(&mut self.in_block);
+        chunk_counts
+            .par_chunks_mut(lists)
+            .zip(self.class.par_chunks(BLOCK))
+            .enumerate()
+            .for_each(|(j, (next, classes))| {
+                for (i, &l) in classes.iter().enumerate() {
+                    // SAFETY: each chunk's places of each list are its own.
+                    unsafe { *in_block.get(next[l as usize] as usize) = (j * BLOCK + i) as u32 };
+                    next[l as usize] += 1;
+                }
+            });
+    }
+
+    /// Colours the contacts of no block and those beyond their block's colours in the shared
+    /// classes, in contact order, and counts them (by block, with blocks).
+    fn colour_shared(
         &mut self,
         rows: &[ContactRow],
-        slots: usize,
+        blocks: usize,
         dynamic: &(impl Fn(u32) -> bool + Sync),
-        slot: &(dyn Fn(u32) -> u32 + Sync),
-    ) -> usize {
+    ) {
+        let shared = COLOURS * blocks;
+        let by_block = &mut self.shared_counts;
+        by_block.clear();
+        by_block.resize(blocks * (COLOURS + 1), 0);
+        let used = Disjoint::new(&mut self.used[2]);
+        for (i, (r, class)) in rows.iter().zip(&mut self.class).enumerate() {
+            if *class == UNCLASSED {
+                // SAFETY: one thread.
+                let c = unsafe { pick(r, &used, dynamic) }.min(COLOURS);
+                *class = (shared + c) as u32;
+                self.counts[shared + c] += 1;
+                if blocks > 0 {
+                    let k = self.block_of[self.span[i][0] as usize] as usize;
+                    by_block[k * (COLOURS + 1) + c] += 1;
+                }
+            }
+        }
+    }
+
+    /// Chooses the blocks for `rows` (fills `span`, `per_slot`, `block_of` and `block_slots`):
+    /// up to [`MAX_BLOCKS`] of about [`BLOCK_CONTACTS`] contacts or more, halved while more
+    /// than 1/[`FAR_SHARE`] of the contacts reach beyond the next block; returns their number
+    /// (0: fewer than four fit).
+    fn cut(&mut self, rows: &[ContactRow], kind: &[u32], slot: &[u32]) -> usize {
+        let slots = kind.len();
         self.span.resize(rows.len(), [0; 2]);
         self.span
             .par_iter_mut()
             .zip(rows.par_iter())
             .with_min_len(BLOCK)
-            .for_each(|(span, r)| {
-                let [a, b] = [r.body_a, r.body_b].map(|b| dynamic(b).then(|| slot(b)));
-                *span = match (a, b) {
-                    (Some(a), Some(b)) => [a.min(b), a.max(b)],
-                    (Some(s), None) | (None, Some(s)) => [s, s],
-                    // Contacts of no dynamic body constrain nothing: slot 0.
-                    (None, None) => [0, 0],
-                };
-            });
+            .for_each(|(span, r)| *span = slot_range(r, kind, slot));
         // Contacts up to each lower slot: the cuts fall where the sum crosses a share.
         let below = &mut self.per_slot;
         below.clear();
@@ -252,22 +315,25 @@ impl Colouring {
             blocks /= 2;
         }
         while blocks >= 4 {
-            // The cuts, as each slot's block.
-            let block_of = &mut self.block_of;
+            // The cuts, as each slot's block and each block's first slot.
+            let (block_of, firsts) = (&mut self.block_of, &mut self.block_slots);
             block_of.clear();
+            firsts.clear();
             for k in 0..blocks {
                 let share = (total * (k + 1) / blocks) as u32;
                 let end = match k + 1 {
                     b if b == blocks => slots,
                     _ => below.partition_point(|&c| c <= share).saturating_sub(1),
                 };
+                firsts.push(block_of.len() as u32);
                 block_of.resize(end.max(block_of.len()), k as u32);
             }
+            firsts.push(slots as u32);
             let far = self
                 .span
                 .par_iter()
                 .with_min_len(BLOCK)
-                .filter(|&&[lo, hi]| block_of[hi as usize] - block_of[lo as usize] > 1)
+                .filter(|&&[lo, hi]| block_of[upper(hi) as usize] - block_of[lo as usize] > 1)
                 .count();
             if far * FAR_SHARE <= total {
                 return blocks;
@@ -278,15 +344,11 @@ impl Colouring {
     }
 
     /// Groups the contacts by `class` into `order`, `start` and `blocks`, dropping the blocks'
-    /// empty classes; within a class by lower slot, then index (`by_slot`), or by index.
+    /// empty classes; within a class by lower slot, then index (`by_slot`), or by index. With
+    /// blocks, each block places its lower slots' contacts (from `by_slot`) all at once.
     fn group(&mut self, blocks: usize, by_slot: bool) {
         let keys = COLOURS * blocks + COLOURS + 1;
-        let counts = &mut self.counts;
-        counts.clear();
-        counts.resize(keys, 0);
-        for &c in &self.class {
-            counts[c as usize] += 1;
-        }
+        let counts = &self.counts;
         // The classes in the order a sweep runs them: even blocks, odd blocks, shared.
         let runs = &mut self.runs;
         runs.clear();
@@ -316,6 +378,10 @@ impl Colouring {
         cursor.extend_from_slice(&self.start);
         let contacts = self.class.len();
         self.order.resize(contacts, 0);
+        if blocks > 0 {
+            self.place_by_blocks(blocks);
+            return;
+        }
         let by_lower_slot = &mut self.by_slot;
         by_lower_slot.clear();
         if by_slot {
@@ -335,6 +401,88 @@ impl Colouring {
             cursor[k] += 1;
         }
     }
+
+    /// Puts each contact at its place in `order`, all blocks at once, each block its lower
+    /// slots' contacts in `by_slot` order: its own classes from their starts, and each shared
+    /// class after the blocks before it (`shared_counts` becomes those places).
+    fn place_by_blocks(&mut self, blocks: usize) {
+        let shared = COLOURS * blocks;
+        let places = &mut self.shared_counts;
+        for c in 0..=COLOURS {
+            let mut at = self.start[self.index[shared + c] as usize];
+            for k in 0..blocks {
+                at += std::mem::replace(&mut places[k * (COLOURS + 1) + c], at);
+            }
+        }
+        let (class, index, by_slot, from) =
+            (&self.class, &self.index, &self.by_slot, &self.block_from);
+        let cursor = Disjoint::new(&mut self.cursor);
+        let places = Disjoint::new(&mut self.shared_counts);
+        let order = Disjoint::new(&mut self.order);
+        (0..blocks).into_par_iter().for_each(|k| {
+            for &c in &by_slot[from[k] as usize..from[k + 1] as usize] {
+                let key = class[c as usize] as usize;
+                // SAFETY: block k's classes and its places in the shared ones are its own,
+                // and every contact has one place.
+                unsafe {
+                    let at = match key < shared {
+                        true => cursor.get(index[key] as usize),
+                        false => places.get(k * (COLOURS + 1) + key - shared),
+                    };
+                    *order.get(*at as usize) = c;
+                    *at += 1;
+                }
+            }
+        });
+    }
+}
+
+/// The mark of a contact of no dynamic body in its slot range's upper slot.
+const NO_DYNAMIC: u32 = 1 << 31;
+
+/// The slots of the dynamic bodies of `r`, lower first: the one slot twice for a contact of one
+/// dynamic body, `[0, NO_DYNAMIC]` for a contact of none (which constrains nothing). Read
+/// without a branch on which of its sides are bodies (an index past the bodies, a wall's, is
+/// clamped into the arrays and its answers not chosen), which no predictor could learn.
+#[inline(always)]
+fn slot_range(r: &ContactRow, kind: &[u32], slot: &[u32]) -> [u32; 2] {
+    let last = kind.len() - 1;
+    let side = |b: u32| {
+        let i = (b as usize).min(last);
+        let dynamic = (b != NO_BODY) & (kind[i] == BodyKind::Dynamic as u32);
+        (dynamic, slot[i])
+    };
+    let ((da, sa), (db, sb)) = (side(r.body_a), side(r.body_b));
+    let (x, y) = (if da { sa } else { sb }, if db { sb } else { sa });
+    match da | db {
+        true => [x.min(y), x.max(y)],
+        false => [0, NO_DYNAMIC],
+    }
+}
+
+/// The upper slot of a slot range (slot 0 for a contact of no dynamic body).
+#[inline(always)]
+fn upper(hi: u32) -> u32 {
+    hi & !NO_DYNAMIC
+}
+
+/// The lowest colour free at the slots `[lo, hi]` of a contact's dynamic bodies in the masks
+/// `used` (none for a contact of no dynamic body), taken there when below [`COLOURS`].
+///
+/// # Safety
+/// No other thread may touch the masks of slots `lo` and `hi` meanwhile.
+#[inline(always)]
+unsafe fn pick_slots([lo, hi]: [u32; 2], used: &Disjoint<u64>) -> usize {
+    if hi & NO_DYNAMIC != 0 {
+        return 0;
+    }
+    let (lo, hi) = (lo as usize, hi as usize);
+    let c = (!(used.read(lo) | used.read(hi))).trailing_zeros() as usize;
+    if c < COLOURS {
+        *used.get(lo) |= 1 << c;
+        *used.get(hi) |= 1 << c;
+    }
+    c
 }
 
 /// The lowest colour free at the dynamic bodies of `r` in the masks `used`, taken there when
@@ -479,13 +627,14 @@ mod tests {
             rows.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
         }
         let kind = vec![BodyKind::Dynamic as u32; 20 * 20 * 20];
+        let identity: Vec<u32> = (0..20 * 20 * 20).collect();
         let coloured = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             let mut c = Colouring::default();
-            pool.install(|| c.build_in_blocks(&rows, &kind, |b| b));
+            pool.install(|| c.build_in_blocks(&rows, &kind, &identity));
             assert_valid(&c, &rows, &kind);
             assert!(c.blocks.len() >= 4, "{} blocks", c.blocks.len());
             (c.order, c.start, c.blocks)
@@ -509,7 +658,8 @@ mod tests {
         let rows = lattice(n);
         let kind = vec![BodyKind::Dynamic as u32; (n * n * n) as usize];
         let mut c = Colouring::default();
-        c.build_in_blocks(&rows, &kind, |b| b);
+        let identity: Vec<u32> = (0..n * n * n).collect();
+        c.build_in_blocks(&rows, &kind, &identity);
         assert_valid(&c, &rows, &kind);
         assert_eq!(c.blocks.len(), 16);
         assert_eq!(c.blocks.shared(), c.start.len() - 1 - (COLOURS + 1));
@@ -533,10 +683,71 @@ mod tests {
         for i in (1..slot.len()).rev() {
             slot.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
         }
-        c.build_in_blocks(&rows, &kind, |b| slot[b as usize]);
+        c.build_in_blocks(&rows, &kind, &slot);
         assert_valid(&c, &rows, &kind);
         assert!(c.blocks.is_empty());
         assert_eq!(c.start.len() - 1, COLOURS + 1);
+    }
+
+    /// A lattice in space order, with contacts reaching across the bed (far), one contact of
+    /// no dynamic body and a hub body with 140 wall contacts and 20 far ones, all in random
+    /// order: the same classes for teams of 1 and 3; every class, the shared ones and the
+    /// overflow (where the hub's near and far contacts meet) too, sorted by lower slot, then
+    /// index; the far contacts all shared.
+    #[test]
+    fn far_contacts_are_shared_and_every_class_is_in_slot_order() {
+        let n = 16u32;
+        let bodies = (n * n * n) as usize;
+        let mut rows = lattice(n);
+        let mut kind = vec![BodyKind::Dynamic as u32; bodies];
+        kind[5] = BodyKind::Fixed as u32;
+        kind[6] = BodyKind::Kinematic as u32;
+        rows.push(contact(5, 6));
+        let mut random = Lcg::new(11);
+        let mut far_body = || 2000 + (random.unit() * 2000.0) as u32;
+        let far: Vec<ContactRow> = (0..100).map(|k| contact(k * 7, far_body())).collect();
+        rows.extend(far.iter().copied());
+        rows.extend((0..140).map(|_| contact(0, NO_BODY)));
+        rows.extend((0..20).map(|_| contact(0, far_body())));
+        for i in (1..rows.len()).rev() {
+            rows.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
+        }
+        let identity: Vec<u32> = (0..bodies as u32).collect();
+        let coloured = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut c = Colouring::default();
+            pool.install(|| c.build_in_blocks(&rows, &kind, &identity));
+            assert_valid(&c, &rows, &kind);
+            c
+        };
+        let c = coloured(1);
+        let three = coloured(3);
+        assert_eq!((&three.order, &three.start), (&c.order, &c.start));
+        assert!(c.blocks.len() >= 4, "{} blocks", c.blocks.len());
+        let lower = |i: u32| slot_range(&rows[i as usize], &kind, &identity)[0];
+        let classes = c.start.len() - 1;
+        for k in 0..classes {
+            let class = &c.order[c.start[k] as usize..c.start[k + 1] as usize];
+            let key = |&i: &u32| (lower(i), i);
+            assert!(
+                class.windows(2).all(|w| key(&w[0]) < key(&w[1])),
+                "class {k}"
+            );
+        }
+        let shared = &c.order[c.start[c.blocks.shared()] as usize..];
+        let reaching = |i: &&u32| {
+            let r = &rows[**i as usize];
+            r.body_b != NO_BODY && r.body_b >= 2000
+        };
+        assert_eq!(shared.iter().filter(reaching).count(), 120);
+        let overflow = &c.order[c.start[classes - 1] as usize..];
+        let hub_walls = overflow
+            .iter()
+            .filter(|&&i| rows[i as usize].body_b == NO_BODY);
+        assert!(hub_walls.count() > 0 && overflow.iter().filter(reaching).count() > 0);
     }
 
     /// Contacts with fixed or kinematic bodies only do not constrain the colour: 100 contacts

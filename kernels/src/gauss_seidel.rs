@@ -424,13 +424,17 @@ pub fn apply_warm_start(
     }
     let classes = packs.start.len() - 1;
     for c in blocks.shared()..classes {
-        if c == classes - 1 {
-            class_packs(c).for_each(apply);
+        let packs = class_packs(c);
+        if c == classes - 1 || packs.len() < SMALL_CLASS_PACKS {
+            packs.for_each(apply);
         } else {
-            class_packs(c)
-                .into_par_iter()
-                .with_min_len(64)
-                .for_each(apply);
+            packs.into_par_iter().with_min_len(64).for_each(apply);
         }
     }
 }
+
+/// Packs of a shared class below which [`apply_warm_start`] applies it on the calling worker:
+/// handing a class to the team costs about as much as applying this many packs (a worker woken
+/// for it takes 10–20 µs on this kind of machine, a pack some tens of nanoseconds). The order
+/// within a class does not change the bits (its packs share no dynamic body).
+const SMALL_CLASS_PACKS: usize = 256;

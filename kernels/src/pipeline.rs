@@ -524,9 +524,7 @@ impl SolverLayout {
         match p.solver {
             SolverKind::GaussSeidel => {
                 match space {
-                    Some(space) => self
-                        .colouring
-                        .build_in_blocks(rows, kind, |b| space.slot(b)),
+                    Some(space) => self.colouring.build_in_blocks(rows, kind, space.slots()),
                     None => self.colouring.build(rows, kind),
                 }
                 let classes = &self.colouring.start;

@@ -62,6 +62,11 @@ impl SpaceOrder {
         }
     }
 
+    /// The slot of each body.
+    pub fn slots(&self) -> &[u32] {
+        &self.slot
+    }
+
     /// Copies the motion `local` (in slot order) back to the bodies' order, into `motion`.
     pub fn scatter(&self, local: &[Motion], motion: &mut [Motion]) {
         let out = Disjoint::new(motion);

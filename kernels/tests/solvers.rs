@@ -180,7 +180,7 @@ fn the_solve_in_blocks_gives_the_same_bits_on_any_team() {
     let mut space = SpaceOrder::default();
     space.build(&grid);
     let mut colouring = Colouring::default();
-    colouring.build_in_blocks(&rows, &kind, |b| space.slot(b));
+    colouring.build_in_blocks(&rows, &kind, space.slots());
     let blocks = &colouring.blocks;
     assert!(blocks.len() >= 8, "{} blocks", blocks.len());
     let shared = blocks.shared();
