@@ -185,9 +185,10 @@ impl Ranks {
 
     /// Each of `values` (as many on every rank) summed over the ranks in rank order, in
     /// place: rank 0's value, then each other rank's added in turn, so that every rank gets
-    /// the same bits and one rank's sums are its own values unchanged.
+    /// the same bits and one rank's sums are its own values unchanged. One `Allgather`, none
+    /// on one rank or for no values.
     pub(crate) fn sum_each(&self, values: &mut [f64]) {
-        if self.size == 1 {
+        if self.size == 1 || values.is_empty() {
             return;
         }
         let (all, n) = (self.all_gather(values), values.len());
