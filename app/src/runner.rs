@@ -901,10 +901,7 @@ pub fn run_distributed(
         }
         if frame_due {
             let png = o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
-            let owned = match distribute {
-                Some(_) => world.owned_indices(),
-                None => None,
-            };
+            let owned = if pieces { world.owned_indices() } else { None };
             if let (Some(owned), true) = (&owned, o.formats.vtu) {
                 let piece = frame_of(scene, world, owned.iter().copied(), false);
                 writer.send(WriterMsg::Frame(Box::new(piece)));

@@ -1,5 +1,6 @@
 //! The kernels' [`Interface`] over MPI: which local bodies this rank owns and shares, and the
-//! exchange of the shared bodies' impulses in every gather of the solve.
+//! exchange of the shared bodies' impulses in every gather of the solve (and, the same way, of
+//! their contact forces for the outputs that read them, [`Coupling::total_owned`]).
 //!
 //! A rank's local bodies are its own (bodies `0..owned`, ascending id) followed by its ghosts
 //! (ascending id). A body held by several ranks has a slot here; for every other rank q the
