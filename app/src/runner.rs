@@ -437,8 +437,12 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
                 WallLoad::total(on).torque.dot(axis.as_dvec3())
             }
             ObservableKind::ContactForce { bodies, component } => {
+                // A rank's forces are its own bodies' totals: the sum is its share.
                 let forces = body_forces.get_or_init(|| world.body_contact_forces());
-                component.of(forces[present(world, bodies)].iter().sum())
+                let sum: DVec3 = forces[present(world, bodies)].iter().sum();
+                let mut sum = sum.to_array();
+                world.sum_over_ranks(&mut sum);
+                component.of(DVec3::from_array(sum))
             }
             ObservableKind::GrainCount(None) => {
                 (0..b.len()).filter(|&i| b.is_dynamic(i)).count() as f64
@@ -863,8 +867,9 @@ pub fn run_distributed(
     }
     .map_err(|e| out_err(format!("cannot write: {e}")));
     let writer = agreed(distribute, writer)?;
-    // A distributed run's frames are written in pieces, each rank its own bodies'.
-    let pieces = distribute.is_some() && o.formats.vtu;
+    // A distributed run's frames are written in pieces, each rank its own bodies' (and the
+    // contacts it solved).
+    let pieces = distribute.is_some() && (o.formats.vtu || o.formats.contacts);
 
     let total = scene.total_steps();
     let start_step = world.steps();
@@ -896,9 +901,9 @@ pub fn run_distributed(
         }
         if frame_due {
             let png = o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
-            if pieces {
-                let owned = world.owned_indices().unwrap_or_default();
-                let piece = frame_of(scene, world, owned.into_iter(), false);
+            let owned = if pieces { world.owned_indices() } else { None };
+            if let (Some(owned), true) = (&owned, o.formats.vtu) {
+                let piece = frame_of(scene, world, owned.iter().copied(), false);
                 writer.send(WriterMsg::Frame(Box::new(piece)));
                 if png && writes {
                     writer.send(WriterMsg::Snapshot(Box::new(frame(scene, world, true))));
@@ -907,7 +912,11 @@ pub fn run_distributed(
                 writer.send(WriterMsg::Frame(Box::new(frame(scene, world, png))));
             }
             if o.formats.contacts {
-                writer.send(WriterMsg::Contacts(Box::new(ContactFrame::of(world))));
+                let contacts = match &owned {
+                    Some(owned) => ContactFrame::piece(world, owned),
+                    None => ContactFrame::of(world),
+                };
+                writer.send(WriterMsg::Contacts(Box::new(contacts)));
             }
             *frames_written += 1;
         }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use vtkio::model::{DataSet, Piece};
 
 /// The app's tests' reader of the frames in every encoding (vtkio reads no raw binary); only
 /// part of it is used here.
@@ -127,58 +126,69 @@ fn declared(pvtu: &str) -> Vec<(String, String, usize)> {
     out
 }
 
-/// The grains of the frame `file`, a `.vtu` or a `.pvtu` with the pieces it names (each of
-/// which must declare the arrays the `.pvtu` does, with their types), as (id, centre) in the
-/// order the files hold them, and the number of bodies in each piece.
-fn frame_grains(file: &Path) -> (Vec<(u64, [f32; 3])>, Vec<usize>) {
+/// The pieces of the frame `file`: a `.vtu` or `.vtp` alone, or each piece a `.pvtu` or `.pvtp`
+/// names, each of which must declare the arrays the parallel file does, with their types.
+fn frame_pieces(file: &Path) -> Vec<vtk_reader::VtkFile> {
     let read = |p: &Path| {
         vtk_reader::read(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
     };
-    let pieces: Vec<vtk_reader::VtkFile> = match file.extension().and_then(|e| e.to_str()) {
-        Some("pvtu") => {
-            let text = std::fs::read_to_string(file).expect("the .pvtu");
-            assert!(
-                text.contains("<VTKFile type=\"PUnstructuredGrid\""),
-                "{text}"
-            );
-            let want = declared(&text);
-            let sources: Vec<&str> = text
-                .match_indices("<Piece Source=\"")
-                .map(|(at, key)| {
-                    let s = &text[at + key.len()..];
-                    &s[..s.find('"').expect("a closed Source")]
-                })
-                .collect();
-            assert!(!sources.is_empty(), "{text}");
-            sources
-                .iter()
-                .map(|s| {
-                    let piece = read(&file.with_file_name(s));
-                    let mut have: Vec<(String, String, usize)> = (piece.arrays.iter())
-                        .filter(|a| a.name != "TimeValue")
-                        .map(|a| (a.name.clone(), a.ty.clone(), a.components))
-                        .collect();
-                    have.sort();
-                    assert_eq!(have, want, "{s}: the arrays the .pvtu declares");
-                    piece
-                })
-                .collect()
-        }
-        _ => vec![read(file)],
+    let kind = match file.extension().and_then(|e| e.to_str()) {
+        Some("pvtu") => "PUnstructuredGrid",
+        Some("pvtp") => "PPolyData",
+        _ => return vec![read(file)],
     };
+    let text = std::fs::read_to_string(file).expect("the parallel file");
+    assert!(
+        text.contains(&format!("<VTKFile type=\"{kind}\"")),
+        "{text}"
+    );
+    let want = declared(&text);
+    let sources: Vec<&str> = text
+        .match_indices("<Piece Source=\"")
+        .map(|(at, key)| {
+            let s = &text[at + key.len()..];
+            &s[..s.find('"').expect("a closed Source")]
+        })
+        .collect();
+    assert!(!sources.is_empty(), "{text}");
+    sources
+        .iter()
+        .map(|s| {
+            let piece = read(&file.with_file_name(s));
+            let mut have: Vec<(String, String, usize)> = (piece.arrays.iter())
+                .filter(|a| a.name != "TimeValue")
+                .map(|a| (a.name.clone(), a.ty.clone(), a.components))
+                .collect();
+            have.sort();
+            assert_eq!(have, want, "{s}: the arrays the parallel file declares");
+            piece
+        })
+        .collect()
+}
+
+/// The values of the Float32 array `a`, in threes.
+fn triples(a: &vtk_reader::Array) -> Vec<[f32; 3]> {
+    assert_eq!((a.ty.as_str(), a.components), ("Float32", 3), "{}", a.name);
+    (a.bytes.chunks_exact(12))
+        .map(|b| {
+            let x = |k: usize| f32::from_le_bytes(b[4 * k..4 * k + 4].try_into().expect("4 bytes"));
+            [x(0), x(1), x(2)]
+        })
+        .collect()
+}
+
+/// The grains of the frame `file`, a `.vtu` or a `.pvtu` with the pieces it names
+/// ([`frame_pieces`]), as (id, centre) in the order the files hold them, and the number of
+/// bodies in each piece.
+fn frame_grains(file: &Path) -> (Vec<(u64, [f32; 3])>, Vec<usize>) {
     let mut grains = Vec::new();
     let mut sizes = Vec::new();
-    for piece in &pieces {
+    for piece in &frame_pieces(file) {
         let ids = unsigned(piece.array("id"));
-        let points = &piece.array("Points").bytes;
-        assert_eq!(points.len(), 12 * ids.len(), "a centre per id");
+        let centres = triples(piece.array("Points"));
+        assert_eq!(centres.len(), ids.len(), "a centre per id");
         sizes.push(ids.len());
-        for (k, id) in ids.into_iter().enumerate() {
-            let c: Vec<f32> = (points[12 * k..12 * k + 12].chunks_exact(4))
-                .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
-                .collect();
-            grains.push((id, [c[0], c[1], c[2]]));
-        }
+        grains.extend(ids.into_iter().zip(centres));
     }
     (grains, sizes)
 }
@@ -383,12 +393,17 @@ fn cut_and_resume(name: &str, resume_on: usize) -> PathBuf {
 }
 
 /// A run cut short on 2 ranks (its checkpoint gathered at step 120) resumes on 1 rank and on 4
-/// and finishes, with every grain in its last frame.
+/// and finishes, with every grain in its last frame and the step's contacts in the pieces of
+/// its last contact frame, one a rank.
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_one_and_on_four() {
     for resume_on in [1, 4] {
         let dir = cut_and_resume(&format!("resume{resume_on}"), resume_on);
         assert_eq!(last_frame_ids(&dir), (0..1000).collect::<Vec<u64>>());
+        let contacts = contacts_at(&dir, 250);
+        assert_eq!(contacts.pieces, resume_on, "one piece a rank");
+        let count = figure(&dir, "/observables_final/contacts");
+        assert_eq!(contacts.lines.len() as f64, count, "the step's contacts");
         let _ = std::fs::remove_dir_all(dir);
     }
 }
@@ -427,8 +442,7 @@ fn scene_with_loads(dir: &Path) -> PathBuf {
         )
         .replace(
             "formats = [\"vtu\", \"csv\"]",
-            // ASCII, which vtkio reads (it reads no raw binary).
-            "formats = [\"vtu\", \"csv\", \"contacts\"]\nframe_encoding = \"ascii\"",
+            "formats = [\"vtu\", \"csv\", \"contacts\"]",
         );
     let text = format!("{text}\n[[observables]]\nkind = \"wall_force\"\nwall = \"bin\"\n");
     std::fs::create_dir_all(dir).expect("a folder");
@@ -437,32 +451,116 @@ fn scene_with_loads(dir: &Path) -> PathBuf {
     file
 }
 
-/// The lines of the contact frame `file`.
-fn contact_cells(file: &Path) -> usize {
-    let mut vtk = vtkio::Vtk::import(file).unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
-    vtk.load_all_pieces().expect("the frame's pieces load");
-    let DataSet::PolyData { pieces, .. } = vtk.data else {
-        panic!("not poly data")
-    };
-    let Piece::Inline(p) = &pieces[0] else {
-        panic!("piece not inline")
-    };
-    p.lines.as_ref().map_or(0, |l| l.num_cells())
+/// One contact of a contact frame: its first body's id, its partner (a body's id, or `None`
+/// for a wall), the bits of the partner's point (the wall's contact point), and its force (N).
+type Line = (u64, Option<u64>, [u32; 3], [f32; 3]);
+
+/// The contacts of a contact frame, read back from its pieces (one `.vtp` in one process).
+struct ContactLines {
+    /// Each contact.
+    lines: Vec<Line>,
+    /// The pieces' `body_force` over all their points, summed (N).
+    body_forces: [f64; 3],
+    /// The number of pieces.
+    pieces: usize,
 }
 
-/// Under mpirun the contacts are gathered from the ranks: the last contact frame holds as many
-/// contacts as the step had (summed over the ranks), and the box's load at the end (floor and
-/// sides, which carry part of it by friction) is the resting bed's weight, as in one process
-/// (within 1 %). The runs are the shared ones ([`whole_on_two_ranks`],
-/// [`whole_in_one_process`]), whose scene writes contact frames and the box's load.
+/// The contact frame `file` (a `.vtp`, or a `.pvtp` and its pieces, [`frame_pieces`]) whose
+/// line ends are told apart by the grain centres `grains` (the grain frame of the same step):
+/// a point at a grain's centre, bit for bit, is that grain; any other is a wall's contact
+/// point. Every line starts at a grain.
+fn contact_lines(file: &Path, grains: &[(u64, [f32; 3])]) -> ContactLines {
+    let bits = |p: [f32; 3]| p.map(f32::to_bits);
+    let ids: std::collections::HashMap<[u32; 3], u64> =
+        grains.iter().map(|&(id, c)| (bits(c), id)).collect();
+    let pieces = frame_pieces(file);
+    let mut out = ContactLines {
+        lines: Vec::new(),
+        body_forces: [0.0; 3],
+        pieces: pieces.len(),
+    };
+    for piece in &pieces {
+        let points = triples(piece.array("Points"));
+        let ends: Vec<usize> = (piece.array("connectivity").bytes.chunks_exact(4))
+            .map(|b| i32::from_le_bytes(b.try_into().expect("Int32")) as usize)
+            .collect();
+        let forces = triples(piece.array("force"));
+        assert_eq!(ends.len(), 2 * forces.len(), "two ends and a force a line");
+        for (line, force) in ends.chunks_exact(2).zip(forces) {
+            let (a, b) = (bits(points[line[0]]), bits(points[line[1]]));
+            let first = *ids.get(&a).expect("a line starts at a grain's centre");
+            out.lines.push((first, ids.get(&b).copied(), b, force));
+        }
+        let body_forces = triples(piece.array("body_force"));
+        assert_eq!(body_forces.len(), points.len(), "a body force a point");
+        for f in body_forces {
+            for (sum, x) in out.body_forces.iter_mut().zip(f) {
+                *sum += f64::from(x);
+            }
+        }
+    }
+    out
+}
+
+/// The grains of the frame and the contacts of the contact frame of step `step` in `dir`
+/// ([`contact_lines`]).
+fn contacts_at(dir: &Path, step: u64) -> ContactLines {
+    let grains = |ext: &str| dir.join(format!("frames/frame_{step:09}.{ext}"));
+    let contacts = |ext: &str| dir.join(format!("contacts/contacts_{step:09}.{ext}"));
+    let ext = match contacts("pvtp").exists() {
+        true => ("pvtu", "pvtp"),
+        false => ("vtu", "vtp"),
+    };
+    let (grains, _) = frame_grains(&grains(ext.0));
+    contact_lines(&contacts(ext.1), &grains)
+}
+
+/// Under mpirun each rank writes the contacts it solved as its piece of every contact frame,
+/// and rank 0 a `.pvtp` naming the pieces (the `.pvd` lists them): every piece declares the
+/// `.pvtp`'s arrays, and the last frame's pieces together hold the step's contacts (the
+/// summary's count), each pair once, every line from a grain's centre to its partner's or to
+/// a wall's contact point. Those lines' forces on the walls, and the bodies' contact forces
+/// (each body's total once, at its owner's point), balance the box's load of the CSV, within
+/// 1e-5 of the bed's weight (a contact left out, or a shared body's force left without the
+/// other rank's share, is off by about a grain's weight, 1e-3 of the bed's), and that load
+/// is the resting bed's weight, as in one process (within 1 %). The runs are the shared ones
+/// ([`whole_on_two_ranks`], [`whole_in_one_process`]), whose scene writes contact frames and
+/// the box's load.
 #[test]
 fn two_ranks_write_contact_frames_and_wall_loads() {
     let (in_one, on_two) = (whole_in_one_process(), whole_on_two_ranks());
     let (one, two) = (&in_one.dir, &on_two.dir);
+    let pvd = std::fs::read_to_string(two.join("contacts.pvd")).expect("contacts.pvd");
+    assert_eq!(pvd.matches(".pvtp\"").count(), 11, "{pvd}");
+    let frame = contacts_at(two, 250);
+    assert_eq!(frame.pieces, 2, "one piece a rank");
+    let count = figure(two, "/observables_final/contacts");
+    assert_eq!(frame.lines.len() as f64, count, "the step's contacts");
+    let mut pairs: Vec<(u64, Option<u64>, [u32; 3])> = (frame.lines.iter())
+        .map(|&(a, b, p, _)| match b {
+            Some(b) => (a.min(b), Some(a.max(b)), [0; 3]),
+            None => (a, None, p),
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    assert_eq!(pairs.len(), frame.lines.len(), "each contact once");
     let load = |d: &Path| figure(d, "/observables_final/wall_force_bin_z_N");
-    let cells = contact_cells(&two.join("contacts/contacts_000000250.vtp"));
-    assert_eq!(cells as f64, figure(two, "/observables_final/contacts"));
     let weight = 1000.0 * 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.005f64.powi(3) * 9.81;
+    let on_walls: f64 = (frame.lines.iter())
+        .filter(|l| l.1.is_none())
+        .map(|l| -f64::from(l.3[2]))
+        .sum();
+    for (what, f) in [
+        ("the walls' lines", on_walls),
+        ("the bodies' forces", -frame.body_forces[2]),
+    ] {
+        assert!(
+            (f - load(two)).abs() < 1e-5 * weight,
+            "{what}: {f} N on the walls, the CSV's load {} N",
+            load(two)
+        );
+    }
     for (run, f) in [("one process", load(one)), ("2 ranks", load(two))] {
         assert!(
             (f + weight).abs() < 0.01 * weight,
@@ -471,6 +569,42 @@ fn two_ranks_write_contact_frames_and_wall_loads() {
     }
     in_one.done();
     on_two.done();
+}
+
+/// On one rank under mpirun the run is one process's, bit for bit, and so are its outputs of
+/// the contacts: the contact frame's one piece is one process's `.vtp` byte for byte (the
+/// wall contacts' points, the forces, the index types), and `observables.csv`, with the box's
+/// load, is one process's byte for byte (the ranks' sums of one rank are its own).
+#[test]
+fn one_rank_writes_the_contacts_and_loads_of_one_process() {
+    let scene = shared_scene().to_str().expect("a UTF-8 path");
+    let dirs = [tmp("contacts-one"), tmp("contacts-rank")];
+    for (ranks, dir) in [0, 1].into_iter().zip(&dirs) {
+        let out = dir.to_str().expect("a UTF-8 path");
+        grains_run(ranks, &[scene, "--steps", "50", "--out", out]);
+    }
+    let [one, rank] = &dirs;
+    let read = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let (a, b) = (
+        read(one.join("contacts/contacts_000000050.vtp")),
+        read(rank.join("contacts/contacts_000000050_r0.vtp")),
+    );
+    assert!(a.len() > 10_000, "a frame with contacts");
+    assert!(
+        a == b,
+        "the piece of one rank differs from one process's frame"
+    );
+    let pvtp = String::from_utf8(read(rank.join("contacts/contacts_000000050.pvtp")))
+        .expect("the .pvtp is text");
+    assert!(
+        pvtp.contains("<Piece Source=\"contacts_000000050_r0.vtp\"/>"),
+        "{pvtp}"
+    );
+    let csv = |d: &Path| read(d.join("observables.csv"));
+    assert!(csv(one) == csv(rank), "observables.csv differs");
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 /// The state of the checkpoint in `dir`, without the runner's record (which holds wall-clock
@@ -483,16 +617,18 @@ fn checkpoint_state(dir: &Path) -> Snapshot {
 }
 
 /// A run cut short on 2 ranks at step 120 (not a multiple of the rebalance interval, 100) and
-/// resumed on 2 ends bit-identical to the 2-rank run left uninterrupted: the same frames and
-/// observables, byte for byte, and the same final checkpoint (bodies, warm start and cuts).
+/// resumed on 2 ends bit-identical to the 2-rank run left uninterrupted: the same frames,
+/// contact frames and observables, byte for byte, and the same final checkpoint (bodies, warm
+/// start and cuts).
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
     let shared = whole_on_two_ranks();
     let whole = shared.dir.clone();
     let resumed = cut_and_resume("resume2", 2);
-    let frames = |d: &Path| {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(d.join("frames"))
-            .expect("frames/")
+    let files = |d: &Path| {
+        let mut names: Vec<PathBuf> = ["frames", "contacts"]
+            .iter()
+            .flat_map(|f| std::fs::read_dir(d.join(f)).expect("frames/ and contacts/"))
             .map(|e| e.expect("an entry").path())
             .collect();
         names.sort();
@@ -502,8 +638,12 @@ fn a_checkpoint_of_two_ranks_resumes_on_two_bit_for_bit() {
             .collect();
         files
     };
-    let (a, b) = (frames(&whole), frames(&resumed));
+    let (a, b) = (files(&whole), files(&resumed));
     assert_eq!(a.len(), b.len(), "as many frames");
+    assert!(
+        a.iter().any(|f| f.0 == "contacts_000000250_r1.vtp"),
+        "contact pieces"
+    );
     for ((name, x), (_, y)) in a.iter().zip(&b) {
         assert!(x == y, "{name:?} differs after the resume");
     }

@@ -5,7 +5,9 @@
 //! γ / h over the step ([`Contact::force`](crate::Contact::force)). A contact's force acts on
 //! its first body and, opposite, on the second side (a body or a wall), so the force on a wall
 //! is minus the sum of the forces its contacts put on the bodies. Sums run in contact order (pair keys ascending)
-//! in f64, so they are the same for any thread count.
+//! in f64, so they are the same for any thread count. A rank of a distributed run holds the
+//! contacts it solved: its sums are its share, added over the ranks in rank order (the same
+//! bits for a given rank count; on one rank, one process's).
 
 use crate::contact::Touching;
 use crate::world::World;
@@ -51,6 +53,11 @@ impl World {
     /// [`World::sync_contacts`]), one entry per wall in the order the walls were added; the
     /// torque is about `point` (m).
     ///
+    /// In a distributed world (feature `mpi`) a call every rank makes together, after
+    /// [`World::sync_contacts`]: each rank sums the contacts it solved, and the ranks' sums of
+    /// each wall are added in rank order ([`World::sum_over_ranks`]), so every rank gets the
+    /// whole bed's loads.
+    ///
     /// A sphere of mass m resting on a floor presses on it with m g:
     ///
     /// ```
@@ -72,7 +79,8 @@ impl World {
     }
 
     /// The loads on `count` sides (walls or meshes) about `point`: each contact whose second
-    /// side `side` names adds its force and torque to that side's entry.
+    /// side `side` names adds its force and torque to that side's entry; in a distributed
+    /// world, this rank's contacts' sums added over the ranks.
     pub(crate) fn side_loads(
         &self,
         count: usize,
@@ -97,7 +105,29 @@ impl World {
             load.torque += (c.point.as_dvec3() - point).cross(on_wall) + moment;
             load.contacts += 1;
         }
+        let mut sums: Vec<f64> = (loads.iter())
+            .flat_map(|l| [l.force.to_array(), l.torque.to_array()].concat())
+            .chain(loads.iter().map(|l| l.contacts as f64))
+            .collect();
+        self.sum_over_ranks(&mut sums);
+        let (vectors, counts) = sums.split_at(6 * count);
+        for ((load, v), &n) in loads.iter_mut().zip(vectors.chunks_exact(6)).zip(counts) {
+            load.force = DVec3::from_slice(&v[..3]);
+            load.torque = DVec3::from_slice(&v[3..]);
+            load.contacts = n as usize;
+        }
         loads
+    }
+
+    /// Sums each of `values` over the ranks of a distributed world (feature `mpi`), in place:
+    /// rank 0's value, then each other rank's added in rank order, so that every rank gets the
+    /// same bits. A call every rank makes together, with as many values on each; in a world
+    /// that steps every body itself (and on one rank) the values stay as they are.
+    ///
+    /// A rank's contact figures ([`World::contacts`], [`World::body_contact_forces`]) are its
+    /// share of the bed's: this adds such shares up.
+    pub fn sum_over_ranks(&self, values: &mut [f64]) {
+        self.backend.sum_over_ranks(values);
     }
 
     /// The total contact force on each body over the last step (N), in body order (GPU: as of
@@ -105,6 +135,12 @@ impl World {
     /// the contacts where it is the first body, minus the same over those where it is the
     /// second. Gravity, springs, joints and applied forces are not included; a body at rest on
     /// a floor gets +m g up.
+    ///
+    /// In a distributed world (feature `mpi`) a call every rank makes together, after
+    /// [`World::sync_contacts`]: the totals of the bodies this rank owns (its contacts' forces,
+    /// and on a body other ranks hold too, theirs, exchanged with those ranks only and added in
+    /// rank order), zero for the others; so the ranks' vectors together hold each body's total
+    /// once ([`World::sum_over_ranks`] adds sums of them up).
     pub fn body_contact_forces(&self) -> Vec<DVec3> {
         let mut forces = vec![DVec3::ZERO; self.len()];
         let h = f64::from(self.params.h);
@@ -118,6 +154,7 @@ impl World {
                 Touching::Wall { body, .. } | Touching::Mesh { body, .. } => forces[body] += f,
             }
         }
+        self.backend.total_contact_forces(&mut forces);
         forces
     }
 }

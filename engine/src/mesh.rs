@@ -269,7 +269,8 @@ impl World {
 
     /// The force and torque on each mesh wall over the last step (GPU: as of the last
     /// [`World::sync_contacts`]), one entry per mesh in the order they were added; the torque is
-    /// about `point` (m). The same sums as [`World::wall_loads`].
+    /// about `point` (m). The same sums as [`World::wall_loads`] (in a distributed world, a
+    /// call every rank makes together, likewise).
     pub fn mesh_loads(&self, point: Vec3) -> Vec<WallLoad> {
         self.side_loads(self.meshes.descs.len(), point, |touching| match touching {
             crate::Touching::Mesh { mesh, .. } => Some(mesh),

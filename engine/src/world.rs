@@ -213,7 +213,9 @@ impl World {
 
     /// [`World::sync`], and on the GPU also copies the last step's contact rows and impulses
     /// (for [`World::contacts`], [`World::contact_rows`] and [`World::impulses`]; a large
-    /// transfer, so not done by the periodic read-backs).
+    /// transfer, so not done by the periodic read-backs). A rank of a distributed world
+    /// (feature `mpi`) copies the contacts it solved, numbered by body id; nothing is gathered
+    /// from the other ranks (a call every rank makes together, for the bodies' read-back).
     pub fn sync_contacts(&mut self) -> Result<(), GpuError> {
         self.sync()?;
         self.backend.sync_contacts(self.steps)
@@ -458,7 +460,10 @@ impl World {
 
     /// The contacts of the last step (GPU: as of the last [`World::sync_contacts`]): for each,
     /// the two bodies or the body and the wall, the point, the normal, and the impulse and
-    /// force it carried.
+    /// force it carried. On a rank of a distributed world (feature `mpi`), those this rank
+    /// solved (the contacts whose lower-id body it owns, and its bodies' wall and mesh
+    /// contacts), numbered by body id, once [`World::sync_contacts`] has copied them after
+    /// the step (none before): the ranks' together are the step's, each once.
     ///
     /// ```
     /// use grains::{Body, Material, Settings, Touching, Vec3, WallDesc, World};

@@ -355,7 +355,7 @@ const CUT_AT: u64 = 110;
 /// The resumed pour's last step: three rebalances after the snapshot.
 const RESUMED_TO: u64 = 190;
 
-/// Steps of the gathered-contacts test: the 1,000-grain pour landing and settling.
+/// Steps of the momentum test: the 1,000-grain pour landing and settling.
 const LOADS_STEPS: u64 = 300;
 
 /// A child of the shared pour, which three tests read (one launch per rank and thread count
@@ -366,7 +366,8 @@ const LOADS_STEPS: u64 = 300;
 /// the pour: the same owners at the next step, and every body's centre, orientation and
 /// velocities and the step's figures at [`RESUMED_TO`]. Rank 0 writes the figures of step
 /// [`REPEAT_STEPS`]; where [`FULL`] is set, the pour goes on to [`LOADS_STEPS`], its last
-/// step's contacts gathered, and rank 0 writes their [`momentum_line`] on a second line.
+/// step's contacts copied on every rank, and rank 0 writes their [`momentum_line`] on a
+/// second line.
 fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
@@ -430,7 +431,7 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
         "the resumed pour reached step {RESUMED_TO}"
     );
     if full {
-        straight.sync_contacts().expect("the contacts gathered");
+        straight.sync_contacts().expect("the contacts copied");
         figures = figures + "\n" + &momentum_line(&straight, &before);
     }
     if rank == 0 {
@@ -448,7 +449,7 @@ struct SharedPour {
 
 /// The launch of the shared pour ([`shared_pour_child`]) on `ranks` ranks of `threads` worker
 /// threads, made once by the first test that asks for it. The launches on 2 and on 4 ranks of
-/// one thread go on to [`LOADS_STEPS`] for the gathered-contacts test.
+/// one thread go on to [`LOADS_STEPS`] for the momentum test.
 fn shared_pour(ranks: usize, threads: usize) -> &'static SharedPour {
     const LAYOUTS: [(usize, usize); 5] = [(1, 1), (2, 1), (2, 2), (4, 1), (4, 2)];
     static RUNS: [OnceLock<SharedPour>; 5] = [const { OnceLock::new() }; 5];
@@ -795,8 +796,11 @@ fn a_rank_that_cannot_take_a_step_stops_every_rank() {
 
 /// Momentum over the last step of `world` whose velocities before it were `before`, from three
 /// sides (N): Σ m Δv / h − M g, the Σ of [`World::body_contact_forces`] (the pairs between
-/// bodies cancel) and minus the Σ of [`World::wall_loads`] and [`World::mesh_loads`]; with the gathered contacts' count,
-/// the step's contact count and whether the keys ascend strictly.
+/// bodies cancel) and minus the Σ of [`World::wall_loads`] and [`World::mesh_loads`]; with the
+/// count of the contacts the world holds, the step's contact count and whether the keys ascend
+/// strictly. In a distributed world (where every rank calls it) each rank holds the contacts
+/// it solved and the forces on the bodies it owns: the counts and the forces are summed over
+/// the ranks, the keys ascend on every rank, and the wall loads are the whole bed's already.
 fn momentum_line(world: &World, before: &[Vec3]) -> String {
     let h = f64::from(world.settings().h);
     let g = world.settings().gravity.as_dvec3();
@@ -811,29 +815,32 @@ fn momentum_line(world: &World, before: &[Vec3]) -> String {
         .map(|l| -l.force)
         .sum();
     let keys = &world.contact_rows().keys;
-    let ascending = keys.windows(2).all(|k| k[0] < k[1]);
+    let descending = keys.windows(2).filter(|k| k[0] >= k[1]).count();
+    let mut sums = [world.contacts().len() as f64, descending as f64, bodies.z];
+    world.sum_over_ranks(&mut sums);
     let weight = world.dynamic_mass() * g.length();
     format!(
         "{} {} {} {} {} {} {}",
-        world.contacts().len(),
+        sums[0],
         world.last_stats().contacts,
-        ascending,
+        sums[1] == 0.0,
         change.z,
-        bodies.z,
+        sums[2],
         walls.z,
         weight
     )
 }
 
-/// Checks a [`momentum_line`] of run `run`: the gathered contacts are the step's, more than
+/// Checks a [`momentum_line`] of run `run`: the ranks' contacts are the step's, more than
 /// 1,000, with keys ascending, and the bodies' contact forces and the wall loads both balance
 /// the bodies' change of momentum within 1e-5 of the bed's weight; returns the wall loads (N).
 fn check_momentum_line(line: &str, run: &str) -> f64 {
     let v: Vec<&str> = line.split_whitespace().collect();
     let num = |k: usize| v[k].parse::<f64>().expect("a number");
     assert_eq!(
-        v[0], v[1],
-        "{run}: gathered contacts against the step's: {line}"
+        num(0),
+        num(1),
+        "{run}: the ranks' contacts against the step's: {line}"
     );
     assert!(num(0) > 1000.0, "{run}: a bed in contact: {line}");
     assert_eq!(v[2], "true", "{run}: keys ascend strictly");
@@ -848,25 +855,26 @@ fn check_momentum_line(line: &str, run: &str) -> f64 {
 }
 
 /// [`pour`] of 1,000 grains stepped [`LOADS_STEPS`] − 1 steps and one more, its contacts
-/// gathered ([`World::sync_contacts`]): [`momentum_line`] of the last step.
+/// copied ([`World::sync_contacts`]): [`momentum_line`] of the last step.
 fn last_step_momentum(mut world: World) -> String {
     world.run(LOADS_STEPS - 1).expect("steps");
     world.sync().expect("the bodies gathered");
     let before: Vec<Vec3> = (0..world.len()).map(|i| world.velocity(i)).collect();
     world.step().expect("the last step");
-    world.sync_contacts().expect("the contacts gathered");
+    world.sync_contacts().expect("the contacts copied");
     momentum_line(&world, &before)
 }
 
-/// The contacts gathered from the ranks are the whole bed's, each once: on 2 and on 4 ranks
-/// their count is the step's (summed over the ranks), their keys ascend, and the wall loads
-/// and the bodies' contact forces they give balance the bodies' change of momentum over the
-/// step (Σ m Δv / h = M g + Σ F) as one process's do, within 1e-5 of the bed's weight. A
-/// contact lost or gathered twice would be off by its force, about m g = 0.013 N on a
+/// The contacts the ranks hold are the whole bed's, each once: on 2 and on 4 ranks their
+/// count, summed over the ranks, is the step's, their keys ascend on every rank, and the wall
+/// loads and the bodies' contact forces they give, reduced over the ranks, balance the bodies'
+/// change of momentum over the step (Σ m Δv / h = M g + Σ F) as one process's do, within 1e-5
+/// of the bed's weight. A contact lost or counted twice, or a shared body's force left
+/// without the other ranks' share, would be off by its force, about m g = 0.013 N on a
 /// resting grain (1e-3 of the weight). The ranks' runs are the shared pour's launches of one
 /// thread a rank, which go on to step [`LOADS_STEPS`] ([`shared_pour`]).
 #[test]
-fn gathered_contacts_balance_the_bed_momentum() {
+fn the_ranks_contacts_balance_the_bed_momentum() {
     if let Some((_universe, comm)) = child() {
         return shared_pour_child(comm);
     }
@@ -1212,8 +1220,11 @@ fn one_step_like_one_process(test: &str, make: fn() -> World) -> Option<World> {
         let mut world = started(tight(make()));
         world.distribute(comm, 25).expect("the pour distributes");
         world.step().expect("the compared step");
+        world.sync_contacts().expect("the contacts copied");
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        let owned = world.owned_indices().expect("a distributed world");
+        std::fs::write(format!("{out}.r{rank}"), contact_lines(&world, &owned)).expect("written");
         if rank == 0 {
-            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
             std::fs::write(out, velocities(&world)).expect("written");
         }
         return None;
@@ -1250,9 +1261,145 @@ fn one_step_like_one_process(test: &str, make: fn() -> World) -> Option<World> {
             worst < 2e-6,
             "{ranks} ranks: velocities differ by {worst} m/s"
         );
+        let pieces: Vec<String> = (0..ranks)
+            .map(|q| {
+                let piece = format!("{}.r{q}", file.display());
+                let text = std::fs::read_to_string(&piece).expect("each rank wrote its contacts");
+                let _ = std::fs::remove_file(&piece);
+                text
+            })
+            .collect();
+        check_contact_pieces(&one, &pieces, &format!("{ranks} ranks"));
     }
     let _ = std::fs::remove_file(&start);
     Some(one)
+}
+
+/// What a rank holds of the contacts of `world`'s last step, as text for
+/// [`check_contact_pieces`]: a line `c KEY γn γt1 γt2` for each of its contacts (key over body
+/// ids), `f ID fx fy fz` for each body of `bodies` (its contact force), then `w fx fy fz` for
+/// each wall and mesh (its load). In a distributed world every rank calls it together.
+fn contact_lines(world: &World, bodies: &[usize]) -> String {
+    let mut lines = Vec::new();
+    for (key, g) in world.contact_rows().keys.iter().zip(world.impulses()) {
+        lines.push(format!("c {key} {} {} {}", g[0], g[1], g[2]));
+    }
+    let forces = world.body_contact_forces();
+    for &i in bodies {
+        let f = forces[i];
+        lines.push(format!("f {i} {} {} {}", f.x, f.y, f.z));
+    }
+    let loads = world.wall_loads(Vec3::ZERO);
+    for l in loads.iter().chain(&world.mesh_loads(Vec3::ZERO)) {
+        lines.push(format!("w {} {} {}", l.force.x, l.force.y, l.force.z));
+    }
+    lines.join("\n")
+}
+
+/// Checks the contacts the ranks held after one step from one process's state (`pieces`,
+/// [`contact_lines`] of each rank, of the bodies it owns) against one process's after the
+/// same step (`one`): together the same contacts, each on one rank only, with one process's
+/// impulses (within 1e-3 of the largest); every body's contact force on exactly one rank,
+/// one process's within 1e-3 of a grain's weight; and on every rank the same wall and mesh
+/// loads, one process's within 1e-5 of the bed's weight (a contact or a shared body's share
+/// left out would be off by about a grain's weight, 1e-3 of the bed's).
+fn check_contact_pieces(one: &World, pieces: &[String], run: &str) {
+    let lines = |kind: &str| -> Vec<Vec<f64>> {
+        let mut all = Vec::new();
+        for piece in pieces {
+            for line in piece.lines().filter(|l| l.starts_with(kind)) {
+                all.push(numbers(&line[2..]));
+            }
+        }
+        all
+    };
+    let mut theirs: Vec<(u64, [f64; 3])> = (pieces.iter())
+        .flat_map(|p| p.lines().filter_map(|l| l.strip_prefix("c ")))
+        .map(|l| {
+            let (key, g) = l.split_once(' ').expect("a key and impulses");
+            let g = numbers(g);
+            (key.parse().expect("a key"), [g[0], g[1], g[2]])
+        })
+        .collect();
+    theirs.sort_by_key(|c| c.0);
+    let keys: Vec<u64> = theirs.iter().map(|c| c.0).collect();
+    let mine = one.contact_rows().keys.clone();
+    assert_eq!(
+        keys.len(),
+        mine.len(),
+        "{run}: the ranks' contacts, one process's"
+    );
+    assert!(
+        keys == mine,
+        "{run}: other pairs than one process's, or one twice"
+    );
+    let largest = (one.impulses().iter())
+        .map(|g| f64::from(g[0]))
+        .fold(0.0, f64::max);
+    let worst = (theirs.iter().zip(one.impulses()))
+        .flat_map(|(c, g)| (0..3).map(move |k| (c.1[k] - f64::from(g[k])).abs()))
+        .fold(0.0, f64::max);
+    println!(
+        "{run}: {} contacts, impulses within {worst:.2e} N s (largest {largest:.2e})",
+        keys.len()
+    );
+    assert!(
+        worst < 1e-3 * largest,
+        "{run}: impulses differ by {worst} N s"
+    );
+    let forces = one.body_contact_forces();
+    let mut seen = vec![0; one.len()];
+    let grain = f64::from(one.mass(0)) * 9.81;
+    let mut worst = 0.0f64;
+    for f in lines("f ") {
+        let i = f[0] as usize;
+        seen[i] += 1;
+        let want = forces[i];
+        worst = worst.max(
+            (f[1] - want.x)
+                .abs()
+                .max((f[2] - want.y).abs())
+                .max((f[3] - want.z).abs()),
+        );
+    }
+    assert!(
+        seen.iter().all(|&n| n == 1),
+        "{run}: a body's force on one rank only"
+    );
+    println!("{run}: bodies' contact forces within {worst:.2e} N (a grain weighs {grain:.2e})");
+    assert!(
+        worst < 1e-3 * grain,
+        "{run}: a body's contact force differs by {worst} N"
+    );
+    let walls = |piece: &str| -> Vec<String> {
+        piece
+            .lines()
+            .filter(|l| l.starts_with("w "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(
+        pieces.iter().all(|p| walls(p) == walls(&pieces[0])),
+        "{run}: the ranks' wall loads differ"
+    );
+    let loads = one.wall_loads(Vec3::ZERO);
+    let want: Vec<f64> = (loads.iter().chain(&one.mesh_loads(Vec3::ZERO)))
+        .flat_map(|l| l.force.to_array())
+        .collect();
+    let have: Vec<f64> = walls(&pieces[0])
+        .iter()
+        .flat_map(|l| numbers(&l[2..]))
+        .collect();
+    assert_eq!(have.len(), want.len(), "{run}: a load a wall and a mesh");
+    let weight = one.dynamic_mass() * 9.81;
+    let worst = (have.iter().zip(&want))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    println!("{run}: wall loads within {worst:.2e} N (the bed weighs {weight:.2} N)");
+    assert!(
+        worst < 1e-5 * weight,
+        "{run}: the wall loads differ by {worst} N"
+    );
 }
 
 /// From the same state (the pour as it lands), one step solved tightly on 2 and on 4 ranks
@@ -1376,7 +1523,7 @@ fn settled_on_a_gpu(apgd: bool, snapshot: &grains::Snapshot) -> Option<World> {
 /// The settled pour (APGD where the result file's name ends in `apgd`, else Jacobi) stepped
 /// on the GPU ranks: one step, whose velocities rank 0 writes, then [`GPU_STEPS`] more with every step's
 /// owners checked, whose figures rank 0 writes beside, with the [`momentum_line`] of the last
-/// step's gathered contacts.
+/// step's contacts, each rank's own.
 fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
@@ -1408,7 +1555,7 @@ fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
             world.steps()
         );
     }
-    world.sync_contacts().expect("the contacts gathered");
+    world.sync_contacts().expect("the contacts copied");
     let momentum = momentum_line(&world, &before);
     if rank == 0 {
         let figures = Figures::of(&world).to_line();
@@ -1421,8 +1568,8 @@ fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
 /// and the moment rows in the box: from the same settled pour, one step on 2 ranks gives
 /// one GPU process's velocities to within 1e-5 m/s (the same sweeps, in another order of f32
 /// additions), the next 20 steps keep every grain owned once and end with one process's bed
-/// and contacts (within 1 %), the last step's contacts gathered from the ranks balance the
-/// bed's momentum (as `gathered_contacts_balance_the_bed_momentum` asks), and two Jacobi runs
+/// and contacts (within 1 %), the last step's contacts held by the ranks balance the
+/// bed's momentum (as `the_ranks_contacts_balance_the_bed_momentum` asks), and two Jacobi runs
 /// on 2 ranks are the same bit for bit.
 #[test]
 fn gpu_ranks_take_the_steps_of_one_gpu() {

@@ -105,7 +105,8 @@ pub enum WriterMsg {
     Snapshot(Box<Frame>),
     /// Answer on the channel once everything sent before is written.
     Drain(Sender<()>),
-    /// The contacts of a frame, to write as a contact `.vtp`.
+    /// The contacts of a frame, to write as a contact `.vtp`: all of them, or, for one rank's
+    /// part of a distributed run, those the rank solved (its piece).
     Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
     Sample(Vec<f64>),
@@ -185,8 +186,9 @@ impl Layout {
 }
 
 /// One rank's part of the outputs of a distributed run: each rank writes its bodies' piece of
-/// every frame ([`Layout::piece_name`]); rank 0 also the `.pvtu` naming the pieces, the `.pvd`
-/// index and every other output.
+/// every frame ([`Layout::piece_name`]) and its contacts' piece of every contact frame
+/// ([`Layout::contact_piece_name`]); rank 0 also the `.pvtu` and `.pvtp` naming the pieces,
+/// the `.pvd` indexes and every other output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
     /// This rank.
@@ -339,20 +341,29 @@ impl State {
             std::fs::create_dir_all(l.frames()).map_err(|e| at(&l.frames(), e))?;
         }
         if cfg.part.is_some_and(|p| p.rank > 0) {
-            // Another rank's pieces only: rank 0 keeps and removes the frames of an earlier
-            // run, and writes every other file.
+            // Another rank's pieces only (of the grain and contact frames): rank 0 keeps and
+            // removes the frames of an earlier run, and writes every other file.
             let formats = Formats {
                 vtu: cfg.formats.vtu,
                 csv: false,
                 png: false,
-                contacts: false,
+                contacts: cfg.formats.contacts,
+            };
+            let contacts = match cfg.formats.contacts {
+                true => Some(ContactFiles::open(
+                    l.clone(),
+                    resume_step,
+                    cfg.h,
+                    (cfg.encoding, cfg.part),
+                )?),
+                false => None,
             };
             return Ok(State {
                 cfg: WriterConfig { formats, ..cfg },
                 frames: Vec::new(),
                 rows: Vec::new(),
                 csv: None,
-                contacts: None,
+                contacts,
             });
         }
         if cfg.formats.png {
@@ -401,7 +412,7 @@ impl State {
                 l.clone(),
                 resume_step,
                 cfg.h,
-                cfg.encoding,
+                (cfg.encoding, cfg.part),
             )?)
         } else {
             None

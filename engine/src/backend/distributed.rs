@@ -6,7 +6,7 @@
 
 use super::{StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
-use crate::distributed::contacts::GatheredContacts;
+use crate::distributed::contacts::RankContacts;
 use crate::distributed::coupling::Coupling;
 use crate::distributed::rank_pipeline::RankPipeline;
 use crate::distributed::subdomain::{Local, Subdomain};
@@ -44,8 +44,9 @@ pub(crate) struct DistributedBackend {
     last: StepStats,
     /// The step the local pipeline last took (its contacts are that step's).
     stepped_at: Option<u64>,
-    /// The contacts of every rank, gathered by the last [`StepBackend::sync_contacts`].
-    gathered: GatheredContacts,
+    /// The contacts this rank solved in the last step, numbered by body id, once
+    /// [`StepBackend::sync_contacts`] has copied them (none before).
+    own: RankContacts,
     energy_blocks: Vec<f64>,
 }
 
@@ -71,7 +72,7 @@ impl DistributedBackend {
             synced_at: steps,
             last: StepStats::default(),
             stepped_at: None,
-            gathered: GatheredContacts::default(),
+            own: RankContacts::default(),
             energy_blocks: Vec::new(),
         }
     }
@@ -86,7 +87,8 @@ impl DistributedBackend {
     /// by the host copy's indices) with fresh cuts; the contacts of the last step are gone.
     fn split_again(&mut self, warm: WarmStart) {
         self.reseed = Some(warm);
-        (self.stepped_at, self.gathered.at) = (None, None);
+        self.stepped_at = None;
+        self.own.clear();
         self.cuts = None;
     }
 
@@ -232,6 +234,7 @@ impl StepBackend for DistributedBackend {
             steps,
         )?;
         self.stepped_at = Some(steps);
+        self.own.clear();
         self.subdomain.take_step(local, &keys, &impulses, &moments);
         let ranks = &self.coupling.ranks;
         let owned = local.owned;
@@ -275,20 +278,29 @@ impl StepBackend for DistributedBackend {
         Ok(Some(self.last))
     }
 
-    /// Gathers the contacts every rank solved in the last step (a collective call); none after
-    /// a restore or an edit, before the next step.
+    /// Copies the contacts this rank solved in the last step, renumbered by body id (not a
+    /// collective call: nothing is gathered); none after a restore or an edit, before the next
+    /// step.
     fn sync_contacts(&mut self, steps: u64) -> Result<(), GpuError> {
-        if self.gathered.at == Some(steps) {
+        if self.own.at == Some(steps) || self.stepped_at != Some(steps) {
             return Ok(());
         }
-        let none = Contacts::default();
-        let local = match self.stepped_at == Some(steps) {
-            true => self.pipeline.contacts(&self.coupling)?,
-            false => (&none, &[][..], &[][..]),
-        };
-        let ranks = &self.coupling.ranks;
-        self.gathered.gather(steps, local, &self.local.ids, ranks);
+        let solved = self.pipeline.contacts(&self.coupling)?;
+        self.own.renumber(steps, solved, &self.local.ids);
         Ok(())
+    }
+
+    fn sum_over_ranks(&self, values: &mut [f64]) {
+        self.coupling.ranks.sum_each(values);
+    }
+
+    /// The forces of this rank's contacts, copied by the last `sync_contacts`, on its own
+    /// bodies totalled over the ranks that hold them, and zero on its ghosts (a collective
+    /// call); with no contacts copied since the last step, there is nothing to total.
+    fn total_contact_forces(&self, forces: &mut [glam::DVec3]) {
+        if self.own.at.is_some() && self.own.at == self.stepped_at {
+            self.coupling.total_owned(forces);
+        }
     }
 
     fn synced_at(&self, _steps: u64) -> u64 {
@@ -356,15 +368,15 @@ impl StepBackend for DistributedBackend {
     }
 
     fn contacts(&self) -> &Contacts {
-        &self.gathered.contacts
+        &self.own.contacts
     }
 
     fn impulses(&self) -> &[[f32; 4]] {
-        &self.gathered.impulses
+        &self.own.impulses
     }
 
     fn moment_impulses(&self) -> &[[f32; 4]] {
-        &self.gathered.moments
+        &self.own.moments
     }
 
     fn bodies_edited(&mut self) {

@@ -74,6 +74,18 @@ pub(crate) trait StepBackend: Send + Sync {
         Ok(())
     }
 
+    /// Sums each of `values` over the ranks of a distributed run, in rank order, in place (a
+    /// call every rank makes together); a backend that steps every body itself has nothing to
+    /// add.
+    fn sum_over_ranks(&self, _values: &mut [f64]) {}
+
+    /// Turns `forces` (one per body of the host copy), the forces of the contacts the host
+    /// holds on each body, into the totals a distributed rank keeps: each of its own bodies'
+    /// force summed over the ranks that hold it, zero for the others (a call every rank makes
+    /// together). A backend that steps every body itself holds every contact: the forces are
+    /// the totals already.
+    fn total_contact_forces(&self, _forces: &mut [glam::DVec3]) {}
+
     /// The step whose bodies and statistics the host copy holds, out of `steps` taken (the
     /// last one, by default).
     fn synced_at(&self, steps: u64) -> u64 {

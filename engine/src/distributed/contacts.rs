@@ -1,10 +1,10 @@
-//! The contacts of a distributed step gathered from the ranks: each rank's contacts (those it
-//! solved) renumbered by the bodies' ids, and every rank receiving all of them in ascending
-//! key order, as one process holds them. Each contact is solved by exactly one rank, so each
-//! is gathered exactly once.
+//! The contacts one rank of a distributed step solved, as its world reads them: renumbered by
+//! the bodies' ids and in ascending key order, as one process holds its own. Nothing is
+//! gathered: each contact is solved by exactly one rank (the owner of its lower-id body, or of
+//! the body of a wall or mesh contact), so the ranks' contacts together are the step's, each
+//! once, and what reads them (wall loads, contact forces, contact frames) is each rank's
+//! share, summed over the ranks where a figure of the whole bed is wanted.
 
-use super::ranks::Ranks;
-use bytemuck::{Pod, Zeroable};
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::{pair_key, ContactRow, NO_BODY};
 
@@ -12,20 +12,10 @@ use grains_kernels::{pair_key, ContactRow, NO_BODY};
 /// moment impulses (one per contact, or none).
 pub(crate) type SolvedContacts<'a> = (&'a Contacts, &'a [[f32; 4]], &'a [[f32; 4]]);
 
-/// One contact as the ranks send it: its key and row over body ids, and its impulses.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct ContactRecord {
-    key: u64,
-    row: ContactRow,
-    impulse: [f32; 4],
-    moment: [f32; 4],
-}
-
-/// The contacts of one step of every rank, numbered by body id (the world's index).
+/// The contacts this rank solved in one step, numbered by body id (the world's index).
 #[derive(Default)]
-pub(crate) struct GatheredContacts {
-    /// The step they are of (`None` before the first gather).
+pub(crate) struct RankContacts {
+    /// The step they are of (`None`: none copied since the last step).
     pub(crate) at: Option<u64>,
     /// Keys (ascending) and rows.
     pub(crate) contacts: Contacts,
@@ -35,55 +25,54 @@ pub(crate) struct GatheredContacts {
     pub(crate) moments: Vec<[f32; 4]>,
 }
 
-impl GatheredContacts {
-    /// Gathers step `step`'s contacts from every rank (a collective call): this rank's are
-    /// `contacts` with their `impulses` and `moments` (one per contact, or none), over local
-    /// bodies whose ids are `ids`.
+impl RankContacts {
+    /// Forgets the contacts held (a step was taken, or the bodies were split again).
+    pub(crate) fn clear(&mut self) {
+        self.at = None;
+        self.contacts.keys.clear();
+        self.contacts.rows.clear();
+        self.impulses.clear();
+        self.moments.clear();
+    }
+
+    /// Holds step `step`'s contacts of this rank: `contacts` with their `impulses` and
+    /// `moments` (one per contact, or none), over local bodies whose ids are `ids`.
     ///
     /// A rank solves a contact whose lower-id body it owns, and its own bodies come before its
     /// ghosts, both in ascending id: so a contact's first local body has the lower id too, and
     /// renumbering keeps every key's and row's orientation.
-    pub(crate) fn gather(
+    pub(crate) fn renumber(
         &mut self,
         step: u64,
         (contacts, impulses, moments): SolvedContacts,
         ids: &[u64],
-        ranks: &Ranks,
     ) {
         let id = |local: u32| match ids.get(local as usize) {
             Some(&id) => id as u32,
             None => local,
         };
-        let mine: Vec<ContactRecord> = (contacts.keys.iter().zip(&contacts.rows))
+        let mut order: Vec<(u64, usize)> = (contacts.keys.iter())
             .enumerate()
-            .map(|(k, (&key, row))| {
-                let (a, b) = (id((key >> 32) as u32), id(key as u32));
-                let row = ContactRow {
-                    body_a: id(row.body_a),
-                    body_b: if row.body_b == NO_BODY {
-                        NO_BODY
-                    } else {
-                        id(row.body_b)
-                    },
-                    ..*row
-                };
-                ContactRecord {
-                    key: pair_key(a, b),
-                    row,
-                    impulse: impulses[k],
-                    moment: moments.get(k).copied().unwrap_or_default(),
-                }
-            })
+            .map(|(k, &key)| (pair_key(id((key >> 32) as u32), id(key as u32)), k))
             .collect();
-        let mut all = ranks.all_gather(&mine);
-        all.sort_by_key(|c| c.key);
-        self.contacts.keys = all.iter().map(|c| c.key).collect();
-        self.contacts.rows = all.iter().map(|c| c.row).collect();
-        self.impulses = all.iter().map(|c| c.impulse).collect();
-        self.moments = match moments.is_empty() {
-            true => Vec::new(),
-            false => all.iter().map(|c| c.moment).collect(),
-        };
+        order.sort_unstable_by_key(|&(key, _)| key);
+        self.clear();
+        for &(key, k) in &order {
+            let row = &contacts.rows[k];
+            self.contacts.keys.push(key);
+            self.contacts.rows.push(ContactRow {
+                body_a: id(row.body_a),
+                body_b: match row.body_b {
+                    NO_BODY => NO_BODY,
+                    b => id(b),
+                },
+                ..*row
+            });
+            self.impulses.push(impulses[k]);
+            if !moments.is_empty() {
+                self.moments.push(moments[k]);
+            }
+        }
         self.at = Some(step);
     }
 }

@@ -1,5 +1,6 @@
 //! The kernels' [`Interface`] over MPI: which local bodies this rank owns and shares, and the
-//! exchange of the shared bodies' impulses in every gather of the solve.
+//! exchange of the shared bodies' impulses in every gather of the solve (and, the same way, of
+//! their contact forces for the outputs that read them, [`Coupling::total_owned`]).
 //!
 //! A rank's local bodies are its own (bodies `0..owned`, ascending id) followed by its ghosts
 //! (ascending id). A body held by several ranks has a slot here; for every other rank q the
@@ -8,6 +9,8 @@
 //! added in rank order, starting from zero, on every rank that holds it: the same bits there.
 
 use super::ranks::Ranks;
+use bytemuck::Pod;
+use glam::DVec3;
 use grains_kernels::interface::Interface;
 use grains_kernels::{ContactRow, NO_BODY};
 use mpi::Count;
@@ -114,6 +117,78 @@ impl Coupling {
         self.send.resize(exchanged, [0.0; 6]);
         self.recv.resize(exchanged, [0.0; 6]);
     }
+
+    /// Turns `forces` (indexed by body id), the forces this rank's contacts of the last step
+    /// put on its local bodies, into each of its own bodies' total: a body other ranks hold
+    /// too gets the sum over its holders of their forces on it, added in rank order from zero
+    /// as the impulses are ([`Interface::sum_shared`]: one exchange with the neighbour ranks,
+    /// 24 bytes per body the two hold); its ghosts get zero, so that the ranks together hold
+    /// each body's total once. A collective call of the ranks of the last step's layout.
+    pub(crate) fn total_owned(&self, forces: &mut [DVec3]) {
+        let force = |b: u32| forces[self.ids[b as usize] as usize].to_array();
+        let mine: Vec<[f64; 3]> = self.shared.iter().map(|&b| force(b)).collect();
+        let mut totals = vec![[0.0; 3]; mine.len()];
+        let exchanged = self.send.len();
+        let (mut send, mut recv) = (vec![[0.0; 3]; exchanged], vec![[0.0; 3]; exchanged]);
+        let counts: Vec<Count> = (self.lists.iter())
+            .map(|l| (l.len() * std::mem::size_of::<[f64; 3]>()) as Count)
+            .collect();
+        let add = |t: &mut [f64; 3], x: &[f64; 3]| {
+            for (t, x) in t.iter_mut().zip(x) {
+                *t += x;
+            }
+        };
+        let buffers = (&mut send[..], &mut recv[..]);
+        let by_slot = (&mine[..], &mut totals[..]);
+        sum_over_holders(&self.ranks, &self.lists, &counts, buffers, by_slot, add);
+        for (b, &id) in self.ids.iter().enumerate() {
+            forces[id as usize] = match (b < self.owned, self.slots[b]) {
+                (false, _) => DVec3::ZERO,
+                (true, UNSHARED) => forces[id as usize],
+                (true, slot) => DVec3::from_array(totals[slot as usize]),
+            };
+        }
+    }
+}
+
+/// Sums each shared body's value over the ranks that hold it: this rank's values by slot
+/// (`mine`) go to every rank q that holds the body too, in the order of `lists[q]` (`counts[q]`
+/// bytes, through `send`), theirs come back (through `recv`), and `totals` gets, by slot, the
+/// values of the holders added by `add` in rank order from zero: the same bits on every
+/// holder.
+fn sum_over_holders<T: Pod>(
+    ranks: &Ranks,
+    lists: &[Vec<u32>],
+    counts: &[Count],
+    (send, recv): (&mut [T], &mut [T]),
+    (mine, totals): (&[T], &mut [T]),
+    add: impl Fn(&mut T, &T),
+) {
+    let mut at = 0;
+    for list in lists {
+        for &s in list {
+            send[at] = mine[s as usize];
+            at += 1;
+        }
+    }
+    ranks.exchange_with_neighbours(
+        bytemuck::cast_slice(send),
+        bytemuck::cast_slice_mut(recv),
+        counts,
+    );
+    totals.fill(T::zeroed());
+    let mut at = 0;
+    for (r, list) in lists.iter().enumerate() {
+        if r == ranks.rank() {
+            for (t, m) in totals.iter_mut().zip(mine) {
+                add(t, m);
+            }
+        }
+        for &s in list {
+            add(&mut totals[s as usize], &recv[at]);
+            at += 1;
+        }
+    }
 }
 
 impl Interface for Coupling {
@@ -137,36 +212,21 @@ impl Interface for Coupling {
         for (m, &b) in self.mine.iter_mut().zip(&self.shared) {
             *m = local(b);
         }
-        let mut at = 0;
-        for list in &self.lists {
-            for &s in list {
-                self.send[at] = self.mine[s as usize];
-                at += 1;
-            }
-        }
-        self.ranks.exchange_with_neighbours(
-            bytemuck::cast_slice(&self.send),
-            bytemuck::cast_slice_mut(&mut self.recv),
-            &self.counts,
-        );
-        self.totals.fill([0.0; 6]);
         let add = |t: &mut [f32; 6], x: &[f32; 6]| {
             for (t, x) in t.iter_mut().zip(x) {
                 *t += x;
             }
         };
-        let mut at = 0;
-        for (r, list) in self.lists.iter().enumerate() {
-            if r == self.ranks.rank() {
-                for (t, m) in self.totals.iter_mut().zip(&self.mine) {
-                    add(t, m);
-                }
-            }
-            for &s in list {
-                add(&mut self.totals[s as usize], &self.recv[at]);
-                at += 1;
-            }
-        }
+        let buffers = (&mut self.send[..], &mut self.recv[..]);
+        let by_slot = (&self.mine[..], &mut self.totals[..]);
+        sum_over_holders(
+            &self.ranks,
+            &self.lists,
+            &self.counts,
+            buffers,
+            by_slot,
+            add,
+        );
     }
 
     fn total(&self, slot: usize) -> [f32; 6] {

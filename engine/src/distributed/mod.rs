@@ -56,10 +56,11 @@ impl World {
     /// boundaries; and more than [`MAX_RANKS`] ranks. Insertions
     /// and sinks work as in one process: their pass, between steps, runs on every rank on the
     /// host copy gathered for it, and the bodies are split among the ranks again after it. The
-    /// contacts ([`World::contacts`], and what reads them: [`World::wall_loads`],
-    /// [`World::body_contact_forces`]) are every rank's, numbered by body id, gathered on every
-    /// rank by [`World::sync_contacts`] (as on the GPU, they are those of the last
-    /// `sync_contacts`).
+    /// contacts are never gathered: [`World::contacts`] holds those this rank solved, numbered
+    /// by body id, once [`World::sync_contacts`] has copied them after a step; what reads them
+    /// is reduced over the ranks in calls every rank makes together ([`World::wall_loads`] and
+    /// [`World::mesh_loads`] the whole bed's, [`World::body_contact_forces`] the totals of
+    /// this rank's bodies, [`World::sum_over_ranks`] for other sums).
     pub fn distribute(
         &mut self,
         comm: SimpleCommunicator,

@@ -183,6 +183,20 @@ impl Ranks {
         all.into_iter().fold(0.0, |s, v| s + v)
     }
 
+    /// Each of `values` (as many on every rank) summed over the ranks in rank order, in
+    /// place: rank 0's value, then each other rank's added in turn, so that every rank gets
+    /// the same bits and one rank's sums are its own values unchanged. One `Allgather`, none
+    /// on one rank or for no values.
+    pub(crate) fn sum_each(&self, values: &mut [f64]) {
+        if self.size == 1 || values.is_empty() {
+            return;
+        }
+        let (all, n) = (self.all_gather(values), values.len());
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = (1..self.size).fold(all[k], |s, q| s + all[q * n + k]);
+        }
+    }
+
     /// The ranks whose `failed` is true, bit q for rank q (the run has at most 64 ranks).
     pub(crate) fn which_fail(&self, failed: bool) -> u64 {
         let mut all = vec![0u8; self.size];
