@@ -150,11 +150,31 @@ pub fn tangent_frame(n: Vec3, planar: bool) -> (Vec3, Vec3) {
     (t1, t2)
 }
 
-/// The fastest a and b can close along `n` (b → a) within a step: their approach speed, or the
-/// speed of either one if the other is stopped.
+/// A row of a pair that closes more than this many radii (the smaller body's `pos_radius.w`)
+/// in one step at its closing speed may be *swept* (`PairTests::swept_mu`): in the active set
+/// only as a guard against a fast grain turned into the surface, and then frictionless. A
+/// resolved flow stays well under it: the shipped scenes and the validation cases below 2.2
+/// (docs/method.md, "Swept rows"), a grain at 10 km/s with h = 2 ms and r = 5 mm at 4,000.
+pub const SWEPT_STEP: f32 = 4.0;
+
+/// How fast a and b close along a normal (b → a).
+#[derive(Clone, Copy, Debug)]
+struct Closing {
+    /// Their approach speed −(v_a − v_b)·n.
+    approach: f32,
+    /// The fastest they can close within a step (the envelope's closing speed): the approach,
+    /// or the speed of either one if the other is stopped.
+    speed: f32,
+}
+
+/// The closing speeds of a and b, moving at `va` and `vb`, along `n` (b → a).
 #[inline(always)]
-fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> f32 {
-    (-(va - vb).dot(n)).max(va.length()).max(vb.length())
+fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> Closing {
+    let approach = -(va - vb).dot(n);
+    Closing {
+        approach,
+        speed: approach.max(va.length()).max(vb.length()),
+    }
 }
 
 /// Velocity v + ω × r of the point at arm `r` from a body's centre.
@@ -251,6 +271,28 @@ impl PairTests<'_> {
         }
     }
 
+    /// The friction coefficient of an ε̂-active row of friction `mu`, gap `phi` and `closing`
+    /// speeds between bodies of radius at least `size`: 0 for a *swept* row, `mu` otherwise.
+    /// A row is swept when the pair is fast, h × its closing speed more than [`SWEPT_STEP`]
+    /// radii, and the row lies beyond the envelope of its approach speed alone (Φ > ε̂ of
+    /// −(v_a − v_b)·n): it is in the active set only because the pair's speed could be turned
+    /// towards it within the step, a speculative contact the grain slides past. The relaxed
+    /// cone would let it act anyway: its dual cone asks u_n = n·v + Φ/h ≥ μ‖u_T‖, so a
+    /// speculative contact sliding at ‖u_T‖ > Φ/(μ h) pushes the grain off and brakes it by
+    /// friction without ever touching it (at 10 km/s beside a wall, kilometres per second).
+    /// Frictionless, the row is Coulomb's n·v + Φ/h ≥ 0 ⊥ γn ≥ 0: it still stops a grain
+    /// turned into the surface, and acts only when the grain reaches it. Slow pairs (every
+    /// pair of a resolved flow) never meet the first test, so their rows are untouched.
+    #[inline(always)]
+    fn swept_mu(&self, mu: f32, phi: f32, closing: Closing, size: f32) -> f32 {
+        let (h, envelope) = (self.p.h, self.p.envelope);
+        if h * closing.speed > SWEPT_STEP * size && phi > envelope.pair(closing.approach, h) {
+            0.0
+        } else {
+            mu
+        }
+    }
+
     /// Sphere–sphere: Φ = ‖p_a − p_b‖ − r_a − r_b, kept when Φ ≤ ε̂ of the pair.
     #[inline(always)]
     fn sphere_sphere(&self, reach: &[f32], i: u32, j: u32, out: &mut Vec<(u64, ContactRow)>) {
@@ -299,18 +341,19 @@ impl PairTests<'_> {
     }
 
     /// Pushes the row of contact (a, b) (a < b) with its normal n, gap Φ and arms
-    /// `touch = (n, Φ, r_a, r_b)` under `key`, when Φ ≤ ε̂ of the pair's `closing` speed.
+    /// `touch = (n, Φ, r_a, r_b)` under `key`, when Φ ≤ ε̂ of the pair's `closing` speed
+    /// (frictionless when [`Self::swept_mu`] says so).
     #[inline(always)]
     fn keep_pair(
         &self,
         a: u32,
         b: u32,
         (n, phi, ra, rb): (Vec3, f32, Vec3, Vec3),
-        closing: f32,
+        closing: Closing,
         key: u64,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
-        if phi > self.p.envelope.pair(closing, self.p.h) {
+        if phi > self.p.envelope.pair(closing.speed, self.p.h) {
             return;
         }
         let bodies = self.bodies;
@@ -318,6 +361,10 @@ impl PairTests<'_> {
         let mu = self
             .friction
             .mu(bodies.material[a as usize], bodies.material[b as usize]);
+        let size = bodies.pos_radius[a as usize]
+            .w
+            .min(bodies.pos_radius[b as usize].w);
+        let mu = self.swept_mu(mu, phi, closing, size);
         let row = self.contact_row(a, b, ma, Some(mb), n, phi, ra, rb, mu, Vec3::ZERO);
         out.push((key, row));
     }
@@ -441,11 +488,14 @@ impl PairTests<'_> {
         let m = &self.bodies.motion[i as usize];
         let material = self.bodies.material[i as usize];
         let (h, envelope) = (self.p.h, self.p.envelope);
+        let size = self.bodies.pos_radius[i as usize].w;
         move |n: Vec3, phi: f32, arm: Vec3, vw: Vec3, wall_material: u32| {
-            if phi > envelope.pair(closing_speed(velocity, vw, n), h) {
+            let closing = closing_speed(velocity, vw, n);
+            if phi > envelope.pair(closing.speed, h) {
                 return None;
             }
             let mu = self.friction.mu(material, wall_material);
+            let mu = self.swept_mu(mu, phi, closing, size);
             let ra = offset + arm;
             Some(self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw))
         }
@@ -861,12 +911,13 @@ impl PairTests<'_> {
         let c = self.bodies.pos_radius[i as usize].truncate() + ra;
         let vw = wall.surface_velocity(c);
         let closing = closing_speed(closing, vw, n);
-        if phi > self.p.envelope.pair(closing, self.p.h) {
+        if phi > self.p.envelope.pair(closing.speed, self.p.h) {
             return;
         }
         let mu = self
             .friction
             .mu(self.bodies.material[i as usize], wall.material());
+        let mu = self.swept_mu(mu, phi, closing, self.bodies.pos_radius[i as usize].w);
         let row = self.contact_row(i, NO_BODY, m, None, n, phi, ra, Vec3::ZERO, mu, vw);
         out.push((wall_key(i, w as u32) | flag, row));
     }

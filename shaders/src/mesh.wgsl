@@ -234,7 +234,9 @@ fn mesh_row(i: u32, t: u32) -> ContactRow {
     let cand = triangle_candidate(pr.xyz, t);
     let n = cand.normal.xyz;
     let arm = -pr.w * n;
-    let mu = friction[material[i] * params.n_materials + u32(triangle(t).a.w)];
-    return contact_row(i, NO_BODY, n, cand.normal.w - pr.w, arm, vec3<f32>(0.0), mu,
-                       mesh_velocity_at(t, pr.xyz + arm));
+    let phi = cand.normal.w - pr.w;
+    let vw = mesh_velocity_at(t, pr.xyz + arm);
+    let mu = swept_mu(friction[material[i] * params.n_materials + u32(triangle(t).a.w)], phi,
+                      motion[i].linear, vw, n, pr.w);
+    return contact_row(i, NO_BODY, n, phi, arm, vec3<f32>(0.0), mu, vw);
 }

@@ -15,6 +15,20 @@ fn closing_speed(va: vec3<f32>, vb: vec3<f32>, n: vec3<f32>) -> f32 {
     return max(max(-dot(va - vb, n), length(va)), length(vb));
 }
 
+/// A pair closing more than this many radii (the smaller body's) in a step may be swept (as
+/// SWEPT_STEP).
+const SWEPT_STEP: f32 = 4.0;
+
+/// The friction of an ε̂-active row of friction mu and gap phi between bodies moving at va and
+/// vb along n (b → a), of radius at least `size` (as PairTests::swept_mu): 0 when the pair closes
+/// more than SWEPT_STEP radii in the step and the row lies beyond the envelope of its approach
+/// speed alone (a speculative contact the grain slides past), mu otherwise.
+fn swept_mu(mu: f32, phi: f32, va: vec3<f32>, vb: vec3<f32>, n: vec3<f32>, size: f32) -> f32 {
+    let approach = -dot(va - vb, n);
+    let speed = max(max(approach, length(va)), length(vb));
+    return select(mu, 0.0, params.h * speed > SWEPT_STEP * size && phi > pair_envelope(approach));
+}
+
 /// Unit normal b → a and gap Φ = ‖p_a − p_b‖ − r_a − r_b of two spheres.
 fn sphere_gap(a: u32, b: u32) -> vec4<f32> {
     let pa = pos_radius[a];
@@ -404,14 +418,17 @@ fn partner_row(i: u32, partner: u32) -> ContactRow {
         let wall = walls[w];
         let gap = wall_contact(i, w);
         let r = pos_radius[i].w;
-        let mu = friction[material[i] * params.n_materials + u32(wall.normal.w)];
-        return contact_row(i, NO_BODY, gap.xyz, gap.w, -r * gap.xyz, vec3<f32>(0.0), mu,
-                           wall_surface_velocity(i, w, gap.xyz));
+        let vw = wall_surface_velocity(i, w, gap.xyz);
+        let mu = swept_mu(friction[material[i] * params.n_materials + u32(wall.normal.w)], gap.w,
+                          motion[i].linear, vw, gap.xyz, r);
+        return contact_row(i, NO_BODY, gap.xyz, gap.w, -r * gap.xyz, vec3<f32>(0.0), mu, vw);
     }
     let a = min(i, partner);
     let b = max(i, partner);
     let gap = sphere_gap(a, b);
-    let mu = friction[material[a] * params.n_materials + material[b]];
+    let mu = swept_mu(friction[material[a] * params.n_materials + material[b]], gap.w,
+                      motion[a].linear, motion[b].linear, gap.xyz,
+                      min(pos_radius[a].w, pos_radius[b].w));
     return contact_row(a, b, gap.xyz, gap.w, -pos_radius[a].w * gap.xyz, pos_radius[b].w * gap.xyz, mu,
                        vec3<f32>(0.0));
 }
@@ -440,7 +457,9 @@ fn write_partner_rows(i: u32, slot: u32, s: u32, end: u32, deepest: ptr<function
         for (var k = 0u; k < member_count(i); k = k + 1u) {
             if mask_has(mask, k) && next < end {
                 let t = member_wall_touch(i, k, w);
-                let row = contact_row(i, NO_BODY, t.gap.xyz, t.gap.w, t.arm, vec3<f32>(0.0), mu,
+                let swept = swept_mu(mu, t.gap.w, point_velocity(i, t.arm), t.wall_velocity,
+                                     t.gap.xyz, pos_radius[i].w);
+                let row = contact_row(i, NO_BODY, t.gap.xyz, t.gap.w, t.arm, vec3<f32>(0.0), swept,
                                       t.wall_velocity);
                 write_row(next, row, vec2<u32>(i | (k << 28u), partner), deepest);
                 next = next + 1u;
@@ -456,7 +475,9 @@ fn write_partner_rows(i: u32, slot: u32, s: u32, end: u32, deepest: ptr<function
         for (var kb = 0u; kb < member_count(b); kb = kb + 1u) {
             if mask_has(mask, 8u * ka + kb) && next < end {
                 let t = member_touch(a, ma, b, member(b, kb));
-                let row = contact_row(a, b, t.n, t.phi, t.ra, t.rb, mu, vec3<f32>(0.0));
+                let swept = swept_mu(mu, t.phi, point_velocity(a, t.ra), point_velocity(b, t.rb),
+                                     t.n, min(pos_radius[a].w, pos_radius[b].w));
+                let row = contact_row(a, b, t.n, t.phi, t.ra, t.rb, swept, vec3<f32>(0.0));
                 write_row(next, row, member_key(a, ka, b, kb), deepest);
                 next = next + 1u;
             }

@@ -614,6 +614,55 @@ fn grains_at_ten_km_per_s_stop_on_the_floor_on_gpu() {
     }
 }
 
+/// A grain falling at 10 km/s half a radius from the side wall of a box stops on the floor below
+/// its start on the GPU as on the CPU (`fast_grains.rs`): the box's walls are speculative rows
+/// it slides past, frictionless there as on the CPU (`swept_mu` of `narrow_phase.wgsl`), so
+/// they neither push it off nor brake it. (With friction they threw it sideways: 4.1 r off its
+/// line in the first step, on lavapipe.)
+#[test]
+fn a_fast_grain_beside_a_side_wall_stops_on_the_floor_on_gpu() {
+    use glam::Vec3;
+    use grains::{sphere_mass, BoxContainer, MaterialId};
+    let r = 0.005;
+    let granular = Settings::granular(0.002);
+    let mut b = World::builder(Settings {
+        solver: granular
+            .solver
+            .with_kind(SolverKind::Jacobi)
+            .with_omega(0.3)
+            .with_tolerance(0.0),
+        backend: Backend::Gpu,
+        ..granular
+    });
+    b.material(Material::new(0.5));
+    let walls = BoxContainer {
+        floor_centre: Vec3::ZERO,
+        width_x: 0.1,
+        width_y: 0.1,
+        height: 0.2,
+        material: MaterialId(0),
+        motion: None,
+    }
+    .walls();
+    for w in walls {
+        b.wall(w);
+    }
+    let p = Vec3::new(-0.05 + 1.5 * r, 0.0, 0.1);
+    b.body(Body::sphere(p, r, sphere_mass(r, 2500.0)).with_velocity(-1e4 * Vec3::Z));
+    let Some(mut gpu) = gpu_world(b.build()) else {
+        return;
+    };
+    for step in 1..=20 {
+        gpu.run(1).unwrap();
+        let at = gpu.position(0);
+        let overlap = (r - at.z) / r;
+        assert!(
+            overlap <= 0.25 && (at.x - p.x).abs() < 0.01 * r && at.y.abs() < 0.01 * r,
+            "step {step}: the grain is at {at} ({overlap} r into the floor), shot down from {p}"
+        );
+    }
+}
+
 /// pour_1k diverging on the GPU (projected Jacobi at ω = 1.99), read back every 50 steps and
 /// written every 25: the runner reads the state back for the step-25 outputs and the health
 /// checks run on that read-back before anything of it is written, so the run stops at step 25
