@@ -54,6 +54,23 @@ impl BrazilNut {
 /// the solver's tolerance and averages the last sweep's residual, so that a rise carried by
 /// unconverged solves shows in the figures (V7's does: see `scenes/v7_brazil_nut_2d.toml`).
 pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, String> {
+    shake_brazil_nut(scene, threads, false)
+}
+
+/// [`brazil_nut`], stopped at the step the nut first reaches the top (or at the scene's end):
+/// enough for a verdict on the rise, such as comparing two backends' (the end state's quality
+/// is then the state at the top).
+pub fn brazil_nut_to_top(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, String> {
+    shake_brazil_nut(scene, threads, true)
+}
+
+/// The run of [`brazil_nut`], to the scene's end or (`to_top`) to the nut's first arrival at
+/// the top.
+fn shake_brazil_nut(
+    scene: &Scene,
+    threads: Option<usize>,
+    to_top: bool,
+) -> Result<BrazilNut, String> {
     let nut = scene
         .group("nut")
         .ok_or("the scene has no body group named \"nut\"")?;
@@ -83,6 +100,9 @@ pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, St
         rank_max = rank_max.max(r);
         if shakes_to_top.is_none() && r >= 1.0 {
             shakes_to_top = Some(w.time() * f);
+            if to_top {
+                break;
+            }
         }
     }
     Ok(BrazilNut {
