@@ -10,6 +10,12 @@ use grains::{
 
 /// A 0.2 m open box (floor at z = 0), its floor switched off from `gate` s on.
 fn boxed(settings: Settings, gate: f64) -> grains::WorldBuilder {
+    gated_box(settings, 0, gate)
+}
+
+/// A 0.2 m open box (floor at z = 0), its wall `k` (0 the floor, then the sides in
+/// `BoxContainer::walls`' order) switched off from `gate` s on.
+fn gated_box(settings: Settings, k: usize, gate: f64) -> grains::WorldBuilder {
     let mut b = World::builder(settings);
     b.material(Material::new(0.5));
     let walls = BoxContainer {
@@ -21,9 +27,11 @@ fn boxed(settings: Settings, gate: f64) -> grains::WorldBuilder {
         motion: None,
     }
     .walls();
-    b.wall(walls[0].active_between(f64::NEG_INFINITY, gate));
-    for w in &walls[1..] {
-        b.wall(*w);
+    for (i, w) in walls.into_iter().enumerate() {
+        b.wall(match i == k {
+            true => w.active_between(f64::NEG_INFINITY, gate),
+            false => w,
+        });
     }
     b
 }
@@ -43,23 +51,7 @@ fn escape(check: Check) -> Settings {
 /// leaves in stops, naming it. (A closed wall now stops it: `fast_grains.rs`.)
 #[test]
 fn a_sphere_shot_through_the_wall_stops_the_step_it_leaves_in() {
-    let mut b = World::builder(Settings::default());
-    b.material(Material::new(0.5));
-    let walls = BoxContainer {
-        floor_centre: Vec3::ZERO,
-        width_x: 0.2,
-        width_y: 0.2,
-        height: 0.2,
-        material: MaterialId(0),
-        motion: None,
-    }
-    .walls();
-    for (k, w) in walls.into_iter().enumerate() {
-        b.wall(match k {
-            2 => w.active_between(f64::NEG_INFINITY, 0.0),
-            _ => w,
-        });
-    }
+    let mut b = gated_box(Settings::default(), 2, 0.0);
     b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.05), 0.005, 0.001).with_velocity(Vec3::X * 1e4));
     let mut w = b.build().unwrap();
     let d = w.domain().expect("a box has a domain");

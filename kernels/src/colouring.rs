@@ -594,6 +594,30 @@ mod tests {
         }
     }
 
+    /// Shuffles `items` in place (Fisher–Yates).
+    fn shuffle<T>(items: &mut [T], random: &mut Lcg) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
+        }
+    }
+
+    /// `rows` coloured in blocks by a team of `threads` workers, checked valid.
+    fn coloured_by_team(
+        threads: usize,
+        rows: &[ContactRow],
+        kind: &[u32],
+        slot: &[u32],
+    ) -> Colouring {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut c = Colouring::default();
+        pool.install(|| c.build_in_blocks(rows, kind, slot));
+        assert_valid(&c, rows, kind);
+        c
+    }
+
     /// The contacts of a cubic lattice of n × n × n bodies numbered along x, then y, then z:
     /// each body with its neighbours of higher index, every bottom body with the floor.
     fn lattice(n: u32) -> Vec<ContactRow> {
@@ -623,19 +647,11 @@ mod tests {
     fn the_colours_do_not_depend_on_the_team() {
         let mut rows = lattice(20);
         let mut random = Lcg::new(9);
-        for i in (1..rows.len()).rev() {
-            rows.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
-        }
+        shuffle(&mut rows, &mut random);
         let kind = vec![BodyKind::Dynamic as u32; 20 * 20 * 20];
         let identity: Vec<u32> = (0..20 * 20 * 20).collect();
         let coloured = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let mut c = Colouring::default();
-            pool.install(|| c.build_in_blocks(&rows, &kind, &identity));
-            assert_valid(&c, &rows, &kind);
+            let c = coloured_by_team(threads, &rows, &kind, &identity);
             assert!(c.blocks.len() >= 4, "{} blocks", c.blocks.len());
             (c.order, c.start, c.blocks)
         };
@@ -680,9 +696,7 @@ mod tests {
 
         let mut random = Lcg::new(5);
         let mut slot: Vec<u32> = (0..n * n * n).collect();
-        for i in (1..slot.len()).rev() {
-            slot.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
-        }
+        shuffle(&mut slot, &mut random);
         c.build_in_blocks(&rows, &kind, &slot);
         assert_valid(&c, &rows, &kind);
         assert!(c.blocks.is_empty());
@@ -709,22 +723,10 @@ mod tests {
         rows.extend(far.iter().copied());
         rows.extend((0..140).map(|_| contact(0, NO_BODY)));
         rows.extend((0..20).map(|_| contact(0, far_body())));
-        for i in (1..rows.len()).rev() {
-            rows.swap(i, (random.unit() * (i + 1) as f32) as usize % (i + 1));
-        }
+        shuffle(&mut rows, &mut random);
         let identity: Vec<u32> = (0..bodies as u32).collect();
-        let coloured = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let mut c = Colouring::default();
-            pool.install(|| c.build_in_blocks(&rows, &kind, &identity));
-            assert_valid(&c, &rows, &kind);
-            c
-        };
-        let c = coloured(1);
-        let three = coloured(3);
+        let c = coloured_by_team(1, &rows, &kind, &identity);
+        let three = coloured_by_team(3, &rows, &kind, &identity);
         assert_eq!((&three.order, &three.start), (&c.order, &c.start));
         assert!(c.blocks.len() >= 4, "{} blocks", c.blocks.len());
         let lower = |i: u32| slot_range(&rows[i as usize], &kind, &identity)[0];

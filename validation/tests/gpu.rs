@@ -577,6 +577,21 @@ fn applied_forces_move_free_bodies_as_on_the_cpu() {
     );
 }
 
+/// The pour's tuning (compliant contact, h = 2 ms) with the GPU's Jacobi solver (ω = 0.3, every
+/// sweep run), on the GPU: the fast-grain tests' settings.
+fn granular_jacobi_on_gpu() -> Settings {
+    let granular = Settings::granular(0.002);
+    Settings {
+        solver: granular
+            .solver
+            .with_kind(SolverKind::Jacobi)
+            .with_omega(0.3)
+            .with_tolerance(0.0),
+        backend: Backend::Gpu,
+        ..granular
+    }
+}
+
 /// A grain shot at the floor at 10 km/s stops on it on the GPU as on the CPU (the library test
 /// `engine/tests/fast_grains.rs`): the pour's tuning (compliant contact, h = 2 ms) with the
 /// GPU's Jacobi solver. The compliant row gives at most δ = 0.1 r; 30 sweeps at ω = 0.3 leave
@@ -588,16 +603,7 @@ fn grains_at_ten_km_per_s_stop_on_the_floor_on_gpu() {
     use glam::Vec3;
     use grains::{sphere_mass, WallDesc};
     let r = 0.005;
-    let granular = Settings::granular(0.002);
-    let mut b = World::builder(Settings {
-        solver: granular
-            .solver
-            .with_kind(SolverKind::Jacobi)
-            .with_omega(0.3)
-            .with_tolerance(0.0),
-        backend: Backend::Gpu,
-        ..granular
-    });
+    let mut b = World::builder(granular_jacobi_on_gpu());
     b.material(Material::new(0.5));
     b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
     let p = Vec3::new(0.0, 0.0, 0.1);
@@ -625,16 +631,7 @@ fn a_fast_grain_beside_a_side_wall_stops_on_the_floor_on_gpu() {
     use glam::Vec3;
     use grains::{sphere_mass, BoxContainer, MaterialId};
     let r = 0.005;
-    let granular = Settings::granular(0.002);
-    let mut b = World::builder(Settings {
-        solver: granular
-            .solver
-            .with_kind(SolverKind::Jacobi)
-            .with_omega(0.3)
-            .with_tolerance(0.0),
-        backend: Backend::Gpu,
-        ..granular
-    });
+    let mut b = World::builder(granular_jacobi_on_gpu());
     b.material(Material::new(0.5));
     let walls = BoxContainer {
         floor_centre: Vec3::ZERO,
