@@ -10,8 +10,9 @@
 //! blocks, then the contacts of no block (those reaching further, and a block's contacts beyond
 //! its 64 colours) in shared colour classes split among the workers. The order of the updates
 //! that can touch a common body is fixed by the bed alone, never by the team, so the bits are
-//! the same for any number of threads; a sweep costs two meetings of the team where the shared
-//! classes alone cost one per colour. The colouring itself runs block by block at once (each
+//! the same for any number of threads; a sweep costs one or two meetings of the team where
+//! the shared classes alone cost one per colour (an odd block waits only for its two even
+//! neighbours, [`Blocks::even_neighbours`]). The colouring itself runs block by block at once (each
 //! block's contacts in contact order, in masks of the slots no other block of its pass reads),
 //! then the rest in contact order. The grouping into classes runs block by block at once too:
 //! each block sorts the contacts of its lower slots by slot and puts them at their places, its
@@ -112,6 +113,14 @@ impl Blocks {
     /// The first shared class (the blocks' classes come before it).
     pub fn shared(&self) -> usize {
         self.class.last().map_or(0, |&c| c as usize)
+    }
+
+    /// The blocks of the even pass that share dynamic bodies with block `b` of the odd pass
+    /// (`b` ≥ [`Self::odd`]): the bed's block 2j + 1 touches the slots of its blocks 2j + 1 and
+    /// 2j + 2, which blocks 2j and 2j + 2 touch too, and no other even block does.
+    pub fn even_neighbours(&self, b: usize) -> std::ops::Range<usize> {
+        let j = b - self.odd;
+        j..(j + 2).min(self.odd)
     }
 }
 

@@ -6,8 +6,10 @@
 //! Every worker of the pool stays inside one call for all sweeps, with a spin barrier between
 //! passes, so a sweep costs no task spawns. The blocks of a pass are taken from a two-ended
 //! queue ([`TwoEnded`]): a worker that falls behind (a larger block, or its core taken by other
-//! work) leaves more blocks to the others instead of holding the whole team at the barrier. A
-//! shared class is split into fixed shares. The joint rows
+//! work) leaves more blocks to the others instead of holding the whole team at the barrier.
+//! Between the even and the odd blocks there is no barrier: an odd block waits for its two
+//! even neighbours alone ([`Stamps`]), so a worker that has no even block left starts on the
+//! odd ones while the other finishes. A shared class is split into fixed shares. The joint rows
 //! ([`crate::joint_rows`]) follow the colour classes of every sweep, relaxed in order by the first
 //! worker while the others wait at the barrier.
 
@@ -18,7 +20,7 @@ use crate::contact_update::{
 use crate::joint_rows::JointRows;
 use crate::layout::Motion;
 use crate::packing::Packs;
-use crate::parallel::{Disjoint, SpinBarrier, TwoEnded};
+use crate::parallel::{Disjoint, SpinBarrier, Stamps, TwoEnded};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
 use crate::trace::Trace;
 use glam::Vec4;
@@ -36,7 +38,8 @@ const SPLIT_MIN: usize = 32;
 /// (the same bits); `trace` receives every sweep's residual.
 ///
 /// A sweep runs the classes of the even `blocks` (each block by one worker, its classes in
-/// order), then those of the odd blocks, then the shared classes ([`crate::colouring`]).
+/// order), then those of the odd blocks (each once the even blocks it shares bodies with are
+/// done), then the shared classes ([`crate::colouring`]).
 /// Each class of `packs` must touch every dynamic body at most once, except the last class
 /// (the colouring's overflow), which has one contact per pack and runs on one worker. Sweeps
 /// alternate the order of the classes within each block and of the shared classes but the
@@ -113,6 +116,9 @@ pub fn solve_gauss_seidel(
     // rotation like the residual's slots.
     let passes = [0..blocks.odd, blocks.odd..blocks.len()];
     let queues = [(); 3].map(|_| passes.clone().map(TwoEnded::new));
+    // The sweeps each block is done for: a block of the odd pass waits for its two even
+    // neighbours only, not for the whole team.
+    let done = Stamps::new(blocks.len());
     let worker = |me: usize, team: usize| {
         let (mut waits, mut wait_time) = (0u32, Duration::ZERO);
         let mut wait = || {
@@ -135,23 +141,28 @@ pub fn solve_gauss_seidel(
             // and the team meets once, at the segment's end.
             let mut last_alone: Option<bool> = None;
             // The even blocks, then the odd ones: each worker takes blocks from the pass's
-            // queue and relaxes each, class by class, until none is left.
-            for (pass, queue) in passes.iter().zip(&queues[it as usize % 3]) {
-                if class_pack(pass.start) == class_pack(pass.end) {
-                    continue;
-                }
-                if last_alone.is_some() {
-                    wait();
-                }
+            // queue and relaxes each, class by class, until none is left. An odd block starts
+            // once its two even neighbours are done (a worker that finds the even pass taken
+            // goes on with the odd one while the other finishes its block).
+            if class_pack(0) != class_pack(blocks.len()) {
                 last_alone = Some(false);
-                while let Some(b) = queue.take(me) {
-                    let (c0, c1) = (blocks.class[b] as usize, blocks.class[b + 1] as usize);
-                    for k in c0..c1 {
-                        let c = if forward { k } else { c0 + c1 - 1 - k };
-                        // SAFETY: the blocks of a pass touch pairwise different dynamic bodies,
-                        // each relaxed by one worker, and the barrier orders the passes.
-                        let range = (start[c] as usize, start[c + 1] as usize);
-                        local = local.max(relax(c, range.0, range.1));
+                for (pass, queue) in passes.iter().zip(&queues[it as usize % 3]) {
+                    while let Some(b) = queue.take(me) {
+                        if pass.start > 0 {
+                            done.wait_for(blocks.even_neighbours(b), it);
+                        }
+                        let (c0, c1) = (blocks.class[b] as usize, blocks.class[b + 1] as usize);
+                        for k in c0..c1 {
+                            let c = if forward { k } else { c0 + c1 - 1 - k };
+                            // SAFETY: the blocks of a pass touch pairwise different dynamic
+                            // bodies, each relaxed by one worker; an odd block's bodies are
+                            // touched by its even neighbours only, which are done (the
+                            // stamps order their writes before its reads), and the last
+                            // sweep's work ended at the barrier.
+                            let range = (start[c] as usize, start[c + 1] as usize);
+                            local = local.max(relax(c, range.0, range.1));
+                        }
+                        done.finish(b, it);
                     }
                 }
             }

@@ -6,7 +6,7 @@
 
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize};
 use std::sync::{Condvar, Mutex};
 
 /// Items per block of parallel work (fixed, so results never depend on the thread count).
@@ -170,6 +170,61 @@ impl SpinBarrier {
     }
 }
 
+/// Completion stamps of work items that workers wait on instead of meeting at a barrier: item
+/// i is done for round r once [`Self::finish`] has stamped it with r or a later round. A
+/// waiting worker spins, then parks, as at a [`SpinBarrier`]; only the workers that need an
+/// item wait for it, and only while it is still being worked on.
+pub struct Stamps {
+    stamp: Vec<AtomicU32>,
+    /// Workers parked (or about to park) on `wake`.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Stamps {
+    /// `items` items, none done for any round from 1 on.
+    pub fn new(items: usize) -> Self {
+        Stamps {
+            stamp: (0..items).map(|_| AtomicU32::new(0)).collect(),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// Marks `item` done for `round`: what its worker wrote before is seen by every worker
+    /// whose [`Self::wait_for`] it ends.
+    pub fn finish(&self, item: usize, round: u32) {
+        // Sequentially consistent with the sleepers' count, so that a worker about to park
+        // either sees this stamp or is counted and woken below.
+        self.stamp[item].store(round, SeqCst);
+        if self.sleepers.load(SeqCst) > 0 {
+            let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            drop(guard);
+            self.wake.notify_all();
+        }
+    }
+
+    /// Waits until every item of `items` is done for `round`.
+    pub fn wait_for(&self, items: impl Iterator<Item = usize> + Clone, round: u32) {
+        let done = || items.clone().all(|i| self.stamp[i].load(SeqCst) >= round);
+        for _ in 0..SPINS_BEFORE_PARKING {
+            if done() {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        self.sleepers.fetch_add(1, SeqCst);
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !done() {
+            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(guard);
+        self.sleepers.fetch_sub(1, SeqCst);
+    }
+}
+
 /// A range of work items that workers take one at a time from either end: the first worker
 /// from the front, the others from the back, until the ends meet. Each item is taken exactly
 /// once, by whichever worker is free, so a worker slowed by a larger item or by a descheduling
@@ -311,6 +366,44 @@ mod tests {
             (queue.take(1), queue.take(1), queue.take(0)),
             (Some(1), Some(0), None)
         );
+    }
+
+    /// A chain of items, each round's item i finished by worker i % 4 after it waited for item
+    /// i − 1 of the round, with more workers than cores (so some park): each waiter sees the
+    /// value its predecessor wrote, and every wait ends (a lost wake-up would hang the test).
+    #[test]
+    fn stamps_order_a_chain_of_items_across_parking_workers() {
+        let (items, rounds, team) = (8, 300u32, 4);
+        let stamps = Stamps::new(items);
+        let value: Vec<AtomicU32> = (0..items).map(|_| AtomicU32::new(0)).collect();
+        std::thread::scope(|s| {
+            for me in 0..team {
+                let (stamps, value) = (&stamps, &value);
+                s.spawn(move || {
+                    for round in 1..=rounds {
+                        for i in (me..items).step_by(team) {
+                            let before = match i {
+                                0 if round == 1 => 0,
+                                0 => {
+                                    stamps.wait_for(std::iter::once(items - 1), round - 1);
+                                    value[items - 1].load(Relaxed)
+                                }
+                                _ => {
+                                    stamps.wait_for(std::iter::once(i - 1), round);
+                                    value[i - 1].load(Relaxed)
+                                }
+                            };
+                            if i > 0 || round > 1 {
+                                assert_eq!(before, (round - 1) * items as u32 + i as u32);
+                            }
+                            value[i].store(before + 1, Relaxed);
+                            stamps.finish(i, round);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(value[items - 1].load(Relaxed), rounds * items as u32);
     }
 
     /// Every worker sees every other worker's writes of a round once the barrier lets it go,
