@@ -386,21 +386,6 @@ impl Workspace {
         lap(&mut t.impact);
 
         let rows = &self.contacts.rows;
-        self.gamma.resize(rows.len(), [0.0; 4]);
-        self.cache
-            .warm_start(&self.contacts.keys, rows, &mut self.gamma, p.warm_start);
-        if rolls {
-            self.cache.warm_start_moments(
-                &self.contacts.keys,
-                rows,
-                &self.moments.rows,
-                &self.gamma,
-                &mut self.moments.gamma,
-                p.warm_start,
-            );
-        }
-        let moments = rolls.then_some(&self.moments);
-        let sweep = SweepParams::step(p, &self.inertia);
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
         // Gauss–Seidel solves a copy of the motion in space order, unless bilateral rows or
@@ -413,13 +398,34 @@ impl Workspace {
             self.space.build(&self.grid);
             self.space.gather(&bodies.motion, &mut self.space_motion);
         }
+        let space = in_space.then_some(&self.space);
+        // The warm start and the colouring read the rows, each writing its own arrays: at
+        // once, so that one's serial parts overlap the other's work.
+        self.gamma.resize(rows.len(), [0.0; 4]);
+        let (cache, gamma, keys) = (&self.cache, &mut self.gamma, &self.contacts.keys);
+        let solver = &mut self.solver;
+        rayon::join(
+            || cache.warm_start(keys, rows, gamma, p.warm_start),
+            || solver.colour(rows, &bodies.kind, p.solver, space),
+        );
+        if rolls {
+            self.cache.warm_start_moments(
+                &self.contacts.keys,
+                rows,
+                &self.moments.rows,
+                &self.gamma,
+                &mut self.moments.gamma,
+                p.warm_start,
+            );
+        }
+        let moments = rolls.then_some(&self.moments);
+        let sweep = SweepParams::step(p, &self.inertia);
         let motion = match in_space {
             true => &mut self.space_motion,
             false => &mut bodies.motion,
         };
         let coupled = (rows.as_slice(), self.gamma.as_slice(), moments);
         let shared = interface.as_deref_mut();
-        let space = in_space.then_some(&self.space);
         self.solver
             .load(coupled, &bodies.kind, motion, &sweep, shared, space);
         non_contact
@@ -489,6 +495,7 @@ impl Workspace {
         joints.build_impact(&self.non_contact.joints, bodies, &self.inertia, p);
         let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
+        solver.colour(&impacts.rows, &bodies.kind, p.solver, None);
         let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
         solver.load(loaded, &bodies.kind, v, &sweep, None, None);
         let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
@@ -507,7 +514,25 @@ impl Workspace {
 }
 
 impl SolverLayout {
-    /// Lays out `rows` for `p.solver` with the starting impulses `gamma` (and the moment rows
+    /// Colours `rows` for `solver` when it is Gauss–Seidel (in the blocks of `space`, if
+    /// given); the other solvers need no colouring. [`Self::load`] lays out these classes.
+    fn colour(
+        &mut self,
+        rows: &[ContactRow],
+        kind: &[u32],
+        solver: SolverKind,
+        space: Option<&SpaceOrder>,
+    ) {
+        if solver == SolverKind::GaussSeidel {
+            match space {
+                Some(space) => self.colouring.build_in_blocks(rows, kind, space.slots()),
+                None => self.colouring.build(rows, kind),
+            }
+        }
+    }
+
+    /// Lays out `rows` for `p.solver` (for Gauss–Seidel in the classes [`Self::colour`] gave
+    /// them) with the starting impulses `gamma` (and the moment rows
     /// and impulses of `moments`, if given) and applies them, v ← v + M⁻¹ D γ (summed over the
     /// ranks through `interface` in a distributed step). With `space` (Gauss–Seidel only),
     /// `motion` is in its slot order and the packs' bodies are renumbered into it.
@@ -523,10 +548,6 @@ impl SolverLayout {
         self.with_moments = moments.is_some();
         match p.solver {
             SolverKind::GaussSeidel => {
-                match space {
-                    Some(space) => self.colouring.build_in_blocks(rows, kind, space.slots()),
-                    None => self.colouring.build(rows, kind),
-                }
                 let classes = &self.colouring.start;
                 let order = Some(self.colouring.order.as_slice());
                 let body = |b: u32| space.map_or(b, |s| s.slot(b));
