@@ -244,6 +244,45 @@ pub struct RunSummary {
     pub grains_inserted_kg: f64,
     /// Mass the `[[sink]]` tables removed (kg).
     pub grains_removed_kg: f64,
+    /// The steps the adaptive step took (`h = "auto"`), over the whole run; `None` with a
+    /// fixed step.
+    pub step_sizes: Option<StepSizes>,
+}
+
+/// The steps the adaptive step took (`h = "auto"`), as `summary.json` gives them.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StepSizes {
+    /// Steps taken (each `steps` tick of h_max is one or more of them).
+    pub steps: u64,
+    /// The shortest step (s).
+    pub h_min_s: f64,
+    /// The mean step (s).
+    pub h_mean_s: f64,
+    /// The longest step (s).
+    pub h_max_s: f64,
+    /// Steps the controller wanted below h_min and took at h_min.
+    pub floored: u64,
+    /// The deepest overlap any step started from, over the smallest radius.
+    pub max_overlap_r: f64,
+    /// The penetration budget, over the smallest radius.
+    pub budget_r: f64,
+}
+
+impl StepSizes {
+    /// The figures of `world`'s adaptive step; `None` with a fixed step.
+    pub fn of(world: &World) -> Option<StepSizes> {
+        let (c, auto) = (world.step_control()?, world.settings().auto_step?);
+        let r_min = world.bodies().smallest_radius() as f64;
+        Some(StepSizes {
+            steps: c.taken,
+            h_min_s: if c.taken == 0 { 0.0 } else { c.shortest as f64 },
+            h_mean_s: c.mean(),
+            h_max_s: c.longest as f64,
+            floored: c.floored,
+            max_overlap_r: c.deepest as f64 / r_min,
+            budget_r: auto.penetration as f64,
+        })
+    }
 }
 
 /// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
@@ -1210,6 +1249,7 @@ fn summarise(
         grains_removed: lifecycle.removed,
         grains_inserted_kg: lifecycle.inserted_mass,
         grains_removed_kg: lifecycle.removed_mass,
+        step_sizes: StepSizes::of(world),
     }
 }
 

@@ -18,6 +18,7 @@ use crate::polyhedron::{HullId, Polyhedron};
 use crate::reach::Reach;
 use crate::settings::{Envelope, Settings};
 use crate::sink::Sink;
+use crate::auto_step::StepControl;
 use crate::support::Present;
 use crate::wall_depth::depth_in_wall;
 use crate::world::World;
@@ -375,6 +376,7 @@ impl WorldBuilder {
             clumps: self.clumps.clone(),
             hulls,
             reach,
+            control: (self.settings.auto_step).map(|_| StepControl::new(self.settings.h)),
         };
         world.place_walls(0.0);
         Ok(world)

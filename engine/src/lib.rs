@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auto_step;
 mod backend;
 pub mod body;
 pub mod builder;
@@ -91,6 +92,7 @@ pub use mesh::{MeshDesc, Rotation};
 pub use motion::Prescribed;
 pub use periodic::Periodic;
 pub use polyhedron::{HullError, HullId, Polyhedron};
+pub use auto_step::{AutoStep, StepControl};
 pub use settings::{Backend, Envelope, Integrator, Settings};
 pub use sink::{Sink, SinkShape};
 pub use snapshot::{LifecycleState, Snapshot, SnapshotError};
