@@ -273,14 +273,20 @@ impl StepSizes {
     pub fn of(world: &World) -> Option<StepSizes> {
         let (c, auto) = (world.step_control()?, world.settings().auto_step?);
         let r_min = world.bodies().smallest_radius() as f64;
+        // An f32 as the f64 of its shortest decimal text (0.004, not 0.004000000189989805).
+        let decimal = |x: f32| x.to_string().parse().unwrap_or(x as f64);
         Some(StepSizes {
             steps: c.taken,
-            h_min_s: if c.taken == 0 { 0.0 } else { c.shortest as f64 },
+            h_min_s: if c.taken == 0 {
+                0.0
+            } else {
+                decimal(c.shortest)
+            },
             h_mean_s: c.mean(),
-            h_max_s: c.longest as f64,
+            h_max_s: decimal(c.longest),
             floored: c.floored,
             max_overlap_r: c.deepest as f64 / r_min,
-            budget_r: auto.penetration as f64,
+            budget_r: decimal(auto.penetration),
         })
     }
 }
@@ -1163,8 +1169,12 @@ fn start_line(scene: &Scene, world: &World, from: u64, out: &std::path::Path) ->
         s => format!("steps {s} to {total} (resumed)"),
     };
     let on = backend_phrase(world.adapter_name(), world.settings().threads);
+    let h_is = match world.settings().auto_step {
+        None => "h =",
+        Some(_) => "h_max =",
+    };
     format!(
-        "{}: {} bodies, {steps} of h = {h} s (to t = {} s), into {}, {on}",
+        "{}: {} bodies, {steps} of {h_is} {h} s (to t = {} s), into {}, {on}",
         scene.name,
         world.len(),
         format_time(exact_time(total, h), h as f64),

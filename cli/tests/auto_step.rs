@@ -37,8 +37,14 @@ fn an_auto_run_samples_at_its_set_times_and_resumes_bit_for_bit() {
     let whole = base.join("whole");
     let s = run(&scene, &opts(&whole, 1)).unwrap();
     assert_eq!((s.steps, s.simulated_time_s), (25, 0.1));
-    let z = s.step_sizes.as_ref().expect("the summary gives the steps chosen");
-    assert!(z.steps > 25 && z.h_min_s < 1e-6 && z.h_max_s == 0.004_f32 as f64, "{z:?}");
+    let z = s
+        .step_sizes
+        .as_ref()
+        .expect("the summary gives the steps chosen");
+    assert!(
+        z.steps > 25 && z.h_min_s < 1e-6 && z.h_max_s == 0.004,
+        "{z:?}"
+    );
     assert!(z.max_overlap_r <= z.budget_r && z.floored == 0, "{z:?}");
     assert_eq!(s.quality.escaped, 0);
     // A sample every 5 ticks of 4 ms, at exactly those times.
@@ -60,7 +66,11 @@ fn an_auto_run_samples_at_its_set_times_and_resumes_bit_for_bit() {
     };
     let r = run(&scene, &resumed).unwrap();
     assert_eq!(r.resumed_from_step, 10);
-    assert_eq!(state(&whole), state(&cut), "the resumed run's end state differs");
+    assert_eq!(
+        state(&whole),
+        state(&cut),
+        "the resumed run's end state differs"
+    );
     assert_eq!(
         std::fs::read(whole.join("observables.csv")).unwrap(),
         std::fs::read(cut.join("observables.csv")).unwrap()

@@ -1,6 +1,6 @@
 //! The adaptive step (`h = "auto"` in a scene, [`Settings::auto_step`](crate::Settings) in the
 //! library): each step's h is chosen from the fastest grain's reach and from a penetration and
-//! residual budget, within [`AutoStep::h_min`, `Settings::h`].
+//! residual budget, from `AutoStep::h_min` to `Settings::h`.
 //!
 //! Time advances in *ticks* of `Settings::h` (h_max): [`crate::World::step`] takes one tick,
 //! as one or more steps whose lengths add up to it, so that the step count, the simulated time
@@ -11,13 +11,15 @@
 //! rest of the tick when that is at most h, to half of it when it is under 2 h). After each
 //! step it adapts the h it wants next:
 //!
-//! * **shrink** (× [`SHRINK`] of the h just taken) when the deepest overlap grew beyond
-//!   `penetration` × the smallest radius, or when the solve stopped above its tolerance with a
-//!   residual that, times h, moves a body more than that same budget (the velocity error the
-//!   unconverged solve leaves, as a distance per step). An overlap that is not growing does
-//!   not shrink h: a compliant contact's overlap is its spring's (F/k, at most its give δ in
-//!   an impact), which no step size changes, and it recovers at the spring's pace;
-//! * **grow** (× [`GROW`]) when both are within half the budget;
+//! * **shrink** (× [`SHRINK`] of the h just taken) when, with rigid contact, the deepest
+//!   overlap grew beyond `penetration` × the smallest radius, or when the solve stopped above
+//!   its tolerance with a residual that, times h, moves a body more than that same budget (the
+//!   velocity error the unconverged solve leaves, as a distance per step). An overlap that is
+//!   not growing does not shrink h, nor does a compliant contact's: its overlap is its
+//!   spring's (F/k under a load, up to its give δ in an impact), which no step size changes,
+//!   and it recovers at the spring's pace;
+//! * **grow** (× [`GROW`]) when both are within half the budget (an overlap not growing
+//!   counts as none);
 //! * otherwise keep it.
 //!
 //! It never chooses below `h_min`: where the reach or the budget asks for less, the step is
@@ -253,13 +255,13 @@ impl StepControl {
     }
 
     /// Records the step `c` taken, with statistics `stats`, in a world with smallest radius
-    /// `r_min` and solver tolerance `tolerance`, and adapts the h wanted next within
-    /// [h_min, `h_max`].
+    /// `r_min`, solver tolerance `tolerance` and rigid contact or not, and adapts the h wanted
+    /// next within [h_min, `h_max`].
     pub(crate) fn record(
         &mut self,
         auto: &AutoStep,
         c: &Choice,
-        (stats, r_min, tolerance): (&StepStats, f32, f32),
+        (stats, r_min, tolerance, rigid): (&StepStats, f32, f32, bool),
         h_max: f32,
     ) {
         let (h, chosen) = (c.h, c.chosen);
@@ -275,7 +277,7 @@ impl StepControl {
             true => stats.residual * h,
             false => 0.0,
         };
-        let deepening = match stats.max_penetration > self.overlap {
+        let deepening = match rigid && stats.max_penetration > self.overlap {
             true => stats.max_penetration,
             false => 0.0,
         };
@@ -345,7 +347,10 @@ mod tests {
         let still = Bodies::default();
         // Nothing moves: the whole tick in one step; the rest of a tick in one or two halves.
         let whole = c.choose(&auto, &still, 0.01, 1e-3);
-        assert_eq!((whole.h, whole.chosen, whole.floored(&auto)), (1e-3, 1e-3, false));
+        assert_eq!(
+            (whole.h, whole.chosen, whole.floored(&auto)),
+            (1e-3, 1e-3, false)
+        );
         let c = StepControl { next: 4e-4, ..c };
         assert_eq!(c.choose(&auto, &still, 0.01, 6e-4).h, 3e-4);
         let first = c.choose(&auto, &still, 0.01, 1e-3);
@@ -355,20 +360,25 @@ mod tests {
             max_penetration: 0.03 * 0.01,
             ..Default::default()
         };
-        c.record(&auto, &first, (&deep, 0.01, 1e-4), 1e-3);
+        c.record(&auto, &first, (&deep, 0.01, 1e-4, true), 1e-3);
         assert_eq!(c.next, 2e-4);
         let half = Choice {
             h: 2e-4,
             chosen: 2e-4,
             ..first
         };
-        c.record(&auto, &half, (&StepStats::default(), 0.01, 1e-4), 1e-3);
+        c.record(
+            &auto,
+            &half,
+            (&StepStats::default(), 0.01, 1e-4, true),
+            1e-3,
+        );
         assert_eq!(c.next, 2e-4 * GROW);
         let unconverged = StepStats {
             residual: 10.0,
             ..Default::default()
         };
-        c.record(&auto, &half, (&unconverged, 0.01, 1e-4), 1e-3);
+        c.record(&auto, &half, (&unconverged, 0.01, 1e-4, true), 1e-3);
         assert_eq!(c.next, 1e-4);
         assert_eq!((c.taken, c.shortest, c.longest), (3, 2e-4, 4e-4));
     }

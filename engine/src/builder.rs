@@ -1,5 +1,6 @@
 //! The builder of a world: collects its parts, checks each one and picks the backend.
 
+use crate::auto_step::StepControl;
 use crate::backend::{self, Parts};
 use crate::body::{aspect, push_body, Body, BodyKind, Shape, MAX_ASPECT};
 use crate::clump::{check_clumps, Clump, ClumpTemplate};
@@ -18,7 +19,6 @@ use crate::polyhedron::{HullId, Polyhedron};
 use crate::reach::Reach;
 use crate::settings::{Envelope, Settings};
 use crate::sink::Sink;
-use crate::auto_step::StepControl;
 use crate::support::Present;
 use crate::wall_depth::depth_in_wall;
 use crate::world::World;

@@ -451,7 +451,12 @@ impl Monitor {
     }
 
     /// Applies `check` to a fault found (or not) at `step`.
-    pub(crate) fn judge(&mut self, check: Check, step: u64, fault: Option<Fault>) -> Result<(), StepError> {
+    pub(crate) fn judge(
+        &mut self,
+        check: Check,
+        step: u64,
+        fault: Option<Fault>,
+    ) -> Result<(), StepError> {
         match (check, fault) {
             (Check::Stop, Some(fault)) => Err(StepError::Health { step, fault }),
             (Check::Warn, Some(fault)) if self.warnings.len() < WARNINGS_KEPT => {

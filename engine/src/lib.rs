@@ -67,6 +67,7 @@ pub use glam;
 pub use glam::{Quat, Vec3, Vec4};
 pub use grains_kernels::geometric;
 
+pub use auto_step::{AutoStep, StepControl};
 pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
     shape_code, shape_half_extents, shape_name, sphere_mass, stadium_moment, Body, BodyKind, Shape,
@@ -92,7 +93,6 @@ pub use mesh::{MeshDesc, Rotation};
 pub use motion::Prescribed;
 pub use periodic::Periodic;
 pub use polyhedron::{HullError, HullId, Polyhedron};
-pub use auto_step::{AutoStep, StepControl};
 pub use settings::{Backend, Envelope, Integrator, Settings};
 pub use sink::{Sink, SinkShape};
 pub use snapshot::{LifecycleState, Snapshot, SnapshotError};

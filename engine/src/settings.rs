@@ -53,7 +53,7 @@ pub struct Settings {
     /// that [`crate::World::step`] advances.
     pub h: f32,
     /// `None` (default): every step is h. `Some`: the adaptive step (`h = "auto"` in a
-    /// scene), which chooses each step's h within [`AutoStep::h_min`, h] from the fastest
+    /// scene), which chooses each step's h, between `AutoStep::h_min` and h, from the fastest
     /// grain's reach and a penetration and residual budget (see [`crate::auto_step`]); CPU
     /// backend, one process. Kept as built by [`crate::World::set_settings`].
     pub auto_step: Option<AutoStep>,

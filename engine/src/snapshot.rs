@@ -304,11 +304,9 @@ impl Snapshot {
         };
         let step_control = match count(11)? {
             0 => None,
-            n => Some(
-                StepControl::from_bytes(&take::<u8>(&mut rest, n)?).ok_or(
-                    SnapshotError::Corrupt("the adaptive step's state has the wrong length"),
-                )?,
-            ),
+            n => Some(StepControl::from_bytes(&take::<u8>(&mut rest, n)?).ok_or(
+                SnapshotError::Corrupt("the adaptive step's state has the wrong length"),
+            )?),
         };
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));

@@ -1,5 +1,6 @@
 //! The world a user builds, steps and reads.
 
+use crate::auto_step::StepControl;
 use crate::backend::{StepBackend, StepInputs, WarmStart};
 use crate::body::{shape_half_extents, BodyKind};
 use crate::contact::{self, Contact};
@@ -9,7 +10,6 @@ use crate::geometry::WallDesc;
 use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
-use crate::auto_step::StepControl;
 use crate::settings::{AutoStep, Backend, Envelope, Settings};
 use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
@@ -148,7 +148,8 @@ impl World {
             params: &self.params,
         };
         let read_back = step.is_multiple_of(self.settings.sync_every as u64);
-        self.backend.step(&mut self.bodies, &inputs, step, read_back)
+        self.backend
+            .step(&mut self.bodies, &inputs, step, read_back)
     }
 
     /// The tick from time `t` (the `step`th) in steps the adaptive step `auto` chooses (see
@@ -164,6 +165,7 @@ impl World {
         let tick = self.settings.h;
         let mut c = self.control.unwrap_or_else(|| StepControl::new(tick));
         let (r_min, tolerance) = (self.monitor.r_min, self.settings.solver.tolerance());
+        let rigid = self.settings.contact_frequency.is_infinite();
         let (mut elapsed, mut sweeps, mut deepest) = (0.0f64, 0u32, 0.0f32);
         // The shortest h wanted below h_min, the steps floored, the speed and overlap at the last.
         let mut floored: Option<(f32, u32, f32, f32)> = None;
@@ -173,7 +175,7 @@ impl World {
             self.params.h = choice.h;
             self.params.warm_start = self.settings.warm_start * (choice.h / c.last);
             let stats = self.advance(t + elapsed, step)?;
-            c.record(auto, &choice, (&stats, r_min, tolerance), tick);
+            c.record(auto, &choice, (&stats, r_min, tolerance, rigid), tick);
             c.tick_shortest = c.tick_shortest.min(choice.h);
             if choice.floored(auto) {
                 let (wanted, steps, _, _) = floored.unwrap_or((f32::INFINITY, 0, 0.0, 0.0));
@@ -193,14 +195,16 @@ impl World {
             }
         }
         self.control = Some(c);
-        Ok(floored.map(|(wanted, steps, speed, ratio)| Fault::StepFloor {
-            wanted,
-            h_min: auto.h_min,
-            steps,
-            speed,
-            ratio,
-            budget: auto.penetration,
-        }))
+        Ok(
+            floored.map(|(wanted, steps, speed, ratio)| Fault::StepFloor {
+                wanted,
+                h_min: auto.h_min,
+                steps,
+                speed,
+                ratio,
+                budget: auto.penetration,
+            }),
+        )
     }
 
     /// The adaptive step's state (see [`crate::auto_step`]): the h it wants next, the last

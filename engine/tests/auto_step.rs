@@ -51,7 +51,11 @@ fn corner_shot(mut settings: Settings) -> World {
     let dir = Vec3::new(1.0, 1.0, -1.0).normalize();
     b.body(Body::sphere(Vec3::new(0.0, 0.0, 0.05), R, m).with_velocity(SPEED * dir));
     for k in 0..16 {
-        let p = Vec3::new(-0.04 + 0.021 * (k % 4) as f32, -0.04 + 0.021 * (k / 4) as f32, R);
+        let p = Vec3::new(
+            -0.04 + 0.021 * (k % 4) as f32,
+            -0.04 + 0.021 * (k / 4) as f32,
+            R,
+        );
         b.body(Body::sphere(p, R, m));
     }
     b.build().unwrap()
@@ -85,11 +89,19 @@ fn a_ten_km_per_s_grain_stays_in_the_corner_with_auto_where_a_fixed_large_h_tunn
             "overlap {} r",
             st.max_penetration / R
         );
-        assert!(beyond_the_corner(&w) <= budget, "{} r", beyond_the_corner(&w));
+        assert!(
+            beyond_the_corner(&w) <= budget,
+            "{} r",
+            beyond_the_corner(&w)
+        );
     }
     assert_eq!(w.whereabouts(0), Whereabouts::Inside);
     let corner = Vec3::new(0.05 - R, 0.05 - R, R);
-    assert!((w.position(0) - corner).length() < 0.01 * R, "{}", w.position(0));
+    assert!(
+        (w.position(0) - corner).length() < 0.01 * R,
+        "{}",
+        w.position(0)
+    );
     let c = w.step_control().unwrap();
     assert!(
         c.shortest < 1e-6 && c.longest == 0.002 && c.floored == 0,
@@ -110,7 +122,10 @@ fn the_steps_land_on_the_ticks_within_the_bounds() {
         let c = w.step_control().unwrap();
         assert!(c.taken > taken, "tick {tick}: {c:?}");
         taken = c.taken;
-        assert!(c.longest <= 0.002 && c.next >= 1e-8 && c.next <= 0.002, "{c:?}");
+        assert!(
+            c.longest <= 0.002 && c.next >= 1e-8 && c.next <= 0.002,
+            "{c:?}"
+        );
         assert_eq!(w.last_h(), c.last);
     }
     assert!((w.step_control().unwrap().sum - 0.008).abs() < 1e-9);
@@ -125,12 +140,18 @@ fn auto_resumes_bit_for_bit_and_does_not_depend_on_the_thread_count() {
     let snap = Snapshot::from_bytes(&a.snapshot().unwrap().to_bytes()).unwrap();
     assert_eq!(snap.step_control, a.step_control());
     a.run(3).unwrap();
-    let mut b = corner_shot(Settings { threads: 2, ..auto() });
+    let mut b = corner_shot(Settings {
+        threads: 2,
+        ..auto()
+    });
     b.restore(&snap).unwrap();
     b.run(3).unwrap();
     assert!(a.bodies() == b.bodies(), "the resumed run's bodies differ");
     assert_eq!(a.step_control(), b.step_control());
-    let mut c = corner_shot(Settings { threads: 2, ..auto() });
+    let mut c = corner_shot(Settings {
+        threads: 2,
+        ..auto()
+    });
     c.run(6).unwrap();
     assert!(a.bodies() == c.bodies(), "2 threads differ from 1");
     assert_eq!(a.step_control(), c.step_control());
@@ -146,7 +167,10 @@ fn settings_the_adaptive_step_cannot_take_are_refused_at_build() {
         s.check().unwrap_err().to_string()
     };
     let e = with(&|a| a.h_min = 0.003);
-    assert!(e.contains("h_min") && e.contains("above h_max = 0.002"), "{e}");
+    assert!(
+        e.contains("h_min") && e.contains("above h_max = 0.002"),
+        "{e}"
+    );
     let e = with(&|a| a.h_min = -1e-6);
     assert!(e.contains("h_min") && e.contains("positive"), "{e}");
     let e = with(&|a| a.penetration = 0.0);
@@ -191,4 +215,3 @@ fn a_step_wanted_below_h_min_is_reported_by_the_health_check() {
     assert_eq!(floors, 1, "one fault for the tick: {warnings:?}");
     assert!(w.step_control().unwrap().floored > 0);
 }
-

@@ -129,8 +129,8 @@ impl PySettings {
                         "penetration_budget" => auto.penetration = x,
                         other => {
                             return Err(PyValueError::new_err(format!(
-                                "auto_step: unknown key {other:?} (h_min, reach, penetration_budget)"
-                            )))
+                            "auto_step: unknown key {other:?} (h_min, reach, penetration_budget)"
+                        )))
                         }
                     }
                 }

@@ -187,7 +187,12 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         .key_at(cx, "h", h_key, Some(h_span))
         .key(cx, "h_min", "h_min", &s.h_min)
         .key(cx, "reach", "reach", &s.reach)
-        .key(cx, "penetration_budget", "penetration_budget", &s.penetration_budget)
+        .key(
+            cx,
+            "penetration_budget",
+            "penetration_budget",
+            &s.penetration_budget,
+        )
         .key(cx, "gravity", "gravity", &s.gravity)
         .key_at(
             cx,
