@@ -67,7 +67,7 @@ pub struct World {
     pub(crate) hulls: Vec<grains_kernels::shapes::polyhedron::Hull>,
     /// What a restored state is checked against ([`World::check_reach`]).
     pub(crate) reach: crate::reach::Reach,
-    /// The adaptive step's state (`None` with a fixed step, and before its first tick).
+    /// The adaptive step's state (`None` with a fixed step).
     pub(crate) control: Option<StepControl>,
 }
 
