@@ -378,7 +378,9 @@ impl World {
         self.monitor.forget();
         self.params = settings.step_params(self.params.envelope, self.params.max_give);
         if let Some(c) = &mut self.control {
+            // The last step's h stays what contact forces and wall loads divide by.
             c.next = c.next.min(settings.h);
+            self.params.h = c.last;
         }
         self.fingerprint
             .set_settings(&settings, self.params.envelope);

@@ -111,7 +111,8 @@ fn a_ten_km_per_s_grain_stays_in_the_corner_with_auto_where_a_fixed_large_h_tunn
 }
 
 /// Each tick ends at its time (ticks × h_max), made of steps within [h_min, h_max] (one
-/// shortened to land on it may be shorter); the world's `last_h` is the last step's.
+/// shortened to land on it may be shorter); the world's `last_h` is the last step's, also
+/// after new settings.
 #[test]
 fn the_steps_land_on_the_ticks_within_the_bounds() {
     let mut w = corner_shot(auto());
@@ -129,6 +130,10 @@ fn the_steps_land_on_the_ticks_within_the_bounds() {
         assert_eq!(w.last_h(), c.last);
     }
     assert!((w.step_control().unwrap().sum - 0.008).abs() < 1e-9);
+    // New settings keep the last step's h, which the contact forces divide by.
+    let last = w.last_h();
+    w.set_settings(*w.settings()).unwrap();
+    assert_eq!(w.last_h(), last);
 }
 
 /// A snapshot carries the controller: the restored world continues with the same bits (bodies
