@@ -244,6 +244,51 @@ pub struct RunSummary {
     pub grains_inserted_kg: f64,
     /// Mass the `[[sink]]` tables removed (kg).
     pub grains_removed_kg: f64,
+    /// The steps the adaptive step took (`h = "auto"`), over the whole run; `None` with a
+    /// fixed step.
+    pub step_sizes: Option<StepSizes>,
+}
+
+/// The steps the adaptive step took (`h = "auto"`), as `summary.json` gives them.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StepSizes {
+    /// Steps taken (each `steps` tick of h_max is one or more of them).
+    pub steps: u64,
+    /// The shortest step (s).
+    pub h_min_s: f64,
+    /// The mean step (s).
+    pub h_mean_s: f64,
+    /// The longest step (s).
+    pub h_max_s: f64,
+    /// Steps the controller wanted below h_min and took at h_min.
+    pub floored: u64,
+    /// The deepest overlap any step started from, over the smallest radius.
+    pub max_overlap_r: f64,
+    /// The penetration budget, over the smallest radius.
+    pub budget_r: f64,
+}
+
+impl StepSizes {
+    /// The figures of `world`'s adaptive step; `None` with a fixed step.
+    pub fn of(world: &World) -> Option<StepSizes> {
+        let (c, auto) = (world.step_control()?, world.settings().auto_step?);
+        let r_min = world.bodies().smallest_radius() as f64;
+        // An f32 as the f64 of its shortest decimal text (0.004, not 0.004000000189989805).
+        let decimal = |x: f32| x.to_string().parse().unwrap_or(x as f64);
+        Some(StepSizes {
+            steps: c.taken,
+            h_min_s: if c.taken == 0 {
+                0.0
+            } else {
+                decimal(c.shortest)
+            },
+            h_mean_s: c.mean(),
+            h_max_s: decimal(c.longest),
+            floored: c.floored,
+            max_overlap_r: c.deepest as f64 / r_min,
+            budget_r: decimal(auto.penetration),
+        })
+    }
 }
 
 /// The rows of `observables.csv` as numbers (unreadable cells as NaN); none without the file.
@@ -1124,8 +1169,12 @@ fn start_line(scene: &Scene, world: &World, from: u64, out: &std::path::Path) ->
         s => format!("steps {s} to {total} (resumed)"),
     };
     let on = backend_phrase(world.adapter_name(), world.settings().threads);
+    let h_is = match world.settings().auto_step {
+        None => "h =",
+        Some(_) => "h_max =",
+    };
     format!(
-        "{}: {} bodies, {steps} of h = {h} s (to t = {} s), into {}, {on}",
+        "{}: {} bodies, {steps} of {h_is} {h} s (to t = {} s), into {}, {on}",
         scene.name,
         world.len(),
         format_time(exact_time(total, h), h as f64),
@@ -1210,6 +1259,7 @@ fn summarise(
         grains_removed: lifecycle.removed,
         grains_inserted_kg: lifecycle.inserted_mass,
         grains_removed_kg: lifecycle.removed_mass,
+        step_sizes: StepSizes::of(world),
     }
 }
 

@@ -371,6 +371,12 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                 "  mean contacts {:.1}, mean sweeps {:.1}; end state: max overlap {:.4} r, bed z95 {:.2} r, {} escaped, {} discharged, {} non-finite",
                 s.contacts_mean, s.iterations_mean, s.quality.max_pen_r, s.quality.bed_z95_r, s.quality.escaped, s.quality.discharged, s.quality.non_finite
             );
+            if let Some(z) = &s.step_sizes {
+                println!(
+                    "  adaptive step: {} steps, h min {:.3e} s, mean {:.3e} s, max {:.3e} s ({} at the floor h_min); deepest overlap {:.4} r (budget {} r)",
+                    z.steps, z.h_min_s, z.h_mean_s, z.h_max_s, z.floored, z.max_overlap_r, z.budget_r
+                );
+            }
             for (k, v) in &s.observables_final {
                 match s.observables_mean_second_half.get(k) {
                     Some(m) => println!("  {k} = {v:.6} (mean over the second half {m:.6})"),

@@ -6,6 +6,7 @@
 //!
 //! `mpi_run.rs` (feature mpi) and `launcher.rs` (a build without it) stay binaries of their own.
 
+mod auto_step;
 mod bench_throughput;
 mod common;
 mod contact_frames;

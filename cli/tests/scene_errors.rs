@@ -929,3 +929,43 @@ fn a_gpu_run_without_xdg_runtime_dir_prints_no_loader_lines() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `h = "auto"` and its keys: h_min above h_max, a negative h_min, a budget of 0, a name other
+/// than "auto", its keys beside a fixed step, and the GPU backend (which cannot serve it), each
+/// refused with one line naming the file, the line and the key.
+#[test]
+fn bad_adaptive_step_keys() {
+    let auto = |keys: &str| good().replace("h = 0.01", &format!("h = \"auto\"\n{keys}"));
+    let t = auto("h_max = 0.01\nh_min = 0.02");
+    expect_error_saying(
+        "h_min_high",
+        &t,
+        line_of(&t, "h_min"),
+        "h_min",
+        "above h_max",
+    );
+    let t = auto("h_min = -1e-6");
+    expect_error_saying(
+        "h_min_negative",
+        &t,
+        line_of(&t, "h_min"),
+        "h_min",
+        "positive",
+    );
+    let t = auto("penetration_budget = 0.0");
+    let line = line_of(&t, "penetration_budget");
+    expect_error("budget_zero", &t, line, "penetration_budget");
+    let t = good().replace("h = 0.01", "h = \"fast\"");
+    expect_error_saying("h_name", &t, line_of(&t, "h = "), "h", "\"auto\"");
+    let t = good().replace("h = 0.01", "h = 0.01\nreach = 0.3");
+    expect_error_saying(
+        "reach_fixed",
+        &t,
+        line_of(&t, "reach"),
+        "reach",
+        "no effect",
+    );
+    let t = auto("backend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0");
+    let saying = "cannot be combined with the GPU backend";
+    expect_error_saying("auto_gpu", &t, line_of(&t, "h = "), "h", saying);
+}

@@ -1,5 +1,6 @@
 //! The builder of a world: collects its parts, checks each one and picks the backend.
 
+use crate::auto_step::StepControl;
 use crate::backend::{self, Parts};
 use crate::body::{aspect, push_body, Body, BodyKind, Shape, MAX_ASPECT};
 use crate::clump::{check_clumps, Clump, ClumpTemplate};
@@ -375,6 +376,7 @@ impl WorldBuilder {
             clumps: self.clumps.clone(),
             hulls,
             reach,
+            control: (self.settings.auto_step).map(|_| StepControl::new(self.settings.h)),
         };
         world.place_walls(0.0);
         Ok(world)

@@ -153,6 +153,14 @@ impl Fingerprint {
         self.push("planar", s.planar);
         self.push("stabilise_contacts", s.stabilise_contacts);
         self.push("periodic", format!("{:?}", s.periodic));
+        // Only with the adaptive step, so the fingerprints of fixed-step worlds are as before.
+        if let Some(a) = &s.auto_step {
+            let (h_min, reach, budget) = (a.h_min, a.reach, a.penetration);
+            self.push(
+                "auto_step",
+                format!("h_min {h_min} s, reach {reach}, penetration budget {budget}"),
+            );
+        }
         // Only when not the CCP, so the fingerprints of CCP worlds are as before.
         if s.integrator != crate::settings::Integrator::Ccp {
             self.push("integrator", s.integrator.name());

@@ -53,6 +53,9 @@ pub struct Health {
     /// outside it. [`Check::Off`] allows an open domain. Which bodies have escaped is
     /// [`crate::domain::whereabouts`], the definition the app's quality figures share.
     pub escape: Check,
+    /// The adaptive step ([`crate::Settings::auto_step`]) wanted a step below its h_min and
+    /// took h_min (see [`Fault::StepFloor`]).
+    pub step_floor: Check,
 }
 
 impl Default for Health {
@@ -64,6 +67,7 @@ impl Default for Health {
             energy: Check::Stop,
             energy_growth: 2.0,
             escape: Check::Stop,
+            step_floor: Check::Stop,
         }
     }
 }
@@ -77,6 +81,7 @@ impl Health {
         energy: Check::Off,
         energy_growth: f32::INFINITY,
         escape: Check::Off,
+        step_floor: Check::Off,
     };
 }
 
@@ -139,6 +144,24 @@ pub enum Fault {
         lo: String,
         /// The domain's upper corner (m), as text (inf where open).
         hi: String,
+    },
+    /// The adaptive step wanted a step below its h_min, for the fastest grain's reach or for
+    /// the penetration and residual budget (see [`crate::auto_step`]), and took h_min: the
+    /// budget may be exceeded.
+    #[error("the adaptive step wanted h = {wanted:.3e} s, below h_min = {h_min:.3e} s, in {steps} of this tick's steps (the fastest grain moves {speed:.3e} m/s; the deepest overlap is {ratio:.3} × the smallest radius, the budget {budget}), and took h_min: lower h_min, or raise reach or penetration_budget")]
+    StepFloor {
+        /// The shortest h the controller wanted in the tick (s).
+        wanted: f32,
+        /// The floor it took instead (s).
+        h_min: f32,
+        /// The steps of the tick taken at the floor.
+        steps: u32,
+        /// The fastest dynamic body's speed at the last of them (m/s).
+        speed: f32,
+        /// The deepest overlap at the start of the last of them over the smallest radius.
+        ratio: f32,
+        /// The penetration budget, as a fraction of the smallest radius.
+        budget: f32,
     },
     /// The contacts exceeded [`MAX_CONTACTS_PER_BODY`] per body (CPU backend): the step was
     /// abandoned before its contact rows could fill the memory. Always stops the run: no
@@ -344,8 +367,9 @@ impl Monitor {
         self.pending = false;
     }
 
-    /// Runs the checks on the state after step `step`, taken at step h with gravity `gravity`,
-    /// unless they already ran on it. Returns the first fault of a check set to
+    /// Runs the checks on the state after step `step`, of length `tick` (the time a step of
+    /// [`crate::World::step`] advances) and taken in steps of at least h, with gravity
+    /// `gravity`, unless they already ran on it. Returns the first fault of a check set to
     /// [`Check::Stop`]; keeps those of checks set to [`Check::Warn`].
     pub fn check(
         &mut self,
@@ -353,7 +377,7 @@ impl Monitor {
         step: u64,
         (bodies, walls, joints, stats): (&Bodies, &[Wall], &[Joint], &StepStats),
         gravity: Vec3,
-        h: f32,
+        (tick, h): (f32, f32),
     ) -> Result<(), StepError> {
         if self.checked_at == Some(step) {
             return Ok(());
@@ -388,7 +412,7 @@ impl Monitor {
             (energy_on, self.before.replace((step, after, pull)))
         {
             // The time since the energy `before`.
-            let big_h = h as f64 * step.saturating_sub(since).max(1) as f64;
+            let big_h = tick as f64 * step.saturating_sub(since).max(1) as f64;
             let mut v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
@@ -427,7 +451,12 @@ impl Monitor {
     }
 
     /// Applies `check` to a fault found (or not) at `step`.
-    fn judge(&mut self, check: Check, step: u64, fault: Option<Fault>) -> Result<(), StepError> {
+    pub(crate) fn judge(
+        &mut self,
+        check: Check,
+        step: u64,
+        fault: Option<Fault>,
+    ) -> Result<(), StepError> {
         match (check, fault) {
             (Check::Stop, Some(fault)) => Err(StepError::Health { step, fault }),
             (Check::Warn, Some(fault)) if self.warnings.len() < WARNINGS_KEPT => {

@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auto_step;
 mod backend;
 pub mod body;
 pub mod builder;
@@ -66,6 +67,7 @@ pub use glam;
 pub use glam::{Quat, Vec3, Vec4};
 pub use grains_kernels::geometric;
 
+pub use auto_step::{AutoStep, StepControl};
 pub use body::{
     capsule_mass, capsule_principal_moments, cube_mass, cuboid_mass, disk_mass, ellipse_mass,
     shape_code, shape_half_extents, shape_name, sphere_mass, stadium_moment, Body, BodyKind, Shape,

@@ -2,6 +2,7 @@
 //! world before anything is replaced, so that a checkpoint of another world, or one edited or
 //! damaged in a way its checksum cannot see, is refused with one line naming the field.
 
+use crate::auto_step::StepControl;
 use crate::reach::SPEED_OF_LIGHT;
 use crate::snapshot::{Snapshot, SnapshotError};
 use crate::world::World;
@@ -32,6 +33,7 @@ impl World {
             ids,
             lifecycle,
             cuts: self.backend.cuts(),
+            step_control: self.control,
         })
     }
 
@@ -52,7 +54,12 @@ impl World {
         self.check_bodies(snap)?;
         self.check_warm_start(snap)?;
         check_stats(&snap.last_stats)?;
+        let control = self.check_control(snap)?;
         self.last = snap.last_stats;
+        if let Some(c) = control {
+            self.params.h = c.last;
+        }
+        self.control = control;
         self.restore_parts(
             snap.steps,
             &snap.bodies,
@@ -64,6 +71,24 @@ impl World {
         self.backend.restore_cuts(snap.cuts.as_ref());
         self.restore_lifecycle(snap);
         Ok(())
+    }
+
+    /// The adaptive step's state to continue from: the snapshot's, checked against the
+    /// world's [`crate::AutoStep`] (a fresh one from a snapshot without it); none with a fixed
+    /// step.
+    fn check_control(&self, snap: &Snapshot) -> Result<Option<StepControl>, SnapshotError> {
+        let Some(auto) = &self.settings.auto_step else {
+            return Ok(None);
+        };
+        let h_max = self.settings.h;
+        match snap.step_control {
+            None => Ok(Some(StepControl::new(h_max))),
+            Some(c) if c.is_valid(auto, h_max) => Ok(Some(c)),
+            Some(c) => Err(SnapshotError::Invalid(format!(
+                "the adaptive step's state is out of range for h in [{}, {h_max}] s: {c:?}",
+                auto.h_min
+            ))),
+        }
     }
 
     /// The bodies' counts, fixed properties (by id, see [`World::check_lifecycle`]),

@@ -1,5 +1,6 @@
 //! Time-stepping and solver settings of a world.
 
+pub use crate::auto_step::AutoStep;
 use crate::error::BuildError;
 use crate::health::Health;
 pub use crate::implicit::Integrator;
@@ -48,8 +49,14 @@ impl Backend {
 /// Gauss–Seidel solver; [`Settings::granular`] is the tuning for deep granular beds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
-    /// Time step h (s).
+    /// Time step h (s); with [`Settings::auto_step`], the largest step h_max and the tick
+    /// that [`crate::World::step`] advances.
     pub h: f32,
+    /// `None` (default): every step is h. `Some`: the adaptive step (`h = "auto"` in a
+    /// scene), which chooses each step's h, between `AutoStep::h_min` and h, from the fastest
+    /// grain's reach and a penetration and residual budget (see [`crate::auto_step`]); CPU
+    /// backend, one process. Kept as built by [`crate::World::set_settings`].
+    pub auto_step: Option<AutoStep>,
     /// Gravitational acceleration (m/s²).
     pub gravity: Vec3,
     /// ε̂ rule; `None` = per pair, floor 5 % of the smallest radius, 1.5 · h · approach speed.
@@ -108,6 +115,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             h: 1e-3,
+            auto_step: None,
             gravity: Vec3::new(0.0, 0.0, -9.81),
             envelope: None,
             solver: Solver::GaussSeidel {
@@ -153,6 +161,9 @@ impl Settings {
         let err = |field, problem: String| Err(BuildError::Settings { field, problem });
         if !(self.h.is_finite() && self.h > 0.0) {
             return err("h", format!("must be positive and finite, got {}", self.h));
+        }
+        if let Some(auto) = &self.auto_step {
+            auto.check(self.h)?;
         }
         if !self.gravity.is_finite() {
             return err("gravity", format!("must be finite, got {}", self.gravity));

@@ -1,11 +1,12 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 6): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 7): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV6` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); eleven `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! Layout (little-endian): `GRAINSV7` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); twelve `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
 //! impulses, fingerprint bytes, extra bytes, insertions, sinks, placing insertions (one per
-//! body, or none), the ranks of the subdomains' cuts (K, or 0 for none); the last step's
+//! body, or none), the ranks of the subdomains' cuts (K, or 0 for none), the adaptive step's
+//! state bytes (52, or 0 with a fixed step); the last step's
 //! statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
@@ -14,14 +15,19 @@
 //! next id (`u64`), each insertion's counters (random state, placed, missed: `u64`; mass:
 //! `f64`) and each sink's (removed: `u64`; mass: `f64`); then which insertion placed each body
 //! (`u32` each, [`LifecycleState::placed_by`]); then the cuts of a distributed run's
-//! subdomains, 2K − 1 nodes of [`Bisection::to_bytes`]. Format 4 added the ids and counters of
+//! subdomains, 2K − 1 nodes of [`Bisection::to_bytes`]; then the adaptive step's state
+//! ([`StepControl`]: next, last and the last tick's shortest h as `f32`, steps taken and
+//! floored as `u64`, shortest and longest h as `f32`, their sum as `f64`, the deepest overlap
+//! and the last step's as `f32`). Format 4 added the ids and counters of
 //! grains that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that
 //! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
-//! on as many ranks continues bit for bit. Formats 4 and 5 are still read (their counts end
-//! at the sinks and at the placing insertions, and nothing follows what they count), as a
-//! snapshot without cuts, and from format 4 without placing insertions: its inserted grains
-//! were spheres.
+//! on as many ranks continues bit for bit; format 7 the adaptive step's state, so that a run
+//! with `h = "auto"` resumes bit for bit. Formats 4 to 6 are still read (their counts end
+//! at the sinks, the placing insertions and the cuts, and nothing follows what they count), as
+//! a snapshot without the adaptive step's state, without cuts before format 6, and from
+//! format 4 without placing insertions: its inserted grains were spheres.
 
+use crate::auto_step::{StepControl, CONTROL_BYTES};
 use crate::decomposition::{Bisection, NODE_BYTES};
 use crate::fingerprint::Fingerprint;
 use crate::insertion::InsertionCounters;
@@ -32,16 +38,16 @@ use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT: u8 = 6;
+pub const FORMAT: u8 = 7;
 /// The oldest format this build reads: 4, which has no placing insertions and no cuts (5 has
-/// no cuts).
+/// no cuts; 4 to 6 have no adaptive step's state).
 pub const OLDEST_FORMAT: u8 = 4;
 /// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
-/// Counts after the header (one fewer in format 5, two fewer in format 4).
-const COUNTS: usize = 11;
+/// Counts after the header (one fewer in format 6, two fewer in 5, three fewer in 4).
+const COUNTS: usize = 12;
 
 /// The running counts of the insertions and sinks, the next id and which insertion placed each
 /// body, saved in checkpoints.
@@ -98,6 +104,9 @@ pub struct Snapshot {
     /// with them, as the run it was taken from would have until its next rebalance, and so
     /// continues bit for bit; any other world ignores them.
     pub cuts: Option<Bisection>,
+    /// The adaptive step's state ([`crate::auto_step`]): `None` from a world with a fixed step
+    /// and from formats before 7.
+    pub step_control: Option<StepControl>,
 }
 
 /// Why a snapshot could not be read or applied. Every message is one line.
@@ -155,6 +164,7 @@ impl Snapshot {
             self.lifecycle.sinks.len() as u64,
             self.lifecycle.placed_by.len() as u64,
             self.cuts.as_ref().map_or(0, |c| c.ranks() as u64),
+            self.step_control.map_or(0, |_| CONTROL_BYTES as u64),
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -191,6 +201,9 @@ impl Snapshot {
         out.extend_from_slice(bytemuck::cast_slice(&self.lifecycle.placed_by));
         if let Some(cuts) = &self.cuts {
             out.extend_from_slice(&cuts.to_bytes());
+        }
+        if let Some(c) = self.step_control {
+            out.extend_from_slice(&c.to_bytes());
         }
         seal(&mut out);
         out
@@ -289,6 +302,12 @@ impl Snapshot {
                 Some(cuts)
             }
         };
+        let step_control = match count(11)? {
+            0 => None,
+            n => Some(StepControl::from_bytes(&take::<u8>(&mut rest, n)?).ok_or(
+                SnapshotError::Corrupt("the adaptive step's state has the wrong length"),
+            )?),
+        };
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -310,6 +329,7 @@ impl Snapshot {
                 sinks,
             },
             cuts,
+            step_control,
         })
     }
 }

@@ -130,6 +130,7 @@ impl Present {
         p.add(s.planar, Planar, Item::Settings("planar"));
         let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });
         p.add(gauss_seidel, GaussSeidel, Item::Settings("solver"));
+        p.add(s.auto_step.is_some(), AdaptiveStep, Item::Settings("h"));
         let compliant = s.contact_frequency.is_finite();
         p.add(
             compliant,

@@ -1,5 +1,6 @@
 //! The world a user builds, steps and reads.
 
+use crate::auto_step::StepControl;
 use crate::backend::{StepBackend, StepInputs, WarmStart};
 use crate::body::{shape_half_extents, BodyKind};
 use crate::contact::{self, Contact};
@@ -9,7 +10,7 @@ use crate::geometry::WallDesc;
 use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
-use crate::settings::{Backend, Envelope, Settings};
+use crate::settings::{AutoStep, Backend, Envelope, Settings};
 use glam::{Quat, Vec3, Vec4};
 use grains_kernels::forces::{Actuation, Load, DRIVE};
 use grains_kernels::joints::Joint;
@@ -66,6 +67,8 @@ pub struct World {
     pub(crate) hulls: Vec<grains_kernels::shapes::polyhedron::Hull>,
     /// What a restored state is checked against ([`World::check_reach`]).
     pub(crate) reach: crate::reach::Reach,
+    /// The adaptive step's state (`None` with a fixed step).
+    pub(crate) control: Option<StepControl>,
 }
 
 impl World {
@@ -89,6 +92,36 @@ impl World {
     pub fn step(&mut self) -> Result<StepStats, StepError> {
         self.change_bodies()?;
         let t = self.time();
+        let step = self.steps + 1;
+        let floor = match self.settings.auto_step {
+            None => {
+                self.last = self.advance(t, step)?;
+                None
+            }
+            Some(auto) => self.advance_auto(&auto, t, step)?,
+        };
+        self.steps += 1;
+        if let Some(fault) = floor {
+            let check = self.settings.health.step_floor;
+            self.monitor.judge(check, self.steps, Some(fault))?;
+        }
+        // A distributed world sums every step's statistics but gathers its bodies only every
+        // `sync_every` steps: when the kinetic energy is not finite, it gathers them now, so
+        // that the checks below name the body (the same on every rank: the sum is).
+        let unsynced = self.stats_at() == self.steps && self.synced_at() != self.steps;
+        if unsynced && !self.last.kinetic_energy.is_finite() {
+            self.sync()?;
+        }
+        self.monitor.pending = true;
+        if self.synced_at() == self.steps {
+            self.check_health()?;
+        }
+        Ok(self.last)
+    }
+
+    /// One step of `self.params.h` from time `t`, the `step`th: the walls, meshes, kinematic
+    /// drives and applied loads placed for it, then the backend's step.
+    fn advance(&mut self, t: f64, step: u64) -> Result<StepStats, StepError> {
         let h = self.params.h;
         self.place_walls(t);
         self.meshes.place(t, h, false);
@@ -114,23 +147,71 @@ impl World {
             friction: &self.friction,
             params: &self.params,
         };
-        let read_back = (self.steps + 1).is_multiple_of(self.settings.sync_every as u64);
-        self.last = self
-            .backend
-            .step(&mut self.bodies, &inputs, self.steps + 1, read_back)?;
-        self.steps += 1;
-        // A distributed world sums every step's statistics but gathers its bodies only every
-        // `sync_every` steps: when the kinetic energy is not finite, it gathers them now, so
-        // that the checks below name the body (the same on every rank: the sum is).
-        let unsynced = self.stats_at() == self.steps && self.synced_at() != self.steps;
-        if unsynced && !self.last.kinetic_energy.is_finite() {
-            self.sync()?;
+        let read_back = step.is_multiple_of(self.settings.sync_every as u64);
+        self.backend
+            .step(&mut self.bodies, &inputs, step, read_back)
+    }
+
+    /// The tick from time `t` (the `step`th) in steps the adaptive step `auto` chooses (see
+    /// [`crate::auto_step`]): `self.last` gets the tick's statistics (the sweeps summed, the
+    /// deepest overlap of its steps, the rest of the last step). Returns the step-floor fault
+    /// when the controller wanted a step below h_min.
+    fn advance_auto(
+        &mut self,
+        auto: &AutoStep,
+        t: f64,
+        step: u64,
+    ) -> Result<Option<Fault>, StepError> {
+        let tick = self.settings.h;
+        let mut c = self.control.unwrap_or_else(|| StepControl::new(tick));
+        let (r_min, tolerance) = (self.monitor.r_min, self.settings.solver.tolerance());
+        let rigid = self.settings.contact_frequency.is_infinite();
+        let (mut elapsed, mut sweeps, mut deepest) = (0.0f64, 0u32, 0.0f32);
+        // The shortest h wanted below h_min, the steps floored, the speed and overlap at the last.
+        let mut floored: Option<(f32, u32, f32, f32)> = None;
+        c.tick_shortest = tick;
+        loop {
+            let choice = c.choose(auto, &self.bodies, r_min, tick as f64 - elapsed);
+            self.params.h = choice.h;
+            self.params.warm_start = self.settings.warm_start * (choice.h / c.last);
+            let stats = self.advance(t + elapsed, step)?;
+            c.record(auto, &choice, (&stats, r_min, tolerance, rigid), tick);
+            c.tick_shortest = c.tick_shortest.min(choice.h);
+            if choice.floored(auto) {
+                let (wanted, steps, _, _) = floored.unwrap_or((f32::INFINITY, 0, 0.0, 0.0));
+                let ratio = stats.max_penetration / r_min;
+                floored = Some((wanted.min(choice.wanted), steps + 1, choice.speed, ratio));
+            }
+            elapsed += choice.h as f64;
+            sweeps = sweeps.saturating_add(stats.iterations);
+            deepest = deepest.max(stats.max_penetration);
+            self.last = StepStats {
+                iterations: sweeps,
+                max_penetration: deepest,
+                ..stats
+            };
+            if choice.lands {
+                break;
+            }
         }
-        self.monitor.pending = true;
-        if self.synced_at() == self.steps {
-            self.check_health()?;
-        }
-        Ok(self.last)
+        self.control = Some(c);
+        Ok(
+            floored.map(|(wanted, steps, speed, ratio)| Fault::StepFloor {
+                wanted,
+                h_min: auto.h_min,
+                steps,
+                speed,
+                ratio,
+                budget: auto.penetration,
+            }),
+        )
+    }
+
+    /// The adaptive step's state (see [`crate::auto_step`]): the h it wants next, the last
+    /// step's, and the shortest, longest and mean step taken so far; `None` where every step
+    /// is [`Settings::h`].
+    pub fn step_control(&self) -> Option<StepControl> {
+        self.control
     }
 
     /// Runs the health checks on the host copy, which holds the state of the last step.
@@ -141,7 +222,10 @@ impl World {
             self.steps,
             (&self.bodies, &self.walls, &self.joints, &self.last),
             self.settings.gravity,
-            self.params.h,
+            (
+                self.settings.h,
+                self.control.map_or(self.params.h, |c| c.tick_shortest),
+            ),
         )
     }
 
@@ -252,10 +336,16 @@ impl World {
         }
     }
 
-    /// Simulated time (s): steps taken × h. (In Python the property `world.time`, as every
-    /// read of the state without arguments there.)
+    /// Simulated time (s): steps taken × h (with the adaptive step, ticks of h_max). (In
+    /// Python the property `world.time`, as every read of the state without arguments there.)
     pub fn time(&self) -> f64 {
-        self.steps as f64 * self.params.h as f64
+        self.steps as f64 * self.settings.h as f64
+    }
+
+    /// The length of the last step (s): [`Settings::h`], or with the adaptive step the h of
+    /// the last step it took (what contact forces and wall loads divide the impulses by).
+    pub fn last_h(&self) -> f32 {
+        self.params.h
     }
 
     /// Steps taken.
@@ -269,7 +359,8 @@ impl World {
     }
 
     /// Replaces the settings from the next step on (the thread count, the backend, ε̂, the
-    /// periodic ranges and the integrator stay as built); refuses settings out of range or that the backend cannot honour, as
+    /// periodic ranges, the integrator and the adaptive step stay as built; with the adaptive
+    /// step, `h` sets h_max); refuses settings out of range or that the backend cannot honour, as
     /// [`WorldBuilder::build`](crate::WorldBuilder::build) does. Every setting is passed to the backend at each step, so
     /// nothing cached on the GPU goes stale.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), BuildError> {
@@ -279,12 +370,18 @@ impl World {
             backend: self.settings.backend,
             periodic: self.settings.periodic,
             integrator: self.settings.integrator,
+            auto_step: self.settings.auto_step,
             ..settings
         };
         settings.check()?;
         crate::inertia::check_planar_switch(&settings, &self.bodies)?;
         self.monitor.forget();
         self.params = settings.step_params(self.params.envelope, self.params.max_give);
+        if let Some(c) = &mut self.control {
+            // The last step's h stays what contact forces and wall loads divide by.
+            c.next = c.next.min(settings.h);
+            self.params.h = c.last;
+        }
         self.fingerprint
             .set_settings(&settings, self.params.envelope);
         self.settings = settings;
@@ -612,7 +709,7 @@ impl World {
         joint_impulses: &[f32],
     ) {
         self.steps = steps;
-        self.place_walls(steps.saturating_sub(1) as f64 * self.params.h as f64);
+        self.place_walls(steps.saturating_sub(1) as f64 * self.settings.h as f64);
         // In place: the buffers keep their allocation where the body count is unchanged, so
         // views of them (the Python package's) stay valid.
         self.bodies.clone_from(bodies);

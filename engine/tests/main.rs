@@ -8,6 +8,7 @@
 //! the gpu feature) stay binaries of their own.
 
 mod analytic_walls;
+mod auto_step;
 mod bad_input;
 mod broad_phase;
 mod checkpoint;

@@ -61,6 +61,8 @@ pub enum Feature {
     InsertionsAndSinks,
     /// Insertions of shaped grains.
     ShapedInsertions,
+    /// The adaptive step (`h = "auto"`, `Settings::auto_step`).
+    AdaptiveStep,
 }
 
 impl Feature {
@@ -92,6 +94,7 @@ impl Feature {
             Feature::AppliedForces => "applied forces",
             Feature::InsertionsAndSinks => "insertions and sinks",
             Feature::ShapedInsertions => "insertions of shaped grains",
+            Feature::AdaptiveStep => "the adaptive step (h = \"auto\")",
         }
     }
 }
@@ -133,6 +136,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: Joints, why: "the joints' rows are solved on the CPU only" },
     Limit { a: GpuBackend, b: Springs, why: "the springs' rows are solved on the CPU only" },
     Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
+    Limit { a: GpuBackend, b: AdaptiveStep, why: "each step's h is chosen on the host from the last step's statistics and velocities, which the GPU reads back only every sync_every steps" },
     Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
     Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
     Limit { a: ImplicitIntegrator, b: Periodic, why: "it has no periodic sides" },
@@ -149,6 +153,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: ImplicitIntegrator, b: InsertionsAndSinks, why: IMPLICIT },
     Limit { a: ImplicitIntegrator, b: Restitution, why: "it has no restitution (its impacts are fully inelastic)" },
     Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
+    Limit { a: ImplicitIntegrator, b: AdaptiveStep, why: "the step's residual budget reads the CCP solve's residual and tolerance, which its Newton solve does not report" },
     Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
     Limit { a: Periodic, b: InsertionsAndSinks, why: "regions and sinks are not wrapped across the seams yet" },
     Limit { a: Periodic, b: NonSpheres, why: PERIODIC },
@@ -171,6 +176,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
     Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
     Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
+    Limit { a: Distributed, b: AdaptiveStep, why: "the ranks would have to agree on each step's h (a reduction of the fastest grain and the deepest overlap every step), which the coupling does not do" },
 ];
 
 impl std::fmt::Display for Limit {

@@ -58,7 +58,9 @@ class Settings:
     def granular(h: float) -> Settings:
         """The preset for deep piles and pours at step h (s)."""
     h: float
-    """Time step h (s), positive."""
+    """Time step h (s), positive; with auto_step, the largest step h_max."""
+    auto_step: Optional[Dict[str, float]]
+    """The adaptive step: None, or {"h_min", "reach", "penetration_budget"} (h is then h_max)."""
     gravity: Vec3
     """Gravitational acceleration (m/s²)."""
     envelope: Union[None, float, PerPairEnvelope]
@@ -97,6 +99,8 @@ class Settings:
     """Health check on unexplained energy growth."""
     health_escape: Check
     """Health check on grains that leave the domain ("off": an open domain)."""
+    health_step_floor: Check
+    """Health check on the adaptive step wanting a step below its h_min."""
     health_max_penetration: float
     """Deepest overlap allowed, as a multiple of the smallest radius."""
     health_energy_growth: float
@@ -606,7 +610,10 @@ class World:
         """Steps taken."""
     @property
     def h(self) -> float:
-        """The time step (s)."""
+        """The time step (s); with Settings.auto_step, h_max (the tick each step advances)."""
+    @property
+    def step_sizes(self) -> Optional[Dict[str, float]]:
+        """The adaptive step's figures (steps, h_min, h_mean, h_max, floored, next, last); None with a fixed step."""
     @property
     def backend(self) -> str:
         """"cpu" or "gpu"."""

@@ -9,7 +9,7 @@
 use crate::errors::build_error;
 use crate::world::PyWorld;
 use grains::health::Check;
-use grains::{Envelope, Integrator, Settings, SolverKind, Vec3};
+use grains::{AutoStep, Envelope, Integrator, Settings, SolverKind, Vec3};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -86,15 +86,61 @@ impl PySettings {
         })
     }
 
-    /// Time step h (s), positive.
+    /// Time step h (s), positive; with `auto_step`, the largest step h_max.
     #[getter]
     fn h(&self) -> f32 {
         self.inner.h
     }
     #[setter]
     fn set_h(&mut self, h: f32) -> PyResult<()> {
-        checked(|s| s.h = h)?;
+        let auto = self.inner.auto_step;
+        checked(|s| (s.h, s.auto_step) = (h, auto))?;
         self.inner.h = h;
+        Ok(())
+    }
+
+    /// The adaptive step (`h = "auto"` in a scene): None (default, every step is `h`) or a
+    /// dict `{"h_min": s, "reach": r, "penetration_budget": p}`, with which each step's h is
+    /// chosen within [h_min, h] (`h` is then h_max, the tick `World.step` advances). Set it
+    /// to a dict with any of those keys (the others take their defaults: h_min = h × 1e-4,
+    /// reach 0.5, penetration_budget 0.02) or to None. CPU backend, one process.
+    #[getter]
+    fn auto_step<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(a) = self.inner.auto_step else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("h_min", a.h_min)?;
+        d.set_item("reach", a.reach)?;
+        d.set_item("penetration_budget", a.penetration)?;
+        Ok(Some(d))
+    }
+    #[setter]
+    fn set_auto_step(&mut self, a: Option<Bound<'_, PyDict>>) -> PyResult<()> {
+        let auto = match a {
+            None => None,
+            Some(d) => {
+                let mut auto = AutoStep::new(self.inner.h);
+                for (k, v) in d.iter() {
+                    let x: f32 = v.extract()?;
+                    match k.extract::<String>()?.as_str() {
+                        "h_min" => auto.h_min = x,
+                        "reach" => auto.reach = x,
+                        "penetration_budget" => auto.penetration = x,
+                        other => {
+                            return Err(PyValueError::new_err(format!(
+                            "auto_step: unknown key {other:?} (h_min, reach, penetration_budget)"
+                        )))
+                        }
+                    }
+                }
+                Some(auto)
+            }
+        };
+        let h = self.inner.h;
+        checked(|s| (s.h, s.auto_step) = (h, auto))
+            .map_err(|e| PyValueError::new_err(format!("auto_step: {e}")))?;
+        self.inner.auto_step = auto;
         Ok(())
     }
 
@@ -372,6 +418,18 @@ impl PySettings {
         Ok(())
     }
 
+    /// Health check on the adaptive step wanting a step below its h_min (it takes h_min):
+    /// `"stop"`, `"warn"` or `"off"`.
+    #[getter]
+    fn health_step_floor(&self) -> &'static str {
+        action_name(self.inner.health.step_floor)
+    }
+    #[setter]
+    fn set_health_step_floor(&mut self, a: &str) -> PyResult<()> {
+        self.inner.health.step_floor = check_action("health_step_floor", a)?;
+        Ok(())
+    }
+
     /// Health check on energy (kinetic, plus the springs' potential) nothing in the world
     /// could supply (gravity, forces, motors, the joints' stabilising pull, moving walls):
     /// `"stop"`, `"warn"` or `"off"`.
@@ -457,7 +515,8 @@ impl PySettings {
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \
              planar={}, stabilise_contacts={}, threads={}, backend='{}', integrator='{}', \
              sync_every={}, envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
-             escape='{}', max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={})",
+             escape='{}', step_floor='{}', max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={}, \
+             auto_step={})",
             s.h,
             s.gravity.x,
             s.gravity.y,
@@ -478,10 +537,15 @@ impl PySettings {
             action_name(s.health.penetration),
             action_name(s.health.energy),
             action_name(s.health.escape),
+            action_name(s.health.step_floor),
             s.health.max_penetration,
             s.health.energy_growth,
             py_range(s.periodic.x),
             py_range(s.periodic.y),
+            s.auto_step.map_or("None".into(), |a| format!(
+                "{{'h_min': {}, 'reach': {}, 'penetration_budget': {}}}",
+                a.h_min, a.reach, a.penetration
+            )),
         )
     }
 }

@@ -234,10 +234,30 @@ impl PyWorld {
         self.world.steps()
     }
 
-    /// The time step h (s).
+    /// The time step h (s) (with `Settings.auto_step`, h_max: the tick each step advances).
     #[getter]
     fn h(&self) -> f32 {
         self.world.settings().h
+    }
+
+    /// The adaptive step's figures (`Settings.auto_step`): a dict of `steps` taken, `h_min`,
+    /// `h_mean`, `h_max` (s) of the steps taken, `floored` (steps taken at h_min where less
+    /// was wanted), `next` (s, the h wanted next) and `last` (s, the last step's h); None with
+    /// a fixed step.
+    #[getter]
+    fn step_sizes<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(c) = self.world.step_control() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("steps", c.taken)?;
+        d.set_item("h_min", if c.taken == 0 { 0.0 } else { c.shortest })?;
+        d.set_item("h_mean", c.mean())?;
+        d.set_item("h_max", c.longest)?;
+        d.set_item("floored", c.floored)?;
+        d.set_item("next", c.next)?;
+        d.set_item("last", c.last)?;
+        Ok(Some(d))
     }
 
     /// `"cpu"` or `"gpu"`.
@@ -448,7 +468,7 @@ impl PyWorld {
         if self.world.backend() == Backend::Gpu {
             self.world.sync_contacts().map_err(gpu_error)?;
         }
-        let h = self.world.settings().h as f64;
+        let h = self.world.last_h() as f64;
         let n = self.world.contacts().len();
         let mut ids = [
             Vec::with_capacity(n),

@@ -7,7 +7,7 @@ use super::spec::S;
 use super::spec::{EnvelopeSpec, MetaSpec, SettingsSpec};
 use super::values::{count, count_u32, finite3, need, non_negative, only, positive, sp, Ctx};
 use super::{SceneError, MAX_THREADS};
-use grains::settings::{Backend, Envelope, Integrator, Settings};
+use grains::settings::{AutoStep, Backend, Envelope, Integrator, Settings};
 use grains::Check;
 use grains::SolverKind;
 
@@ -74,7 +74,7 @@ fn folder_name(cx: &Ctx, name: &S<String>) -> Result<(), SceneError> {
 /// Reads `[settings]`: the preset, then each key that overrides it; with the origin of each
 /// key for the engine's checks.
 pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin), SceneError> {
-    let h = positive(cx, &s.h, "h")?;
+    let (h, auto_step) = step(cx, s)?;
     let mut settings = match s.preset.get_ref().as_str() {
         "rigid" => Settings {
             h,
@@ -89,6 +89,7 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
             ))
         }
     };
+    settings.auto_step = auto_step;
     if let Some(g) = &s.gravity {
         settings.gravity = finite3(cx, g, "gravity")?;
     }
@@ -171,24 +172,27 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         settings.integrator = integrator(cx, v, s)?;
     }
     if let Some(v) = s.health.as_ref().and_then(|hs| hs.escape.as_ref()) {
-        settings.health.escape = match v.get_ref().as_str() {
-            "stop" => Check::Stop,
-            "warn" => Check::Warn,
-            "off" => Check::Off,
-            other => {
-                return Err(cx.err(
-                    v.span(),
-                    "escape",
-                    format!(
-                        "must be \"stop\", \"warn\" or \"off\" (an open domain), got \"{other}\""
-                    ),
-                ))
-            }
-        };
+        settings.health.escape = check(cx, v, "escape", " (an open domain)")?;
     }
+    if let Some(v) = s.health.as_ref().and_then(|hs| hs.step_floor.as_ref()) {
+        settings.health.step_floor = check(cx, v, "step_floor", "")?;
+    }
+    // With `h = "auto"` the engine's `h` is h_max: its refusals name `h_max` where written.
+    let (h_key, h_span) = match (&settings.auto_step, &s.h_max) {
+        (Some(_), Some(v)) => ("h_max", v.span()),
+        _ => ("h", s.h.span()),
+    };
     let origin = Origin::new(cx, s.preset.span())
         .defaults_by("preset")
-        .key_at(cx, "h", "h", Some(s.h.span()))
+        .key_at(cx, "h", h_key, Some(h_span))
+        .key(cx, "h_min", "h_min", &s.h_min)
+        .key(cx, "reach", "reach", &s.reach)
+        .key(
+            cx,
+            "penetration_budget",
+            "penetration_budget",
+            &s.penetration_budget,
+        )
         .key(cx, "gravity", "gravity", &s.gravity)
         .key_at(
             cx,
@@ -218,6 +222,78 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
         .key(cx, "integrator", "integrator", &s.integrator)
         .key(cx, "backend", "backend", &s.backend);
     Ok((settings, origin))
+}
+
+/// The default h_max of `h = "auto"` (s): the library's default step.
+pub const DEFAULT_H_MAX: f32 = 1e-3;
+
+/// Reads `h`: a step (s), or `"auto"` with `h_min`, `h_max`, `reach` and `penetration_budget`
+/// (each with its default, [`DEFAULT_H_MAX`] and [`AutoStep::new`]'s); returns the engine's
+/// `h` (h_max with `"auto"`) and the adaptive step. The keys of `"auto"` beside a fixed step
+/// would have no effect and are refused.
+fn step(cx: &Ctx, s: &SettingsSpec) -> Result<(f32, Option<AutoStep>), SceneError> {
+    let h = match s.h.get_ref() {
+        toml::Value::Float(x) => *x,
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::String(a) if a == "auto" => {
+            return auto_step(cx, s).map(|(h_max, auto)| (h_max, Some(auto)))
+        }
+        other => {
+            return Err(cx.err(
+                s.h.span(),
+                "h",
+                format!("must be a positive step (s) or \"auto\", got {other}"),
+            ))
+        }
+    };
+    let auto_keys = [
+        ("h_min", sp(&s.h_min)),
+        ("h_max", sp(&s.h_max)),
+        ("reach", sp(&s.reach)),
+        ("penetration_budget", sp(&s.penetration_budget)),
+    ];
+    if let Some((key, Some(span))) = auto_keys.into_iter().find(|(_, span)| span.is_some()) {
+        return Err(cx.err(
+            span,
+            key,
+            "has no effect with a fixed step: it is a key of h = \"auto\"; remove it or set h = \"auto\"",
+        ));
+    }
+    Ok((positive(cx, &S::new(s.h.span(), h), "h")?, None))
+}
+
+/// Reads the keys of `h = "auto"`: h_max (the engine's `h`) and the adaptive step.
+fn auto_step(cx: &Ctx, s: &SettingsSpec) -> Result<(f32, AutoStep), SceneError> {
+    let h_max = match &s.h_max {
+        Some(v) => positive(cx, v, "h_max")?,
+        None => DEFAULT_H_MAX,
+    };
+    let mut auto = AutoStep::new(h_max);
+    if let Some(v) = &s.h_min {
+        auto.h_min = positive(cx, v, "h_min")?;
+    }
+    if let Some(v) = &s.reach {
+        auto.reach = positive(cx, v, "reach")?;
+    }
+    if let Some(v) = &s.penetration_budget {
+        auto.penetration = positive(cx, v, "penetration_budget")?;
+    }
+    Ok((h_max, auto))
+}
+
+/// Reads a health check's setting `key`: `"stop"`, `"warn"` or `"off"` (`off_note` after
+/// `"off"` in the refusal).
+fn check(cx: &Ctx, v: &S<String>, key: &str, off_note: &str) -> Result<Check, SceneError> {
+    match v.get_ref().as_str() {
+        "stop" => Ok(Check::Stop),
+        "warn" => Ok(Check::Warn),
+        "off" => Ok(Check::Off),
+        other => Err(cx.err(
+            v.span(),
+            key,
+            format!("must be \"stop\", \"warn\" or \"off\"{off_note}, got \"{other}\""),
+        )),
+    }
 }
 
 /// Reads `integrator`: `"ccp"` or `"geometrically_implicit"`. The implicit stepper has rigid

@@ -88,8 +88,18 @@ pub struct MetaSpec {
 pub struct SettingsSpec {
     /// `"rigid"` (the papers' scheme) or `"granular"` (tuned for deep beds); other keys override.
     pub preset: S<String>,
-    /// Time step h (s).
-    pub h: S<f64>,
+    /// Time step h (s), or `"auto"`: the adaptive step, within [`h_min`, `h_max`].
+    pub h: S<toml::Value>,
+    /// With `h = "auto"`: the smallest step (s).
+    pub h_min: Option<S<f64>>,
+    /// With `h = "auto"`: the largest step (s), the tick outputs count in.
+    pub h_max: Option<S<f64>>,
+    /// With `h = "auto"`: the farthest the fastest grain moves in a step, over the smallest
+    /// radius.
+    pub reach: Option<S<f64>>,
+    /// With `h = "auto"`: the deepest overlap (and residual × h) allowed, over the smallest
+    /// radius.
+    pub penetration_budget: Option<S<f64>>,
     /// Gravitational acceleration vector (m/s²).
     pub gravity: Option<S<V3>>,
     /// Collision envelope ε̂ rule.
@@ -128,6 +138,8 @@ pub struct SettingsSpec {
 pub struct HealthSpec {
     /// Grains that leave the domain: `"stop"` (default), `"warn"` or `"off"` (an open domain).
     pub escape: Option<S<String>>,
+    /// The adaptive step wanted less than h_min: `"stop"` (default), `"warn"` or `"off"`.
+    pub step_floor: Option<S<String>>,
 }
 
 /// `[settings.envelope]`.

@@ -104,6 +104,7 @@ impl World {
         let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });
         p.add(gauss_seidel, Feature::GaussSeidel, item);
         p.add(s.periodic.is_on(), Feature::Periodic, item);
+        p.add(s.auto_step.is_some(), Feature::AdaptiveStep, item);
         let joints = self.joint_rows > 0 || !self.joints.is_empty();
         p.add(joints, Feature::Joints, item);
         let springs = self
