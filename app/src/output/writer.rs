@@ -1,6 +1,7 @@
 //! The writer thread: receives frames, observable samples and checkpoints over a channel in
 //! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
 
+use super::checkpoint::{piece_name, remove_stale_pieces};
 use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, Series, Style};
 use super::progress::exact_time;
@@ -110,8 +111,21 @@ pub enum WriterMsg {
     Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
     Sample(Vec<f64>),
-    /// Snapshot bytes of the world after `step` steps, written atomically to `checkpoint.bin`.
-    Checkpoint(u64, Vec<u8>),
+    /// Checkpoint bytes of the world after `step` steps, written atomically to
+    /// `checkpoint.bin` by the writing rank: a whole snapshot, or the index of `pieces`
+    /// pieces (0 for a whole one); the pieces of other checkpoints are then removed
+    /// ([`super::checkpoint::remove_stale_pieces`]).
+    Checkpoint {
+        /// Steps taken.
+        step: u64,
+        /// The bytes of `checkpoint.bin`.
+        bytes: Vec<u8>,
+        /// The pieces it names.
+        pieces: usize,
+    },
+    /// This rank's piece of the checkpoint after `step` steps of a distributed run, written
+    /// atomically by every rank ([`super::checkpoint::piece_name`]).
+    CheckpointPiece(u64, Vec<u8>),
     /// Write the plots and stop.
     Finish,
 }
@@ -250,11 +264,22 @@ impl Writer {
                         }
                         // Another rank than the first of a distributed run writes only its
                         // pieces of the frames.
-                        WriterMsg::Sample(_) | WriterMsg::Checkpoint(..) if !state.lead() => {}
+                        WriterMsg::CheckpointPiece(step, bytes) => {
+                            let rank = state.cfg.part.map_or(0, |p| p.rank);
+                            let name = piece_name(step, rank);
+                            write_atomic(&state.cfg.layout.dir.join(name), &bytes)?;
+                        }
+                        WriterMsg::Sample(_) | WriterMsg::Checkpoint { .. } if !state.lead() => {}
                         WriterMsg::Sample(row) => state.sample(row)?,
-                        WriterMsg::Checkpoint(_, bytes) => {
+                        WriterMsg::Checkpoint {
+                            step,
+                            bytes,
+                            pieces,
+                        } => {
                             state.flush()?;
+                            let dir = &state.cfg.layout.dir;
                             write_atomic(&state.cfg.layout.checkpoint(), &bytes)?;
+                            remove_stale_pieces(dir, step, pieces)?;
                             state.plots()?;
                         }
                         WriterMsg::Finish => {
@@ -265,23 +290,6 @@ impl Writer {
                     }
                 }
                 state.flush()
-            })?;
-        Ok(Writer { tx, handle })
-    }
-
-    /// A writer that writes nothing: the one of a rank of a distributed run other than the
-    /// first, which steps and samples with the others while rank 0 writes.
-    pub fn discard() -> io::Result<Writer> {
-        let (tx, rx): (Sender<WriterMsg>, Receiver<WriterMsg>) = crossbeam_channel::bounded(64);
-        let handle = std::thread::Builder::new()
-            .name("grains-writer".into())
-            .spawn(move || {
-                for msg in rx {
-                    if matches!(msg, WriterMsg::Finish) {
-                        break;
-                    }
-                }
-                Ok(())
             })?;
         Ok(Writer { tx, handle })
     }
