@@ -131,7 +131,8 @@ pub struct Distribute {
     /// The run's ranks.
     pub ranks: usize,
     /// Whether this rank writes the outputs (rank 0); the others step, sample and checkpoint
-    /// with it (every gather is collective) and write only their pieces of the frames.
+    /// with it (every gather is collective) and write only their pieces of the frames and
+    /// checkpoints.
     pub writes: bool,
     /// Tells every rank whether this one failed, and returns the lowest rank that did (`None`
     /// where none did): a collective call, made by every rank at the same points of the
@@ -772,10 +773,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
 }
 
 /// [`run`] as one rank of a distributed run when `distribute` is given: every rank builds the
-/// world from the scene, `distribute.split` makes it this rank's share, and all ranks step,
-/// sample and checkpoint together on the gathered host copy, which only the writing rank
-/// writes (one set of frames, one CSV, one checkpoint, one summary). A resume restores the
-/// gathered checkpoint on every rank, whatever the rank count that wrote it.
+/// world from the scene, `distribute.split` makes it this rank's share, and all ranks step
+/// and sample together on the gathered host copy, which only the writing rank writes (one CSV,
+/// one summary); every rank writes its pieces of the frames and, on 2 ranks or more, of the
+/// checkpoints, whose index the writing rank writes ([`checkpoint_pieces`]). A resume
+/// restores the checkpoint (whole, or joined from its pieces) on every rank, whatever the rank
+/// count that wrote it.
 pub fn run_distributed(
     scene: &Scene,
     opts: &RunOptions,

@@ -1,7 +1,8 @@
 //! `mpirun -np K grains run SCENE` and `grains bench SCENE` (feature `mpi`): when the program
 //! was started by an MPI launcher, MPI is initialised and the run is one rank of a distributed
 //! run; rank 0 writes the outputs and prints, the others step with it and write their
-//! pieces of the frames. Started without a launcher, the program runs in one process as ever.
+//! pieces of the frames and checkpoints. Started without a launcher, the program runs in one
+//! process as ever.
 
 use crate::launcher::launched_by_mpi;
 use grains::distributed::mpi;

@@ -200,9 +200,10 @@ impl Layout {
 }
 
 /// One rank's part of the outputs of a distributed run: each rank writes its bodies' piece of
-/// every frame ([`Layout::piece_name`]) and its contacts' piece of every contact frame
-/// ([`Layout::contact_piece_name`]); rank 0 also the `.pvtu` and `.pvtp` naming the pieces,
-/// the `.pvd` indexes and every other output.
+/// every frame ([`Layout::piece_name`]), its contacts' piece of every contact frame
+/// ([`Layout::contact_piece_name`]) and, on 2 ranks or more, its piece of every checkpoint
+/// ([`super::checkpoint::piece_name`]); rank 0 also the `.pvtu` and `.pvtp` naming the pieces,
+/// the checkpoints' indexes, the `.pvd` indexes and every other output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
     /// This rank.
@@ -262,13 +263,13 @@ impl Writer {
                                 c.write(&f)?;
                             }
                         }
-                        // Another rank than the first of a distributed run writes only its
-                        // pieces of the frames.
                         WriterMsg::CheckpointPiece(step, bytes) => {
                             let rank = state.cfg.part.map_or(0, |p| p.rank);
                             let name = piece_name(step, rank);
                             write_atomic(&state.cfg.layout.dir.join(name), &bytes)?;
                         }
+                        // Another rank than the first of a distributed run writes only its
+                        // pieces of the frames and checkpoints.
                         WriterMsg::Sample(_) | WriterMsg::Checkpoint { .. } if !state.lead() => {}
                         WriterMsg::Sample(row) => state.sample(row)?,
                         WriterMsg::Checkpoint {
@@ -435,7 +436,7 @@ impl State {
     }
 
     /// Whether this writer writes every output: one process's, or rank 0's of a distributed
-    /// run (the other ranks' write only their pieces of the frames).
+    /// run (the other ranks' write only their pieces of the frames and checkpoints).
     fn lead(&self) -> bool {
         self.cfg.part.is_none_or(|p| p.rank == 0)
     }
