@@ -5,6 +5,7 @@
 //! uninterrupted run; the checkpoint's physics fingerprint, not the scene file's text, decides
 //! whether the scene resumed with may continue it.
 
+use crate::output::checkpoint::{piece_name, read_checkpoint};
 use crate::output::contacts::ContactFrame;
 use crate::output::image::{Extent, Section, Style, View};
 use crate::output::progress::{
@@ -17,8 +18,9 @@ use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
 use grains::settings::Backend;
-use grains::snapshot::{Snapshot, SnapshotError};
+use grains::snapshot::SnapshotError;
 use grains::world::World;
+use grains::PieceEntry;
 use grains::{GpuError, StepError, Vec3, WallLoad};
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -129,12 +131,16 @@ pub struct Distribute {
     /// The run's ranks.
     pub ranks: usize,
     /// Whether this rank writes the outputs (rank 0); the others step, sample and checkpoint
-    /// with it (every gather is collective) and write only their pieces of the frames.
+    /// with it (every gather is collective) and write only their pieces of the frames and
+    /// checkpoints.
     pub writes: bool,
     /// Tells every rank whether this one failed, and returns the lowest rank that did (`None`
     /// where none did): a collective call, made by every rank at the same points of the
     /// setup, so that a failure of one rank (a file it alone cannot read) ends them all.
     pub first_failed: fn(failed: bool) -> Option<usize>,
+    /// Every rank's `mine` (as many values on every rank), concatenated in rank order, on
+    /// every rank: a collective call (the checkpoints' agreement on their pieces).
+    pub all_gather: fn(mine: &[u64]) -> Vec<u64>,
 }
 
 /// `result` of this rank's part of a setup stage, agreed among the ranks of `distribute`
@@ -711,8 +717,7 @@ fn open_folder(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (RunRecord::new(scene), None),
         Err(e) => return Err(res_err(format!("cannot read checkpoint.bin: {e}"))),
         Ok(bytes) => {
-            let snap = Snapshot::from_bytes(&bytes)
-                .map_err(|e| res_err(format!("checkpoint.bin: {e}")))?;
+            let snap = read_checkpoint(&opts.out, &bytes).map_err(res_err)?;
             let record = RunRecord::from_bytes(&snap.extra)
                 .map_err(|e| res_err(format!("checkpoint.bin: {e}")))?;
             world.restore(&snap).map_err(|e| match e {
@@ -813,10 +818,12 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
 }
 
 /// [`run`] as one rank of a distributed run when `distribute` is given: every rank builds the
-/// world from the scene, `distribute.split` makes it this rank's share, and all ranks step,
-/// sample and checkpoint together on the gathered host copy, which only the writing rank
-/// writes (one set of frames, one CSV, one checkpoint, one summary). A resume restores the
-/// gathered checkpoint on every rank, whatever the rank count that wrote it.
+/// world from the scene, `distribute.split` makes it this rank's share, and all ranks step
+/// and sample together on the gathered host copy, which only the writing rank writes (one CSV,
+/// one summary); every rank writes its pieces of the frames and, on 2 ranks or more, of the
+/// checkpoints, whose index the writing rank writes ([`checkpoint_pieces`]). A resume
+/// restores the checkpoint (whole, or joined from its pieces) on every rank, whatever the rank
+/// count that wrote it.
 pub fn run_distributed(
     scene: &Scene,
     opts: &RunOptions,
@@ -905,10 +912,10 @@ pub fn run_distributed(
             Ok((record, at, writer))
         });
     let (mut record, resume_step, writer) = agreed(distribute, opened)?;
+    // Every rank writes its pieces of the checkpoints (and of the frames).
     let writer = match writer {
         Some(writer) => Ok(writer),
-        None if o.formats.vtu => Writer::start(config, resume_step),
-        None => Writer::discard(),
+        None => Writer::start(config, resume_step),
     }
     .map_err(|e| out_err(format!("cannot write: {e}")));
     let writer = agreed(distribute, writer)?;
@@ -969,6 +976,13 @@ pub fn run_distributed(
     };
     // The checkpoint after the step the world is at, with the record up to it.
     let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
+        let record = RunRecord {
+            outflow: marks.borrow().clone(),
+            ..record.clone()
+        };
+        if let Some(d) = distribute.filter(|d| d.ranks > 1) {
+            return checkpoint_pieces(world, record.to_bytes(), writer, d);
+        }
         world.sync_checked()?;
         if let (Some(d), true) = (distribute, pieces) {
             // A checkpoint on disk implies every earlier frame is: every rank's pieces are
@@ -980,12 +994,12 @@ pub fn run_distributed(
             }
         }
         let mut snap = world.snapshot()?;
-        let record = RunRecord {
-            outflow: marks.borrow().clone(),
-            ..record.clone()
-        };
         snap.extra = record.to_bytes();
-        writer.send(WriterMsg::Checkpoint(world.steps(), snap.to_bytes()));
+        writer.send(WriterMsg::Checkpoint {
+            step: world.steps(),
+            bytes: snap.to_bytes(),
+            pieces: 0,
+        });
         Ok::<(), StepError>(())
     };
     if resume_step.is_none() {
@@ -1158,6 +1172,53 @@ pub fn run_distributed(
     // after the steps' last one): each ends by itself, none is left waiting.
     agreed(distribute, summary_written)?;
     Ok(summary)
+}
+
+/// The checkpoint of a run on `d`'s K ≥ 2 ranks after the step `world` is at, with the run's
+/// record `extra`, written by the ranks themselves, never gathered: each rank's writer writes
+/// its piece ([`World::snapshot_piece`]: its bodies and the warm start of the contacts it
+/// decides) after every frame queued before it; once every rank's writes are on disk, the
+/// ranks exchange whether they succeeded with each piece's size and CRC-32 (24 bytes a rank),
+/// and rank 0 queues the index naming them, which its writer renames into place last. Where
+/// a rank's write failed, no index is written (the ranks stop at the next step that agrees on
+/// the failure). The health checks run where the host copy holds this step's state; no body
+/// is gathered for them here.
+fn checkpoint_pieces(
+    world: &mut World,
+    extra: Vec<u8>,
+    writer: &Writer,
+    d: Distribute,
+) -> Result<(), StepError> {
+    let step = world.steps();
+    if world.synced_at() == step {
+        world.sync_checked()?;
+    }
+    let piece = world
+        .snapshot_piece()
+        .expect("a distributed world has pieces")
+        .to_bytes();
+    let mine = PieceEntry::of(piece_name(step, d.rank), &piece);
+    writer.send(WriterMsg::CheckpointPiece(step, piece));
+    writer.drain();
+    let all = (d.all_gather)(&[u64::from(writer.failed()), mine.size, u64::from(mine.crc)]);
+    if all.chunks(3).any(|r| r[0] != 0) || !d.writes {
+        return Ok(());
+    }
+    let entries = (all.chunks(3).enumerate())
+        .map(|(k, r)| PieceEntry {
+            name: piece_name(step, k),
+            size: r[1],
+            crc: r[2] as u32,
+        })
+        .collect();
+    let mut index = world.snapshot_index(entries);
+    index.head.extra = extra;
+    writer.send(WriterMsg::Checkpoint {
+        step,
+        bytes: index.to_bytes(),
+        pieces: d.ranks,
+    });
+    Ok(())
 }
 
 /// The line said when stepping starts: the scene, its bodies, the steps to take (from the

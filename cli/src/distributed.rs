@@ -1,7 +1,8 @@
 //! `mpirun -np K grains run SCENE` and `grains bench SCENE` (feature `mpi`): when the program
 //! was started by an MPI launcher, MPI is initialised and the run is one rank of a distributed
 //! run; rank 0 writes the outputs and prints, the others step with it and write their
-//! pieces of the frames. Started without a launcher, the program runs in one process as ever.
+//! pieces of the frames and checkpoints. Started without a launcher, the program runs in one
+//! process as ever.
 
 use crate::launcher::launched_by_mpi;
 use grains::distributed::mpi;
@@ -70,6 +71,15 @@ pub fn first_failed(failed: bool) -> Option<usize> {
     (first < world.size()).then_some(first as usize)
 }
 
+/// Every rank's `mine` (as many values on every rank), concatenated in rank order, on every
+/// rank: a collective call.
+pub fn all_gather(mine: &[u64]) -> Vec<u64> {
+    let world = SimpleCommunicator::world();
+    let mut all = vec![0u64; mine.len() * world.size() as usize];
+    world.all_gather_into(mine, &mut all[..]);
+    all
+}
+
 impl Job {
     /// How the runner makes this rank's share: rank 0 writes.
     pub fn distribute(&self) -> Distribute {
@@ -79,6 +89,7 @@ impl Job {
             ranks: self.size,
             writes: self.rank == 0,
             first_failed,
+            all_gather,
         }
     }
 

@@ -4,7 +4,8 @@
 //! on 2 ends bit-identical to the run left uninterrupted. The whole run on 2 ranks, the whole run
 //! in one process and the cut one are each made once and shared by the tests that read them.
 
-use grains::Snapshot;
+use grains::{Snapshot, SnapshotIndex};
+use grains_app::output::checkpoint;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -260,7 +261,7 @@ fn shared_scene() -> &'static Path {
 /// frames' and the bit-for-bit resume's (one run instead of four).
 fn whole_on_two_ranks() -> &'static Shared {
     static WHOLE: OnceLock<Shared> = OnceLock::new();
-    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 4))
+    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 5))
 }
 
 /// The whole scene in one process, read by the data set's test and the contact frames' (one
@@ -274,7 +275,7 @@ fn whole_in_one_process() -> &'static Shared {
 /// run instead of three).
 fn cut_on_two_ranks() -> &'static Shared {
     static CUT: OnceLock<Shared> = OnceLock::new();
-    CUT.get_or_init(|| Shared::run(2, "cut2", &["--steps", "120"], 3))
+    CUT.get_or_init(|| Shared::run(2, "cut2", &["--steps", "120"], 4))
 }
 
 /// Copies the folder `from` (files and folders) to `to`.
@@ -392,20 +393,177 @@ fn cut_and_resume(name: &str, resume_on: usize) -> PathBuf {
     dir
 }
 
-/// A run cut short on 2 ranks (its checkpoint gathered at step 120) resumes on 1 rank and on 4
-/// and finishes, with every grain in its last frame and the step's contacts in the pieces of
-/// its last contact frame, one a rank.
+/// Checks that the run in `dir`, resumed on `ranks` ranks (one process when 0), finished: every
+/// grain in its last frame, the step's contacts in the pieces of its last contact frame, one a
+/// rank, and its final checkpoint whole (one process or one rank) or in one piece a rank,
+/// with no other piece left.
+fn assert_finished(dir: &Path, ranks: usize) {
+    assert_eq!(figure(dir, "/steps"), 250.0);
+    assert_eq!(last_frame_ids(dir), (0..1000).collect::<Vec<u64>>());
+    let contacts = contacts_at(dir, 250);
+    assert_eq!(contacts.pieces, ranks.max(1), "one piece a rank");
+    let count = figure(dir, "/observables_final/contacts");
+    assert_eq!(contacts.lines.len() as f64, count, "the step's contacts");
+    let pieces = if ranks > 1 {
+        pieces_of(250, ranks)
+    } else {
+        Vec::new()
+    };
+    assert_eq!(
+        pieces_in(dir),
+        pieces,
+        "the final checkpoint's pieces alone"
+    );
+    assert_eq!(checkpoint_state(dir).steps, 250);
+}
+
+/// A run cut short on 2 ranks (its checkpoint at step 120 in two pieces, written by the ranks)
+/// resumes on 1 rank and finishes; resumed on 4 ranks to step 200, its checkpoint there is in
+/// four pieces (the two-rank ones removed), which resume in one process, on 2 ranks and on 4,
+/// each to the end.
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_one_and_on_four() {
-    for resume_on in [1, 4] {
-        let dir = cut_and_resume(&format!("resume{resume_on}"), resume_on);
-        assert_eq!(last_frame_ids(&dir), (0..1000).collect::<Vec<u64>>());
-        let contacts = contacts_at(&dir, 250);
-        assert_eq!(contacts.pieces, resume_on, "one piece a rank");
-        let count = figure(&dir, "/observables_final/contacts");
-        assert_eq!(contacts.lines.len() as f64, count, "the step's contacts");
+    let dir = cut_and_resume("resume1", 1);
+    assert_finished(&dir, 1);
+    let _ = std::fs::remove_dir_all(dir);
+    let scene = shared_scene().to_str().expect("a UTF-8 path");
+    let four = tmp("resume4");
+    let cut = cut_on_two_ranks();
+    copy_folder(&cut.dir, &four);
+    cut.done();
+    grains_run(
+        4,
+        &[scene, "--resume", four.to_str().unwrap(), "--steps", "200"],
+    );
+    assert_eq!(figure(&four, "/steps"), 200.0);
+    assert_eq!(
+        pieces_in(&four),
+        pieces_of(200, 4),
+        "four pieces at step 200"
+    );
+    for ranks in [0, 2, 4] {
+        let dir = tmp(&format!("resume4on{ranks}"));
+        copy_folder(&four, &dir);
+        grains_run(ranks, &[scene, "--resume", dir.to_str().unwrap()]);
+        assert_eq!(figure(&dir, "/resumed_from_step"), 200.0);
+        assert_finished(&dir, ranks);
         let _ = std::fs::remove_dir_all(dir);
     }
+    let _ = std::fs::remove_dir_all(four);
+}
+
+/// The run cut at step 120 on 2 ranks leaves an index and its two pieces, no other; damaged
+/// in each way below, its resume (in one process, and on 2 ranks for a missing piece) is
+/// refused with one error line naming the piece and what is wrong, and no panic.
+#[test]
+fn a_damaged_checkpoint_of_two_ranks_is_refused_naming_the_piece() {
+    let cut = cut_on_two_ranks();
+    assert_eq!(
+        pieces_in(&cut.dir),
+        pieces_of(120, 2),
+        "the pieces at step 120"
+    );
+    let index = std::fs::read(cut.dir.join("checkpoint.bin")).expect("checkpoint.bin");
+    assert!(
+        SnapshotIndex::is_index(&index),
+        "checkpoint.bin is an index"
+    );
+    let whole = whole_on_two_ranks();
+    let later = std::fs::read(whole.dir.join(checkpoint::piece_name(250, 1))).expect("a piece");
+    whole.done();
+    let (r0, r1) = (
+        checkpoint::piece_name(120, 0),
+        checkpoint::piece_name(120, 1),
+    );
+    let read = |d: &Path, name: &str| std::fs::read(d.join(name)).expect("a piece");
+    let write = |d: &Path, name: &str, bytes: &[u8]| std::fs::write(d.join(name), bytes).unwrap();
+    // A piece's counts start after its 12-byte header: step, then the state tag.
+    let forge = |d: &Path, at: usize| {
+        let mut bytes = read(d, &r1);
+        bytes[at] ^= 1;
+        grains::snapshot::seal(&mut bytes);
+        write(d, &r1, &bytes);
+    };
+    type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
+    fn case<'a>(
+        name: &'a str,
+        damage: impl Fn(&Path) + 'a,
+        said: &'a str,
+    ) -> (&'a str, Damage<'a>, &'a str) {
+        (name, Box::new(damage), said)
+    }
+    let cases = [
+        case(
+            "missing",
+            |d: &Path| std::fs::remove_file(d.join(&r1)).unwrap(),
+            "is missing",
+        ),
+        case(
+            "truncated",
+            |d: &Path| {
+                let bytes = read(d, &r1);
+                write(d, &r1, &bytes[..bytes.len() / 2]);
+            },
+            "truncated",
+        ),
+        case(
+            "bad crc",
+            |d: &Path| {
+                let mut bytes = read(d, &r1);
+                let at = bytes.len() / 2;
+                bytes[at] ^= 0x40;
+                write(d, &r1, &bytes);
+            },
+            "checksum mismatch",
+        ),
+        case(
+            "another step",
+            |d: &Path| write(d, &r1, &later),
+            "a piece of step 250, the index is of step 120",
+        ),
+        case(
+            "another run",
+            |d: &Path| forge(d, 20),
+            "a piece of another run",
+        ),
+        case("forged", |d: &Path| forge(d, 200), "the index says"),
+        case(
+            "another rank",
+            |d: &Path| write(d, &r1, &read(d, &r0)),
+            "rank 0 of 2's piece, the index names it as rank 1 of 2's",
+        ),
+        case(
+            "outside the folder",
+            |d: &Path| {
+                let bytes = read(d, "checkpoint.bin");
+                let mut index = SnapshotIndex::from_bytes(&bytes).expect("the index reads");
+                index.pieces[1].name = "../../escape.bin".into();
+                write(d, "checkpoint.bin", &index.to_bytes());
+            },
+            "names \"../../escape.bin\" as rank 1's piece",
+        ),
+    ];
+    let scene = shared_scene().to_str().expect("a UTF-8 path");
+    for (name, damage, said) in &cases {
+        let dir = tmp(&format!("damaged-{}", name.replace(' ', "-")));
+        copy_folder(&cut.dir, &dir);
+        damage(&dir);
+        let out = Command::new(GRAINS)
+            .args(["run", scene, "--resume", dir.to_str().unwrap()])
+            .output()
+            .expect("grains runs");
+        let error = one_error_line(out.status, &String::from_utf8_lossy(&out.stderr));
+        assert!(!error.contains("panicked"), "{name}: {error}");
+        assert!(error.contains(said), "{name}: {error}");
+        let names_file = error.contains(&r1) || error.contains("checkpoint.bin");
+        assert!(names_file, "{name}: the file is named: {error}");
+        if *name == "missing" {
+            let error = failing_run_on_two_ranks(&[scene, "--resume", dir.to_str().unwrap()]);
+            assert!(error.contains(said) && error.contains(&r1), "{error}");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    cut.done();
 }
 
 /// `grains validate` under mpirun is refused on every rank, with one line saying to start it
@@ -607,13 +765,35 @@ fn one_rank_writes_the_contacts_and_loads_of_one_process() {
     }
 }
 
-/// The state of the checkpoint in `dir`, without the runner's record (which holds wall-clock
-/// times).
+/// The state of the checkpoint in `dir` (whole, or joined from its pieces), without the
+/// runner's record (which holds wall-clock times).
 fn checkpoint_state(dir: &Path) -> Snapshot {
-    let bytes = std::fs::read(dir.join("checkpoint.bin")).expect("checkpoint.bin");
-    let mut snap = Snapshot::from_bytes(&bytes).expect("checkpoint.bin reads");
+    let mut snap = checkpoint::load(dir).expect("the checkpoint reads");
     snap.extra.clear();
     snap
+}
+
+/// The checkpoint pieces in `dir`, by name, sorted.
+fn pieces_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder reads")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.starts_with("checkpoint_"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The pieces a checkpoint at `step` of `ranks` ranks leaves, and none other.
+fn pieces_of(step: u64, ranks: usize) -> Vec<String> {
+    (0..ranks)
+        .map(|k| checkpoint::piece_name(step, k))
+        .collect()
 }
 
 /// A run cut short on 2 ranks at step 120 (not a multiple of the rebalance interval, 100) and

@@ -3,11 +3,12 @@
 //! damaged in a way its checksum cannot see, is refused with one line naming the field.
 
 use crate::auto_step::StepControl;
+use crate::pieces::{state_tag, PieceEntry, SnapshotIndex, SnapshotPiece};
 use crate::reach::SPEED_OF_LIGHT;
-use crate::snapshot::{Snapshot, SnapshotError};
+use crate::snapshot::{LifecycleState, Snapshot, SnapshotError};
 use crate::world::World;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
-use grains_kernels::{GpuError, StepStats, NO_BODY};
+use grains_kernels::{Bodies, GpuError, StepStats, NO_BODY};
 
 /// How far from 1 the length of a restored orientation may be.
 const UNIT_TOLERANCE: f32 = 1e-3;
@@ -35,6 +36,69 @@ impl World {
             cuts: self.backend.cuts(),
             step_control: self.control,
         })
+    }
+
+    /// This rank's piece of a checkpoint of a distributed world ([`crate::pieces`]): the
+    /// bodies it owns, with their indices and ids, and the warm start of the contacts it
+    /// decides, as of the last step (where the bed is to be split afresh at the next step,
+    /// what that split gives this rank of the host copy). Not a collective call: nothing is
+    /// gathered, nothing sent. `None` from a world that steps every body itself.
+    pub fn snapshot_piece(&self) -> Option<SnapshotPiece> {
+        let part = self.backend.own_part(&self.bodies, self.steps() + 1)?;
+        let (warm_keys, warm_impulses, warm_moments) = part.warm;
+        let placed_by = &self.lifecycle_state().placed_by;
+        let ids = self.ids();
+        let of = |i: &u64| *i as usize;
+        Some(SnapshotPiece {
+            steps: self.steps(),
+            tag: state_tag(&self.checkpoint_head(), self.len(), part.ranks),
+            rank: part.rank,
+            ranks: part.ranks,
+            world_bodies: self.len(),
+            ids: part.indices.iter().map(|i| ids[of(i)]).collect(),
+            placed_by: match placed_by.is_empty() {
+                true => Vec::new(),
+                false => part.indices.iter().map(|i| placed_by[of(i)]).collect(),
+            },
+            indices: part.indices,
+            bodies: part.bodies,
+            warm_keys,
+            warm_impulses,
+            warm_moments,
+        })
+    }
+
+    /// The index of a checkpoint of this distributed world whose pieces (one per rank, in rank
+    /// order, each [`World::snapshot_piece`] of its rank) are `pieces`: the world's state
+    /// without its bodies and warm start, no extra bytes. Not a collective call.
+    pub fn snapshot_index(&self, pieces: Vec<PieceEntry>) -> SnapshotIndex {
+        SnapshotIndex::new(self.checkpoint_head(), self.len(), pieces)
+    }
+
+    /// What a snapshot holds besides the bodies, their ids and placing insertions, and the
+    /// warm start: the same on every rank of a distributed world.
+    fn checkpoint_head(&self) -> Snapshot {
+        let state = self.lifecycle_state();
+        Snapshot {
+            steps: self.steps(),
+            last_stats: self.last_stats(),
+            bodies: Bodies::default(),
+            warm_keys: Vec::new(),
+            warm_impulses: Vec::new(),
+            warm_moments: Vec::new(),
+            joint_impulses: self.joint_impulses().to_vec(),
+            fingerprint: self.fingerprint.clone(),
+            extra: Vec::new(),
+            ids: Vec::new(),
+            lifecycle: LifecycleState {
+                next_id: state.next_id,
+                placed_by: Vec::new(),
+                insertions: state.insertions.clone(),
+                sinks: state.sinks.clone(),
+            },
+            cuts: self.backend.cuts(),
+            step_control: self.control,
+        }
     }
 
     /// Continues from `snap`, taken from a world built from the same description (on either

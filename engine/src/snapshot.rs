@@ -344,9 +344,25 @@ pub fn seal(bytes: &mut [u8]) {
     }
 }
 
+/// The bytes after the header of `bytes` once its first 8 bytes are `magic` and its checksum
+/// matches: how the pieces and index of a distributed checkpoint ([`crate::pieces`]), which
+/// share this header, are opened.
+pub(crate) fn unseal<'a>(bytes: &'a [u8], magic: &[u8; 8]) -> Result<&'a [u8], SnapshotError> {
+    if bytes.get(..8) != Some(&magic[..]) {
+        return Err(SnapshotError::BadHeader);
+    }
+    let Some(stored) = bytes.get(8..HEADER) else {
+        return Err(SnapshotError::Corrupt("it ends inside the header"));
+    };
+    if stored != crc32fast::hash(&bytes[HEADER..]).to_le_bytes() {
+        return Err(SnapshotError::Checksum);
+    }
+    Ok(&bytes[HEADER..])
+}
+
 /// Reads `n` values of `T` from the front of `bytes` (copying, so alignment does not matter),
 /// refusing before any allocation when fewer bytes are left than `n` values need.
-fn take<T: Pod>(bytes: &mut &[u8], n: usize) -> Result<Vec<T>, SnapshotError> {
+pub(crate) fn take<T: Pod>(bytes: &mut &[u8], n: usize) -> Result<Vec<T>, SnapshotError> {
     let size = n
         .checked_mul(std::mem::size_of::<T>())
         .ok_or(SnapshotError::Corrupt("a count is too large"))?;

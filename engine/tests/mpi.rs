@@ -360,8 +360,10 @@ const LOADS_STEPS: u64 = 300;
 
 /// A child of the shared pour, which three tests read (one launch per rank and thread count
 /// instead of one per test): the 1,000-grain pour on K ranks, every step's owners checked
-/// ([`check_owners`]). In the launches of 1 thread a rank, at step [`CUT_AT`] its snapshot,
-/// through its bytes, is restored into a
+/// ([`check_owners`]). In the launches of 1 thread a rank, at step [`CUT_AT`] the ranks'
+/// checkpoint pieces, each taken without gathering anything and joined through their bytes
+/// and an index ([`joined_pieces`]), must hold its gathered snapshot bit for bit, and are
+/// restored into a
 /// world freshly built and distributed on as many ranks, which must continue bit for bit like
 /// the pour: the same owners at the next step, and every body's centre, orientation and
 /// velocities and the step's figures at [`RESUMED_TO`]. Rank 0 writes the figures of step
@@ -372,6 +374,7 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
     use mpi::topology::Communicator;
     let rank = comm.rank();
     let mut again = Some(comm.duplicate());
+    let test_comm = comm.duplicate();
     let full = std::env::var(FULL).is_ok();
     let last = if full { LOADS_STEPS } else { REPEAT_STEPS };
     // The launches of 2 threads a rank take no snapshot: their bits, compared with those of 1
@@ -383,16 +386,25 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
     let (mut figures, mut before) = (String::new(), Vec::new());
     while straight.steps() < last {
         if straight.steps() == CUT_AT && resume {
+            // Each rank's piece, taken before anything is gathered, then the gathered snapshot.
+            let piece = straight
+                .snapshot_piece()
+                .expect("a distributed world's piece");
             let bytes = straight.snapshot().expect("a snapshot").to_bytes();
             let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
             assert!(
                 snap.cuts.is_some(),
                 "a distributed world's snapshot has its cuts"
             );
+            let joined = joined_pieces(&straight, &test_comm, &piece.to_bytes());
+            assert!(
+                joined == snap,
+                "the pieces do not hold the gathered snapshot, bit for bit"
+            );
             let mut world = pour(10, child_threads());
             let again = again.take().expect("one resume");
             world.distribute(again, 25).expect("the pour distributes");
-            world.restore(&snap).expect("the snapshot restores");
+            world.restore(&joined).expect("the joined pieces restore");
             resumed = Some(world);
         }
         if straight.steps() + 1 == LOADS_STEPS {
@@ -438,6 +450,43 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
         let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         std::fs::write(out, figures).expect("the result file is written");
     }
+}
+
+/// The snapshot that every rank's `piece` (its [`World::snapshot_piece`]'s bytes, exchanged
+/// here by the test over `comm`) and the index of `world` naming them hold together, each read
+/// back from its bytes and checked against the index.
+fn joined_pieces(
+    world: &World,
+    comm: &mpi::topology::SimpleCommunicator,
+    piece: &[u8],
+) -> grains::Snapshot {
+    use grains::{PieceEntry, SnapshotIndex};
+    use mpi::collective::CommunicatorCollectives;
+    use mpi::datatype::PartitionMut;
+    use mpi::topology::Communicator;
+    let mut sizes = vec![0i32; comm.size() as usize];
+    comm.all_gather_into(&(piece.len() as i32), &mut sizes[..]);
+    let starts: Vec<i32> = (sizes.iter())
+        .scan(0, |at, &n| {
+            *at += n;
+            Some(*at - n)
+        })
+        .collect();
+    let mut all = vec![0u8; sizes.iter().map(|&n| n as usize).sum()];
+    let mut into = PartitionMut::new(&mut all[..], &sizes[..], &starts[..]);
+    comm.all_gather_varcount_into(piece, &mut into);
+    let bytes: Vec<&[u8]> = (starts.iter().zip(&sizes))
+        .map(|(&at, &n)| &all[at as usize..(at + n) as usize])
+        .collect();
+    let entries = (bytes.iter().enumerate())
+        .map(|(k, b)| PieceEntry::of(format!("piece {k}"), b))
+        .collect();
+    let index = SnapshotIndex::from_bytes(&world.snapshot_index(entries).to_bytes())
+        .expect("the index reads back");
+    let pieces = (bytes.iter().enumerate())
+        .map(|(k, b)| index.open_piece(k, b).expect("a piece opens"))
+        .collect();
+    index.assemble(pieces).expect("the pieces join")
 }
 
 /// What rank 0 of a launch of the shared pour wrote: the figures of step [`REPEAT_STEPS`],

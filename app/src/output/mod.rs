@@ -2,6 +2,7 @@
 //! their contacts; binary or ASCII), a CSV of the tracked observables, PNG snapshots and plots, and the end-state
 //! quality figures. Frames are written by a writer thread fed through a channel, so stepping never waits on the disk.
 
+pub mod checkpoint;
 pub mod contacts;
 pub mod image;
 pub mod outline;

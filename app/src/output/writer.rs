@@ -1,6 +1,7 @@
 //! The writer thread: receives frames, observable samples and checkpoints over a channel in
 //! stepping order and writes them, so a checkpoint on disk implies every earlier frame is too.
 
+use super::checkpoint::{piece_name, remove_stale_pieces};
 use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, Series, Style};
 use super::progress::exact_time;
@@ -110,8 +111,21 @@ pub enum WriterMsg {
     Contacts(Box<ContactFrame>),
     /// One row of observables: step, time, then the values in the scene's order.
     Sample(Vec<f64>),
-    /// Snapshot bytes of the world after `step` steps, written atomically to `checkpoint.bin`.
-    Checkpoint(u64, Vec<u8>),
+    /// Checkpoint bytes of the world after `step` steps, written atomically to
+    /// `checkpoint.bin` by the writing rank: a whole snapshot, or the index of `pieces`
+    /// pieces (0 for a whole one); the pieces of other checkpoints are then removed
+    /// ([`super::checkpoint::remove_stale_pieces`]).
+    Checkpoint {
+        /// Steps taken.
+        step: u64,
+        /// The bytes of `checkpoint.bin`.
+        bytes: Vec<u8>,
+        /// The pieces it names.
+        pieces: usize,
+    },
+    /// This rank's piece of the checkpoint after `step` steps of a distributed run, written
+    /// atomically by every rank ([`super::checkpoint::piece_name`]).
+    CheckpointPiece(u64, Vec<u8>),
     /// Write the plots and stop.
     Finish,
 }
@@ -186,9 +200,10 @@ impl Layout {
 }
 
 /// One rank's part of the outputs of a distributed run: each rank writes its bodies' piece of
-/// every frame ([`Layout::piece_name`]) and its contacts' piece of every contact frame
-/// ([`Layout::contact_piece_name`]); rank 0 also the `.pvtu` and `.pvtp` naming the pieces,
-/// the `.pvd` indexes and every other output.
+/// every frame ([`Layout::piece_name`]), its contacts' piece of every contact frame
+/// ([`Layout::contact_piece_name`]) and, on 2 ranks or more, its piece of every checkpoint
+/// ([`super::checkpoint::piece_name`]); rank 0 also the `.pvtu` and `.pvtp` naming the pieces,
+/// the checkpoints' indexes, the `.pvd` indexes and every other output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
     /// This rank.
@@ -248,13 +263,24 @@ impl Writer {
                                 c.write(&f)?;
                             }
                         }
+                        WriterMsg::CheckpointPiece(step, bytes) => {
+                            let rank = state.cfg.part.map_or(0, |p| p.rank);
+                            let name = piece_name(step, rank);
+                            write_atomic(&state.cfg.layout.dir.join(name), &bytes)?;
+                        }
                         // Another rank than the first of a distributed run writes only its
-                        // pieces of the frames.
-                        WriterMsg::Sample(_) | WriterMsg::Checkpoint(..) if !state.lead() => {}
+                        // pieces of the frames and checkpoints.
+                        WriterMsg::Sample(_) | WriterMsg::Checkpoint { .. } if !state.lead() => {}
                         WriterMsg::Sample(row) => state.sample(row)?,
-                        WriterMsg::Checkpoint(_, bytes) => {
+                        WriterMsg::Checkpoint {
+                            step,
+                            bytes,
+                            pieces,
+                        } => {
                             state.flush()?;
+                            let dir = &state.cfg.layout.dir;
                             write_atomic(&state.cfg.layout.checkpoint(), &bytes)?;
+                            remove_stale_pieces(dir, step, pieces)?;
                             state.plots()?;
                         }
                         WriterMsg::Finish => {
@@ -265,23 +291,6 @@ impl Writer {
                     }
                 }
                 state.flush()
-            })?;
-        Ok(Writer { tx, handle })
-    }
-
-    /// A writer that writes nothing: the one of a rank of a distributed run other than the
-    /// first, which steps and samples with the others while rank 0 writes.
-    pub fn discard() -> io::Result<Writer> {
-        let (tx, rx): (Sender<WriterMsg>, Receiver<WriterMsg>) = crossbeam_channel::bounded(64);
-        let handle = std::thread::Builder::new()
-            .name("grains-writer".into())
-            .spawn(move || {
-                for msg in rx {
-                    if matches!(msg, WriterMsg::Finish) {
-                        break;
-                    }
-                }
-                Ok(())
             })?;
         Ok(Writer { tx, handle })
     }
@@ -427,7 +436,7 @@ impl State {
     }
 
     /// Whether this writer writes every output: one process's, or rank 0's of a distributed
-    /// run (the other ranks' write only their pieces of the frames).
+    /// run (the other ranks' write only their pieces of the frames and checkpoints).
     fn lead(&self) -> bool {
         self.cfg.part.is_none_or(|p| p.rank == 0)
     }

@@ -4,7 +4,7 @@
 //! by gathering the ranks' own bodies, on the steps the world reads back (every
 //! [`crate::Settings::sync_every`] steps) and when asked ([`crate::World::sync`]).
 
-use super::{StepBackend, StepInputs, WarmStart};
+use super::{OwnPart, StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
 use crate::distributed::contacts::RankContacts;
 use crate::distributed::coupling::Coupling;
@@ -92,28 +92,39 @@ impl DistributedBackend {
         self.cuts = None;
     }
 
+    /// The cuts a split of the host copy `world` afresh at step `next` takes: a restored
+    /// snapshot's unless a rebalance is due, else fresh ones from the host copy's centres (the
+    /// same cuts as a rebalance of the owned bodies, which are the host copy's).
+    fn split_cuts(&self, world: &Bodies, next: u64) -> Bisection {
+        match &self.cuts {
+            Some(restored) if !next.is_multiple_of(self.rebalance_every) => restored.clone(),
+            _ => {
+                let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
+                let ids: Vec<u64> = (0..world.len() as u64).collect();
+                Bisection::new(&centres, &ids, self.coupling.ranks.size())
+            }
+        }
+    }
+
+    /// This rank's subdomain of the host copy `world` split afresh by `cuts`
+    /// ([`Self::split_cuts`]), seeded with the warm start `warm` (keyed by its indices).
+    fn seeded(&self, world: &Bodies, cuts: &Bisection, warm: &WarmStart) -> Subdomain {
+        let warm = records_by_id(warm, world.len());
+        Subdomain::seed(world, cuts, self.coupling.ranks.rank(), &warm)
+    }
+
     /// Splits the host copy `world` again (at the first step, after an edit or a restore), by
     /// a restored snapshot's cuts unless a rebalance is due, or rebalances the cuts on the owned
     /// bodies' centres when due; then migrates.
     fn decompose(&mut self, world: &Bodies, steps: u64) {
-        let ranks = &self.coupling.ranks;
-        let due = steps.is_multiple_of(self.rebalance_every);
         if let Some(warm) = self.reseed.take() {
-            let warm = records_by_id(&warm, world.len());
-            // The same cuts as a rebalance of the owned bodies, which are the host copy's.
-            let fresh = || {
-                let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
-                let ids: Vec<u64> = (0..world.len() as u64).collect();
-                Bisection::new(&centres, &ids, ranks.size())
-            };
-            let cuts = match self.cuts.take() {
-                Some(restored) if !due => restored,
-                _ => fresh(),
-            };
-            self.subdomain = Subdomain::seed(world, &cuts, ranks.rank(), &warm);
+            let cuts = self.split_cuts(world, steps);
+            self.subdomain = self.seeded(world, &cuts, &warm);
             self.cuts = Some(cuts);
             return;
         }
+        let ranks = &self.coupling.ranks;
+        let due = steps.is_multiple_of(self.rebalance_every);
         if self.cuts.is_none() || due {
             let mine: Vec<[f32; 4]> = self.subdomain.owned.iter().map(|r| r.pos_radius).collect();
             let ids: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
@@ -128,6 +139,21 @@ impl DistributedBackend {
         if let Some(cuts) = &self.cuts {
             self.subdomain.migrate(cuts, ranks);
         }
+    }
+
+    /// The warm start of `records` keyed by the host copy's indices (the records' ids), in
+    /// ascending key order, with moment impulses where the run has them.
+    fn keyed_warm_start(&self, records: &[WarmRecord]) -> WarmStart {
+        let index = |id: u64| u32::try_from(id).ok();
+        let mut entries: Vec<_> = records.iter().filter_map(|w| w.keyed(index)).collect();
+        entries.sort_by_key(|e| e.0);
+        let keys = entries.iter().map(|e| e.0).collect();
+        let impulses = entries.iter().map(|e| e.1).collect();
+        let moments = match self.moments {
+            true => entries.iter().map(|e| e.2).collect(),
+            false => Vec::new(),
+        };
+        (keys, impulses, moments)
     }
 
     /// Gathers every rank's owned bodies into the host copy `world` (index = id), checking
@@ -324,23 +350,46 @@ impl StepBackend for DistributedBackend {
         if self.reseed.is_none() {
             return Some(self.subdomain.owned.iter().map(|r| r.id as usize).collect());
         }
-        let ranks = &self.coupling.ranks;
-        let fresh;
-        let cuts = match &self.cuts {
-            Some(restored) if !next.is_multiple_of(self.rebalance_every) => restored,
-            _ => {
-                let centres: Vec<_> = world.pos_radius.iter().map(|p| p.truncate()).collect();
-                let ids: Vec<u64> = (0..world.len() as u64).collect();
-                fresh = Bisection::new(&centres, &ids, ranks.size());
-                &fresh
-            }
-        };
-        let me = ranks.rank();
+        let cuts = self.split_cuts(world, next);
+        let me = self.coupling.ranks.rank();
         Some(
             (0..world.len())
                 .filter(|&i| cuts.owner(world.pos_radius[i].truncate()) == me)
                 .collect(),
         )
+    }
+
+    /// The owned records and the warm start of the contacts this rank decides (as of the
+    /// last step), or, where the host copy is to be split afresh at step `next`, what that
+    /// split will give this rank of the host copy and of the warm start it seeds from.
+    fn own_part(&self, world: &Bodies, next: u64) -> Option<OwnPart> {
+        let seeded;
+        let sub = match &self.reseed {
+            None => &self.subdomain,
+            Some(warm) => {
+                seeded = self.seeded(world, &self.split_cuts(world, next), warm);
+                &seeded
+            }
+        };
+        let indices: Vec<u64> = sub.owned.iter().map(|r| r.id).collect();
+        let row = |i: &u64| *i as usize;
+        let mut bodies = Bodies {
+            pos_radius: indices.iter().map(|i| world.pos_radius[row(i)]).collect(),
+            orientation: indices.iter().map(|i| world.orientation[row(i)]).collect(),
+            motion: indices.iter().map(|i| world.motion[row(i)]).collect(),
+            material: indices.iter().map(|i| world.material[row(i)]).collect(),
+            kind: indices.iter().map(|i| world.kind[row(i)]).collect(),
+        };
+        for (j, r) in sub.owned.iter().enumerate() {
+            r.write(&mut bodies, j, world);
+        }
+        Some(OwnPart {
+            rank: self.coupling.ranks.rank(),
+            ranks: self.coupling.ranks.size(),
+            indices,
+            bodies,
+            warm: self.keyed_warm_start(&sub.warm),
+        })
     }
 
     fn joint_impulses(&self) -> &[f32] {
@@ -385,16 +434,7 @@ impl StepBackend for DistributedBackend {
 
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
         let all = self.coupling.ranks.all_gather(&self.subdomain.warm);
-        let index = |id: u64| u32::try_from(id).ok();
-        let mut entries: Vec<_> = all.iter().filter_map(|w| w.keyed(index)).collect();
-        entries.sort_by_key(|e| e.0);
-        let keys = entries.iter().map(|e| e.0).collect();
-        let impulses = entries.iter().map(|e| e.1).collect();
-        let moments = match self.moments {
-            true => entries.iter().map(|e| e.2).collect(),
-            false => Vec::new(),
-        };
-        Ok((keys, impulses, moments))
+        Ok(self.keyed_warm_start(&all))
     }
 
     fn restore(

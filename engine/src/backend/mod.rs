@@ -26,6 +26,20 @@ use grains_kernels::{
 /// per key, or none).
 pub(crate) type WarmStart = (Vec<u64>, Vec<[f32; 4]>, Vec<[f32; 4]>);
 
+/// One rank's own part of a distributed world's state ([`StepBackend::own_part`]).
+pub(crate) struct OwnPart {
+    /// This rank.
+    pub(crate) rank: usize,
+    /// The run's ranks.
+    pub(crate) ranks: usize,
+    /// The host copy's indices of the bodies it owns, ascending.
+    pub(crate) indices: Vec<u64>,
+    /// Their state.
+    pub(crate) bodies: Bodies,
+    /// The warm start of the contacts it decides, keyed by the host copy's indices.
+    pub(crate) warm: WarmStart,
+}
+
 /// What one step reads besides the bodies.
 pub(crate) struct StepInputs<'a> {
     /// The walls placed for this step.
@@ -159,6 +173,14 @@ pub(crate) trait StepBackend: Send + Sync {
 
     /// The warm-start memory.
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError>;
+
+    /// What this rank of a distributed run owns of the state (where the bed is to be split
+    /// afresh at step `next`, what that split gives it of the host copy `bodies`), for its
+    /// piece of a checkpoint: not a collective call, nothing is sent. `None`, by default: a
+    /// backend that steps every body itself has no part.
+    fn own_part(&self, _bodies: &Bodies, _next: u64) -> Option<OwnPart> {
+        None
+    }
 
     /// The cuts of a distributed run's subdomains, which a snapshot carries (`None`, by
     /// default: a backend that steps every body itself has none).
