@@ -821,7 +821,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
 /// world from the scene, `distribute.split` makes it this rank's share, and all ranks step
 /// and sample together on the gathered host copy, which only the writing rank writes (one CSV,
 /// one summary); every rank writes its pieces of the frames and, on 2 ranks or more, of the
-/// checkpoints, whose index the writing rank writes ([`checkpoint_pieces`]). A resume
+/// checkpoints, whose index the writing rank writes (`checkpoint_pieces`). A resume
 /// restores the checkpoint (whole, or joined from its pieces) on every rank, whatever the rank
 /// count that wrote it.
 pub fn run_distributed(
