@@ -633,18 +633,14 @@ fn a_fast_grain_beside_a_side_wall_stops_on_the_floor_on_gpu() {
     let r = 0.005;
     let mut b = World::builder(granular_jacobi_on_gpu());
     b.material(Material::new(0.5));
-    let walls = BoxContainer {
+    b.container(&BoxContainer {
         floor_centre: Vec3::ZERO,
         width_x: 0.1,
         width_y: 0.1,
         height: 0.2,
         material: MaterialId(0),
         motion: None,
-    }
-    .walls();
-    for w in walls {
-        b.wall(w);
-    }
+    });
     let p = Vec3::new(-0.05 + 1.5 * r, 0.0, 0.1);
     b.body(Body::sphere(p, r, sphere_mass(r, 2500.0)).with_velocity(-1e4 * Vec3::Z));
     let Some(mut gpu) = gpu_world(b.build()) else {
