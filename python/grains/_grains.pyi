@@ -577,6 +577,11 @@ class Snapshot:
     @staticmethod
     def from_bytes(data: bytes) -> Snapshot:
         """Reads a snapshot from its bytes; SnapshotError if damaged or of another format."""
+    @staticmethod
+    def load(folder: StrPath) -> Snapshot:
+        """Reads a run folder's checkpoint: its `checkpoint.bin`, or a distributed run's index
+        and the ranks' pieces beside it, checked and joined; SnapshotError names the file and
+        what is wrong."""
     def __len__(self) -> int:
         """Number of bodies."""
 

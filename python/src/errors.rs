@@ -94,6 +94,11 @@ pub fn snapshot_error(e: grains::SnapshotError) -> PyErr {
     SnapshotError::new_err(e.to_string())
 }
 
+/// A checkpoint that cannot be read, its message naming the file, as [`SnapshotError`].
+pub fn checkpoint_error(message: String) -> PyErr {
+    SnapshotError::new_err(message)
+}
+
 /// A failed run as [`RunError`] (a scene error as [`SceneError`]).
 pub fn run_error(py: Python<'_>, e: grains_app::runner::RunError) -> PyErr {
     match e {

@@ -3,7 +3,7 @@
 //! and restore snapshots.
 
 use crate::arrays::{rows_per_body, view};
-use crate::errors::{gpu_error, snapshot_error, step_error, warn_placement};
+use crate::errors::{checkpoint_error, gpu_error, snapshot_error, step_error, warn_placement};
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -649,6 +649,17 @@ impl Snapshot {
         grains::Snapshot::from_bytes(data)
             .map(|inner| Snapshot { inner })
             .map_err(snapshot_error)
+    }
+
+    /// Reads the checkpoint of the run folder `folder`: its `checkpoint.bin`, or, for a
+    /// distributed run, that file's index and the ranks' pieces beside it, each checked (name,
+    /// size, CRC-32, step, rank) and joined into one snapshot, as `grains run --resume` reads
+    /// it on any rank count. SnapshotError names the file and what is wrong with it.
+    #[staticmethod]
+    fn load(folder: std::path::PathBuf) -> PyResult<Snapshot> {
+        grains_app::output::checkpoint::load(&folder)
+            .map(|inner| Snapshot { inner })
+            .map_err(|e| checkpoint_error(format!("{}: {e}", folder.display())))
     }
 
     /// Steps taken when the snapshot was made.
