@@ -126,15 +126,14 @@ impl DistributedBackend {
         let ranks = &self.coupling.ranks;
         let due = steps.is_multiple_of(self.rebalance_every);
         if self.cuts.is_none() || due {
-            let mine: Vec<[f32; 4]> = self.subdomain.owned.iter().map(|r| r.pos_radius).collect();
-            let ids: Vec<u64> = self.subdomain.owned.iter().map(|r| r.id).collect();
-            let all = ranks.all_gather(&mine);
-            let all_ids = ranks.all_gather(&ids);
-            let centres: Vec<_> = all
+            // The cuts of the whole bed from each rank's own bodies, nothing gathered.
+            let owned = &self.subdomain.owned;
+            let centres: Vec<_> = owned
                 .iter()
-                .map(|p| glam::Vec3::from_slice(&p[..3]))
+                .map(|r| glam::Vec3::from_slice(&r.pos_radius[..3]))
                 .collect();
-            self.cuts = Some(Bisection::new(&centres, &all_ids, ranks.size()));
+            let ids: Vec<u64> = owned.iter().map(|r| r.id).collect();
+            self.cuts = Some(Bisection::from_parts(&centres, &ids, ranks.size(), ranks));
         }
         if let Some(cuts) = &self.cuts {
             self.subdomain.migrate(cuts, ranks);

@@ -237,3 +237,29 @@ impl Ranks {
         all.into_iter().sum()
     }
 }
+
+/// The reductions of a bisection found from the ranks' own bodies
+/// ([`crate::decomposition::Bisection::from_parts`]): one `Allgather` each, none on one rank.
+impl crate::decomposition::Reduce for Ranks {
+    fn sum_each(&self, values: &mut [u64]) {
+        self.fold_each(values, |a, b| a + b);
+    }
+
+    fn max_each(&self, values: &mut [u64]) {
+        self.fold_each(values, u64::max);
+    }
+}
+
+impl Ranks {
+    /// Each of `values` folded over the ranks by `f` in rank order, in place (exact for sums
+    /// and maxima of counts, whatever the order).
+    fn fold_each(&self, values: &mut [u64], f: fn(u64, u64) -> u64) {
+        if self.size == 1 || values.is_empty() {
+            return;
+        }
+        let (all, n) = (self.all_gather(values), values.len());
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = (1..self.size).fold(all[k], |s, q| f(s, all[q * n + k]));
+        }
+    }
+}
