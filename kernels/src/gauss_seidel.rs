@@ -276,8 +276,33 @@ unsafe fn relax_pair<const PLANAR: bool>(
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) -> f32 {
-    // The bodies' address read once, not again after each write through it.
     let base = motion.base();
+    let ([p0, p1], _, [s0, s1], [r0, r1]) = slide_pair::<PLANAR>(pk, rows, gamma, base, p);
+    s0.scatter(p0, |i, m| *base.add(i) = m);
+    s1.scatter(p1, |i, m| *base.add(i) = m);
+    r0.max_element().max(r1.max_element())
+}
+
+/// The sliding updates of packs `pk` and `pk + 1` (no common dynamic body) from the bodies
+/// at `base`, interleaved: the packs, the velocities gathered before, those after the
+/// impulses (not yet written) and the residuals.
+///
+/// # Safety
+/// No other thread may touch the two packs or their dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn slide_pair<'r, const PLANAR: bool>(
+    pk: usize,
+    rows: &'r [RowPack],
+    gamma: &Disjoint<Lanes3>,
+    // The bodies' address read once, not again after each write through it.
+    base: *mut Motion,
+    p: &SweepParams,
+) -> (
+    [&'r RowPack; 2],
+    [PackVelocities; 2],
+    [PackVelocities; 2],
+    [Vec4; 2],
+) {
     let (p0, p1) = (&rows[pk], &rows[pk + 1]);
     let v0 = PackVelocities::gather(p0, |i| &*base.add(i));
     let v1 = PackVelocities::gather(p1, |i| &*base.add(i));
@@ -285,11 +310,9 @@ unsafe fn relax_pair<const PLANAR: bool>(
     let (i1, r1) = update_pack(p1, gamma.get(pk + 1), &v1, p);
     let (la0, lb0) = impulse_moments(p0, &i0);
     let (la1, lb1) = impulse_moments(p1, &i1);
-    v0.after_impulse(&i0, &la0, &lb0, PLANAR)
-        .scatter(p0, |i, m| *base.add(i) = m);
-    v1.after_impulse(&i1, &la1, &lb1, PLANAR)
-        .scatter(p1, |i, m| *base.add(i) = m);
-    r0.max_element().max(r1.max_element())
+    let s0 = v0.after_impulse(&i0, &la0, &lb0, PLANAR);
+    let s1 = v1.after_impulse(&i1, &la1, &lb1, PLANAR);
+    ([p0, p1], [v0, v1], [s0, s1], [r0, r1])
 }
 
 /// One Gauss–Seidel update of packs `pk` and `pk + 1` of one colour class, which share no
@@ -309,15 +332,8 @@ unsafe fn relax_pair_moments<const PLANAR: bool>(
     p: &SweepParams,
 ) -> f32 {
     let base = motion.base();
-    let (p0, p1) = (&rows[pk], &rows[pk + 1]);
-    let v0 = PackVelocities::gather(p0, |i| &*base.add(i));
-    let v1 = PackVelocities::gather(p1, |i| &*base.add(i));
-    let (i0, r0) = update_pack(p0, gamma.get(pk), &v0, p);
-    let (i1, r1) = update_pack(p1, gamma.get(pk + 1), &v1, p);
-    let (la0, lb0) = impulse_moments(p0, &i0);
-    let (la1, lb1) = impulse_moments(p1, &i1);
-    let s0 = v0.after_impulse(&i0, &la0, &lb0, PLANAR).as_stored(&v0);
-    let s1 = v1.after_impulse(&i1, &la1, &lb1, PLANAR).as_stored(&v1);
+    let ([p0, p1], [v0, v1], [s0, s1], [r0, r1]) = slide_pair::<PLANAR>(pk, rows, gamma, base, p);
+    let (s0, s1) = (s0.as_stored(&v0), s1.as_stored(&v1));
     let (slide0, slide1) = (gamma.read(pk), gamma.read(pk + 1));
     let (m0, q0) = update_moment_pack(
         p0,
