@@ -167,7 +167,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: MeshWalls, b: SpinningFriction, why: "mesh contacts have no moment rows yet" },
     Limit { a: MeshWalls, b: RollingFriction, why: "mesh contacts have no moment rows yet" },
     Limit { a: Distributed, b: ImplicitIntegrator, why: "only the CCP integrator runs distributed" },
-    Limit { a: Distributed, b: GaussSeidel, why: "its sweep updates contacts one after another in an order no split by subdomain keeps; use solver = \"jacobi\" or \"apgd\"" },
+    Limit { a: Distributed, b: GaussSeidel, why: "its sweep updates contacts one after another in an order no split by subdomain keeps; use solver = \"jacobi\" or \"apgd\", with omega at most about 0.4 on dense piles (Jacobi at omega = 1 diverges)" },
     Limit { a: Distributed, b: Periodic, why: DISTRIBUTED },
     Limit { a: Distributed, b: Joints, why: DISTRIBUTED },
     Limit { a: Distributed, b: Springs, why: DISTRIBUTED },
