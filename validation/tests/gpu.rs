@@ -352,11 +352,11 @@ fn brazil_nut_verdict_same_on_gpu() {
         cpu.shakes_to_top, gpu.shakes_to_top
     );
     assert!(
-        cpu.passes_v7(),
+        cpu.rises_within_50_shakes(),
         "the CPU with Jacobi fails V7 (the reference is wrong): {cpu:?}"
     );
     assert!(
-        gpu.passes_v7(),
+        gpu.rises_within_50_shakes(),
         "the GPU fails V7 where the CPU passes: GPU {gpu:?}, CPU {cpu:?}"
     );
 }

@@ -33,17 +33,35 @@ pub struct BrazilNut {
     /// Mean over the steps of the last sweep's max-norm residual (m/s): how far from the CCP's
     /// solution the steps were taken.
     pub mean_residual: f64,
+    /// Largest last-sweep residual of any step (m/s).
+    pub max_residual: f64,
     /// Quality of the end state (escaped grains, overlaps).
     pub quality: Quality,
 }
 
+/// The least share of V7's steps whose solve must meet the solver's tolerance: a rise carried
+/// by solves stopped at their sweep cap is the cut-off's, not the CCP's (issue 37).
+pub const V7_MIN_CONVERGED_SHARE: f64 = 0.99;
+
 impl BrazilNut {
-    /// The V7 verdict: the nut reached the top within 50 shakes, no grain escaped and every
-    /// state stayed finite.
-    pub fn passes_v7(&self) -> bool {
+    /// Share of the steps whose solve met the solver's tolerance.
+    pub fn converged_share(&self) -> f64 {
+        self.converged_steps as f64 / self.steps.max(1) as f64
+    }
+
+    /// The rise alone: the nut reached the top within 50 shakes, no grain escaped and every
+    /// state stayed finite, however well the steps were solved (to compare two backends'
+    /// runs of one solver, as the GPU tests do).
+    pub fn rises_within_50_shakes(&self) -> bool {
         self.shakes_to_top.is_some_and(|k| k <= 50.0)
             && self.quality.escaped == 0
             && self.quality.non_finite == 0
+    }
+
+    /// The V7 verdict: [`BrazilNut::rises_within_50_shakes`] with at least
+    /// [`V7_MIN_CONVERGED_SHARE`] of the solves converged to the solver's tolerance.
+    pub fn passes_v7(&self) -> bool {
+        self.rises_within_50_shakes() && self.converged_share() >= V7_MIN_CONVERGED_SHARE
     }
 }
 
@@ -52,7 +70,7 @@ impl BrazilNut {
 /// as the 95th percentile of the other grains' centres (rank ≥ 1); it is checked every step (on
 /// the GPU backend the state is read back every step). It also counts the steps whose solve met
 /// the solver's tolerance and averages the last sweep's residual, so that a rise carried by
-/// unconverged solves shows in the figures (V7's does: see `scenes/v7_brazil_nut_2d.toml`).
+/// unconverged solves shows in the figures (the seed's V7 was: see `scenes/v7_brazil_nut_2d.toml`).
 pub fn brazil_nut(scene: &Scene, threads: Option<usize>) -> Result<BrazilNut, String> {
     shake_brazil_nut(scene, threads, false)
 }
@@ -86,13 +104,14 @@ fn shake_brazil_nut(
     let mut shakes_to_top = None;
     let total = scene.total_steps();
     let tolerance = scene.settings().solver.tolerance();
-    let (mut converged_steps, mut residual_sum) = (0u64, 0.0f64);
+    let (mut converged_steps, mut residual_sum, mut max_residual) = (0u64, 0.0f64, 0.0f64);
     let clock = Instant::now();
     while w.steps() < total {
         w.step().map_err(|e| e.to_string())?;
         w.sync().map_err(|e| e.to_string())?;
         let residual = w.last_stats().residual;
         residual_sum += residual as f64;
+        max_residual = max_residual.max(residual as f64);
         if residual <= tolerance {
             converged_steps += 1;
         }
@@ -115,6 +134,7 @@ fn shake_brazil_nut(
         converged_steps,
         tolerance: tolerance as f64,
         mean_residual: residual_sum / w.steps().max(1) as f64,
+        max_residual,
         quality: Quality::measure(&w, Some(&bounds)),
     })
 }
@@ -132,7 +152,10 @@ impl Case for V7 {
     };
 
     fn expected(&self) -> String {
-        "nut at the top of the bed within 30–50 shakes".into()
+        format!(
+            "nut at the top of the bed within 30–50 shakes, with ≥ {:.0} % of the solves converged",
+            100.0 * V7_MIN_CONVERGED_SHARE
+        )
     }
 
     fn run(&self, setup: &Setup) -> Result<Self::Measured, CaseError> {
@@ -155,7 +178,7 @@ impl Case for V7 {
 
     fn measured(&self, r: &Self::Measured) -> String {
         format!(
-            "{}; {} escaped, {} non-finite, end max overlap {:.2} r; solves converged to {:.0e} m/s: {}/{}, mean residual {:.2e} m/s; {:.1} s wall",
+            "{}; {} escaped, {} non-finite, end max overlap {:.2} r; solves converged to {:.0e} m/s: {}/{} ({:.1} %, need ≥ {:.0} %), residual mean {:.1e}, max {:.1e} m/s; {:.1} s wall",
             match r.shakes_to_top {
                 Some(k) => format!(
                     "top after {k:.1} shakes (rank {:.2} → max {:.2})",
@@ -172,7 +195,10 @@ impl Case for V7 {
             r.tolerance,
             r.converged_steps,
             r.steps,
+            100.0 * r.converged_share(),
+            100.0 * V7_MIN_CONVERGED_SHARE,
             r.mean_residual,
+            r.max_residual,
             r.seconds
         )
     }
