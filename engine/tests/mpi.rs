@@ -1300,9 +1300,9 @@ fn largest_difference(text: &str, reference: &[f64]) -> f64 {
 
 /// Test `test`: from the same state, `make()` after [`SETTLE`] steps in one process (the
 /// snapshot `settled()`), one step solved tightly (to 1e-6 m/s, [`tight`]) on 2 and on 4 ranks
-/// gives one process's velocities to within 2e-6 m/s. The parent restores the snapshot and the
-/// children start from it too ([`started`]). Returns, in the parent, one process's world after
-/// the step.
+/// gives one process's velocities to within 2e-6 m/s. The parent restores the snapshot (then
+/// solves tightly) and the children start from its snapshot ([`started`]). Returns, in the
+/// parent, one process's world after the step.
 fn one_step_like_one_process(
     test: &str,
     make: fn() -> World,
@@ -1323,8 +1323,9 @@ fn one_step_like_one_process(
         }
         return None;
     }
-    let mut one = tight(make());
+    let mut one = make();
     one.restore(&settled()).expect("the snapshot restores");
+    let mut one = tight(one);
     let start = start_file(&mut one, test);
     let stats = one.step().expect("one process's step");
     assert!(
