@@ -75,8 +75,29 @@ fn python(target: &Path) -> PathBuf {
     py
 }
 
-#[test]
-fn the_python_package_passes_its_tests() {
+/// The Python test files that [`the_python_package_passes_its_example_tests`] runs;
+/// [`the_python_package_passes_its_other_tests`] runs every other `test_*.py` (a new file among
+/// them). Two pytest sessions that libtest runs side by side: run as one, they left one core of
+/// two idle most of the time (most of their worlds step on one thread, and the Ctrl-C tests
+/// wait on signals); split, the other files run beside the examples' friction sweep (2,000
+/// grains on two threads).
+const FIRST_HALF: [&str; 1] = ["test_examples.py"];
+
+/// What both halves need, made once: the interpreter, the folder put on `PYTHONPATH` (the
+/// package as maturin lays it out) and the `grains` program.
+struct Prepared {
+    root: PathBuf,
+    py: PathBuf,
+    site: PathBuf,
+    cli: PathBuf,
+}
+
+fn prepared() -> &'static Prepared {
+    static PREPARED: std::sync::OnceLock<Prepared> = std::sync::OnceLock::new();
+    PREPARED.get_or_init(prepare)
+}
+
+fn prepare() -> Prepared {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("python/ lies in the repository")
@@ -125,16 +146,54 @@ fn the_python_package_passes_its_tests() {
     };
     std::fs::copy(&library, package.join(module)).expect("copy the extension");
 
-    let status = Command::new(&py)
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .arg(root.join("python").join("tests"))
-        .current_dir(&root)
-        .env("PYTHONPATH", &site)
-        .env("GRAINS_BIN", &cli)
+    Prepared {
+        root,
+        py,
+        site,
+        cli,
+    }
+}
+
+/// Runs pytest on the test files of python/tests named by `files`, or (`files` empty) on every
+/// one but those in `skip`.
+fn run_pytest(files: &[&str], skip: &[&str]) {
+    let Prepared {
+        root,
+        py,
+        site,
+        cli,
+    } = prepared();
+    let tests = root.join("python").join("tests");
+    let mut command = Command::new(py);
+    command.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+    if files.is_empty() {
+        command.arg(&tests);
+    } else {
+        command.args(files.iter().map(|f| tests.join(f)));
+    }
+    for f in skip {
+        command.arg(format!("--ignore={}", tests.join(f).display()));
+    }
+    let status = command
+        .current_dir(root)
+        .env("PYTHONPATH", site)
+        .env("GRAINS_BIN", cli)
         .status()
         .expect("run pytest");
     assert!(
         status.success(),
         "the Python package's tests failed (output above)"
     );
+}
+
+/// The Python package's tests of [`FIRST_HALF`]: its examples.
+#[test]
+fn the_python_package_passes_its_example_tests() {
+    run_pytest(&FIRST_HALF, &[]);
+}
+
+/// The Python package's other tests.
+#[test]
+fn the_python_package_passes_its_other_tests() {
+    run_pytest(&[], &FIRST_HALF);
 }

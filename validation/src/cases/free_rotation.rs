@@ -65,9 +65,14 @@ pub fn v21(threads: Option<usize>) -> Result<FreeRotation, CaseError> {
 /// V21's world on `settings` (their gravity and step replaced by V21's): the body alone,
 /// spinning at [`V21_SPIN`].
 pub fn v21_world(settings: Settings) -> Result<World, BuildError> {
+    v21_world_at(settings, V21_H)
+}
+
+/// [`v21_world`] stepped at `h` (s) instead of [`V21_H`].
+pub fn v21_world_at(settings: Settings, h: f32) -> Result<World, BuildError> {
     let mut b = World::builder(Settings {
         gravity: Vec3::ZERO,
-        h: V21_H,
+        h,
         ..settings
     });
     b.material(Material::new(0.5));
@@ -86,8 +91,10 @@ pub fn v21_run(w: World) -> Result<FreeRotation, CaseError> {
 }
 
 /// [`v21_run`] for `seconds` instead of [`V21_T`]: [`FreeRotation::passes`] asks for two
-/// reversals, which the closed form puts at 2.54 and 6.85 s.
+/// reversals, which the closed form puts at 2.54 and 6.85 s. The world steps at its own h
+/// ([`V21_H`] for [`v21_world`]).
 pub fn v21_run_for(mut w: World, seconds: f64) -> Result<FreeRotation, CaseError> {
+    let h = f64::from(w.settings().h);
     let moments = V21_MOMENTS.as_dvec3();
     let body_spin = |w: &World| (w.orientation(0).inverse() * w.angular_velocity(0)).as_dvec3();
     let state = |w: &World| -> (f64, DVec3) {
@@ -103,11 +110,11 @@ pub fn v21_run_for(mut w: World, seconds: f64) -> Result<FreeRotation, CaseError
         momentum_drift: 0.0,
     };
     let mut last = body_spin(&w).y;
-    for _ in 0..(seconds / V21_H as f64).round() as u64 {
+    for _ in 0..(seconds / h).round() as u64 {
         w.step()?;
         let y = body_spin(&w).y;
         if y.signum() != last.signum() {
-            out.reversals.push(w.time() - V21_H as f64 * y / (y - last));
+            out.reversals.push(w.time() - h * y / (y - last));
         }
         last = y;
         let (e, l) = state(&w);
