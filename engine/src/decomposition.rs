@@ -264,26 +264,16 @@ impl Bisection {
         let mut found: Vec<((usize, usize), usize, f32)> = Vec::new();
         let mut level = vec![(0, ranks)];
         while !level.is_empty() {
-            let mut pending: Vec<Pending> = level
-                .iter()
-                .map(|&r| Pending {
-                    ranks: r,
-                    count: 0,
-                    axis: 0,
-                    cut: 0,
-                    prefix: 0,
-                    rank_left: 0,
-                    sharing: 0,
-                })
-                .collect();
             let slot = |r: (usize, usize)| level.binary_search(&r).ok();
-            let m = pending.len();
+            let m = level.len();
+            // Each body's cut at this level (none once it lies in one rank's box).
+            let slots: Vec<Option<usize>> = under.iter().map(|&r| slot(r)).collect();
             let mut counts = vec![0u64; m];
             // Per cut: the largest ordered coordinate along x, y, z, then the largest of their
             // complements (the smallest coordinate).
             let mut highest = vec![0u64; 6 * m];
-            for (p, &r) in centres.iter().zip(&under) {
-                let Some(s) = slot(r) else { continue };
+            for (p, s) in centres.iter().zip(&slots) {
+                let Some(s) = *s else { continue };
                 counts[s] += 1;
                 for a in 0..3 {
                     let o = u64::from(ordered(p[a]));
@@ -293,21 +283,39 @@ impl Bisection {
             }
             reduce.sum_each(&mut counts);
             reduce.max_each(&mut highest);
-            for (s, c) in pending.iter_mut().enumerate() {
-                c.count = counts[s];
-                let lo = Vec3::from_array(
-                    [0, 1, 2]
-                        .map(|a| unordered((u64::from(u32::MAX) - highest[6 * s + 3 + a]) as u32)),
-                );
-                let hi = Vec3::from_array([0, 1, 2].map(|a| unordered(highest[6 * s + a] as u32)));
-                c.axis = match c.count {
-                    0 => 0,
-                    _ => longest_axis([lo, hi].into_iter()),
-                };
-                let (first, end) = c.ranks;
-                c.cut = c.count * ((end - first) / 2) as u64 / (end - first) as u64;
-                (c.rank_left, c.sharing) = (c.cut, c.count);
-            }
+            let mut pending: Vec<Pending> = level
+                .iter()
+                .enumerate()
+                .map(|(s, &(first, end))| {
+                    let count = counts[s];
+                    let corner = |at: usize, flip: bool| {
+                        Vec3::from_array([0, 1, 2].map(|a| {
+                            let o = highest[6 * s + at + a];
+                            unordered(if flip { u64::from(u32::MAX) - o } else { o } as u32)
+                        }))
+                    };
+                    let axis = match count {
+                        0 => 0,
+                        _ => longest_axis([corner(3, true), corner(0, false)].into_iter()),
+                    };
+                    let cut = count * ((end - first) / 2) as u64 / (end - first) as u64;
+                    Pending {
+                        ranks: (first, end),
+                        count,
+                        axis,
+                        cut,
+                        prefix: 0,
+                        rank_left: cut,
+                        sharing: count,
+                    }
+                })
+                .collect();
+            // Each body's cut and its key along that cut's axis.
+            let keyed: Vec<Option<(usize, u128)>> = slots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| s.map(|s| (s, order_key(centres[i][pending[s].axis], ids[i]))))
+                .collect();
             // The key of each cut's first high body, digit by digit from the top.
             for d in 0..DIGITS {
                 if d == COORDINATE_DIGITS && pending.iter().all(|c| c.sharing <= 1) {
@@ -316,11 +324,8 @@ impl Bisection {
                 // Digit d holds key bits shift..shift + 8; the digits above it are settled.
                 let shift = 96 - DIGIT_BITS * (d + 1);
                 let mut histogram = vec![0u64; 256 * m];
-                for (i, &r) in under.iter().enumerate() {
-                    let Some(s) = slot(r) else { continue };
-                    let c = &pending[s];
-                    let key = order_key(centres[i][c.axis], ids[i]);
-                    if key >> (shift + DIGIT_BITS) == c.prefix >> (shift + DIGIT_BITS) {
+                for &(s, key) in keyed.iter().flatten() {
+                    if key >> (shift + DIGIT_BITS) == pending[s].prefix >> (shift + DIGIT_BITS) {
                         histogram[256 * s + (key >> shift & 0xff) as usize] += 1;
                     }
                 }
@@ -339,21 +344,23 @@ impl Bisection {
                     }
                 }
             }
-            // The coordinate of each cut's last low body: the largest below its key.
+            // The coordinate of each cut's last low body: the largest below its key (stored
+            // plus one, so that 0 says the low side is empty).
             let mut low_top = vec![0u64; m];
-            for (i, &r) in under.iter().enumerate() {
-                let Some(s) = slot(r) else { continue };
-                let c = &pending[s];
-                let key = order_key(centres[i][c.axis], ids[i]);
-                if key < c.prefix {
-                    low_top[s] = low_top[s].max(u64::from(ordered(centres[i][c.axis])) + 1);
+            for &(s, key) in keyed.iter().flatten() {
+                if key < pending[s].prefix {
+                    low_top[s] = low_top[s].max((key >> 64) as u64 + 1);
                 }
             }
             reduce.max_each(&mut low_top);
+            let halves = |(first, end): (usize, usize)| {
+                let mid = first + (end - first) / 2;
+                ((first, mid), (mid, end))
+            };
             let mut next = Vec::new();
-            for (s, c) in pending.iter().enumerate() {
+            for (c, &top) in pending.iter().zip(&low_top) {
                 let high = (c.cut < c.count).then(|| unordered((c.prefix >> 64) as u32));
-                let low = (low_top[s] > 0).then(|| unordered((low_top[s] - 1) as u32));
+                let low = (top > 0).then(|| unordered((top - 1) as u32));
                 let at = match (low, high) {
                     (Some(l), Some(h)) => 0.5 * (l + h),
                     (None, Some(h)) => h,
@@ -361,21 +368,17 @@ impl Bisection {
                     (None, None) => 0.0,
                 };
                 found.push((c.ranks, c.axis, at));
-                let (first, end) = c.ranks;
-                let mid = first + (end - first) / 2;
-                next.extend(
-                    [(first, mid), (mid, end)]
-                        .into_iter()
-                        .filter(|(f, e)| e - f > 1),
-                );
+                let (low_half, high_half) = halves(c.ranks);
+                next.extend([low_half, high_half].into_iter().filter(|(f, e)| e - f > 1));
             }
-            for (i, r) in under.iter_mut().enumerate() {
-                let Some(s) = slot(*r) else { continue };
-                let c = &pending[s];
-                let (first, end) = c.ranks;
-                let mid = first + (end - first) / 2;
-                let low = order_key(centres[i][c.axis], ids[i]) < c.prefix;
-                *r = if low { (first, mid) } else { (mid, end) };
+            for (r, k) in under.iter_mut().zip(&keyed) {
+                let Some((s, key)) = *k else { continue };
+                let (low_half, high_half) = halves(pending[s].ranks);
+                *r = if key < pending[s].prefix {
+                    low_half
+                } else {
+                    high_half
+                };
             }
             next.sort_unstable();
             level = next;

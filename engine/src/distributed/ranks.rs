@@ -188,13 +188,7 @@ impl Ranks {
     /// the same bits and one rank's sums are its own values unchanged. One `Allgather`, none
     /// on one rank or for no values.
     pub(crate) fn sum_each(&self, values: &mut [f64]) {
-        if self.size == 1 || values.is_empty() {
-            return;
-        }
-        let (all, n) = (self.all_gather(values), values.len());
-        for (k, v) in values.iter_mut().enumerate() {
-            *v = (1..self.size).fold(all[k], |s, q| s + all[q * n + k]);
-        }
+        self.fold_each(values, |a, b| a + b);
     }
 
     /// The ranks whose `failed` is true, bit q for rank q (the run has at most 64 ranks).
@@ -251,9 +245,9 @@ impl crate::decomposition::Reduce for Ranks {
 }
 
 impl Ranks {
-    /// Each of `values` folded over the ranks by `f` in rank order, in place (exact for sums
-    /// and maxima of counts, whatever the order).
-    fn fold_each(&self, values: &mut [u64], f: fn(u64, u64) -> u64) {
+    /// Each of `values` folded over the ranks by `f` in rank order, in place: rank 0's value,
+    /// then each other rank's folded in turn. One `Allgather`, none on one rank or for no values.
+    fn fold_each<T: Pod>(&self, values: &mut [T], f: fn(T, T) -> T) {
         if self.size == 1 || values.is_empty() {
             return;
         }
