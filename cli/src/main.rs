@@ -641,9 +641,8 @@ fn convergence(scene: &Scene, dir: &Path, opts: &BenchOptions) -> ExitCode {
 
 /// The statistics summed over the steps whose figures are fresh (every step on the CPU, the steps
 /// read back on the GPU): sweeps, contacts, residuals, and the solve's contact-sweeps with the
-/// bytes the layout says they moved (`World::sweep_traffic`).
+/// bytes the layout of each step says they moved (`World::sweep_traffic`).
 struct StepTally {
-    traffic: grains::SweepTraffic,
     bodies: f64,
     iterations: u64,
     contacts: u64,
@@ -672,7 +671,6 @@ struct StepFigures {
 impl StepTally {
     fn new(world: &grains::World) -> Self {
         StepTally {
-            traffic: world.sweep_traffic(),
             bodies: world.len() as f64,
             iterations: 0,
             contacts: 0,
@@ -683,13 +681,13 @@ impl StepTally {
         }
     }
 
-    /// Adds one step's statistics.
-    fn add(&mut self, s: &grains::StepStats) {
+    /// Adds one step's statistics, its solve laid out as `traffic` counts.
+    fn add(&mut self, s: &grains::StepStats, traffic: grains::SweepTraffic) {
         self.iterations += s.iterations as u64;
         self.contacts += s.contacts as u64;
         let (sweeps, contacts) = (s.iterations as f64, s.contacts as f64);
         self.contact_sweeps += sweeps * contacts;
-        self.bytes += sweeps * contacts * self.traffic.per_contact_sweep(contacts, self.bodies);
+        self.bytes += sweeps * contacts * traffic.per_contact_sweep(contacts, self.bodies);
         self.residuals += s.residual as f64;
         self.counted += 1;
     }
@@ -818,7 +816,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
     let mut steps = 0;
     while steps < planned {
         match world.step() {
-            Ok(s) if world.stats_at() == world.steps() => tally.add(&s),
+            Ok(s) if world.stats_at() == world.steps() => tally.add(&s, world.sweep_traffic()),
             Ok(_) => {}
             Err(grains::StepError::Gpu(e)) => {
                 return fail(format!("GPU backend failed at step {}: {e}", world.steps()));
@@ -839,7 +837,7 @@ fn cmd_bench(path: PathBuf, opts: BenchOptions) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if !last_counted {
-        tally.add(&world.last_stats());
+        tally.add(&world.last_stats(), world.sweep_traffic());
     }
     let seconds = start.elapsed().as_secs_f64();
     let q = Quality::measure_boxes(&world, &scene.boxes);

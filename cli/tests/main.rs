@@ -13,6 +13,7 @@ mod contact_frames;
 mod convergence;
 mod health;
 mod interrupt;
+mod isa;
 mod kill_resume;
 mod lifecycle;
 mod outputs;

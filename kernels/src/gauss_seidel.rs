@@ -17,14 +17,16 @@ use crate::colouring::Blocks;
 use crate::contact_update::{
     impulse_moments, pack_impulse, update_pack, Lanes3, PackVelocities, RowPack, SweepParams,
 };
+use crate::isa;
 use crate::joint_rows::JointRows;
 use crate::layout::Motion;
-use crate::packing::Packs;
+use crate::packing::{PackRows, Packs, ReadRows};
 use crate::parallel::{Disjoint, SpinBarrier, Stamps, TwoEnded};
 use crate::rolling::{update_moment_pack, MomentPack, MomentPacks};
 use crate::trace::Trace;
 use glam::Vec4;
 use rayon::prelude::*;
+use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -61,9 +63,8 @@ pub fn solve_gauss_seidel(
     let trace = Mutex::new(trace);
     let (max_iter, tol) = (p.max_iterations, p.tolerance);
     let classes = packs.start.len() - 1;
-    let start = &packs.start;
-    let rows = &packs.rows;
-    let gamma = Disjoint::new(&mut packs.gamma);
+    let (rows, start, gamma) = packs.split();
+    let gamma = Disjoint::new(gamma);
     let bodies = motion.len();
     let moments = moments.map(|m| (m.rows.as_slice(), Disjoint::new(&mut m.gamma)));
     let moments = moments.as_ref();
@@ -93,27 +94,17 @@ pub fn solve_gauss_seidel(
     // Relaxes packs `lo..hi` of class `c`.
     // SAFETY (for callers): no other worker may touch those packs or their dynamic bodies
     // meanwhile.
+    let avx2 = isa::avx2();
     let relax = |c: usize, lo: usize, hi: usize| {
-        let paired = if pairs(c) { lo + (hi - lo) / 2 * 2 } else { lo };
-        let mut local = 0.0f32;
-        for pk in (lo..paired).step_by(2) {
-            // SAFETY: the caller's, for two packs of one class (no common dynamic body).
-            local = local.max(unsafe {
-                match (moments, p.planar) {
-                    (None, false) => relax_pair::<false>(pk, rows, &gamma, &motion, p),
-                    (None, true) => relax_pair::<true>(pk, rows, &gamma, &motion, p),
-                    (Some(m), false) => {
-                        relax_pair_moments::<false>(pk, rows, &gamma, m, &motion, p)
-                    }
-                    (Some(m), true) => relax_pair_moments::<true>(pk, rows, &gamma, m, &motion, p),
-                }
-            });
+        let packs = (lo, hi, pairs(c));
+        let shared = (&gamma, moments, &motion, p);
+        // SAFETY: the caller's.
+        unsafe {
+            match rows {
+                PackRows::Full(rows) => relax_packs_on(avx2, rows, packs, shared),
+                PackRows::Compact(rows) => relax_packs_on(avx2, rows, packs, shared),
+            }
         }
-        for pk in paired..hi {
-            // SAFETY: the caller's.
-            local = local.max(unsafe { relax_pack(pk, rows, &gamma, moments, &motion, p) });
-        }
-        local
     };
     let shared = blocks.shared();
     // The blocks of each pass, as queues the workers take them from, one pair per sweep in
@@ -259,6 +250,84 @@ pub struct SweepOutcome {
     pub waiting: f64,
 }
 
+/// What every pack update reads and writes besides its rows: the impulses, the moment rows,
+/// the bodies and the sweep's parameters.
+type Shared<'s> = (
+    &'s Disjoint<'s, Lanes3>,
+    Option<&'s MomentRows<'s>>,
+    &'s Disjoint<'s, Motion>,
+    &'s SweepParams<'s>,
+);
+
+/// [`relax_packs`] in its AVX2 build where `avx2` ([`isa::avx2`]), else in the SSE2 one (the
+/// same bits).
+///
+/// # Safety
+/// [`relax_packs`]'s; `avx2` only where the processor has the features [`isa::avx2`] checks.
+#[inline(always)]
+unsafe fn relax_packs_on<R: ReadRows>(
+    avx2: bool,
+    rows: &[R],
+    packs: (usize, usize, bool),
+    (gamma, moments, motion, p): Shared,
+) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        return relax_packs_avx2(rows, packs, (gamma, moments, motion, p));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
+    relax_packs(rows, packs, gamma, moments, motion, p)
+}
+
+/// [`relax_packs`] built with AVX2.
+///
+/// # Safety
+/// [`relax_packs`]'s, on a processor with the features [`isa::avx2`] checks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn relax_packs_avx2<R: ReadRows>(
+    rows: &[R],
+    packs: (usize, usize, bool),
+    (gamma, moments, motion, p): Shared,
+) -> f32 {
+    relax_packs(rows, packs, gamma, moments, motion, p)
+}
+
+/// Relaxes packs `lo..hi` of `rows` (one class's, `paired`: two at a time where they may be):
+/// full packs read in place, compact ones rebuilt pack by pack. Returns the largest residual.
+///
+/// # Safety
+/// No other thread may touch those packs or their dynamic bodies meanwhile.
+#[inline(always)]
+unsafe fn relax_packs<R: ReadRows>(
+    rows: &[R],
+    (lo, hi, paired): (usize, usize, bool),
+    gamma: &Disjoint<Lanes3>,
+    moments: Option<&MomentRows>,
+    motion: &Disjoint<Motion>,
+    p: &SweepParams,
+) -> f32 {
+    let end = if paired { lo + (hi - lo) / 2 * 2 } else { lo };
+    let mut local = 0.0f32;
+    for pk in (lo..end).step_by(2) {
+        let (r0, r1) = (rows[pk].rows(), rows[pk + 1].rows());
+        let two = [r0.borrow(), r1.borrow()];
+        // The caller's safety, for two packs of one class (no common dynamic body).
+        local = local.max(match (moments, p.planar) {
+            (None, false) => relax_pair::<false>(pk, two, gamma, motion, p),
+            (None, true) => relax_pair::<true>(pk, two, gamma, motion, p),
+            (Some(m), false) => relax_pair_moments::<false>(pk, two, gamma, m, motion, p),
+            (Some(m), true) => relax_pair_moments::<true>(pk, two, gamma, m, motion, p),
+        });
+    }
+    for (pk, pack) in rows.iter().enumerate().take(hi).skip(end) {
+        let pack = pack.rows();
+        local = local.max(relax_pack(pk, pack.borrow(), gamma, moments, motion, p));
+    }
+    local
+}
+
 /// One Gauss–Seidel update of packs `pk` and `pk + 1` of one colour class, which share no
 /// dynamic body, for contacts without moment rows between isotropic bodies: the same
 /// arithmetic as two calls of [`relax_pack`], interleaved, so that the processor overlaps the
@@ -271,7 +340,7 @@ pub struct SweepOutcome {
 #[inline(always)]
 unsafe fn relax_pair<const PLANAR: bool>(
     pk: usize,
-    rows: &[RowPack],
+    rows: [&RowPack; 2],
     gamma: &Disjoint<Lanes3>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
@@ -292,7 +361,7 @@ unsafe fn relax_pair<const PLANAR: bool>(
 #[inline(always)]
 unsafe fn slide_pair<'r, const PLANAR: bool>(
     pk: usize,
-    rows: &'r [RowPack],
+    [p0, p1]: [&'r RowPack; 2],
     gamma: &Disjoint<Lanes3>,
     // The bodies' address read once, not again after each write through it.
     base: *mut Motion,
@@ -303,7 +372,6 @@ unsafe fn slide_pair<'r, const PLANAR: bool>(
     [PackVelocities; 2],
     [Vec4; 2],
 ) {
-    let (p0, p1) = (&rows[pk], &rows[pk + 1]);
     let v0 = PackVelocities::gather(p0, |i| &*base.add(i));
     let v1 = PackVelocities::gather(p1, |i| &*base.add(i));
     let (i0, r0) = update_pack(p0, gamma.get(pk), &v0, p);
@@ -325,7 +393,7 @@ unsafe fn slide_pair<'r, const PLANAR: bool>(
 #[inline(always)]
 unsafe fn relax_pair_moments<const PLANAR: bool>(
     pk: usize,
-    rows: &[RowPack],
+    rows: [&RowPack; 2],
     gamma: &Disjoint<Lanes3>,
     (moment_rows, moment_gamma): &MomentRows,
     motion: &Disjoint<Motion>,
@@ -370,13 +438,12 @@ type MomentRows<'a> = (&'a [MomentPack], Disjoint<'a, Lanes3>);
 #[inline(always)]
 unsafe fn relax_pack(
     pk: usize,
-    rows: &[RowPack],
+    pack: &RowPack,
     gamma: &Disjoint<Lanes3>,
     moments: Option<&MomentRows>,
     motion: &Disjoint<Motion>,
     p: &SweepParams,
 ) -> f32 {
-    let pack = &rows[pk];
     let vel = PackVelocities::gather(pack, |i| motion.shared(i));
     let (impulse, mut residual) = update_pack(pack, gamma.get(pk), &vel, p);
     let Some((moment_rows, moment_gamma)) = moments else {
@@ -482,8 +549,7 @@ pub fn apply_warm_start(
     p: &SweepParams,
 ) {
     let motion = Disjoint::new(motion);
-    let apply = |pk: usize| {
-        let pack = &packs.rows[pk];
+    let apply_rows = |pk: usize, pack: &RowPack| {
         // SAFETY: no two packs of a class, nor of two blocks of one pass, share a dynamic body;
         // the overflow class runs serially below.
         unsafe {
@@ -495,7 +561,11 @@ pub fn apply_warm_start(
                 let moment = pack_impulse(pack, &m.gamma[pk]);
                 apply_pack_moment(pack, &vel, &moment, &motion, p);
             }
-        };
+        }
+    };
+    let apply = |pk: usize| match packs.rows() {
+        PackRows::Full(rows) => apply_rows(pk, &rows[pk]),
+        PackRows::Compact(rows) => apply_rows(pk, &rows[pk].expand()),
     };
     let class_packs = |c: usize| packs.start[c] as usize..packs.start[c + 1] as usize;
     for pass in [0..blocks.odd, blocks.odd..blocks.len()] {
@@ -525,10 +595,39 @@ const SMALL_CLASS_PACKS: usize = 256;
 mod tests {
     use super::*;
     use crate::inertia::PrincipalInertia;
+    use crate::layout::{ContactRow, NO_BODY};
     use crate::narrow_phase::tangent_frame;
     use crate::random::Lcg;
     use crate::step::SolverKind;
     use glam::Vec3;
+
+    /// `n` bodies of random velocities and inverse masses from `r` (uniform on [0, 1)).
+    fn random_motion(n: usize, r: &mut impl FnMut() -> f32) -> Vec<Motion> {
+        (0..n)
+            .map(|_| Motion {
+                linear: [r() - 0.5, r() - 0.5, r() - 0.5],
+                inv_mass: 1e3 * (1.0 + r()),
+                angular: [10.0 * r(), 10.0 * r(), 10.0 * r()],
+                inv_inertia: 1e8 * (1.0 + r()),
+            })
+            .collect()
+    }
+
+    /// One Gauss–Seidel sweep of compliant rows (softness 0.2, a bounded give), ω = 1.
+    fn one_sweep(planar: bool, inertia: &PrincipalInertia) -> SweepParams<'_> {
+        SweepParams {
+            solver: SolverKind::GaussSeidel,
+            max_iterations: 1,
+            tolerance: 0.0,
+            omega: 1.0,
+            coulomb_correction: 0,
+            planar,
+            softness: 0.2,
+            give_speed: 0.05,
+            rigid_scale: 1.25,
+            inertia,
+        }
+    }
 
     /// Two packs of one class with moment rows (eight contacts between sixteen distinct spheres,
     /// random normals, velocities and impulses, some lanes on the cone): relaxed as a pair, they
@@ -571,27 +670,9 @@ mod tests {
                     (g[0][k], g[1][k], g[2][k]) = (1e-6 * r(), 1e-6 * r(), 0.0);
                 }
             }
-            let motion: Vec<Motion> = (0..16)
-                .map(|_| Motion {
-                    linear: [r() - 0.5, r() - 0.5, r() - 0.5],
-                    inv_mass: 1e3 * (1.0 + r()),
-                    angular: [10.0 * r(), 10.0 * r(), 10.0 * r()],
-                    inv_inertia: 1e8 * (1.0 + r()),
-                })
-                .collect();
+            let motion = random_motion(16, &mut r);
             let inertia = PrincipalInertia::default();
-            let p = SweepParams {
-                solver: SolverKind::GaussSeidel,
-                max_iterations: 1,
-                tolerance: 0.0,
-                omega: 1.0,
-                coulomb_correction: 0,
-                planar,
-                softness: 0.2,
-                give_speed: 0.05,
-                rigid_scale: 1.25,
-                inertia: &inertia,
-            };
+            let p = one_sweep(planar, &inertia);
             let bits = |g: &[Lanes3; 2], mg: &[Lanes3; 2], m: &[Motion]| {
                 let mut out: Vec<u32> = g
                     .iter()
@@ -606,20 +687,21 @@ mod tests {
                 out
             };
             let (mut g1, mut mg1, mut m1) = (gamma, moment_gamma, motion.clone());
+            let two = [&rows[0], &rows[1]];
             let paired = unsafe {
                 let moments = (moment_rows.as_slice(), Disjoint::new(&mut mg1));
                 let (g, m) = (Disjoint::new(&mut g1), Disjoint::new(&mut m1));
                 match planar {
-                    false => relax_pair_moments::<false>(0, &rows, &g, &moments, &m, &p),
-                    true => relax_pair_moments::<true>(0, &rows, &g, &moments, &m, &p),
+                    false => relax_pair_moments::<false>(0, two, &g, &moments, &m, &p),
+                    true => relax_pair_moments::<true>(0, two, &g, &moments, &m, &p),
                 }
             };
             let (mut g2, mut mg2, mut m2) = (gamma, moment_gamma, motion.clone());
             let single = unsafe {
                 let moments = (moment_rows.as_slice(), Disjoint::new(&mut mg2));
                 let (g, m) = (Disjoint::new(&mut g2), Disjoint::new(&mut m2));
-                let first = relax_pack(0, &rows, &g, Some(&moments), &m, &p);
-                first.max(relax_pack(1, &rows, &g, Some(&moments), &m, &p))
+                let first = relax_pack(0, &rows[0], &g, Some(&moments), &m, &p);
+                first.max(relax_pack(1, &rows[1], &g, Some(&moments), &m, &p))
             };
             assert!(paired > 0.0, "the updates changed nothing");
             assert_eq!(
@@ -634,5 +716,112 @@ mod tests {
                 "planar {planar}"
             );
         }
+    }
+
+    /// Rows as the narrow phase builds them for spheres (arms −ρ_a n and ρ_b n, the tangent
+    /// frame of `tangent_frame`, walls on b's side with no arm), laid out as compact packs,
+    /// relax sweep after sweep to the same impulses, velocities and residuals, bit for bit, as
+    /// the same rows in full packs, in pairs and one by one (a class of one contact per pack,
+    /// so with padding lanes); one arm off its normal keeps the whole layout full. Where the
+    /// processor has AVX2 its build of the sweep gives the SSE2 build's bits, on both layouts.
+    #[test]
+    fn compact_sphere_packs_relax_as_the_full_ones() {
+        let mut random = Lcg::new(11);
+        let mut r = move || random.unit();
+        let count = 24u32;
+        let radius: Vec<Vec4> = (0..2 * count)
+            .map(|_| Vec4::new(0.0, 0.0, 0.0, 0.004 + 0.002 * r()))
+            .collect();
+        let mut rows: Vec<ContactRow> = (0..count)
+            .map(|i| {
+                let (a, wall) = (2 * i, i % 3 == 0);
+                let b = if wall { NO_BODY } else { a + 1 };
+                let n = Vec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize();
+                let (t1, t2) = tangent_frame(n, false);
+                let ra = -radius[a as usize].w * n;
+                let rb = if wall {
+                    Vec3::ZERO
+                } else {
+                    radius[b as usize].w * n
+                };
+                ContactRow {
+                    n: n.to_array(),
+                    phi: -1e-4 * r(),
+                    t1: t1.to_array(),
+                    mu: 0.5,
+                    t2: t2.to_array(),
+                    mass_n: 1e-3 * (1.0 + r()),
+                    ra: ra.to_array(),
+                    mass_t: 8e-4,
+                    rb: rb.to_array(),
+                    body_a: a,
+                    bias: [-0.1 * r(), 0.01 * (r() - 0.5), 0.0],
+                    body_b: b,
+                }
+            })
+            .collect();
+        let gamma: Vec<[f32; 4]> = (0..count)
+            .map(|_| [1e-3 * r(), 4e-4 * (r() - 0.5), 4e-4 * r(), 0.0])
+            .collect();
+        let motion = random_motion(2 * count as usize, &mut r);
+        let inertia = PrincipalInertia::default();
+        let p = one_sweep(false, &inertia);
+        let classes = [0, 16, count];
+        // Five sweeps over the packs: the first class two packs at a time, the second (one
+        // contact per pack) one by one; returns the impulses, velocities and residuals.
+        let solve = |rows: &[ContactRow], spheres: Option<&[Vec4]>, compact: bool, avx2: bool| {
+            let mut packs = Packs::default();
+            packs.build(rows, &gamma, (None, &classes), Some(1), |b| b, spheres);
+            assert_eq!(packs.compact, compact);
+            let mut motion = motion.clone();
+            let mut residuals = Vec::new();
+            let (rows, start, gamma) = packs.split();
+            let (g, m) = (Disjoint::new(gamma), Disjoint::new(&mut motion));
+            for _ in 0..5 {
+                for (c, paired) in [(0, true), (1, false)] {
+                    let packs = (start[c] as usize, start[c + 1] as usize, paired);
+                    let shared = (&g, None, &m, &p);
+                    // SAFETY: one thread; AVX2 only where `isa::avx2` finds it.
+                    let r = unsafe {
+                        match rows {
+                            PackRows::Full(rows) => relax_packs_on(avx2, rows, packs, shared),
+                            PackRows::Compact(rows) => relax_packs_on(avx2, rows, packs, shared),
+                        }
+                    };
+                    residuals.push(r.to_bits());
+                }
+            }
+            let mut out: Vec<u32> = packs
+                .gamma
+                .iter()
+                .flatten()
+                .flat_map(|v| v.to_array().map(f32::to_bits))
+                .collect();
+            out.extend(
+                motion
+                    .iter()
+                    .flat_map(|m| bytemuck::cast::<Motion, [u32; 8]>(*m)),
+            );
+            out.extend(residuals);
+            out
+        };
+        let full = solve(&rows, None, false, false);
+        // The first sweep's residual (of ten, at the end): the contacts were not at rest.
+        assert!(
+            f32::from_bits(full[full.len() - 10]) > 1e-3,
+            "nothing to solve"
+        );
+        assert_eq!(solve(&rows, Some(&radius), true, false), full);
+        if isa::avx2() {
+            assert_eq!(solve(&rows, None, false, true), full, "AVX2, full packs");
+            assert_eq!(
+                solve(&rows, Some(&radius), true, true),
+                full,
+                "AVX2, compact"
+            );
+        }
+        rows[5].ra[0] *= 1.0 + 1e-6;
+        let full = solve(&rows, None, false, false);
+        assert_eq!(solve(&rows, Some(&radius), false, false), full);
     }
 }

@@ -16,6 +16,7 @@
 
 use crate::broad_phase::Grid;
 use crate::contact_update::transpose;
+use crate::isa;
 use crate::layout::{pair_key, wall_key, Bodies, ContactRow, FrictionTable, Motion, Wall, NO_BODY};
 use crate::mesh::{mesh_contacts, sphere_mesh_contacts, MeshProbe, MeshWalls, Triangle};
 use crate::pair_algorithms::ellipsoid_frustum::ellipsoid_in_frustum;
@@ -518,6 +519,7 @@ impl PairTests<'_> {
     /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
     /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
     /// cell), each partner kept only around its minimum-image index k, so found once.
+    #[inline(always)]
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
         if self.p.periodic.is_on() {
@@ -1007,21 +1009,19 @@ pub fn find_contacts(
     }
     let too_many = AtomicBool::new(false);
     let (grid_part, large_part) = contacts.blocks[..blocks_needed].split_at_mut(grid_blocks);
+    let avx2 = isa::avx2();
     grid_part.par_iter_mut().enumerate().for_each(|(b, out)| {
         out.clear();
         let range = b * BLOCK..((b + 1) * BLOCK).min(n);
-        let budget = MAX_CONTACTS_PER_BODY * range.len();
-        for i in range {
-            if too_many.load(Ordering::Relaxed) {
-                return;
-            }
-            if grid.cell_of[i] != crate::broad_phase::NOT_IN_GRID {
-                tests.grid_body(grid, i as u32, out);
-            }
-            if out.len() > budget {
-                too_many.store(true, Ordering::Relaxed);
-            }
+        let block = (&tests, grid, &too_many);
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the processor has the features `isa::avx2` checks.
+            return unsafe { grid_block_avx2(block, range, out) };
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = avx2;
+        grid_block(block, range, out);
     });
     if too_many.into_inner() {
         return Err(TooManyContacts);
@@ -1035,6 +1035,42 @@ pub fn find_contacts(
         });
     gather_blocks(contacts, grid_blocks, blocks_needed);
     Ok(())
+}
+
+/// The contacts of grid bodies `range` into `out`, stopping once any block has more than
+/// [`MAX_CONTACTS_PER_BODY`] a body (`too_many`).
+#[inline(always)]
+fn grid_block(
+    (tests, grid, too_many): (&PairTests, &Grid, &AtomicBool),
+    range: std::ops::Range<usize>,
+    out: &mut Vec<(u64, ContactRow)>,
+) {
+    let budget = MAX_CONTACTS_PER_BODY * range.len();
+    for i in range {
+        if too_many.load(Ordering::Relaxed) {
+            return;
+        }
+        if grid.cell_of[i] != crate::broad_phase::NOT_IN_GRID {
+            tests.grid_body(grid, i as u32, out);
+        }
+        if out.len() > budget {
+            too_many.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`grid_block`] built with AVX2 ([`crate::isa`]: the same bits).
+///
+/// # Safety
+/// Only on a processor with the features [`isa::avx2`] checks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn grid_block_avx2(
+    block: (&PairTests, &Grid, &AtomicBool),
+    range: std::ops::Range<usize>,
+    out: &mut Vec<(u64, ContactRow)>,
+) {
+    grid_block(block, range, out)
 }
 
 /// Concatenates the block buffers into the flat arrays sorted by key. The grid bodies' blocks

@@ -18,7 +18,7 @@ use crate::layout::{Bodies, ContactRow, FrictionTable, Motion, Wall};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
-use crate::packing::Packs;
+use crate::packing::{Packs, COMPACT_FROM};
 use crate::parallel::TeamChoice;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
@@ -251,6 +251,12 @@ impl CpuPipeline {
         self.work.solver.trace.sweeps()
     }
 
+    /// Whether the last step's Gauss–Seidel solve read compact sphere packs
+    /// ([`crate::sphere_pack`]).
+    pub fn solved_compact_rows(&self) -> bool {
+        self.work.solver.packs.compact
+    }
+
     /// Advances `bodies` by one step against `walls` and the `mesh` walls (already placed for
     /// this step). Fails,
     /// with the forces of the step applied to the velocities and nothing else done, when the
@@ -426,8 +432,14 @@ impl Workspace {
         };
         let coupled = (rows.as_slice(), self.gamma.as_slice(), moments);
         let shared = interface.as_deref_mut();
-        self.solver
-            .load(coupled, &bodies.kind, motion, &sweep, shared, space);
+        self.solver.load(
+            coupled,
+            (&bodies.kind, &bodies.pos_radius),
+            motion,
+            &sweep,
+            shared,
+            space,
+        );
         non_contact
             .rows
             .build((joints, springs), bodies, &self.inertia, p);
@@ -495,15 +507,16 @@ impl Workspace {
         joints.build_impact(&self.non_contact.joints, bodies, &self.inertia, p);
         let sweep = SweepParams::impact(p, &self.inertia);
         let solver = &mut self.solver;
+        let kind = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
         solver.colour(&impacts.rows, &bodies.kind, p.solver, None);
         let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
-        solver.load(loaded, &bodies.kind, v, &sweep, None, None);
+        solver.load(loaded, kind, v, &sweep, None, None);
         let (compression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         solver.packs.unpack_gamma(&mut impacts.gamma);
         impacts.restitute();
         joints.gamma.fill(0.0);
         let loaded = (impacts.rows.as_slice(), impacts.gamma.as_slice(), None);
-        solver.load(loaded, &bodies.kind, v, &sweep, None, None);
+        solver.load(loaded, kind, v, &sweep, None, None);
         solver.packs.gamma.fill([Vec4::ZERO; 3]);
         let (decompression, _) = solver.solve_corrected(&impacts.rows, joints, v, &sweep, None);
         bodies.motion.copy_from_slice(v);
@@ -539,7 +552,7 @@ impl SolverLayout {
     fn load(
         &mut self,
         (rows, gamma, moments): (&[ContactRow], &[[f32; 4]], Option<&Moments>),
-        kind: &[u32],
+        (kind, pos_radius): (&[u32], &[Vec4]),
         motion: &mut [Motion],
         p: &SweepParams,
         interface: Option<&mut (dyn Interface + 'static)>,
@@ -553,7 +566,12 @@ impl SolverLayout {
                 let body = |b: u32| space.map_or(b, |s| s.slot(b));
                 let packs = &mut self.packs;
                 let overflow = classes.len() - 2;
-                packs.build(rows, gamma, (order, classes), Some(overflow), body);
+                // Compact packs where the sweep reads nothing but the sliding rows, and they
+                // are many.
+                let plain =
+                    moments.is_none() && !p.planar && !p.inertia.any() && p.coulomb_correction == 0;
+                let spheres = (plain && rows.len() >= COMPACT_FROM).then_some(pos_radius);
+                packs.build(rows, gamma, (order, classes), Some(overflow), body, spheres);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
@@ -584,7 +602,7 @@ impl SolverLayout {
                 );
                 let one_class = (None, [0, rows.len() as u32]);
                 let packs = &mut self.packs;
-                packs.build(rows, gamma, (one_class.0, &one_class.1), None, |b| b);
+                packs.build(rows, gamma, (one_class.0, &one_class.1), None, |b| b, None);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);
                 }
@@ -644,7 +662,7 @@ impl SolverLayout {
             SolverKind::GaussSeidel => {
                 let (packs, trace) = (&mut self.packs, &mut self.trace);
                 let blocks = &self.colouring.blocks;
-                let pack_count = packs.rows.len() as f64;
+                let pack_count = packs.len() as f64;
                 let team = self.team.team(rayon::current_num_threads());
                 let start = Instant::now();
                 let out =

@@ -7,6 +7,7 @@
 
 use crate::contact_update::{Lanes3, RowPack};
 use crate::layout::Motion;
+use crate::sphere_pack::SpherePack;
 use crate::step::SolverKind;
 use std::mem::size_of;
 
@@ -31,6 +32,8 @@ impl SweepTraffic {
 
 /// One contact's share of its pack's row data (a pack holds four lanes).
 const PACK_LANE: usize = size_of::<RowPack>() / 4;
+/// One contact's share of a compact sphere pack's row data.
+const SPHERE_LANE: usize = size_of::<SpherePack>() / 4;
 /// One contact's impulses (γn, γt1, γt2) in its pack.
 const LANE_GAMMA: usize = size_of::<Lanes3>() / 4;
 /// A body's velocities and inverse masses.
@@ -44,22 +47,24 @@ const ARM: usize = size_of::<[f32; 3]>();
 /// A pack lane's inverse diagonal masses (mass_n, mass_t), which APGD's W-norms read.
 const LANE_MASSES: usize = 2 * size_of::<f32>();
 
-/// The CPU's traffic of one sweep of `solver`:
-/// * Gauss–Seidel: the pack lane's row, its γ read and written, both bodies' velocities read
-///   and written at once.
+/// The CPU's traffic of one sweep of `solver`, with `compact` sphere packs or full ones:
+/// * Gauss–Seidel: the pack lane's row (full or compact), its γ read and written, both bodies'
+///   velocities read and written at once.
 /// * Jacobi: the contact sweep reads the lane's row, reads and writes γ, reads both bodies and
 ///   writes the impulse D Δγ; the gather reads, for each of the contact's two bodies, an index
 ///   entry, the arm in the contact's row and the impulse, and per body its range's start and
 ///   its velocities (read and written).
 /// * APGD: Jacobi's, plus the sweep's read of γ_k and the extrapolation's pass (the lane's
 ///   masses; γ, γ_k and the impulse each read and written).
-pub fn cpu_sweep_traffic(solver: SolverKind) -> SweepTraffic {
+pub fn cpu_sweep_traffic(solver: SolverKind, compact: bool) -> SweepTraffic {
     let jacobi_sweep = PACK_LANE + 2 * LANE_GAMMA + 2 * MOTION + IMPULSE;
     let gather = 2 * (ENTRY + ARM + IMPULSE);
     let gather_body = size_of::<u32>() + 2 * MOTION;
     match solver {
         SolverKind::GaussSeidel => SweepTraffic {
-            per_contact: PACK_LANE + 2 * LANE_GAMMA + 4 * MOTION,
+            per_contact: if compact { SPHERE_LANE } else { PACK_LANE }
+                + 2 * LANE_GAMMA
+                + 4 * MOTION,
             per_body: 0,
         },
         SolverKind::Jacobi => SweepTraffic {
@@ -84,9 +89,11 @@ mod tests {
     /// gather; Jacobi adds a gather per body; APGD's extra pass makes it costlier than Jacobi.
     #[test]
     fn counts_follow_the_passes() {
-        let gs = cpu_sweep_traffic(SolverKind::GaussSeidel);
-        let jacobi = cpu_sweep_traffic(SolverKind::Jacobi);
-        let apgd = cpu_sweep_traffic(SolverKind::Apgd);
+        let gs = cpu_sweep_traffic(SolverKind::GaussSeidel, false);
+        let compact = cpu_sweep_traffic(SolverKind::GaussSeidel, true);
+        let jacobi = cpu_sweep_traffic(SolverKind::Jacobi, false);
+        let apgd = cpu_sweep_traffic(SolverKind::Apgd, false);
+        assert_eq!(gs.per_contact - compact.per_contact, (384 - 240) / 4);
         assert_eq!(gs.per_body, 0);
         assert_eq!(jacobi.per_body, 4 + 2 * MOTION);
         assert!(apgd.per_contact > jacobi.per_contact);

@@ -126,7 +126,7 @@ fn the_three_solvers_agree_on_a_small_pile() {
 /// and 3 threads: a jostled lattice of 9,600 spheres of mixed radii on a floor (cut into eight
 /// blocks or more) with one sphere 24 times larger on top, touching more of them than a
 /// block has colours, so that the shared classes are used too, from the contacts and warm-start
-/// impulses of a step of it.
+/// impulses of a step of it; and the same bits again with the rows in compact sphere packs.
 #[test]
 fn the_solve_in_blocks_gives_the_same_bits_on_any_team() {
     use grains_kernels::broad_phase::Grid;
@@ -203,15 +203,26 @@ fn the_solve_in_blocks_gives_the_same_bits_on_any_team() {
     );
 
     let mut first: Option<(u32, u32, Vec<u32>, Vec<u32>)> = None;
-    // A pool of three whose sweeps run on its first worker alone (as on a busy machine) too.
-    for (threads, team) in [(1, 1), (2, 2), (3, 3), (3, 1)] {
+    // A pool of three whose sweeps run on its first worker alone (as on a busy machine) too;
+    // the rows of spheres in compact packs too (`grains_kernels::sphere_pack`).
+    let runs = [(1, 1, false), (2, 2, false), (3, 3, false), (3, 1, false)];
+    for (threads, team, compact) in runs.into_iter().chain([(1, 1, true), (2, 2, true)]) {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
         let mut packs = Packs::default();
         let order = (Some(colouring.order.as_slice()), colouring.start.as_slice());
-        packs.build(&rows, &gamma, order, Some(classes - 1), |b| space.slot(b));
+        let spheres = compact.then_some(pile.pos_radius.as_slice());
+        packs.build(
+            &rows,
+            &gamma,
+            order,
+            Some(classes - 1),
+            |b| space.slot(b),
+            spheres,
+        );
+        assert_eq!(packs.compact, compact, "sphere rows packed compactly");
         let mut motion = Vec::new();
         space.gather(&pile.motion, &mut motion);
         let out = pool.install(|| {
@@ -239,7 +250,7 @@ fn the_solve_in_blocks_gives_the_same_bits_on_any_team() {
         match &first {
             None => first = Some(this),
             Some(one) => {
-                let on = format!("{threads} threads, a team of {team}");
+                let on = format!("{threads} threads, a team of {team}, compact {compact}");
                 assert_eq!((this.0, this.1), (one.0, one.1), "{on}");
                 assert!(this.2 == one.2, "{on}: velocities differ");
                 assert!(this.3 == one.3, "{on}: impulses differ");

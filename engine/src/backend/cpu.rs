@@ -86,7 +86,7 @@ impl StepBackend for CpuBackend {
     }
 
     fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
-        cpu_sweep_traffic(solver)
+        cpu_sweep_traffic(solver, self.0.solved_compact_rows())
     }
 
     fn contacts(&self) -> &Contacts {

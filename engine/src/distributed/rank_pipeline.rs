@@ -174,7 +174,9 @@ impl RankPipeline {
     /// Bytes one sweep moves per contact and per body.
     pub(crate) fn sweep_traffic(&self, solver: SolverKind) -> SweepTraffic {
         match self {
-            RankPipeline::Cpu(_) => cpu_sweep_traffic(solver),
+            RankPipeline::Cpu(pipeline) => {
+                cpu_sweep_traffic(solver, pipeline.solved_compact_rows())
+            }
             #[cfg(feature = "gpu")]
             RankPipeline::Gpu(_) => grains_gpu::gpu_sweep_traffic(solver, false),
         }
