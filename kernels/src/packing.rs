@@ -84,8 +84,9 @@ impl Packs {
     /// (`order = None`: contacts in index order); a class listed in `one_per_pack` puts each
     /// contact in a pack of its own (its contacts may share bodies). The packs name each body
     /// `b` of the rows as `body(b)` (the identity, or its slot in the solver's own order).
-    /// With `spheres` (the bodies' centres and radii ρ), the packs are made [`SpherePack`]s
-    /// when every one of them rebuilds its rows exactly from arms −ρ_a n and ρ_b n.
+    /// With `spheres` (the bodies' centres and radii ρ, indexed as `body` names them), the
+    /// packs are made [`SpherePack`]s when every one of them rebuilds its rows exactly from
+    /// arms −ρ_a n and ρ_b n.
     pub fn build(
         &mut self,
         rows: &[ContactRow],
@@ -132,7 +133,8 @@ impl Packs {
                 .enumerate()
                 .with_min_len(BLOCK / 4)
                 .for_each(|(p, (pack, g))| {
-                    let full = full_pack(lanes, rows, p);
+                    let mut full = full_pack(lanes, rows, p);
+                    renumber((&mut full.body_a, &mut full.body_b), p);
                     let arm = |b: u32, sign: f32| match b {
                         NO_BODY => 0.0,
                         b => sign * radii[b as usize].w,
@@ -145,7 +147,6 @@ impl Packs {
                         Some(compact) => *pack = compact,
                         None => failed.store(true, Ordering::Relaxed),
                     }
-                    renumber((&mut pack.body_a, &mut pack.body_b), p);
                     *g = pack_lanes(lanes, p, gamma);
                 });
             self.compact = !failed.into_inner();

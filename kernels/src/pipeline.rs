@@ -112,6 +112,8 @@ struct SolverLayout {
     index: BodyContacts,
     colouring: Colouring,
     packs: Packs,
+    /// The bodies' centres and radii in the solver's space order, for compact packs.
+    slot_radius: Vec<Vec4>,
     moment_packs: MomentPacks,
     with_moments: bool,
     /// Barrier waits of one worker in the Gauss–Seidel solves, summed over steps.
@@ -570,7 +572,15 @@ impl SolverLayout {
                 // are many.
                 let plain =
                     moments.is_none() && !p.planar && !p.inertia.any() && p.coulomb_correction == 0;
-                let spheres = (plain && rows.len() >= COMPACT_FROM).then_some(pos_radius);
+                let spheres = (plain && rows.len() >= COMPACT_FROM).then(|| match space {
+                    // The radii in the solver's order, as the packs name the bodies: read
+                    // pack after pack, near one another rather than scattered.
+                    Some(space) => {
+                        space.gather(pos_radius, &mut self.slot_radius);
+                        self.slot_radius.as_slice()
+                    }
+                    None => pos_radius,
+                });
                 packs.build(rows, gamma, (order, classes), Some(overflow), body, spheres);
                 if let Some(m) = moments {
                     self.moment_packs.build(m, &self.packs.lanes);

@@ -41,15 +41,16 @@ impl SpaceOrder {
             });
     }
 
-    /// Copies the bodies' `motion` into slot order, into `local`.
-    pub fn gather(&self, motion: &[Motion], local: &mut Vec<Motion>) {
-        debug_assert_eq!(self.body.len(), motion.len());
-        local.resize(self.body.len(), Motion::default());
+    /// Copies the bodies' `values` (their motion, their centres and radii) into slot order,
+    /// into `local`.
+    pub fn gather<T: Copy + Default + Send + Sync>(&self, values: &[T], local: &mut Vec<T>) {
+        debug_assert_eq!(self.body.len(), values.len());
+        local.resize(self.body.len(), T::default());
         local
             .par_iter_mut()
             .zip(self.body.par_iter())
             .with_min_len(BLOCK)
-            .for_each(|(m, &b)| *m = motion[b as usize]);
+            .for_each(|(m, &b)| *m = values[b as usize]);
     }
 
     /// The slot of `body` ([`NO_BODY`] stays [`NO_BODY`]).

@@ -213,7 +213,9 @@ fn the_solve_in_blocks_gives_the_same_bits_on_any_team() {
             .unwrap();
         let mut packs = Packs::default();
         let order = (Some(colouring.order.as_slice()), colouring.start.as_slice());
-        let spheres = compact.then_some(pile.pos_radius.as_slice());
+        let mut slot_radius = Vec::new();
+        space.gather(&pile.pos_radius, &mut slot_radius);
+        let spheres = compact.then_some(slot_radius.as_slice());
         packs.build(
             &rows,
             &gamma,
