@@ -111,29 +111,23 @@ fn max_world_difference(cpu: &World, gpu: &World) -> f32 {
 /// Steps `scene` 100 steps on the GPU; before each step the CPU world is set to the GPU's
 /// state (bodies and warm start, through a snapshot), so that each step compares the two
 /// backends on the same input without the round-off of earlier steps being amplified.
-/// Also runs the CPU alone alongside and reports (does not check) how far the free runs drift
-/// apart.
 fn compare_100_steps(scene: Scene, what: &str) {
     let Some(gpu) = on_gpu(&scene) else {
         return;
     };
-    compare_worlds(
-        gpu,
-        scene.world(None).unwrap(),
-        scene.world(None).unwrap(),
-        what,
-    );
+    compare_worlds(gpu, scene.world(None).unwrap(), what);
 }
 
-/// [`compare_100_steps`] on built worlds: `gpu`, and two CPU worlds of the same start (`cpu`
-/// set to the GPU's state each step, `free` left to run).
-fn compare_worlds(mut gpu: World, mut cpu: World, mut free: World, what: &str) {
+/// [`compare_100_steps`] on built worlds: `gpu`, and a CPU world of the same start, set to the
+/// GPU's state each step. (How far free runs drift apart is measured in
+/// [`POSITION_TOLERANCE_R`]'s notes, not in every run: a third world stepped alongside only for
+/// a printed figure.)
+fn compare_worlds(mut gpu: World, mut cpu: World, what: &str) {
     let mut worst = (0.0f32, 0u64);
     for step in 1..=100u64 {
         cpu.restore(&gpu.snapshot().unwrap()).unwrap();
         cpu.step().unwrap();
         gpu.step().unwrap();
-        free.step().unwrap();
         assert_eq!(
             gpu.synced_at(),
             step,
@@ -148,11 +142,9 @@ fn compare_worlds(mut gpu: World, mut cpu: World, mut free: World, what: &str) {
         }
     }
     eprintln!(
-        "{what}: max one-step |Δposition| = {:.3e} r (at step {}); free runs apart by {:.3e} r \
-         after 100 steps; on {}",
+        "{what}: max one-step |Δposition| = {:.3e} r (at step {}); on {}",
         worst.0,
         worst.1,
-        max_world_difference(&free, &gpu),
         gpu.adapter_name().unwrap_or("?")
     );
     assert!(
