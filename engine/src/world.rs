@@ -542,8 +542,9 @@ impl World {
 
     /// The bytes one sweep of this world's solver moves per contact and per body on its
     /// backend, counted from the buffers' layout (every element a pass reads counts once and
-    /// every element it writes once; moment and joint rows not counted): what `grains bench` turns into bytes per
-    /// contact-sweep and the solve's achieved bandwidth.
+    /// every element it writes once; moment and joint rows not counted), in the layout of the
+    /// last step's solve (on the CPU, a large bed of spheres in compact packs): what `grains
+    /// bench` turns into bytes per contact-sweep and the solve's achieved bandwidth.
     pub fn sweep_traffic(&self) -> SweepTraffic {
         self.backend.sweep_traffic(self.settings.solver.kind())
     }
