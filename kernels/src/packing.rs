@@ -31,6 +31,16 @@ pub enum PackRows<'a> {
     Compact(&'a [SpherePack]),
 }
 
+impl<'a> PackRows<'a> {
+    /// The `compact` packs' or the `full` ones.
+    fn of(compact: bool, full: &'a [RowPack], spheres: &'a [SpherePack]) -> Self {
+        match compact {
+            true => PackRows::Compact(spheres),
+            false => PackRows::Full(full),
+        }
+    }
+}
+
 /// A pack the sweeps read rows from: in place ([`RowPack`]) or rebuilt ([`SpherePack`]).
 pub trait ReadRows: Sync {
     /// The rows: a reference, or the rebuilt pack.
@@ -173,18 +183,12 @@ impl Packs {
 
     /// The packs' rows, in whichever form they are.
     pub fn rows(&self) -> PackRows<'_> {
-        match self.compact {
-            true => PackRows::Compact(&self.spheres),
-            false => PackRows::Full(&self.rows),
-        }
+        PackRows::of(self.compact, &self.rows, &self.spheres)
     }
 
     /// The packs' rows and class offsets beside their impulses, to update.
     pub fn split(&mut self) -> (PackRows<'_>, &[u32], &mut [Lanes3]) {
-        let rows = match self.compact {
-            true => PackRows::Compact(&self.spheres),
-            false => PackRows::Full(&self.rows),
-        };
+        let rows = PackRows::of(self.compact, &self.rows, &self.spheres);
         (rows, &self.start, &mut self.gamma)
     }
 
