@@ -1512,7 +1512,7 @@ fn a_jacobi_pour_matches_one_process() {
 }
 
 /// Steps the GPU ranks take after the compared one, every step's owners checked.
-const GPU_STEPS: u64 = 20;
+const GPU_STEPS: u64 = 10;
 
 /// The pour of the GPU ranks' test on `backend`: the trough pour solved by projected Jacobi
 /// (200 sweeps, ω = 0.3) with two Coulomb-correction passes (a mesh floor); or, where `apgd`,
@@ -1616,7 +1616,7 @@ fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
 /// sweeps) and the Coulomb correction in the trough of mesh walls, and with APGD (100 sweeps)
 /// and the moment rows in the box: from the same settled pour, one step on 2 ranks gives
 /// one GPU process's velocities to within 1e-5 m/s (the same sweeps, in another order of f32
-/// additions), the next 20 steps keep every grain owned once and end with one process's bed
+/// additions), the next 10 steps keep every grain owned once and end with one process's bed
 /// and contacts (within 1 %), the last step's contacts held by the ranks balance the
 /// bed's momentum (as `the_ranks_contacts_balance_the_bed_momentum` asks), and two Jacobi runs
 /// on 2 ranks are the same bit for bit.

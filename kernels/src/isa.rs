@@ -4,7 +4,9 @@
 //! narrow phase), the latter run where the processor has it. Both builds do the same IEEE
 //! operations in the same order, and no fused multiply-add is enabled, so they give the same
 //! bits. The environment variable `GRAINS_ISA=sse2` keeps a process on the SSE2 build (to
-//! compare the two, or to time the difference).
+//! compare the two, or to time the difference); `GRAINS_ISA=avx2`, or no value, takes the AVX2
+//! build where the processor has it. Any other value, or `avx2` on a processor without it, is
+//! said once on standard error with the build that runs.
 
 use std::sync::OnceLock;
 
@@ -14,8 +16,44 @@ use std::sync::OnceLock;
 pub fn avx2() -> bool {
     static AVX2: OnceLock<bool> = OnceLock::new();
     *AVX2.get_or_init(|| {
-        std::env::var_os("GRAINS_ISA").is_none_or(|isa| isa != "sse2") && detected()
+        let isa = std::env::var("GRAINS_ISA").ok();
+        let (avx2, warning) = choice(isa.as_deref(), detected());
+        if let Some(warning) = warning {
+            eprintln!("warning: {warning}");
+        }
+        avx2
     })
+}
+
+/// The build `GRAINS_ISA` = `isa` asks for on a processor that has (`detected`) the AVX2
+/// build's features or not: whether it runs AVX2, and what to tell the user where the value
+/// is not one this module knows or asks for what the processor lacks.
+fn choice(isa: Option<&str>, detected: bool) -> (bool, Option<String>) {
+    let sse2 = "the hot loops run their SSE2 build";
+    let native = if detected {
+        "the hot loops run their AVX2 build"
+    } else {
+        sse2
+    };
+    match isa.map(str::trim) {
+        None | Some("") => (detected, None),
+        Some(isa) if isa.eq_ignore_ascii_case("sse2") => (false, None),
+        Some(isa) if isa.eq_ignore_ascii_case("avx2") && detected => (true, None),
+        Some(isa) if isa.eq_ignore_ascii_case("avx2") => (
+            false,
+            Some(format!(
+                "GRAINS_ISA=avx2, but this processor lacks AVX2 or one of AVX, BMI1, BMI2, \
+                 LZCNT, POPCNT: {sse2}"
+            )),
+        ),
+        Some(isa) => (
+            detected,
+            Some(format!(
+                "GRAINS_ISA={isa:?} is neither \"sse2\" nor \"avx2\": {native}, as the \
+                 processor allows"
+            )),
+        ),
+    }
 }
 
 /// Whether the processor has the AVX2 builds' features.
@@ -31,4 +69,29 @@ fn detected() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::choice;
+
+    #[test]
+    fn grains_isa_picks_the_build_and_names_a_value_it_does_not_know() {
+        for detected in [false, true] {
+            assert_eq!(choice(None, detected), (detected, None));
+            assert_eq!(choice(Some(""), detected), (detected, None));
+            assert_eq!(choice(Some("sse2"), detected), (false, None));
+            assert_eq!(choice(Some("SSE2"), detected), (false, None));
+            let (avx2, warning) = choice(Some("sse"), detected);
+            assert_eq!(avx2, detected, "a typo runs as the processor allows");
+            let warning = warning.expect("a typo is named");
+            assert!(
+                warning.contains("\"sse\"") && warning.contains("sse2"),
+                "{warning}"
+            );
+        }
+        assert_eq!(choice(Some("avx2"), true), (true, None));
+        let (avx2, warning) = choice(Some("avx2"), false);
+        assert!(!avx2 && warning.is_some_and(|w| w.contains("lacks AVX2")));
+    }
 }
