@@ -331,26 +331,49 @@ impl PackVelocities {
         out
     }
 
-    /// What a gather would read after [`Self::scatter`] of these velocities, `before` being
-    /// the velocities gathered before them: these for the lanes' bodies that contacts can move
-    /// (the ones scatter writes), `before`'s for the others (walls, padding, fixed and
-    /// kinematic bodies), bit for bit, without the write and the read.
+    /// What a gather would read of the angular velocities after [`Self::scatter`] of these
+    /// velocities, `before` being those gathered before them: these for the lanes' bodies that
+    /// contacts can move (the ones scatter writes), `before`'s for the others (walls, padding,
+    /// fixed and kinematic bodies), bit for bit, without the write and the read: what the moment
+    /// rows read ([`crate::rolling::update_moment_pack`]). The linear velocities stay these:
+    /// [`Self::after_moment`] and [`Self::scatter`] read them only for the bodies the scatter
+    /// writes.
     #[inline(always)]
-    pub fn as_stored(&self, before: &PackVelocities) -> Self {
+    pub fn spin_as_stored(&self, before: &PackVelocities) -> Self {
         let pick = |moves: glam::BVec4A, now: &Lanes3, then: &Lanes3| -> Lanes3 {
             [0, 1, 2].map(|axis| Vec4::select(moves, now[axis], then[axis]))
         };
-        let (moves_a, moves_b) = (
-            self.inv_mass_a.cmpgt(Vec4::ZERO),
-            self.inv_mass_b.cmpgt(Vec4::ZERO),
-        );
         PackVelocities {
-            va: pick(moves_a, &self.va, &before.va),
-            wa: pick(moves_a, &self.wa, &before.wa),
-            vb: pick(moves_b, &self.vb, &before.vb),
-            wb: pick(moves_b, &self.wb, &before.wb),
+            wa: pick(self.inv_mass_a.cmpgt(Vec4::ZERO), &self.wa, &before.wa),
+            wb: pick(self.inv_mass_b.cmpgt(Vec4::ZERO), &self.wb, &before.wb),
             ..*self
         }
+    }
+
+    /// The velocities after moment impulses `moment` alone (a gets +L, b gets −L),
+    /// ω ← ω ± I⁻¹ L: for every body [`Self::scatter`] writes, [`Self::after_impulse`] with no
+    /// linear impulse, bit for bit, from velocities a sliding update left (planar ones already
+    /// masked). The linear velocities skip what adds nothing: b's v + (−0)·(1/m) is v itself,
+    /// a's v + (+0)·(1/m) is v + 0 (which turns −0 into +0).
+    #[inline(always)]
+    pub fn after_moment(&self, moment: &Lanes3, planar: bool) -> Self {
+        let turn = |w: &Lanes3, inv: Vec4, sign: f32| -> Lanes3 {
+            let s = Vec4::splat(sign);
+            [0, 1, 2].map(|axis| w[axis] + (moment[axis] * s) * inv)
+        };
+        let mut out = PackVelocities {
+            va: self.va.map(|v| v + Vec4::ZERO),
+            wa: turn(&self.wa, self.inv_inertia_a, 1.0),
+            wb: turn(&self.wb, self.inv_inertia_b, -1.0),
+            ..*self
+        };
+        if planar {
+            for w in [&mut out.wa, &mut out.wb] {
+                w[0] = Vec4::ZERO;
+                w[2] = Vec4::ZERO;
+            }
+        }
+        out
     }
 
     /// Writes the lanes' bodies back through `write` (a body index and its motion), only the
@@ -527,7 +550,9 @@ mod tests {
     /// A pack's lane-wise velocity update and write-back give, bit for bit, what
     /// [`apply_impulse`] gives body by body, in space and in planar mode: four lanes with a wall
     /// contact (b = NO_BODY), a padding lane, and a fixed body (1/m = 0, never written) beside
-    /// dynamic ones, random velocities and impulses.
+    /// dynamic ones, random velocities and impulses. The moment rows' update that follows,
+    /// from the velocities kept in registers, writes what it would after writing and
+    /// reading them again.
     #[test]
     fn lane_wise_update_matches_the_body_by_body_one() {
         let mut random = Lcg::new(7);
@@ -577,20 +602,57 @@ mod tests {
                     .collect::<Vec<u32>>()
             };
             // An infinite impulse on the lane of the fixed body makes its computed velocity
-            // NaN, which the scatter never stores: as_stored must keep the one gathered.
+            // NaN, which the scatter never stores: the moment rows must read the one gathered.
+            // A −0 impulse on bodies moving at −0 keeps their −0, which a's moment update
+            // turns into +0.
             let mut wild = impulse;
             wild[0][2] = f32::INFINITY;
-            for impulse in [impulse, wild] {
+            let mut still = motion.clone();
+            for m in &mut still {
+                m.linear = [-0.0; 3];
+            }
+            let moment = lanes3();
+            let body_bits = |m: &[Motion]| -> Vec<u32> {
+                m.iter()
+                    .flat_map(|m| bytemuck::cast::<Motion, [u32; 8]>(*m))
+                    .collect()
+            };
+            for (motion, impulse) in [
+                (&motion, impulse),
+                (&motion, wild),
+                (&still, [Vec4::splat(-0.0); 3]),
+            ] {
+                let vel = PackVelocities::gather(&pack, |i| &motion[i]);
                 let (la, lb) = impulse_moments(&pack, &impulse);
                 let after = vel.after_impulse(&impulse, &la, &lb, planar);
                 let mut stored = motion.clone();
                 after.scatter(&pack, |i, m| stored[i] = m);
                 let read_back = PackVelocities::gather(&pack, |i| &stored[i]);
+                let kept = after.spin_as_stored(&vel);
                 assert_eq!(
-                    bits(&after.as_stored(&vel)),
+                    bits(&PackVelocities {
+                        va: read_back.va,
+                        vb: read_back.vb,
+                        ..kept
+                    }),
                     bits(&read_back),
-                    "as_stored is what a gather reads after the scatter, planar {planar}"
+                    "spin_as_stored's ω is what a gather reads after the scatter, planar {planar}"
                 );
+                // The moment rows' update from the velocities kept against a write, a read
+                // and the update of all six components.
+                let mut want = stored.clone();
+                read_back
+                    .after_impulse(&[Vec4::ZERO; 3], &moment, &moment, planar)
+                    .scatter(&pack, |i, m| want[i] = m);
+                let mut got = motion.clone();
+                kept.after_moment(&moment, planar)
+                    .scatter(&pack, |i, m| got[i] = m);
+                assert_ne!(
+                    body_bits(&got),
+                    body_bits(&stored),
+                    "the moments changed nothing"
+                );
+                assert_eq!(body_bits(&got), body_bits(&want), "planar {planar}");
             }
             assert_eq!(got[5], motion[5], "the fixed body stays as it was");
             motion = got;

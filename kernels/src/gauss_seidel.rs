@@ -401,7 +401,7 @@ unsafe fn relax_pair_moments<const PLANAR: bool>(
 ) -> f32 {
     let base = motion.base();
     let ([p0, p1], [v0, v1], [s0, s1], [r0, r1]) = slide_pair::<PLANAR>(pk, rows, gamma, base, p);
-    let (s0, s1) = (s0.as_stored(&v0), s1.as_stored(&v1));
+    let (s0, s1) = (s0.spin_as_stored(&v0), s1.spin_as_stored(&v1));
     let (slide0, slide1) = (gamma.read(pk), gamma.read(pk + 1));
     let (m0, q0) = update_moment_pack(
         p0,
@@ -419,10 +419,9 @@ unsafe fn relax_pair_moments<const PLANAR: bool>(
         &s1,
         p.omega,
     );
-    let zero = [Vec4::ZERO; 3];
-    s0.after_impulse(&zero, &m0, &m0, PLANAR)
+    s0.after_moment(&m0, PLANAR)
         .scatter(p0, |i, m| *base.add(i) = m);
-    s1.after_impulse(&zero, &m1, &m1, PLANAR)
+    s1.after_moment(&m1, PLANAR)
         .scatter(p1, |i, m| *base.add(i) = m);
     r0.max(q0).max_element().max(r1.max(q1).max_element())
 }
@@ -468,11 +467,10 @@ unsafe fn relax_pack(
         let (la, lb) = impulse_moments(pack, &impulse);
         let vel = vel
             .after_impulse(&impulse, &la, &lb, p.planar)
-            .as_stored(&vel);
+            .spin_as_stored(&vel);
         let (moment, r) = moment_update(&vel);
-        let zero = [Vec4::ZERO; 3];
         let base = motion.base();
-        vel.after_impulse(&zero, &moment, &moment, p.planar)
+        vel.after_moment(&moment, p.planar)
             .scatter(pack, |i, m| *base.add(i) = m);
         residual = residual.max(r);
     }
