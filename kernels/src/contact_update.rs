@@ -279,6 +279,14 @@ fn split_lanes(c: [Vec4; 4]) -> (Lanes3, Vec4) {
     ([c[0], c[1], c[2]], c[3])
 }
 
+/// One side's velocities kicked by an impulse (linear or angular) `d` of sign `sign`:
+/// u ← u ± M⁻¹ d, lane by lane, `inv` the lanes' 1/m or I⁻¹ (isotropic).
+#[inline(always)]
+fn kick(u: &Lanes3, d: &Lanes3, inv: Vec4, sign: f32) -> Lanes3 {
+    let s = Vec4::splat(sign);
+    [0, 1, 2].map(|axis| u[axis] + (d[axis] * s) * inv)
+}
+
 impl PackVelocities {
     /// Gathers the bodies of `pack` through `read` (a body index → its motion).
     #[inline(always)]
@@ -306,19 +314,11 @@ impl PackVelocities {
     /// (the same bits); in planar mode v_y = 0 and ω ∥ ŷ afterwards.
     #[inline(always)]
     pub fn after_impulse(&self, impulse: &Lanes3, la: &Lanes3, lb: &Lanes3, planar: bool) -> Self {
-        let step = |v: &Lanes3, d: &Lanes3, inv: Vec4, sign: f32| -> Lanes3 {
-            let s = Vec4::splat(sign);
-            [
-                v[0] + (d[0] * s) * inv,
-                v[1] + (d[1] * s) * inv,
-                v[2] + (d[2] * s) * inv,
-            ]
-        };
         let mut out = PackVelocities {
-            va: step(&self.va, impulse, self.inv_mass_a, 1.0),
-            wa: step(&self.wa, la, self.inv_inertia_a, 1.0),
-            vb: step(&self.vb, impulse, self.inv_mass_b, -1.0),
-            wb: step(&self.wb, lb, self.inv_inertia_b, -1.0),
+            va: kick(&self.va, impulse, self.inv_mass_a, 1.0),
+            wa: kick(&self.wa, la, self.inv_inertia_a, 1.0),
+            vb: kick(&self.vb, impulse, self.inv_mass_b, -1.0),
+            wb: kick(&self.wb, lb, self.inv_inertia_b, -1.0),
             ..*self
         };
         if planar {
@@ -357,14 +357,10 @@ impl PackVelocities {
     /// a's v + (+0)·(1/m) is v + 0 (which turns −0 into +0).
     #[inline(always)]
     pub fn after_moment(&self, moment: &Lanes3, planar: bool) -> Self {
-        let turn = |w: &Lanes3, inv: Vec4, sign: f32| -> Lanes3 {
-            let s = Vec4::splat(sign);
-            [0, 1, 2].map(|axis| w[axis] + (moment[axis] * s) * inv)
-        };
         let mut out = PackVelocities {
             va: self.va.map(|v| v + Vec4::ZERO),
-            wa: turn(&self.wa, self.inv_inertia_a, 1.0),
-            wb: turn(&self.wb, self.inv_inertia_b, -1.0),
+            wa: kick(&self.wa, moment, self.inv_inertia_a, 1.0),
+            wb: kick(&self.wb, moment, self.inv_inertia_b, -1.0),
             ..*self
         };
         if planar {

@@ -359,8 +359,7 @@ fn brazil_nut_verdict_same_on_gpu() {
 /// start the rough run differs. The grains meet the floor at step 5 and about 1,700 are in
 /// contact at the snapshot (2,500 at step 18, on the CPU), so the warm start carries thousands
 /// of keys, impulses and moment impulses; neither 25 nor 40 is a read-back step, so the
-/// snapshot and the end read the device back themselves. (It ran 100 steps with the snapshot at
-/// 60: 20 s on lavapipe.)
+/// snapshot and the end read the device back themselves.
 #[test]
 fn snapshot_on_gpu_resumes_the_run() {
     const SNAPSHOT: u64 = 25;

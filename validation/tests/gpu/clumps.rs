@@ -163,8 +163,7 @@ fn a_rough_clump_pile_agrees_with_cpu_jacobi() {
 /// A GPU run of the clump pile restored from a snapshot at step 40 (after the device moved on 10
 /// steps) and run to step 60 ends with the same bits as the run straight through: the restore
 /// uploads the warm start's keys, which carry the members' numbers, into their first body's
-/// segment. Without the warm start the resumed run differs. (It snapshotted at step 60 and ran
-/// to 100.)
+/// segment. Without the warm start the resumed run differs.
 #[test]
 fn a_clump_pile_resumes_on_gpu_with_the_same_bits() {
     const SNAPSHOT: u64 = 40;

@@ -593,7 +593,6 @@ fn free_runs_stay_together() {
 /// floor from step 6 and about 100 contacts are solved at step 30 (on the CPU), so each run sums
 /// thousands of contact impulses into the bodies; an order that changed between runs would
 /// change the bits from the first of them (a start 1 ulp apart in one velocity ends apart).
-/// (It ran 60 steps, read back at 30 and 60: 9.7 CPU s on lavapipe; 30 take 6.6.)
 #[test]
 fn gpu_runs_repeat_bit_for_bit() {
     let run = |s: &StepInputs| {
