@@ -27,6 +27,8 @@ pub struct BodyContacts {
     pub start: Vec<u32>,
     /// Contact index and side.
     pub entries: Vec<u32>,
+    /// The lever arm of each entry: its contact's arm from the body's centre (r_a or r_b).
+    pub arms: Vec<[f32; 3]>,
     counts: Vec<u32>,
     cursor: Vec<u32>,
 }
@@ -46,6 +48,7 @@ impl BodyContacts {
         }
         let total = exclusive_scan(&self.counts, &mut self.start) as usize;
         self.entries.resize(total, 0);
+        self.arms.resize(total, [0.0; 3]);
         self.cursor.clear();
         self.cursor.extend_from_slice(&self.start[..kind.len()]);
         for (c, r) in rows.iter().enumerate() {
@@ -53,6 +56,7 @@ impl BodyContacts {
                 if dynamic(b) {
                     let slot = &mut self.cursor[b as usize];
                     self.entries[*slot as usize] = (c as u32) << 1 | side as u32;
+                    self.arms[*slot as usize] = if side == 0 { r.ra } else { r.rb };
                     *slot += 1;
                 }
             }
@@ -80,7 +84,6 @@ pub struct JacobiScratch {
 /// sweep's residual.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_jacobi(
-    rows: &[ContactRow],
     packs: &mut Packs,
     joints: &mut JointRows,
     mut moments: Option<&mut MomentPacks>,
@@ -130,16 +133,7 @@ pub fn solve_jacobi(
         let moment_impulse = moments.as_deref().map(|m| m.impulse.as_slice());
         let energy = moves.is_some().then_some(&mut *sums);
         let shared = interface.as_deref_mut();
-        let energy = body_gather(
-            rows,
-            impulse,
-            moment_impulse,
-            motion,
-            index,
-            energy,
-            &q,
-            shared,
-        );
+        let energy = body_gather(impulse, moment_impulse, motion, index, energy, &q, shared);
         if let Some(length) = moves {
             // In a distributed step the move's energy and length are summed over the ranks.
             let (energy, length) = match interface.as_deref_mut() {
@@ -282,7 +276,6 @@ fn moment_sweep(
 /// rank's own bodies (the caller sums it over the ranks).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn body_gather(
-    rows: &[ContactRow],
     impulse: &[[f32; 4]],
     moment: Option<&[[f32; 4]]>,
     motion: &mut [Motion],
@@ -293,20 +286,16 @@ pub(crate) fn body_gather(
 ) -> f64 {
     // This rank's impulse (Δp, ΔL) on body i, or none when no contact here touches it.
     let local = |i: usize| -> Option<(Vec3, Vec3)> {
-        let entries = &index.entries[index.start[i] as usize..index.start[i + 1] as usize];
-        if entries.is_empty() {
+        let range = index.start[i] as usize..index.start[i + 1] as usize;
+        if range.is_empty() {
             return None;
         }
         let (mut dp, mut dl) = (Vec3::ZERO, Vec3::ZERO);
-        for &e in entries {
+        for (&e, arm) in index.entries[range.clone()].iter().zip(&index.arms[range]) {
             let c = (e >> 1) as usize;
-            let row = &rows[c];
             let pv = Vec4::from_array(impulse[c]).truncate();
-            let (pv, arm, sign) = if e & 1 == 0 {
-                (pv, Vec3::from_array(row.ra), 1.0)
-            } else {
-                (-pv, Vec3::from_array(row.rb), -1.0)
-            };
+            let arm = Vec3::from_array(*arm);
+            let (pv, sign) = if e & 1 == 0 { (pv, 1.0) } else { (-pv, -1.0) };
             dp += pv;
             dl += arm.cross(pv);
             if let Some(moment) = moment {
@@ -355,5 +344,72 @@ pub(crate) fn body_gather(
             });
             0.0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inertia::PrincipalInertia;
+    use crate::step::SolverKind;
+
+    /// A dynamic body of mass 2 kg and moment 0.5 kg m² at rest.
+    fn body() -> Motion {
+        Motion {
+            inv_mass: 0.5,
+            inv_inertia: 2.0,
+            ..Motion::default()
+        }
+    }
+
+    /// Two contacts on body 1 (b of the first, a of the second) and one on body 0 against a
+    /// wall: each body takes v += P/m and ω += (r × P)/I summed over its contacts, with its own
+    /// arm (r_a on side a, r_b and −P on side b); the wall takes nothing.
+    #[test]
+    fn each_body_turns_by_its_own_arms() {
+        let kind = [BodyKind::Dynamic as u32; 2];
+        let contact = |a, b, ra: [f32; 3], rb: [f32; 3]| ContactRow {
+            body_a: a,
+            body_b: b,
+            ra,
+            rb,
+            ..ContactRow::default()
+        };
+        let rows = [
+            contact(0, 1, [0.0, 0.0, -1.0], [0.0, 0.0, 1.0]),
+            contact(1, NO_BODY, [1.0, 0.0, 0.0], [0.0; 3]),
+            contact(0, NO_BODY, [0.0, 2.0, 0.0], [0.0; 3]),
+        ];
+        let impulse = [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 3.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ];
+        let mut index = BodyContacts::default();
+        index.build(&rows, &kind);
+        let mut motion = [body(), body()];
+        let inertia = PrincipalInertia::default();
+        let p = SweepParams {
+            solver: SolverKind::Jacobi,
+            max_iterations: 1,
+            tolerance: 0.0,
+            omega: 1.0,
+            coulomb_correction: 0,
+            planar: false,
+            softness: 0.0,
+            give_speed: 0.0,
+            rigid_scale: 1.0,
+            inertia: &inertia,
+        };
+        body_gather(&impulse, None, &mut motion, &index, None, &p, None);
+        let (p0, p1, p2) = (Vec3::X, 3.0 * Vec3::Z, Vec3::Z);
+        let arm = |c: usize, side: usize| Vec3::from_array([rows[c].ra, rows[c].rb][side]);
+        let dl0 = arm(0, 0).cross(p0) + arm(2, 0).cross(p2);
+        let dl1 = arm(0, 1).cross(-p0) + arm(1, 0).cross(p1);
+        assert_eq!(motion[0].v(), 0.5 * (p0 + p2));
+        assert_eq!(motion[0].w(), 2.0 * dl0);
+        assert_eq!(motion[1].v(), 0.5 * (p1 - p0));
+        assert_eq!(motion[1].w(), 2.0 * dl1);
+        assert_ne!(dl1, arm(0, 0).cross(-p0) + arm(1, 0).cross(p1));
     }
 }

@@ -600,16 +600,7 @@ impl SolverLayout {
                     .with_moments
                     .then_some(self.moment_packs.impulse.as_slice());
                 let index = &self.index;
-                body_gather(
-                    rows,
-                    impulse,
-                    moment_impulse,
-                    motion,
-                    index,
-                    None,
-                    p,
-                    interface,
-                );
+                body_gather(impulse, moment_impulse, motion, index, None, p, interface);
                 let one_class = (None, [0, rows.len() as u32]);
                 let packs = &mut self.packs;
                 packs.build(rows, gamma, (one_class.0, &one_class.1), None, |b| b, None);
@@ -635,11 +626,11 @@ impl SolverLayout {
         mut interface: Option<&mut (dyn Interface + 'static)>,
     ) -> (u32, f32) {
         let shared = interface.as_deref_mut();
-        let (mut sweeps, mut residual) = self.solve(rows, joints, motion, p, shared);
+        let (mut sweeps, mut residual) = self.solve(joints, motion, p, shared);
         for _ in 0..p.coulomb_correction {
             correct_normal_bias(&mut self.packs, rows, motion);
             let shared = interface.as_deref_mut();
-            let (more, last) = self.solve(rows, joints, motion, p, shared);
+            let (more, last) = self.solve(joints, motion, p, shared);
             sweeps += more;
             residual = last;
         }
@@ -648,7 +639,6 @@ impl SolverLayout {
 
     fn solve(
         &mut self,
-        rows: &[ContactRow],
         joints: &mut JointRows,
         motion: &mut [Motion],
         p: &SweepParams,
@@ -657,7 +647,6 @@ impl SolverLayout {
         let moments = self.with_moments.then_some(&mut self.moment_packs);
         match p.solver {
             SolverKind::Jacobi | SolverKind::Apgd => solve_jacobi(
-                rows,
                 &mut self.packs,
                 joints,
                 moments,

@@ -52,7 +52,7 @@ const LANE_MASSES: usize = 2 * size_of::<f32>();
 ///   velocities read and written at once.
 /// * Jacobi: the contact sweep reads the lane's row, reads and writes γ, reads both bodies and
 ///   writes the impulse D Δγ; the gather reads, for each of the contact's two bodies, an index
-///   entry, the arm in the contact's row and the impulse, and per body its range's start and
+///   entry, its arm (kept beside it) and the contact's impulse, and per body its range's start and
 ///   its velocities (read and written).
 /// * APGD: Jacobi's, plus the sweep's read of γ_k and the extrapolation's pass (the lane's
 ///   masses; γ, γ_k and the impulse each read and written).
