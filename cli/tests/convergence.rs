@@ -6,6 +6,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+/// The study with its curves capped at 1,000 sweeps: APGD reaches the target (1e-4 m/s) in
+/// 480 sweeps cold and 5 warm on this pile, and a solver that misses it within the cap counts as
+/// slower, so every cap at or above APGD's count gives the verdict a longer one gives (a solver
+/// that reaches the target only past the cap reaches it after APGD). The settling before the
+/// curves does not depend on the cap.
 #[test]
 fn the_convergence_study_writes_its_files_and_apgd_converges_first() {
     let out = std::env::temp_dir().join(format!("grains-convergence-{}", std::process::id()));
@@ -16,7 +21,7 @@ fn the_convergence_study_writes_its_files_and_apgd_converges_first() {
         .args(["bench", scene.to_str().unwrap(), "--threads", "2"])
         .args([
             "--iterations",
-            "3000",
+            "1000",
             "--tolerance",
             "1e-4",
             "--convergence",

@@ -520,6 +520,37 @@ fn shared_pour(ranks: usize, threads: usize) -> &'static SharedPour {
     })
 }
 
+/// The 1,000-grain pour in one process (1 worker thread), as three tests read it: its snapshot
+/// at step [`SETTLE`], its figures at step [`REPEAT_STEPS`] and the [`momentum_line`] of its
+/// step [`LOADS_STEPS`].
+struct OneProcessPour {
+    settled: grains::Snapshot,
+    figures: Figures,
+    momentum: String,
+}
+
+/// [`pour`] of 1,000 grains in one process, stepped once to [`LOADS_STEPS`] by the first test
+/// that asks for it (one run instead of three: the repeat's, the momentum balance's and the
+/// one-step solve's).
+fn one_process_pour() -> &'static OneProcessPour {
+    static ONE: OnceLock<OneProcessPour> = OnceLock::new();
+    ONE.get_or_init(|| {
+        let mut world = pour(10, 1);
+        world.run(SETTLE).expect("one process's pour");
+        let settled = world.snapshot().expect("a snapshot");
+        world
+            .run(REPEAT_STEPS - SETTLE)
+            .expect("one process's pour");
+        let figures = Figures::of(&world);
+        let momentum = last_step_momentum(world);
+        OneProcessPour {
+            settled,
+            figures,
+            momentum,
+        }
+    })
+}
+
 /// The test whose children run the shared pour (each of the three tests reading it runs
 /// [`shared_pour_child`] in a child).
 const SHARED: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
@@ -529,17 +560,16 @@ const SHARED: &str = "a_pour_repeats_bit_for_bit_for_a_given_rank_count";
 /// rank count. The repeat is two runs on as many ranks, one of 1 and one of 2 worker threads a
 /// rank: equal bits show both that a run repeats and that the thread count does not matter (a
 /// third run, of the same threads as the first, showed the repeat alone). The runs are the
-/// shared pour's ([`shared_pour`]).
+/// shared pour's ([`shared_pour`]), one process's is [`one_process_pour`] (whose snapshot at
+/// step [`SETTLE`], taken on the way, must leave its bits as they are).
 #[test]
 fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     if let Some((_universe, comm)) = child() {
         return shared_pour_child(comm);
     }
-    let mut one = pour(10, 1);
-    one.run(REPEAT_STEPS).expect("one process's pour");
     assert_eq!(
         shared_pour(1, 1).figures,
-        Figures::of(&one),
+        one_process_pour().figures,
         "one rank steps as one process does"
     );
     let mut bits = Vec::new();
@@ -903,10 +933,11 @@ fn check_momentum_line(line: &str, run: &str) -> f64 {
     walls
 }
 
-/// [`pour`] of 1,000 grains stepped [`LOADS_STEPS`] − 1 steps and one more, its contacts
-/// copied ([`World::sync_contacts`]): [`momentum_line`] of the last step.
+/// `world` (a [`pour`] of 1,000 grains, at most [`LOADS_STEPS`] − 1 steps in) stepped to step
+/// [`LOADS_STEPS`] − 1 and one more, its contacts copied ([`World::sync_contacts`]):
+/// [`momentum_line`] of the last step.
 fn last_step_momentum(mut world: World) -> String {
-    world.run(LOADS_STEPS - 1).expect("steps");
+    world.run(LOADS_STEPS - 1 - world.steps()).expect("steps");
     world.sync().expect("the bodies gathered");
     let before: Vec<Vec3> = (0..world.len()).map(|i| world.velocity(i)).collect();
     world.step().expect("the last step");
@@ -928,7 +959,7 @@ fn the_ranks_contacts_balance_the_bed_momentum() {
         return shared_pour_child(comm);
     }
     let check = check_momentum_line;
-    let one = check(&last_step_momentum(pour(10, 1)), "one process");
+    let one = check(&one_process_pour().momentum, "one process");
     for ranks in [2, 4] {
         let line = (shared_pour(ranks, 1).momentum.as_deref()).expect("a full launch");
         let walls = check(line, &format!("{ranks} ranks"));
@@ -1229,6 +1260,23 @@ fn fresh_pour() -> World {
     pour(10, child_threads())
 }
 
+/// [`fresh_pour`] after [`SETTLE`] steps in one process: restored from [`one_process_pour`]'s
+/// snapshot.
+fn settled_pour() -> World {
+    let mut world = fresh_pour();
+    world
+        .restore(&one_process_pour().settled)
+        .expect("the snapshot restores");
+    world
+}
+
+/// [`trough`] after [`SETTLE`] steps in one process.
+fn settled_trough() -> World {
+    let mut world = trough();
+    world.run(SETTLE).expect("the first steps");
+    world
+}
+
 /// Every body's velocity (m/s), as text, one body a line.
 fn velocities(world: &World) -> String {
     let lines: Vec<String> = world
@@ -1258,11 +1306,16 @@ fn largest_difference(text: &str, reference: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Test `test`: from the same state, `make()` after [`SETTLE`] steps in one process, one step
-/// solved tightly (to 1e-6 m/s, [`tight`]) on 2 and on 4 ranks gives one process's velocities
-/// to within 2e-6 m/s. The parent takes the first steps and the children start from its
-/// snapshot ([`started`]). Returns, in the parent, one process's world after the step.
-fn one_step_like_one_process(test: &str, make: fn() -> World) -> Option<World> {
+/// Test `test`: from the same state, `make()` after [`SETTLE`] steps in one process
+/// (`settled()`), one step solved tightly (to 1e-6 m/s, [`tight`]) on 2 and on 4 ranks gives
+/// one process's velocities to within 2e-6 m/s. The parent takes the first steps and the
+/// children start from its snapshot ([`started`]). Returns, in the parent, one process's world
+/// after the step.
+fn one_step_like_one_process(
+    test: &str,
+    make: fn() -> World,
+    settled: fn() -> World,
+) -> Option<World> {
     if let Some((_universe, comm)) = child() {
         use mpi::topology::Communicator;
         let rank = comm.rank();
@@ -1278,8 +1331,8 @@ fn one_step_like_one_process(test: &str, make: fn() -> World) -> Option<World> {
         }
         return None;
     }
-    let mut one = make();
-    one.run(SETTLE).expect("the first steps");
+    let one = settled();
+    assert_eq!(one.steps(), SETTLE, "the pour settled for {SETTLE} steps");
     let mut one = tight(one);
     let start = start_file(&mut one, test);
     let stats = one.step().expect("one process's step");
@@ -1455,7 +1508,11 @@ fn check_contact_pieces(one: &World, pieces: &[String], run: &str) {
 /// gives one process's velocities: the distributed solve converges to the same CCP.
 #[test]
 fn one_step_solves_the_same_ccp_as_one_process() {
-    one_step_like_one_process("one_step_solves_the_same_ccp_as_one_process", fresh_pour);
+    one_step_like_one_process(
+        "one_step_solves_the_same_ccp_as_one_process",
+        fresh_pour,
+        settled_pour,
+    );
 }
 
 /// The same with mesh walls (the trough's floor, which the step's grains touch) and the
@@ -1465,6 +1522,7 @@ fn a_step_into_a_mesh_trough_with_the_coulomb_correction_solves_the_same_ccp() {
     let Some(world) = one_step_like_one_process(
         "a_step_into_a_mesh_trough_with_the_coulomb_correction_solves_the_same_ccp",
         trough,
+        settled_trough,
     ) else {
         return;
     };

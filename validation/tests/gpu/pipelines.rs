@@ -258,13 +258,38 @@ fn lockstep_within(
     meshes: impl Fn(usize) -> MeshWalls,
 ) -> Option<(usize, usize)> {
     let mut gpu = gpu()?;
+    let mut bodies = s.bodies.clone();
+    Some(lockstep_on(
+        &mut gpu,
+        &mut bodies,
+        s,
+        what,
+        1..=steps,
+        within,
+        meshes,
+    ))
+}
+
+/// The checks of [`lockstep_within`] over the steps `steps` (numbered as in the whole run, for
+/// the messages and `meshes`), the GPU `gpu` starting from `gpu_bodies` and its own warm start
+/// and leaving both at the last step's state; returns the most contacts and the most mesh
+/// contacts a step had.
+fn lockstep_on(
+    gpu: &mut GpuPipeline,
+    gpu_bodies: &mut Bodies,
+    s: &StepInputs,
+    what: &str,
+    steps: std::ops::RangeInclusive<usize>,
+    within: f32,
+    meshes: impl Fn(usize) -> MeshWalls,
+) -> (usize, usize) {
     let mut cpu = CpuPipeline::new(2).unwrap();
-    let mut gpu_bodies = s.bodies.clone();
     let (mut most, mut most_on_mesh) = (0, 0);
     let (mut worst, mut worst_turn, mut worst_moment, mut largest_moment) =
         (0.0f32, 0.0f32, 0.0f32, 0.0f32);
     let mut discontinuous = 0;
-    for step in 1..=steps {
+    let (first, count) = (*steps.start(), steps.clone().count());
+    for step in steps {
         let start = gpu_bodies.clone();
         let mut cpu_bodies = gpu_bodies.clone();
         let warm_start = gpu.warm_start_state().unwrap();
@@ -282,7 +307,7 @@ fn lockstep_within(
             &s.params,
         )
         .unwrap();
-        gpu.step(&mut gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
+        gpu.step(gpu_bodies, &s.walls, &[], &s.friction, &s.params, true)
             .unwrap();
         let (keys, _, _, moments) = gpu.contacts().unwrap();
         assert_same_contacts(&cpu.contacts().keys, &keys, &format!("{what}, step {step}"));
@@ -296,7 +321,7 @@ fn lockstep_within(
             cpu.moment_impulses().len(),
             "{what}, step {step}: moment rows"
         );
-        let moved = max_position_difference(&cpu_bodies, &gpu_bodies);
+        let moved = max_position_difference(&cpu_bodies, gpu_bodies);
         if moved >= within {
             let (keys, impulses, moments) = &warm_start;
             let warm = (&keys[..], &impulses[..], &moments[..]);
@@ -308,21 +333,21 @@ fn lockstep_within(
             }
         }
         worst = worst.max(moved);
-        worst_turn = worst_turn.max(max_turn(&cpu_bodies, &gpu_bodies));
+        worst_turn = worst_turn.max(max_turn(&cpu_bodies, gpu_bodies));
         worst_moment = worst_moment.max(max_moment_difference(&moments, cpu.moment_impulses()));
         largest_moment = moments
             .iter()
             .flatten()
             .fold(largest_moment, |m, x| m.max(x.abs()));
     }
-    eprintln!("lockstep {what}, {steps} steps, up to {most} contacts: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
+    eprintln!("lockstep {what}, {count} steps from step {first}, up to {most} contacts: largest one-step difference {worst:.2e} r, {worst_turn:.2e} rad; moment impulses up to {largest_moment:.2e} N m s, apart by up to {worst_moment:.2e}");
     assert!(
         worst < within,
         "{what}: one step moves bodies differently by {worst} r"
     );
     assert!(
-        discontinuous <= steps / 20,
-        "{what}: {discontinuous} of {steps} steps at states where the CPU's own step jumps"
+        discontinuous <= count / 20,
+        "{what}: {discontinuous} of {count} steps at states where the CPU's own step jumps"
     );
     assert!(
         worst_turn < 1e-4,
@@ -332,7 +357,7 @@ fn lockstep_within(
         worst_moment <= 1e-3 * largest_moment,
         "{what}: moment impulses differ by {worst_moment} N m s (largest {largest_moment})"
     );
-    Some((most, most_on_mesh))
+    (most, most_on_mesh)
 }
 
 /// How far the CPU's own one-step move of the bodies from `start` (with the warm start `warm`:
@@ -698,16 +723,70 @@ fn hopper_scene(open: bool) -> StepInputs {
     s
 }
 
+/// Steps of the hopper's runs, and the step after which the gate-open run branches from the
+/// closed one: until then the grains have not reached the gate, so the open run's first steps
+/// are the closed run's (checked on the CPU, bit for bit).
+const HOPPER_STEPS: usize = 300;
+const HOPPER_BRANCH: usize = 110;
+
+/// The hopper with its gate closed and open, 300 steps each, in lockstep: the open run takes
+/// the closed run's GPU state (bodies and warm start) at step [`HOPPER_BRANCH`], before any grain
+/// reaches the gate, and steps on from there with the gate switched off.
 #[test]
 fn spheres_in_a_gated_hopper_over_tiles_step_like_cpu_jacobi() {
-    for open in [false, true] {
-        let s = hopper_scene(open);
-        let what = format!("128 bodies in a hopper, gate open: {open}");
-        let Some(most) = lockstep(&s, &what, 300) else {
-            return;
-        };
-        assert!(most > 100, "{what}: only {most} contacts");
+    let (closed, open) = (hopper_scene(false), hopper_scene(true));
+    let mut cpu = [(); 2].map(|_| CpuPipeline::new(2).unwrap());
+    let mut bodies = [closed.bodies.clone(), open.bodies.clone()];
+    for step in 1..=HOPPER_BRANCH {
+        for ((cpu, bodies), s) in cpu.iter_mut().zip(&mut bodies).zip([&closed, &open]) {
+            let none = MeshWalls::default();
+            (cpu.step(bodies, &s.walls, &none, &[], &s.friction, &s.params)).unwrap();
+        }
+        assert!(
+            bodies[0] == bodies[1],
+            "step {step}: the open gate changed the run before the branch"
+        );
     }
+    let Some(mut gpu_closed) = gpu() else { return };
+    let none = |_| MeshWalls::default();
+    let mut closed_bodies = closed.bodies.clone();
+    let what = "128 bodies in a hopper, gate closed";
+    let before = lockstep_on(
+        &mut gpu_closed,
+        &mut closed_bodies,
+        &closed,
+        what,
+        1..=HOPPER_BRANCH,
+        1e-5,
+        none,
+    );
+    let (keys, impulses, moments) = gpu_closed.warm_start_state().unwrap();
+    let mut gpu_open = gpu().expect("a second GPU pipeline");
+    gpu_open.restore_warm_start(&keys, &impulses, &moments);
+    let mut open_bodies = closed_bodies.clone();
+    let after = HOPPER_BRANCH + 1..=HOPPER_STEPS;
+    let (most, _) = lockstep_on(
+        &mut gpu_closed,
+        &mut closed_bodies,
+        &closed,
+        what,
+        after.clone(),
+        1e-5,
+        none,
+    );
+    let most = most.max(before.0);
+    assert!(most > 100, "{what}: only {most} contacts");
+    let what = "128 bodies in a hopper, gate open";
+    let (most, _) = lockstep_on(
+        &mut gpu_open,
+        &mut open_bodies,
+        &open,
+        what,
+        after,
+        1e-5,
+        none,
+    );
+    assert!(most > 100, "{what}: only {most} contacts");
 }
 
 /// `s` solved by APGD (its ω = 0.3 as the starting step, the same sweeps, tolerance 0).
