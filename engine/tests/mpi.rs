@@ -479,7 +479,7 @@ fn check_own_bodies(world: &mut World) {
     world.sync().expect("the bodies gathered");
     let b = world.bodies();
     for (k, &i) in indices.iter().enumerate() {
-        let bits = |b: &grains::Bodies, j: usize| {
+        let bits = |b: &grains_kernels::Bodies, j: usize| {
             let m = &b.motion[j];
             (b.pos_radius[j].to_array().into_iter())
                 .chain(b.orientation[j].to_array())
