@@ -11,7 +11,6 @@ use crate::output::image::{Extent, Section, Style, View};
 use crate::output::progress::{
     exact_time, format_time, time_decimals, RecentRate, StatusLines, STATUS_EVERY,
 };
-use crate::output::quality::percentile_95;
 use crate::output::record::RunRecord;
 use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
@@ -361,26 +360,84 @@ pub fn floor_height(bounds: Option<&Bounds>, world: &World) -> f64 {
     })
 }
 
+/// The bodies a rank reads for its samples and frames: in a distributed world the ones it
+/// owns ([`World::own_bodies`], as of the last step whatever the host copy holds), each rank's
+/// figures reduced over the ranks; elsewhere every body of the host copy.
+pub struct Share<'a> {
+    /// The owned bodies' indices in the world and their state (`None`: every body).
+    own: Option<(Vec<usize>, grains_kernels::Bodies)>,
+    world: &'a World,
+}
+
+impl<'a> Share<'a> {
+    /// This rank's share of `world` (not a collective call: nothing is gathered).
+    pub fn of(world: &'a World) -> Share<'a> {
+        Share {
+            own: world.own_bodies(),
+            world,
+        }
+    }
+
+    /// Every body of `world`'s host copy.
+    fn whole(world: &'a World) -> Share<'a> {
+        Share { own: None, world }
+    }
+
+    /// The bodies' state: row k of [`Share::rows`].
+    fn bodies(&self) -> &grains_kernels::Bodies {
+        self.own.as_ref().map_or(self.world.bodies(), |o| &o.1)
+    }
+
+    /// Each body as (its row in [`Share::bodies`], its index in the world), ascending.
+    fn rows(&self) -> impl ExactSizeIterator<Item = (usize, usize)> + Clone + '_ {
+        let at = move |k: usize| self.own.as_ref().map_or(k, |o| o.0[k]);
+        (0..self.bodies().len()).map(move |k| (k, at(k)))
+    }
+
+    /// The rows of the bodies whose indices lie in `group`.
+    fn rows_in<'b>(&'b self, group: &'b Range<usize>) -> impl Iterator<Item = usize> + 'b {
+        self.rows()
+            .filter(|(_, i)| group.contains(i))
+            .map(|(k, _)| k)
+    }
+
+    /// `values` summed over the ranks (each rank's its own bodies').
+    fn sum<const N: usize>(&self, mut values: [f64; N]) -> [f64; N] {
+        self.world.sum_over_ranks(&mut values);
+        values
+    }
+
+    /// The 95th percentile ([`percentile_95`](crate::output::quality::percentile_95)'s order statistic) of the ranks' `values`
+    /// together, the same number as of the values gathered; `None` where there are none.
+    fn percentile_95(&self, mut values: Vec<f64>) -> Option<f64> {
+        let [n] = self.sum([values.len() as f64]);
+        let k = ((n * 0.95).ceil() as u64).saturating_sub(1);
+        self.world.select_over_ranks(&mut values, k)
+    }
+}
+
 /// Mean centre height of the bodies in `group` (m).
-fn mean_height(world: &World, group: &Range<usize>) -> f64 {
-    let b = world.bodies();
-    group.clone().map(|i| b.pos_radius[i].z as f64).sum::<f64>() / group.len().max(1) as f64
+fn mean_height(share: &Share, group: &Range<usize>) -> f64 {
+    let b = share.bodies();
+    let sum = share.rows_in(group).map(|k| b.pos_radius[k].z as f64).sum();
+    share.sum([sum])[0] / group.len().max(1) as f64
 }
 
 /// The angle (degrees, right-handed about the unit `axis`) from the downward vertical to the
 /// mean centre of `group` seen from the axis through `point`, both projected on the plane
 /// normal to the axis: the surface angle of a bed in a drum (see
 /// [`ObservableKind::SurfaceAngle`]). 0 when the group is empty or gravity is along the axis.
-fn surface_angle(world: &World, group: &Range<usize>, point: Vec3, axis: Vec3) -> f64 {
-    let b = world.bodies();
+fn surface_angle(share: &Share, group: &Range<usize>, point: Vec3, axis: Vec3) -> f64 {
+    let b = share.bodies();
     let (a, p) = (axis.as_dvec3(), point.as_dvec3());
     let across = |v: DVec3| v - a * a.dot(v);
-    let sum: DVec3 = group
-        .clone()
-        .map(|i| b.pos_radius[i].truncate().as_dvec3() - p)
+    let sum: DVec3 = share
+        .rows_in(group)
+        .map(|k| b.pos_radius[k].truncate().as_dvec3() - p)
         .sum();
+    let sum = DVec3::from_array(share.sum(sum.to_array()));
     let centroid = across(sum / group.len().max(1) as f64);
-    let down = across(world.settings().gravity.as_dvec3());
+    let down = across(share.world.settings().gravity.as_dvec3());
     if group.is_empty() || down.length() == 0.0 {
         return 0.0;
     }
@@ -391,29 +448,35 @@ fn surface_angle(world: &World, group: &Range<usize>, point: Vec3, axis: Vec3) -
 }
 
 /// Centre heights of the dynamic bodies, leaving out `skip` (m).
-fn dynamic_heights(world: &World, skip: Option<&Range<usize>>) -> Vec<f64> {
-    let b = world.bodies();
-    (0..b.len())
-        .filter(|&i| b.is_dynamic(i) && !skip.is_some_and(|r| r.contains(&i)))
-        .map(|i| b.pos_radius[i].z as f64)
+fn dynamic_heights(share: &Share, skip: Option<&Range<usize>>) -> Vec<f64> {
+    let b = share.bodies();
+    (share.rows())
+        .filter(|&(k, i)| b.is_dynamic(k) && !skip.is_some_and(|r| r.contains(&i)))
+        .map(|(k, _)| b.pos_radius[k].z as f64)
         .collect()
 }
 
 /// 95th percentile of the dynamic bodies' centre heights (m).
-fn bed_z95(world: &World) -> f64 {
-    percentile_95(dynamic_heights(world, None))
+fn bed_z95(share: &Share) -> f64 {
+    share
+        .percentile_95(dynamic_heights(share, None))
+        .unwrap_or(0.0)
 }
 
 /// Height of `group` above the floor as a fraction of the other grains' z95 above the floor:
 /// 1 or more means the group has reached the top of the bed. With no other grains the group
 /// is the whole bed and nothing lies above it, so it is at the top: 1 (not the 0 / 0 of the
-/// formula).
+/// formula). In a distributed world, a call every rank makes together.
 pub fn rank_from_top(world: &World, floor: f64, group: &Range<usize>) -> f64 {
-    let others = dynamic_heights(world, Some(group));
-    if others.is_empty() {
-        return 1.0;
+    rank_from_top_in(&Share::of(world), floor, group)
+}
+
+/// [`rank_from_top`] of the bodies of `share`, reduced over the ranks.
+fn rank_from_top_in(share: &Share, floor: f64, group: &Range<usize>) -> f64 {
+    match share.percentile_95(dynamic_heights(share, Some(group))) {
+        None => 1.0,
+        Some(z95) => (mean_height(share, group) - floor) / (z95 - floor),
     }
-    (mean_height(world, group) - floor) / (percentile_95(others) - floor)
 }
 
 /// The bodies' current indices of the group built as `group` (its ids; the bodies keep their
@@ -435,9 +498,15 @@ fn outflow_mass(world: &World, sink: Option<usize>) -> f64 {
 
 /// Current value of every observable of `scene`; `marks` holds, per `outflow_rate` observable,
 /// the step and outflow mass of the last two samples (see [`RunRecord::outflow`]), which a
-/// sample at a new step moves on.
+/// sample at a new step moves on. In a distributed world, a call every rank makes together:
+/// each reads its own bodies, and the figures are reduced over the ranks (nothing gathered).
 pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f64> {
-    let b = world.bodies();
+    sample_of(scene, &Share::of(world), marks)
+}
+
+/// [`sample`] of the bodies of `share`.
+fn sample_of(scene: &Scene, share: &Share, marks: &mut Vec<[f64; 4]>) -> Vec<f64> {
+    let (world, b) = (share.world, share.bodies());
     let rates = scene
         .observables
         .iter()
@@ -453,16 +522,19 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
         .observables
         .iter()
         .map(|o| match &o.kind {
-            ObservableKind::Height(r) => mean_height(world, &present(world, r)),
-            ObservableKind::RankFromTop(r) => rank_from_top(world, floor, &present(world, r)),
+            ObservableKind::Height(r) => mean_height(share, &present(world, r)),
+            ObservableKind::RankFromTop(r) => rank_from_top_in(share, floor, &present(world, r)),
             ObservableKind::KineticEnergy => world.last_stats().kinetic_energy,
             ObservableKind::Contacts => world.last_stats().contacts as f64,
-            ObservableKind::BedHeight => bed_z95(world),
-            ObservableKind::MaxSpeed => b
-                .motion
-                .iter()
-                .map(|m| m.v().length() as f64)
-                .fold(0.0, f64::max),
+            ObservableKind::BedHeight => bed_z95(share),
+            ObservableKind::MaxSpeed => {
+                let fastest = (b.motion.iter())
+                    .map(|m| m.v().length() as f64)
+                    .fold(0.0, f64::max);
+                let mut fastest = [fastest];
+                world.max_over_ranks(&mut fastest);
+                fastest[0]
+            }
             ObservableKind::WallForce {
                 walls,
                 meshes,
@@ -496,7 +568,7 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
                 component.of(DVec3::from_array(sum))
             }
             ObservableKind::GrainCount(None) => {
-                (0..b.len()).filter(|&i| b.is_dynamic(i)).count() as f64
+                share.sum([(0..b.len()).filter(|&k| b.is_dynamic(k)).count() as f64])[0]
             }
             ObservableKind::GrainCount(Some(k)) => world.lifecycle_state().sinks[*k].removed as f64,
             ObservableKind::OutflowMass(sink) => outflow_mass(world, *sink),
@@ -516,32 +588,28 @@ pub fn sample(scene: &Scene, world: &World, marks: &mut Vec<[f64; 4]>) -> Vec<f6
                 bodies,
                 point,
                 axis,
-            } => surface_angle(world, &present(world, bodies), *point, *axis),
+            } => surface_angle(share, &present(world, bodies), *point, *axis),
             ObservableKind::MeanVelocity { bodies, component } => {
                 let bodies = present(world, bodies);
                 let n = bodies.len().max(1) as f64;
-                let sum: DVec3 = bodies.map(|i| b.motion[i].v().as_dvec3()).sum();
-                component.of(sum / n)
+                let sum: DVec3 = (share.rows_in(&bodies))
+                    .map(|k| b.motion[k].v().as_dvec3())
+                    .sum();
+                component.of(DVec3::from_array(share.sum(sum.to_array())) / n)
             }
         })
         .collect()
 }
 
 fn frame(scene: &Scene, world: &World, png: bool) -> Frame {
-    frame_of(scene, world, 0..world.len(), png)
+    frame_of(scene, &Share::whole(world), png)
 }
 
-/// The frame of the bodies `indices` of `world` (for one rank's piece, those it owns), with a
-/// PNG snapshot when `png`; the integer arrays' types are the whole world's
-/// ([`frame_bounds`]).
-fn frame_of(
-    scene: &Scene,
-    world: &World,
-    indices: impl ExactSizeIterator<Item = usize> + Clone,
-    png: bool,
-) -> Frame {
-    let n = indices.len();
-    let b = world.bodies();
+/// The frame of the bodies of `share` (for one rank's piece, those it owns), with a PNG
+/// snapshot when `png`; the integer arrays' types are the whole world's ([`frame_bounds`]).
+fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
+    let (world, b, rows) = (share.world, share.bodies(), share.rows());
+    let n = rows.len();
     let ids = world.ids();
     let mut f = Frame {
         step: world.steps(),
@@ -553,7 +621,7 @@ fn frame_of(
         orientations: Vec::with_capacity(n),
         shapes: Vec::new(),
         half_extents: Vec::new(),
-        materials: indices.clone().map(|i| b.material[i]).collect(),
+        materials: rows.clone().map(|(k, _)| b.material[k]).collect(),
         groups: Vec::with_capacity(n),
         walls: if png {
             world.walls().to_vec()
@@ -565,18 +633,18 @@ fn frame_of(
         } else {
             Vec::new()
         },
-        ids: indices.clone().map(|i| ids[i]).collect(),
+        ids: rows.clone().map(|(_, i)| ids[i]).collect(),
         png,
         orientation: scene.output.frame_orientation,
         bounds: Some(frame_bounds(scene, world)),
     };
-    for i in indices {
-        f.positions.push(world.position(i).to_array());
-        f.radii.push(world.radius(i));
-        f.velocities.push(world.velocity(i).to_array());
-        f.angular_velocities
-            .push(world.angular_velocity(i).to_array());
-        f.orientations.push(world.orientation(i).to_array());
+    for (k, i) in rows {
+        let (p, m) = (b.pos_radius[k], &b.motion[k]);
+        f.positions.push(p.truncate().to_array());
+        f.radii.push(p.w);
+        f.velocities.push(m.v().to_array());
+        f.angular_velocities.push(m.w().to_array());
+        f.orientations.push(b.orientation[k].to_array());
         if world.has_shapes() {
             f.shapes.push(world.shape(i));
             f.half_extents.push(world.half_extents(i).to_array());
@@ -939,23 +1007,33 @@ pub fn run_distributed(
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
         let frame_due =
             s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png || o.formats.contacts);
-        // The health checks run on every state read back before anything of it is written.
-        if csv || frame_due {
+        let png =
+            frame_due && o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
+        // The health checks run on every state read back before anything of it is written. A
+        // distributed run's ranks read their own bodies (the samples reduced over the ranks,
+        // the frames in pieces) and gather the bed only for what needs it whole: a PNG
+        // snapshot, and the contact frames' lines to partners other ranks own.
+        if (csv || frame_due) && distribute.is_some() {
+            world.read_checked()?;
+            if png || (frame_due && o.formats.contacts) {
+                world.sync()?;
+            }
+        } else if csv || frame_due {
             world.sync_checked()?;
         }
         if (csv && reads_contacts) || (frame_due && o.formats.contacts) {
             world.sync_contacts().map_err(StepError::Gpu)?;
         }
-        if csv {
+        let share = (csv || frame_due).then(|| Share::of(world));
+        if let (true, Some(share)) = (csv, &share) {
             let mut row = vec![s as f64, exact_time(s, h32)];
-            row.extend(sample(scene, world, &mut marks.borrow_mut()));
+            row.extend(sample_of(scene, share, &mut marks.borrow_mut()));
             writer.send(WriterMsg::Sample(row));
         }
-        if frame_due {
-            let png = o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
+        if let (true, Some(share)) = (frame_due, &share) {
             let owned = if pieces { world.owned_indices() } else { None };
-            if let (Some(owned), true) = (&owned, o.formats.vtu) {
-                let piece = frame_of(scene, world, owned.iter().copied(), false);
+            if let (Some(_), true) = (&owned, o.formats.vtu) {
+                let piece = frame_of(scene, share, false);
                 writer.send(WriterMsg::Frame(Box::new(piece)));
                 if png && writes {
                     writer.send(WriterMsg::Snapshot(Box::new(frame(scene, world, true))));
@@ -1181,8 +1259,8 @@ pub fn run_distributed(
 /// ranks exchange whether they succeeded with each piece's size and CRC-32 (24 bytes a rank),
 /// and rank 0 queues the index naming them, which its writer renames into place last. Where
 /// a rank's write failed, no index is written (the ranks stop at the next step that agrees on
-/// the failure). The health checks run where the host copy holds this step's state; no body
-/// is gathered for them here.
+/// the failure). Nothing is gathered: the health checks ran where the state was handed to the
+/// writer (the samples and frames, every `sync_every` steps).
 fn checkpoint_pieces(
     world: &mut World,
     extra: Vec<u8>,
@@ -1190,9 +1268,6 @@ fn checkpoint_pieces(
     d: Distribute,
 ) -> Result<(), StepError> {
     let step = world.steps();
-    if world.synced_at() == step {
-        world.sync_checked()?;
-    }
     let piece = world
         .snapshot_piece()
         .expect("a distributed world has pieces")
@@ -1372,11 +1447,11 @@ mod tests {
         let c = Vec3::new(0.3, -0.2, 1.5);
         for deg in [0.0f32, 12.0, 35.0, -20.0] {
             let w = tilted_bed(deg.to_radians(), c);
-            let got = surface_angle(&w, &(0..w.len()), c, Vec3::Y);
+            let got = surface_angle(&Share::of(&w), &(0..w.len()), c, Vec3::Y);
             // f32 positions of size ~1: the centroid's direction is good to ~1e-6 rad.
             assert!((got - deg as f64).abs() < 1e-3, "{deg}°: got {got}°");
             // About the opposite axis the angle changes sign.
-            let flipped = surface_angle(&w, &(0..w.len()), c, -Vec3::Y);
+            let flipped = surface_angle(&Share::of(&w), &(0..w.len()), c, -Vec3::Y);
             assert!(
                 (flipped + deg as f64).abs() < 1e-3,
                 "{deg}°: got {flipped}°"

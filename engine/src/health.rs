@@ -369,26 +369,32 @@ impl Monitor {
 
     /// Runs the checks on the state after step `step`, of length `tick` (the time a step of
     /// [`crate::World::step`] advances) and taken in steps of at least h, with gravity
-    /// `gravity`, unless they already ran on it. Returns the first fault of a check set to
-    /// [`Check::Stop`]; keeps those of checks set to [`Check::Warn`].
+    /// `gravity` (the caller skips a step they already ran on): on the bodies' pass `scanned` ([`scan`], over
+    /// the whole bed) and, for the springs and joints, the host copy `bodies`. Returns the
+    /// first fault of a check set to [`Check::Stop`]; keeps those of checks set to
+    /// [`Check::Warn`].
     pub fn check(
         &mut self,
         health: &Health,
         step: u64,
+        scanned: Scan,
         (bodies, walls, joints, stats): (&Bodies, &[Wall], &[Joint], &StepStats),
         gravity: Vec3,
         (tick, h): (f32, f32),
     ) -> Result<(), StepError> {
-        if self.checked_at == Some(step) {
-            return Ok(());
-        }
         self.checked_at = Some(step);
         let domain = self.domain.filter(|_| health.escape != Check::Off);
-        let (fault, surface, escaped) = scan(
-            bodies,
-            health.non_finite != Check::Off,
-            (domain, health.escape),
-        );
+        let Scan {
+            non_finite,
+            surface,
+            escaped,
+        } = scanned;
+        let fault = non_finite
+            .filter(|_| health.non_finite != Check::Off)
+            .map(|(body, q)| Fault::NonFinite {
+                body,
+                quantity: QUANTITIES[q],
+            });
         self.judge(health.non_finite, step, fault)?;
         let depth = stats.max_penetration;
         let ratio = depth / self.r_min;
@@ -434,8 +440,7 @@ impl Monitor {
             });
             self.judge(health.energy, step, fault)?;
         }
-        if let (Some(d), Some((body, distance))) = (domain, escaped) {
-            let p = bodies.pos_radius[body];
+        if let (Some(d), Some((body, p, distance))) = (domain, escaped) {
             let fault = Fault::Escaped {
                 body,
                 x: p.x,
@@ -478,49 +483,59 @@ pub(crate) fn corner(c: Vec3) -> String {
     format!("{}, {}, {}", f(c.x), f(c.y), f(c.z))
 }
 
-/// One pass over the bodies: the first non-finite position or velocity (when `finite`), the
-/// fastest surface speed |v| + |ω| r of the fixed and kinematic bodies, and the first dynamic
-/// body escaped from `domain` under the escape check `escape` ([`whereabouts`]), with how far
-/// beyond its radius it lies outside.
-fn scan(
-    bodies: &Bodies,
-    finite: bool,
-    (domain, escape): (Option<Domain>, Check),
-) -> (Option<Fault>, f32, Option<(usize, f32)>) {
-    let mut surface = 0.0f32;
-    let mut escaped = None;
-    for (i, ((p, m), &k)) in bodies
+/// What the checks read of the state in one pass over the bodies ([`scan`]): the first body
+/// (by index) whose state is not finite, with the index in [`QUANTITIES`] of what is not; the
+/// fastest surface speed |v| + |ω| r of the fixed and kinematic bodies (m/s); and the first
+/// dynamic body escaped from the domain, with its centre and how far beyond its radius it
+/// lies outside (m).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Scan {
+    pub non_finite: Option<(usize, usize)>,
+    pub surface: f32,
+    pub escaped: Option<(usize, Vec3, f32)>,
+}
+
+/// What [`Fault::NonFinite`] names, by [`Scan::non_finite`]'s index.
+pub(crate) const QUANTITIES: [&str; 3] = ["position", "velocity", "angular velocity"];
+
+/// One body as [`scan`] reads it: its index, centre and radius, linear and angular velocity
+/// and kind.
+pub(crate) type Scanned = (usize, glam::Vec4, Vec3, Vec3, u32);
+
+/// The bodies of `bodies` as [`scan`] reads them, in index order.
+pub(crate) fn rows(bodies: &Bodies) -> impl Iterator<Item = Scanned> + '_ {
+    (bodies
         .pos_radius
         .iter()
         .zip(&bodies.motion)
-        .zip(&bodies.kind)
-        .enumerate()
-    {
-        let quantity = if !p.truncate().is_finite() {
-            "position"
-        } else if !m.v().is_finite() {
-            "velocity"
-        } else if !m.w().is_finite() {
-            "angular velocity"
-        } else {
-            if k != BodyKind::Dynamic as u32 {
-                surface = surface.max(m.v().length() + m.w().length() * p.w);
-            } else if let (Some(d), None) = (&domain, escaped) {
-                if let Whereabouts::Escaped { distance } =
-                    whereabouts(Some(d), escape, p.truncate(), p.w)
-                {
-                    escaped = Some((i, distance));
-                }
+        .zip(&bodies.kind))
+    .enumerate()
+    .map(|(i, ((p, m), &k))| (i, *p, m.v(), m.w(), k))
+}
+
+/// One pass over `bodies` (ascending index): the first whose state is not finite, the fastest
+/// surface of the fixed and kinematic bodies and the first dynamic body escaped from `domain`
+/// under the escape check `escape` ([`whereabouts`]), among the finite ones.
+pub(crate) fn scan(
+    bodies: impl Iterator<Item = Scanned>,
+    (domain, escape): (Option<Domain>, Check),
+) -> Scan {
+    let mut found = Scan::default();
+    for (i, p, v, w, k) in bodies {
+        let quantity = [p.truncate().is_finite(), v.is_finite(), w.is_finite()]
+            .iter()
+            .position(|finite| !finite);
+        if let Some(q) = quantity {
+            found.non_finite = found.non_finite.or(Some((i, q)));
+        } else if k != BodyKind::Dynamic as u32 {
+            found.surface = found.surface.max(v.length() + w.length() * p.w);
+        } else if let (Some(d), None) = (&domain, found.escaped) {
+            if let Whereabouts::Escaped { distance } =
+                whereabouts(Some(d), escape, p.truncate(), p.w)
+            {
+                found.escaped = Some((i, p.truncate(), distance));
             }
-            continue;
-        };
-        if finite {
-            return (
-                Some(Fault::NonFinite { body: i, quantity }),
-                surface,
-                escaped,
-            );
         }
     }
-    (None, surface, escaped)
+    found
 }

@@ -130,6 +130,25 @@ impl World {
         self.backend.sum_over_ranks(values);
     }
 
+    /// Each of `values` the largest over the ranks of a distributed world, in place (as
+    /// [`f64::max`]: a NaN gives way to a number). A call every rank makes together, with as
+    /// many values on each; in a world that steps every body itself the values stay as they
+    /// are.
+    pub fn max_over_ranks(&self, values: &mut [f64]) {
+        self.backend.max_over_ranks(values);
+    }
+
+    /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of the values of every rank
+    /// of a distributed world together, each rank giving `values` (its own bodies' figures,
+    /// say), or `None` where they are no more than `k`: the same number on every rank, exactly
+    /// the one sorting the values gathered would give, found by counts reduced over the ranks
+    /// (eight `Allgather`s of 2 kB, whatever the number of values). A call every rank makes
+    /// together; in a world that steps every body itself, of `values` alone (which it
+    /// reorders).
+    pub fn select_over_ranks(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        self.backend.select_over_ranks(values, k)
+    }
+
     /// The total contact force on each body over the last step (N), in body order (GPU: as of
     /// the last [`World::sync_contacts`]): Σ [`Contact::force`](crate::Contact::force) over
     /// the contacts where it is the first body, minus the same over those where it is the

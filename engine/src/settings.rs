@@ -92,7 +92,8 @@ pub struct Settings {
     pub backend: Backend,
     /// GPU backend: steps between read-backs of the bodies and statistics to the host (at least
     /// 1; contacts only by `World::sync_contacts`). Between read-backs the host copy is stale.
-    /// Not used on the CPU.
+    /// A distributed run (feature `mpi`) runs its health checks every `sync_every` steps, on
+    /// each rank's own bodies, without gathering them. Not used otherwise on the CPU.
     pub sync_every: u32,
     /// The health checks after every step and what each does when it fails (default: all
     /// stop the run; [`Health::OFF`] turns them off).

@@ -7,7 +7,7 @@ use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::fingerprint::Fingerprint;
 use crate::geometry::WallDesc;
-use crate::health::{Fault, Monitor, StepError};
+use crate::health::{Check, Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
 use crate::settings::{AutoStep, Backend, Envelope, Settings};
@@ -105,15 +105,16 @@ impl World {
             let check = self.settings.health.step_floor;
             self.monitor.judge(check, self.steps, Some(fault))?;
         }
-        // A distributed world sums every step's statistics but gathers its bodies only every
-        // `sync_every` steps: when the kinetic energy is not finite, it gathers them now, so
+        // A distributed world sums every step's statistics but checks its bodies only every
+        // `sync_every` steps: when the kinetic energy is not finite, it checks them now, so
         // that the checks below name the body (the same on every rank: the sum is).
-        let unsynced = self.stats_at() == self.steps && self.synced_at() != self.steps;
-        if unsynced && !self.last.kinetic_energy.is_finite() {
-            self.sync()?;
+        let unread =
+            self.stats_at() == self.steps && self.backend.read_at(self.steps) != self.steps;
+        if unread && !self.last.kinetic_energy.is_finite() {
+            self.read()?;
         }
         self.monitor.pending = true;
-        if self.synced_at() == self.steps {
+        if self.backend.read_at(self.steps) == self.steps {
             self.check_health()?;
         }
         Ok(self.last)
@@ -214,12 +215,21 @@ impl World {
         self.control
     }
 
-    /// Runs the health checks on the host copy, which holds the state of the last step.
+    /// Runs the health checks on the state of the last step: the host copy's, or in a
+    /// distributed world each rank's own bodies', the ranks' findings combined (the same verdict
+    /// on every rank).
     fn check_health(&mut self) -> Result<(), StepError> {
         self.monitor.pending = false;
+        if self.monitor.checked_at == Some(self.steps) {
+            return Ok(());
+        }
+        let health = &self.settings.health;
+        let domain = self.monitor.domain.filter(|_| health.escape != Check::Off);
+        let scanned = self.backend.scan(&self.bodies, (domain, health.escape));
         self.monitor.check(
-            &self.settings.health,
+            health,
             self.steps,
+            scanned,
             (&self.bodies, &self.walls, &self.joints, &self.last),
             self.settings.gravity,
             (
@@ -237,7 +247,32 @@ impl World {
     /// have.
     pub fn sync_checked(&mut self) -> Result<(), StepError> {
         self.sync()?;
-        if self.monitor.pending && self.synced_at() == self.steps && self.stats_at() == self.steps {
+        self.check_read()
+    }
+
+    /// The health checks of [`World::sync_checked`] without gathering the bodies of a
+    /// distributed world: each rank checks its own bodies, and the ranks agree on the verdict
+    /// (the same error on every rank, naming the body), while the host copy keeps the state of
+    /// its last gather ([`World::synced_at`]). What to call before writing each rank's own part
+    /// of an output ([`World::own_bodies`]); elsewhere it is [`World::sync_checked`]. In a
+    /// distributed world, a call every rank makes together.
+    pub fn read_checked(&mut self) -> Result<(), StepError> {
+        self.read()?;
+        self.check_read()
+    }
+
+    /// Brings what the health checks read to the current step (see [`World::read_checked`]).
+    fn read(&mut self) -> Result<(), GpuError> {
+        if let Some(stats) = self.backend.read(&mut self.bodies, self.steps)? {
+            self.last = stats;
+        }
+        Ok(())
+    }
+
+    /// The health checks on the state read, when no check has seen it yet.
+    fn check_read(&mut self) -> Result<(), StepError> {
+        let read = self.backend.read_at(self.steps) == self.steps;
+        if self.monitor.pending && read && self.stats_at() == self.steps {
             self.check_health()?;
         }
         Ok(())
@@ -313,8 +348,8 @@ impl World {
 
     /// The step whose statistics [`World::step`] and [`World::last_stats`] return: the last
     /// one, except on the GPU backend, where it is [`World::synced_at`]. (A distributed world
-    /// sums every step's statistics over its ranks, while it gathers its bodies only every
-    /// [`crate::Settings::sync_every`] steps.)
+    /// sums every step's statistics over its ranks, while it gathers its bodies only when
+    /// asked, [`World::sync`].)
     pub fn stats_at(&self) -> u64 {
         self.backend.stats_at(self.steps)
     }
@@ -424,6 +459,17 @@ impl World {
     /// gather ([`World::sync`]).
     pub fn owned_indices(&self) -> Option<Vec<usize>> {
         self.backend.owned_indices(&self.bodies, self.steps + 1)
+    }
+
+    /// The bodies this rank owns in a distributed world, as of the last step whatever the
+    /// host copy holds: their indices in [`World::bodies`] ([`World::owned_indices`]) and
+    /// their state, body k of the [`Bodies`] being index k of the indices; `None` in a world
+    /// that steps every body itself. Not a collective call: nothing is gathered, so each rank
+    /// can write its part of an output without the host copy (after
+    /// [`World::read_checked`]).
+    pub fn own_bodies(&self) -> Option<(Vec<usize>, Bodies)> {
+        let (indices, bodies) = self.backend.own_bodies(&self.bodies, self.steps + 1)?;
+        Some((indices.into_iter().map(|i| i as usize).collect(), bodies))
     }
 
     /// Number of bodies.

@@ -292,6 +292,7 @@ fn pour_child_of(comm: mpi::topology::SimpleCommunicator, mut world: World, step
         world.step().expect("a distributed step");
         check_owners(&world);
     }
+    world.sync().expect("the bodies gathered");
     if rank == 0 {
         let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         std::fs::write(out, Figures::of(&world).to_line()).expect("the result file is written");
@@ -423,6 +424,8 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
                 );
             }
             if world.steps() == RESUMED_TO {
+                straight.sync().expect("the bodies gathered");
+                world.sync().expect("the bodies gathered");
                 let (a, b) = (state_bits(&straight), state_bits(world));
                 if let Some(k) = (0..a.len()).find(|&k| a[k] != b[k]) {
                     panic!(
@@ -435,6 +438,7 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
             }
         }
         if straight.steps() == REPEAT_STEPS {
+            check_own_bodies(&mut straight);
             figures = Figures::of(&straight).to_line();
         }
     }
@@ -450,6 +454,48 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
         let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         std::fs::write(out, figures).expect("the result file is written");
     }
+}
+
+/// Checks, at a step of the distributed `world` (of `sync_every` 1), that its read-backs did
+/// not gather the bodies (the host copy holds an earlier step), that the bodies it owns
+/// ([`World::own_bodies`]) are then, bit for bit, those the host copy holds once gathered
+/// ([`World::sync`]), and that order statistics of their heights selected over the ranks
+/// ([`World::select_over_ranks`]) are those of the gathered heights sorted. Leaves the host
+/// copy gathered.
+fn check_own_bodies(world: &mut World) {
+    assert_eq!(world.settings().sync_every, 1);
+    assert!(
+        world.synced_at() < world.steps(),
+        "step {}: the read-backs gathered the bodies",
+        world.steps()
+    );
+    let (indices, own) = world.own_bodies().expect("a distributed world");
+    let mut z: Vec<f64> = own.pos_radius.iter().map(|p| p.z as f64).collect();
+    let n = world.len() as u64;
+    let picked: Vec<Option<f64>> = [0, n / 2, (n * 95).div_ceil(100) - 1, n - 1, n]
+        .iter()
+        .map(|&k| world.select_over_ranks(&mut z, k))
+        .collect();
+    world.sync().expect("the bodies gathered");
+    let b = world.bodies();
+    for (k, &i) in indices.iter().enumerate() {
+        let bits = |b: &grains_kernels::Bodies, j: usize| {
+            let m = &b.motion[j];
+            (b.pos_radius[j].to_array().into_iter())
+                .chain(b.orientation[j].to_array())
+                .chain(m.linear)
+                .chain(m.angular)
+                .map(f32::to_bits)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&own, k), bits(b, i), "body {i}: its owner's state");
+    }
+    let mut all: Vec<f64> = b.pos_radius.iter().map(|p| p.z as f64).collect();
+    all.sort_by(f64::total_cmp);
+    let sorted = [0, n / 2, (n * 95).div_ceil(100) - 1, n - 1, n]
+        .map(|k| all.get(k as usize).copied())
+        .to_vec();
+    assert_eq!(picked, sorted, "heights selected over the ranks");
 }
 
 /// The snapshot that every rank's `piece` (its [`World::snapshot_piece`]'s bytes, exchanged
@@ -744,6 +790,8 @@ fn shot_bits(world: &World) -> Vec<u32> {
 #[test]
 fn a_shot_grain_keeps_its_momentum_across_ranks() {
     if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
         let mut world = shot();
         world.distribute(comm, 1000).expect("the shot distributes");
         world.step().expect("a distributed step");
@@ -759,7 +807,16 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
         let last = owner(&world);
         let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
         let bits: Vec<String> = shot_bits(&world).iter().map(u32::to_string).collect();
-        std::fs::write(out, format!("{first} {last} {}", bits.join(" "))).expect("written");
+        std::fs::write(&out, format!("{first} {last} {}", bits.join(" "))).expect("written");
+        // A fault of the shot grain, on rank 1: every rank's step returns the same error.
+        world
+            .set_velocity(0, Vec3::NAN, Vec3::ZERO)
+            .expect("an edit");
+        let verdict = match world.step() {
+            Ok(_) => "no fault".to_string(),
+            Err(e) => e.to_string(),
+        };
+        std::fs::write(format!("{out}.r{rank}"), verdict).expect("written");
         return;
     }
     let mut one = shot();
@@ -784,6 +841,19 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
     assert_eq!(
         fields[2..],
         expected.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
+    let verdicts: Vec<String> = (0..2)
+        .map(|rank| {
+            let at = format!("{}.r{rank}", file.display());
+            let text = std::fs::read_to_string(&at).expect("each rank wrote its verdict");
+            let _ = std::fs::remove_file(&at);
+            text
+        })
+        .collect();
+    let fault = format!("step {}: body 0: position is not finite", SHOT_STEPS + 1);
+    assert!(
+        verdicts.iter().all(|v| v.starts_with(&fault)),
+        "every rank's error must be {fault:?}…: {verdicts:?}"
     );
 }
 
@@ -1641,6 +1711,7 @@ fn gpu_ranks_child(comm: mpi::topology::SimpleCommunicator) {
         .distribute(comm, 25)
         .expect("the GPU pour distributes");
     world.step().expect("the compared step");
+    world.sync().expect("the bodies gathered");
     if rank == 0 {
         std::fs::write(&out, velocities(&world)).expect("written");
     }

@@ -1,8 +1,9 @@
 //! The distributed backend: one rank of a domain-decomposed run over MPI
 //! ([`crate::distributed`]). Each rank steps its subdomain's bodies and ghosts on its CPU
-//! threads or its GPU with the coupled solve; the world's host copy of every body is brought up to date
-//! by gathering the ranks' own bodies, on the steps the world reads back (every
-//! [`crate::Settings::sync_every`] steps) and when asked ([`crate::World::sync`]).
+//! threads or its GPU with the coupled solve. The world's host copy of every body is brought up
+//! to date by gathering the ranks' own bodies only when asked ([`crate::World::sync`]); on the
+//! steps the world reads back (every [`crate::Settings::sync_every`] steps) each rank's health
+//! checks read its own bodies, and the ranks combine their findings, nothing gathered.
 
 use super::{OwnPart, StepBackend, StepInputs, WarmStart};
 use crate::decomposition::Bisection;
@@ -10,9 +11,11 @@ use crate::distributed::contacts::RankContacts;
 use crate::distributed::coupling::Coupling;
 use crate::distributed::rank_pipeline::RankPipeline;
 use crate::distributed::subdomain::{Local, Subdomain};
-use crate::distributed::wire::WarmRecord;
-use crate::health::StepError;
+use crate::distributed::wire::{BodyRecord, WarmRecord};
+use crate::domain::Domain;
+use crate::health::{self, Check, Scan, StepError};
 use crate::support::Feature;
+use bytemuck::{Pod, Zeroable};
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::Contacts;
@@ -41,6 +44,9 @@ pub(crate) struct DistributedBackend {
     moments: bool,
     /// The step the host copy holds, and the statistics of the last step.
     synced_at: u64,
+    /// The step whose state the health checks read: the last read-back (the owned bodies are
+    /// always current; this says which steps are checked).
+    read_at: u64,
     last: StepStats,
     /// The step the local pipeline last took (its contacts are that step's).
     stepped_at: Option<u64>,
@@ -70,6 +76,7 @@ impl DistributedBackend {
             reseed: Some(WarmStart::default()),
             moments: false,
             synced_at: steps,
+            read_at: steps,
             last: StepStats::default(),
             stepped_at: None,
             own: RankContacts::default(),
@@ -103,6 +110,15 @@ impl DistributedBackend {
                 let ids: Vec<u64> = (0..world.len() as u64).collect();
                 Bisection::new(&centres, &ids, self.coupling.ranks.size())
             }
+        }
+    }
+
+    /// `f` of this rank's subdomain as of the last step, or, where the host copy `world` is to
+    /// be split afresh at step `next`, of what that split will give this rank.
+    fn with_own<R>(&self, world: &Bodies, next: u64, f: impl FnOnce(&Subdomain) -> R) -> R {
+        match &self.reseed {
+            None => f(&self.subdomain),
+            Some(warm) => f(&self.seeded(world, &self.split_cuts(world, next), warm)),
         }
     }
 
@@ -171,7 +187,6 @@ impl DistributedBackend {
                 world.len()
             )));
         }
-        let reference = world.clone();
         for r in &all {
             let i = r.id as usize;
             match seen.get_mut(i) {
@@ -184,10 +199,87 @@ impl DistributedBackend {
                     )))
                 }
             }
-            r.write(world, i, &reference);
+            r.write_own(world, i);
         }
         self.synced_at = steps;
+        self.read_at = steps;
         Ok(())
+    }
+}
+
+/// The ids (the host copy's indices) of `records` and their state, body k of the `Bodies`
+/// being record k (mass properties, materials and kinds from the host copy `world`).
+fn records_of(records: &[BodyRecord], world: &Bodies) -> (Vec<u64>, Bodies) {
+    let indices: Vec<u64> = records.iter().map(|r| r.id).collect();
+    let row = |i: &u64| *i as usize;
+    let mut bodies = Bodies {
+        pos_radius: indices.iter().map(|i| world.pos_radius[row(i)]).collect(),
+        orientation: indices.iter().map(|i| world.orientation[row(i)]).collect(),
+        motion: indices.iter().map(|i| world.motion[row(i)]).collect(),
+        material: indices.iter().map(|i| world.material[row(i)]).collect(),
+        kind: indices.iter().map(|i| world.kind[row(i)]).collect(),
+    };
+    for (j, r) in records.iter().enumerate() {
+        r.write(&mut bodies, j, world);
+    }
+    (indices, bodies)
+}
+
+/// One rank's findings of the health checks' pass ([`Scan`]) as the ranks exchange them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+struct ScanRecord {
+    /// The first body not finite ([`NONE`] for none), and what of it.
+    non_finite: u64,
+    quantity: u32,
+    /// The fastest surface of the fixed and kinematic bodies (m/s).
+    surface: f32,
+    /// The first dynamic body escaped ([`NONE`] for none), its centre and distance (m).
+    escaped: u64,
+    centre: [f32; 3],
+    distance: f32,
+}
+
+/// No body, in a [`ScanRecord`].
+const NONE: u64 = u64::MAX;
+
+impl ScanRecord {
+    /// The record of one rank's pass.
+    fn of(scan: &Scan) -> ScanRecord {
+        let (non_finite, quantity) = scan.non_finite.map_or((NONE, 0), |(i, q)| (i as u64, q));
+        let (escaped, centre, distance) =
+            scan.escaped.map_or((NONE, [0.0; 3], 0.0), |(i, c, d)| {
+                (i as u64, c.to_array(), d)
+            });
+        ScanRecord {
+            non_finite,
+            quantity: quantity as u32,
+            surface: scan.surface,
+            escaped,
+            centre,
+            distance,
+        }
+    }
+
+    /// The pass over `found`'s bodies and this record's (disjoint): the lower body of each
+    /// finding, the faster surface.
+    fn combine(&self, found: Scan) -> Scan {
+        let first = |a: Option<usize>, b: u64| b != NONE && a.is_none_or(|a| b < a as u64);
+        Scan {
+            non_finite: match first(found.non_finite.map(|f| f.0), self.non_finite) {
+                true => Some((self.non_finite as usize, self.quantity as usize)),
+                false => found.non_finite,
+            },
+            surface: found.surface.max(self.surface),
+            escaped: match first(found.escaped.map(|e| e.0), self.escaped) {
+                true => Some((
+                    self.escaped as usize,
+                    glam::Vec3::from(self.centre),
+                    self.distance,
+                )),
+                false => found.escaped,
+            },
+        }
     }
 }
 
@@ -289,9 +381,42 @@ impl StepBackend for DistributedBackend {
             ..stats
         };
         if read_back {
-            self.gather(bodies, steps)?;
+            self.read_at = steps;
         }
         Ok(self.last)
+    }
+
+    /// The owned bodies are current: nothing to gather for the health checks.
+    fn read(&mut self, _bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError> {
+        self.read_at = steps;
+        Ok(None)
+    }
+
+    fn read_at(&self, _steps: u64) -> u64 {
+        self.read_at
+    }
+
+    /// The pass over this rank's own bodies (their kinds from the host copy `world`), the
+    /// ranks' passes combined in one `Allgather` of 40 bytes a rank: the first body by index
+    /// of every rank's findings, the fastest surface of them all.
+    fn scan(&self, world: &Bodies, escape: (Option<Domain>, Check)) -> Scan {
+        let own = self.subdomain.owned.iter().map(|r| {
+            let i = r.id as usize;
+            let v = (glam::Vec3::from(r.linear), glam::Vec3::from(r.angular));
+            (i, glam::Vec4::from(r.pos_radius), v.0, v.1, world.kind[i])
+        });
+        let mine = ScanRecord::of(&health::scan(own, escape));
+        let all = self.coupling.ranks.all_gather(&[mine]);
+        all.iter()
+            .fold(Scan::default(), |found, r| r.combine(found))
+    }
+
+    fn max_over_ranks(&self, values: &mut [f64]) {
+        self.coupling.ranks.largest_each(values);
+    }
+
+    fn select_over_ranks(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        self.coupling.ranks.select(values, k)
     }
 
     fn sync(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError> {
@@ -362,33 +487,20 @@ impl StepBackend for DistributedBackend {
     /// last step), or, where the host copy is to be split afresh at step `next`, what that
     /// split will give this rank of the host copy and of the warm start it seeds from.
     fn own_part(&self, world: &Bodies, next: u64) -> Option<OwnPart> {
-        let seeded;
-        let sub = match &self.reseed {
-            None => &self.subdomain,
-            Some(warm) => {
-                seeded = self.seeded(world, &self.split_cuts(world, next), warm);
-                &seeded
-            }
-        };
-        let indices: Vec<u64> = sub.owned.iter().map(|r| r.id).collect();
-        let row = |i: &u64| *i as usize;
-        let mut bodies = Bodies {
-            pos_radius: indices.iter().map(|i| world.pos_radius[row(i)]).collect(),
-            orientation: indices.iter().map(|i| world.orientation[row(i)]).collect(),
-            motion: indices.iter().map(|i| world.motion[row(i)]).collect(),
-            material: indices.iter().map(|i| world.material[row(i)]).collect(),
-            kind: indices.iter().map(|i| world.kind[row(i)]).collect(),
-        };
-        for (j, r) in sub.owned.iter().enumerate() {
-            r.write(&mut bodies, j, world);
-        }
-        Some(OwnPart {
-            rank: self.coupling.ranks.rank(),
-            ranks: self.coupling.ranks.size(),
-            indices,
-            bodies,
-            warm: self.keyed_warm_start(&sub.warm),
+        self.with_own(world, next, |sub| {
+            let (indices, bodies) = records_of(&sub.owned, world);
+            Some(OwnPart {
+                rank: self.coupling.ranks.rank(),
+                ranks: self.coupling.ranks.size(),
+                indices,
+                bodies,
+                warm: self.keyed_warm_start(&sub.warm),
+            })
         })
+    }
+
+    fn own_bodies(&self, world: &Bodies, next: u64) -> Option<(Vec<u64>, Bodies)> {
+        Some(self.with_own(world, next, |sub| records_of(&sub.owned, world)))
     }
 
     fn joint_impulses(&self) -> &[f32] {

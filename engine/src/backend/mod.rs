@@ -9,8 +9,9 @@ mod gpu;
 mod implicit;
 
 use crate::decomposition::Bisection;
+use crate::domain::Domain;
 use crate::error::BuildError;
-use crate::health::StepError;
+use crate::health::{self, Check, Scan, StepError};
 use crate::settings::{Backend, Integrator, Settings};
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::joints::Joint;
@@ -106,6 +107,39 @@ pub(crate) trait StepBackend: Send + Sync {
         steps
     }
 
+    /// The step whose state the health checks read ([`StepBackend::scan`]), out of `steps`
+    /// taken: the host copy's ([`StepBackend::synced_at`]) by default; a distributed rank's own
+    /// bodies', as of its last read-back.
+    fn read_at(&self, steps: u64) -> u64 {
+        self.synced_at(steps)
+    }
+
+    /// Brings what the health checks read to step `steps`: the host copy by default
+    /// ([`StepBackend::sync`], returning what it returns); a distributed rank's own bodies are
+    /// current, and nothing is gathered.
+    fn read(&mut self, bodies: &mut Bodies, steps: u64) -> Result<Option<StepStats>, GpuError> {
+        self.sync(bodies, steps)
+    }
+
+    /// The health checks' pass over every body ([`health::scan`]) with the escape check
+    /// `escape`: over the host copy `bodies` by default; a distributed rank scans its own bodies
+    /// and combines the ranks' passes (a call every rank makes together).
+    fn scan(&self, bodies: &Bodies, escape: (Option<Domain>, Check)) -> Scan {
+        health::scan(health::rows(bodies), escape)
+    }
+
+    /// Each of `values` the largest over the ranks of a distributed run, in place (a call every
+    /// rank makes together); a backend that steps every body itself has nothing to compare.
+    fn max_over_ranks(&self, _values: &mut [f64]) {}
+
+    /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of the ranks' `values`
+    /// together, `None` where they are no more than `k` (a call every rank makes together); by
+    /// default, of `values` alone (which it reorders).
+    fn select_over_ranks(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        let k = usize::try_from(k).ok().filter(|&k| k < values.len())?;
+        Some(*values.select_nth_unstable_by(k, f64::total_cmp).1)
+    }
+
     /// The step whose statistics the last step returned, out of `steps` taken: the host copy's
     /// ([`StepBackend::synced_at`]) by default.
     fn stats_at(&self, steps: u64) -> u64 {
@@ -179,6 +213,14 @@ pub(crate) trait StepBackend: Send + Sync {
     /// piece of a checkpoint: not a collective call, nothing is sent. `None`, by default: a
     /// backend that steps every body itself has no part.
     fn own_part(&self, _bodies: &Bodies, _next: u64) -> Option<OwnPart> {
+        None
+    }
+
+    /// The host copy's indices (ascending) and the state of the bodies this rank of a
+    /// distributed run owns, as of the last step (where the bed is to be split afresh at step
+    /// `next`, what that split gives it of the host copy `bodies`): not a collective call.
+    /// `None`, by default: a backend that steps every body itself has no part.
+    fn own_bodies(&self, _bodies: &Bodies, _next: u64) -> Option<(Vec<u64>, Bodies)> {
         None
     }
 

@@ -40,9 +40,13 @@ impl World {
     /// subdomains every `rebalance_every` steps. Every rank must have built the same world
     /// (the same scene, the same settings) and call this at the same step (steps taken before
     /// carry on, warm start included); from then on the
-    /// ranks step together, each its own subdomain, and the host copy of every body
-    /// ([`World::bodies`]) is gathered on every rank every
-    /// [`Settings::sync_every`](crate::Settings::sync_every) steps and by [`World::sync`]. MPI must have been initialised with at least
+    /// ranks step together, each its own subdomain. The host copy of every body
+    /// ([`World::bodies`]) is gathered on every rank only by [`World::sync`] (and the calls
+    /// that make it: [`World::sync_checked`], [`World::run`]'s end, a snapshot, a pass of the
+    /// insertions and sinks); every [`Settings::sync_every`](crate::Settings::sync_every)
+    /// steps the health checks read each rank's own bodies and the ranks agree on the verdict,
+    /// nothing gathered, and [`World::own_bodies`] gives a rank its own bodies' state at any
+    /// step. MPI must have been initialised with at least
     /// `mpi::Threading::Serialized` (the solve calls MPI from the pipeline's worker thread).
     /// A snapshot of a distributed run restored after this ([`World::restore`]) continues bit
     /// for bit on as many ranks: it carries the run's cuts ([`crate::Snapshot::cuts`]). A world

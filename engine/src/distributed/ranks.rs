@@ -142,18 +142,21 @@ impl Ranks {
         self.comm
             .all_gather_into(&count(bytes.len()), &mut counts[..]);
         let displs = displacements(&counts);
-        let total = counts.iter().map(|&c| c as usize).sum();
-        // One byte more than needed, so an empty gather's buffer does not alias an empty send.
-        let mut recv = vec![0u8; total + 1];
+        let total = counts.iter().map(|&c| c as usize).sum::<usize>() / size_of::<T>();
+        // Received in place (no second copy of what may be every body), into one record more
+        // than needed, so that an empty gather's buffer does not alias an empty send.
+        let mut recv = vec![T::zeroed(); total + 1];
         let send_pad = [0u8; 1];
         let bytes = if bytes.is_empty() {
             &send_pad[..0]
         } else {
             bytes
         };
-        let mut incoming = PartitionMut::new(&mut recv[..], &counts[..], &displs[..]);
+        let into = bytemuck::cast_slice_mut::<T, u8>(&mut recv[..]);
+        let mut incoming = PartitionMut::new(into, &counts[..], &displs[..]);
         self.comm.all_gather_varcount_into(bytes, &mut incoming);
-        bytemuck::pod_collect_to_vec(&recv[..total])
+        recv.truncate(total);
+        recv
     }
 
     /// In one `Allgather`: the largest `max` over the ranks and each of `sums` summed over the
@@ -244,7 +247,57 @@ impl crate::decomposition::Reduce for Ranks {
     }
 }
 
+/// The bits of `x` as an unsigned number in [`f64::total_cmp`]'s order.
+fn total_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    match b >> 63 {
+        1 => !b,
+        _ => b | 1 << 63,
+    }
+}
+
+/// The number of [`total_key`]'s bits.
+fn from_total_key(key: u64) -> f64 {
+    f64::from_bits(match key >> 63 {
+        1 => key & !(1 << 63),
+        _ => !key,
+    })
+}
+
 impl Ranks {
+    /// Each of `values` the largest over the ranks ([`f64::max`]), in place.
+    pub(crate) fn largest_each(&self, values: &mut [f64]) {
+        self.fold_each(values, f64::max);
+    }
+
+    /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of every rank's `values`
+    /// together, `None` where they are no more than `k`: selected 8 bits of its order key a
+    /// round from the counts of the values under each value of the next 8 bits, summed over
+    /// the ranks (one `Allgather` of the count, then eight of 256 counts), nothing gathered.
+    pub(crate) fn select(&self, values: &[f64], k: u64) -> Option<f64> {
+        let keys: Vec<u64> = values.iter().map(|&x| total_key(x)).collect();
+        if k >= self.sum_count(keys.len() as u64) {
+            return None;
+        }
+        let (mut key, mut k) = (0u64, k);
+        for shift in (0..64).step_by(8).rev() {
+            let mut counts = [0u64; 256];
+            // The keys that share the digits settled so far (none at the first round).
+            let settled = |x: u64| shift == 56 || x >> (shift + 8) == key >> (shift + 8);
+            for &x in keys.iter().filter(|&&x| settled(x)) {
+                counts[(x >> shift & 255) as usize] += 1;
+            }
+            self.fold_each(&mut counts, |a, b| a + b);
+            let mut digit = 0;
+            while k >= counts[digit] {
+                k -= counts[digit];
+                digit += 1;
+            }
+            key |= (digit as u64) << shift;
+        }
+        Some(from_total_key(key))
+    }
+
     /// Each of `values` folded over the ranks by `f` in rank order, in place: rank 0's value,
     /// then each other rank's folded in turn. One `Allgather`, none on one rank or for no values.
     fn fold_each<T: Pod>(&self, values: &mut [T], f: fn(T, T) -> T) {

@@ -41,15 +41,27 @@ impl BodyRecord {
     /// kind taken from body `id` of `world`, which never change).
     pub(crate) fn write(&self, bodies: &mut Bodies, i: usize, world: &Bodies) {
         let id = self.id as usize;
+        bodies.material[i] = world.material[id];
+        bodies.kind[i] = world.kind[id];
+        self.write_state(bodies, i, world.motion[id]);
+    }
+
+    /// Writes the record's state into body `i` of the host copy `world`, whose mass
+    /// properties, material and kind are its own (`i` is the record's id).
+    pub(crate) fn write_own(&self, world: &mut Bodies, i: usize) {
+        self.write_state(world, i, world.motion[i]);
+    }
+
+    /// Writes the record's centre, orientation and velocities into body `i` of `bodies`, with
+    /// the mass properties of `motion`.
+    fn write_state(&self, bodies: &mut Bodies, i: usize, motion: Motion) {
         bodies.pos_radius[i] = Vec4::from_array(self.pos_radius);
         bodies.orientation[i] = Quat::from_array(self.orientation);
         bodies.motion[i] = Motion {
             linear: self.linear,
             angular: self.angular,
-            ..world.motion[id]
+            ..motion
         };
-        bodies.material[i] = world.material[id];
-        bodies.kind[i] = world.kind[id];
     }
 }
 
