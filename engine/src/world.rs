@@ -302,7 +302,7 @@ impl World {
         }
     }
 
-    /// The faults of health checks set to [`Check::Warn`](crate::health::Check::Warn) since the
+    /// The faults of health checks set to [`Check::Warn`] since the
     /// last call, each with its step, oldest first (at most 64; later ones are dropped).
     pub fn take_warnings(&mut self) -> Vec<(u64, Fault)> {
         std::mem::take(&mut self.monitor.warnings)

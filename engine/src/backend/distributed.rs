@@ -557,6 +557,7 @@ impl StepBackend for DistributedBackend {
         self.moments = !moments.is_empty();
         self.split_again((keys.to_vec(), impulses.to_vec(), moments.to_vec()));
         self.synced_at = steps;
+        self.read_at = steps;
     }
 
     fn cuts(&self) -> Option<Bisection> {
