@@ -92,6 +92,20 @@ fn launch_env(
     );
 }
 
+/// The texts each of `ranks` ranks wrote beside `file` (`FILE.rK`, rank K's `what`), each file
+/// removed once read.
+fn rank_files(file: &std::path::Path, ranks: usize, what: &str) -> Vec<String> {
+    (0..ranks)
+        .map(|rank| {
+            let at = format!("{}.r{rank}", file.display());
+            let text = std::fs::read_to_string(&at)
+                .unwrap_or_else(|e| panic!("rank {rank}'s file of {what}, {at}: {e}"));
+            let _ = std::fs::remove_file(&at);
+            text
+        })
+        .collect()
+}
+
 /// Writes `world`'s snapshot to a file for the children of test `test` to start from
 /// ([`launch_from`]); returns its path.
 fn start_file(world: &mut World, test: &str) -> std::path::PathBuf {
@@ -842,14 +856,7 @@ fn a_shot_grain_keeps_its_momentum_across_ranks() {
         fields[2..],
         expected.iter().map(String::as_str).collect::<Vec<_>>()[..]
     );
-    let verdicts: Vec<String> = (0..2)
-        .map(|rank| {
-            let at = format!("{}.r{rank}", file.display());
-            let text = std::fs::read_to_string(&at).expect("each rank wrote its verdict");
-            let _ = std::fs::remove_file(&at);
-            text
-        })
-        .collect();
+    let verdicts = rank_files(&file, 2, "its verdict");
     let fault = format!("step {}: body 0: position is not finite", SHOT_STEPS + 1);
     assert!(
         verdicts.iter().all(|v| v.starts_with(&fault)),
@@ -1433,14 +1440,7 @@ fn one_step_like_one_process(
             worst < 2e-6,
             "{ranks} ranks: velocities differ by {worst} m/s"
         );
-        let pieces: Vec<String> = (0..ranks)
-            .map(|q| {
-                let piece = format!("{}.r{q}", file.display());
-                let text = std::fs::read_to_string(&piece).expect("each rank wrote its contacts");
-                let _ = std::fs::remove_file(&piece);
-                text
-            })
-            .collect();
+        let pieces = rank_files(&file, ranks, "its contacts");
         check_contact_pieces(&one, &pieces, &format!("{ranks} ranks"));
     }
     let _ = std::fs::remove_file(&start);
