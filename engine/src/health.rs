@@ -367,6 +367,12 @@ impl Monitor {
         self.pending = false;
     }
 
+    /// The domain the escape check holds the dynamic bodies to under `health` (none with the
+    /// check off).
+    pub fn escape_domain(&self, health: &Health) -> Option<Domain> {
+        self.domain.filter(|_| health.escape != Check::Off)
+    }
+
     /// Runs the checks on the state after step `step`, of length `tick` (the time a step of
     /// [`crate::World::step`] advances) and taken in steps of at least h, with gravity
     /// `gravity` (the caller skips a step they already ran on): on the bodies' pass `scanned` ([`scan`], over
@@ -383,7 +389,7 @@ impl Monitor {
         (tick, h): (f32, f32),
     ) -> Result<(), StepError> {
         self.checked_at = Some(step);
-        let domain = self.domain.filter(|_| health.escape != Check::Off);
+        let domain = self.escape_domain(health);
         let Scan {
             non_finite,
             surface,

@@ -7,7 +7,7 @@ use crate::contact::{self, Contact};
 use crate::error::BuildError;
 use crate::fingerprint::Fingerprint;
 use crate::geometry::WallDesc;
-use crate::health::{Check, Fault, Monitor, StepError};
+use crate::health::{Fault, Monitor, StepError};
 use crate::joint::AppliedForce;
 use crate::motion::Prescribed;
 use crate::settings::{AutoStep, Backend, Envelope, Settings};
@@ -224,7 +224,7 @@ impl World {
             return Ok(());
         }
         let health = &self.settings.health;
-        let domain = self.monitor.domain.filter(|_| health.escape != Check::Off);
+        let domain = self.monitor.escape_domain(health);
         let scanned = self.backend.scan(&self.bodies, (domain, health.escape));
         self.monitor.check(
             health,
@@ -302,7 +302,7 @@ impl World {
         }
     }
 
-    /// The faults of health checks set to [`Check::Warn`] since the
+    /// The faults of health checks set to [`Check::Warn`](crate::health::Check::Warn) since the
     /// last call, each with its step, oldest first (at most 64; later ones are dropped).
     pub fn take_warnings(&mut self) -> Vec<(u64, Fault)> {
         std::mem::take(&mut self.monitor.warnings)

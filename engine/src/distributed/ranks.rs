@@ -256,7 +256,7 @@ fn total_key(x: f64) -> u64 {
     }
 }
 
-/// The number of [`total_key`]'s bits.
+/// The number whose [`total_key`] is `key`.
 fn from_total_key(key: u64) -> f64 {
     f64::from_bits(match key >> 63 {
         1 => key & !(1 << 63),
