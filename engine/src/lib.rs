@@ -36,6 +36,7 @@ pub mod decomposition;
 pub mod distributed;
 pub mod domain;
 pub mod error;
+pub mod fields;
 pub mod fill;
 pub mod fingerprint;
 pub mod geometry;

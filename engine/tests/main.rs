@@ -17,6 +17,7 @@ mod contacts;
 mod cylinders;
 mod escape;
 mod fast_grains;
+mod fields;
 mod fill;
 mod health;
 mod implicit_integrator;
