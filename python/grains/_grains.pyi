@@ -684,6 +684,17 @@ class World:
         """The same sums for each triangle-mesh wall."""
     def body_contact_forces(self) -> npt.NDArray[np.float64]:
         """The total contact force on each body over the last step (N), (N, 3)."""
+    def coarse_grain(
+        self,
+        width: float,
+        kernel: str = "lucy",
+        grid: Optional[Tuple[Tuple[float, float, float], Tuple[float, float, float], Tuple[int, int, int]]] = None,
+        profile: Optional[Tuple[Union[int, str], float, float, int, float]] = None,
+    ) -> Dict[str, Any]:
+        """Coarse-grained density, volume fraction, velocity, kinetic and contact stress and
+        fabric at a grid's nodes or along a profile (stresses (K, 3, 3) in Pa, compression-positive)."""
+    def grain_stress(self) -> npt.NDArray[np.float64]:
+        """Each sphere's Love-Weber stress from the last step's contacts (Pa), (N, 3, 3)."""
     def momentum(self) -> Tuple[float, float, float]:
         """Total linear momentum of the dynamic bodies (kg m/s)."""
     def snapshot(self) -> Snapshot:

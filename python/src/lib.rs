@@ -10,6 +10,7 @@ mod arrays;
 mod bodies;
 mod builder;
 mod errors;
+mod fields;
 mod fill;
 mod lifecycle;
 mod links;
