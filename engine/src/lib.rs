@@ -91,7 +91,7 @@ pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringInt
 pub use lifecycle::LifecycleTotals;
 pub use loads::WallLoad;
 pub use material::{Material, MaterialId};
-pub use mesh::{MeshDesc, Rotation};
+pub use mesh::{MeshDesc, Rotation, TriangleLoad};
 pub use motion::Prescribed;
 pub use periodic::Periodic;
 pub use pieces::{PieceEntry, PieceError, SnapshotIndex, SnapshotPiece};

@@ -277,4 +277,66 @@ impl World {
             _ => None,
         })
     }
+
+    /// The load on each mesh triangle over the last step, in the order of
+    /// [`World::mesh_triangles`] (GPU: as of the last [`World::sync_contacts`]): its total force
+    /// (the same sums as [`World::mesh_loads`], triangle by triangle; in a distributed world a
+    /// call every rank makes together), split along the triangle's unit normal n = (b − a) ×
+    /// (c − a) / |…| and across it, and the normal force over the triangle's area.
+    ///
+    /// ```
+    /// use grains::{Body, Material, MeshDesc, Settings, Vec3, World};
+    /// let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+    /// let floor = vec![[p(-1.0, -1.0), p(1.0, -1.0), p(1.0, 1.0)], [p(-1.0, -1.0), p(1.0, 1.0), p(-1.0, 1.0)]];
+    /// let mut b = World::builder(Settings::default());
+    /// b.material(Material::new(0.5));
+    /// b.mesh(MeshDesc::new(floor));
+    /// b.body(Body::sphere(Vec3::new(0.3, -0.2, 0.05), 0.05, 2.0));
+    /// let mut world = b.build().unwrap();
+    /// world.run(200).unwrap();
+    /// let loads = world.triangle_loads();
+    /// // The sphere rests on the first triangle: it presses with its weight, 2 m² of area.
+    /// assert!((loads[0].normal_force - 2.0 * 9.81).abs() < 1e-3 && loads[1].contacts == 0);
+    /// assert!((loads[0].pressure - 9.81).abs() < 1e-3);
+    /// ```
+    pub fn triangle_loads(&self) -> Vec<TriangleLoad> {
+        let triangles = &self.meshes.placed.triangles;
+        let loads = self.side_loads(triangles.len(), Vec3::ZERO, |touching| match touching {
+            crate::Touching::Mesh { triangle, .. } => Some(triangle),
+            _ => None,
+        });
+        loads
+            .iter()
+            .zip(triangles)
+            .map(|(load, t)| {
+                let [a, b, c] = t.vertices().map(|v| v.as_dvec3());
+                let cross = (b - a).cross(c - a);
+                let (area, n) = (0.5 * cross.length(), cross.normalize_or_zero());
+                let normal_force = -load.force.dot(n);
+                TriangleLoad {
+                    force: load.force,
+                    normal_force,
+                    shear_force: (load.force + normal_force * n).length(),
+                    pressure: if area > 0.0 { normal_force / area } else { 0.0 },
+                    contacts: load.contacts,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The load on one mesh triangle over the last step ([`World::triangle_loads`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TriangleLoad {
+    /// Total force on the triangle (N): −Σ of its contacts' forces on the bodies.
+    pub force: glam::DVec3,
+    /// Its part against the triangle's normal, −force · n (N): positive where grains press on
+    /// the face the normal points out of.
+    pub normal_force: f64,
+    /// The size of its part in the triangle's plane (N).
+    pub shear_force: f64,
+    /// `normal_force` over the triangle's area (Pa).
+    pub pressure: f64,
+    /// The triangle's contacts in the step.
+    pub contacts: usize,
 }

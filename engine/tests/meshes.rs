@@ -1,11 +1,12 @@
 //! Triangle-mesh walls against closed forms and against flat walls: one contact at a shared
 //! edge or vertex carrying the weight, a slide down a triangulated incline equal to the slide
 //! down a plane, a resting bed's weight on a mesh box, a turning mesh dragging a grain at its
-//! surface speed, and the refusals of bad meshes.
+//! surface speed, each triangle's load under a sliding and a rolling sphere, and the refusals of
+//! bad meshes.
 
 use grains::glam::DVec3;
 use grains::{
-    Body, BuildError, Material, MeshDesc, Settings, Touching, Vec3, WallDesc, WallLoad, World,
+    Body, BuildError, Material, MeshDesc, Quat, Settings, Touching, Vec3, WallDesc, WallLoad, World,
 };
 
 const G: f64 = 9.81;
@@ -369,4 +370,63 @@ fn a_snapshot_with_mesh_contacts_restores_and_resumes_bit_identically() {
     w.run(20).unwrap();
     again.run(20).unwrap();
     assert_eq!(w.bodies().pos_radius, again.bodies().pos_radius);
+}
+
+#[test]
+fn a_sphere_on_an_inclined_mesh_loads_its_triangles_by_coulomb_and_rolling() {
+    // A sphere on a plane mesh inclined at θ = 40°: with μ = 0.1 < (2/7) tan θ it slides, and
+    // the triangles carry a shear μ N; with μ = 0.5 it rolls without slipping, and the shear is
+    // the (2/7) m g sin θ that turns it, (2/7) tan θ N. N = m g cos θ either way, and the
+    // pressure is N over the loaded triangle's area.
+    let theta = 40f32.to_radians();
+    let (r, m) = (0.05f32, 2.0f32);
+    let turn = Quat::from_rotation_y(theta);
+    let mesh: Vec<[Vec3; 3]> = square(1.0, 0.0)
+        .into_iter()
+        .map(|t| t.map(|v| turn * v))
+        .collect();
+    let normal = turn * Vec3::Z;
+    for (mu, ratio) in [(0.1f32, 0.1f64), (0.5, 2.0 / 7.0 * (theta.tan() as f64))] {
+        let mut b = World::builder(tight());
+        b.material(Material::new(mu));
+        b.mesh(MeshDesc::new(mesh.clone()));
+        b.body(Body::sphere(
+            normal * r + turn * Vec3::new(0.5, 0.3, 0.0),
+            r,
+            m,
+        ));
+        let mut w = b.build().unwrap();
+        w.run(50).unwrap();
+        let loads = w.triangle_loads();
+        let (normal_force, shear): (f64, f64) = loads.iter().fold((0.0, 0.0), |(n, s), l| {
+            (n + l.normal_force, s + l.shear_force)
+        });
+        let weight = (m * 9.81) as f64;
+        let n = weight * (theta.cos() as f64);
+        // Sliding, the cone's relaxation (docs/method.md) lifts the sphere by μ |v_T| h a step,
+        // which the normal row's Φ/h takes back: N is m g cos θ on average, not every step, but
+        // the shear is μ N in every step.
+        let (tol_n, want) = match mu < 0.2 {
+            true => (0.02, ratio * normal_force),
+            false => (1e-3, ratio * n),
+        };
+        assert!(
+            (normal_force - n).abs() < tol_n * n,
+            "μ = {mu}: N = {normal_force} of {n}"
+        );
+        assert!(
+            (shear - want).abs() < 1e-3 * want,
+            "μ = {mu}: shear {shear} N where {want} N"
+        );
+        let loaded: Vec<_> = loads.iter().filter(|l| l.contacts > 0).collect();
+        assert_eq!(loaded.len(), 1, "one triangle under the sphere");
+        let pressure = loaded[0].normal_force / 2.0;
+        assert!(
+            (loaded[0].pressure - pressure).abs() < 1e-6 * pressure,
+            "pressure {} Pa where N / area = {pressure} Pa",
+            loaded[0].pressure
+        );
+        let total = w.mesh_loads(Vec3::ZERO)[0].force;
+        assert!((loaded[0].force - total).length() < 1e-9 * weight);
+    }
 }

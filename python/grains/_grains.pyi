@@ -682,6 +682,8 @@ class World:
         """Force (W, 3), torque about `point` (W, 3) and contact count (W,) of each wall."""
     def mesh_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:
         """The same sums for each triangle-mesh wall."""
+    def triangle_loads(self) -> Dict[str, npt.NDArray[Any]]:
+        """Force (T, 3), normal_force, shear_force (N), pressure (Pa) and contacts (T,) of each mesh triangle."""
     def body_contact_forces(self) -> npt.NDArray[np.float64]:
         """The total contact force on each body over the last step (N), (N, 3)."""
     def coarse_grain(

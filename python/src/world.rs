@@ -555,6 +555,30 @@ impl PyWorld {
         loads_dict(py, &self.world.mesh_loads(Vec3::from(point)))
     }
 
+    /// The load on each mesh triangle over the last step, in the order of the meshes'
+    /// triangles: `force` (T, 3) on the triangle (N), `normal_force` (T,) against its normal
+    /// (b − a) × (c − a) (N, positive where grains press on its front), `shear_force` (T,) in
+    /// its plane (N), `pressure` (T,) the normal force over its area (Pa), `contacts` (T,).
+    fn triangle_loads<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if self.world.backend() == Backend::Gpu {
+            self.world.sync_contacts().map_err(gpu_error)?;
+        }
+        let loads = self.world.triangle_loads();
+        let d = PyDict::new(py);
+        let force: Vec<[f64; 3]> = loads.iter().map(|l| l.force.to_array()).collect();
+        d.set_item("force", matrix(py, &force))?;
+        let column =
+            |f: fn(&grains::TriangleLoad) -> f64| PyArray1::from_iter(py, loads.iter().map(f));
+        d.set_item("normal_force", column(|l| l.normal_force))?;
+        d.set_item("shear_force", column(|l| l.shear_force))?;
+        d.set_item("pressure", column(|l| l.pressure))?;
+        d.set_item(
+            "contacts",
+            PyArray1::from_iter(py, loads.iter().map(|l| l.contacts as i64)),
+        )?;
+        Ok(d)
+    }
+
     /// The total contact force on each body over the last step (N), shape (N, 3), float64:
     /// gravity, springs, joints and applied forces not included.
     fn body_contact_forces<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {

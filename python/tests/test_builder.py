@@ -408,6 +408,12 @@ def test_mesh_floor_carries_a_sphere():
     # in test_sphere_on_plane_carries_its_weight).
     assert w.mesh_loads()["force"][0, 2] == pytest.approx(-1.5 * G, rel=1e-3)
     assert w.positions[0, 2] == pytest.approx(0.05, abs=1e-4)
+    # It rests on the second triangle (y > x), of area 2 m², pressing along its normal +z.
+    t = w.triangle_loads()
+    assert list(t["contacts"]) == [0, 1]
+    assert t["normal_force"][1] == pytest.approx(1.5 * G, rel=1e-3)
+    assert t["pressure"][1] == pytest.approx(1.5 * G / 2.0, rel=1e-3)
+    assert t["shear_force"][1] < 1e-3 * G
 
 
 def test_gate_opens_at_the_end_of_its_window():
