@@ -17,13 +17,8 @@ const SPACING: f32 = 2.3 * R;
 /// Drops `layers` layers of n × n grains from a lattice over [x0, x0 + n a)², radii 0.85–1.15 R
 /// drawn from a fixed sequence, so that the bed they settle into is disordered.
 fn drop_grains(b: &mut WorldBuilder, n: usize, layers: usize, x0: f32) {
-    let mut seed = 12345u64;
-    let mut unit = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut random = grains_kernels::random::Lcg::new(12345);
+    let mut unit = || random.unit();
     for k in 0..layers {
         for j in 0..n {
             for i in 0..n {
@@ -299,22 +294,16 @@ fn bad_samplings_and_shapes_are_refused_naming_the_value() {
     };
     let e = coarse_grain(&world, &grid, Kernel::Lucy { cutoff: 0.02 }).unwrap_err();
     assert!(e.to_string().contains("spacing"), "{e}");
-    let profile = Sampling::Profile {
-        axis: 3,
+    let profile = |axis: usize| Sampling::Profile {
+        axis,
         from: 0.0,
         spacing: 0.01,
         count: 3,
         area: 1.0,
     };
-    let e = coarse_grain(&world, &profile, Kernel::Lucy { cutoff: 0.02 }).unwrap_err();
+    let e = coarse_grain(&world, &profile(3), Kernel::Lucy { cutoff: 0.02 }).unwrap_err();
     assert!(e.to_string().contains("axis"), "{e}");
-    let ok = Sampling::Profile {
-        axis: 2,
-        from: 0.0,
-        spacing: 0.01,
-        count: 3,
-        area: 1.0,
-    };
+    let ok = profile(2);
     let e = coarse_grain(&world, &ok, Kernel::Gaussian { width: -1.0 }).unwrap_err();
     assert!(
         e.to_string().contains("Gaussian width") && e.to_string().contains("-1"),
