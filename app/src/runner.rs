@@ -7,15 +7,18 @@
 
 use crate::output::checkpoint::{piece_name, read_checkpoint};
 use crate::output::contacts::ContactFrame;
+use crate::output::fields::{profile_csv, vti};
 use crate::output::image::{Extent, Section, Style, View};
 use crate::output::progress::{
     exact_time, format_time, time_decimals, RecentRate, StatusLines, STATUS_EVERY,
 };
 use crate::output::record::RunRecord;
+use crate::output::vtk_xml::FrameEncoding;
 use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterConfig, NO_GROUP};
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
-use crate::scene::{Bounds, ObservableKind, Scene, SceneError, ViewExtent};
+use crate::scene::{Bounds, FieldsOutput, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
+use grains::fields::{coarse_grain, Sampling};
 use grains::settings::Backend;
 use grains::snapshot::SnapshotError;
 use grains::world::World;
@@ -909,6 +912,9 @@ pub fn run_distributed(
     // of a distributed run (one rank may fail where the others do not: a file it alone cannot
     // read, a GPU it alone cannot open).
     let built = (|| {
+        if distribute.is_some_and(|d| d.ranks > 1) && scene.fields.is_some() {
+            return Err(RunError::Scene(scene.fields_refusal()));
+        }
         // Before anything in the folder is read or written: no entry of it is followed as a
         // link.
         layout
@@ -1049,6 +1055,13 @@ pub fn run_distributed(
                 writer.send(WriterMsg::Contacts(Box::new(contacts)));
             }
             *frames_written += 1;
+        }
+        if let Some(fields) = scene.fields.as_ref().filter(|f| s.is_multiple_of(f.every)) {
+            if !(csv || frame_due) {
+                world.sync_checked()?;
+            }
+            world.sync_contacts().map_err(StepError::Gpu)?;
+            write_fields(world, fields, o.frame_encoding, writer);
         }
         Ok(())
     };
@@ -1250,6 +1263,26 @@ pub fn run_distributed(
     // after the steps' last one): each ends by itself, none is left waiting.
     agreed(distribute, summary_written)?;
     Ok(summary)
+}
+
+/// The coarse-grained fields of `[fields]` at the world's step, handed to the writer as a
+/// grid's `.vti` or a profile's CSV. The scene's checks leave `coarse_grain` nothing to refuse
+/// but a distributed world, which the run refuses at its start; a refusal is reported all the
+/// same, and the run goes on.
+fn write_fields(world: &World, fields: &FieldsOutput, encoding: FrameEncoding, writer: &Writer) {
+    let step = world.steps();
+    match coarse_grain(world, &fields.sampling, fields.kernel) {
+        Ok(f) => {
+            let grid = matches!(fields.sampling, Sampling::Grid { .. });
+            let bytes = match grid {
+                true => vti(&f, &fields.sampling, world.time(), encoding),
+                false => profile_csv(&f, &fields.sampling).into_bytes(),
+            };
+            let name = Layout::field_name(step, grid);
+            writer.send(WriterMsg::Fields { name, bytes });
+        }
+        Err(e) => eprintln!("warning: step {step}: no fields written: {e}"),
+    }
 }
 
 /// The checkpoint of a run on `d`'s K ≥ 2 ranks after the step `world` is at, with the run's

@@ -8,6 +8,7 @@
 //! tests' allocations.
 
 mod conservation;
+mod fields_output;
 mod meshes;
 mod periodic_scene;
 mod pile;

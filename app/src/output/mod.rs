@@ -4,6 +4,7 @@
 
 pub mod checkpoint;
 pub mod contacts;
+pub mod fields;
 pub mod image;
 pub mod outline;
 pub mod progress;

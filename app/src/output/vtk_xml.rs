@@ -126,6 +126,17 @@ impl VtkXml {
     /// its arrays in `encoding`; `values` is about how many values its arrays hold in all, to
     /// size the buffers.
     pub fn new(kind: &'static str, encoding: FrameEncoding, values: usize) -> VtkXml {
+        VtkXml::with_attributes(kind, "", encoding, values)
+    }
+
+    /// [`VtkXml::new`] with `attributes` on the data set's element (an `ImageData`'s
+    /// `WholeExtent`, `Origin` and `Spacing`; each with a leading space).
+    pub fn with_attributes(
+        kind: &'static str,
+        attributes: &str,
+        encoding: FrameEncoding,
+        values: usize,
+    ) -> VtkXml {
         let mut xml = String::with_capacity(match encoding {
             FrameEncoding::Ascii => 12 * values + 1024,
             _ => 4096,
@@ -138,7 +149,7 @@ impl VtkXml {
         if encoding == FrameEncoding::Zlib {
             xml.push_str(" compressor=\"vtkZLibDataCompressor\"");
         }
-        let _ = write!(xml, ">\n<{kind}>\n");
+        let _ = write!(xml, ">\n<{kind}{attributes}>\n");
         let appended = match encoding {
             FrameEncoding::Binary => Vec::with_capacity(4 * values + 1024),
             FrameEncoding::Zlib => Vec::with_capacity(2 * values + 1024),

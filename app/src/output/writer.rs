@@ -126,6 +126,14 @@ pub enum WriterMsg {
     /// This rank's piece of the checkpoint after `step` steps of a distributed run, written
     /// atomically by every rank ([`super::checkpoint::piece_name`]).
     CheckpointPiece(u64, Vec<u8>),
+    /// A file of coarse-grained fields (`[fields]`) to write atomically into `fields/` under
+    /// `name` ([`Layout::field_name`]).
+    Fields {
+        /// The file's name.
+        name: String,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
     /// Write the plots and stop.
     Finish,
 }
@@ -166,6 +174,17 @@ impl Layout {
     pub fn summary(&self) -> PathBuf {
         self.dir.join("summary.json")
     }
+    /// `fields/` with the coarse-grained fields of `[fields]`.
+    pub fn fields(&self) -> PathBuf {
+        self.dir.join("fields")
+    }
+    /// File name of the fields after `step` steps: a grid's `.vti`, or a profile's `.csv`.
+    pub fn field_name(step: u64, grid: bool) -> String {
+        match grid {
+            true => format!("fields_{step:09}.vti"),
+            false => format!("profile_{step:09}.csv"),
+        }
+    }
     /// Fails when the output folder or any of the fixed entries in it is a symbolic link (the
     /// error names it), so that no write and no removal ever goes through a planted link.
     pub fn refuse_links(&self) -> io::Result<()> {
@@ -180,6 +199,7 @@ impl Layout {
             self.summary(),
             self.contact_frames(),
             self.contacts_pvd(),
+            self.fields(),
         ] {
             refuse_symlink(&p)?;
         }
@@ -262,6 +282,11 @@ impl Writer {
                             if let Some(c) = &mut state.contacts {
                                 c.write(&f)?;
                             }
+                        }
+                        WriterMsg::Fields { name, bytes } => {
+                            let dir = state.cfg.layout.fields();
+                            std::fs::create_dir_all(&dir).map_err(|e| at(&dir, e))?;
+                            write_atomic(&dir.join(name), &bytes)?;
                         }
                         WriterMsg::CheckpointPiece(step, bytes) => {
                             let rank = state.cfg.part.map_or(0, |p| p.rank);
@@ -383,6 +408,13 @@ impl State {
         if cfg.formats.vtu {
             let suffixes = [".vtu", ".pvtu"];
             frames = keep_frames(&l.frames(), "frame_", &suffixes, resume_step, cfg.h)?;
+        }
+        // The fields of an earlier run in the folder: kept up to the resumed step, the later
+        // ones (all, from step 0) removed, as the frames.
+        if l.fields().is_dir() {
+            for (prefix, suffix) in [("fields_", ".vti"), ("profile_", ".csv")] {
+                keep_frames(&l.fields(), prefix, &[suffix], resume_step, cfg.h)?;
+            }
         }
         if let Some(last) = resume_step {
             if let Ok(text) = std::fs::read_to_string(l.csv()) {

@@ -13,6 +13,7 @@
 
 mod bodies;
 mod clumps;
+mod fields;
 mod form;
 mod generators;
 mod lifecycle;
@@ -33,6 +34,7 @@ mod values;
 mod walls;
 
 pub use crate::bounds::Bounds;
+pub use fields::FieldsOutput;
 pub use loads::Component;
 pub use output::{Colour, Formats, Observable, ObservableKind, Output, ViewExtent};
 
@@ -146,6 +148,8 @@ pub struct Scene {
     pub observables: Vec<Observable>,
     /// What to write.
     pub output: Output,
+    /// The coarse-grained fields to write (`[fields]`), if any.
+    pub fields: Option<FieldsOutput>,
     /// The text the scene was parsed from, which a run copies into its folder as it was
     /// read (the file is read once: a change to it after [`Scene::load`] is not copied).
     source: String,
@@ -227,6 +231,17 @@ impl Scene {
     /// line and key where the error names an item of it).
     pub fn refusal(&self, e: grains::BuildError) -> SceneError {
         self.origins.refusal(&self.path, e)
+    }
+
+    /// The refusal of `[fields]` in a run of several ranks: each rank holds only its own
+    /// contacts, and the fields need them all.
+    pub fn fields_refusal(&self) -> SceneError {
+        SceneError::Invalid {
+            file: self.path.clone(),
+            line: self.fields.as_ref().map_or(1, |f| f.line),
+            key: "fields".into(),
+            problem: "coarse-grained fields need one process (each rank of an mpirun run holds only its own contacts): run the scene without mpirun, or resume its checkpoint in one process and write the fields there".into(),
+        }
     }
 
     /// Index range of the group called `name`.
@@ -392,6 +407,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     let steps = steps as u64;
     let output = output::output(cx, &spec.output, steps, settings.planar)?;
     let observables = output::observables(cx, &spec.observables, &groups, &named_walls, &sinks)?;
+    let fields = fields::fields(cx, &spec.fields, output.every)?;
     Ok(Scene {
         path: cx.file.to_path_buf(),
         name: spec.scene.name.get_ref().clone(),
@@ -405,6 +421,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         boxes,
         observables,
         output,
+        fields,
         source: cx.src.to_string(),
     })
 }

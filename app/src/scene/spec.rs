@@ -61,6 +61,8 @@ pub struct SceneSpec {
     pub sink: Vec<SinkSpec>,
     /// `[periodic]`: periodic boundaries along x and/or y.
     pub periodic: Option<S<PeriodicSpec>>,
+    /// `[fields]`: coarse-grained continuum fields written while the run goes.
+    pub fields: Option<S<FieldsSpec>>,
     /// `[clumps.NAME]`: clump templates by name.
     #[serde(default)]
     pub clumps: std::collections::BTreeMap<String, S<ClumpSpec>>,
@@ -655,6 +657,33 @@ pub struct SinkSpec {
     pub point: Option<S<V3>>,
     /// Half-space: the normal, pointing into the sink.
     pub normal: Option<S<V3>>,
+}
+
+/// `[fields]` as written: a grid (`min`, `max`, `spacing`) or a profile (`axis`, `from`, `to`,
+/// `spacing`, `area`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldsSpec {
+    /// Steps between outputs (default: the frames' `every`).
+    pub every: Option<S<i64>>,
+    /// `"lucy"` (default) or `"gaussian"`.
+    pub kernel: Option<S<String>>,
+    /// Lucy's cutoff or the Gaussian's standard deviation (m).
+    pub width: Option<S<f64>>,
+    /// A grid's lowest corner (m).
+    pub min: Option<S<V3>>,
+    /// A grid's highest corner (m).
+    pub max: Option<S<V3>>,
+    /// The distance between nodes or points (m).
+    pub spacing: Option<S<f64>>,
+    /// A profile's axis: `"x"`, `"y"` or `"z"`.
+    pub axis: Option<S<String>>,
+    /// A profile's first coordinate (m).
+    pub from: Option<S<f64>>,
+    /// A profile's last coordinate (m), or the last point before it.
+    pub to: Option<S<f64>>,
+    /// The cross-section a profile averages over (m²).
+    pub area: Option<S<f64>>,
 }
 
 /// `[periodic]` as written.

@@ -1,0 +1,111 @@
+//! `[fields]`: a run writes the coarse-grained fields of the steps it asks for, a profile as CSV
+//! and a grid as a `.vti` image, each the library's `coarse_grain` of the world at that step bit
+//! for bit; and the table's bad values are refused naming the key and line.
+
+use crate::vtk_reader::{attr, read};
+use grains::fields::coarse_grain;
+use grains_app::output::fields::{profile_csv, vti};
+use grains_app::output::FrameEncoding;
+use grains_app::runner::{run, RunOptions};
+use grains_app::scene::Scene;
+use std::path::Path;
+
+/// A settling stack of 2 × 2 × 3 spheres on a floor, 20 steps, with `fields` as its `[fields]`.
+fn scene(fields: &str) -> String {
+    format!(
+        "[scene]\nname = \"stack\"\nduration = 0.04\n\n[settings]\npreset = \"rigid\"\nh = 0.002\n\n\
+         [[materials]]\nname = \"m\"\nfriction = 0.5\n\n[[containers]]\nkind = \"floor\"\nz = 0.0\n\n\
+         [[bodies]]\ngenerator = \"lattice\"\nname = \"grains\"\nradius = 0.01\ndensity = 1000.0\n\
+         origin = [0.0, 0.0, 0.011]\nspacing = 0.021\ncounts = [2, 2, 3]\n\n\
+         [output]\nevery = 10\nformats = [\"csv\"]\n\n[fields]\n{fields}"
+    )
+}
+
+fn run_in(name: &str, text: &str) -> (Scene, std::path::PathBuf) {
+    let base = std::env::temp_dir().join(format!("grains-fields-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let path = base.join("scene.toml");
+    std::fs::write(&path, text).unwrap();
+    let scene = Scene::load(&path).unwrap();
+    let out = base.join("out");
+    let opts = RunOptions {
+        threads: Some(1),
+        progress: false,
+        ..RunOptions::new(&out)
+    };
+    run(&scene, &opts).unwrap();
+    (scene, out)
+}
+
+#[test]
+fn a_run_writes_each_profile_and_grid_as_the_library_computes_them() {
+    let profile = "every = 10\nwidth = 0.02\naxis = \"z\"\nfrom = -0.02\nto = 0.08\nspacing = 0.005\narea = 0.0025\n";
+    let (s, out) = run_in("profile", &scene(profile));
+    let fields = s.fields.clone().unwrap();
+    let mut world = s.world(Some(1)).unwrap();
+    for step in [0u64, 10, 20] {
+        world.run(step - world.steps()).unwrap();
+        let want = profile_csv(
+            &coarse_grain(&world, &fields.sampling, fields.kernel).unwrap(),
+            &fields.sampling,
+        );
+        let file = out.join(format!("fields/profile_{step:09}.csv"));
+        let got = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(got, want, "{}", file.display());
+        assert_eq!(got.lines().count(), 1 + 21, "a header and 21 points");
+    }
+    assert!(!out.join("fields/profile_000000005.csv").exists());
+    let grid = "every = 20\nkernel = \"gaussian\"\nwidth = 0.008\nmin = [-0.02, -0.02, -0.02]\nmax = [0.04, 0.04, 0.08]\nspacing = 0.005\n";
+    let (s, out) = run_in("grid", &scene(grid));
+    let fields = s.fields.clone().unwrap();
+    let mut world = s.world(Some(1)).unwrap();
+    world.run(20).unwrap();
+    let f = coarse_grain(&world, &fields.sampling, fields.kernel).unwrap();
+    let got = std::fs::read(out.join("fields/fields_000000020.vti")).unwrap();
+    assert_eq!(
+        got,
+        vti(&f, &fields.sampling, world.time(), FrameEncoding::Zlib)
+    );
+    let file = read(&got);
+    assert_eq!(attr(&file.piece, "Extent"), Some("0 12 0 12 0 20"));
+    let density = file.array("density");
+    assert_eq!((density.ty.as_str(), density.components), ("Float64", 1));
+    let values: Vec<f64> = density
+        .bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(values, f.density);
+    assert_eq!(file.array("stress").components, 9);
+    // The grid holds the grains' mass (0.005 m cells; the Gaussian of 8 mm reaches 24 mm).
+    let mass: f64 = values.iter().sum::<f64>() * 0.005f64.powi(3);
+    let grains: f64 = (0..world.len()).map(|i| world.mass(i) as f64).sum();
+    assert!(
+        (mass - grains).abs() < 1e-3 * grains,
+        "{mass} kg of {grains}"
+    );
+}
+
+#[test]
+fn bad_fields_tables_are_refused_naming_the_key_and_line() {
+    let cases = [
+        ("axis = \"z\"\nfrom = 0.0\nto = 0.1\nspacing = 0.01\narea = 1.0\n", "fields.width", "missing"),
+        ("width = 0.01\nkernel = \"box\"\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\n", "fields.kernel", "\"box\""),
+        ("width = 0.01\naxis = \"z\"\nmin = [0, 0, 0]\nfrom = 0.0\nto = 0.1\nspacing = 0.01\narea = 1.0\n", "fields.min", "not used by a profile"),
+        ("width = 0.01\naxis = \"w\"\nfrom = 0.0\nto = 0.1\nspacing = 0.01\narea = 1.0\n", "fields.axis", "\"x\", \"y\" or \"z\""),
+        ("width = 0.01\naxis = \"z\"\nfrom = 0.0\nto = 0.1\nspacing = 0.01\n", "fields.area", "missing"),
+        ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, -1, 1]\nspacing = 0.1\n", "fields.max", "axis 1"),
+        ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.001\n", "fields.spacing", "more than"),
+        ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\nsize = 3\n", "size", "unknown"),
+    ];
+    for (fields, key, words) in cases {
+        let text = scene(fields);
+        let e = match Scene::parse(Path::new("s.toml"), &text) {
+            Ok(_) => panic!("accepted: {fields}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(key) && e.contains(words), "{fields} gave: {e}");
+        assert!(e.starts_with("s.toml:"), "{e}");
+    }
+}
