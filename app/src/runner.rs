@@ -912,7 +912,7 @@ pub fn run_distributed(
     // of a distributed run (one rank may fail where the others do not: a file it alone cannot
     // read, a GPU it alone cannot open).
     let built = (|| {
-        if distribute.is_some_and(|d| d.ranks > 1) && scene.fields.is_some() {
+        if distribute.is_some() && scene.fields.is_some() {
             return Err(RunError::Scene(scene.fields_refusal()));
         }
         // Before anything in the folder is read or written: no entry of it is followed as a

@@ -6,7 +6,7 @@ use crate::vtk_reader::{attr, read};
 use grains::fields::coarse_grain;
 use grains_app::output::fields::{profile_csv, vti};
 use grains_app::output::FrameEncoding;
-use grains_app::runner::{run, RunOptions};
+use grains_app::runner::{run, run_distributed, Distribute, RunOptions};
 use grains_app::scene::Scene;
 use std::path::Path;
 
@@ -108,4 +108,34 @@ fn bad_fields_tables_are_refused_naming_the_key_and_line() {
         assert!(e.contains(key) && e.contains(words), "{fields} gave: {e}");
         assert!(e.starts_with("s.toml:"), "{e}");
     }
+}
+
+#[test]
+fn a_distributed_run_refuses_fields_before_it_starts() {
+    // One rank of a job (the MPI calls stand in: the refusal comes before any of them matters).
+    let text = scene("width = 0.01\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nspacing = 0.01\n");
+    let s = Scene::parse(Path::new("s.toml"), &text).unwrap();
+    let out = std::env::temp_dir().join(format!("grains-fields-mpi-{}", std::process::id()));
+    let opts = RunOptions {
+        threads: Some(1),
+        progress: false,
+        ..RunOptions::new(&out)
+    };
+    let distribute = Distribute {
+        split: |_| Ok(()),
+        rank: 0,
+        ranks: 2,
+        writes: true,
+        first_failed: |failed| failed.then_some(0),
+        all_gather: |mine| mine.to_vec(),
+    };
+    let e = run_distributed(&s, &opts, Some(distribute))
+        .unwrap_err()
+        .to_string();
+    let line = text.lines().position(|l| l == "[fields]").unwrap() + 1;
+    assert!(
+        e.contains(&format!("s.toml:{line}: key `fields`")) && e.contains("one process"),
+        "{e}"
+    );
+    assert!(!out.exists(), "nothing was written");
 }
