@@ -18,4 +18,5 @@ mod shaped_walls;
 mod shapes;
 mod solver_override;
 mod spin_and_roll;
+mod unit;
 mod validation;
