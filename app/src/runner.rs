@@ -388,7 +388,10 @@ impl<'a> Share<'a> {
 
     /// The bodies' state: row k of [`Share::rows`].
     fn bodies(&self) -> &grains_kernels::Bodies {
-        self.own.as_ref().map_or(self.world.bodies(), |o| &o.1)
+        match &self.own {
+            Some(own) => &own.1,
+            None => self.world.bodies(),
+        }
     }
 
     /// Each body as (its row in [`Share::bodies`], its index in the world), ascending.
@@ -885,7 +888,7 @@ fn written_before(scene: &Scene, layout: &Layout, steps: u64) -> Result<(), Stri
 /// fails on a health check or the GPU writes a `summary.json` saying so before it returns the
 /// error.
 pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
-    run_distributed(scene, opts, None)
+    run_distributed(scene.clone(), opts, None)
 }
 
 /// [`run`] as one rank of a distributed run when `distribute` is given: every rank builds the
@@ -896,7 +899,7 @@ pub fn run(scene: &Scene, opts: &RunOptions) -> Result<RunSummary, RunError> {
 /// restores the checkpoint (whole, or joined from its pieces) on every rank, whatever the rank
 /// count that wrote it.
 pub fn run_distributed(
-    scene: &Scene,
+    mut scene: Scene,
     opts: &RunOptions,
     distribute: Option<Distribute>,
 ) -> Result<RunSummary, RunError> {
@@ -911,6 +914,8 @@ pub fn run_distributed(
     // The setup up to the first collective step, in two stages, each agreed among the ranks
     // of a distributed run (one rank may fail where the others do not: a file it alone cannot
     // read, a GPU it alone cannot open).
+    // The region the snapshots show, from the bodies at the start.
+    let start = view(&scene);
     let built = (|| {
         if distribute.is_some() && scene.fields.is_some() {
             return Err(RunError::Scene(scene.fields_refusal()));
@@ -920,16 +925,20 @@ pub fn run_distributed(
         layout
             .refuse_links()
             .map_err(|e| out_err(format!("refused: {e}")))?;
-        // The folder's scene.toml is the text the scene was parsed from: the file is not
-        // read again (it may have changed, or gone, since).
-        let scene_text = scene.source().as_bytes();
         let mut world = scene.world_with(opts.threads, opts.backend)?;
         if let Some(d) = distribute {
             (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
         }
-        Ok((scene_text, world))
+        Ok(world)
     })();
-    let (scene_text, mut world) = agreed(distribute, built)?;
+    let mut world = agreed(distribute, built)?;
+    // The world holds the bodies (a rank of a distributed run, at its first step, only its
+    // own): the scene's copy of every body is freed.
+    scene.forget_bodies();
+    let scene = &scene;
+    // The folder's scene.toml is the text the scene was parsed from: the file is not read
+    // again (it may have changed, or gone, since).
+    let scene_text = scene.source().as_bytes();
     let step_err = |world: &World, source| match source {
         StepError::Gpu(source) => RunError::Gpu {
             step: world.steps(),
@@ -947,7 +956,7 @@ pub fn run_distributed(
             width: o.image_width,
             colour: o.colour,
             extent: match o.view_extent {
-                ViewExtent::Start => Extent::Fixed(view(scene)),
+                ViewExtent::Start => Extent::Fixed(start),
                 ViewExtent::Bodies => Extent::Bodies,
             },
             section: match (o.section, o.section_y) {

@@ -323,7 +323,7 @@ fn cmd_run(args: RunArgs) -> ExitCode {
     if distribute.is_none() {
         interrupt::install();
     }
-    let result = run_distributed(&scene, &opts, distribute);
+    let result = run_distributed(scene, &opts, distribute);
     // A failed step fails on every rank alike (the ranks agree on a step), so rank 0 says it
     // and each ends; so does a failed setup or write of the outputs, which the ranks agree
     // on, said by the rank that failed. Any other error (a rank's GPU failing mid-run) is

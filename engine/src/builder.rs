@@ -770,6 +770,14 @@ impl WorldBuilder {
         &self.bodies
     }
 
+    /// Frees the bodies added so far, once a world has been built of them (the world holds
+    /// its own copy): what a caller that builds one world and keeps the builder for its other
+    /// parts (materials, insertions, settings) calls so as not to hold every body twice. A
+    /// world built after this has no bodies.
+    pub fn forget_bodies(&mut self) {
+        self.bodies = Vec::new();
+    }
+
     /// The insertions added so far, in order.
     pub fn insertions(&self) -> &[Insertion] {
         &self.insertions

@@ -445,7 +445,21 @@ impl World {
     }
 
     /// All body buffers (structure of arrays), as of step [`World::synced_at`].
+    ///
+    /// A rank of a distributed world (feature `mpi`) holds its own bodies and its ghosts, not a
+    /// copy of every body: the host copy is filled by [`World::sync`], which gathers it from
+    /// the ranks, and released by the next step. Reading it in between panics, naming the call
+    /// to make: never a part of the bodies passed off as all of them. [`World::own_bodies`]
+    /// gives a rank its own bodies at any step, nothing gathered.
     pub fn bodies(&self) -> &Bodies {
+        if let Some(n) = self.backend.released() {
+            panic!(
+                "World::bodies: this rank of a distributed world holds its own bodies, not all \
+                 {n}, since step {}; call World::sync (every rank together: it gathers them) \
+                 first, or read World::own_bodies",
+                self.backend.synced_at(self.steps)
+            );
+        }
         &self.bodies
     }
 
@@ -472,14 +486,14 @@ impl World {
         Some((indices.into_iter().map(|i| i as usize).collect(), bodies))
     }
 
-    /// Number of bodies.
+    /// Number of bodies (of the whole world, on a rank of a distributed one).
     pub fn len(&self) -> usize {
-        self.bodies.len()
+        self.backend.released().unwrap_or(self.bodies.len())
     }
 
     /// True when the world has no body.
     pub fn is_empty(&self) -> bool {
-        self.bodies.is_empty()
+        self.len() == 0
     }
 
     /// Centre of body `i` (m), as of step [`World::synced_at`].
@@ -767,6 +781,6 @@ impl World {
 
     /// Centres of all bodies as (x, y, z, radius), as of step [`World::synced_at`].
     pub fn centres(&self) -> &[Vec4] {
-        &self.bodies.pos_radius
+        &self.bodies().pos_radius
     }
 }

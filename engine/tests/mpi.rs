@@ -648,6 +648,81 @@ fn a_pour_repeats_bit_for_bit_for_a_given_rank_count() {
     );
 }
 
+/// What a rank holds of the bodies after its steps, as its child writes it: the world's count,
+/// the bodies it owns, whether the host copy (every body) can be read, how many it holds
+/// after a gather, and whether the next step released it again.
+fn holdings(world: &mut World) -> String {
+    let readable = |w: &World| {
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (w.bodies().len(), w.centres().len())
+        }));
+        std::panic::set_hook(quiet);
+        read.ok()
+    };
+    let (_, own) = world.own_bodies().expect("a distributed world");
+    let between = readable(world);
+    world.sync().expect("the bodies gathered");
+    let gathered = readable(world);
+    world.step().expect("a distributed step");
+    let after = readable(world);
+    format!(
+        "{} {} {between:?} {gathered:?} {after:?}",
+        world.len(),
+        own.len()
+    )
+}
+
+/// A rank of a distributed world holds the bodies it owns (and, while it steps, their ghosts),
+/// never a copy of every body: the split releases the host copy the world was built with, a
+/// gather ([`World::sync`]) fills it on demand, and the next step releases it again. Reading
+/// the host copy in between panics (it never hands a part of the bodies off as all of them);
+/// [`World::len`] still counts every body. On 4 ranks the pour of 1,000 grains leaves each rank
+/// under half of them.
+#[test]
+fn a_rank_holds_its_own_bodies_not_a_copy_of_every_body() {
+    const RANKS: usize = 4;
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let rank = comm.rank();
+        let mut world = pour(10, child_threads());
+        assert_eq!(world.bodies().len(), 1000, "built whole on every rank");
+        world.distribute(comm, 25).expect("the pour distributes");
+        for _ in 0..3 {
+            world.step().expect("a distributed step");
+        }
+        let line = holdings(&mut world);
+        let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+        std::fs::write(format!("{out}.r{rank}"), line).expect("written");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("grains-mpi-{}-holdings", std::process::id()));
+    launch(
+        "a_rank_holds_its_own_bodies_not_a_copy_of_every_body",
+        (RANKS, 1),
+        &out,
+    );
+    let lines = rank_files(&out, RANKS, "holdings");
+    let mut owned = 0;
+    for (rank, line) in lines.iter().enumerate() {
+        let fields: Vec<&str> = line.splitn(3, ' ').collect();
+        let (n, own): (usize, usize) = (fields[0].parse().unwrap(), fields[1].parse().unwrap());
+        assert_eq!(n, 1000, "rank {rank}: the world counts every body: {line}");
+        assert!(
+            own > 0 && own < n / 2,
+            "rank {rank} owns {own} of {n} bodies: {line}"
+        );
+        owned += own;
+        assert_eq!(
+            fields[2], "None Some((1000, 1000)) None",
+            "rank {rank}: the host copy must be released after a step, whole after a gather: \
+             {line}"
+        );
+    }
+    assert_eq!(owned, 1000, "every body owned once: {lines:?}");
+}
+
 /// Every body's centre, radius, orientation and velocities, as bits.
 fn state_bits(world: &World) -> Vec<u32> {
     let b = world.bodies();

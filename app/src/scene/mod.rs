@@ -192,6 +192,13 @@ impl Scene {
         &self.builder
     }
 
+    /// Frees the scene's bodies once its world is built ([`grains::WorldBuilder::forget_bodies`]):
+    /// the world holds them (a rank of a distributed one, its own), so a run keeps no second
+    /// copy of every body. A world built from the scene after this has no bodies.
+    pub fn forget_bodies(&mut self) {
+        self.builder.forget_bodies();
+    }
+
     /// The settings the world will be built with.
     pub fn settings(&self) -> &Settings {
         self.builder.settings()

@@ -54,6 +54,13 @@ pub(crate) struct DistributedBackend {
     /// [`StepBackend::sync_contacts`] has copied them (none before).
     own: RankContacts,
     energy_blocks: Vec<f64>,
+    /// The bodies of the world: every rank's owned ones (as of the last split, which the
+    /// steps keep).
+    total: usize,
+    /// Whether the host copy is released (emptied by the step that split it or stepped the
+    /// bodies after it): a rank then holds its own bodies and ghosts only, and the host copy
+    /// is filled again by a gather ([`crate::World::sync`]).
+    released: bool,
 }
 
 impl DistributedBackend {
@@ -81,6 +88,8 @@ impl DistributedBackend {
             stepped_at: None,
             own: RankContacts::default(),
             energy_blocks: Vec::new(),
+            total: 0,
+            released: false,
         }
     }
 
@@ -94,6 +103,7 @@ impl DistributedBackend {
     /// by the host copy's indices) with fresh cuts; the contacts of the last step are gone.
     fn split_again(&mut self, warm: WarmStart) {
         self.reseed = Some(warm);
+        self.released = false;
         self.stepped_at = None;
         self.own.clear();
         self.cuts = None;
@@ -137,6 +147,7 @@ impl DistributedBackend {
             let cuts = self.split_cuts(world, steps);
             self.subdomain = self.seeded(world, &cuts, &warm);
             self.cuts = Some(cuts);
+            self.total = world.len();
             return;
         }
         let ranks = &self.coupling.ranks;
@@ -144,10 +155,7 @@ impl DistributedBackend {
         if self.cuts.is_none() || due {
             // The cuts of the whole bed from each rank's own bodies, nothing gathered.
             let owned = &self.subdomain.owned;
-            let centres: Vec<_> = owned
-                .iter()
-                .map(|r| glam::Vec3::from_slice(&r.pos_radius[..3]))
-                .collect();
+            let centres: Vec<_> = owned.iter().map(BodyRecord::centre).collect();
             let ids: Vec<u64> = owned.iter().map(|r| r.id).collect();
             self.cuts = Some(Bisection::from_parts(&centres, &ids, ranks.size(), ranks));
         }
@@ -171,22 +179,24 @@ impl DistributedBackend {
         (keys, impulses, moments)
     }
 
-    /// Gathers every rank's owned bodies into the host copy `world` (index = id), checking
-    /// that every body is owned by exactly one rank.
+    /// Gathers every rank's owned bodies into the host copy `world` (index = id), sized
+    /// afresh where the step released it, checking that every body is owned by exactly one
+    /// rank.
     fn gather(&mut self, world: &mut Bodies, steps: u64) -> Result<(), StepError> {
         let all = self.coupling.ranks.all_gather(&self.subdomain.owned);
-        let mut seen = vec![false; world.len()];
         let fail = |problem: String| StepError::Distributed {
             step: steps,
             problem,
         };
-        if all.len() != world.len() {
+        if all.len() != self.total {
             return Err(fail(format!(
                 "the ranks own {} bodies, the world has {}",
                 all.len(),
-                world.len()
+                self.total
             )));
         }
+        let mut seen = vec![false; self.total];
+        resize(world, self.total);
         for r in &all {
             let i = r.id as usize;
             match seen.get_mut(i) {
@@ -199,28 +209,32 @@ impl DistributedBackend {
                     )))
                 }
             }
-            r.write_own(world, i);
+            r.write(world, i);
         }
+        self.released = false;
         self.synced_at = steps;
         self.read_at = steps;
         Ok(())
     }
 }
 
+/// `bodies` holding `n` bodies, each new one zeroed (a gather writes every one).
+fn resize(bodies: &mut Bodies, n: usize) {
+    bodies.pos_radius.resize(n, Default::default());
+    bodies.orientation.resize(n, Default::default());
+    bodies.motion.resize(n, Default::default());
+    bodies.material.resize(n, 0);
+    bodies.kind.resize(n, 0);
+}
+
 /// The ids (the host copy's indices) of `records` and their state, body k of the `Bodies`
-/// being record k (mass properties, materials and kinds from the host copy `world`).
-fn records_of(records: &[BodyRecord], world: &Bodies) -> (Vec<u64>, Bodies) {
+/// being record k.
+fn records_of(records: &[BodyRecord]) -> (Vec<u64>, Bodies) {
     let indices: Vec<u64> = records.iter().map(|r| r.id).collect();
-    let row = |i: &u64| *i as usize;
-    let mut bodies = Bodies {
-        pos_radius: indices.iter().map(|i| world.pos_radius[row(i)]).collect(),
-        orientation: indices.iter().map(|i| world.orientation[row(i)]).collect(),
-        motion: indices.iter().map(|i| world.motion[row(i)]).collect(),
-        material: indices.iter().map(|i| world.material[row(i)]).collect(),
-        kind: indices.iter().map(|i| world.kind[row(i)]).collect(),
-    };
+    let mut bodies = Bodies::default();
+    resize(&mut bodies, records.len());
     for (j, r) in records.iter().enumerate() {
-        r.write(&mut bodies, j, world);
+        r.write(&mut bodies, j);
     }
     (indices, bodies)
 }
@@ -317,9 +331,13 @@ impl StepBackend for DistributedBackend {
             });
         }
         self.decompose(bodies, steps);
+        // Split: the rank holds what it steps (its bodies' records, and its ghosts' at the
+        // layout), and no copy of the bodies other ranks own until a gather asks for one.
+        *bodies = Bodies::default();
+        self.released = true;
         let cuts = self.cuts.as_ref().expect("decompose sets the cuts");
         let ranks = &self.coupling.ranks;
-        let physics = (&*bodies, p.envelope, p.h, p.gravity);
+        let physics = (p.envelope, p.h, p.gravity);
         let drives = inputs.drives;
         self.subdomain
             .layout(cuts, ranks, physics, drives, &mut self.local);
@@ -365,13 +383,10 @@ impl StepBackend for DistributedBackend {
             &mut self.energy_blocks,
         );
         let count = ranks.sum_count(owned as u64);
-        if count != bodies.len() as u64 {
+        if count != self.total as u64 {
             return Err(StepError::Distributed {
                 step: steps,
-                problem: format!(
-                    "the ranks own {count} bodies, the world has {}",
-                    bodies.len()
-                ),
+                problem: format!("the ranks own {count} bodies, the world has {}", self.total),
             });
         }
         self.last = StepStats {
@@ -396,14 +411,13 @@ impl StepBackend for DistributedBackend {
         self.read_at
     }
 
-    /// The pass over this rank's own bodies (their kinds from the host copy `world`), the
-    /// ranks' passes combined in one `Allgather` of 40 bytes a rank: the first body by index
-    /// of every rank's findings, the fastest surface of them all.
-    fn scan(&self, world: &Bodies, escape: (Option<Domain>, Check)) -> Scan {
+    /// The pass over this rank's own bodies, the ranks' passes combined in one `Allgather` of
+    /// 40 bytes a rank: the first body by index of every rank's findings, the fastest surface
+    /// of them all.
+    fn scan(&self, _world: &Bodies, escape: (Option<Domain>, Check)) -> Scan {
         let own = self.subdomain.owned.iter().map(|r| {
-            let i = r.id as usize;
-            let v = (glam::Vec3::from(r.linear), glam::Vec3::from(r.angular));
-            (i, glam::Vec4::from(r.pos_radius), v.0, v.1, world.kind[i])
+            let (i, m) = (r.id as usize, &r.motion);
+            (i, glam::Vec4::from(r.pos_radius), m.v(), m.w(), r.kind)
         });
         let mine = ScanRecord::of(&health::scan(own, escape));
         let all = self.coupling.ranks.all_gather(&[mine]);
@@ -457,6 +471,10 @@ impl StepBackend for DistributedBackend {
         self.synced_at
     }
 
+    fn released(&self) -> Option<usize> {
+        self.released.then_some(self.total)
+    }
+
     /// Every step's statistics are summed over the ranks as it is taken, whether or not the
     /// bodies are gathered.
     fn stats_at(&self, steps: u64) -> u64 {
@@ -488,7 +506,7 @@ impl StepBackend for DistributedBackend {
     /// split will give this rank of the host copy and of the warm start it seeds from.
     fn own_part(&self, world: &Bodies, next: u64) -> Option<OwnPart> {
         self.with_own(world, next, |sub| {
-            let (indices, bodies) = records_of(&sub.owned, world);
+            let (indices, bodies) = records_of(&sub.owned);
             Some(OwnPart {
                 rank: self.coupling.ranks.rank(),
                 ranks: self.coupling.ranks.size(),
@@ -500,7 +518,7 @@ impl StepBackend for DistributedBackend {
     }
 
     fn own_bodies(&self, world: &Bodies, next: u64) -> Option<(Vec<u64>, Bodies)> {
-        Some(self.with_own(world, next, |sub| records_of(&sub.owned, world)))
+        Some(self.with_own(world, next, |sub| records_of(&sub.owned)))
     }
 
     fn joint_impulses(&self) -> &[f32] {

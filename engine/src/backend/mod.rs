@@ -153,6 +153,14 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// The number of bodies of the world when the backend has released the host copy (a rank
+    /// of a distributed run between its steps and the next gather, which holds no copy of the
+    /// bodies other ranks own); `None` while the host copy holds every body, as it always does
+    /// for a backend that steps every body itself.
+    fn released(&self) -> Option<usize> {
+        None
+    }
+
     /// The indices in the host copy `bodies` of the bodies this rank owns, ascending, in a
     /// distributed run (not a collective call; where the bed is to be split afresh at step
     /// `next`, the bodies that split gives this rank); `None` for a backend that steps every

@@ -66,47 +66,49 @@ impl Subdomain {
     /// sent here.
     pub(crate) fn migrate(&mut self, cuts: &Bisection, ranks: &Ranks) {
         let me = ranks.rank();
-        let mut bodies: Vec<Vec<BodyRecord>> = vec![Vec::new(); ranks.size()];
-        let mut warm: Vec<Vec<WarmRecord>> = vec![Vec::new(); ranks.size()];
-        let mut to = Vec::with_capacity(self.owned.len());
-        for r in &self.owned {
-            let q = cuts.owner(Vec3::from_slice(&r.pos_radius[..3]));
+        // Each list is sized exactly (counted first): the owned records and the warm start
+        // are a rank's largest lists, which a doubling growth would leave up to half empty.
+        let to: Vec<usize> = self.owned.iter().map(|r| cuts.owner(r.centre())).collect();
+        let warm_to: Vec<Option<usize>> = (self.warm.iter())
+            .map(|w| {
+                let at = self.owned.partition_point(|r| r.id < w.a);
+                let own = self.owned.get(at).is_some_and(|r| r.id == w.a);
+                own.then(|| to[at])
+            })
+            .collect();
+        let mut bodies = sized(ranks.size(), to.iter().copied());
+        let mut warm = sized(ranks.size(), warm_to.iter().flatten().copied());
+        for (r, &q) in self.owned.iter().zip(&to) {
             bodies[q].push(*r);
-            to.push(q);
         }
-        for w in &self.warm {
-            let at = self.owned.partition_point(|r| r.id < w.a);
-            if self.owned.get(at).is_some_and(|r| r.id == w.a) {
-                warm[to[at]].push(*w);
+        for (w, q) in self.warm.iter().zip(&warm_to) {
+            if let Some(q) = *q {
+                warm[q].push(*w);
             }
         }
-        let mut kept_bodies = std::mem::take(&mut bodies[me]);
-        let mut kept_warm = std::mem::take(&mut warm[me]);
-        for (b, w) in ranks
-            .exchange(&bodies)
-            .into_iter()
-            .zip(ranks.exchange(&warm))
-        {
-            kept_bodies.extend(b);
-            kept_warm.extend(w);
-        }
-        kept_bodies.sort_by_key(|r| r.id);
-        kept_warm.sort_by_key(|w| (w.a, w.b));
-        self.owned = kept_bodies;
-        self.warm = kept_warm;
+        let kept_bodies = std::mem::take(&mut bodies[me]);
+        let kept_warm = std::mem::take(&mut warm[me]);
+        let (in_bodies, in_warm) = (ranks.exchange(&bodies), ranks.exchange(&warm));
+        drop((bodies, warm));
+        self.owned = joined(kept_bodies, in_bodies);
+        self.warm = joined(kept_warm, in_warm);
+        // The ids are unique: an unstable sort gives the stable one's order, without its
+        // scratch buffer.
+        self.owned.sort_unstable_by_key(|r| r.id);
+        self.warm.sort_by_key(|w| (w.a, w.b));
     }
 
     /// The local bodies of the next step: the owned ones, then the ghosts other ranks send,
     /// each owned body going to every rank whose box lies within its reach plus the largest
     /// reach of any body (radius plus envelope margin at the fastest it can move in the step:
     /// its speed after a step of gravity, or its prescribed speed among `drives`, index = id):
-    /// the ranks where a contact of it can be solved. Mass properties, materials and kinds
-    /// come from `world` (index = id).
+    /// the ranks where a contact of it can be solved. Each body's record carries all of it
+    /// (mass properties, material and kind with its state).
     pub(crate) fn layout(
         &mut self,
         cuts: &Bisection,
         ranks: &Ranks,
-        (world, envelope, h, gravity): (&Bodies, Envelope, f32, Vec3),
+        (envelope, h, gravity): (Envelope, f32, Vec3),
         drives: &[Actuation],
         local: &mut Local,
     ) {
@@ -117,7 +119,7 @@ impl Subdomain {
             .collect();
         driven.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         let reach = |r: &BodyRecord| {
-            let falling = Vec3::from_array(r.linear).length() + gravity.length() * h;
+            let falling = r.motion.v().length() + gravity.length() * h;
             let at = driven.partition_point(|d| d.0 < r.id);
             let prescribed = driven.get(at).filter(|d| d.0 == r.id).map_or(0.0, |d| d.1);
             r.pos_radius[3] + envelope.body_margin(falling.max(prescribed), h)
@@ -125,7 +127,7 @@ impl Subdomain {
         let widest = ranks.max(self.owned.iter().map(reach).fold(0.0, f32::max));
         let mut ghosts: Vec<Vec<BodyRecord>> = vec![Vec::new(); ranks.size()];
         for r in &mut self.owned {
-            let c = Vec3::from_slice(&r.pos_radius[..3]);
+            let c = r.centre();
             let halo = reach(r) + widest;
             r.holders = (0..ranks.size())
                 .filter(|&q| q == me || cuts.distance(q, c) <= halo)
@@ -148,7 +150,7 @@ impl Subdomain {
         local.ids.clear();
         local.holders.clear();
         for (i, r) in self.owned.iter().chain(&received).enumerate() {
-            r.write(b, i, world);
+            r.write(b, i);
             local.ids.push(r.id);
             local.holders.push(r.holders);
         }
@@ -183,7 +185,7 @@ impl Subdomain {
             *r = BodyRecord::of(&local.bodies, i, r.id);
             r.holders = holders;
         }
-        self.warm.clear();
+        self.warm = Vec::with_capacity(keys.len());
         let n = local.ids.len();
         for (k, (&key, &impulse)) in keys.iter().zip(impulses).enumerate() {
             let moment = moments.get(k).copied().unwrap_or_default();
@@ -193,4 +195,26 @@ impl Subdomain {
         }
         self.warm.sort_by_key(|w| (w.a, w.b));
     }
+}
+
+/// One empty list per rank, each with room for as many items as `to` (each item's rank) sends
+/// it.
+fn sized<T>(ranks: usize, to: impl Iterator<Item = usize>) -> Vec<Vec<T>> {
+    let mut counts = vec![0usize; ranks];
+    for q in to {
+        counts[q] += 1;
+    }
+    counts.into_iter().map(Vec::with_capacity).collect()
+}
+
+/// `kept`, then every list of `received` in order, in one list sized exactly.
+fn joined<T: Copy>(kept: Vec<T>, received: Vec<Vec<T>>) -> Vec<T> {
+    let n = kept.len() + received.iter().map(Vec::len).sum::<usize>();
+    let mut out = Vec::with_capacity(n);
+    out.extend_from_slice(&kept);
+    drop(kept);
+    for r in received {
+        out.extend_from_slice(&r);
+    }
+    out
 }

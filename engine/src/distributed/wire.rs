@@ -5,7 +5,9 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec4};
 use grains_kernels::{pair_key, Bodies, Motion, NO_BODY};
 
-/// One body's state by id, with the ranks that hold a copy of it (bit q: rank q).
+/// One body's state by id, with the ranks that hold a copy of it (bit q: rank q), and what of
+/// it never changes (mass properties, material, kind): a rank needs nothing of a body but its
+/// record, so no rank keeps a copy of every body.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub(crate) struct BodyRecord {
@@ -17,51 +19,40 @@ pub(crate) struct BodyRecord {
     pub pos_radius: [f32; 4],
     /// Orientation quaternion (x, y, z, w).
     pub orientation: [f32; 4],
-    /// Linear velocity (m/s).
-    pub linear: [f32; 3],
-    /// Angular velocity (rad/s).
-    pub angular: [f32; 3],
+    /// Velocities and inverse mass properties, as the kernels hold them.
+    pub motion: Motion,
+    /// Material index into the friction table.
+    pub material: u32,
+    /// [`crate::body::BodyKind`] as `u32`.
+    pub kind: u32,
 }
 
 impl BodyRecord {
     /// Body `i` of `bodies` under `id`.
     pub(crate) fn of(bodies: &Bodies, i: usize, id: u64) -> BodyRecord {
-        let m = &bodies.motion[i];
         BodyRecord {
             id,
             holders: 0,
             pos_radius: bodies.pos_radius[i].to_array(),
             orientation: bodies.orientation[i].to_array(),
-            linear: m.linear,
-            angular: m.angular,
+            motion: bodies.motion[i],
+            material: bodies.material[i],
+            kind: bodies.kind[i],
         }
     }
 
-    /// Writes the record's state into body `i` of `bodies` (its mass properties, material and
-    /// kind taken from body `id` of `world`, which never change).
-    pub(crate) fn write(&self, bodies: &mut Bodies, i: usize, world: &Bodies) {
-        let id = self.id as usize;
-        bodies.material[i] = world.material[id];
-        bodies.kind[i] = world.kind[id];
-        self.write_state(bodies, i, world.motion[id]);
-    }
-
-    /// Writes the record's state into body `i` of the host copy `world`, whose mass
-    /// properties, material and kind are its own (`i` is the record's id).
-    pub(crate) fn write_own(&self, world: &mut Bodies, i: usize) {
-        self.write_state(world, i, world.motion[i]);
-    }
-
-    /// Writes the record's centre, orientation and velocities into body `i` of `bodies`, with
-    /// the mass properties of `motion`.
-    fn write_state(&self, bodies: &mut Bodies, i: usize, motion: Motion) {
+    /// Writes the record into body `i` of `bodies`.
+    pub(crate) fn write(&self, bodies: &mut Bodies, i: usize) {
         bodies.pos_radius[i] = Vec4::from_array(self.pos_radius);
         bodies.orientation[i] = Quat::from_array(self.orientation);
-        bodies.motion[i] = Motion {
-            linear: self.linear,
-            angular: self.angular,
-            ..motion
-        };
+        bodies.motion[i] = self.motion;
+        bodies.material[i] = self.material;
+        bodies.kind[i] = self.kind;
+    }
+
+    /// The record's centre.
+    pub(crate) fn centre(&self) -> glam::Vec3 {
+        glam::Vec3::from_slice(&self.pos_radius[..3])
     }
 }
 
