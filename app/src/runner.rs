@@ -1241,6 +1241,12 @@ pub fn run_distributed(
     if failure.is_none() {
         written?;
     }
+    // A failed step leaves a distributed world's host copy released (the end's gather was not
+    // reached): gathered here for the summary's figures, every rank together (they failed at
+    // the same step). Where even that fails, the summary goes without them.
+    if !world.holds_every_body() {
+        let _ = world.sync();
+    }
     let mut summary = summarise(
         scene,
         &world,
@@ -1419,7 +1425,10 @@ fn summarise(
         iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
         contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
         frames,
-        quality: Quality::measure_boxes(world, &scene.boxes),
+        quality: match world.holds_every_body() {
+            true => Quality::measure_boxes(world, &scene.boxes),
+            false => Quality::default(),
+        },
         observables_final: scene
             .observables
             .iter()

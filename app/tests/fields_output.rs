@@ -129,7 +129,7 @@ fn a_distributed_run_refuses_fields_before_it_starts() {
         first_failed: |failed| failed.then_some(0),
         all_gather: |mine| mine.to_vec(),
     };
-    let e = run_distributed(&s, &opts, Some(distribute))
+    let e = run_distributed(s, &opts, Some(distribute))
         .unwrap_err()
         .to_string();
     let line = text.lines().position(|l| l == "[fields]").unwrap() + 1;

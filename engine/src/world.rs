@@ -486,6 +486,12 @@ impl World {
         Some((indices.into_iter().map(|i| i as usize).collect(), bodies))
     }
 
+    /// Whether [`World::bodies`] holds every body: always, but on a rank of a distributed world
+    /// between a step and the next [`World::sync`] (the same on every rank of the world).
+    pub fn holds_every_body(&self) -> bool {
+        self.backend.released().is_none()
+    }
+
     /// Number of bodies (of the whole world, on a rank of a distributed one).
     pub fn len(&self) -> usize {
         self.backend.released().unwrap_or(self.bodies.len())
