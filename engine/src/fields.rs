@@ -324,15 +324,24 @@ impl Smoother<'_> {
                 for &ix in images(0) {
                     for &iy in images(1) {
                         let x = x + DVec3::new(ix * self.periods[0], iy * self.periods[1], 0.0);
-                        let range = |k: usize| {
-                            let lo = ((x[k] - reach - o[k]) / s[k]).ceil().max(0.0);
-                            let hi = ((x[k] + reach - o[k]) / s[k]).floor();
+                        // The nodes along axis k within `r` of x: the rows of the ball of
+                        // the kernel's reach, row by row (a hair wider than the ball, so that
+                        // rounding leaves out no node the kernel's own test would keep).
+                        let range = |k: usize, r: f64| {
+                            let r = r * (1.0 + 1e-9);
+                            let lo = ((x[k] - r - o[k]) / s[k]).ceil().max(0.0);
+                            let hi = ((x[k] + r - o[k]) / s[k]).floor();
                             let hi = hi.min(count[k] as f64 - 1.0);
                             lo as usize..(hi + 1.0).max(lo) as usize
                         };
-                        for k in range(2) {
-                            for j in range(1) {
-                                for i in range(0) {
+                        let across = |r2: f64, d: f64| (r2 - d * d).max(0.0).sqrt();
+                        let reach2 = reach * reach;
+                        for k in range(2, reach) {
+                            let dz = o[2] + s[2] * k as f64 - x[2];
+                            for j in range(1, across(reach2, dz)) {
+                                let dy = o[1] + s[1] * j as f64 - x[1];
+                                let left = reach2 - dz * dz;
+                                for i in range(0, across(left, dy)) {
                                     let node = o + s * DVec3::new(i as f64, j as f64, k as f64);
                                     let phi = self.kernel.value((node - x).length_squared(), 3);
                                     if phi > 0.0 {
