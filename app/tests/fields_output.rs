@@ -97,6 +97,7 @@ fn bad_fields_tables_are_refused_naming_the_key_and_line() {
         ("width = 0.01\naxis = \"z\"\nfrom = 0.0\nto = 0.1\nspacing = 0.01\n", "fields.area", "missing"),
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, -1, 1]\nspacing = 0.1\n", "fields.max", "axis 1"),
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.001\n", "fields.spacing", "more than"),
+        ("width = 0.01\nmin = [0, 0, 0]\nmax = [1e30, 1e30, 1e30]\nspacing = 1e-30\n", "fields.spacing", "more than"),
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\nsize = 3\n", "size", "unknown"),
     ];
     for (fields, key, words) in cases {

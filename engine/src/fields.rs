@@ -137,10 +137,10 @@ pub enum Sampling {
 }
 
 impl Sampling {
-    /// Number of sample points.
+    /// Number of sample points (`usize::MAX` where it does not fit).
     pub fn len(&self) -> usize {
         match self {
-            Sampling::Grid { count, .. } => count.iter().product(),
+            Sampling::Grid { count, .. } => count.iter().fold(1, |n, &c| n.saturating_mul(c)),
             Sampling::Profile { count, .. } => *count,
         }
     }

@@ -162,7 +162,9 @@ pub(super) fn fields(
     }))
 }
 
-/// The samples from `from` to `to` (m) `spacing` apart, the first at `from`.
+/// The samples from `from` to `to` (m) `spacing` apart, the first at `from` (`usize::MAX`
+/// where they do not fit).
 fn samples(from: f32, to: f32, spacing: f32) -> usize {
-    ((to as f64 - from as f64) / spacing as f64 + 1e-6).floor() as usize + 1
+    let steps = ((to as f64 - from as f64) / spacing as f64 + 1e-6).floor();
+    (steps as usize).saturating_add(1)
 }
