@@ -448,19 +448,17 @@ pub fn coarse_grain(
     for i in (0..world.len()).filter(|&i| dynamic(i)) {
         let m = world.mass(i) as f64;
         let v = world.velocity(i).as_dvec3();
-        let r = bodies.pos_radius[i].w as f64;
-        let vol = 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        let vol = sphere_volume(bodies.pos_radius[i].w as f64);
+        let mv = m * v;
         smoother.spread(centre(i), &mut |k, phi| {
             density[k] += m * phi;
             if spheres {
                 volume[k] += vol * phi;
             }
             for a in 0..3 {
-                momentum[k][a] += m * v[a] * phi;
-                for b in 0..3 {
-                    second[k][a][b] += m * v[a] * v[b] * phi;
-                }
+                momentum[k][a] += mv[a] * phi;
             }
+            add_outer(&mut second[k], mv, v, phi);
         });
     }
     let velocity: Vec<[f64; 3]> = density
@@ -492,12 +490,8 @@ pub fn coarse_grain(
         };
         let (f, b, nrm) = (force, branch, c.normal.as_dvec3());
         smoother.spread_segment(from, b, &mut |k, w| {
-            for a in 0..3 {
-                for e in 0..3 {
-                    contact_stress[k][a][e] += f[a] * b[e] * w;
-                    fabric[k][a][e] += nrm[a] * nrm[e] * w;
-                }
-            }
+            add_outer(&mut contact_stress[k], f, b, w);
+            add_outer(&mut fabric[k], nrm, nrm, w);
         });
     }
     Ok(Fields {
@@ -528,11 +522,12 @@ fn contact_branch(world: &World, c: &crate::Contact) -> Option<(DVec3, DVec3, DV
     }
 }
 
-/// A contact's sides with their arms from each centre to the contact point (m): the first
-/// body's, and the second body's (none for a wall or mesh contact), taken across periodic
-/// sides by the minimum image of the centres' separation.
+/// A body of a contact and its arm from its centre to the contact point (m).
 type Side = (usize, DVec3);
 
+/// A contact's sides with their arms: the first body's, and the second body's (none for a wall
+/// or mesh contact), taken across periodic sides by the minimum image of the centres'
+/// separation.
 fn contact_arms(world: &World, c: &crate::Contact) -> (Side, Option<Side>) {
     let bodies = world.bodies();
     let first = c.touching.first_body();
@@ -572,19 +567,13 @@ pub fn grain_stress(world: &World) -> Result<Vec<Tensor>, FieldsError> {
         let ((a, arm_a), other) = contact_arms(world, &c);
         let sides = [Some((a, arm_a, f)), other.map(|(b, arm_b)| (b, arm_b, -f))];
         for (i, arm, f) in sides.into_iter().flatten() {
-            if !bodies.is_dynamic(i) {
-                continue;
-            }
-            for (row, fa) in moment[i].iter_mut().zip(f.to_array()) {
-                for (x, e) in row.iter_mut().zip(arm.to_array()) {
-                    *x -= fa * e;
-                }
+            if bodies.is_dynamic(i) {
+                add_outer(&mut moment[i], f, arm, -1.0);
             }
         }
     }
     for (i, m) in moment.iter_mut().enumerate() {
-        let r = bodies.pos_radius[i].w as f64;
-        let volume = 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        let volume = sphere_volume(bodies.pos_radius[i].w as f64);
         let scale = if bodies.is_dynamic(i) {
             1.0 / volume
         } else {
@@ -593,4 +582,18 @@ pub fn grain_stress(world: &World) -> Result<Vec<Tensor>, FieldsError> {
         m.iter_mut().flatten().for_each(|x| *x *= scale);
     }
     Ok(moment)
+}
+
+/// t ← t + w a ⊗ b, each component as (a_α b_β) w.
+fn add_outer(t: &mut Tensor, a: DVec3, b: DVec3, w: f64) {
+    for (row, a) in t.iter_mut().zip(a.to_array()) {
+        for (x, b) in row.iter_mut().zip(b.to_array()) {
+            *x += a * b * w;
+        }
+    }
+}
+
+/// The volume of a sphere of radius `r` (m³).
+fn sphere_volume(r: f64) -> f64 {
+    4.0 / 3.0 * std::f64::consts::PI * r * r * r
 }
