@@ -9,6 +9,7 @@ use crate::output::checkpoint::{piece_name, read_checkpoint};
 use crate::output::contacts::ContactFrame;
 use crate::output::fields::{profile_csv, vti};
 use crate::output::image::{Extent, Section, Style, View};
+use crate::output::mesh_loads::{LoadDistance, MeshLoadFrame};
 use crate::output::progress::{
     exact_time, format_time, time_decimals, RecentRate, StatusLines, STATUS_EVERY,
 };
@@ -920,12 +921,27 @@ pub fn run_distributed(
         if distribute.is_some() && scene.fields.is_some() {
             return Err(RunError::Scene(scene.fields_refusal()));
         }
+        if distribute.is_some() && scene.output.formats.meshes {
+            let problem = "need one process (their wear sums read every step's contacts, and each rank of an mpirun run holds only its own): run the scene without mpirun";
+            return Err(RunError::Scene(scene.meshes_refusal(problem)));
+        }
         // Before anything in the folder is read or written: no entry of it is followed as a
         // link.
         layout
             .refuse_links()
             .map_err(|e| out_err(format!("refused: {e}")))?;
         let mut world = scene.world_with(opts.threads, opts.backend)?;
+        if scene.output.formats.meshes {
+            if world.mesh_triangles().is_empty() {
+                return Err(RunError::Scene(
+                    scene.meshes_refusal("need a mesh: the scene has no [[meshes]]"),
+                ));
+            }
+            if world.backend() != Backend::Cpu {
+                let problem = "need the CPU backend (their wear sums read every step's contacts, which the GPU keeps on the device): run with --backend cpu, or leave \"meshes\" out";
+                return Err(RunError::Scene(scene.meshes_refusal(problem)));
+            }
+        }
         if let Some(d) = distribute {
             (d.split)(&mut world).map_err(|e| RunError::Scene(scene.refusal(e)))?;
         }
@@ -1005,11 +1021,14 @@ pub fn run_distributed(
     // A distributed run's frames are written in pieces, each rank its own bodies' (and the
     // contacts it solved).
     let pieces = distribute.is_some() && (o.formats.vtu || o.formats.contacts);
+    // Archard's F_n s of each mesh triangle over the run, with `"meshes"` frames: summed after
+    // every step, saved with each checkpoint.
+    let load_distance = std::cell::RefCell::new(LoadDistance(record.load_distance.clone()));
 
     let total = scene.total_steps();
     let start_step = world.steps();
     let mut frames_written = match resume_step {
-        Some(s) if o.formats.vtu || o.formats.png || o.formats.contacts => s / o.every + 1,
+        Some(s) if o.formats.frames() => s / o.every + 1,
         _ => 0,
     };
     // Every sample, frame and checkpoint first reads the GPU's state back (no-op on the CPU);
@@ -1020,8 +1039,7 @@ pub fn run_distributed(
     let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
         let s = world.steps();
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
-        let frame_due =
-            s.is_multiple_of(o.every) && (o.formats.vtu || o.formats.png || o.formats.contacts);
+        let frame_due = s.is_multiple_of(o.every) && o.formats.frames();
         let png =
             frame_due && o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
         // The health checks run on every state read back before anything of it is written. A
@@ -1063,6 +1081,10 @@ pub fn run_distributed(
                 };
                 writer.send(WriterMsg::Contacts(Box::new(contacts)));
             }
+            if o.formats.meshes {
+                let f = MeshLoadFrame::of(world, &load_distance.borrow());
+                writer.send(WriterMsg::MeshLoads(Box::new(f)));
+            }
             *frames_written += 1;
         }
         if let Some(fields) = scene.fields.as_ref().filter(|f| s.is_multiple_of(f.every)) {
@@ -1078,6 +1100,7 @@ pub fn run_distributed(
     let checkpoint = |world: &mut World, record: &RunRecord, writer: &Writer| {
         let record = RunRecord {
             outflow: marks.borrow().clone(),
+            load_distance: load_distance.borrow().0.clone(),
             ..record.clone()
         };
         if let Some(d) = distribute.filter(|d| d.ranks > 1) {
@@ -1169,6 +1192,9 @@ pub fn run_distributed(
             for (step, fault) in world.take_warnings() {
                 bar.suspend(|| eprintln!("warning: step {step}: {fault}"));
             }
+            if o.formats.meshes {
+                load_distance.borrow_mut().add_step(&world);
+            }
             record.taken += 1;
             record.wall_seconds = before_wall + clock.elapsed().as_secs_f64();
             if world.stats_at() == world.steps() {
@@ -1237,6 +1263,7 @@ pub fn run_distributed(
     let written = agreed(distribute, written);
     let session = (record.taken - before_taken, session_wall);
     record.outflow = marks.take();
+    record.load_distance = load_distance.take().0;
     let failure = stepped.err().map(|e| step_err(&world, e));
     if failure.is_none() {
         written?;

@@ -9,6 +9,7 @@
 
 mod conservation;
 mod fields_output;
+mod mesh_loads;
 mod meshes;
 mod periodic_scene;
 mod pile;

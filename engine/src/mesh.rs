@@ -305,10 +305,12 @@ impl World {
             crate::Touching::Mesh { triangle, .. } => Some(triangle),
             _ => None,
         });
+        let powers = self.triangle_sliding_powers();
         loads
             .iter()
             .zip(triangles)
-            .map(|(load, t)| {
+            .zip(powers)
+            .map(|((load, t), sliding_power)| {
                 let [a, b, c] = t.vertices().map(|v| v.as_dvec3());
                 let cross = (b - a).cross(c - a);
                 let (area, n) = (0.5 * cross.length(), cross.normalize_or_zero());
@@ -319,9 +321,44 @@ impl World {
                     shear_force: (load.force + normal_force * n).length(),
                     pressure: if area > 0.0 { normal_force / area } else { 0.0 },
                     contacts: load.contacts,
+                    sliding_power,
                 }
             })
             .collect()
+    }
+
+    /// Archard's wear rate of each mesh triangle over the last step, before the material's
+    /// factor (W), in the order of [`World::mesh_triangles`]: Σ over the triangle's contacts of
+    /// the normal force γn/h times the slip speed ‖u_T‖ at the contact after the step, with
+    /// u_T = (tᵢ · (v⁺ + ω⁺ × r) − tᵢ · v_wall)ᵢ₌₁,₂ the grain's velocity at its lever arm r
+    /// against the triangle's own there (the contact row's tangents and wall terms). Archard's
+    /// law V = K F_n s / H makes the volume worn per second (K/H) × this; integrated over a
+    /// run it is the triangle's F_n s, the normal load times the distance slid under it (N m).
+    /// Sums in contact order in f64; in a distributed world a call every rank makes together
+    /// (each rank's share added in rank order).
+    pub fn triangle_sliding_powers(&self) -> Vec<f64> {
+        let mut powers = vec![0.0; self.meshes.placed.triangles.len()];
+        let (rows, impulses) = (self.contact_rows(), self.impulses());
+        let motion = &self.bodies.motion;
+        for (k, (&key, row)) in rows.keys.iter().zip(&rows.rows).enumerate() {
+            if row.body_b != grains_kernels::layout::NO_BODY {
+                continue;
+            }
+            let wall = grains_kernels::layout::key_wall(key);
+            let Some(triangle) = self.meshes.placed.triangle_of_wall(wall) else {
+                continue;
+            };
+            let m = &motion[row.body_a as usize];
+            let at_arm = m.v() + m.w().cross(Vec3::from_array(row.ra));
+            let slip =
+                |i: usize, t: [f32; 3]| f64::from(Vec3::from_array(t).dot(at_arm) + row.bias[i]);
+            let speed = slip(1, row.t1).hypot(slip(2, row.t2));
+            powers[triangle] += f64::from(impulses[k][0]) * speed;
+        }
+        let h = f64::from(self.params.h);
+        powers.iter_mut().for_each(|p| *p /= h);
+        self.sum_over_ranks(&mut powers);
+        powers
     }
 }
 
@@ -339,4 +376,7 @@ pub struct TriangleLoad {
     pub pressure: f64,
     /// The triangle's contacts in the step.
     pub contacts: usize,
+    /// Σ normal force × slip speed over its contacts (W): Archard's wear rate before the
+    /// material's factor K/H ([`World::triangle_sliding_powers`]).
+    pub sliding_power: f64,
 }

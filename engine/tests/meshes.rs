@@ -1,8 +1,8 @@
 //! Triangle-mesh walls against closed forms and against flat walls: one contact at a shared
 //! edge or vertex carrying the weight, a slide down a triangulated incline equal to the slide
 //! down a plane, a resting bed's weight on a mesh box, a turning mesh dragging a grain at its
-//! surface speed, each triangle's load under a sliding and a rolling sphere, and the refusals of
-//! bad meshes.
+//! surface speed, each triangle's load (and Archard's F_n s) under a sliding and a rolling
+//! sphere, and the refusals of bad meshes.
 
 use grains::glam::DVec3;
 use grains::{
@@ -396,13 +396,50 @@ fn a_sphere_on_an_inclined_mesh_loads_its_triangles_by_coulomb_and_rolling() {
             m,
         ));
         let mut w = b.build().unwrap();
-        w.run(50).unwrap();
+        // Archard's F_n s: the triangles' sliding powers summed over the steps times h.
+        let (steps, h) = (50, f64::from(w.settings().h));
+        let mut load_distance = 0.0;
+        for _ in 0..steps {
+            w.step().unwrap();
+            load_distance += h * w.triangle_sliding_powers().iter().sum::<f64>();
+        }
         let loads = w.triangle_loads();
         let (normal_force, shear): (f64, f64) = loads.iter().fold((0.0, 0.0), |(n, s), l| {
             (n + l.normal_force, s + l.shear_force)
         });
         let weight = (m * 9.81) as f64;
         let n = weight * (theta.cos() as f64);
+        // The slip speed at the contact, u = |v + ω × (−r n)|, against the sliding power's.
+        let slip = (w.velocity(0) + w.angular_velocity(0).cross(-r * normal)).length() as f64;
+        let power: f64 = loads.iter().map(|l| l.sliding_power).sum();
+        println!(
+            "μ = {mu}: F_n s = {load_distance:.6e} N m, power {power:.6e} W, N u = {:.6e} W",
+            normal_force * slip
+        );
+        if mu < 0.2 {
+            // Sliding, the contact point slips at u = g (sin θ − 7/2 μ cos θ) t (the friction
+            // μ N brakes the centre by μ g cos θ and spins the sphere up by 5/2 μ g cos θ at
+            // its rim); after step k, u_k = k h g (…), so Σ h N u_k = N g (…) h² n (n + 1)/2.
+            // N varies by the cone's relaxation (below) and u with it: 2 %.
+            let rate = G * (theta.sin() as f64 - 3.5 * mu as f64 * theta.cos() as f64);
+            let want = n * rate * h * h * (steps * (steps + 1)) as f64 / 2.0;
+            assert!(
+                (load_distance - want).abs() < 0.02 * want,
+                "F_n s = {load_distance} N m where {want}"
+            );
+            assert!(
+                (power - normal_force * slip).abs() < 1e-3 * normal_force * slip,
+                "sliding power {power} W where N u = {}",
+                normal_force * slip
+            );
+        } else {
+            // Rolling without slip: the contact point is at rest, up to the solve's tolerance.
+            let speed = w.velocity(0).length() as f64;
+            assert!(
+                load_distance < 1e-4 * n * speed * steps as f64 * h,
+                "a rolling sphere wears its mesh: F_n s = {load_distance} N m"
+            );
+        }
         // Sliding, the cone's relaxation (docs/method.md) lifts the sphere by μ |v_T| h a step,
         // which the normal row's Φ/h takes back: N is m g cos θ on average, not every step, but
         // the shear is μ N in every step.

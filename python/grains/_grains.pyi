@@ -683,7 +683,8 @@ class World:
     def mesh_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:
         """The same sums for each triangle-mesh wall."""
     def triangle_loads(self) -> Dict[str, npt.NDArray[Any]]:
-        """Force (T, 3), normal_force, shear_force (N), pressure (Pa) and contacts (T,) of each mesh triangle."""
+        """Force (T, 3), normal_force, shear_force (N), pressure (Pa), contacts (T,) and
+        sliding_power (W, Archard's normal force x slip speed) of each mesh triangle."""
     def body_contact_forces(self) -> npt.NDArray[np.float64]:
         """The total contact force on each body over the last step (N), (N, 3)."""
     def coarse_grain(

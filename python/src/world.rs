@@ -558,9 +558,13 @@ impl PyWorld {
     /// The load on each mesh triangle over the last step, in the order of the meshes'
     /// triangles: `force` (T, 3) on the triangle (N), `normal_force` (T,) against its normal
     /// (b − a) × (c − a) (N, positive where grains press on its front), `shear_force` (T,) in
-    /// its plane (N), `pressure` (T,) the normal force over its area (Pa), `contacts` (T,).
+    /// its plane (N), `pressure` (T,) the normal force over its area (Pa), `contacts` (T,),
+    /// and `sliding_power` (T,) Σ normal force × slip speed over its contacts (W): Archard's
+    /// wear rate before the material's factor K/H; summed over a run's steps × h, the normal
+    /// load times the distance slid under it (N m).
     fn triangle_loads<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         if self.world.backend() == Backend::Gpu {
+            self.world.sync().map_err(gpu_error)?;
             self.world.sync_contacts().map_err(gpu_error)?;
         }
         let loads = self.world.triangle_loads();
@@ -572,6 +576,7 @@ impl PyWorld {
         d.set_item("normal_force", column(|l| l.normal_force))?;
         d.set_item("shear_force", column(|l| l.shear_force))?;
         d.set_item("pressure", column(|l| l.pressure))?;
+        d.set_item("sliding_power", column(|l| l.sliding_power))?;
         d.set_item(
             "contacts",
             PyArray1::from_iter(py, loads.iter().map(|l| l.contacts as i64)),

@@ -414,6 +414,8 @@ def test_mesh_floor_carries_a_sphere():
     assert t["normal_force"][1] == pytest.approx(1.5 * G, rel=1e-3)
     assert t["pressure"][1] == pytest.approx(1.5 * G / 2.0, rel=1e-3)
     assert t["shear_force"][1] < 1e-3 * G
+    # At rest nothing slips: no wear.
+    assert t["sliding_power"].shape == (2,) and abs(t["sliding_power"]).max() < 1e-6
 
 
 def test_gate_opens_at_the_end_of_its_window():

@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod contacts;
 pub mod fields;
 pub mod image;
+pub mod mesh_loads;
 pub mod outline;
 pub mod progress;
 pub mod quality;

@@ -25,6 +25,9 @@ pub struct RunRecord {
     /// Per `outflow_rate` observable, the step and outflow mass (kg) of its last two samples
     /// (earlier step, mass, later step, mass): the rate is their difference over the interval.
     pub outflow: Vec<[f64; 4]>,
+    /// With `"meshes"` frames, each mesh triangle's Archard F_n s so far (N m), in the order of
+    /// the world's mesh triangles ([`crate::output::mesh_loads::LoadDistance`]).
+    pub load_distance: Vec<f64>,
 }
 
 impl RunRecord {
@@ -54,6 +57,10 @@ impl RunRecord {
             // Rust's shortest round-trip text: the numbers come back bit for bit.
             s.push_str(&format!("outflow={},{},{},{}\n", m[0], m[1], m[2], m[3]));
         }
+        if !self.load_distance.is_empty() {
+            let values: Vec<String> = self.load_distance.iter().map(f64::to_string).collect();
+            s.push_str(&format!("load_distance={}\n", values.join(",")));
+        }
         s.into_bytes()
     }
 
@@ -80,6 +87,12 @@ impl RunRecord {
                     r.wall_seconds = v
                         .parse()
                         .map_err(|_| "its run record's wall_seconds is not a number")?
+                }
+                "load_distance" => {
+                    let values: Result<Vec<f64>, _> = v.split(',').map(str::parse).collect();
+                    r.load_distance =
+                        values.map_err(|_| "its run record's load_distance is not numbers")?;
+                    continue;
                 }
                 "outflow" => {
                     let m: Vec<f64> = v.split(',').filter_map(|x| x.parse().ok()).collect();
@@ -133,13 +146,16 @@ fn cadence(scene: &Scene) -> Vec<(String, String)> {
         ("observe_every".into(), o.observe_every.to_string()),
         (
             "formats".into(),
-            // The contact frames are named only when written, so that the checkpoints of runs
-            // from before them resume.
-            if f.contacts {
-                format!("vtu {}, csv {}, png {}, contacts true", f.vtu, f.csv, f.png)
-            } else {
-                format!("vtu {}, csv {}, png {}", f.vtu, f.csv, f.png)
-            },
+            // The contact and mesh frames are named only when written, so that the checkpoints
+            // of runs from before them resume.
+            format!(
+                "vtu {}, csv {}, png {}{}{}",
+                f.vtu,
+                f.csv,
+                f.png,
+                if f.contacts { ", contacts true" } else { "" },
+                if f.meshes { ", meshes true" } else { "" }
+            ),
         ),
         ("observables".into(), columns.join(" ")),
     ]

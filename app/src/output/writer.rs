@@ -4,6 +4,7 @@
 use super::checkpoint::{piece_name, remove_stale_pieces};
 use super::contacts::{ContactFiles, ContactFrame};
 use super::image::{plot, snapshot, Series, Style};
+use super::mesh_loads::{MeshLoadFiles, MeshLoadFrame};
 use super::progress::exact_time;
 use super::vtk::{pvd, pvtu, vtu};
 use super::vtk_xml::FrameEncoding;
@@ -126,6 +127,8 @@ pub enum WriterMsg {
     /// This rank's piece of the checkpoint after `step` steps of a distributed run, written
     /// atomically by every rank ([`super::checkpoint::piece_name`]).
     CheckpointPiece(u64, Vec<u8>),
+    /// The mesh triangles' loads of a frame, to write as a mesh-load `.vtp`.
+    MeshLoads(Box<MeshLoadFrame>),
     /// A file of coarse-grained fields (`[fields]`) to write atomically into `fields/` under
     /// `name` ([`Layout::field_name`]).
     Fields {
@@ -199,6 +202,8 @@ impl Layout {
             self.summary(),
             self.contact_frames(),
             self.contacts_pvd(),
+            self.mesh_frames(),
+            self.meshes_pvd(),
             self.fields(),
         ] {
             refuse_symlink(&p)?;
@@ -283,6 +288,11 @@ impl Writer {
                                 c.write(&f)?;
                             }
                         }
+                        WriterMsg::MeshLoads(f) => {
+                            if let Some(m) = &mut state.meshes {
+                                m.write(&f)?;
+                            }
+                        }
                         WriterMsg::Fields { name, bytes } => {
                             let dir = state.cfg.layout.fields();
                             std::fs::create_dir_all(&dir).map_err(|e| at(&dir, e))?;
@@ -365,6 +375,7 @@ struct State {
     rows: Vec<Vec<f64>>,
     csv: Option<io::BufWriter<std::fs::File>>,
     contacts: Option<ContactFiles>,
+    meshes: Option<MeshLoadFiles>,
 }
 
 impl State {
@@ -382,6 +393,7 @@ impl State {
                 csv: false,
                 png: false,
                 contacts: cfg.formats.contacts,
+                meshes: false,
             };
             let contacts = match cfg.formats.contacts {
                 true => Some(ContactFiles::open(
@@ -398,6 +410,7 @@ impl State {
                 rows: Vec::new(),
                 csv: None,
                 contacts,
+                meshes: None,
             });
         }
         if cfg.formats.png {
@@ -458,12 +471,22 @@ impl State {
         } else {
             None
         };
+        let meshes = match cfg.formats.meshes {
+            true => Some(MeshLoadFiles::open(
+                l.clone(),
+                resume_step,
+                cfg.h,
+                cfg.encoding,
+            )?),
+            false => None,
+        };
         Ok(State {
             cfg,
             frames,
             rows,
             csv,
             contacts,
+            meshes,
         })
     }
 

@@ -251,6 +251,17 @@ impl Scene {
         }
     }
 
+    /// The refusal of `"meshes"` frames where a run cannot write them (`problem`): their
+    /// Archard sums read every step's contacts on the host of one process.
+    pub fn meshes_refusal(&self, problem: &str) -> SceneError {
+        SceneError::Invalid {
+            file: self.path.clone(),
+            line: self.output.formats_line,
+            key: "formats".into(),
+            problem: format!("\"meshes\" frames {problem}"),
+        }
+    }
+
     /// Index range of the group called `name`.
     pub fn group(&self, name: &str) -> Option<Range<usize>> {
         self.groups

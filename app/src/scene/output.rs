@@ -158,6 +158,15 @@ pub struct Formats {
     pub png: bool,
     /// ParaView `.vtu` frames of the contacts (force chains) plus their `.pvd` index.
     pub contacts: bool,
+    /// ParaView `.vtp` frames of the mesh triangles' loads and wear plus their `.pvd` index.
+    pub meshes: bool,
+}
+
+impl Formats {
+    /// Whether some file is written at each frame (every `every` steps).
+    pub fn frames(&self) -> bool {
+        self.vtu || self.png || self.contacts || self.meshes
+    }
 }
 
 /// How grains are coloured in PNG snapshots.
@@ -190,6 +199,8 @@ pub struct Output {
     pub every: u64,
     /// Which files.
     pub formats: Formats,
+    /// The line of the `formats` key (1 without one), for refusals after the scene is read.
+    pub formats_line: usize,
     /// How the ParaView frames (`"vtu"`, `"contacts"`) store their arrays.
     pub frame_encoding: FrameEncoding,
     /// The grains' frames carry each grain's orientation where every body is a sphere or disk
@@ -236,6 +247,7 @@ pub(super) fn output(
         csv: true,
         png: true,
         contacts: false,
+        meshes: false,
     };
     if let Some(f) = &o.formats {
         formats = Formats {
@@ -243,6 +255,7 @@ pub(super) fn output(
             csv: false,
             png: false,
             contacts: false,
+            meshes: false,
         };
         for name in f.get_ref() {
             match name.as_str() {
@@ -250,12 +263,13 @@ pub(super) fn output(
                 "csv" => formats.csv = true,
                 "png" => formats.png = true,
                 "contacts" => formats.contacts = true,
+                "meshes" => formats.meshes = true,
                 other => {
                     return Err(cx.err(
                         f.span(),
                         "formats",
                         format!(
-                        "unknown format \"{other}\" (use \"vtu\", \"csv\", \"png\", \"contacts\")"
+                        "unknown format \"{other}\" (use \"vtu\", \"csv\", \"png\", \"contacts\", \"meshes\")"
                     ),
                     ))
                 }
@@ -326,6 +340,7 @@ pub(super) fn output(
     Ok(Output {
         every,
         formats,
+        formats_line: o.formats.as_ref().map_or(1, |f| cx.line(f.span().start)),
         frame_encoding,
         frame_orientation: o.frame_orientation.as_ref().is_some_and(|v| *v.get_ref()),
         png_every: match &o.png_every {
@@ -401,8 +416,8 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
         let why = "it sets the rows of observables.csv, and `formats` has no \"csv\"";
         unused.push(("observe_every", sp(&o.observe_every), why));
     }
-    if !(formats.vtu || formats.contacts) {
-        let why = "it sets the ParaView frames, and `formats` has neither \"vtu\" nor \"contacts\"";
+    if !(formats.vtu || formats.contacts || formats.meshes) {
+        let why = "it sets the ParaView frames, and `formats` has none of \"vtu\", \"contacts\", \"meshes\"";
         unused.push(("frame_encoding", sp(&o.frame_encoding), why));
     }
     if !formats.vtu {
@@ -410,10 +425,9 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
         unused.push(("frame_orientation", sp(&o.frame_orientation), why));
     }
     // Without frames, `every` still sets the csv rows when `observe_every` is not given.
-    let frames = formats.vtu || formats.png || formats.contacts;
     let sets_rows = formats.csv && o.observe_every.is_none();
-    if !(frames || sets_rows) {
-        let why = "it sets the frames, and `formats` has none of \"vtu\", \"png\", \"contacts\"";
+    if !(formats.frames() || sets_rows) {
+        let why = "it sets the frames, and `formats` has none of \"vtu\", \"png\", \"contacts\", \"meshes\"";
         unused.push(("every", sp(&o.every), why));
     }
     for (key, span, why) in unused {
