@@ -19,7 +19,7 @@ use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterC
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, FieldsOutput, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
-use grains::fields::{coarse_grain, Sampling};
+use grains::fields::{coarse_grain, FieldsAverage, Sampling};
 use grains::settings::Backend;
 use grains::snapshot::SnapshotError;
 use grains::world::World;
@@ -1024,6 +1024,8 @@ pub fn run_distributed(
     // Archard's F_n s of each mesh triangle over the run, with `"meshes"` frames: summed after
     // every step, saved with each checkpoint.
     let load_distance = std::cell::RefCell::new(LoadDistance(record.load_distance.clone()));
+    // The `[fields]` time average in progress (`average_every`), saved with each checkpoint.
+    let average = std::cell::RefCell::new(record.fields_average.clone().unwrap_or_default());
 
     let total = scene.total_steps();
     let start_step = world.steps();
@@ -1087,12 +1089,17 @@ pub fn run_distributed(
             }
             *frames_written += 1;
         }
-        if let Some(fields) = scene.fields.as_ref().filter(|f| s.is_multiple_of(f.every)) {
+        if let Some(fields) = scene
+            .fields
+            .as_ref()
+            .filter(|f| s.is_multiple_of(f.average_every))
+        {
             if !(csv || frame_due) {
                 world.sync_checked()?;
             }
             world.sync_contacts().map_err(StepError::Gpu)?;
-            write_fields(world, fields, o.frame_encoding, writer);
+            let mut average = average.borrow_mut();
+            write_fields(world, fields, &mut average, (o.frame_encoding, writer));
         }
         Ok(())
     };
@@ -1101,6 +1108,7 @@ pub fn run_distributed(
         let record = RunRecord {
             outflow: marks.borrow().clone(),
             load_distance: load_distance.borrow().0.clone(),
+            fields_average: Some(average.borrow().clone()),
             ..record.clone()
         };
         if let Some(d) = distribute.filter(|d| d.ranks > 1) {
@@ -1307,14 +1315,29 @@ pub fn run_distributed(
     Ok(summary)
 }
 
-/// The coarse-grained fields of `[fields]` at the world's step, handed to the writer as a
-/// grid's `.vti` or a profile's CSV. The scene's checks leave `coarse_grain` nothing to refuse
-/// but a distributed world, which the run refuses at its start; a refusal is reported all the
-/// same, and the run goes on.
-fn write_fields(world: &World, fields: &FieldsOutput, encoding: FrameEncoding, writer: &Writer) {
+/// The coarse-grained fields of `[fields]` at the world's step, a sample of `average` where
+/// the output averages several; at an output step, handed to the writer as a grid's `.vti` or
+/// a profile's CSV (the sample itself, or the average's mean, which starts afresh). The
+/// scene's checks leave `coarse_grain` nothing to refuse but a distributed world, which the
+/// run refuses at its start; a refusal is reported all the same, and the run goes on.
+fn write_fields(
+    world: &World,
+    fields: &FieldsOutput,
+    average: &mut FieldsAverage,
+    (encoding, writer): (FrameEncoding, &Writer),
+) {
     let step = world.steps();
-    match coarse_grain(world, &fields.sampling, fields.kernel) {
-        Ok(f) => {
+    let output = step.is_multiple_of(fields.every);
+    let sample = coarse_grain(world, &fields.sampling, fields.kernel).and_then(|f| {
+        if fields.average_every == fields.every {
+            return Ok(Some(f));
+        }
+        average.add(&f)?;
+        Ok(output.then(|| std::mem::take(average).mean()).flatten())
+    });
+    match sample {
+        Ok(None) => {}
+        Ok(Some(f)) => {
             let grid = matches!(fields.sampling, Sampling::Grid { .. });
             let bytes = match grid {
                 true => vti(&f, &fields.sampling, world.time(), encoding),

@@ -88,6 +88,54 @@ fn a_run_writes_each_profile_and_grid_as_the_library_computes_them() {
 }
 
 #[test]
+fn an_averaged_profile_is_the_mean_of_its_window_and_survives_a_resume() {
+    // A profile every 10 steps averaging the states every 5: step 0's alone, then steps 5 and
+    // 10, then 15 and 20; the same bytes after a stop at step 15 (its checkpoint holds the
+    // sample of step 15) and a resume.
+    let profile = "every = 10\naverage_every = 5\nwidth = 0.02\naxis = \"z\"\nfrom = -0.02\nto = 0.08\nspacing = 0.005\narea = 0.0025\n";
+    let text = scene(profile).replace(
+        "every = 10\nformats",
+        "every = 10\ncheckpoint_every = 5\nformats",
+    );
+    let (s, out) = run_in("average", &text);
+    let fields = s.fields.clone().unwrap();
+    let mut world = s.world(Some(1)).unwrap();
+    let sample = |w: &grains::World| coarse_grain(w, &fields.sampling, fields.kernel).unwrap();
+    for (step, window) in [(0u64, vec![0u64]), (10, vec![5, 10]), (20, vec![15, 20])] {
+        let mut average = grains::fields::FieldsAverage::default();
+        for k in window {
+            world.run(k - world.steps()).unwrap();
+            average.add(&sample(&world)).unwrap();
+        }
+        let want = profile_csv(&average.mean().unwrap(), &fields.sampling);
+        let got = std::fs::read_to_string(out.join(format!("fields/profile_{step:09}.csv")));
+        assert_eq!(got.unwrap(), want, "step {step}");
+    }
+    // The states differ from sample to sample (the stack settles): the mean is no sample.
+    world.run(0).unwrap();
+    let last = profile_csv(&sample(&world), &fields.sampling);
+    let averaged = std::fs::read_to_string(out.join("fields/profile_000000020.csv")).unwrap();
+    assert_ne!(averaged, last);
+
+    let base = out.parent().unwrap();
+    let again = base.join("again");
+    let opts = |stop_after, resume| RunOptions {
+        threads: Some(1),
+        progress: false,
+        stop_after,
+        resume,
+        ..RunOptions::new(&again)
+    };
+    run(&s, &opts(Some(15), false)).unwrap();
+    assert!(!again.join("fields/profile_000000020.csv").exists());
+    run(&s, &opts(None, true)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(again.join("fields/profile_000000020.csv")).unwrap(),
+        averaged
+    );
+}
+
+#[test]
 fn bad_fields_tables_are_refused_naming_the_key_and_line() {
     let cases = [
         ("axis = \"z\"\nfrom = 0.0\nto = 0.1\nspacing = 0.01\narea = 1.0\n", "fields.width", "missing"),
@@ -99,6 +147,8 @@ fn bad_fields_tables_are_refused_naming_the_key_and_line() {
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.001\n", "fields.spacing", "more than"),
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1e30, 1e30, 1e30]\nspacing = 1e-30\n", "fields.spacing", "more than"),
         ("width = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\nsize = 3\n", "size", "unknown"),
+        ("every = 10\naverage_every = 3\nwidth = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\n", "fields.average_every", "must divide `every` (10 steps), got 3"),
+        ("average_every = 0\nwidth = 0.01\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nspacing = 0.1\n", "fields.average_every", "at least 1"),
     ];
     for (fields, key, words) in cases {
         let text = scene(fields);

@@ -597,3 +597,127 @@ fn add_outer(t: &mut Tensor, a: DVec3, b: DVec3, w: f64) {
 fn sphere_volume(r: f64) -> f64 {
     4.0 / 3.0 * std::f64::consts::PI * r * r * r
 }
+
+/// The time average of fields sampled at the same points over a window of steps (a steady
+/// flow's statistics: the mean of N samples of the same [`Sampling`]).
+///
+/// Density, volume fraction, contact stress and fabric are averaged sample by sample. The
+/// velocity is the mean momentum density over the mean density, V̄ = ⟨ρV⟩ / ⟨ρ⟩ (each sample's
+/// momentum counted at its own density); the kinetic stress is taken about V̄, so that it holds
+/// the fluctuations of the velocity from sample to sample as well as those within each:
+/// ⟨σᵏ⟩ + ⟨ρ V ⊗ V⟩ − ⟨ρ⟩ V̄ ⊗ V̄ (Weinhart et al. 2012's time averaging). Every sum is in f64 in
+/// sample order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldsAverage {
+    /// Samples added.
+    pub samples: u32,
+    /// The sample points (m), as the first sample gave them.
+    pub points: Vec<Vec3>,
+    /// Σ ρ over the samples.
+    pub density: Vec<f64>,
+    /// Σ of the volume fraction, `None` once a sample had none.
+    pub volume_fraction: Option<Vec<f64>>,
+    /// Σ ρ V.
+    pub momentum: Vec<[f64; 3]>,
+    /// Σ ρ V ⊗ V.
+    pub convection: Vec<Tensor>,
+    /// Σ σᵏ (each sample's about its own V).
+    pub kinetic_stress: Vec<Tensor>,
+    /// Σ σᶜ.
+    pub contact_stress: Vec<Tensor>,
+    /// Σ F.
+    pub fabric: Vec<Tensor>,
+}
+
+impl FieldsAverage {
+    /// Adds one sample; a sample of other points than the first's is refused.
+    pub fn add(&mut self, f: &Fields) -> Result<(), FieldsError> {
+        let n = f.points.len();
+        if self.samples == 0 {
+            let zero = [[0.0; 3]; 3];
+            *self = FieldsAverage {
+                samples: 0,
+                points: f.points.clone(),
+                density: vec![0.0; n],
+                volume_fraction: f.volume_fraction.as_ref().map(|_| vec![0.0; n]),
+                momentum: vec![[0.0; 3]; n],
+                convection: vec![zero; n],
+                kinetic_stress: vec![zero; n],
+                contact_stress: vec![zero; n],
+                fabric: vec![zero; n],
+            };
+        } else if f.points != self.points {
+            return Err(FieldsError::Sampling(format!(
+                "a time average's samples must share their points: {} points where the first sample had {}",
+                n,
+                self.points.len()
+            )));
+        }
+        self.samples += 1;
+        let add = |sum: &mut Tensor, t: &Tensor, scale: f64| {
+            for (row, t) in sum.iter_mut().zip(t) {
+                for (x, y) in row.iter_mut().zip(t) {
+                    *x += scale * y;
+                }
+            }
+        };
+        for k in 0..n {
+            let (rho, v) = (f.density[k], f.velocity[k]);
+            self.density[k] += rho;
+            for (p, v) in self.momentum[k].iter_mut().zip(v) {
+                *p += rho * v;
+            }
+            let v3 = DVec3::from_array(v);
+            add_outer(&mut self.convection[k], v3, v3, rho);
+            add(&mut self.kinetic_stress[k], &f.kinetic_stress[k], 1.0);
+            add(&mut self.contact_stress[k], &f.contact_stress[k], 1.0);
+            add(&mut self.fabric[k], &f.fabric[k], 1.0);
+        }
+        self.volume_fraction = match (self.volume_fraction.take(), &f.volume_fraction) {
+            (Some(mut sum), Some(phi)) => {
+                sum.iter_mut().zip(phi).for_each(|(s, p)| *s += p);
+                Some(sum)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    /// The averaged fields; `None` before the first sample.
+    pub fn mean(&self) -> Option<Fields> {
+        if self.samples == 0 {
+            return None;
+        }
+        let per = 1.0 / f64::from(self.samples);
+        let scaled = |t: &Tensor, s: f64| t.map(|row| row.map(|x| s * x));
+        let velocity: Vec<[f64; 3]> = (self.momentum.iter().zip(&self.density))
+            .map(|(p, &rho)| match rho > 0.0 {
+                true => p.map(|x| x / rho),
+                false => [0.0; 3],
+            })
+            .collect();
+        let kinetic_stress = (0..self.points.len())
+            .map(|k| {
+                let mut s = scaled(&self.kinetic_stress[k], per);
+                let (c, v) = (&self.convection[k], velocity[k]);
+                let rho = per * self.density[k];
+                for (a, row) in s.iter_mut().enumerate() {
+                    for (b, x) in row.iter_mut().enumerate() {
+                        *x += per * c[a][b] - rho * v[a] * v[b];
+                    }
+                }
+                s
+            })
+            .collect();
+        Some(Fields {
+            points: self.points.clone(),
+            density: self.density.iter().map(|x| per * x).collect(),
+            volume_fraction: (self.volume_fraction.as_ref())
+                .map(|v| v.iter().map(|x| per * x).collect()),
+            velocity,
+            kinetic_stress,
+            contact_stress: self.contact_stress.iter().map(|t| scaled(t, per)).collect(),
+            fabric: self.fabric.iter().map(|t| scaled(t, per)).collect(),
+        })
+    }
+}

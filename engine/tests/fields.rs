@@ -2,9 +2,13 @@
 //! under gravity in a periodic cell carries σ_zz(z) = g ∫_z^∞ ρ dz' (the coarse-grained momentum
 //! balance, exact whatever the kernel when every grain is in equilibrium), and the contact
 //! stress integrated over a closed box at rest equals the walls' loads times their positions
-//! plus the weight's first moment (the virial), as do the grains' Love–Weber stresses summed.
+//! plus the weight's first moment (the virial), as do the grains' Love–Weber stresses summed;
+//! and the time average of samples holds the velocity's fluctuation from sample to sample in
+//! its kinetic stress.
 
-use grains::fields::{coarse_grain, grain_stress, FieldsError, Kernel, Sampling, Tensor};
+use grains::fields::{
+    coarse_grain, grain_stress, FieldsAverage, FieldsError, Kernel, Sampling, Tensor,
+};
 use grains::{
     Body, BoxContainer, Material, Periodic, Settings, Vec3, WallDesc, World, WorldBuilder,
 };
@@ -317,4 +321,88 @@ fn bad_samplings_and_shapes_are_refused_naming_the_value() {
     assert_eq!(grain_stress(&world), Err(FieldsError::NotSphere(1)));
     let fields = coarse_grain(&world, &ok, Kernel::Lucy { cutoff: 0.02 }).unwrap();
     assert!(fields.volume_fraction.is_none());
+}
+
+#[test]
+fn a_time_average_counts_the_velocity_changing_between_samples_as_kinetic_stress() {
+    // One grain at rest in space sampled twice, moving at v1 then at v2. Each sample's kinetic
+    // stress is zero (the grain is the field's own velocity wherever it reaches); the average's
+    // velocity is the mean (v1 + v2)/2 and its kinetic stress the fluctuation about it,
+    // ρ/4 (v1 − v2) ⊗ (v1 − v2), at every point the grain reaches. Identical samples average
+    // to themselves.
+    let mut b = World::builder(Settings {
+        gravity: Vec3::ZERO,
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), R, 0.002));
+    let mut world = b.build().unwrap();
+    let sampling = Sampling::Grid {
+        origin: Vec3::splat(-0.01),
+        spacing: Vec3::splat(0.004),
+        count: [8, 6, 6],
+    };
+    let kernel = Kernel::Gaussian { width: 0.006 };
+    let (v1, v2) = (Vec3::new(1.0, -2.0, 0.5), Vec3::new(-0.5, 1.0, 3.0));
+    let mut average = FieldsAverage::default();
+    assert!(average.mean().is_none());
+    let mut samples = Vec::new();
+    for v in [v1, v2] {
+        world.set_velocity(0, v, Vec3::ZERO).unwrap();
+        let f = coarse_grain(&world, &sampling, kernel).unwrap();
+        average.add(&f).unwrap();
+        samples.push(f);
+    }
+    let mean = average.mean().unwrap();
+    let dv = (v1 - v2).as_dvec3().to_array();
+    let mut reached = 0;
+    for k in 0..sampling.len() {
+        let rho = samples[0].density[k];
+        assert_eq!(mean.density[k], rho);
+        if rho < 1e-9 * samples[0].density.iter().cloned().fold(0.0, f64::max) {
+            continue;
+        }
+        reached += 1;
+        let want_v = (0.5 * (v1 + v2)).as_dvec3().to_array();
+        for a in 0..3 {
+            assert!(
+                (mean.velocity[k][a] - want_v[a]).abs() < 1e-6,
+                "{:?}",
+                mean.velocity[k]
+            );
+            for c in 0..3 {
+                let want = rho / 4.0 * dv[a] * dv[c];
+                let got = mean.kinetic_stress[k][a][c];
+                assert!(
+                    (got - want).abs() < 1e-6 * rho * 25.0,
+                    "point {k} [{a}][{c}]: {got} where {want}"
+                );
+                assert!(samples[0].kinetic_stress[k][a][c].abs() < 1e-6 * rho);
+            }
+        }
+    }
+    assert!(reached > 20, "the grain reaches {reached} points");
+    // Three identical samples: their mean is the sample.
+    let mut same = FieldsAverage::default();
+    for _ in 0..3 {
+        same.add(&samples[1]).unwrap();
+    }
+    let m = same.mean().unwrap();
+    for k in 0..sampling.len() {
+        assert!((m.density[k] - samples[1].density[k]).abs() <= 1e-12 * samples[1].density[k]);
+        for a in 0..3 {
+            for c in 0..3 {
+                let want = samples[1].kinetic_stress[k][a][c];
+                assert!((m.kinetic_stress[k][a][c] - want).abs() < 1e-9 * (1.0 + want.abs()));
+            }
+        }
+    }
+    // A sample of other points is refused.
+    let other = Sampling::Grid {
+        origin: Vec3::splat(-0.01),
+        spacing: Vec3::splat(0.004),
+        count: [8, 6, 5],
+    };
+    let f = coarse_grain(&world, &other, kernel).unwrap();
+    assert!(matches!(average.add(&f), Err(FieldsError::Sampling(_))));
 }

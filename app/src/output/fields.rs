@@ -2,7 +2,8 @@
 //! nodes), a profile's as CSV, one file per output step ([`crate::scene::FieldsOutput`]).
 
 use super::vtk_xml::{FrameEncoding, VtkXml};
-use grains::fields::{Fields, Sampling, Tensor};
+use grains::fields::{Fields, FieldsAverage, Sampling, Tensor};
+use grains::Vec3;
 use std::fmt::Write;
 
 /// The tensors' components in the order their columns and arrays list them (row-major).
@@ -104,4 +105,85 @@ pub fn profile_csv(fields: &Fields, sampling: &Sampling) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A time average in progress as the bytes a checkpoint keeps of it (little-endian: the sample
+/// count and point count as u32, a flag for the volume fraction, then the points (f32) and the
+/// sums (f64) field by field), so that a resumed run averages the same samples bit for bit.
+pub fn average_to_bytes(a: &FieldsAverage) -> Vec<u8> {
+    let n = a.points.len();
+    let mut b = Vec::with_capacity(16 + n * (12 + 8 * 41));
+    b.extend_from_slice(&a.samples.to_le_bytes());
+    b.extend_from_slice(&(n as u32).to_le_bytes());
+    b.push(u8::from(a.volume_fraction.is_some()));
+    let mut put = |x: f64| b.extend_from_slice(&x.to_le_bytes());
+    let tensors = |t: &[Tensor]| t.iter().flat_map(flat).collect::<Vec<_>>();
+    let sums = [
+        a.density.clone(),
+        a.volume_fraction.clone().unwrap_or_default(),
+        a.momentum.iter().flatten().copied().collect(),
+        tensors(&a.convection),
+        tensors(&a.kinetic_stress),
+        tensors(&a.contact_stress),
+        tensors(&a.fabric),
+    ];
+    sums.iter().flatten().for_each(|&x| put(x));
+    let mut points: Vec<u8> = Vec::with_capacity(12 * n);
+    for p in &a.points {
+        p.to_array()
+            .iter()
+            .for_each(|x| points.extend_from_slice(&x.to_le_bytes()));
+    }
+    b.splice(9..9, points);
+    b
+}
+
+/// Reads what [`average_to_bytes`] wrote; `None` where the bytes do not hold one whole.
+pub fn average_from_bytes(b: &[u8]) -> Option<FieldsAverage> {
+    let u32_at = |k: usize| Some(u32::from_le_bytes(b.get(k..k + 4)?.try_into().ok()?));
+    let (samples, n) = (u32_at(0)?, u32_at(4)? as usize);
+    let phi = match *b.get(8)? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
+    let values = 1 + usize::from(phi) + 3 + 4 * 9;
+    let floats = 9usize.checked_add(n.checked_mul(12)?)?;
+    if b.len() != floats.checked_add(n.checked_mul(8 * values)?)? {
+        return None;
+    }
+    let f32_at = |k: usize| f32::from_le_bytes(b[k..k + 4].try_into().expect("4 bytes"));
+    let points = (0..n)
+        .map(|i| Vec3::new(f32_at(9 + 12 * i), f32_at(13 + 12 * i), f32_at(17 + 12 * i)))
+        .collect();
+    let mut at = floats;
+    let mut take = |count: usize| -> Vec<f64> {
+        let out = (0..count)
+            .map(|i| f64::from_le_bytes(b[at + 8 * i..at + 8 * i + 8].try_into().expect("8")))
+            .collect();
+        at += 8 * count;
+        out
+    };
+    let tensors = |v: Vec<f64>| -> Vec<Tensor> {
+        v.chunks_exact(9)
+            .map(|c| [[c[0], c[1], c[2]], [c[3], c[4], c[5]], [c[6], c[7], c[8]]])
+            .collect()
+    };
+    let density = take(n);
+    let volume_fraction = phi.then(|| take(n));
+    let momentum = take(3 * n)
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect();
+    Some(FieldsAverage {
+        samples,
+        points,
+        density,
+        volume_fraction,
+        momentum,
+        convection: tensors(take(9 * n)),
+        kinetic_stress: tensors(take(9 * n)),
+        contact_stress: tensors(take(9 * n)),
+        fabric: tensors(take(9 * n)),
+    })
 }

@@ -2,7 +2,9 @@
 //! `extra` bytes): the running sums that `summary.json` reports over the whole run, every
 //! session of a resumed run included, and the output cadence the files already written follow.
 
+use crate::output::fields::{average_from_bytes, average_to_bytes};
 use crate::scene::Scene;
+use grains::fields::FieldsAverage;
 
 /// Running sums of a run and the output cadence it was started with.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -28,6 +30,10 @@ pub struct RunRecord {
     /// With `"meshes"` frames, each mesh triangle's Archard F_n s so far (N m), in the order of
     /// the world's mesh triangles ([`crate::output::mesh_loads::LoadDistance`]).
     pub load_distance: Vec<f64>,
+    /// With `[fields] average_every`, the time average in progress: the samples since the
+    /// last output (stored after the text, past a NUL byte, as
+    /// [`crate::output::fields::average_to_bytes`] writes it).
+    pub fields_average: Option<FieldsAverage>,
 }
 
 impl RunRecord {
@@ -61,13 +67,31 @@ impl RunRecord {
             let values: Vec<String> = self.load_distance.iter().map(f64::to_string).collect();
             s.push_str(&format!("load_distance={}\n", values.join(",")));
         }
-        s.into_bytes()
+        let mut bytes = s.into_bytes();
+        if let Some(a) = self.fields_average.as_ref().filter(|a| a.samples > 0) {
+            bytes.push(0);
+            bytes.extend(average_to_bytes(a));
+        }
+        bytes
     }
 
     /// Reads what [`Self::to_bytes`] wrote; the error says what is missing or unreadable.
     pub fn from_bytes(bytes: &[u8]) -> Result<RunRecord, String> {
-        let text = std::str::from_utf8(bytes).map_err(|_| "its run record is not text")?;
-        let mut r = RunRecord::default();
+        let (text, average) = match bytes.iter().position(|&b| b == 0) {
+            Some(k) => (&bytes[..k], Some(&bytes[k + 1..])),
+            None => (bytes, None),
+        };
+        let text = std::str::from_utf8(text).map_err(|_| "its run record is not text")?;
+        let mut r = RunRecord {
+            fields_average: match average {
+                Some(b) => Some(
+                    average_from_bytes(b)
+                        .ok_or("its run record's fields average is truncated or corrupt")?,
+                ),
+                None => None,
+            },
+            ..RunRecord::default()
+        };
         let mut seen = 0;
         for line in text.lines() {
             let (n, v) = line
@@ -159,4 +183,18 @@ fn cadence(scene: &Scene) -> Vec<(String, String)> {
         ),
         ("observables".into(), columns.join(" ")),
     ]
+    .into_iter()
+    // The fields' averaging is named only where it averages, so that the checkpoints of runs
+    // from before it resume: a resumed average must go on with the samples it was taking.
+    .chain(
+        scene
+            .fields
+            .as_ref()
+            .filter(|f| f.average_every != f.every)
+            .map(|f| {
+                let cadence = format!("every {}, average_every {}", f.every, f.average_every);
+                ("fields".into(), cadence)
+            }),
+    )
+    .collect()
 }

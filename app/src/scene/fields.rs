@@ -13,6 +13,10 @@ use grains::fields::{Kernel, Sampling};
 pub struct FieldsOutput {
     /// Steps between outputs.
     pub every: u64,
+    /// Steps between the samples each output averages ([`grains::fields::FieldsAverage`]):
+    /// the output at step s is the mean of the states at s − every + average_every, …, s
+    /// (step 0's, that state alone); `every` for one sample, the state itself.
+    pub average_every: u64,
     /// The smoothing kernel.
     pub kernel: Kernel,
     /// Where the fields are sampled.
@@ -36,6 +40,20 @@ pub(super) fn fields(
     let every = match &f.every {
         Some(v) => count(cx, v, "fields.every", 1)?,
         None => frames_every,
+    };
+    let average_every = match &f.average_every {
+        Some(v) => {
+            let m = count(cx, v, "fields.average_every", 1)?;
+            if !every.is_multiple_of(m) {
+                return Err(cx.err(
+                    v.span(),
+                    "fields.average_every",
+                    format!("must divide `every` ({every} steps), got {m}"),
+                ));
+            }
+            m
+        }
+        None => every,
     };
     let width = match &f.width {
         Some(v) => positive(cx, v, "fields.width")?,
@@ -156,6 +174,7 @@ pub(super) fn fields(
     }
     Ok(Some(FieldsOutput {
         every,
+        average_every,
         kernel,
         sampling,
         line: cx.line(at.start),

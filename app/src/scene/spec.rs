@@ -666,6 +666,8 @@ pub struct SinkSpec {
 pub struct FieldsSpec {
     /// Steps between outputs (default: the frames' `every`).
     pub every: Option<S<i64>>,
+    /// Steps between the samples each output averages (default: `every`, one sample).
+    pub average_every: Option<S<i64>>,
     /// `"lucy"` (default) or `"gaussian"`.
     pub kernel: Option<S<String>>,
     /// Lucy's cutoff or the Gaussian's standard deviation (m).
