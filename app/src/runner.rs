@@ -19,7 +19,7 @@ use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterC
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, FieldsOutput, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
-use grains::fields::{coarse_grain, FieldsAverage, Sampling};
+use grains::fields::{coarse_grain, grain_stress, FieldsAverage, Sampling, Tensor};
 use grains::settings::Backend;
 use grains::snapshot::SnapshotError;
 use grains::world::World;
@@ -626,6 +626,14 @@ fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
         velocities: Vec::with_capacity(n),
         angular_velocities: Vec::with_capacity(n),
         orientations: Vec::with_capacity(n),
+        stresses: match scene.output.frame_stress {
+            // The run refuses the key where the stress cannot be had (shapes, mpirun).
+            true => grain_stress(world).map_or_else(
+                |_| Vec::new(),
+                |s| (rows.clone()).map(|(_, i)| flat_f32(&s[i])).collect(),
+            ),
+            false => Vec::new(),
+        },
         shapes: Vec::new(),
         half_extents: Vec::new(),
         materials: rows.clone().map(|(k, _)| b.material[k]).collect(),
@@ -666,6 +674,15 @@ fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
         f.groups.push(group);
     }
     f
+}
+
+/// A tensor's components row-major, in the frames' Float32.
+fn flat_f32(t: &Tensor) -> [f32; 9] {
+    let mut out = [0.0; 9];
+    for (o, v) in out.iter_mut().zip(t.iter().flatten()) {
+        *o = *v as f32;
+    }
+    out
 }
 
 /// The bounds that fix the types of `world`'s frames' integer arrays: the world's (not one
@@ -921,6 +938,10 @@ pub fn run_distributed(
         if distribute.is_some() && scene.fields.is_some() {
             return Err(RunError::Scene(scene.fields_refusal()));
         }
+        if scene.output.frame_stress && distribute.is_some() {
+            let problem = "needs one process (a grain's stress sums its contacts, and each rank of an mpirun run holds only its own): run the scene without mpirun";
+            return Err(RunError::Scene(scene.frame_stress_refusal(problem)));
+        }
         if distribute.is_some() && scene.output.formats.meshes {
             let problem = "need one process (their wear sums read every step's contacts, and each rank of an mpirun run holds only its own): run the scene without mpirun";
             return Err(RunError::Scene(scene.meshes_refusal(problem)));
@@ -931,6 +952,10 @@ pub fn run_distributed(
             .refuse_links()
             .map_err(|e| out_err(format!("refused: {e}")))?;
         let mut world = scene.world_with(opts.threads, opts.backend)?;
+        if scene.output.frame_stress && world.has_shapes() {
+            let problem = "needs every grain a sphere (the Love–Weber stress divides by the grain's volume): leave it out, or write the fields of [fields]";
+            return Err(RunError::Scene(scene.frame_stress_refusal(problem)));
+        }
         if scene.output.formats.meshes {
             if world.mesh_triangles().is_empty() {
                 return Err(RunError::Scene(
@@ -1056,7 +1081,7 @@ pub fn run_distributed(
         } else if csv || frame_due {
             world.sync_checked()?;
         }
-        if (csv && reads_contacts) || (frame_due && o.formats.contacts) {
+        if (csv && reads_contacts) || (frame_due && (o.formats.contacts || o.frame_stress)) {
             world.sync_contacts().map_err(StepError::Gpu)?;
         }
         let share = (csv || frame_due).then(|| Share::of(world));

@@ -3,7 +3,7 @@
 //! for bit; and the table's bad values are refused naming the key and line.
 
 use crate::vtk_reader::{attr, read};
-use grains::fields::coarse_grain;
+use grains::fields::{coarse_grain, grain_stress};
 use grains_app::output::fields::{profile_csv, vti};
 use grains_app::output::FrameEncoding;
 use grains_app::runner::{run, run_distributed, Distribute, RunOptions};
@@ -132,6 +132,72 @@ fn an_averaged_profile_is_the_mean_of_its_window_and_survives_a_resume() {
     assert_eq!(
         std::fs::read_to_string(again.join("fields/profile_000000020.csv")).unwrap(),
         averaged
+    );
+}
+
+#[test]
+fn frames_carry_each_grains_love_weber_stress_and_runs_that_cannot_refuse_it() {
+    // The stack's frames with `frame_stress`: each grain's `stress` is the library's
+    // grain_stress at that step, in Float32; the bottom grains carry the stack's weight.
+    let text =
+        scene("width = 0.02\naxis = \"z\"\nfrom = 0.0\nto = 0.01\nspacing = 0.01\narea = 1.0\n")
+            .replace(
+                "formats = [\"csv\"]",
+                "formats = [\"vtu\"]\nframe_stress = true",
+            );
+    let (s, out) = run_in("frame-stress", &text);
+    let mut world = s.world(Some(1)).unwrap();
+    world.run(20).unwrap();
+    let want = grain_stress(&world).unwrap();
+    let file = read(&std::fs::read(out.join("frames/frame_000000020.vtu")).unwrap());
+    let stress = file.array("stress");
+    assert_eq!((stress.ty.as_str(), stress.components), ("Float32", 9));
+    let got: Vec<f32> = (stress.bytes.chunks_exact(4))
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let flat: Vec<f32> = want.iter().flatten().flatten().map(|&x| x as f32).collect();
+    assert_eq!(got, flat);
+    let bottom = (0..world.len())
+        .filter(|&i| world.position(i).z < 0.015)
+        .map(|i| want[i][2][2])
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        bottom > 0.0,
+        "the bottom layer is compressed: σ_zz = {bottom}"
+    );
+    // Without "vtu" it has no effect; under mpirun it is refused naming its line.
+    let bad = text.replace("formats = [\"vtu\"]", "formats = [\"csv\"]");
+    let e = Scene::parse(Path::new("s.toml"), &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("frame_stress") && e.contains("no effect"), "{e}");
+    let text = &text[..text.find("\n[fields]").unwrap()];
+    let s = Scene::parse(Path::new("s.toml"), text).unwrap();
+    let out = std::env::temp_dir().join(format!("grains-stress-mpi-{}", std::process::id()));
+    let opts = RunOptions {
+        threads: Some(1),
+        progress: false,
+        ..RunOptions::new(&out)
+    };
+    let distribute = Distribute {
+        split: |_| Ok(()),
+        rank: 0,
+        ranks: 2,
+        writes: true,
+        first_failed: |failed| failed.then_some(0),
+        all_gather: |mine| mine.to_vec(),
+    };
+    let e = run_distributed(s, &opts, Some(distribute))
+        .unwrap_err()
+        .to_string();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("frame_stress"))
+        .unwrap()
+        + 1;
+    assert!(
+        e.contains(&format!("s.toml:{line}: key `frame_stress`")),
+        "{e}"
     );
 }
 

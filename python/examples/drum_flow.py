@@ -142,9 +142,14 @@ def main():
         layer = float(depths[crossing]) if crossing is not None else float("nan")
         with open(out / f"drum_velocity_{k + 1}.csv", "w", newline="") as fh:
             wr = csv.writer(fh)
-            wr.writerow(["depth_m", "downslope_velocity_m_s"])
-            wr.writerows(zip(depths, downslope))
+            wr.writerow(["depth_m", "distance_from_axis_m", "downslope_velocity_m_s", "solid_turn_m_s"])
+            # The drum's solid turn moves a point at distance h from the axis (on the far side
+            # of it from the surface) up the slope at omega h.
+            for d, v in zip(depths, downslope):
+                h = d - surface
+                wr.writerow([d, h, v, -SPEEDS[k] * h])
         rows.append(dict(drum=k + 1, omega=SPEEDS[k], surface_angle_deg=ang, line_fit_deg=fit,
+                         surface_below_axis_m=-surface,
                          difference_deg=ang - fit, angle_sd_deg=float(np.std(angles[k])),
                          flowing_layer_m=layer))
         print(f"{k + 1:4d}  {SPEEDS[k]:13.1f}  {ang:19.2f}  {fit:14.2f}  {ang - fit:10.2f}  "

@@ -62,6 +62,9 @@ fn grains(f: &mut VtkXml, frame: &Frame) {
         Some("angular_velocity"),
         frame.angular_velocities.iter().copied(),
     );
+    if !frame.stresses.is_empty() {
+        f.array(Some("stress"), frame.stresses.iter().copied());
+    }
     let shaped = !frame.shapes.is_empty();
     if shaped || frame.orientation {
         f.array(Some("orientation"), frame.orientations.iter().copied());

@@ -34,6 +34,9 @@ pub struct Frame {
     pub angular_velocities: Vec<[f32; 3]>,
     /// Orientations, unit quaternions (x, y, z, w) turning the body's axes into the world's.
     pub orientations: Vec<[f32; 4]>,
+    /// Each sphere's Love–Weber stress (Pa, compression-positive, row-major; empty: not
+    /// written, `[output] frame_stress`).
+    pub stresses: Vec<[f32; 9]>,
     /// Each body's shape (empty: every body is a sphere or disk).
     pub shapes: Vec<grains::Shape>,
     /// Half-sizes of each body along its own axes (m), when some body is not a sphere (empty

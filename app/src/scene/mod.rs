@@ -262,6 +262,16 @@ impl Scene {
         }
     }
 
+    /// The refusal of `frame_stress` where a run cannot write it (`problem`).
+    pub fn frame_stress_refusal(&self, problem: &str) -> SceneError {
+        SceneError::Invalid {
+            file: self.path.clone(),
+            line: self.output.frame_stress_line,
+            key: "frame_stress".into(),
+            problem: problem.into(),
+        }
+    }
+
     /// Index range of the group called `name`.
     pub fn group(&self, name: &str) -> Option<Range<usize>> {
         self.groups

@@ -206,6 +206,10 @@ pub struct Output {
     /// The grains' frames carry each grain's orientation where every body is a sphere or disk
     /// too (where some body is not, they always do).
     pub frame_orientation: bool,
+    /// The grains' frames carry each sphere's Love–Weber stress (`grains::fields::grain_stress`).
+    pub frame_stress: bool,
+    /// The line of the `frame_stress` key (1 without one), for refusals after the scene is read.
+    pub frame_stress_line: usize,
     /// Frames between PNG snapshots.
     pub png_every: u64,
     /// Colouring of snapshots.
@@ -343,6 +347,11 @@ pub(super) fn output(
         formats_line: o.formats.as_ref().map_or(1, |f| cx.line(f.span().start)),
         frame_encoding,
         frame_orientation: o.frame_orientation.as_ref().is_some_and(|v| *v.get_ref()),
+        frame_stress: o.frame_stress.as_ref().is_some_and(|v| *v.get_ref()),
+        frame_stress_line: o
+            .frame_stress
+            .as_ref()
+            .map_or(1, |v| cx.line(v.span().start)),
         png_every: match &o.png_every {
             Some(v) => count(cx, v, "png_every", 1)?,
             None => (frames / 10).max(1),
@@ -423,6 +432,7 @@ fn unused_without_format(cx: &Ctx, o: &OutputSpec, formats: Formats) -> Result<(
     if !formats.vtu {
         let why = "it sets the grains' ParaView frames, and `formats` has no \"vtu\"";
         unused.push(("frame_orientation", sp(&o.frame_orientation), why));
+        unused.push(("frame_stress", sp(&o.frame_stress), why));
     }
     // Without frames, `every` still sets the csv rows when `observe_every` is not given.
     let sets_rows = formats.csv && o.observe_every.is_none();

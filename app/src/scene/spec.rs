@@ -510,6 +510,8 @@ pub struct OutputSpec {
     /// Write each grain's orientation in the frames of spheres and disks too (default false;
     /// frames with other shapes always have it).
     pub frame_orientation: Option<S<bool>>,
+    /// `true`: the grains' frames carry each sphere's Love–Weber stress.
+    pub frame_stress: Option<S<bool>>,
     /// Every how many frames a PNG snapshot is drawn (default: 10 snapshots per run).
     pub png_every: Option<S<i64>>,
     /// Colour grains by `"size"`, `"speed"`, `"material"` or `"group"`.
