@@ -14,7 +14,8 @@ tan 20.9 deg = 0.382, mu_2 = tan 32.76 deg = 0.643, I_0 = 0.279).
 
 For each angle the bed flows for --settle seconds, then the depth profiles of the coarse-grained
 fields (World.coarse_grain along z, Lucy kernel of one diameter, over the cell's whole
-cross-section) are averaged over --window seconds, one sample every --every steps. In the bulk
+cross-section) are averaged over --window seconds, one sample every --every steps
+(grains.FieldsAverage: the kinetic stress about the window's mean velocity). In the bulk
 (4 d above the base to 4 d below the surface) it reports the measured stress ratio (which checks
 the flow is steady and uniform: it must be tan theta), the shear rate (the slope of v_x(z)), P =
 sigma_zz and I; and whether the flow was steady: the mean velocity of the window's two halves.
@@ -133,15 +134,14 @@ def main():
         dz = D / 4
         top = float((w.positions[dynamic, 2]).max()) + R
         n = int(top / dz) + 4
-        samples, vmeans = [], []
+        average, vmeans = grains.FieldsAverage(), []
         for _ in range(int(round(a.window / w.h / a.every))):
             w.step(a.every)
-            f = w.coarse_grain(D, profile=("z", 0.0, dz, n, LX * LY))
-            samples.append(f)
+            w.coarse_grain(D, profile=("z", 0.0, dz, n, LX * LY), average=average)
             vmeans.append(float(w.velocities[dynamic, 0].mean()))
-        mean = lambda key: np.mean([s[key] for s in samples], axis=0)
-        stress = mean("kinetic_stress") + mean("contact_stress")
-        rho, phi, v = mean("density"), mean("volume_fraction"), mean("velocity")[:, 0]
+        f = average.mean()
+        stress = f["kinetic_stress"] + f["contact_stress"]
+        rho, phi, v = f["density"], f["volume_fraction"], f["velocity"][:, 0]
         z = np.arange(n) * dz
         surface = z[rho > 0.5 * rho.max()].max()
         bulk = (z > 4 * D + R) & (z < surface - 4 * D)

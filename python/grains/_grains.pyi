@@ -565,6 +565,19 @@ def pour_box(count: int) -> Tuple[float, float]:
     """The inner width and wall height (m) of the `pour` benchmark's box for `count` grains."""
 
 @final
+class FieldsAverage:
+    """The time average of coarse-grained fields sampled at the same points: pass it to
+    `World.coarse_grain(..., average=a)` at each sample; `mean()` gives the averaged fields
+    (the velocity as mean momentum over mean density, the kinetic stress about it)."""
+
+    def __new__(cls) -> FieldsAverage: ...
+    @property
+    def samples(self) -> int:
+        """Samples added."""
+    def mean(self) -> Optional[Dict[str, Any]]:
+        """The averaged fields in `World.coarse_grain`'s dict, or None before any sample."""
+
+@final
 class Snapshot:
     """A saved world state; pickles; `bytes(snapshot)` gives the checkpoint bytes."""
 
@@ -693,9 +706,11 @@ class World:
         kernel: str = "lucy",
         grid: Optional[Tuple[Tuple[float, float, float], Tuple[float, float, float], Tuple[int, int, int]]] = None,
         profile: Optional[Tuple[Union[int, str], float, float, int, float]] = None,
+        average: Optional[FieldsAverage] = None,
     ) -> Dict[str, Any]:
         """Coarse-grained density, volume fraction, velocity, kinetic and contact stress and
-        fabric at a grid's nodes or along a profile (stresses (K, 3, 3) in Pa, compression-positive)."""
+        fabric at a grid's nodes or along a profile (stresses (K, 3, 3) in Pa, compression-positive);
+        added to `average` too when given."""
     def grain_stress(self) -> npt.NDArray[np.float64]:
         """Each sphere's Love-Weber stress from the last step's contacts (Pa), (N, 3, 3)."""
     def momentum(self) -> Tuple[float, float, float]:

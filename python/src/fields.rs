@@ -1,9 +1,12 @@
 //! `World.coarse_grain` and `World.grain_stress`: the library's coarse-grained continuum fields
-//! and Love–Weber grain stresses (`grains::fields`) as NumPy arrays.
+//! and Love–Weber grain stresses (`grains::fields`) as NumPy arrays; `FieldsAverage`, their time
+//! average over samples.
 
 use crate::errors::gpu_error;
 use crate::world::{matrix, PyWorld};
-use grains::fields::{coarse_grain, grain_stress, FieldsError, Kernel, Sampling, Tensor};
+use grains::fields::{
+    coarse_grain, grain_stress, Fields, FieldsAverage, FieldsError, Kernel, Sampling, Tensor,
+};
 use grains::{Backend, Vec3};
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -56,10 +59,11 @@ impl PyWorld {
     /// normal to the axis. Returns a dict: `points` (K, 3), `density` (K,) kg/m³,
     /// `volume_fraction` (K,) or None when some grain is not a sphere, `velocity` (K, 3),
     /// `kinetic_stress`, `contact_stress` and `fabric` (K, 3, 3; stresses in Pa,
-    /// compression-positive, [a, b] = Σ f_a b_b). ValueError names a bad value.
+    /// compression-positive, [a, b] = Σ f_a b_b). With `average` (a `FieldsAverage`), the
+    /// sample is also added to it. ValueError names a bad value.
     #[pyo3(
-        signature = (width, kernel = "lucy", grid = None, profile = None),
-        text_signature = "($self, width, kernel='lucy', grid=None, profile=None)"
+        signature = (width, kernel = "lucy", grid = None, profile = None, average = None),
+        text_signature = "($self, width, kernel='lucy', grid=None, profile=None, average=None)"
     )]
     fn coarse_grain<'py>(
         &mut self,
@@ -68,6 +72,7 @@ impl PyWorld {
         kernel: &str,
         grid: Option<GridArgs>,
         profile: Option<ProfileArgs<'py>>,
+        average: Option<PyRefMut<'py, PyFieldsAverage>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let kernel = match kernel {
             "lucy" => Kernel::Lucy { cutoff: width },
@@ -99,19 +104,10 @@ impl PyWorld {
         };
         self.sync_for_fields()?;
         let f = coarse_grain(&self.world, &sampling, kernel).map_err(fields_error)?;
-        let d = PyDict::new(py);
-        let points: Vec<[f64; 3]> = f.points.iter().map(|p| p.as_dvec3().to_array()).collect();
-        d.set_item("points", matrix(py, &points))?;
-        d.set_item("density", PyArray1::from_slice(py, &f.density))?;
-        match &f.volume_fraction {
-            Some(v) => d.set_item("volume_fraction", PyArray1::from_slice(py, v))?,
-            None => d.set_item("volume_fraction", py.None())?,
+        if let Some(mut average) = average {
+            average.inner.add(&f).map_err(fields_error)?;
         }
-        d.set_item("velocity", matrix(py, &f.velocity))?;
-        d.set_item("kinetic_stress", tensors(py, &f.kinetic_stress))?;
-        d.set_item("contact_stress", tensors(py, &f.contact_stress))?;
-        d.set_item("fabric", tensors(py, &f.fabric))?;
-        Ok(d)
+        fields_dict(py, &f)
     }
 
     /// Each body's Love–Weber stress from the last step's contacts (Pa, compression-positive),
@@ -123,6 +119,58 @@ impl PyWorld {
         let s = grain_stress(&self.world).map_err(fields_error)?;
         Ok(tensors(py, &s))
     }
+}
+
+/// The fields as `World.coarse_grain` returns them: a dict of NumPy arrays.
+fn fields_dict<'py>(py: Python<'py>, f: &Fields) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let points: Vec<[f64; 3]> = f.points.iter().map(|p| p.as_dvec3().to_array()).collect();
+    d.set_item("points", matrix(py, &points))?;
+    d.set_item("density", PyArray1::from_slice(py, &f.density))?;
+    match &f.volume_fraction {
+        Some(v) => d.set_item("volume_fraction", PyArray1::from_slice(py, v))?,
+        None => d.set_item("volume_fraction", py.None())?,
+    }
+    d.set_item("velocity", matrix(py, &f.velocity))?;
+    d.set_item("kinetic_stress", tensors(py, &f.kinetic_stress))?;
+    d.set_item("contact_stress", tensors(py, &f.contact_stress))?;
+    d.set_item("fabric", tensors(py, &f.fabric))?;
+    Ok(d)
+}
+
+/// The time average of fields sampled at the same points (`grains::fields::FieldsAverage`):
+/// pass it as `World.coarse_grain(..., average=a)` at each sample, then `a.mean()` gives the
+/// averaged fields in the same dict: density, volume fraction, stresses and fabric averaged
+/// sample by sample, the velocity the mean momentum over the mean density, and the kinetic
+/// stress about that mean velocity (it holds the velocity's fluctuations between samples).
+#[pyclass(name = "FieldsAverage", module = "grains._grains")]
+#[derive(Default)]
+pub struct PyFieldsAverage {
+    inner: FieldsAverage,
+}
+
+#[pymethods]
+impl PyFieldsAverage {
+    #[new]
+    fn new() -> Self {
+        PyFieldsAverage::default()
+    }
+
+    /// Samples added.
+    #[getter]
+    fn samples(&self) -> u32 {
+        self.inner.samples
+    }
+
+    /// The averaged fields (the dict of `World.coarse_grain`), or None before any sample.
+    fn mean<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.inner.mean().map(|f| fields_dict(py, &f)).transpose()
+    }
+}
+
+/// Adds `FieldsAverage` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyFieldsAverage>()
 }
 
 impl PyWorld {

@@ -30,6 +30,7 @@ fn _grains(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scene::register(m)?;
     builder::register(m)?;
     fill::register(m)?;
+    fields::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

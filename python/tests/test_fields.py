@@ -67,3 +67,32 @@ def test_a_grid_holds_the_mass_and_bad_arguments_are_named(stack):
         stack.coarse_grain(0.02, profile=("w", 0.0, 0.01, 3, 1.0))
     with pytest.raises(ValueError, match="area"):
         stack.coarse_grain(0.02, profile=(2, 0.0, 0.01, 3, 0.0))
+
+
+def test_a_time_average_holds_the_velocity_change_between_samples_as_kinetic_stress():
+    # One free grain sampled moving at v1, then at v2: each sample's kinetic stress is zero,
+    # the average's velocity is (v1 + v2)/2 and its kinetic stress rho/4 (v1 - v2)(v1 - v2).
+    settings = grains.Settings()
+    settings.gravity = (0.0, 0.0, 0.0)
+    b = grains.WorldBuilder(settings)
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.0]], R, masses=M)
+    w = b.build()
+    a = grains.FieldsAverage()
+    assert a.samples == 0 and a.mean() is None
+    profile = ("x", -2 * R, R / 2, 9, 1e-3)
+    v1, v2 = np.array([1.0, -2.0, 0.5]), np.array([-0.5, 1.0, 3.0])
+    for v in (v1, v2):
+        w.set_velocities([v])
+        f = w.coarse_grain(3 * R, profile=profile, average=a)
+        assert np.abs(f["kinetic_stress"]).max() < 1e-9 * f["density"].max()
+    m = a.mean()
+    assert a.samples == 2
+    inside = m["density"] > 1e-6 * m["density"].max()
+    assert inside.sum() >= 5
+    np.testing.assert_allclose(m["velocity"][inside], np.tile((v1 + v2) / 2, (inside.sum(), 1)), atol=1e-9)
+    want = m["density"][inside, None, None] / 4 * np.outer(v1 - v2, v1 - v2)
+    np.testing.assert_allclose(m["kinetic_stress"][inside], want, rtol=1e-9, atol=1e-9 * want.max())
+    # A sample of other points is refused.
+    with pytest.raises(ValueError, match="share their points"):
+        w.coarse_grain(3 * R, profile=("x", 0.0, R, 4, 1e-3), average=a)
