@@ -2,11 +2,12 @@
 //! and a grid as a `.vti` image, each the library's `coarse_grain` of the world at that step bit
 //! for bit; and the table's bad values are refused naming the key and line.
 
+use crate::one_rank;
 use crate::vtk_reader::{attr, read};
 use grains::fields::{coarse_grain, grain_stress};
 use grains_app::output::fields::{profile_csv, vti};
 use grains_app::output::FrameEncoding;
-use grains_app::runner::{run, run_distributed, Distribute, RunOptions};
+use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::Path;
 
@@ -173,23 +174,7 @@ fn frames_carry_each_grains_love_weber_stress_and_runs_that_cannot_refuse_it() {
     assert!(e.contains("frame_stress") && e.contains("no effect"), "{e}");
     let text = &text[..text.find("\n[fields]").unwrap()];
     let s = Scene::parse(Path::new("s.toml"), text).unwrap();
-    let out = std::env::temp_dir().join(format!("grains-stress-mpi-{}", std::process::id()));
-    let opts = RunOptions {
-        threads: Some(1),
-        progress: false,
-        ..RunOptions::new(&out)
-    };
-    let distribute = Distribute {
-        split: |_| Ok(()),
-        rank: 0,
-        ranks: 2,
-        writes: true,
-        first_failed: |failed| failed.then_some(0),
-        all_gather: |mine| mine.to_vec(),
-    };
-    let e = run_distributed(s, &opts, Some(distribute))
-        .unwrap_err()
-        .to_string();
+    let e = one_rank::refusal(s, "frame-stress");
     let line = text
         .lines()
         .position(|l| l.starts_with("frame_stress"))
@@ -232,27 +217,10 @@ fn a_distributed_run_refuses_fields_before_it_starts() {
     // One rank of a job (the MPI calls stand in: the refusal comes before any of them matters).
     let text = scene("width = 0.01\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nspacing = 0.01\n");
     let s = Scene::parse(Path::new("s.toml"), &text).unwrap();
-    let out = std::env::temp_dir().join(format!("grains-fields-mpi-{}", std::process::id()));
-    let opts = RunOptions {
-        threads: Some(1),
-        progress: false,
-        ..RunOptions::new(&out)
-    };
-    let distribute = Distribute {
-        split: |_| Ok(()),
-        rank: 0,
-        ranks: 2,
-        writes: true,
-        first_failed: |failed| failed.then_some(0),
-        all_gather: |mine| mine.to_vec(),
-    };
-    let e = run_distributed(s, &opts, Some(distribute))
-        .unwrap_err()
-        .to_string();
+    let e = one_rank::refusal(s, "fields");
     let line = text.lines().position(|l| l == "[fields]").unwrap() + 1;
     assert!(
         e.contains(&format!("s.toml:{line}: key `fields`")) && e.contains("one process"),
         "{e}"
     );
-    assert!(!out.exists(), "nothing was written");
 }

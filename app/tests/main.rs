@@ -11,6 +11,7 @@ mod conservation;
 mod fields_output;
 mod mesh_loads;
 mod meshes;
+mod one_rank;
 mod periodic_scene;
 mod pile;
 mod round_walls;

@@ -3,8 +3,9 @@
 //! incline, kept bit for bit through a stop and a resume; and the runs that cannot write them
 //! refused naming the key.
 
+use crate::one_rank;
 use crate::vtk_reader::read;
-use grains_app::runner::{run, run_distributed, Distribute, RunOptions};
+use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
 
@@ -154,21 +155,9 @@ fn runs_that_cannot_sum_the_wear_refuse_meshes_frames() {
     assert!(e.contains(&at) && e.contains("no [[meshes]]"), "{e}");
     // Under mpirun (the MPI calls stand in: the refusal comes first).
     let s = Scene::parse(Path::new("s.toml"), &text).unwrap();
-    let distribute = Distribute {
-        split: |_| Ok(()),
-        rank: 0,
-        ranks: 2,
-        writes: true,
-        first_failed: |failed| failed.then_some(0),
-        all_gather: |mine| mine.to_vec(),
-    };
-    let out = base.join("b");
-    let e = run_distributed(s, &options(&out), Some(distribute))
-        .unwrap_err()
-        .to_string();
+    let e = one_rank::refusal(s, "meshes");
     let at = format!("s.toml:{}: key `formats`", line(&text));
     assert!(e.contains(&at) && e.contains("one process"), "{e}");
-    assert!(!out.exists(), "nothing was written");
     // An unknown format names the new one among those there are.
     let bad = text.replace("\"meshes\", \"csv\"", "\"mesh\"");
     let e = Scene::parse(Path::new("s.toml"), &bad)
