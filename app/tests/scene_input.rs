@@ -1310,3 +1310,56 @@ fn grains_outside_the_walls_are_refused_unless_the_domain_is_open() {
     let bad = open.replace("escape = \"off\"", "escape = \"maybe\"");
     assert!(refused_at(&bad, "escape =", "escape").contains("\"stop\", \"warn\" or \"off\""));
 }
+
+/// `GOOD` with a lid: a plane facing down at z = 0.5 with `servo`.
+fn with_lid(servo: &str) -> String {
+    with(
+        "[[bodies]]",
+        &format!(
+            "[[containers]]\nkind = \"plane\"\npoint = [0.0, 0.0, 0.5]\nnormal = [0.0, 0.0, -1.0]\n{servo}\n\n[[bodies]]"
+        ),
+    )
+}
+
+#[test]
+fn a_servo_lid_builds_and_its_bad_keys_are_refused_at_their_line() {
+    let good = with_lid("servo = { force = 5.0, gain = 1e-4, max_speed = 0.05 }");
+    let s = Scene::parse(Path::new("s.toml"), &good).unwrap();
+    let w = s.world(Some(1)).unwrap();
+    let lid = w.wall_descs().len() - 1;
+    let servo = w.wall_descs()[lid].servo.unwrap();
+    assert_eq!(
+        (servo.force, servo.gain, servo.max_speed),
+        (5.0, 1e-4, 0.05)
+    );
+    for (bad, key, words) in [
+        ("force = -5.0", "servo.force", "not negative"),
+        ("gain = 0.0", "servo.gain", "finite and positive, got 0"),
+        (
+            "max_speed = nan",
+            "servo.max_speed",
+            "finite and positive, got NaN",
+        ),
+    ] {
+        let what = bad.split(' ').next().unwrap();
+        let from = match what {
+            "force" => "force = 5.0",
+            "gain" => "gain = 1e-4",
+            _ => "max_speed = 0.05",
+        };
+        let t = good.replacen(from, bad, 1);
+        let msg = refused_at(&t, "servo = {", key);
+        assert!(msg.contains(words), "{msg}");
+    }
+    let t = with_lid("servo = { force = 5.0, gain = 1e-4, max_speed = 0.05 }\nshaker = \"slide\"");
+    let msg = refused_at(&t, "servo = {", "servo");
+    assert!(msg.contains("shaker"), "{msg}");
+    let t = with_lid("servo = { force = 5.0, gain = 1e-4 }");
+    refused_at(&t, "servo = {", "max_speed");
+    let t = with(
+        "height = 1.0",
+        "height = 1.0\nservo = { force = 5.0, gain = 1e-4, max_speed = 0.05 }",
+    );
+    let msg = refused_at(&t, "servo = {", "servo");
+    assert!(msg.contains("not used by `box`"), "{msg}");
+}

@@ -351,6 +351,7 @@ impl WorldBuilder {
             meshes.placed.max_speed,
             energy_bounded,
         );
+        let servos = crate::servo::servo_walls(&walls);
         let mut world = World {
             settings: self.settings,
             params: self.settings.step_params(envelope, max_give),
@@ -358,6 +359,7 @@ impl WorldBuilder {
             wall_groups: plane_groups(&walls),
             wall_descs: walls,
             walls: Vec::new(),
+            servos,
             meshes,
             drives,
             drive_buf: Vec::new(),

@@ -9,7 +9,7 @@
 //! triangle mesh, whose winding does not matter, faces both ways along its triangles' normals;
 //! a wall that holds grains outside it (a pillar) faces nothing. Each wall counts over its
 //! whole motion: a shaken wall's reach widened by its amplitude along the shake's axis, an axis
-//! along which it moves at a constant velocity unbounded, a wall that turns (or a turning mesh)
+//! along which it moves at a constant velocity (or a servo moves it) unbounded, a wall that turns (or a turning mesh)
 //! the ball about its axis point that holds it, facing every side. A floor plane z = 0 alone
 //! bounds z from below; an open-top box bounds x, y and z from below; a side nothing faces is
 //! open.
@@ -131,7 +131,7 @@ impl Domain {
         };
         for w in walls {
             if let Some((reach, facing)) = wall_reach(w) {
-                let (reach, facing) = moved(reach, facing, w.motion.as_ref(), w.origin);
+                let (reach, facing) = moved(reach, facing, w.travel().as_ref(), w.origin);
                 bound(reach, facing);
             }
         }

@@ -19,7 +19,7 @@ const MAX_VALUE_CHARS: usize = 64;
 /// describing what changes a world's physics: the step settings (h, gravity, ε̂, solver, warm
 /// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges,
 /// the integrator when not the CCP), the materials
-/// and pair overrides, the walls and their motions, the joints, springs and applied forces,
+/// and pair overrides, the walls and their motions and servos, the joints, springs and applied forces,
 /// and each body's fixed properties (radius, shape, mass, inertia and principal moments,
 /// material, kind, prescribed motion). The thread count, the backend, the read-back interval and the health checks are
 /// left out: they do not change the results a checkpoint continues.
@@ -56,9 +56,23 @@ impl Fingerprint {
         f.push("friction pairs", pairs.join(", "));
         f.push("walls", walls.len());
         for (i, w) in walls.iter().enumerate() {
-            let at_rest = WallDesc { motion: None, ..*w };
+            let at_rest = WallDesc {
+                motion: None,
+                servo: None,
+                ..*w
+            };
             f.push(&format!("wall {i}"), format!("{at_rest:?}"));
             f.push(&format!("wall {i} motion"), motion(w.motion));
+            // Only where there is one: a world without servos keeps the items it had.
+            if let Some(servo) = &w.servo {
+                f.push(
+                    &format!("wall {i} servo"),
+                    format!(
+                        "force {} gain {} max_speed {}",
+                        servo.force, servo.gain, servo.max_speed
+                    ),
+                );
+            }
         }
         f.push("bodies", bodies.len());
         f.push_table("body radii", bodies, |b| b.radius.to_string());

@@ -5,6 +5,7 @@
 use crate::error::{finite3, BuildError};
 use crate::material::MaterialId;
 use crate::motion::Prescribed;
+use crate::servo::Servo;
 use glam::Vec3;
 use grains_kernels::pairs::WallKind;
 use grains_kernels::Wall;
@@ -12,7 +13,7 @@ use grains_kernels::Wall;
 /// A flat wall as a user describes it: the rectangle `origin + s·u + t·(n × u)`,
 /// |s| ≤ `half_u`, |t| ≤ `half_v`, pushing spheres along `normal`. Infinite half-extents make it
 /// a plane bounding a half-space.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 pub struct WallDesc {
     /// A point of the face at rest (m).
     pub origin: Vec3,
@@ -28,6 +29,9 @@ pub struct WallDesc {
     pub material: MaterialId,
     /// Motion of the wall, if it moves (a shaker).
     pub motion: Option<Prescribed>,
+    /// The servo that moves the wall to hold a normal force ([`WallDesc::with_servo`]; an
+    /// infinite plane without a `motion` only).
+    pub servo: Option<Servo>,
     /// Flat (the rectangle above, or a disk) or curved (an open cylinder or cone about
     /// `normal`).
     pub shape: WallShape,
@@ -128,6 +132,7 @@ impl WallDesc {
             half_v: f32::INFINITY,
             material: MaterialId(0),
             motion: None,
+            servo: None,
             shape: WallShape::Flat,
             active: ActiveWindow::ALWAYS,
         }
@@ -143,6 +148,7 @@ impl WallDesc {
             half_v,
             material: MaterialId(0),
             motion: None,
+            servo: None,
             shape: WallShape::Flat,
             active: ActiveWindow::ALWAYS,
         }
@@ -308,6 +314,27 @@ impl WallDesc {
         self
     }
 
+    /// This plane moved by `servo` along its normal to hold the normal force the grains push
+    /// on it at the servo's target ([`crate::servo`]: the law, its state, the gain's choice).
+    /// Only an infinite plane without a prescribed motion takes one; the build refuses
+    /// anything else.
+    pub fn with_servo(mut self, servo: Servo) -> Self {
+        self.servo = Some(servo);
+        self
+    }
+
+    /// The motion that bounds where the wall can go and how fast: its prescribed motion, or
+    /// for a servo wall a constant velocity of the servo's largest speed along its normal (the
+    /// servo goes either way along it, as far as the loads take it).
+    pub(crate) fn travel(&self) -> Option<Prescribed> {
+        self.motion.or_else(|| {
+            self.servo.map(|s| Prescribed::Constant {
+                linear: self.normal.normalize_or_zero() * s.max_speed as f32,
+                angular: Vec3::ZERO,
+            })
+        })
+    }
+
     /// True for an infinite plane (both half extents infinite), which bounds a solid half-space.
     pub fn is_plane(&self) -> bool {
         self.shape == WallShape::Flat && self.half_u.is_infinite() && self.half_v.is_infinite()
@@ -351,6 +378,27 @@ impl WallDesc {
         if let Some(problem) = self.motion.as_ref().and_then(Prescribed::problem) {
             return Err(err("motion", problem));
         }
+        if let Some(servo) = &self.servo {
+            if let Some((field, problem)) = servo.problem() {
+                return Err(err(field, problem));
+            }
+            if !self.is_plane() {
+                return Err(err(
+                    "servo",
+                    format!(
+                        "is for an infinite plane only, and this wall is a {}",
+                        self.kind_name()
+                    ),
+                ));
+            }
+            if self.motion.is_some() {
+                return Err(err(
+                    "servo",
+                    "cannot be combined with a prescribed motion: the servo sets the wall's motion"
+                        .into(),
+                ));
+            }
+        }
         if let Some(problem) = self.active.problem() {
             return Err(err("active", problem));
         }
@@ -362,6 +410,27 @@ impl WallDesc {
             u: u.normalize(),
             ..*self
         })
+    }
+}
+
+/// As derived, with `servo` shown only where the wall has one: the fingerprint of a wall
+/// without a servo reads as it did before servos existed, so older checkpoints still match.
+impl std::fmt::Debug for WallDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("WallDesc");
+        d.field("origin", &self.origin)
+            .field("normal", &self.normal)
+            .field("u", &self.u)
+            .field("half_u", &self.half_u)
+            .field("half_v", &self.half_v)
+            .field("material", &self.material)
+            .field("motion", &self.motion);
+        if let Some(servo) = &self.servo {
+            d.field("servo", servo);
+        }
+        d.field("shape", &self.shape)
+            .field("active", &self.active)
+            .finish()
     }
 }
 

@@ -355,10 +355,11 @@ impl World {
             return false;
         }
         let t = self.time();
-        let walls: Vec<WallDesc> = (self.wall_descs.iter())
-            .map(|w| WallDesc {
-                origin: w.origin + w.motion.map_or(Vec3::ZERO, |m| m.displacement(t)),
+        let walls: Vec<WallDesc> = (self.wall_descs.iter().enumerate())
+            .map(|(i, w)| WallDesc {
+                origin: w.origin + self.wall_motion(i, t).0,
                 motion: None,
+                servo: None,
                 ..*w
             })
             .collect();

@@ -60,7 +60,7 @@ fn prescribed_speed(m: &Prescribed, arm: f32) -> f64 {
     }
 }
 
-/// The fastest any point of the wall `w` moves: its motion (a turning rectangle's corner), and
+/// The fastest any point of the wall `w` moves: its motion or its servo's largest speed (a turning rectangle's corner), and
 /// the rim of a turning cylinder or cone.
 fn wall_speed(w: &WallDesc) -> f64 {
     let turning = match w.shape {
@@ -81,7 +81,10 @@ fn wall_speed(w: &WallDesc) -> f64 {
         WallShape::Flat => w.half_u.hypot(w.half_v),
         _ => 0.0,
     };
-    turning + w.motion.as_ref().map_or(0.0, |m| prescribed_speed(m, arm))
+    turning
+        + w.travel()
+            .as_ref()
+            .map_or(0.0, |m| prescribed_speed(m, arm))
 }
 
 impl Reach {

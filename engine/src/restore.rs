@@ -35,6 +35,7 @@ impl World {
             lifecycle,
             cuts: self.backend.cuts(),
             step_control: self.control,
+            servos: self.servos.iter().map(|s| s.state).collect(),
         })
     }
 
@@ -98,6 +99,7 @@ impl World {
             },
             cuts: self.backend.cuts(),
             step_control: self.control,
+            servos: self.servos.iter().map(|s| s.state).collect(),
         }
     }
 
@@ -119,7 +121,11 @@ impl World {
         self.check_warm_start(snap)?;
         check_stats(&snap.last_stats)?;
         let control = self.check_control(snap)?;
+        self.check_servos(snap)?;
         self.last = snap.last_stats;
+        for (s, state) in self.servos.iter_mut().zip(&snap.servos) {
+            s.state = *state;
+        }
         if let Some(c) = control {
             self.params.h = c.last;
         }
@@ -152,6 +158,23 @@ impl World {
                 "the adaptive step's state is out of range for h in [{}, {h_max}] s: {c:?}",
                 auto.h_min
             ))),
+        }
+    }
+
+    /// The servo walls' states: one per servo wall, finite.
+    fn check_servos(&self, snap: &Snapshot) -> Result<(), SnapshotError> {
+        let (n, found) = (self.servos.len(), snap.servos.len());
+        if found != n {
+            return Err(SnapshotError::Invalid(format!(
+                "{found} servo wall states for {n} servo walls"
+            )));
+        }
+        match snap.servos.iter().position(|s| !s.is_finite()) {
+            Some(k) => Err(SnapshotError::Invalid(format!(
+                "the state of servo wall {} is not finite: {:?}",
+                self.servos[k].wall, snap.servos[k]
+            ))),
+            None => Ok(()),
         }
     }
 

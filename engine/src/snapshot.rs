@@ -1,12 +1,12 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 7): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 8): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV7` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); twelve `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! Layout (little-endian): `GRAINSV8` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); thirteen `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
 //! impulses, fingerprint bytes, extra bytes, insertions, sinks, placing insertions (one per
 //! body, or none), the ranks of the subdomains' cuts (K, or 0 for none), the adaptive step's
-//! state bytes (52, or 0 with a fixed step); the last step's
+//! state bytes (52, or 0 with a fixed step), the servo walls; the last step's
 //! statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
@@ -18,19 +18,23 @@
 //! subdomains, 2K − 1 nodes of [`Bisection::to_bytes`]; then the adaptive step's state
 //! ([`StepControl`]: next, last and the last tick's shortest h as `f32`, steps taken and
 //! floored as `u64`, shortest and longest h as `f32`, their sum as `f64`, the deepest overlap
-//! and the last step's as `f32`). Format 4 added the ids and counters of
+//! and the last step's as `f32`); then each servo wall's state ([`ServoState`]: its advance
+//! and its last load, `f64` each). Format 4 added the ids and counters of
 //! grains that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that
 //! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
 //! on as many ranks continues bit for bit; format 7 the adaptive step's state, so that a run
-//! with `h = "auto"` resumes bit for bit. Formats 4 to 6 are still read (their counts end
-//! at the sinks, the placing insertions and the cuts, and nothing follows what they count), as
-//! a snapshot without the adaptive step's state, without cuts before format 6, and from
+//! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]).
+//! Formats 4 to 7 are still read (their counts end
+//! at the sinks, the placing insertions, the cuts and the adaptive step's state, and nothing
+//! follows what they count), as a snapshot without servo walls, without the adaptive step's
+//! state before format 7, without cuts before format 6, and from
 //! format 4 without placing insertions: its inserted grains were spheres.
 
 use crate::auto_step::{StepControl, CONTROL_BYTES};
 use crate::decomposition::{Bisection, NODE_BYTES};
 use crate::fingerprint::Fingerprint;
 use crate::insertion::InsertionCounters;
+use crate::servo::ServoState;
 use crate::sink::SinkCounters;
 use bytemuck::Pod;
 use glam::{Quat, Vec4};
@@ -38,16 +42,17 @@ use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT: u8 = 7;
+pub const FORMAT: u8 = 8;
 /// The oldest format this build reads: 4, which has no placing insertions and no cuts (5 has
-/// no cuts; 4 to 6 have no adaptive step's state).
+/// no cuts; 4 to 6 have no adaptive step's state; 4 to 7 no servo walls).
 pub const OLDEST_FORMAT: u8 = 4;
 /// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
-/// Counts after the header (one fewer in format 6, two fewer in 5, three fewer in 4).
-const COUNTS: usize = 12;
+/// Counts after the header (one fewer in format 7, two fewer in 6, three fewer in 5, four
+/// fewer in 4).
+const COUNTS: usize = 13;
 
 /// The running counts of the insertions and sinks, the next id and which insertion placed each
 /// body, saved in checkpoints.
@@ -107,6 +112,9 @@ pub struct Snapshot {
     /// The adaptive step's state ([`crate::auto_step`]): `None` from a world with a fixed step
     /// and from formats before 7.
     pub step_control: Option<StepControl>,
+    /// Each servo wall's state ([`crate::servo`]), in wall order: empty from a world without
+    /// one and from formats before 8.
+    pub servos: Vec<ServoState>,
 }
 
 /// Why a snapshot could not be read or applied. Every message is one line.
@@ -165,6 +173,7 @@ impl Snapshot {
             self.lifecycle.placed_by.len() as u64,
             self.cuts.as_ref().map_or(0, |c| c.ranks() as u64),
             self.step_control.map_or(0, |_| CONTROL_BYTES as u64),
+            self.servos.len() as u64,
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -205,11 +214,16 @@ impl Snapshot {
         if let Some(c) = self.step_control {
             out.extend_from_slice(&c.to_bytes());
         }
+        for s in &self.servos {
+            for x in [s.advance, s.load] {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
         seal(&mut out);
         out
     }
 
-    /// Reads what [`Self::to_bytes`] wrote (or formats 4 and 5, see the module's
+    /// Reads what [`Self::to_bytes`] wrote (or formats 4 to 7, see the module's
     /// documentation), after checking the version and the checksum; refuses formats before 4,
     /// which hold no fingerprint or ids to check, and cuts that are not a tree of the ranks
     /// ([`Bisection::from_bytes`]). Lengths are checked against the bytes before anything is
@@ -308,6 +322,10 @@ impl Snapshot {
                 SnapshotError::Corrupt("the adaptive step's state has the wrong length"),
             )?),
         };
+        let servos = take::<[f64; 2]>(&mut rest, count(12)?)?
+            .into_iter()
+            .map(|[advance, load]| ServoState { advance, load })
+            .collect();
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -330,6 +348,7 @@ impl Snapshot {
             },
             cuts,
             step_control,
+            servos,
         })
     }
 }

@@ -184,13 +184,15 @@ impl Present {
         self.add(shaped, NonSpheres, item);
     }
 
-    /// Adds the walls' kinds, motions and gates.
+    /// Adds the walls' kinds, motions, servos and gates.
     pub(crate) fn walls(&mut self, walls: &[WallDesc]) {
         for (w, wall) in walls.iter().enumerate() {
             self.add(!wall.is_plane(), NonPlaneWalls, Item::Wall(w, "shape"));
             let round = wall.shape != WallShape::Flat;
             self.add(round, RoundWalls, Item::Wall(w, "shape"));
             self.add(wall.motion.is_some(), MovingWalls, Item::Wall(w, "motion"));
+            self.add(wall.servo.is_some(), MovingWalls, Item::Wall(w, "servo"));
+            self.add(wall.servo.is_some(), ServoWalls, Item::Wall(w, "servo"));
             let gated = wall.active != ActiveWindow::ALWAYS;
             self.add(gated, GatedWalls, Item::Wall(w, "active"));
         }

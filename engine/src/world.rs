@@ -37,6 +37,8 @@ pub struct World {
     pub(crate) bodies: Bodies,
     pub(crate) wall_descs: Vec<WallDesc>,
     pub(crate) walls: Vec<Wall>,
+    /// The walls with a servo and their state, in wall order (empty: no wall has one).
+    pub(crate) servos: Vec<crate::servo::ServoWall>,
     /// The triangle-mesh walls and their triangles placed for the step.
     pub(crate) meshes: crate::mesh::Meshes,
     /// Each wall's plane group (see `plane_groups.rs`).
@@ -149,8 +151,76 @@ impl World {
             params: &self.params,
         };
         let read_back = step.is_multiple_of(self.settings.sync_every as u64);
-        self.backend
-            .step(&mut self.bodies, &inputs, step, read_back)
+        let stats = self
+            .backend
+            .step(&mut self.bodies, &inputs, step, read_back)?;
+        if !self.servos.is_empty() {
+            self.move_servos(t);
+        }
+        Ok(stats)
+    }
+
+    /// After a step from time `t`: each servo wall moved by its step's velocity, then the
+    /// load its contacts put on it measured for the next step's (see [`crate::servo`]). The
+    /// loads are summed in `f64` in contact order, as [`World::wall_loads`] sums them, from the
+    /// contacts the backend holds after every step: the CPU's (the GPU backend and distributed
+    /// runs, which copy them out only on demand, are refused servo walls at build).
+    fn move_servos(&mut self, t: f64) {
+        let h = self.params.h;
+        for s in &mut self.servos {
+            if self.wall_descs[s.wall].active.contains(t) {
+                s.state.advance -= s.servo.retreat_speed(s.state.load) * h as f64;
+            }
+        }
+        let mut forces = vec![glam::DVec3::ZERO; self.servos.len()];
+        let contacts = self.backend.contacts();
+        let impulses = self.backend.impulses();
+        let h = f64::from(h);
+        for ((row, &key), gamma) in contacts.rows.iter().zip(&contacts.keys).zip(impulses) {
+            if row.body_b != grains_kernels::NO_BODY {
+                continue;
+            }
+            let wall = grains_kernels::key_wall(key);
+            if let Ok(k) = self.servos.binary_search_by_key(&wall, |s| s.wall) {
+                let impulse = gamma[0] * row.normal()
+                    + gamma[1] * Vec3::from_array(row.t1)
+                    + gamma[2] * Vec3::from_array(row.t2);
+                forces[k] += -impulse.as_dvec3() / h;
+            }
+        }
+        for (s, f) in self.servos.iter_mut().zip(forces) {
+            s.state.load = -f.dot(self.wall_descs[s.wall].normal.as_dvec3());
+        }
+    }
+
+    /// The state of wall `wall`'s servo: how far it has moved and the load it measured in
+    /// the last step ([`crate::servo`]); `None` for a wall without a servo.
+    pub fn servo_state(&self, wall: usize) -> Option<crate::servo::ServoState> {
+        (self.servos.iter())
+            .find(|s| s.wall == wall)
+            .map(|s| s.state)
+    }
+
+    /// The displacement of wall `wall` at time `t` from where it was built, and its velocity
+    /// over the step from `t`: its prescribed motion's, or its servo's (the state's advance
+    /// along the normal, at the speed the last measured load sets, none outside the wall's
+    /// window).
+    pub(crate) fn wall_motion(&self, wall: usize, t: f64) -> (Vec3, Vec3) {
+        let d = &self.wall_descs[wall];
+        match (d.motion, d.servo) {
+            (Some(m), _) => (m.displacement(t), m.step_velocity(t, self.params.h).0),
+            (None, Some(_)) => {
+                let Some(s) = self.servos.iter().find(|s| s.wall == wall) else {
+                    return (Vec3::ZERO, Vec3::ZERO);
+                };
+                let speed = match d.active.contains(t) {
+                    true => -s.servo.retreat_speed(s.state.load),
+                    false => 0.0,
+                };
+                (d.normal * s.state.advance as f32, d.normal * speed as f32)
+            }
+            (None, None) => (Vec3::ZERO, Vec3::ZERO),
+        }
     }
 
     /// The tick from time `t` (the `step`th) in steps the adaptive step `auto` chooses (see
@@ -359,10 +429,11 @@ impl World {
     pub(crate) fn place_walls(&mut self, t: f64) {
         let h = self.params.h;
         self.walls.clear();
-        for (d, &group) in self.wall_descs.iter().zip(&self.wall_groups) {
-            let (offset, velocity) = match d.motion {
-                Some(m) => (m.displacement(t), m.step_velocity(t, h).0),
-                None => (Vec3::ZERO, Vec3::ZERO),
+        for (i, (d, &group)) in self.wall_descs.iter().zip(&self.wall_groups).enumerate() {
+            let (offset, velocity) = match (d.motion, d.servo) {
+                (Some(m), _) => (m.displacement(t), m.step_velocity(t, h).0),
+                (None, None) => (Vec3::ZERO, Vec3::ZERO),
+                (None, Some(_)) => self.wall_motion(i, t),
             };
             let wall = d.placed(offset, velocity);
             let off = if d.active.contains(t) { 0 } else { WALL_OFF };

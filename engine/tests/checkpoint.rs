@@ -1,8 +1,8 @@
-//! Checkpoints (format 7) lose nothing and refuse what is wrong: the header names the format, a
+//! Checkpoints (format 8) lose nothing and refuse what is wrong: the header names the format, a
 //! checksum finds damage, the physics fingerprint names what changed, a distributed run's cuts
 //! must be a tree of its ranks, and a restore checks every field before it replaces anything.
-//! Every refusal is one line. Formats 4 (before shaped insertions), 5 (before the cuts) and 6
-//! (before the adaptive step's state) are still read.
+//! Every refusal is one line. Formats 4 (before shaped insertions), 5 (before the cuts), 6
+//! (before the adaptive step's state) and 7 (before the servo walls) are still read.
 
 use grains::decomposition::{Bisection, NODE_BYTES};
 use grains::snapshot::{seal, FORMAT};
@@ -21,10 +21,10 @@ fn one_line(e: &SnapshotError) -> String {
 }
 
 #[test]
-fn the_header_names_format_7_and_formats_before_4_are_refused_by_name() {
+fn the_header_names_format_8_and_formats_before_4_are_refused_by_name() {
     let (_, bytes) = common::checkpoint(1, 20, b"");
-    assert_eq!(FORMAT, 7);
-    assert_eq!(&bytes[..8], b"GRAINSV7");
+    assert_eq!(FORMAT, 8);
+    assert_eq!(&bytes[..8], b"GRAINSV8");
     for (digit, word) in [
         (b'1', "older grains, format 1"),
         (b'2', "older grains, format 2"),
@@ -34,12 +34,12 @@ fn the_header_names_format_7_and_formats_before_4_are_refused_by_name() {
         old[7] = digit;
         let msg = one_line(&Snapshot::from_bytes(&old).unwrap_err());
         assert!(msg.contains(word), "{msg}");
-        assert!(msg.contains("this version reads formats 4 to 7"), "{msg}");
+        assert!(msg.contains("this version reads formats 4 to 8"), "{msg}");
     }
     let mut newer = bytes.clone();
-    newer[7] = b'8';
+    newer[7] = b'9';
     let msg = one_line(&Snapshot::from_bytes(&newer).unwrap_err());
-    assert!(msg.contains("newer grains, format 8"), "{msg}");
+    assert!(msg.contains("newer grains, format 9"), "{msg}");
     let msg = one_line(&Snapshot::from_bytes(b"PNG not a checkpoint").unwrap_err());
     assert!(msg.contains("bad header"), "{msg}");
 }
@@ -72,10 +72,10 @@ fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
     let bytes = w.snapshot().unwrap().to_bytes();
     let n = w.len();
     assert!(n > 100, "{n} grains placed");
-    // The tenth to twelfth counts (placing insertions, n; the cuts' ranks, 0; the adaptive
-    // step's bytes, 0) go, and the n u32 that end the file.
+    // The tenth to thirteenth counts (placing insertions, n; the cuts' ranks, 0; the adaptive
+    // step's bytes, 0; the servo walls, 0) go, and the n u32 that end the file.
     let mut old = bytes[..count_at(9)].to_vec();
-    old.extend_from_slice(&bytes[count_at(12)..bytes.len() - 4 * n]);
+    old.extend_from_slice(&bytes[count_at(13)..bytes.len() - 4 * n]);
     old[7] = b'4';
     seal(&mut old);
     let snap = Snapshot::from_bytes(&old).unwrap();
@@ -90,7 +90,7 @@ fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
 }
 
 /// Offset of count `k` (0: steps, …, 9: placing insertions, 10: the cuts' ranks, 11: the
-/// adaptive step's bytes).
+/// adaptive step's bytes, 12: the servo walls).
 fn count_at(k: usize) -> usize {
     12 + 8 * k
 }
@@ -180,19 +180,20 @@ fn truncated_or_corrupt_cuts_are_refused_in_one_line() {
     }
 }
 
-/// Format-5 and 6 checkpoints (ten and eleven counts: no cuts, no adaptive step's state) are
-/// still read, as snapshots without them.
+/// Format-5, 6 and 7 checkpoints (ten, eleven and twelve counts: no cuts, no adaptive step's
+/// state, no servo walls) are still read, as snapshots without them.
 #[test]
-fn format_5_and_6_checkpoints_read_as_ones_without_cuts_or_step_control() {
+fn format_5_to_7_checkpoints_read_as_ones_without_cuts_step_control_or_servos() {
     let (_, bytes) = common::checkpoint(2, 30, b"extra");
-    for (format, counts) in [(b'5', 10), (b'6', 11)] {
+    for (format, counts) in [(b'5', 10), (b'6', 11), (b'7', 12)] {
         let mut old = bytes[..count_at(counts)].to_vec();
-        old.extend_from_slice(&bytes[count_at(12)..]);
+        old.extend_from_slice(&bytes[count_at(13)..]);
         old[7] = format;
         seal(&mut old);
         let snap = Snapshot::from_bytes(&old).unwrap();
         assert_eq!(snap, Snapshot::from_bytes(&bytes).unwrap());
         assert_eq!((snap.cuts.as_ref(), snap.step_control), (None, None));
+        assert!(snap.servos.is_empty());
         common::world(2).restore(&snap).unwrap();
     }
 }

@@ -29,6 +29,7 @@ mod meshes;
 mod pair_table;
 mod periodic;
 mod restitution;
+mod servo;
 mod shaped_insertion;
 mod snapshot_fuzz;
 mod solver_settings;

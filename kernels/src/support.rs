@@ -45,6 +45,8 @@ pub enum Feature {
     RoundWalls,
     /// Walls that move.
     MovingWalls,
+    /// Walls a servo moves to hold a normal force.
+    ServoWalls,
     /// Walls switched on or off at given times.
     GatedWalls,
     /// Triangle-mesh walls.
@@ -86,6 +88,7 @@ impl Feature {
             Feature::NonPlaneWalls => "walls other than planes",
             Feature::RoundWalls => "disk, annulus, cylinder and cone walls",
             Feature::MovingWalls => "moving walls",
+            Feature::ServoWalls => "servo walls",
             Feature::GatedWalls => "walls switched on or off (active)",
             Feature::MeshWalls => "mesh walls",
             Feature::ClumpsBesideMeshes => "clumps beside mesh walls",
@@ -136,6 +139,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: Joints, why: "the joints' rows are solved on the CPU only" },
     Limit { a: GpuBackend, b: Springs, why: "the springs' rows are solved on the CPU only" },
     Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
+    Limit { a: GpuBackend, b: ServoWalls, why: "a servo wall's next velocity is its load of the last step, and the GPU copies the contacts back only on World::sync_contacts" },
     Limit { a: GpuBackend, b: AdaptiveStep, why: "each step's h is chosen on the host from the last step's statistics and velocities, which the GPU reads back only every sync_every steps" },
     Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
     Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
@@ -176,6 +180,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
     Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
     Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
+    Limit { a: Distributed, b: ServoWalls, why: "a servo wall's next velocity needs its load summed over the ranks after every step (each rank's contacts copied out and reduced), which distributed runs do not do yet" },
     Limit { a: Distributed, b: AdaptiveStep, why: "the ranks would have to agree on each step's h (a reduction of the fastest grain and the deepest overlap every step), which the coupling does not do" },
 ];
 

@@ -346,6 +346,7 @@ class WorldBuilder:
         material: Optional[MaterialRef] = None,
         motion: Optional[Motion] = None,
         active_between: Optional[Tuple[float, float]] = None,
+        servo: Optional[Dict[str, float]] = None,
     ) -> int:
         """Adds an infinite plane; returns its wall index."""
 
@@ -693,6 +694,8 @@ class World:
         tangential_force."""
     def wall_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:
         """Force (W, 3), torque about `point` (W, 3) and contact count (W,) of each wall."""
+    def servo_state(self, wall: int) -> Optional[Dict[str, float]]:
+        """The servo's advance (m) and last load (N) of wall `wall`, or None without a servo."""
     def mesh_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:
         """The same sums for each triangle-mesh wall."""
     def triangle_loads(self) -> Dict[str, npt.NDArray[Any]]:

@@ -3,7 +3,7 @@
 use crate::arrays::rows;
 use crate::builder::PyWorldBuilder;
 use crate::motion::PyMotion;
-use grains::{BoxContainer, MeshDesc, Vec3, WallDesc};
+use grains::{BoxContainer, MeshDesc, Servo, Vec3, WallDesc};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -21,6 +21,25 @@ fn cap_ends(caps: Option<&str>) -> PyResult<&'static [bool]> {
             "caps {other:?}: expected None, \"none\", \"low\", \"high\" or \"both\""
         ))),
     }
+}
+
+/// The servo of the keyword `servo={"force": …, "gain": …, "max_speed": …}`: exactly those
+/// three keys (the build checks their values).
+fn servo_of(keys: &std::collections::HashMap<String, f64>) -> PyResult<Servo> {
+    const KEYS: [&str; 3] = ["force", "gain", "max_speed"];
+    if let Some(other) = keys.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(PyValueError::new_err(format!(
+            "servo: unknown key {other:?} (it takes force, gain and max_speed)"
+        )));
+    }
+    let get = |k: &str| {
+        keys.get(k).copied().ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "servo: {k:?} is missing (it takes force, gain and max_speed)"
+            ))
+        })
+    };
+    Ok(Servo::new(get("force")?, get("gain")?, get("max_speed")?))
 }
 
 impl PyWorldBuilder {
@@ -97,7 +116,13 @@ impl PyWorldBuilder {
     /// wall translates along it; walls do not turn by a motion) and `active_between=(t0, t1)`
     /// (s): the wall exists for the steps starting at t0 ≤ t < t1 (a gate opening at t1, a lid
     /// closing at t0; use ±math.inf for no bound).
-    #[pyo3(signature = (point, normal, *, material = None, motion = None, active_between = None))]
+    ///
+    /// A plane alone takes `servo={"force": F, "gain": k, "max_speed": v}` instead of a
+    /// motion: it then moves along its normal to hold the normal force F (N) the grains push on
+    /// it, retreating from them at clamp(k (load − F), −v, v) m/s with the load of the step
+    /// before (the library's `grains::servo`; `World.servo_state` reads where it got to).
+    #[pyo3(signature = (point, normal, *, material = None, motion = None, active_between = None, servo = None))]
+    #[allow(clippy::too_many_arguments)]
     fn plane(
         &mut self,
         point: V3,
@@ -105,8 +130,12 @@ impl PyWorldBuilder {
         material: Option<&Bound<'_, PyAny>>,
         motion: Option<PyMotion>,
         active_between: Option<(f64, f64)>,
+        servo: Option<std::collections::HashMap<String, f64>>,
     ) -> PyResult<usize> {
-        let wall = WallDesc::plane(Vec3::from(point), Vec3::from(normal));
+        let mut wall = WallDesc::plane(Vec3::from(point), Vec3::from(normal));
+        if let Some(keys) = servo {
+            wall = wall.with_servo(servo_of(&keys)?);
+        }
         self.add_wall(wall, material, motion, active_between)
     }
 

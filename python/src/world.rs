@@ -542,6 +542,24 @@ impl PyWorld {
         loads_dict(py, &self.world.wall_loads(Vec3::from(point)))
     }
 
+    /// The state of wall `wall`'s servo (a plane built with `servo=`): a dict of `advance`,
+    /// how far it has moved along its normal towards the grains since it was built (m), and
+    /// `load`, the normal force the grains pushed on it with in the last step (N); `None` for
+    /// a wall without a servo.
+    fn servo_state<'py>(
+        &self,
+        py: Python<'py>,
+        wall: usize,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(s) = self.world.servo_state(wall) else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("advance", s.advance)?;
+        d.set_item("load", s.load)?;
+        Ok(Some(d))
+    }
+
     /// The same sums as `wall_loads`, one row per triangle-mesh wall.
     #[pyo3(signature = (point = (0.0, 0.0, 0.0)), text_signature = "($self, /, point=(0.0, 0.0, 0.0))")]
     fn mesh_loads<'py>(

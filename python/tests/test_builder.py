@@ -172,6 +172,28 @@ def test_sphere_on_plane_carries_its_weight():
     assert w.positions[0, 2] == pytest.approx(0.05, abs=1e-4)
 
 
+def test_a_servo_lid_presses_on_a_sphere_with_its_target_force():
+    # A compliant contact: against a rigid one the load of a pinned sphere jumps (the docs).
+    b = one_sphere(grains.Settings.granular(1e-3), mass=2.0)
+    lid = b.plane((0, 0, 0.1), (0, 0, -1), servo={"force": 5.0, "gain": 2e-5, "max_speed": 0.05})
+    w = b.build()
+    w.step(400)
+    state = w.servo_state(lid)
+    assert w.servo_state(0) is None
+    assert state["advance"] > 0.0
+    assert state["load"] == pytest.approx(5.0, rel=1e-2)
+    assert w.wall_loads()["force"][lid, 2] == state["load"]
+    assert w.wall_loads()["force"][0, 2] == pytest.approx(-5.0 - 2.0 * G, rel=1e-2)
+    with pytest.raises(ValueError, match='servo: unknown key "speed"'):
+        b.plane((0, 0, 1), (0, 0, -1), servo={"force": 1.0, "gain": 1.0, "speed": 1.0})
+    with pytest.raises(ValueError, match='servo: "gain" is missing'):
+        b.plane((0, 0, 1), (0, 0, -1), servo={"force": 1.0, "max_speed": 1.0})
+    b = one_sphere()
+    b.plane((0, 0, 1), (0, 0, -1), servo={"force": 1.0, "gain": -1.0, "max_speed": 1.0})
+    with pytest.raises(grains.BuildError, match="wall 1: servo.gain must be finite and positive, got -1"):
+        b.build()
+
+
 # (d) Settings: presets, every attribute round-trips, World.settings and set_settings.
 
 

@@ -270,6 +270,22 @@ pub struct ContainerSpec {
     pub active_from: Option<S<f64>>,
     /// Any container: time its walls disappear (s; default: never), a gate that opens.
     pub active_until: Option<S<f64>>,
+    /// Plane, floor: the servo that moves it along its normal to hold a normal force.
+    pub servo: Option<S<ServoSpec>>,
+}
+
+/// `servo = { force = F, gain = k, max_speed = v }`: a plane moved along its normal to hold
+/// the normal force F (N) the grains push on it, retreating at clamp(k (load − F), −v, v)
+/// (`grains::servo`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServoSpec {
+    /// The target normal force (N), ≥ 0.
+    pub force: S<f64>,
+    /// The gain (m/s per N), > 0.
+    pub gain: S<f64>,
+    /// The largest speed (m/s), > 0.
+    pub max_speed: S<f64>,
 }
 
 /// `[[meshes]]`: a triangle-mesh wall read from an STL file, placed x ↦ translate +

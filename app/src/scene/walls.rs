@@ -13,6 +13,7 @@ use crate::pour::PourScene;
 use glam::Vec3;
 use grains::geometry::{BoxContainer, WallDesc};
 use grains::motion::Prescribed;
+use grains::servo::Servo;
 use grains::WorldBuilder;
 
 /// The shakers by name.
@@ -183,6 +184,7 @@ pub(super) fn containers(
             .key(cx, "angular_speed", "angular_velocity", &c.angular_velocity)
             .key(cx, "material", "material", &c.material)
             .key(cx, "motion", "shaker", &c.shaker)
+            .key(cx, "servo", "servo", &c.servo)
             .key(cx, "small_radius", "small_radius", &c.small_radius)
             .key(cx, "large_radius", "large_radius", &c.large_radius)
             .key(cx, "outer", "radius", &c.radius)
@@ -227,6 +229,7 @@ fn container(
         ("inner_radius", sp(&c.inner_radius)),
         ("caps", sp(&c.caps)),
         ("cap_hole", sp(&c.cap_hole)),
+        ("servo", sp(&c.servo)),
     ];
     let material = materials.id(cx, &c.material)?;
     let motion = shakers.motion(cx, &c.shaker)?;
@@ -243,10 +246,12 @@ fn container(
         }
     }
     let (from, until) = round_walls::window(cx, c)?;
+    let servo = servo(cx, c, motion.is_some())?;
     let with = |w: WallDesc| {
         WallDesc {
             material,
             motion,
+            servo,
             ..w
         }
         .active_between(from, until)
@@ -302,12 +307,12 @@ fn container(
             return Ok(Some(bx));
         }
         "floor" => {
-            only(cx, &c.kind, &given, &["z"])?;
+            only(cx, &c.kind, &given, &["z", "servo"])?;
             let z = number_or(cx, &c.z, "z", 0.0)?;
             WallDesc::plane(Vec3::new(0.0, 0.0, z), Vec3::Z)
         }
         "plane" => {
-            only(cx, &c.kind, &given, &["point", "normal"])?;
+            only(cx, &c.kind, &given, &["point", "normal", "servo"])?;
             let p = finite3(cx, need(cx, &c.point, "point", &c.kind)?, "point")?;
             WallDesc::plane(p, unit_normal(cx, c)?)
         }
@@ -444,4 +449,43 @@ fn box_width_y(cx: &Ctx, c: &ContainerSpec, planar: bool) -> Result<f32, SceneEr
         (None, true) => Ok(f32::INFINITY),
         (w, false) => positive(cx, need(cx, w, "width_y", &c.kind)?, "width_y"),
     }
+}
+
+/// The container's `servo` (a plane's or a floor's; `only` refuses it on the other kinds),
+/// its values checked here so that a bad one names its own key and line; refused beside a
+/// `shaker` (`moving` says whether the container has one).
+fn servo(cx: &Ctx, c: &ContainerSpec, moving: bool) -> Result<Option<Servo>, SceneError> {
+    let Some(spec) = &c.servo else {
+        return Ok(None);
+    };
+    if moving {
+        return Err(cx.err(
+            spec.span(),
+            "servo",
+            "cannot be combined with `shaker`: the servo sets the wall's motion",
+        ));
+    }
+    let s = spec.get_ref();
+    let force = s.force.get_ref();
+    if !(force.is_finite() && *force >= 0.0) {
+        return Err(cx.err(
+            s.force.span(),
+            "servo.force",
+            format!("must be finite and not negative (the grains can only push), got {force}"),
+        ));
+    }
+    let positive = |v: &S<f64>, key: &str| {
+        let x = *v.get_ref();
+        match x.is_finite() && x > 0.0 {
+            true => Ok(x),
+            false => Err(cx.err(
+                v.span(),
+                key,
+                format!("must be finite and positive, got {x}"),
+            )),
+        }
+    };
+    let gain = positive(&s.gain, "servo.gain")?;
+    let max_speed = positive(&s.max_speed, "servo.max_speed")?;
+    Ok(Some(Servo::new(*force, gain, max_speed)))
 }

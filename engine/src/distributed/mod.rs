@@ -94,7 +94,7 @@ impl World {
 
     /// The features of this world as a rank of a distributed run would step it, all at
     /// [`Item::Run`] (a distributed run's refusals name no item of the world): its settings',
-    /// and its joints, springs, applied forces, restitution, shapes, anisotropic bodies and
+    /// and its joints, springs, applied forces, servo walls, restitution, shapes, anisotropic bodies and
     /// shaped insertions.
     fn features(&self) -> Present {
         let (mut p, item) = (Present::default(), Item::Run);
@@ -117,6 +117,7 @@ impl World {
             .any(|(n, v)| n == "springs" && v != "0");
         p.add(springs, Feature::Springs, item);
         p.add(!self.forces.is_empty(), Feature::AppliedForces, item);
+        p.add(!self.servos.is_empty(), Feature::ServoWalls, item);
         p.add(self.friction.any_restitution(), Feature::Restitution, item);
         p.add(!self.shapes.is_empty(), Feature::NonSpheres, item);
         let b = &self.bodies;
