@@ -21,7 +21,13 @@
 //! when every grain is in equilibrium (the profile test in `engine/tests/fields.rs`).
 //! The tensors are 3 × 3 row-major, `[α][β]` = Σ f_α b_β. The line integrals are evaluated by
 //! three-point Gauss–Legendre rules on pieces of the segment at most half the kernel's reach
-//! long. Sums run in f64 in body and contact order: the same fields for any thread count.
+//! long. Sums run in f64 in body and contact order: the same fields for any thread count. The
+//! world's threads (`Settings::threads`) share the work, each spreading every source over its
+//! own slab of the sample points (layers of a grid along z, points of a profile), the slabs cut
+//! so that each holds about as many sources within the kernel's reach. The
+//! world's threads (`Settings::threads`) share the work, each spreading every source over its
+//! own slab of the sample points (layers of a grid along z, points of a profile), the slabs cut
+//! so that each holds about as many sources within the kernel's reach.
 
 use crate::world::World;
 use crate::Touching;
@@ -301,6 +307,9 @@ struct Smoother<'a> {
     kernel: Kernel,
     /// The periodic sides' lengths along x and y (0: not periodic).
     periods: [f64; 2],
+    /// The layers of sample points this smoother adds to (a grid's z indices, a profile's
+    /// points), so that each worker of [`coarse_grain`] fills its own slab.
+    slab: std::ops::Range<usize>,
 }
 
 impl Smoother<'_> {
@@ -336,7 +345,10 @@ impl Smoother<'_> {
                         };
                         let across = |r2: f64, d: f64| (r2 - d * d).max(0.0).sqrt();
                         let reach2 = reach * reach;
-                        for k in range(2, reach) {
+                        let layers = range(2, reach);
+                        let layers =
+                            layers.start.max(self.slab.start)..layers.end.min(self.slab.end);
+                        for k in layers {
                             let dz = o[2] + s[2] * k as f64 - x[2];
                             for j in range(1, across(reach2, dz)) {
                                 let dy = o[1] + s[1] * j as f64 - x[1];
@@ -368,7 +380,8 @@ impl Smoother<'_> {
                     let hi = ((x + reach - from) / spacing)
                         .floor()
                         .min(count as f64 - 1.0);
-                    for k in lo as usize..(hi + 1.0).max(lo) as usize {
+                    let (lo, hi) = (lo as usize, (hi + 1.0).max(lo) as usize);
+                    for k in lo.max(self.slab.start)..hi.min(self.slab.end) {
                         let d = from + spacing * k as f64 - x;
                         let phi = self.kernel.value(d * d, 1) / area;
                         if phi > 0.0 {
@@ -431,36 +444,94 @@ pub fn coarse_grain(
     }
     let periodic = world.settings().periodic;
     let period = |r: Option<(f32, f32)>| r.map_or(0.0, |(lo, hi)| (hi - lo) as f64);
-    let smoother = Smoother {
-        sampling,
-        kernel,
-        periods: [period(periodic.x), period(periodic.y)],
-    };
+    let periods = [period(periodic.x), period(periodic.y)];
     let n = sampling.len();
     let bodies = world.bodies();
     let dynamic = |i: usize| bodies.is_dynamic(i);
-    let centre = |i: usize| bodies.pos_radius[i].truncate().as_dvec3();
     let spheres = (0..world.len()).all(|i| !dynamic(i) || world.shape(i).is_sphere());
-    let mut density = vec![0.0; n];
-    let mut volume = vec![0.0; if spheres { n } else { 0 }];
-    let mut momentum = vec![[0.0; 3]; n];
-    let mut second = vec![[[0.0; 3]; 3]; n];
-    for i in (0..world.len()).filter(|&i| dynamic(i)) {
-        let m = world.mass(i) as f64;
-        let v = world.velocity(i).as_dvec3();
-        let vol = sphere_volume(bodies.pos_radius[i].w as f64);
-        let mv = m * v;
-        smoother.spread(centre(i), &mut |k, phi| {
-            density[k] += m * phi;
-            if spheres {
-                volume[k] += vol * phi;
-            }
-            for a in 0..3 {
-                momentum[k][a] += mv[a] * phi;
-            }
-            add_outer(&mut second[k], mv, v, phi);
-        });
+    // The sources, read off the world once: each dynamic grain's centre, mass, velocity and
+    // volume, and each contact's segment, force and normal.
+    let grains: Vec<GrainSource> = (0..world.len())
+        .filter(|&i| dynamic(i))
+        .map(|i| GrainSource {
+            centre: bodies.pos_radius[i].truncate().as_dvec3(),
+            mass: world.mass(i) as f64,
+            velocity: world.velocity(i).as_dvec3(),
+            volume: sphere_volume(bodies.pos_radius[i].w as f64),
+        })
+        .collect();
+    let contacts: Vec<ContactSource> = world
+        .contacts()
+        .filter_map(|c| {
+            let (from, force, branch) = contact_branch(world, &c)?;
+            let normal = c.normal.as_dvec3();
+            Some(ContactSource {
+                from,
+                force,
+                branch,
+                normal,
+            })
+        })
+        .collect();
+    // The sample points in layers (a grid's z indices, a profile's points), split into one
+    // slab a worker: each worker spreads every source over its own slab's points, in source
+    // order, so that every point's sums are the same bits for any number of workers.
+    let (layers, per_layer) = match *sampling {
+        Sampling::Grid { count, .. } => (count[2], count[0] * count[1]),
+        Sampling::Profile { count, .. } => (count, 1),
+    };
+    let workers = world.settings().threads.clamp(1, layers.max(1));
+    let cuts = balanced_cuts(sampling, kernel, (&grains, &contacts), layers, workers);
+    let slab = |w: usize| cuts[w]..cuts[w + 1];
+    let sums = |layers: std::ops::Range<usize>| {
+        let smoother = Smoother {
+            sampling,
+            kernel,
+            periods,
+            slab: layers.clone(),
+        };
+        let first = layers.start * per_layer;
+        slab_sums(
+            &smoother,
+            (&grains, &contacts),
+            first,
+            layers.len() * per_layer,
+            spheres,
+        )
+    };
+    let slabs: Vec<SlabSums> = match workers {
+        1 => vec![sums(0..layers)],
+        _ => std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let sums = &sums;
+                    scope.spawn(move || sums(slab(w)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a coarse-graining worker panicked"))
+                .collect()
+        }),
+    };
+    let mut all = SlabSums::default();
+    for s in slabs {
+        all.density.extend(s.density);
+        all.volume.extend(s.volume);
+        all.momentum.extend(s.momentum);
+        all.second.extend(s.second);
+        all.contact_stress.extend(s.contact_stress);
+        all.fabric.extend(s.fabric);
     }
+    debug_assert_eq!(all.density.len(), n);
+    let SlabSums {
+        density,
+        volume,
+        momentum,
+        second,
+        contact_stress,
+        fabric,
+    } = all;
     let velocity: Vec<[f64; 3]> = density
         .iter()
         .zip(&momentum)
@@ -482,18 +553,6 @@ pub fn coarse_grain(
             t
         })
         .collect();
-    let mut contact_stress = vec![[[0.0; 3]; 3]; n];
-    let mut fabric = vec![[[0.0; 3]; 3]; n];
-    for c in world.contacts() {
-        let Some((from, force, branch)) = contact_branch(world, &c) else {
-            continue;
-        };
-        let (f, b, nrm) = (force, branch, c.normal.as_dvec3());
-        smoother.spread_segment(from, b, &mut |k, w| {
-            add_outer(&mut contact_stress[k], f, b, w);
-            add_outer(&mut fabric[k], nrm, nrm, w);
-        });
-    }
     Ok(Fields {
         points: sampling.points(),
         density,
@@ -503,6 +562,147 @@ pub fn coarse_grain(
         contact_stress,
         fabric,
     })
+}
+
+/// A dynamic grain as a source of the fields.
+struct GrainSource {
+    centre: DVec3,
+    mass: f64,
+    velocity: DVec3,
+    volume: f64,
+}
+
+/// A contact as a source of the stress and fabric: the segment from `from` to `from − branch`,
+/// the force on the grain at `from`, and the contact's normal.
+struct ContactSource {
+    from: DVec3,
+    force: DVec3,
+    branch: DVec3,
+    normal: DVec3,
+}
+
+/// The sums of one slab of sample points (or, joined slab after slab, of all).
+#[derive(Default)]
+struct SlabSums {
+    density: Vec<f64>,
+    /// Σ V φ (empty unless every grain is a sphere).
+    volume: Vec<f64>,
+    momentum: Vec<[f64; 3]>,
+    /// Σ m v ⊗ v φ.
+    second: Vec<Tensor>,
+    contact_stress: Vec<Tensor>,
+    fabric: Vec<Tensor>,
+}
+
+/// Where to cut the `layers` of sample points into `workers` slabs of about equal work: the
+/// work of a layer is the number of sources (grains, contact segments) within the kernel's
+/// reach of it, so a bed in the lower half of a grid is split within that half. Returns the
+/// `workers + 1` boundaries, from 0 to `layers`.
+fn balanced_cuts(
+    sampling: &Sampling,
+    kernel: Kernel,
+    (grains, contacts): (&[GrainSource], &[ContactSource]),
+    layers: usize,
+    workers: usize,
+) -> Vec<usize> {
+    if workers == 1 {
+        return vec![0, layers];
+    }
+    let (axis, from, spacing) = match *sampling {
+        Sampling::Grid {
+            origin, spacing, ..
+        } => (2, origin.z as f64, spacing.z as f64),
+        Sampling::Profile {
+            axis,
+            from,
+            spacing,
+            ..
+        } => (axis, from as f64, spacing as f64),
+    };
+    // Each source adds one to the layers within reach of it (a difference array), a contact
+    // over the span of its segment.
+    let reach = kernel.reach();
+    let mut change = vec![0i64; layers + 1];
+    let mut add = |lo: f64, hi: f64| {
+        let first = ((lo - reach - from) / spacing)
+            .ceil()
+            .clamp(0.0, layers as f64) as usize;
+        let last = ((hi + reach - from) / spacing).floor() + 1.0;
+        let last = last.clamp(first as f64, layers as f64) as usize;
+        change[first] += 1;
+        change[last] -= 1;
+    };
+    grains
+        .iter()
+        .for_each(|g| add(g.centre[axis], g.centre[axis]));
+    for c in contacts {
+        let (a, b) = (c.from[axis], c.from[axis] - c.branch[axis]);
+        add(a.min(b), a.max(b));
+    }
+    let work: Vec<i64> = change[..layers]
+        .iter()
+        .scan(0, |sum, d| {
+            *sum += d;
+            Some(*sum + 1)
+        })
+        .collect();
+    let total: i64 = work.iter().sum();
+    let mut cuts = vec![0];
+    let mut done = 0;
+    for (k, w) in work.iter().enumerate() {
+        done += w;
+        let next = cuts.len() as i64;
+        if cuts.len() < workers && done * workers as i64 >= next * total {
+            cuts.push(k + 1);
+        }
+    }
+    cuts.resize(workers, layers);
+    cuts.push(layers);
+    cuts
+}
+
+/// Spreads every source over the `len` sample points from `first` on (the smoother's slab):
+/// the grains' mass, volume, momentum and second moment of velocity, then the contacts' f ⊗ b
+/// and n ⊗ n along their segments, each in source order.
+fn slab_sums(
+    smoother: &Smoother,
+    (grains, contacts): (&[GrainSource], &[ContactSource]),
+    first: usize,
+    len: usize,
+    spheres: bool,
+) -> SlabSums {
+    let zero = [[0.0; 3]; 3];
+    let mut s = SlabSums {
+        density: vec![0.0; len],
+        volume: vec![0.0; if spheres { len } else { 0 }],
+        momentum: vec![[0.0; 3]; len],
+        second: vec![zero; len],
+        contact_stress: vec![zero; len],
+        fabric: vec![zero; len],
+    };
+    for g in grains {
+        let (m, v) = (g.mass, g.velocity);
+        let mv = m * v;
+        smoother.spread(g.centre, &mut |k, phi| {
+            let k = k - first;
+            s.density[k] += m * phi;
+            if spheres {
+                s.volume[k] += g.volume * phi;
+            }
+            for (p, x) in s.momentum[k].iter_mut().zip(mv.to_array()) {
+                *p += x * phi;
+            }
+            add_outer(&mut s.second[k], mv, v, phi);
+        });
+    }
+    for c in contacts {
+        smoother.spread_segment(c.from, c.branch, &mut |k, w| {
+            let k = k - first;
+            add_outer(&mut s.contact_stress[k], c.force, c.branch, w);
+            add_outer(&mut s.fabric[k], c.normal, c.normal, w);
+        });
+    }
+    s
 }
 
 /// A contact's segment and its weight: the dynamic grain's centre the segment starts from, the
