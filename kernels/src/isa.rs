@@ -28,7 +28,8 @@ pub fn avx2() -> bool {
 /// The build `GRAINS_ISA` = `isa` asks for on a processor that has (`detected`) the AVX2
 /// build's features or not: whether it runs AVX2, and what to tell the user where the value
 /// is not one this module knows or asks for what the processor lacks.
-fn choice(isa: Option<&str>, detected: bool) -> (bool, Option<String>) {
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
+pub fn choice(isa: Option<&str>, detected: bool) -> (bool, Option<String>) {
     let sse2 = "the hot loops run their SSE2 build";
     let native = if detected {
         "the hot loops run their AVX2 build"
@@ -69,29 +70,4 @@ fn detected() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::choice;
-
-    #[test]
-    fn grains_isa_picks_the_build_and_names_a_value_it_does_not_know() {
-        for detected in [false, true] {
-            assert_eq!(choice(None, detected), (detected, None));
-            assert_eq!(choice(Some(""), detected), (detected, None));
-            assert_eq!(choice(Some("sse2"), detected), (false, None));
-            assert_eq!(choice(Some("SSE2"), detected), (false, None));
-            let (avx2, warning) = choice(Some("sse"), detected);
-            assert_eq!(avx2, detected, "a typo runs as the processor allows");
-            let warning = warning.expect("a typo is named");
-            assert!(
-                warning.contains("\"sse\"") && warning.contains("sse2"),
-                "{warning}"
-            );
-        }
-        assert_eq!(choice(Some("avx2"), true), (true, None));
-        let (avx2, warning) = choice(Some("avx2"), false);
-        assert!(!avx2 && warning.is_some_and(|w| w.contains("lacks AVX2")));
-    }
 }

@@ -37,7 +37,8 @@ const SPHERE_LANE: usize = size_of::<SpherePack>() / 4;
 /// One contact's impulses (γn, γt1, γt2) in its pack.
 const LANE_GAMMA: usize = size_of::<Lanes3>() / 4;
 /// A body's velocities and inverse masses.
-const MOTION: usize = size_of::<Motion>();
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
+pub const MOTION: usize = size_of::<Motion>();
 /// One contact's world impulse D Δγ kept for the gather.
 const IMPULSE: usize = size_of::<[f32; 4]>();
 /// One entry of the body → contacts index.
@@ -78,29 +79,5 @@ pub fn cpu_sweep_traffic(solver: SolverKind, compact: bool) -> SweepTraffic {
                 + gather,
             per_body: gather_body,
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Gauss–Seidel touches every body of a contact twice (read and write) with no separate
-    /// gather; Jacobi adds a gather per body; APGD's extra pass makes it costlier than Jacobi.
-    #[test]
-    fn counts_follow_the_passes() {
-        let gs = cpu_sweep_traffic(SolverKind::GaussSeidel, false);
-        let compact = cpu_sweep_traffic(SolverKind::GaussSeidel, true);
-        let jacobi = cpu_sweep_traffic(SolverKind::Jacobi, false);
-        let apgd = cpu_sweep_traffic(SolverKind::Apgd, false);
-        assert_eq!(gs.per_contact - compact.per_contact, (384 - 240) / 4);
-        assert_eq!(gs.per_body, 0);
-        assert_eq!(jacobi.per_body, 4 + 2 * MOTION);
-        assert!(apgd.per_contact > jacobi.per_contact);
-        assert_eq!(apgd.per_body, jacobi.per_body);
-        // Per contact-sweep, the body share is spread over the contacts.
-        let b = jacobi.per_contact_sweep(4.0, 1.0);
-        assert_eq!(b, jacobi.per_contact as f64 + jacobi.per_body as f64 / 4.0);
-        assert_eq!(jacobi.per_contact_sweep(0.0, 1.0), 0.0);
     }
 }
