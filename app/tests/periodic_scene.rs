@@ -102,6 +102,34 @@ fn bad_periodic_values_name_file_line_and_key() {
 }
 
 #[test]
+fn shear_rate_sets_the_lees_edwards_shear_and_bad_values_are_refused() {
+    let t = with("y = [0.0, 0.4]\n", "y = [0.0, 0.4]\nshear_rate = 2.5\n");
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    assert_eq!(s.settings().periodic.shear_rate, 2.5);
+    s.world(Some(1)).unwrap().run(5).unwrap();
+    // Only x periodic: refused at the key.
+    let t = with("y = [0.0, 0.4]\n", "shear_rate = 2.5\n");
+    let msg = refused(&t, "shear_rate", "periodic.shear_rate");
+    assert!(msg.contains("both x = [lo, hi] and y = [lo, hi]"), "{msg}");
+    // Not finite (or beyond single precision): refused at the key.
+    let t = with("y = [0.0, 0.4]\n", "y = [0.0, 0.4]\nshear_rate = nan\n");
+    refused(&t, "shear_rate", "periodic.shear_rate");
+    let t = with("y = [0.0, 0.4]\n", "y = [0.0, 0.4]\nshear_rate = 1e39\n");
+    refused(&t, "shear_rate", "periodic.shear_rate");
+    // The GPU backend: the engine's refusal, named at the key.
+    let t = with("y = [0.0, 0.4]\n", "y = [0.0, 0.4]\nshear_rate = 2.5\n").replacen(
+        "h = 0.002",
+        "h = 0.002\nbackend = \"gpu\"\nsolver = \"jacobi\"\ntolerance = 0.0\nomega = 0.3",
+        1,
+    );
+    let msg = refused(&t, "shear_rate", "periodic.shear_rate");
+    assert!(
+        msg.contains("sheared periodic cell") && msg.contains("GPU backend"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn a_wall_facing_a_periodic_axis_is_refused_at_its_table() {
     let t = GOOD.replacen(
         "[[bodies]]",

@@ -337,6 +337,7 @@ impl WorldBuilder {
         let r_max = bodies.pos_radius.iter().map(|p| p.w).fold(0.0, f32::max);
         let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
+        monitor.seam_speed = self.settings.periodic.jump_speed().abs();
         fingerprint.push_meshes(&meshes.descs);
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
@@ -348,7 +349,11 @@ impl WorldBuilder {
             &self.bodies,
             &self.insertions,
             &walls,
-            meshes.placed.max_speed,
+            // A sheared cell's images move at ±γ̇ L_y, as a wall would.
+            meshes
+                .placed
+                .max_speed
+                .max(self.settings.periodic.jump_speed().abs()),
             energy_bounded,
         );
         let servos = crate::servo::servo_walls(&walls);

@@ -7,11 +7,15 @@
 //! unit integral ([`Kernel`]). At a point r, with grains i of mass m_i at x_i moving at v_i:
 //!
 //! * density ρ(r) = Σ_i m_i φ(r − x_i), volume fraction Σ_i V_i φ(r − x_i);
-//! * velocity V(r) = Σ_i m_i v_i φ(r − x_i) / ρ(r);
+//! * velocity V(r) = Σ_i m_i v_i φ(r − x_i) / ρ(r), the grains' own velocities: in a sheared
+//!   periodic cell (Lees–Edwards, [`crate::Periodic::shear_rate`]) this is the streaming
+//!   velocity too (the profile γ̇ y is the user's to subtract), and an image across y at
+//!   index m lies at x_i + m Δ and moves at v_i + m γ̇ L_y x̂;
 //! * kinetic stress σᵏ(r) = Σ_i m_i v'_i ⊗ v'_i φ(r − x_i) with v'_i = v_i − V(r);
 //! * contact stress σᶜ(r) = Σ_c f_c ⊗ b_c ∫₀¹ φ(r − x_i + s b_c) ds, over the contacts c of the
 //!   last step, with f_c the mean force on grain i over the step and b_c the branch from the
-//!   other side to x_i: x_i − x_j for two grains (the minimum image across periodic sides),
+//!   other side to x_i: x_i − x_j for two grains (the minimum image across periodic sides,
+//!   with the images' offset Δ across y in a sheared cell),
 //!   x_i − p_c for a wall, a mesh or a body that does not move by contact (p_c the contact
 //!   point), so that the line integral runs along the segment from x_i to x_j or to p_c;
 //! * fabric F(r) = Σ_c n_c ⊗ n_c ∫₀¹ φ(r − x_i + s b_c) ds.
@@ -310,12 +314,15 @@ struct Smoother<'a> {
     /// The layers of sample points this smoother adds to (a grid's z indices, a profile's
     /// points), so that each worker of [`coarse_grain`] fills its own slab.
     slab: std::ops::Range<usize>,
+    /// In a sheared cell, the offset Δ along x of the images one period up across y (m, now).
+    shear_offset: f64,
 }
 
 impl Smoother<'_> {
-    /// Calls `add(k, φ)` for every sample point k within the kernel's reach of `x` (and of its
-    /// periodic images).
-    fn spread(&self, x: DVec3, add: &mut impl FnMut(usize, f64)) {
+    /// Calls `add(k, φ, m)` for every sample point k within the kernel's reach of `x` (and of
+    /// its periodic images: m is the image's index across y, whose copy in a sheared cell lies
+    /// at x + m Δ, reduced to within half a period, and moves at m γ̇ L_y x̂ on top).
+    fn spread(&self, x: DVec3, add: &mut impl FnMut(usize, f64, f64)) {
         let reach = self.kernel.reach();
         let images = |axis: usize| -> &'static [f64] {
             match axis < 2 && self.periods[axis] > 0.0 {
@@ -332,7 +339,15 @@ impl Smoother<'_> {
                 let (o, s) = (origin.as_dvec3(), spacing.as_dvec3());
                 for &ix in images(0) {
                     for &iy in images(1) {
-                        let x = x + DVec3::new(ix * self.periods[0], iy * self.periods[1], 0.0);
+                        let shear = match iy != 0.0 && self.shear_offset != 0.0 {
+                            true => {
+                                let (d, lx) = (iy * self.shear_offset, self.periods[0]);
+                                d - lx * (d / lx).round()
+                            }
+                            false => 0.0,
+                        };
+                        let x =
+                            x + DVec3::new(ix * self.periods[0] + shear, iy * self.periods[1], 0.0);
                         // The nodes along axis k within `r` of x: the rows of the ball of
                         // the kernel's reach, row by row (a hair wider than the ball, so that
                         // rounding leaves out no node the kernel's own test would keep).
@@ -357,7 +372,7 @@ impl Smoother<'_> {
                                     let node = o + s * DVec3::new(i as f64, j as f64, k as f64);
                                     let phi = self.kernel.value((node - x).length_squared(), 3);
                                     if phi > 0.0 {
-                                        add(i + count[0] * (j + count[1] * k), phi);
+                                        add(i + count[0] * (j + count[1] * k), phi, iy);
                                     }
                                 }
                             }
@@ -385,7 +400,7 @@ impl Smoother<'_> {
                         let d = from + spacing * k as f64 - x;
                         let phi = self.kernel.value(d * d, 1) / area;
                         if phi > 0.0 {
-                            add(k, phi);
+                            add(k, phi, if axis == 1 { shift } else { 0.0 });
                         }
                     }
                 }
@@ -408,7 +423,7 @@ impl Smoother<'_> {
             for (t, w) in NODES {
                 let s = mid + 0.5 * piece * t;
                 let weight = w * piece;
-                self.spread(a - s * b, &mut |k, phi| add(k, weight * phi));
+                self.spread(a - s * b, &mut |k, phi, _| add(k, weight * phi));
             }
         }
     }
@@ -442,9 +457,11 @@ pub fn coarse_grain(
     if world.owned_indices().is_some() {
         return Err(FieldsError::Distributed);
     }
-    let periodic = world.settings().periodic;
+    let periodic = world.periodic_now();
     let period = |r: Option<(f32, f32)>| r.map_or(0.0, |(lo, hi)| (hi - lo) as f64);
     let periods = [period(periodic.x), period(periodic.y)];
+    let shear_offset = periodic.shear_offset as f64;
+    let jump = periodic.jump_speed() as f64;
     let n = sampling.len();
     let bodies = world.bodies();
     let dynamic = |i: usize| bodies.is_dynamic(i);
@@ -489,14 +506,14 @@ pub fn coarse_grain(
             kernel,
             periods,
             slab: layers.clone(),
+            shear_offset,
         };
         let first = layers.start * per_layer;
         slab_sums(
             &smoother,
             (&grains, &contacts),
-            first,
-            layers.len() * per_layer,
-            spheres,
+            (first, layers.len() * per_layer),
+            (spheres, jump),
         )
     };
     let slabs: Vec<SlabSums> = match workers {
@@ -662,14 +679,15 @@ fn balanced_cuts(
 }
 
 /// Spreads every source over the `len` sample points from `first` on (the smoother's slab):
-/// the grains' mass, volume, momentum and second moment of velocity, then the contacts' f ⊗ b
-/// and n ⊗ n along their segments, each in source order.
+/// the grains' mass, volume (where every grain is a sphere: `spheres`), momentum and second
+/// moment of velocity, then the contacts' f ⊗ b and n ⊗ n along their segments, each in source
+/// order. An image across a sheared seam moves at m `jump` x̂ on top of its grain (m its index
+/// across y, `jump` = γ̇ L_y).
 fn slab_sums(
     smoother: &Smoother,
     (grains, contacts): (&[GrainSource], &[ContactSource]),
-    first: usize,
-    len: usize,
-    spheres: bool,
+    (first, len): (usize, usize),
+    (spheres, jump): (bool, f64),
 ) -> SlabSums {
     let zero = [[0.0; 3]; 3];
     let mut s = SlabSums {
@@ -683,12 +701,19 @@ fn slab_sums(
     for g in grains {
         let (m, v) = (g.mass, g.velocity);
         let mv = m * v;
-        smoother.spread(g.centre, &mut |k, phi| {
+        smoother.spread(g.centre, &mut |k, phi, image| {
             let k = k - first;
             s.density[k] += m * phi;
             if spheres {
                 s.volume[k] += g.volume * phi;
             }
+            let (v, mv) = match image != 0.0 && jump != 0.0 {
+                true => {
+                    let v = v + DVec3::new(image * jump, 0.0, 0.0);
+                    (v, m * v)
+                }
+                false => (v, mv),
+            };
             for (p, x) in s.momentum[k].iter_mut().zip(mv.to_array()) {
                 *p += x * phi;
             }
@@ -735,10 +760,12 @@ fn contact_arms(world: &World, c: &crate::Contact) -> (Side, Option<Side>) {
     let other = match c.touching {
         Touching::Bodies { b, .. } => {
             let (pa, pb) = (bodies.pos_radius[first], bodies.pos_radius[b]);
-            let d = world
-                .settings()
-                .periodic
-                .minimum_image(pa.truncate() - pb.truncate());
+            let periodic = world.periodic_now();
+            let d = pa.truncate() - pb.truncate();
+            let d = match periodic.is_sheared() {
+                true => periodic.minimum_image_sheared(d).0,
+                false => periodic.minimum_image(d),
+            };
             Some((b, d.as_dvec3() + arm_a))
         }
         Touching::Wall { .. } | Touching::Mesh { .. } => None,

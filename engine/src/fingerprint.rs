@@ -17,7 +17,8 @@ const MAX_VALUE_CHARS: usize = 64;
 
 /// Named items (name → short value text, or `#` and a hash for a long value or a big table)
 /// describing what changes a world's physics: the step settings (h, gravity, ε̂, solver, warm
-/// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges,
+/// start, contact frequency, Coulomb correction, planar mode, stabilisation, periodic ranges
+/// and shear rate,
 /// the integrator when not the CCP), the materials
 /// and pair overrides, the walls and their motions and servos, the joints, springs and applied forces,
 /// and each body's fixed properties (radius, shape, mass, inertia and principal moments,
@@ -166,7 +167,16 @@ impl Fingerprint {
         self.push("coulomb_correction", s.coulomb_correction);
         self.push("planar", s.planar);
         self.push("stabilise_contacts", s.stabilise_contacts);
-        self.push("periodic", format!("{:?}", s.periodic));
+        // The ranges as the derived Debug of the two-field struct wrote them, so that the
+        // fingerprints of periodic worlds are as before; the shear only when there is one.
+        let p = &s.periodic;
+        self.push(
+            "periodic",
+            format!("Periodic {{ x: {:?}, y: {:?} }}", p.x, p.y),
+        );
+        if p.shear_rate != 0.0 {
+            self.push("periodic shear_rate", p.shear_rate);
+        }
         // Only with the adaptive step, so the fingerprints of fixed-step worlds are as before.
         if let Some(a) = &s.auto_step {
             let (h_min, reach, budget) = (a.h_min, a.reach, a.penetration);

@@ -41,7 +41,7 @@ pub struct Health {
     pub max_penetration: f32,
     /// The energy (kinetic, plus the springs' potential) grew by more than `energy_growth` ×
     /// its value before the step plus what gravity, applied forces, motors, the joints'
-    /// stabilising pull, moving walls and kinematic bodies can supply in one step (see
+    /// stabilising pull, moving walls, kinematic bodies and a sheared cell's seam can supply in one step (see
     /// [`Fault::Energy`]).
     pub energy: Check,
     /// The factor of the energy check (default 2, at least 1).
@@ -320,6 +320,9 @@ pub(crate) struct Monitor {
     pub domain: Option<Domain>,
     /// The fastest any point of a mesh wall moves (m/s).
     pub mesh_speed: f32,
+    /// The speed γ̇ L_y of a sheared periodic cell's images across y (m/s; 0 without shear):
+    /// they supply energy as a wall moving at that speed would.
+    pub seam_speed: f32,
     /// The step, energy and joints' pull Σ (m Φ² + I θ²) the next check starts from (on the
     /// GPU the last read-back, possibly several steps back); `None` after an edit of the state.
     pub before: Option<(u64, f64, f64)>,
@@ -428,7 +431,7 @@ impl Monitor {
             let mut v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
-                .fold(surface.max(self.mesh_speed), f32::max);
+                .fold(surface.max(self.mesh_speed).max(self.seam_speed), f32::max);
             if !links.free_motors.is_empty() {
                 v = v.max(links.motor_speed(joints, bodies));
             }

@@ -1,7 +1,8 @@
 //! The checks a world with periodic boundaries ([`Settings::periodic`]) must pass at build:
 //! ranges of at least twice the largest pair reach, spheres only, every centre inside the
 //! ranges at the start (bodies are not wrapped on build: one outside is refused), walls that
-//! make sense in a periodic world, no joints or springs, and the CPU backend.
+//! make sense in a periodic world, no joints or springs, and the CPU backend; a shear rate
+//! (Lees–Edwards) only with both x and y periodic.
 
 use crate::body::Body;
 use crate::error::BuildError;
@@ -14,8 +15,25 @@ pub use grains_kernels::periodic::Periodic;
 /// float round-off stays a floor).
 const ALONG_AXIS: f32 = 1e-6;
 
-/// Checks the ranges themselves: finite, hi > lo (called by [`Settings::check`]).
+/// Checks the ranges themselves: finite, hi > lo; and a shear rate finite, with both x and y
+/// periodic when not zero (called by [`Settings::check`]).
 pub(crate) fn check_ranges(periodic: &Periodic) -> Result<(), BuildError> {
+    let rate = periodic.shear_rate;
+    let problem = if !rate.is_finite() {
+        Some(format!("shear_rate must be finite, got {rate}"))
+    } else if rate != 0.0 && (periodic.x.is_none() || periodic.y.is_none()) {
+        Some(format!(
+            "shear_rate {rate} 1/s shears the cell along x across y: it needs both x and y periodic"
+        ))
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        return Err(BuildError::Settings {
+            field: "periodic.shear_rate",
+            problem,
+        });
+    }
     for (name, range) in ["x", "y"].into_iter().zip(periodic.axes()) {
         if let Some((lo, hi)) = range {
             if !(lo.is_finite() && hi.is_finite() && hi > lo) {

@@ -104,6 +104,14 @@ pub struct Settings {
     /// the largest pair reach, every centre inside the ranges (not wrapped on build), spheres
     /// only, walls facing no periodic axis and unbounded along them, no joints or springs, CPU
     /// backend only. Kept as built by [`crate::World::set_settings`].
+    ///
+    /// With both x and y periodic, [`Periodic::shear_rate`] γ̇ (1/s) shears the cell along x
+    /// with its gradient along y (Lees–Edwards boundaries, simple shear without walls): the
+    /// images across y are offset along x by Δ(t) = γ̇ L_y t mod L_x and move at ±γ̇ L_y, and a
+    /// grain crossing y = hi re-enters at lo shifted by −Δ and slowed by γ̇ L_y (see
+    /// `kernels/src/periodic.rs` and docs/method.md, "Periodic boundaries"). Refused with one
+    /// axis only, not finite, on the GPU backend, distributed, with the implicit integrator and
+    /// with restitution. [`Periodic::shear_offset`] is the world's to set at each step.
     pub periodic: Periodic,
     /// How each step is taken (default [`Integrator::Ccp`]); [`Integrator::GeometricallyImplicit`]
     /// steps small worlds of spheres and planes by the stepper of [`crate::geometric`] and

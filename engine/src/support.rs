@@ -126,6 +126,12 @@ impl Present {
         );
         let implicit = s.integrator == Integrator::GeometricallyImplicit;
         p.add(implicit, ImplicitIntegrator, Item::Settings("integrator"));
+        let sheared = s.periodic.is_sheared();
+        p.add(
+            sheared,
+            PeriodicShear,
+            Item::Settings("periodic.shear_rate"),
+        );
         p.add(s.periodic.is_on(), Periodic, Item::Settings("periodic"));
         p.add(s.planar, Planar, Item::Settings("planar"));
         let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });

@@ -126,6 +126,9 @@ impl World {
     /// drives and applied loads placed for it, then the backend's step.
     fn advance(&mut self, t: f64, step: u64) -> Result<StepStats, StepError> {
         let h = self.params.h;
+        if self.settings.periodic.shear_rate != 0.0 {
+            self.params.periodic.shear_offset = self.settings.periodic.offset_at(t);
+        }
         self.place_walls(t);
         self.meshes.place(t, h, false);
         self.drive_buf.clear();
@@ -446,6 +449,13 @@ impl World {
     /// Python the property `world.time`, as every read of the state without arguments there.)
     pub fn time(&self) -> f64 {
         self.steps as f64 * self.settings.h as f64
+    }
+
+    /// The periodic cell now ([`Settings::periodic`] with, in a sheared cell, the images'
+    /// offset [`crate::Periodic::shear_offset`] at [`World::time`]): what measures a pair of
+    /// the current centres by its minimum image.
+    pub fn periodic_now(&self) -> crate::Periodic {
+        self.settings.periodic.at_time(self.time())
     }
 
     /// The length of the last step (s): [`Settings::h`], or with the adaptive step the h of

@@ -72,6 +72,7 @@ fn a_bed_at_rest_carries_the_weight_above_each_height() {
         periodic: Periodic {
             x: Some((0.0, l)),
             y: Some((0.0, l)),
+            ..Periodic::NONE
         },
         ..Settings::granular(0.001)
     });

@@ -23,6 +23,7 @@ mod health;
 mod implicit_integrator;
 mod inertia;
 mod kinematics;
+mod lees_edwards;
 mod lifecycle;
 mod loads;
 mod meshes;

@@ -18,6 +18,7 @@ fn periodic(settings: Settings, lx: f32, ly: f32) -> Settings {
         periodic: Periodic {
             x: Some((0.0, lx)),
             y: Some((0.0, ly)),
+            ..Periodic::NONE
         },
         ..settings
     }
@@ -202,6 +203,7 @@ fn a_grain_leaving_one_side_re_enters_the_other_with_its_velocity() {
         periodic: Periodic {
             x: Some((lo, hi)),
             y: Some((lo, hi)),
+            ..Periodic::NONE
         },
         ..Settings::default()
     };
@@ -320,6 +322,7 @@ fn a_checkpoint_of_a_world_with_other_periodic_ranges_is_refused() {
         periodic: Periodic {
             x: Some((0.0, 1.0)),
             y: Some((0.0, 1.5)),
+            ..Periodic::NONE
         },
         ..Settings::default()
     });
@@ -340,6 +343,7 @@ fn refusal(settings: Settings, body: Body, wall: Option<WallDesc>, joint: bool) 
         periodic: Periodic {
             x: Some((0.0, 1.0)),
             y: Some((0.0, 1.0)),
+            ..Periodic::NONE
         },
         ..settings
     });
@@ -445,6 +449,7 @@ fn what_a_periodic_world_cannot_hold_is_refused_by_name() {
             periodic: Periodic {
                 x: None,
                 y: Some((lo, hi)),
+                ..Periodic::NONE
             },
             ..Settings::default()
         };

@@ -35,6 +35,7 @@ fn cell(threads: usize) -> WorldBuilder {
         periodic: Periodic {
             x: Some((0.0, l)),
             y: Some((0.0, l)),
+            ..Periodic::NONE
         },
         threads,
         ..Settings::granular(H)

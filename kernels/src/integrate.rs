@@ -1,6 +1,7 @@
 //! Stage 7, integrate: positions follow the new velocities, q⁺ = q + h v⁺ (hart-anitescu eq. 2.11's
 //! position update); orientations by q⁺ = normalise(q + ½ h ω ⊗ q); along a periodic axis the
-//! centre is wrapped back into [lo, hi) ([`Periodic::wrap`]). Anisotropic bodies turn by their
+//! centre is wrapped back into [lo, hi) ([`Periodic::wrap`]; in a sheared cell a grain crossing
+//! y also moves by the images' offset and velocity, [`Periodic::wrap_sheared`]). Anisotropic bodies turn by their
 //! free rotation instead ([`rotate_freely`]: the implicit midpoint of Euler's equations in the
 //! body frame, the same quaternion update by the midpoint ω̄).
 
@@ -23,6 +24,7 @@ pub fn integrate_positions(
     h: f32,
     periodic: &Periodic,
 ) {
+    let sheared = periodic.is_sheared();
     pos_radius
         .par_chunks_mut(BLOCK)
         .zip(orientation.par_chunks_mut(BLOCK))
@@ -36,7 +38,11 @@ pub fn integrate_positions(
                     continue;
                 }
                 *p += (m.v() * h).extend(0.0);
-                if periodic.is_on() {
+                if sheared {
+                    let (moved, v) = periodic.wrap_sheared(p.truncate(), m.v(), h);
+                    *p = moved.extend(p.w);
+                    m.linear = v.to_array();
+                } else if periodic.is_on() {
                     *p = periodic.wrap(p.truncate()).extend(p.w);
                 }
                 if let Some(moments) = inertia.of(i) {

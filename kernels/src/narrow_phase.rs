@@ -302,16 +302,21 @@ impl PairTests<'_> {
             .truncate()
             .extend(reach[bb as usize]);
         let side = SphereSide::of(self.bodies, reach, a);
-        self.sphere_partner::<true>(&side, bb, centre_reach, out);
+        if self.p.periodic.is_sheared() {
+            self.sphere_partner::<true, true>(&side, bb, centre_reach, out);
+        } else {
+            self.sphere_partner::<true, false>(&side, bb, centre_reach, out);
+        }
     }
 
     /// Sphere–sphere for sphere `a` (its data loaded once for all its partners) and a partner
     /// `bb` > a of centre and reach `centre_reach` (bit copies of the body's own, read from
     /// wherever they lie nearest; its radius is read only for a pair within reach); see
     /// [`Self::sphere_sphere`]. `PERIODIC` false skips the minimum image, which is then the
-    /// separation itself.
+    /// separation itself; `SHEARED` (with `PERIODIC`) takes the Lees–Edwards minimum image and
+    /// the velocity of b's copy across y ([`crate::periodic::Periodic::image_velocity`]).
     #[inline(always)]
-    fn sphere_partner<const PERIODIC: bool>(
+    fn sphere_partner<const PERIODIC: bool, const SHEARED: bool>(
         &self,
         side: &SphereSide,
         bb: u32,
@@ -321,10 +326,12 @@ impl PairTests<'_> {
         let b = self.bodies;
         let (a, pa) = (side.body, side.pos_radius);
         let d = pa.truncate() - centre_reach.truncate();
-        let d = if PERIODIC {
-            self.p.periodic.minimum_image(d)
+        let (d, image) = if PERIODIC && SHEARED {
+            self.p.periodic.minimum_image_sheared(d)
+        } else if PERIODIC {
+            (self.p.periodic.minimum_image(d), 0.0)
         } else {
-            d
+            (d, 0.0)
         };
         let dist2 = d.length_squared();
         // Cheap reject before the square root: each body's reach covers its share of any ε̂.
@@ -336,14 +343,22 @@ impl PairTests<'_> {
         let (ma, mb) = (&b.motion[a as usize], &b.motion[bb as usize]);
         let dist = dist2.sqrt();
         let n = if dist > 0.0 { d / dist } else { Vec3::Z };
-        let closing = closing_speed(ma.v(), mb.v(), n);
         let touch = (n, dist - (pa.w + pb.w), -pa.w * n, pb.w * n);
-        self.keep_pair(a, bb, touch, closing, pair_key(a, bb), out);
+        if SHEARED {
+            let jump = self.p.periodic.image_velocity(image);
+            let closing = closing_speed(ma.v(), mb.v() + jump, n);
+            self.keep_pair(a, bb, touch, closing, pair_key(a, bb), jump, out);
+        } else {
+            let closing = closing_speed(ma.v(), mb.v(), n);
+            self.keep_pair(a, bb, touch, closing, pair_key(a, bb), Vec3::ZERO, out);
+        }
     }
 
     /// Pushes the row of contact (a, b) (a < b) with its normal n, gap Φ and arms
     /// `touch = (n, Φ, r_a, r_b)` under `key`, when Φ ≤ ε̂ of the pair's `closing` speed
-    /// (frictionless when [`Self::swept_mu`] says so).
+    /// (frictionless when [`Self::swept_mu`] says so); `b_jump` is the velocity b's copy moves
+    /// at on top of b's own (across a sheared seam; zero otherwise), in the row as a wall's.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn keep_pair(
         &self,
@@ -352,6 +367,7 @@ impl PairTests<'_> {
         (n, phi, ra, rb): (Vec3, f32, Vec3, Vec3),
         closing: Closing,
         key: u64,
+        b_jump: Vec3,
         out: &mut Vec<(u64, ContactRow)>,
     ) {
         if phi > self.p.envelope.pair(closing.speed, self.p.h) {
@@ -366,7 +382,7 @@ impl PairTests<'_> {
             .w
             .min(bodies.pos_radius[b as usize].w);
         let mu = self.swept_mu(mu, phi, closing, size);
-        let row = self.contact_row(a, b, ma, Some(mb), n, phi, ra, rb, mu, Vec3::ZERO);
+        let row = self.contact_row(a, b, ma, Some(mb), n, phi, ra, rb, mu, b_jump);
         out.push((key, row));
     }
 
@@ -517,15 +533,18 @@ impl PairTests<'_> {
     /// All contacts owned by grid body `i`: grid partners j > i in the 27 cells around it (their
     /// centres and reaches read from the grid's copies in cell order), walls.
     /// With periodic boundaries also in the 27 cells around each image x_i + k L within reach of
-    /// a side ([`crate::periodic::Periodic::image_shifts`]; a grid pair's reach is at most one
+    /// a side ([`crate::periodic::Periodic::image_queries`]: in a sheared cell those across y
+    /// offset by the images' shift along x; a grid pair's reach is at most one
     /// cell), each partner kept only around its minimum-image index k, so found once.
     #[inline(always)]
     fn grid_body(&self, grid: &Grid, i: u32, out: &mut Vec<(u64, ContactRow)>) {
         let first = out.len();
-        if self.p.periodic.is_on() {
-            self.grid_partners::<true>(grid, i, out);
+        if self.p.periodic.is_sheared() {
+            self.grid_partners::<true, true>(grid, i, out);
+        } else if self.p.periodic.is_on() {
+            self.grid_partners::<true, false>(grid, i, out);
         } else {
-            self.grid_partners::<false>(grid, i, out);
+            self.grid_partners::<false, false>(grid, i, out);
         }
         out[first..].sort_unstable_by_key(|c| c.0);
         let pr = self.bodies.pos_radius[i as usize];
@@ -534,9 +553,10 @@ impl PairTests<'_> {
     }
 
     /// The sphere–sphere contacts of [`Self::grid_body`], unsorted; `PERIODIC` is whether the
-    /// world has periodic sides (decided once per body rather than per candidate).
+    /// world has periodic sides and `SHEARED` whether its cell is sheared (decided once per
+    /// body rather than per candidate).
     #[inline(always)]
-    fn grid_partners<const PERIODIC: bool>(
+    fn grid_partners<const PERIODIC: bool, const SHEARED: bool>(
         &self,
         grid: &Grid,
         i: u32,
@@ -544,10 +564,10 @@ impl PairTests<'_> {
     ) {
         let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[i as usize].truncate();
-        let (shifts, count) = periodic.image_shifts(p, grid.cell);
+        let (queries, count) = periodic.image_queries(p, grid.cell);
         let side = SphereSide::of(self.bodies, &grid.reach, i);
-        for &k in &shifts[..count] {
-            let (ranges, n) = grid.neighbour_ranges(grid.coords(p + periodic.offset(k)));
+        for &(q, k) in &queries[..count] {
+            let (ranges, n) = grid.neighbour_ranges(grid.coords(q));
             for &(start, end) in &ranges[..n] {
                 let range = start as usize..end as usize;
                 let (bodies, centres) = (
@@ -559,8 +579,13 @@ impl PairTests<'_> {
                     continue;
                 }
                 for (&j, &cj) in bodies.iter().zip(centres) {
-                    if j > i && periodic.image_index(p, cj.truncate()) == k {
-                        self.sphere_partner::<PERIODIC>(&side, j, cj, out);
+                    let index = if SHEARED {
+                        periodic.image_index_sheared(p, cj.truncate())
+                    } else {
+                        periodic.image_index(p, cj.truncate())
+                    };
+                    if j > i && index == k {
+                        self.sphere_partner::<PERIODIC, SHEARED>(&side, j, cj, out);
                     }
                 }
             }
@@ -601,13 +626,13 @@ impl PairTests<'_> {
             while kept != 0 {
                 let l = kept.trailing_zeros() as usize;
                 kept &= kept - 1;
-                self.sphere_partner::<false>(side, ids[l], c[l], out);
+                self.sphere_partner::<false, false>(side, ids[l], c[l], out);
             }
         }
         let tail = bodies.len() - rest..bodies.len();
         for (&j, &cj) in bodies[tail.clone()].iter().zip(&centres[tail]) {
             if j > i {
-                self.sphere_partner::<false>(side, j, cj, out);
+                self.sphere_partner::<false, false>(side, j, cj, out);
             }
         }
     }
@@ -619,16 +644,21 @@ impl PairTests<'_> {
         let periodic = &self.p.periodic;
         let p = self.bodies.pos_radius[l as usize].truncate();
         let r = grid.reach[l as usize] + 0.5 * grid.cell;
-        let (shifts, count) = periodic.image_shifts(p, r);
-        for &k in &shifts[..count] {
-            let q = p + periodic.offset(k);
+        let (queries, count) = periodic.image_queries(p, r);
+        let sheared = periodic.is_sheared();
+        for &(q, k) in &queries[..count] {
             let (lo, hi) = (
                 grid.coords(q - Vec3::splat(r)),
                 grid.coords(q + Vec3::splat(r)),
             );
             grid.for_each_in_box(lo, hi, |j| {
                 let pj = self.bodies.pos_radius[j as usize].truncate();
-                if periodic.image_index(p, pj) == k {
+                let index = if sheared {
+                    periodic.image_index_sheared(p, pj)
+                } else {
+                    periodic.image_index(p, pj)
+                };
+                if index == k {
                     self.body_pair(&grid.reach, l, j, out);
                 }
             });
@@ -742,7 +772,15 @@ impl PairTests<'_> {
         let (ra, rb) = (touch.pa - ca, touch.pb - cb);
         let closing = closing_speed(point_velocity(ma, ra), point_velocity(mb, rb), touch.n);
         let key = pair_key(a, b) | flag;
-        self.keep_pair(a, b, (touch.n, touch.phi, ra, rb), closing, key, out);
+        self.keep_pair(
+            a,
+            b,
+            (touch.n, touch.phi, ra, rb),
+            closing,
+            key,
+            Vec3::ZERO,
+            out,
+        );
     }
 
     /// Capsule–wall: each end point of the segment as a sphere of the capsule's radius against

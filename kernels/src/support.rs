@@ -19,6 +19,8 @@ pub enum Feature {
     ImplicitIntegrator,
     /// `Settings::periodic`.
     Periodic,
+    /// A Lees–Edwards shear of the periodic cell (`Periodic::shear_rate`).
+    PeriodicShear,
     /// `Settings::planar`.
     Planar,
     /// The Gauss–Seidel solver.
@@ -75,6 +77,7 @@ impl Feature {
             Feature::Distributed => "a distributed run (MPI)",
             Feature::ImplicitIntegrator => "the geometrically implicit integrator",
             Feature::Periodic => "periodic boundaries",
+            Feature::PeriodicShear => "a sheared periodic cell (Lees–Edwards, shear_rate)",
             Feature::Planar => "planar mode",
             Feature::GaussSeidel => "the Gauss–Seidel solver",
             Feature::CompliantContact => "compliant contact (a finite contact_frequency)",
@@ -138,11 +141,13 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: ClumpsBesideMeshes, why: "the GPU's mesh contacts take spheres only" },
     Limit { a: GpuBackend, b: Joints, why: "the joints' rows are solved on the CPU only" },
     Limit { a: GpuBackend, b: Springs, why: "the springs' rows are solved on the CPU only" },
+    Limit { a: GpuBackend, b: PeriodicShear, why: "the GPU's grid has no minimum image, let alone the sheared images' offset and velocity" },
     Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
     Limit { a: GpuBackend, b: ServoWalls, why: "a servo wall's next velocity is its load of the last step, and the GPU copies the contacts back only on World::sync_contacts" },
     Limit { a: GpuBackend, b: AdaptiveStep, why: "each step's h is chosen on the host from the last step's statistics and velocities, which the GPU reads back only every sync_every steps" },
     Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
     Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
+    Limit { a: ImplicitIntegrator, b: PeriodicShear, why: "it has no periodic sides" },
     Limit { a: ImplicitIntegrator, b: Periodic, why: "it has no periodic sides" },
     Limit { a: ImplicitIntegrator, b: CompliantContact, why: "it has rigid contact only (use \"inf\", the rigid preset)" },
     Limit { a: ImplicitIntegrator, b: NonSpheres, why: "it takes spheres only" },
@@ -158,6 +163,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: ImplicitIntegrator, b: Restitution, why: "it has no restitution (its impacts are fully inelastic)" },
     Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
     Limit { a: ImplicitIntegrator, b: AdaptiveStep, why: "the step's residual budget reads the CCP solve's residual and tolerance, which its Newton solve does not report" },
+    Limit { a: PeriodicShear, b: Restitution, why: "the impact stage's rows do not take the velocity of the images across the sheared seam" },
     Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
     Limit { a: Periodic, b: InsertionsAndSinks, why: "regions and sinks are not wrapped across the seams yet" },
     Limit { a: Periodic, b: NonSpheres, why: PERIODIC },
@@ -172,6 +178,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: MeshWalls, b: RollingFriction, why: "mesh contacts have no moment rows yet" },
     Limit { a: Distributed, b: ImplicitIntegrator, why: "only the CCP integrator runs distributed" },
     Limit { a: Distributed, b: GaussSeidel, why: "its sweep updates contacts one after another in an order no split by subdomain keeps; use solver = \"jacobi\" or \"apgd\", with omega at most about 0.4 on dense piles (Jacobi at omega = 1 diverges)" },
+    Limit { a: Distributed, b: PeriodicShear, why: DISTRIBUTED },
     Limit { a: Distributed, b: Periodic, why: DISTRIBUTED },
     Limit { a: Distributed, b: Joints, why: DISTRIBUTED },
     Limit { a: Distributed, b: Springs, why: DISTRIBUTED },

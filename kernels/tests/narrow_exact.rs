@@ -159,6 +159,7 @@ fn periodic_pour_cloud_with_a_projectile_gives_the_all_pairs_contacts() {
     let p = pour_settings(Periodic {
         x: Some((0.0, side)),
         y: Some((0.0, side)),
+        ..Periodic::NONE
     });
     let (grid, pairs) = assert_all_pairs_found(&bodies, &p);
     assert_eq!(

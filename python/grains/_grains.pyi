@@ -109,6 +109,8 @@ class Settings:
     """Periodic range (lo, hi) along x, or None."""
     periodic_y: Optional[Tuple[float, float]]
     """Periodic range (lo, hi) along y, or None."""
+    periodic_shear_rate: float
+    """Lees-Edwards shear rate (1/s) along x across y of a cell periodic along both (0: none)."""
     def copy(self) -> Settings:
         """A copy of these settings."""
 

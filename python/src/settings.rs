@@ -490,6 +490,24 @@ impl PySettings {
         Ok(())
     }
 
+    /// Lees–Edwards shear rate γ̇ (1/s) of a cell periodic along x and y (0, the default: none):
+    /// the cell is sheared along x with its gradient along y. Finite; both periodic ranges are
+    /// checked when the world is built.
+    #[getter]
+    fn periodic_shear_rate(&self) -> f32 {
+        self.inner.periodic.shear_rate
+    }
+    #[setter]
+    fn set_periodic_shear_rate(&mut self, rate: f32) -> PyResult<()> {
+        if !rate.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "periodic_shear_rate: must be finite, got {rate}"
+            )));
+        }
+        self.inner.periodic.shear_rate = rate;
+        Ok(())
+    }
+
     /// A copy of these settings.
     fn copy(&self) -> Self {
         self.clone()

@@ -238,6 +238,7 @@ def test_granular_preset_values():
         ("health_energy_growth", 4.0),
         ("periodic_x", (-1.0, 1.0)),
         ("periodic_y", (0.0, 2.0)),
+        ("periodic_shear_rate", 2.5),
     ],
 )
 def test_settings_round_trip(name, value):

@@ -1,16 +1,17 @@
-//! `[periodic]`: periodic boundaries along x and/or y (`x = [lo, hi]`, `y = [lo, hi]`), and the
+//! `[periodic]`: periodic boundaries along x and/or y (`x = [lo, hi]`, `y = [lo, hi]`), the
+//! Lees–Edwards shear of a cell periodic along both (`shear_rate`), and the
 //! check that no two bodies overlap across a seam at the start (the plain overlap check of
 //! `placement` measures straight distances only).
 
 use super::origin::Origin;
 use super::spec::{PeriodicSpec, S};
-use super::values::Ctx;
+use super::values::{number, Ctx};
 use super::SceneError;
 use grains::body::Body;
 use grains::Periodic;
 
 /// Reads `[periodic]` (none when the table is absent): each range finite in single precision
-/// with hi > lo, and at least one axis written.
+/// with hi > lo, and at least one axis written; `shear_rate` finite, with both x and y.
 pub(super) fn periodic(cx: &Ctx, spec: &Option<S<PeriodicSpec>>) -> Result<Periodic, SceneError> {
     let Some(spec) = spec else {
         return Ok(Periodic::NONE);
@@ -28,10 +29,22 @@ pub(super) fn periodic(cx: &Ctx, spec: &Option<S<PeriodicSpec>>) -> Result<Perio
         }
         Ok(Some((lo as f32, hi as f32)))
     };
-    let p = Periodic {
+    let mut p = Periodic {
         x: range(&spec.get_ref().x, "periodic.x")?,
         y: range(&spec.get_ref().y, "periodic.y")?,
+        ..Periodic::NONE
     };
+    if let Some(rate) = &spec.get_ref().shear_rate {
+        let key = "periodic.shear_rate";
+        p.shear_rate = number(cx, rate, key)?;
+        if p.x.is_none() || p.y.is_none() {
+            return Err(cx.err(
+                rate.span(),
+                key,
+                "shears the cell along x with its gradient along y: write both x = [lo, hi] and y = [lo, hi]",
+            ));
+        }
+    }
     if !p.is_on() {
         return Err(cx.err(
             spec.span(),
@@ -49,6 +62,12 @@ pub(super) fn origin(cx: &Ctx, spec: &Option<S<PeriodicSpec>>, settings: Origin)
     settings
         .key(cx, "periodic", "periodic.x", &written.x)
         .key(cx, "periodic", "periodic.y", &written.y)
+        .key(
+            cx,
+            "periodic.shear_rate",
+            "periodic.shear_rate",
+            &written.shear_rate,
+        )
         .key_at(cx, "periodic", "periodic", Some(spec.span()))
 }
 

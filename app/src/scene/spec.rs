@@ -714,4 +714,6 @@ pub struct PeriodicSpec {
     pub x: Option<S<[f64; 2]>>,
     /// `[lo, hi]` (m): the range along y.
     pub y: Option<S<[f64; 2]>>,
+    /// γ̇ (1/s): Lees–Edwards shear along x with its gradient along y (needs both x and y).
+    pub shear_rate: Option<S<f64>>,
 }

@@ -57,7 +57,7 @@ impl World {
     /// rows of a distributed run, [`crate::support`]): the Gauss–Seidel solver (use Jacobi or
     /// APGD), the implicit integrator, joints, springs, applied forces, restitution, shapes
     /// other than spheres (built or inserted), bodies with principal moments, periodic
-    /// boundaries; and more than [`MAX_RANKS`] ranks. Insertions
+    /// boundaries (sheared or not); and more than [`MAX_RANKS`] ranks. Insertions
     /// and sinks work as in one process: their pass, between steps, runs on every rank on the
     /// host copy gathered for it, and the bodies are split among the ranks again after it. The
     /// contacts are never gathered: [`World::contacts`] holds those this rank solved, numbered
@@ -107,6 +107,7 @@ impl World {
         );
         let gauss_seidel = matches!(s.solver, Solver::GaussSeidel { .. });
         p.add(gauss_seidel, Feature::GaussSeidel, item);
+        p.add(s.periodic.is_sheared(), Feature::PeriodicShear, item);
         p.add(s.periodic.is_on(), Feature::Periodic, item);
         p.add(s.auto_step.is_some(), Feature::AdaptiveStep, item);
         let joints = self.joint_rows > 0 || !self.joints.is_empty();
