@@ -7,7 +7,7 @@
 
 use crate::output::checkpoint::{piece_name, read_checkpoint};
 use crate::output::contacts::ContactFrame;
-use crate::output::fields::{profile_csv, vti};
+use crate::output::fields::{flat, profile_csv, vti};
 use crate::output::image::{Extent, Section, Style, View};
 use crate::output::mesh_loads::{LoadDistance, MeshLoadFrame};
 use crate::output::progress::{
@@ -19,7 +19,7 @@ use crate::output::writer::{holds_no_results, FrameBounds, Layout, Part, WriterC
 use crate::output::{write_atomic, Frame, Quality, Writer, WriterMsg};
 use crate::scene::{Bounds, FieldsOutput, ObservableKind, Scene, SceneError, ViewExtent};
 use glam::DVec3;
-use grains::fields::{coarse_grain, grain_stress, FieldsAverage, Sampling, Tensor};
+use grains::fields::{coarse_grain, grain_stress, FieldsAverage, Sampling};
 use grains::settings::Backend;
 use grains::snapshot::SnapshotError;
 use grains::world::World;
@@ -630,7 +630,11 @@ fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
             // The run refuses the key where the stress cannot be had (shapes, mpirun).
             true => grain_stress(world).map_or_else(
                 |_| Vec::new(),
-                |s| (rows.clone()).map(|(_, i)| flat_f32(&s[i])).collect(),
+                |s| {
+                    (rows.clone())
+                        .map(|(_, i)| flat(&s[i]).map(|x| x as f32))
+                        .collect()
+                },
             ),
             false => Vec::new(),
         },
@@ -674,15 +678,6 @@ fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
         f.groups.push(group);
     }
     f
-}
-
-/// A tensor's components row-major, in the frames' Float32.
-fn flat_f32(t: &Tensor) -> [f32; 9] {
-    let mut out = [0.0; 9];
-    for (o, v) in out.iter_mut().zip(t.iter().flatten()) {
-        *o = *v as f32;
-    }
-    out
 }
 
 /// The bounds that fix the types of `world`'s frames' integer arrays: the world's (not one

@@ -9,7 +9,8 @@ use std::fmt::Write;
 /// The tensors' components in the order their columns and arrays list them (row-major).
 const COMPONENTS: [&str; 9] = ["xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"];
 
-fn flat(t: &Tensor) -> [f64; 9] {
+/// A tensor's components, row-major.
+pub(crate) fn flat(t: &Tensor) -> [f64; 9] {
     let mut out = [0.0; 9];
     for (o, v) in out.iter_mut().zip(t.iter().flatten()) {
         *o = *v;
@@ -116,25 +117,29 @@ pub fn average_to_bytes(a: &FieldsAverage) -> Vec<u8> {
     b.extend_from_slice(&a.samples.to_le_bytes());
     b.extend_from_slice(&(n as u32).to_le_bytes());
     b.push(u8::from(a.volume_fraction.is_some()));
-    let mut put = |x: f64| b.extend_from_slice(&x.to_le_bytes());
-    let tensors = |t: &[Tensor]| t.iter().flat_map(flat).collect::<Vec<_>>();
-    let sums = [
-        a.density.clone(),
-        a.volume_fraction.clone().unwrap_or_default(),
-        a.momentum.iter().flatten().copied().collect(),
-        tensors(&a.convection),
-        tensors(&a.kinetic_stress),
-        tensors(&a.contact_stress),
-        tensors(&a.fabric),
-    ];
-    sums.iter().flatten().for_each(|&x| put(x));
-    let mut points: Vec<u8> = Vec::with_capacity(12 * n);
-    for p in &a.points {
-        p.to_array()
-            .iter()
-            .for_each(|x| points.extend_from_slice(&x.to_le_bytes()));
+    for x in a.points.iter().flat_map(|p| p.to_array()) {
+        b.extend_from_slice(&x.to_le_bytes());
     }
-    b.splice(9..9, points);
+    let tensors = |t: &[Tensor]| t.iter().flat_map(flat).collect::<Vec<_>>();
+    let sums = a
+        .density
+        .iter()
+        .copied()
+        .chain(a.volume_fraction.iter().flatten().copied())
+        .chain(a.momentum.iter().flatten().copied())
+        .chain(
+            [
+                &a.convection,
+                &a.kinetic_stress,
+                &a.contact_stress,
+                &a.fabric,
+            ]
+            .into_iter()
+            .flat_map(|t| tensors(t)),
+        );
+    for x in sums {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
     b
 }
 
