@@ -290,20 +290,27 @@ impl Periodic {
     /// Centre `p` and velocity `v` of a grain moved by a step of `h` in a sheared cell, wrapped
     /// into the ranges: n = ⌊(y − lo)/L_y⌋ periods across y (1 when it left through y = hi, −1
     /// through lo) give y −= n L_y, x −= n Δ⁺ and v_x −= n γ̇ L_y, with Δ⁺ = Δ + γ̇ L_y h the
-    /// images' offset at the step's end; then x (and y, against round-off) are wrapped as by
-    /// [`Periodic::wrap`].
+    /// images' offset at the step's end; then x is wrapped as by [`Periodic::wrap`]. A y that
+    /// rounds to hi in f32 (a grain a hair below hi, or one that left through lo by less than
+    /// an ulp of hi) is the next period's lo: it takes one period more, with its shift along
+    /// x and its velocity jump. (Setting it to lo alone, as the unsheared wrap does, would move
+    /// the grain by Δ along x.) A y that rounds below lo is lo.
     #[inline(always)]
     pub fn wrap_sheared(&self, p: Vec3, v: Vec3, h: f32) -> (Vec3, Vec3) {
-        let (lo, _) = self.y.unwrap_or_default();
+        let (lo, hi) = self.y.unwrap_or_default();
         let (_, ly) = self.periods();
-        let n = ((p.y - lo) / ly).floor();
-        if n == 0.0 {
-            return (self.wrap(p), v);
+        let mut n = ((p.y - lo) / ly).floor();
+        let mut y = p.y - n * ly;
+        if y >= hi {
+            n += 1.0;
+            y = lo;
         }
+        let y = y.max(lo);
         let jump = self.shear_rate * ly;
         let end_offset = self.shear_offset + jump * h;
-        let moved = Vec3::new(p.x - n * end_offset, p.y - n * ly, p.z);
-        (self.wrap(moved), Vec3::new(v.x - n * jump, v.y, v.z))
+        let moved = Vec3::new(p.x - n * end_offset, y, p.z);
+        let x_only = Periodic { y: None, ..*self };
+        (x_only.wrap(moved), Vec3::new(v.x - n * jump, v.y, v.z))
     }
 
     /// The image indices k whose copies x + k L of a centre `p` inside the ranges can have a

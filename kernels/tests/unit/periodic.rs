@@ -104,6 +104,30 @@ fn sheared_wrap_shifts_and_slows() {
     assert_eq!((p, w), (Vec3::new(-0.5, 1.0, 0.2), v));
 }
 
+/// A grain leaving through y = lo by less than an ulp of hi lands at y + L_y, which rounds to
+/// hi: it is the next period's lo, shifted along x by the offset and slowed as one that left
+/// through hi (not set to lo with its x unchanged, a jump of Δ⁺ along x that put a grain
+/// inside its neighbour in a sheared bed).
+#[test]
+fn sheared_wrap_of_a_y_rounding_to_hi_keeps_the_shift() {
+    let h = 0.01;
+    let v = Vec3::new(0.2, 0.3, 0.0);
+    let below = -1e-9f32;
+    assert_eq!(below + 2.0, 2.0, "y + L_y rounds to hi");
+    let (p, w) = SHEARED.wrap_sheared(Vec3::new(0.5, below, 0.2), v, h);
+    // The true point (0.5, 2 − 1e-9) one period up: x + Δ⁺ at y ≈ L_y, the same place as x at
+    // y ≈ 0 (one period up and back down).
+    assert!((p - Vec3::new(0.5, 0.0, 0.2)).length() < 1e-6, "{p}");
+    assert_eq!(w, v);
+    // A y a hair below hi stays in its period or moves to the next with the shift: the point
+    // is the same either way.
+    let (p, w) = SHEARED.wrap_sheared(Vec3::new(0.5, 2.0 - 1e-9, 0.2), v, h);
+    let end = SHEARED.shear_offset + 0.5 * 2.0 * h;
+    let same = (p - Vec3::new(0.5, 2.0 - 1e-9, 0.2)).length() < 1e-6
+        || (p - Vec3::new(0.5 - end, 0.0, 0.2)).length() < 1e-6 && w == v - Vec3::X;
+    assert!(same, "{p} {w}");
+}
+
 /// The offset at time t is γ̇ L_y t mod L_x, without drift at a large t.
 #[test]
 fn offset_at_time_wraps_without_drift() {
