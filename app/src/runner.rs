@@ -22,6 +22,7 @@ use glam::DVec3;
 use grains::fields::{coarse_grain, grain_stress, FieldsAverage, Sampling};
 use grains::settings::Backend;
 use grains::snapshot::SnapshotError;
+use grains::support::{limit, Feature};
 use grains::world::World;
 use grains::PieceEntry;
 use grains::{GpuError, StepError, Vec3, WallLoad};
@@ -931,15 +932,18 @@ pub fn run_distributed(
     let start = view(&scene);
     let built = (|| {
         if distribute.is_some() && scene.fields.is_some() {
-            return Err(RunError::Scene(scene.fields_refusal()));
+            return Err(RunError::Scene(scene.fields_refusal(&refused(
+                Feature::Distributed,
+                Feature::FieldsOutput,
+            ))));
         }
         if scene.output.frame_stress && distribute.is_some() {
-            let problem = "needs one process (a grain's stress sums its contacts, and each rank of an mpirun run holds only its own): run the scene without mpirun";
-            return Err(RunError::Scene(scene.frame_stress_refusal(problem)));
+            let problem = refused(Feature::Distributed, Feature::FrameStress);
+            return Err(RunError::Scene(scene.frame_stress_refusal(&problem)));
         }
         if distribute.is_some() && scene.output.formats.meshes {
-            let problem = "need one process (their wear sums read every step's contacts, and each rank of an mpirun run holds only its own): run the scene without mpirun";
-            return Err(RunError::Scene(scene.meshes_refusal(problem)));
+            let problem = refused(Feature::Distributed, Feature::MeshLoadFrames);
+            return Err(RunError::Scene(scene.meshes_refusal(&problem)));
         }
         // Before anything in the folder is read or written: no entry of it is followed as a
         // link.
@@ -948,18 +952,18 @@ pub fn run_distributed(
             .map_err(|e| out_err(format!("refused: {e}")))?;
         let mut world = scene.world_with(opts.threads, opts.backend)?;
         if scene.output.frame_stress && world.has_shapes() {
-            let problem = "needs every grain a sphere (the Love–Weber stress divides by the grain's volume): leave it out, or write the fields of [fields]";
-            return Err(RunError::Scene(scene.frame_stress_refusal(problem)));
+            let problem = refused(Feature::FrameStress, Feature::NonSpheres);
+            return Err(RunError::Scene(scene.frame_stress_refusal(&problem)));
         }
         if scene.output.formats.meshes {
             if world.mesh_triangles().is_empty() {
-                return Err(RunError::Scene(
-                    scene.meshes_refusal("need a mesh: the scene has no [[meshes]]"),
-                ));
+                return Err(RunError::Scene(scene.meshes_refusal(
+                    "\"meshes\" frames need a mesh: the scene has no [[meshes]]",
+                )));
             }
             if world.backend() != Backend::Cpu {
-                let problem = "need the CPU backend (their wear sums read every step's contacts, which the GPU keeps on the device): run with --backend cpu, or leave \"meshes\" out";
-                return Err(RunError::Scene(scene.meshes_refusal(problem)));
+                let problem = refused(Feature::GpuBackend, Feature::MeshLoadFrames);
+                return Err(RunError::Scene(scene.meshes_refusal(&problem)));
             }
         }
         if let Some(d) = distribute {
@@ -1528,6 +1532,14 @@ pub fn backend_phrase(adapter: Option<&str>, threads: usize) -> String {
         (None, 1) => "CPU, 1 thread".to_string(),
         (None, n) => format!("CPU, {n} threads"),
     }
+}
+
+/// The support table's row refusing `b` with `a`, in words (both sides named, and why).
+fn refused(a: Feature, b: Feature) -> String {
+    limit(a, b).map_or_else(
+        || format!("{} cannot be combined with {}", b.name(), a.name()),
+        |row| row.to_string(),
+    )
 }
 
 #[cfg(test)]

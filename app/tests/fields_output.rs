@@ -5,6 +5,7 @@
 use crate::one_rank;
 use crate::vtk_reader::{attr, read};
 use grains::fields::{coarse_grain, grain_stress};
+use grains::support::{limit, Feature};
 use grains_app::output::fields::{profile_csv, vti};
 use grains_app::output::FrameEncoding;
 use grains_app::runner::{run, RunOptions};
@@ -180,8 +181,9 @@ fn frames_carry_each_grains_love_weber_stress_and_runs_that_cannot_refuse_it() {
         .position(|l| l.starts_with("frame_stress"))
         .unwrap()
         + 1;
+    let row = limit(Feature::Distributed, Feature::FrameStress).unwrap();
     assert!(
-        e.contains(&format!("s.toml:{line}: key `frame_stress`")),
+        e.contains(&format!("s.toml:{line}: key `frame_stress`")) && e.contains(&row.to_string()),
         "{e}"
     );
 }
@@ -223,4 +225,7 @@ fn a_distributed_run_refuses_fields_before_it_starts() {
         e.contains(&format!("s.toml:{line}: key `fields`")) && e.contains("one process"),
         "{e}"
     );
+    // The support table's row, naming both sides.
+    let row = limit(Feature::Distributed, Feature::FieldsOutput).unwrap();
+    assert!(e.contains(&row.to_string()), "{e}");
 }

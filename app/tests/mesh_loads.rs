@@ -5,6 +5,7 @@
 
 use crate::one_rank;
 use crate::vtk_reader::read;
+use grains::support::{limit, Feature};
 use grains_app::runner::{run, RunOptions};
 use grains_app::scene::Scene;
 use std::path::{Path, PathBuf};
@@ -157,7 +158,10 @@ fn runs_that_cannot_sum_the_wear_refuse_meshes_frames() {
     let s = Scene::parse(Path::new("s.toml"), &text).unwrap();
     let e = one_rank::refusal(s, "meshes");
     let at = format!("s.toml:{}: key `formats`", line(&text));
-    assert!(e.contains(&at) && e.contains("one process"), "{e}");
+    // The support table's row, naming both sides.
+    let row = limit(Feature::Distributed, Feature::MeshLoadFrames).unwrap();
+    assert!(e.contains(&at) && e.contains(&row.to_string()), "{e}");
+    assert!(e.contains("a distributed run (MPI)") && e.contains("mesh-load frames"));
     // An unknown format names the new one among those there are.
     let bad = text.replace("\"meshes\", \"csv\"", "\"mesh\"");
     let e = Scene::parse(Path::new("s.toml"), &bad)

@@ -3,7 +3,9 @@
 //! the pair table ([`crate::pairs`]: which shapes meet which shapes and walls), so that every
 //! layer reads the same rows: the world's build (`grains::support`) refuses the first limit
 //! whose two features a world has, and the GPU backend (crate `grains-gpu`) refuses what its
-//! rows name rather than keeping lists of its own.
+//! rows name rather than keeping lists of its own. The outputs a run refuses with a backend or
+//! a part of the world (fields, grain stress in frames, mesh-load frames) are rows here too: the
+//! runner (`grains-app`) refuses them by these rows.
 
 use crate::pairs::ShapeKind;
 use crate::step::GpuError;
@@ -67,6 +69,12 @@ pub enum Feature {
     ShapedInsertions,
     /// The adaptive step (`h = "auto"`, `Settings::auto_step`).
     AdaptiveStep,
+    /// Coarse-grained fields written by a run (the scene's `[fields]`).
+    FieldsOutput,
+    /// Each grain's Love–Weber stress in the frames (`[output] frame_stress`).
+    FrameStress,
+    /// Mesh-load frames with their Archard sums (`formats = ["meshes"]`).
+    MeshLoadFrames,
 }
 
 impl Feature {
@@ -101,6 +109,9 @@ impl Feature {
             Feature::InsertionsAndSinks => "insertions and sinks",
             Feature::ShapedInsertions => "insertions of shaped grains",
             Feature::AdaptiveStep => "the adaptive step (h = \"auto\")",
+            Feature::FieldsOutput => "coarse-grained fields ([fields])",
+            Feature::FrameStress => "grain stress in frames (frame_stress)",
+            Feature::MeshLoadFrames => "mesh-load frames (formats = [\"meshes\"])",
         }
     }
 }
@@ -189,6 +200,11 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
     Limit { a: Distributed, b: ServoWalls, why: "a servo wall's next velocity needs its load summed over the ranks after every step (each rank's contacts copied out and reduced), which distributed runs do not do yet" },
     Limit { a: Distributed, b: AdaptiveStep, why: "the ranks would have to agree on each step's h (a reduction of the fastest grain and the deepest overlap every step), which the coupling does not do" },
+    Limit { a: Distributed, b: FieldsOutput, why: "each rank of an mpirun run holds only its own contacts; run the scene in one process, or resume its checkpoint in one process and write the fields there" },
+    Limit { a: Distributed, b: FrameStress, why: "a grain's stress sums its contacts, and each rank of an mpirun run holds only its own; run the scene in one process" },
+    Limit { a: Distributed, b: MeshLoadFrames, why: "their wear sums read every step's contacts, and each rank of an mpirun run holds only its own; run the scene in one process" },
+    Limit { a: GpuBackend, b: MeshLoadFrames, why: "their wear sums read every step's contacts, which the GPU keeps on the device; run with --backend cpu, or leave \"meshes\" out" },
+    Limit { a: FrameStress, b: NonSpheres, why: "the Love–Weber stress divides by the grain's volume, which only spheres have here; leave it out, or write the fields of [fields]" },
 ];
 
 impl std::fmt::Display for Limit {

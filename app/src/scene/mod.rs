@@ -240,25 +240,23 @@ impl Scene {
         self.origins.refusal(&self.path, e)
     }
 
-    /// The refusal of `[fields]` in a run of several ranks: each rank holds only its own
-    /// contacts, and the fields need them all.
-    pub fn fields_refusal(&self) -> SceneError {
+    /// The refusal of `[fields]` where a run cannot write them (`problem`).
+    pub fn fields_refusal(&self, problem: &str) -> SceneError {
         SceneError::Invalid {
             file: self.path.clone(),
             line: self.fields.as_ref().map_or(1, |f| f.line),
             key: "fields".into(),
-            problem: "coarse-grained fields need one process (each rank of an mpirun run holds only its own contacts): run the scene without mpirun, or resume its checkpoint in one process and write the fields there".into(),
+            problem: problem.into(),
         }
     }
 
-    /// The refusal of `"meshes"` frames where a run cannot write them (`problem`): their
-    /// Archard sums read every step's contacts on the host of one process.
+    /// The refusal of `"meshes"` frames where a run cannot write them (`problem`).
     pub fn meshes_refusal(&self, problem: &str) -> SceneError {
         SceneError::Invalid {
             file: self.path.clone(),
             line: self.output.formats_line,
             key: "formats".into(),
-            problem: format!("\"meshes\" frames {problem}"),
+            problem: problem.into(),
         }
     }
 
