@@ -174,6 +174,20 @@ fn frames_carry_each_grains_love_weber_stress_and_runs_that_cannot_refuse_it() {
         .to_string();
     assert!(e.contains("frame_stress") && e.contains("no effect"), "{e}");
     let text = &text[..text.find("\n[fields]").unwrap()];
+    // Cubes, not spheres: refused when the run starts, by the support table's row.
+    let boxes = text.replace("[[bodies]]\n", "[[bodies]]\nshape = \"cube\"\n");
+    let s = Scene::parse(Path::new("s.toml"), &boxes).unwrap();
+    let e = run(
+        &s,
+        &RunOptions::new(&std::env::temp_dir().join("grains-frame-stress-boxes")),
+    )
+    .unwrap_err()
+    .to_string();
+    let row = limit(Feature::FrameStress, Feature::NonSpheres).unwrap();
+    assert!(
+        e.contains("key `frame_stress`") && e.contains(&row.to_string()),
+        "{e}"
+    );
     let s = Scene::parse(Path::new("s.toml"), text).unwrap();
     let e = one_rank::refusal(s, "frame-stress");
     let line = text
