@@ -6,6 +6,9 @@
 //!
 //! `no_alloc.rs` stays a binary of its own: its counting global allocator would count the other
 //! tests' allocations.
+//!
+//! `unit/` holds the library's own unit tests, one module per source file (`[lib] test = false`:
+//! the library is not compiled a second time for them).
 
 mod conservation;
 mod fields_output;
@@ -17,6 +20,7 @@ mod pile;
 mod round_walls;
 mod scene_fuzz;
 mod scene_input;
+mod unit;
 mod vtk_frames;
 mod vtk_reader;
 mod wall_loads;

@@ -138,11 +138,13 @@ pub struct StepControl {
 }
 
 /// The bytes [`StepControl::to_bytes`] writes.
-pub(crate) const CONTROL_BYTES: usize = 52;
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
+pub const CONTROL_BYTES: usize = 52;
 
 impl StepControl {
     /// A controller that starts at the largest step `h_max`.
-    pub(crate) fn new(h_max: f32) -> StepControl {
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn new(h_max: f32) -> StepControl {
         StepControl {
             next: h_max,
             last: h_max,
@@ -167,7 +169,8 @@ impl StepControl {
     }
 
     /// The state as little-endian bytes, [`CONTROL_BYTES`] of them (the checkpoint's).
-    pub(crate) fn to_bytes(self) -> Vec<u8> {
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn to_bytes(self) -> Vec<u8> {
         let mut out = Vec::with_capacity(CONTROL_BYTES);
         for x in [self.next, self.last, self.tick_shortest] {
             out.extend_from_slice(&x.to_le_bytes());
@@ -183,7 +186,8 @@ impl StepControl {
     }
 
     /// Reads what [`StepControl::to_bytes`] wrote; `None` for another length.
-    pub(crate) fn from_bytes(b: &[u8]) -> Option<StepControl> {
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn from_bytes(b: &[u8]) -> Option<StepControl> {
         if b.len() != CONTROL_BYTES {
             return None;
         }
@@ -224,13 +228,8 @@ impl StepControl {
     /// The step to take with `remaining` seconds left in the tick: the wanted h capped by the
     /// reach of the fastest dynamic body in `bodies` (smallest radius `r_min`), at least
     /// h_min, then shortened to land on the tick's end.
-    pub(crate) fn choose(
-        &self,
-        auto: &AutoStep,
-        bodies: &Bodies,
-        r_min: f32,
-        remaining: f64,
-    ) -> Choice {
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn choose(&self, auto: &AutoStep, bodies: &Bodies, r_min: f32, remaining: f64) -> Choice {
         let speed = (0..bodies.len())
             .filter(|&i| bodies.is_dynamic(i))
             .map(|i| bodies.motion[i].v().length())
@@ -257,7 +256,8 @@ impl StepControl {
     /// Records the step `c` taken, with statistics `stats`, in a world with smallest radius
     /// `r_min`, solver tolerance `tolerance` and rigid contact or not, and adapts the h wanted
     /// next within [h_min, `h_max`].
-    pub(crate) fn record(
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn record(
         &mut self,
         auto: &AutoStep,
         c: &Choice,
@@ -295,8 +295,9 @@ impl StepControl {
 }
 
 /// One step's h as [`StepControl::choose`] chose it.
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Choice {
+pub struct Choice {
     /// The step taken (s).
     pub h: f32,
     /// Whether it ends the tick (the rest of it, at most `chosen`).
@@ -311,75 +312,7 @@ pub(crate) struct Choice {
 
 impl Choice {
     /// Whether the controller wanted less than h_min.
-    pub(crate) fn floored(&self, auto: &AutoStep) -> bool {
+    pub fn floored(&self, auto: &AutoStep) -> bool {
         self.wanted < auto.h_min
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_state_reads_back_as_written() {
-        let c = StepControl {
-            next: 1e-3,
-            last: 2.5e-4,
-            tick_shortest: 1e-5,
-            taken: 12345,
-            floored: 3,
-            shortest: 1e-7,
-            longest: 2e-3,
-            sum: 0.75,
-            deepest: 1e-5,
-            overlap: 2e-6,
-        };
-        let bytes = c.to_bytes();
-        assert_eq!(bytes.len(), CONTROL_BYTES);
-        assert_eq!(StepControl::from_bytes(&bytes), Some(c));
-        assert_eq!(StepControl::from_bytes(&bytes[1..]), None);
-    }
-
-    #[test]
-    fn a_step_lands_on_the_tick_and_the_budget_shrinks_or_grows_it() {
-        let auto = AutoStep::new(1e-3);
-        let c = StepControl::new(1e-3);
-        let still = Bodies::default();
-        // Nothing moves: the whole tick in one step; the rest of a tick in one or two halves.
-        let whole = c.choose(&auto, &still, 0.01, 1e-3);
-        assert_eq!(
-            (whole.h, whole.chosen, whole.floored(&auto)),
-            (1e-3, 1e-3, false)
-        );
-        let c = StepControl { next: 4e-4, ..c };
-        assert_eq!(c.choose(&auto, &still, 0.01, 6e-4).h, 3e-4);
-        let first = c.choose(&auto, &still, 0.01, 1e-3);
-        assert_eq!(first.h, 4e-4);
-        let mut c = c;
-        let deep = StepStats {
-            max_penetration: 0.03 * 0.01,
-            ..Default::default()
-        };
-        c.record(&auto, &first, (&deep, 0.01, 1e-4, true), 1e-3);
-        assert_eq!(c.next, 2e-4);
-        let half = Choice {
-            h: 2e-4,
-            chosen: 2e-4,
-            ..first
-        };
-        c.record(
-            &auto,
-            &half,
-            (&StepStats::default(), 0.01, 1e-4, true),
-            1e-3,
-        );
-        assert_eq!(c.next, 2e-4 * GROW);
-        let unconverged = StepStats {
-            residual: 10.0,
-            ..Default::default()
-        };
-        c.record(&auto, &half, (&unconverged, 0.01, 1e-4, true), 1e-3);
-        assert_eq!(c.next, 1e-4);
-        assert_eq!((c.taken, c.shortest, c.longest), (3, 2e-4, 4e-4));
     }
 }

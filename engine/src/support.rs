@@ -19,8 +19,9 @@ pub use grains_kernels::support::{limit, Feature, Limit, LIMITS};
 use Feature::*;
 
 /// Where a world's feature comes from: the item a refusal names.
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Item {
+pub enum Item {
     /// A setting.
     Settings(&'static str),
     /// A material's field.
@@ -238,7 +239,8 @@ impl Present {
 /// Refuses the first limit of [`LIMITS`] whose two features are both among `present` (each
 /// with the first item that brings it), at the item of its second side, naming both sides
 /// and why.
-pub(crate) fn check(present: &[(Feature, Item)]) -> Result<(), BuildError> {
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
+pub fn check(present: &[(Feature, Item)]) -> Result<(), BuildError> {
     let item = |f: Feature| present.iter().find(|p| p.0 == f).map(|p| p.1);
     for l in LIMITS {
         if let (Some(_), Some(at)) = (item(l.a), item(l.b)) {
@@ -305,34 +307,4 @@ fn grid<C: Copy>(
         out += "\n";
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_limit_exists_once() {
-        for (i, l) in LIMITS.iter().enumerate() {
-            assert_eq!(
-                limit(l.a, l.b),
-                Some(l),
-                "limit {i} ({:?}, {:?}) is listed twice",
-                l.a,
-                l.b
-            );
-            assert_ne!(l.a, l.b);
-        }
-    }
-
-    #[test]
-    fn a_refusal_names_both_sides_at_the_second_ones_item() {
-        let e = check(&[
-            (MeshWalls, Item::Mesh),
-            (Restitution, Item::Material(1, "restitution")),
-        ])
-        .unwrap_err();
-        assert_eq!(e.to_string(), "material 1: restitution gives this world restitution (a material with e > 0), which cannot be combined with mesh walls: mesh contacts do not restitute yet");
-        assert!(check(&[(MeshWalls, Item::Mesh), (Joints, Item::Joint)]).is_ok());
-    }
 }

@@ -96,3 +96,18 @@ fn clump_depth_in_wall(b: &Body, template: u32, table: &ClumpTable, wall: &WallD
         .map(|(c, r)| depth_in_wall(&Body::sphere(c, r, b.mass), wall, (table, &[])))
         .fold(f32::NEG_INFINITY, f32::max)
 }
+
+impl crate::World {
+    /// The deepest overlap (m) of `body` with wall `wall` of this world, as the insertions
+    /// check it: `depth_in_wall` with this world's clump templates and hulls.
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn depth_in_wall(&self, body: &Body, wall: usize) -> f32 {
+        depth_in_wall(body, &self.wall_descs[wall], (&self.clumps, &self.hulls))
+    }
+
+    /// This world's clump templates.
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn clump_table(&self) -> &ClumpTable {
+        &self.clumps
+    }
+}

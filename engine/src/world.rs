@@ -840,7 +840,8 @@ impl World {
 
     /// The warm-start memory (pair keys ascending, impulse vectors, and moment impulse vectors
     /// one per key or none), read from the device on the GPU.
-    pub(crate) fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
+    #[doc(hidden)] // pub for the unit tests (tests/unit/)
+    pub fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
         self.backend.warm_start_state()
     }
 

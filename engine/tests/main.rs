@@ -6,6 +6,9 @@
 //!
 //! `mpi.rs` (launched under mpirun, feature mpi) and `cpu_only.rs` (run again by `.ci/run` without
 //! the gpu feature) stay binaries of their own.
+//!
+//! `unit/` holds the library's own unit tests, one module per source file (`[lib] test = false`:
+//! the library is not compiled a second time for them).
 
 mod analytic_walls;
 mod auto_step;
@@ -34,3 +37,4 @@ mod servo;
 mod shaped_insertion;
 mod snapshot_fuzz;
 mod solver_settings;
+mod unit;

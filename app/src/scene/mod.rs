@@ -24,7 +24,8 @@ mod meshes;
 mod origin;
 mod output;
 mod periodic;
-mod placement;
+#[doc(hidden)] // pub for the unit tests (tests/unit/)
+pub mod placement;
 mod polyhedra;
 mod round_fill;
 mod round_walls;
