@@ -16,7 +16,8 @@ window a whole strain, so that the images across y are back in line when the nex
 them unshifted), sheared for --settle strain units and then averaged over --window more (one
 sample every window/samples).
 Each rate's steady state is shown by the two halves of its window (mu and the lid's height).
-The points are fitted to mu(I) = mu_s + (mu_2 - mu_s)/(1 + I_0/I) and printed beside the law
+The points are fitted to mu(I) = mu_s + (mu_2 - mu_s)/(1 + I_0/I) (freely, and with Jop et al.'s
+mu_2 held; mu_of_i.py's fit) and printed beside the law
 of Jop, Forterre and Pouliquen (Nature 441, 727, 2006; glass beads: mu_s = 0.382,
 mu_2 = 0.643, I_0 = 0.279). Writes shear_cell.csv into --out.
 
@@ -31,6 +32,7 @@ import pathlib
 import numpy as np
 
 import grains
+from mu_of_i import fit_jfp  # the fit of the chute study, beside this file
 
 R_MIN, R_MAX, RHO = 0.002, 0.0025, 2500.0
 LX = LY = 0.04
@@ -40,20 +42,6 @@ JOP = (0.382, 0.643, 0.279)
 def mu_of_i(inertial, mu_s, mu_2, i_0):
     """The law mu(I) = mu_s + (mu_2 - mu_s) / (1 + I_0 / I)."""
     return mu_s + (mu_2 - mu_s) / (1.0 + i_0 / np.asarray(inertial))
-
-
-def fit_mu_of_i(inertial, mu):
-    """Least squares of mu(I) over I_0 on a log grid (mu_s and mu_2 linear at each I_0)."""
-    inertial, mu = np.asarray(inertial), np.asarray(mu)
-    best = None
-    for i_0 in np.logspace(-3, 1, 2001):
-        s = 1.0 / (1.0 + i_0 / inertial)
-        a = np.column_stack([1.0 - s, s])
-        (mu_s, mu_2), *_ = np.linalg.lstsq(a, mu, rcond=None)
-        rms = float(np.sqrt(np.mean((a @ (mu_s, mu_2) - mu) ** 2)))
-        if best is None or rms < best[3]:
-            best = (float(mu_s), float(mu_2), float(i_0), rms)
-    return best
 
 
 def main():
@@ -115,7 +103,10 @@ def main():
     top = lid_height(w, lid, height)
     w, lid = world(0.0, w.positions.copy(), top, hold)
     for _ in range(100):
-        loads = [w.step(10) and w.servo_state(lid)["load"] for _ in range(100)]
+        loads = []
+        for _ in range(100):
+            w.step(10)
+            loads.append(w.servo_state(lid)["load"])
         if abs(np.mean(loads) / force - 1.0) < 0.01:
             break
     top = lid_height(w, lid, top)
@@ -168,8 +159,12 @@ def main():
         w.step(max(0, steps(a.settle + a.window) - w.steps))
         pos = w.positions.copy()
         top = lid_height(w, lid, top)
-    mu_s, mu_2, i_0, rms = fit_mu_of_i([r["inertial_number"] for r in rows], [r["mu"] for r in rows])
-    print(f"fit: mu_s = {mu_s:.3f}, mu_2 = {mu_2:.3f}, I_0 = {i_0:.3f} (rms {rms:.4f}); "
+    inertial = np.array([r["inertial_number"] for r in rows])
+    mu = np.array([r["mu"] for r in rows])
+    err, mu_s, mu_2, i_0 = fit_jfp(inertial, mu)
+    print(f"fit: mu_s = {mu_s:.3f}, mu_2 = {mu_2:.3f}, I_0 = {i_0:.3f} (rms {math.sqrt(err / len(mu)):.4f})")
+    err, mu_s, _, i_0 = fit_jfp(inertial, mu, mu_2=JOP[1])
+    print(f"with mu_2 = {JOP[1]} held: mu_s = {mu_s:.3f}, I_0 = {i_0:.3f} (rms {math.sqrt(err / len(mu)):.4f}); "
           f"Jop et al.: mu_s = {JOP[0]}, mu_2 = {JOP[1]}, I_0 = {JOP[2]}")
     with open(out / "shear_cell.csv", "w", newline="") as fh:
         wr = csv.DictWriter(fh, fieldnames=list(rows[0]))

@@ -243,30 +243,26 @@ impl Scene {
 
     /// The refusal of `[fields]` where a run cannot write them (`problem`).
     pub fn fields_refusal(&self, problem: &str) -> SceneError {
-        SceneError::Invalid {
-            file: self.path.clone(),
-            line: self.fields.as_ref().map_or(1, |f| f.line),
-            key: "fields".into(),
-            problem: problem.into(),
-        }
+        let line = self.fields.as_ref().map_or(1, |f| f.line);
+        self.invalid_at("fields", line, problem)
     }
 
     /// The refusal of `"meshes"` frames where a run cannot write them (`problem`).
     pub fn meshes_refusal(&self, problem: &str) -> SceneError {
-        SceneError::Invalid {
-            file: self.path.clone(),
-            line: self.output.formats_line,
-            key: "formats".into(),
-            problem: problem.into(),
-        }
+        self.invalid_at("formats", self.output.formats_line, problem)
     }
 
     /// The refusal of `frame_stress` where a run cannot write it (`problem`).
     pub fn frame_stress_refusal(&self, problem: &str) -> SceneError {
+        self.invalid_at("frame_stress", self.output.frame_stress_line, problem)
+    }
+
+    /// The error "`key` at `line` of this scene's file: `problem`".
+    fn invalid_at(&self, key: &str, line: usize, problem: &str) -> SceneError {
         SceneError::Invalid {
             file: self.path.clone(),
-            line: self.output.frame_stress_line,
-            key: "frame_stress".into(),
+            line,
+            key: key.into(),
             problem: problem.into(),
         }
     }
