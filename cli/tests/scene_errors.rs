@@ -253,8 +253,8 @@ fn restitution_out_of_range() {
 }
 
 #[test]
-fn negative_spinning_and_rolling_lengths() {
-    for key in ["spinning", "rolling"] {
+fn negative_spinning_and_rolling_lengths_cohesion_and_surface_energy() {
+    for key in ["spinning", "rolling", "cohesion", "surface_energy"] {
         let t = good().replace("friction = 0.5", &format!("friction = 0.5\n{key} = -0.01"));
         expect_error(key, &t, line_of(&t, key), key);
     }

@@ -24,6 +24,12 @@ pub struct Material {
     /// Rolling-resistance length e_roll (m, ≥ 0): the moment about the contact's tangents is
     /// at most e_roll γn (0: no rolling friction, the default).
     pub rolling: f32,
+    /// Pull-off force c (N, ≥ 0) of each touching contact: its normal force may fall to −c and
+    /// its friction bound is μ (F_n + c) (0: no cohesion, the default).
+    pub cohesion: f32,
+    /// Surface energy γ (J/m², ≥ 0): touching spheres of reduced radius R* pull off at the JKR
+    /// force 3π γ R* (work of adhesion w = 2γ; 0: no adhesion, the default).
+    pub surface_energy: f32,
 }
 
 impl Material {
@@ -34,6 +40,8 @@ impl Material {
             restitution: 0.0,
             spinning: 0.0,
             rolling: 0.0,
+            cohesion: 0.0,
+            surface_energy: 0.0,
         }
     }
 
@@ -63,13 +71,34 @@ impl Material {
             ..self
         }
     }
+
+    /// The same material with pull-off force `c` (N) at each touching contact (see
+    /// [`Material::cohesion`]).
+    pub fn with_cohesion(self, c: f32) -> Self {
+        Material {
+            cohesion: c,
+            ..self
+        }
+    }
+
+    /// The same material with surface energy `gamma` (J/m²): JKR adhesion between spheres (see
+    /// [`Material::surface_energy`]).
+    pub fn with_surface_energy(self, gamma: f32) -> Self {
+        Material {
+            surface_energy: gamma,
+            ..self
+        }
+    }
 }
 
 /// Materials and per-pair overrides. Combine rules: a pair's μ is the smaller of the two
 /// materials' μ (the smoother surface governs), unless an override names the pair; a pair's e
 /// is the smaller of the two materials' e (the more dissipative surface governs); a pair's
 /// spinning length e_r and rolling length e_roll are the smaller of the two materials' (the
-/// smoother surface governs, as for μ); the spinning bound uses the pair's μ.
+/// smoother surface governs, as for μ); the spinning bound uses the pair's μ. A pair's pull-off
+/// force is the geometric mean √(c_a c_b) of the materials' (none where either has none), and
+/// its work of adhesion w = 2 √(γ_a γ_b) of their surface energies (the Berthelot rule; 2γ for
+/// one material).
 #[derive(Clone, Debug, Default)]
 pub struct Materials {
     /// The materials, indexed by [`MaterialId`].
@@ -106,18 +135,35 @@ impl Materials {
                     });
                 }
             }
+            let pulls = [
+                ("cohesion", m.cohesion, "force ≥ 0 (N)"),
+                ("surface_energy", m.surface_energy, "energy ≥ 0 (J/m²)"),
+            ];
+            for (field, value, what) in pulls {
+                if !(value.is_finite() && value >= 0.0) {
+                    return Err(BuildError::Material {
+                        material: i,
+                        field,
+                        problem: format!("must be a finite {what}, got {value}"),
+                    });
+                }
+            }
         }
         let count = self.list.len().max(1);
         let mut mu = vec![0.0; count * count];
         let mut restitution = vec![0.0; count * count];
         let mut spinning = vec![0.0; count * count];
         let mut rolling = vec![0.0; count * count];
+        let mut cohesion = vec![0.0; count * count];
+        let mut adhesion = vec![0.0; count * count];
         for (i, a) in self.list.iter().enumerate() {
             for (j, b) in self.list.iter().enumerate() {
                 mu[i * count + j] = a.friction.min(b.friction);
                 restitution[i * count + j] = a.restitution.min(b.restitution);
                 spinning[i * count + j] = a.spinning.min(b.spinning);
                 rolling[i * count + j] = a.rolling.min(b.rolling);
+                cohesion[i * count + j] = a.cohesion.sqrt() * b.cohesion.sqrt();
+                adhesion[i * count + j] = 2.0 * a.surface_energy.sqrt() * b.surface_energy.sqrt();
             }
         }
         for &(a, b, m) in &self.overrides {
@@ -145,6 +191,8 @@ impl Materials {
             restitution,
             spinning,
             rolling,
+            cohesion,
+            adhesion,
         })
     }
 }

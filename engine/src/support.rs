@@ -165,6 +165,9 @@ impl Present {
                 RollingFriction,
                 Item::Material(i, "rolling"),
             );
+            self.add(m.cohesion > 0.0, Cohesion, Item::Material(i, "cohesion"));
+            let adhesive = m.surface_energy > 0.0;
+            self.add(adhesive, Adhesion, Item::Material(i, "surface_energy"));
         }
     }
 

@@ -15,6 +15,7 @@ mod auto_step;
 mod bad_input;
 mod broad_phase;
 mod checkpoint;
+mod cohesion;
 mod common;
 mod contacts;
 mod cylinders;

@@ -287,6 +287,13 @@ pub struct FrictionTable {
     /// Rolling-moment bound per unit normal impulse of the pair (i, j), e_roll (m):
     /// ‖γ_r‖ ≤ e_roll γn. Empty: no rolling friction anywhere.
     pub rolling: Vec<f32>,
+    /// Constant pull-off force c of the pair (i, j) (N, ≥ 0): a touching contact's normal
+    /// force may fall to −c (see [`crate::cohesion`]). Empty: no cohesion anywhere.
+    pub cohesion: Vec<f32>,
+    /// Work of adhesion w of the pair (i, j) (J/m², ≥ 0): a touching contact of spheres of
+    /// reduced radius R* pulls off at the JKR force (3/2) π w R* (see [`crate::cohesion`]).
+    /// Empty: no adhesion anywhere.
+    pub adhesion: Vec<f32>,
 }
 
 impl FrictionTable {
@@ -327,5 +334,19 @@ impl FrictionTable {
     /// the moment rows of [`crate::rolling`].
     pub fn any_moment_friction(&self) -> bool {
         self.spinning.iter().chain(&self.rolling).any(|&c| c > 0.0)
+    }
+
+    /// The pull-off force c (N) and work of adhesion w (J/m²) of materials `i` and `j` (0 when
+    /// the table has none).
+    #[inline(always)]
+    pub fn cohesion(&self, i: u32, j: u32) -> (f32, f32) {
+        let k = i as usize * self.count + j as usize;
+        let of = |table: &[f32]| table.get(k).map_or(0.0, |&c| c);
+        (of(&self.cohesion), of(&self.adhesion))
+    }
+
+    /// True when some pair coheres (c > 0 or w > 0), so steps need [`crate::cohesion`]'s pull.
+    pub fn any_cohesion(&self) -> bool {
+        self.cohesion.iter().chain(&self.adhesion).any(|&c| c > 0.0)
     }
 }

@@ -41,6 +41,7 @@ pub mod apgd;
 pub mod bilateral_row;
 pub mod broad_phase;
 pub mod cell_coords;
+pub mod cohesion;
 pub mod collision_filter;
 pub mod colouring;
 pub mod cone;

@@ -2,6 +2,7 @@
 //! buffer kept between steps (no allocation inside a step once sizes have settled).
 
 use crate::broad_phase::Grid;
+use crate::cohesion::Cohesion;
 use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::Colouring;
 use crate::contact_update::{impulse_vectors, SweepParams};
@@ -63,6 +64,8 @@ struct Workspace {
     space: SpaceOrder,
     space_motion: Vec<Motion>,
     impacts: Impacts,
+    /// Each contact's cohesive pull (only kept when some pair coheres).
+    cohesion: Cohesion,
     non_contact: NonContact,
     /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
     pre_force: Vec<Motion>,
@@ -329,6 +332,7 @@ impl Workspace {
         self.solver.trace.begin();
         let restitutes = friction.any_restitution();
         let rolls = friction.any_moment_friction();
+        let coheres = friction.any_cohesion();
         if restitutes {
             // v⁻: the drives without any force (the impact takes no time).
             let weightless = StepParams {
@@ -393,6 +397,12 @@ impl Workspace {
             };
         lap(&mut t.impact);
 
+        if coheres {
+            let inputs = (walls, mesh, friction);
+            let (h, planar) = (p.h, p.planar);
+            self.cohesion
+                .pull(&self.contacts, bodies, inputs, &self.inertia, (h, planar));
+        }
         let rows = &self.contacts.rows;
         let non_contact = &mut self.non_contact;
         let (joints, springs) = (&non_contact.joints, &non_contact.springs);
@@ -480,6 +490,9 @@ impl Workspace {
                 .moment_packs
                 .unpack_gamma(&solver.packs.lanes, &mut self.moments.gamma);
             self.cache.store_moments(rows, &self.moments.gamma);
+        }
+        if coheres {
+            self.cohesion.report(&mut self.gamma);
         }
         let stats = StepStats {
             contacts: rows.len(),

@@ -35,6 +35,10 @@ pub enum Feature {
     SpinningFriction,
     /// A material with rolling friction.
     RollingFriction,
+    /// A material with a pull-off force (cohesion).
+    Cohesion,
+    /// A material with a surface energy (JKR adhesion).
+    Adhesion,
     /// Bodies of this kind (not spheres).
     Shape(ShapeKind),
     /// Bodies of any shape other than spheres.
@@ -92,6 +96,8 @@ impl Feature {
             Feature::Restitution => "restitution (a material with e > 0)",
             Feature::SpinningFriction => "spinning friction",
             Feature::RollingFriction => "rolling friction",
+            Feature::Cohesion => "cohesion (a material with a pull-off force)",
+            Feature::Adhesion => "adhesion (a material with a surface energy)",
             Feature::Shape(kind) => kind.plural(),
             Feature::NonSpheres => "shapes other than spheres",
             Feature::PrincipalMoments => "bodies with unequal principal moments",
@@ -136,6 +142,9 @@ const IMPLICIT: &str =
 /// Why a distributed run refuses what it refuses.
 const DISTRIBUTED: &str = "the coupled solve across ranks covers sphere contacts only";
 
+/// Why the GPU refuses cohesion.
+const COHESION_CPU: &str = "the cohesive pull is applied on the CPU only; run with the CPU backend";
+
 /// Why a periodic world refuses what it refuses.
 const PERIODIC: &str = "only sphere contacts take the minimum image across the seams";
 
@@ -144,6 +153,8 @@ const PERIODIC: &str = "only sphere contacts take the minimum image across the s
 #[rustfmt::skip]
 pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: Restitution, why: "the impact stage runs on the CPU only" },
+    Limit { a: GpuBackend, b: Cohesion, why: COHESION_CPU },
+    Limit { a: GpuBackend, b: Adhesion, why: COHESION_CPU },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Capsule), why: "the GPU's narrow phase meets spheres and clumps only" },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipse), why: "the GPU's narrow phase meets spheres and clumps only" },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Cuboid), why: "the GPU's narrow phase meets spheres and clumps only" },
@@ -173,6 +184,8 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: ImplicitIntegrator, b: InsertionsAndSinks, why: IMPLICIT },
     Limit { a: ImplicitIntegrator, b: Restitution, why: "it has no restitution (its impacts are fully inelastic)" },
     Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
+    Limit { a: ImplicitIntegrator, b: Cohesion, why: "its contacts push only (γn ≥ 0)" },
+    Limit { a: ImplicitIntegrator, b: Adhesion, why: "its contacts push only (γn ≥ 0)" },
     Limit { a: ImplicitIntegrator, b: AdaptiveStep, why: "the step's residual budget reads the CCP solve's residual and tolerance, which its Newton solve does not report" },
     Limit { a: PeriodicShear, b: Restitution, why: "the impact stage's rows do not take the velocity of the images across the sheared seam" },
     Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
@@ -195,6 +208,9 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: Springs, why: DISTRIBUTED },
     Limit { a: Distributed, b: AppliedForces, why: DISTRIBUTED },
     Limit { a: Distributed, b: Restitution, why: "the impact stage is not distributed" },
+    Limit { a: Distributed, b: Cohesion, why: "the cohesive pull of a contact between two ranks' grains is not summed over the ranks yet" },
+    Limit { a: Distributed, b: Adhesion, why: "the cohesive pull of a contact between two ranks' grains is not summed over the ranks yet" },
+    Limit { a: Adhesion, b: NonSpheres, why: "the JKR pull-off 3π γ R* needs the contact's radii of curvature, which only spheres carry here; give the material a pull-off force (cohesion) instead" },
     Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
     Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
     Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },

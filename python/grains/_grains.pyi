@@ -161,6 +161,8 @@ class WorldBuilder:
         restitution: float = 0.0,
         spinning: float = 0.0,
         rolling: float = 0.0,
+        cohesion: float = 0.0,
+        surface_energy: float = 0.0,
         name: Optional[str] = None,
     ) -> int:
         """Adds a material and returns its index."""

@@ -130,15 +130,19 @@ impl PyWorldBuilder {
     /// `friction` is Coulomb's μ ≥ 0 (a pair takes the smaller μ unless `pair_friction` sets
     /// it); `restitution` e in [0, 1] (a pair takes the smaller; 0: perfectly plastic);
     /// `spinning` the torsional length e_r (m, ≥ 0) and `rolling` the rolling-resistance length
-    /// e_roll (m, ≥ 0), 0 for none. `name` lets parts refer to it as `material="name"`. The
-    /// values are checked at build.
-    #[pyo3(signature = (friction, *, restitution = 0.0, spinning = 0.0, rolling = 0.0, name = None))]
+    /// e_roll (m, ≥ 0), 0 for none; `cohesion` the pull-off force c (N, ≥ 0) of a touching
+    /// contact and `surface_energy` γ (J/m², ≥ 0, spheres: JKR pull-off 3π γ R*), 0 for none.
+    /// `name` lets parts refer to it as `material="name"`. The values are checked at build.
+    #[pyo3(signature = (friction, *, restitution = 0.0, spinning = 0.0, rolling = 0.0, cohesion = 0.0, surface_energy = 0.0, name = None))]
+    #[allow(clippy::too_many_arguments)]
     fn material(
         &mut self,
         friction: f32,
         restitution: f32,
         spinning: f32,
         rolling: f32,
+        cohesion: f32,
+        surface_energy: f32,
         name: Option<String>,
     ) -> PyResult<u32> {
         if let Some(n) = &name {
@@ -152,7 +156,9 @@ impl PyWorldBuilder {
             Material::new(friction)
                 .with_restitution(restitution)
                 .with_spinning(spinning)
-                .with_rolling(rolling),
+                .with_rolling(rolling)
+                .with_cohesion(cohesion)
+                .with_surface_energy(surface_energy),
         );
         self.material_names.push(name);
         Ok(id.0)

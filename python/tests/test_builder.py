@@ -172,6 +172,23 @@ def test_sphere_on_plane_carries_its_weight():
     assert w.positions[0, 2] == pytest.approx(0.05, abs=1e-4)
 
 
+def test_a_cohesive_sphere_hangs_under_a_ceiling_in_tension():
+    # Pull-off force c = 1 N; a sphere weighing 0.9 N hangs, and its contact is in tension.
+    b = grains.WorldBuilder()
+    b.material(0.5, cohesion=1.0)
+    b.plane((0, 0, 0), (0, 0, -1))
+    b.add_spheres([[0.0, 0.0, -0.01]], 0.01, masses=0.9 / G)
+    w = b.build()
+    w.step(200)
+    assert w.positions[0, 2] == pytest.approx(-0.01, abs=1e-6)
+    assert w.contacts()["normal_force"][0] == pytest.approx(-0.9, rel=1e-3)
+    b = grains.WorldBuilder()
+    b.material(0.5, surface_energy=-1.0)
+    b.add_spheres([[0.0, 0.0, 0.0]], 0.01, masses=1.0)
+    with pytest.raises(grains.BuildError, match="material 0: surface_energy must be a finite energy"):
+        b.build()
+
+
 def test_a_servo_lid_presses_on_a_sphere_with_its_target_force():
     # A compliant contact: against a rigid one the load of a pinned sphere jumps (the docs).
     b = one_sphere(grains.Settings.granular(1e-3), mass=2.0)

@@ -1,4 +1,5 @@
-//! `[[materials]]` (named surfaces: friction μ, restitution, spinning and rolling lengths) and
+//! `[[materials]]` (named surfaces: friction μ, restitution, spinning and rolling lengths,
+//! cohesion and surface energy) and
 //! `[[friction_pairs]]` (μ of a pair of materials). The engine checks the coefficients when
 //! the world is built.
 
@@ -62,6 +63,12 @@ pub(super) fn materials(
         if let Some(e_roll) = &m.rolling {
             material = material.with_rolling(number(cx, e_roll, "rolling")?);
         }
+        if let Some(c) = &m.cohesion {
+            material = material.with_cohesion(number(cx, c, "cohesion")?);
+        }
+        if let Some(gamma) = &m.surface_energy {
+            material = material.with_surface_energy(number(cx, gamma, "surface_energy")?);
+        }
         world.material(material);
         names.push(m.name.get_ref().clone());
         origins.materials.push(
@@ -69,7 +76,9 @@ pub(super) fn materials(
                 .key_at(cx, "friction", "friction", Some(m.friction.span()))
                 .key(cx, "restitution", "restitution", &m.restitution)
                 .key(cx, "spinning", "spinning", &m.spinning)
-                .key(cx, "rolling", "rolling", &m.rolling),
+                .key(cx, "rolling", "rolling", &m.rolling)
+                .key(cx, "cohesion", "cohesion", &m.cohesion)
+                .key(cx, "surface_energy", "surface_energy", &m.surface_energy),
         );
     }
     if names.is_empty() {

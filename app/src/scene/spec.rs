@@ -172,6 +172,10 @@ pub struct MaterialSpec {
     pub spinning: Option<S<f64>>,
     /// Rolling-resistance length e_roll ≥ 0 (m; default 0): rolling moment ≤ e_roll γn.
     pub rolling: Option<S<f64>>,
+    /// Pull-off force c ≥ 0 of a touching contact (N; default 0).
+    pub cohesion: Option<S<f64>>,
+    /// Surface energy γ ≥ 0 (J/m²; default 0): spheres pull off at 3π γ R*.
+    pub surface_energy: Option<S<f64>>,
 }
 
 /// `[[friction_pairs]]`.

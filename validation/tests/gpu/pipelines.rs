@@ -162,6 +162,7 @@ fn rough_bed(n: usize) -> StepInputs {
         restitution: vec![0.0; 4],
         spinning: vec![0.02, 0.01, 0.01, 0.03],
         rolling: vec![0.01, 0.005, 0.005, 0.015],
+        ..FrictionTable::default()
     };
     for w in &mut s.walls {
         w.normal[3] = 1.0;

@@ -47,6 +47,7 @@ fn planar_grains_on_a_sliding_floor_step_like_cpu_jacobi() {
         restitution: vec![0.0],
         spinning: vec![0.02],
         rolling: vec![0.01],
+        ..FrictionTable::default()
     };
     let most = lockstep(&s, "planar grains on a sliding floor", 150);
     // The grains pile on the floor, against the side walls and under the large one.

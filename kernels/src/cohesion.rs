@@ -1,0 +1,120 @@
+//! Stage 5, prepare (only when some material pair coheres): the pull of cohesive contacts, a
+//! known impulse applied before the solve.
+//!
+//! A touching contact (gap Φ ≤ [`TOUCHING`] times the smaller radius) of a cohesive pair may
+//! carry a normal force down to −c, the pair's pull-off force: the constant c of its materials
+//! plus, for spheres, the JKR pull-off of their work of adhesion w and reduced radius
+//! R* = r_a r_b / (r_a + r_b) (R* = r_a against a wall, any wall counting as flat),
+//!
+//! ```text
+//! c = c_const + (3/2) π w R*        (Johnson, Kendall & Roberts 1971)
+//! ```
+//!
+//! In a step of length h the contact's normal impulse γn may fall to −s, s = c h, and its
+//! friction cone widens to ‖γ_t‖ ≤ μ (γn + s). With γ′ = γn + s both are the ordinary cone of
+//! the CCP, γ′ ≥ 0 ⊥ n·v⁺ + Φ/h ≥ 0 and ‖γ_t‖ ≤ μ γ′, at the free velocity
+//!
+//! ```text
+//! v* ← v* − M⁻¹ Σ_k D_n,k s_k       (the pull of every touching cohesive contact)
+//! ```
+//!
+//! so the solver and its warm start are unchanged (they carry γ′), and the step reports the
+//! physical impulse γn = γ′ − s ([`Cohesion::report`]): negative where the contact holds in
+//! tension. The pull acts only on touching contacts, never across the envelope's gap: a contact
+//! torn open (Φ > tolerance) pulls nothing, so grains stick only where they touch, and a grain
+//! loaded by more than c leaves.
+
+use crate::contact_update::apply_impulse;
+use crate::inertia::PrincipalInertia;
+use crate::layout::{key_wall, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
+use crate::mesh::MeshWalls;
+use crate::narrow_phase::Contacts;
+
+/// The gap, as a share of the smaller radius of the pair, up to which a contact counts as
+/// touching: above the rounding of positions in f32 (a resting contact's Φ is 0 to about 1e-7
+/// of its distance from the origin), far below any gap a grain leaves through.
+pub const TOUCHING: f32 = 1e-3;
+
+/// Each contact's pull s = c h of the last step (N s; 0 where the pair does not cohere or the
+/// contact does not touch).
+#[derive(Default)]
+pub struct Cohesion {
+    /// s of each contact, in the contacts' order.
+    pub pull: Vec<f32>,
+}
+
+impl Cohesion {
+    /// Computes every contact's pull s = c h and applies it to the free velocities of
+    /// `bodies`: v ← v − M⁻¹ D_n s, one contact after another (the same bits for any thread
+    /// count); anisotropic bodies turn by I_w⁻¹ of `inertia`.
+    pub fn pull(
+        &mut self,
+        contacts: &Contacts,
+        bodies: &mut Bodies,
+        (walls, mesh, table): (&[Wall], &MeshWalls, &FrictionTable),
+        inertia: &PrincipalInertia,
+        (h, planar): (f32, bool),
+    ) {
+        self.pull.clear();
+        for (row, &key) in contacts.rows.iter().zip(&contacts.keys) {
+            let c = pull_off_force(row, key, bodies, (walls, mesh, table));
+            let s = c * h;
+            self.pull.push(s);
+            if s == 0.0 {
+                continue;
+            }
+            let n = row.normal();
+            let a = row.body_a as usize;
+            let (pa, la) = (-s * n, glam::Vec3::from_array(row.ra).cross(-s * n));
+            apply_impulse(&mut bodies.motion[a], pa, la, planar);
+            inertia.turn(a, &mut bodies.motion[a], la);
+            if row.body_b != NO_BODY {
+                let b = row.body_b as usize;
+                let lb = glam::Vec3::from_array(row.rb).cross(s * n);
+                apply_impulse(&mut bodies.motion[b], s * n, lb, planar);
+                inertia.turn(b, &mut bodies.motion[b], lb);
+            }
+        }
+    }
+
+    /// γn ← γ′ − s: the solved impulses `gamma` (γ′, in the contacts' order) as the contacts'
+    /// physical impulses, after the warm start has stored γ′.
+    pub fn report(&self, gamma: &mut [[f32; 4]]) {
+        for (g, &s) in gamma.iter_mut().zip(&self.pull) {
+            g[0] -= s;
+        }
+    }
+}
+
+/// The pull-off force c (N) of the contact `row` with pair key `key`: 0 unless it touches
+/// (Φ ≤ [`TOUCHING`] r); else the pair's constant force plus (3/2) π w R*.
+#[inline]
+fn pull_off_force(
+    row: &ContactRow,
+    key: u64,
+    bodies: &Bodies,
+    (walls, mesh, table): (&[Wall], &MeshWalls, &FrictionTable),
+) -> f32 {
+    let ra = bodies.pos_radius[row.body_a as usize].w;
+    let (material_b, reduced, smaller) = if row.body_b == NO_BODY {
+        let wall = key_wall(key);
+        let material = match walls.get(wall) {
+            Some(w) => w.material(),
+            None => {
+                let t = mesh.triangle_of_wall(wall).expect("a mesh contact's key");
+                mesh.triangles[t].material()
+            }
+        };
+        (material, ra, ra)
+    } else {
+        let rb = bodies.pos_radius[row.body_b as usize].w;
+        let b = bodies.material[row.body_b as usize];
+        (b, ra * rb / (ra + rb), ra.min(rb))
+    };
+    if row.phi > TOUCHING * smaller {
+        return 0.0;
+    }
+    let material_a = bodies.material[row.body_a as usize];
+    let (constant, work) = table.cohesion(material_a, material_b);
+    constant + 1.5 * std::f32::consts::PI * work * reduced
+}
