@@ -261,6 +261,44 @@ fn negative_spinning_and_rolling_lengths_cohesion_and_surface_energy() {
 }
 
 #[test]
+fn bad_fluid_and_bridge_keys() {
+    let fluid = |keys: &str| {
+        good().replace(
+            "[[materials]]",
+            &format!("[fluid]\ndensity = 1000.0\n{keys}\n\n[[materials]]"),
+        )
+    };
+    let t = fluid("viscosity = 0.0");
+    expect_error_saying(
+        "fluid",
+        &t,
+        line_of(&t, "viscosity"),
+        "fluid.viscosity",
+        "> 0",
+    );
+    let t = fluid("viscosity = 1e-3\ndrag = \"oseen\"");
+    expect_error_saying("drag", &t, line_of(&t, "oseen"), "fluid.drag", "stokes");
+    let t = good().replace(
+        "friction = 0.5",
+        "friction = 0.5\ncontact_angle_degrees = 20.0",
+    );
+    let line = line_of(&t, "contact_angle_degrees");
+    expect_error_saying(
+        "angle",
+        &t,
+        line,
+        "bridge_volume",
+        "needs the bridge's volume",
+    );
+    let t = good().replace(
+        "friction = 0.5",
+        "friction = 0.5\nbridge_volume = 1e-9\ncontact_angle_degrees = 120.0",
+    );
+    let line = line_of(&t, "contact_angle_degrees");
+    expect_error_saying("wetting", &t, line, "contact_angle_degrees", "[0, π/2]");
+}
+
+#[test]
 fn negative_coulomb_correction() {
     let t = good().replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
     expect_error(

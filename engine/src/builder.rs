@@ -7,6 +7,7 @@ use crate::clump::{check_clumps, Clump, ClumpTemplate};
 use crate::domain::{whereabouts, Domain, Whereabouts};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
+use crate::fluid::{check_fluid, Fluid};
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::health::{corner, Check, Links, Monitor};
 use crate::insertion::Insertion;
@@ -19,7 +20,7 @@ use crate::polyhedron::{HullId, Polyhedron};
 use crate::reach::Reach;
 use crate::settings::{Envelope, Settings};
 use crate::sink::Sink;
-use crate::support::Present;
+use crate::support::{Feature, Item, Present};
 use crate::wall_depth::depth_in_wall;
 use crate::world::World;
 use glam::Quat;
@@ -54,6 +55,8 @@ pub struct WorldBuilder {
     pub(crate) clumps: ClumpTable,
     /// The convex hulls of the polyhedra ([`WorldBuilder::hull`]).
     pub(crate) hulls: Vec<crate::polyhedron::Polyhedron>,
+    /// The fluid the bodies move in ([`WorldBuilder::fluid`]).
+    fluid: Option<Fluid>,
 }
 
 impl World {
@@ -160,6 +163,12 @@ impl WorldBuilder {
         self.springs.len() - 1
     }
 
+    /// Fills the world with `fluid`: its buoyancy and drag act on every dynamic sphere (see
+    /// [`grains_kernels::fluid`]; CPU backend, spheres only).
+    pub fn fluid(&mut self, fluid: Fluid) {
+        self.fluid = Some(fluid);
+    }
+
     /// Adds an applied force and returns its index.
     pub fn force(&mut self, f: AppliedForce) -> usize {
         self.forces.push(f);
@@ -210,7 +219,15 @@ impl WorldBuilder {
         present.lifecycle(&self.insertions, self.sinks.len());
         let counts = (self.meshes.len(), self.joints.len(), self.springs.len());
         present.parts((counts.0, counts.1, counts.2, self.forces.len()));
+        present.add(
+            self.fluid.is_some(),
+            Feature::Fluid,
+            Item::Settings("fluid"),
+        );
         present.check()?;
+        if let Some(fluid) = &self.fluid {
+            check_fluid(fluid)?;
+        }
         crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
         if self.bodies.len() > MAX_BODIES {
             return Err(BuildError::Body {
@@ -296,6 +313,7 @@ impl WorldBuilder {
             hulls: hulls.clone(),
             inertia: crate::inertia::principal_inertia(&self.bodies),
             clumps: self.clumps.clone(),
+            fluid: self.fluid,
         };
         let lifecycle = Lifecycle::new(
             &self.insertions,
@@ -310,10 +328,14 @@ impl WorldBuilder {
         let r_min = bodies
             .smallest_radius()
             .min(Lifecycle::smallest_radius(&self.insertions));
-        let envelope = self.settings.envelope.unwrap_or(Envelope::PerPair {
-            floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
-            speed_factor: 1.5,
-        });
+        // A wet world's envelope reaches its longest liquid bridge, so that every bridge's gap
+        // has a contact row.
+        let envelope = (self.settings.envelope)
+            .unwrap_or(Envelope::PerPair {
+                floor: if r_min.is_finite() { 0.05 * r_min } else { 0.0 },
+                speed_factor: 1.5,
+            })
+            .reaching(friction.longest_bridge());
         crate::periodic::check_world(&self.settings, envelope, &self.bodies, &walls)?;
         let shapes = parts.shapes.clone().unwrap_or_default();
         let backend = backend::open(&self.settings, parts, &friction)?;
@@ -342,6 +364,7 @@ impl WorldBuilder {
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
         fingerprint.push_hulls(&hulls);
+        fingerprint.push_fluid(self.fluid.as_ref());
         // Forces, joints and springs can speed bodies without a bound the reach check knows.
         let energy_bounded =
             self.forces.is_empty() && self.joints.is_empty() && self.springs.is_empty();
@@ -370,6 +393,7 @@ impl WorldBuilder {
             drive_buf: Vec::new(),
             joints,
             forces: self.forces.clone(),
+            external: Vec::new(),
             load_buf: Vec::new(),
             friction,
             backend,

@@ -50,6 +50,17 @@ impl Fingerprint {
             f.push(&format!("material {i} restitution"), m.restitution);
             f.push(&format!("material {i} spinning"), m.spinning);
             f.push(&format!("material {i} rolling"), m.rolling);
+            // Only where there is one: a dry world keeps the items it had.
+            let pulls = [
+                ("cohesion", m.cohesion),
+                ("surface_energy", m.surface_energy),
+                ("bridge_volume", m.bridge.volume),
+                ("surface_tension", m.bridge.surface_tension),
+                ("contact_angle", m.bridge.contact_angle),
+            ];
+            for (name, value) in pulls.into_iter().filter(|p| p.1 != 0.0) {
+                f.push(&format!("material {i} {name}"), value);
+            }
         }
         let pairs: Vec<String> = (materials.overrides.iter())
             .map(|(a, b, mu)| format!("{}-{} {mu}", a.0, b.0))
@@ -101,6 +112,13 @@ impl Fingerprint {
     pub(crate) fn push_hulls(&mut self, hulls: &[grains_kernels::shapes::polyhedron::Hull]) {
         if !hulls.is_empty() {
             self.push_table("hull table", hulls, |h| format!("{h:?}"));
+        }
+    }
+
+    /// Adds the fluid, where there is one.
+    pub(crate) fn push_fluid(&mut self, fluid: Option<&crate::fluid::Fluid>) {
+        if let Some(fluid) = fluid {
+            self.push("fluid", format!("{fluid:?}"));
         }
     }
 

@@ -439,6 +439,7 @@ impl AppliedForce {
         Load {
             body: self.body as u32,
             force: self.force * arg.cos() as f32,
+            torque: glam::Vec3::ZERO,
         }
     }
 

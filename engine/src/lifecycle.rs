@@ -106,6 +106,11 @@ pub(crate) struct Lifecycle {
 }
 
 impl Lifecycle {
+    /// True when insertions or sinks may renumber the bodies.
+    pub(crate) fn renumbers(&self) -> bool {
+        !(self.insertions.is_empty() && self.sinks.is_empty())
+    }
+
     /// Checks `insertions` and `sinks` against the rest of the world and sets up the ids of
     /// `bodies` as built (with their `shapes`, if any is not a sphere, and the kernels' principal
     /// `moments`, if any body has some). What they do not combine with (joints, springs,

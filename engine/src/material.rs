@@ -30,6 +30,20 @@ pub struct Material {
     /// Surface energy γ (J/m², ≥ 0): touching spheres of reduced radius R* pull off at the JKR
     /// force 3π γ R* (work of adhesion w = 2γ; 0: no adhesion, the default).
     pub surface_energy: f32,
+    /// The liquid bridge its contacts carry (none by default).
+    pub bridge: LiquidBridge,
+}
+
+/// A pendular liquid bridge at each contact of a wet material: a capillary pull across the gap
+/// up to its rupture distance (see [`grains_kernels::cohesion`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LiquidBridge {
+    /// Liquid volume V of one bridge (m³, ≥ 0; 0: dry).
+    pub volume: f32,
+    /// Surface tension γ of the liquid (N/m, ≥ 0).
+    pub surface_tension: f32,
+    /// Contact angle θ of the liquid on the solid (rad, in [0, π/2]).
+    pub contact_angle: f32,
 }
 
 impl Material {
@@ -42,6 +56,7 @@ impl Material {
             rolling: 0.0,
             cohesion: 0.0,
             surface_energy: 0.0,
+            bridge: LiquidBridge::default(),
         }
     }
 
@@ -89,6 +104,20 @@ impl Material {
             ..self
         }
     }
+
+    /// The same material wetted: a liquid bridge of `volume` V (m³) of a liquid of surface
+    /// tension `surface_tension` (N/m) and contact angle `contact_angle` (rad) at each contact
+    /// (see [`LiquidBridge`]).
+    pub fn with_bridge(self, volume: f32, surface_tension: f32, contact_angle: f32) -> Self {
+        Material {
+            bridge: LiquidBridge {
+                volume,
+                surface_tension,
+                contact_angle,
+            },
+            ..self
+        }
+    }
 }
 
 /// Materials and per-pair overrides. Combine rules: a pair's μ is the smaller of the two
@@ -98,7 +127,8 @@ impl Material {
 /// smoother surface governs, as for μ); the spinning bound uses the pair's μ. A pair's pull-off
 /// force is the geometric mean √(c_a c_b) of the materials' (none where either has none), and
 /// its work of adhesion w = 2 √(γ_a γ_b) of their surface energies (the Berthelot rule; 2γ for
-/// one material).
+/// one material). A pair carries the liquid bridge of its wetter material (the larger volume;
+/// none where both are dry).
 #[derive(Clone, Debug, Default)]
 pub struct Materials {
     /// The materials, indexed by [`MaterialId`].
@@ -139,7 +169,12 @@ impl Materials {
                 ("cohesion", m.cohesion, "force ≥ 0 (N)"),
                 ("surface_energy", m.surface_energy, "energy ≥ 0 (J/m²)"),
             ];
-            for (field, value, what) in pulls {
+            let b = &m.bridge;
+            let bridge = [
+                ("bridge_volume", b.volume, "volume ≥ 0 (m³)"),
+                ("surface_tension", b.surface_tension, "tension ≥ 0 (N/m)"),
+            ];
+            for (field, value, what) in pulls.into_iter().chain(bridge) {
                 if !(value.is_finite() && value >= 0.0) {
                     return Err(BuildError::Material {
                         material: i,
@@ -147,6 +182,16 @@ impl Materials {
                         problem: format!("must be a finite {what}, got {value}"),
                     });
                 }
+            }
+            if !(0.0..=std::f32::consts::FRAC_PI_2).contains(&b.contact_angle) {
+                return Err(BuildError::Material {
+                    material: i,
+                    field: "contact_angle",
+                    problem: format!(
+                        "must lie in [0, π/2] rad (a liquid that wets the grains), got {}",
+                        b.contact_angle
+                    ),
+                });
             }
         }
         let count = self.list.len().max(1);
@@ -156,6 +201,7 @@ impl Materials {
         let mut rolling = vec![0.0; count * count];
         let mut cohesion = vec![0.0; count * count];
         let mut adhesion = vec![0.0; count * count];
+        let mut bridges = vec![[0.0; 3]; count * count];
         for (i, a) in self.list.iter().enumerate() {
             for (j, b) in self.list.iter().enumerate() {
                 mu[i * count + j] = a.friction.min(b.friction);
@@ -164,6 +210,12 @@ impl Materials {
                 rolling[i * count + j] = a.rolling.min(b.rolling);
                 cohesion[i * count + j] = a.cohesion.sqrt() * b.cohesion.sqrt();
                 adhesion[i * count + j] = 2.0 * a.surface_energy.sqrt() * b.surface_energy.sqrt();
+                let wetter = if a.bridge.volume >= b.bridge.volume {
+                    a
+                } else {
+                    b
+                };
+                bridges[i * count + j] = wetter.bridge.pair_law();
             }
         }
         for &(a, b, m) in &self.overrides {
@@ -193,6 +245,20 @@ impl Materials {
             rolling,
             cohesion,
             adhesion,
+            bridges,
         })
+    }
+}
+
+impl LiquidBridge {
+    /// The kernels' law of this bridge: (V, γ cos θ, rupture distance S_c), S_c = (1 + θ/2) V^⅓
+    /// (Lian, Thornton and Adams 1993); zeros when dry.
+    fn pair_law(&self) -> [f32; 3] {
+        if self.volume == 0.0 {
+            return [0.0; 3];
+        }
+        let rupture = (1.0 + 0.5 * self.contact_angle) * self.volume.cbrt();
+        let pull = self.surface_tension * self.contact_angle.cos();
+        [self.volume, pull, rupture]
     }
 }

@@ -168,6 +168,8 @@ impl Present {
             self.add(m.cohesion > 0.0, Cohesion, Item::Material(i, "cohesion"));
             let adhesive = m.surface_energy > 0.0;
             self.add(adhesive, Adhesion, Item::Material(i, "surface_energy"));
+            let wet = m.bridge.volume > 0.0;
+            self.add(wet, LiquidBridges, Item::Material(i, "bridge_volume"));
         }
     }
 

@@ -48,6 +48,8 @@ pub struct World {
     /// The joints as the kernels hold them (for [`World::joint_violation`]).
     pub(crate) joints: Vec<Joint>,
     pub(crate) forces: Vec<AppliedForce>,
+    /// The loads of [`World::set_external_loads`] (the bodies they act on only).
+    pub(crate) external: Vec<Load>,
     pub(crate) load_buf: Vec<Load>,
     pub(crate) friction: FrictionTable,
     pub(crate) backend: Box<dyn StepBackend>,
@@ -141,9 +143,10 @@ impl World {
                 kind: DRIVE,
             });
         }
-        if !self.forces.is_empty() {
+        if !(self.forces.is_empty() && self.external.is_empty()) {
             self.load_buf.clear();
             self.load_buf.extend(self.forces.iter().map(|f| f.load(t)));
+            self.load_buf.extend_from_slice(&self.external);
             self.backend.set_loads(&self.load_buf);
         }
         let inputs = StepInputs {

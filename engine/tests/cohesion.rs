@@ -2,8 +2,10 @@
 //! forms: a sphere under a ceiling, or under a fixed sphere, hangs at any weight below its
 //! pull-off force (constant c, or JKR's 3π γ R*) and falls above it (1 % either side); the
 //! contact reports the tension that holds it; a cube with cohesive corners slides under a
-//! push above μ (m g + N c) and holds below it (the widened cone, 1 %); the combinations the
-//! engine cannot serve are refused at build.
+//! push above μ (m g + N c) and holds below it (the widened cone, 1 %); a liquid bridge pulls
+//! across the gap by Willett's closed form and lets go at its rupture distance (1 % either
+//! side), and a sphere torn from its partner loses the bridge's work over the rupture distance
+//! (1 %); the combinations the engine cannot serve are refused at build.
 
 use grains::{AppliedForce, Backend, Body, BuildError, Material, Settings, Solver, Vec3, WallDesc};
 use grains::{World, WorldBuilder};
@@ -114,6 +116,105 @@ fn a_cohesive_cube_slides_above_mu_times_its_weight_and_pull() {
     }
 }
 
+/// Two wet glass spheres (r = 1 mm, 10.5 mg) without gravity: water bridges of V = 1e-11 m³
+/// (S_c = V^⅓ = 0.215 mm at θ = 0, 0.215 r: beyond the default envelope's 0.05 r) between the
+/// fixed sphere 0 at the origin and sphere 1 at gap `gap` along x, moving at `speed` along +x.
+fn wet_pair(gap: f32, speed: f32, h: f32) -> World {
+    let mut b = World::builder(Settings {
+        h,
+        gravity: Vec3::ZERO,
+        ..tight()
+    });
+    b.material(Material::new(0.5).with_bridge(WET_V, WATER, 0.0));
+    b.body(Body::sphere(Vec3::ZERO, WET_R, 1.0).fixed());
+    let at = Vec3::new(2.0 * WET_R + gap, 0.0, 0.0);
+    b.body(Body::sphere(at, WET_R, WET_M).with_velocity(Vec3::new(speed, 0.0, 0.0)));
+    b.build().expect("the wet pair builds")
+}
+
+const WET_R: f32 = 1e-3;
+const WET_M: f32 = 1.047e-5;
+const WET_V: f32 = 1e-11;
+const WATER: f32 = 0.072;
+
+/// Willett et al.'s bridge force between equal spheres of radius `WET_R` at gap `s`, written
+/// out: 2π R γ / (1 + 2.1 Ŝ + 10 Ŝ²), Ŝ = (s/2) √(R/V).
+fn willett(s: f64) -> f64 {
+    let (r, v) = (WET_R as f64, WET_V as f64);
+    let s_hat = 0.5 * s * (r / v).sqrt();
+    2.0 * std::f64::consts::PI * r * WATER as f64 / (1.0 + 2.1 * s_hat + 10.0 * s_hat * s_hat)
+}
+
+#[test]
+fn a_liquid_bridge_pulls_by_willetts_law_and_lets_go_at_its_rupture_distance() {
+    let rupture = (WET_V as f64).cbrt();
+    let h = 1e-5;
+    // (At contact the pull meets the contact's push: the first step's acceleration is 0 there,
+    // and the torn sphere below starts from contact.)
+    for share in [0.01, 0.3, 0.99, 1.01] {
+        let gap = (share * rupture) as f32;
+        let mut w = wet_pair(gap, 0.0, h);
+        w.step().expect("a step");
+        // The first step's pull: m Δv / h against the closed form at the starting gap.
+        let pull = -(w.velocity(1).x as f64) * WET_M as f64 / h as f64;
+        let expected = if share < 1.0 {
+            willett(gap as f64)
+        } else {
+            0.0
+        };
+        println!("gap {share} S_c: pull {pull:.5e} N, Willett {expected:.5e} N");
+        assert!(
+            (pull - expected).abs() <= 1e-3 * willett(0.0),
+            "gap {share} S_c: pull {pull} N, expected {expected} N"
+        );
+        if share < 1.0 {
+            // The contact reports the bridge's tension: a normal force of −F.
+            let normal: f64 = w.contacts().map(|c| c.force.dot(c.normal) as f64).sum();
+            assert!(
+                (normal + expected).abs() <= 1e-3 * willett(0.0),
+                "reported a normal force of {normal} N"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_sphere_torn_from_a_wet_partner_loses_the_bridges_work() {
+    // The work of the bridge from contact to rupture, W = ∫₀^S_c F dS (Simpson, 2,000 panels);
+    // a sphere leaving at v0 with ½ m v0² = 2 W keeps ½ m v1² = W once past S_c.
+    let rupture = (WET_V as f64).cbrt();
+    let n = 2000;
+    let ds = rupture / n as f64;
+    let work: f64 = (0..=n)
+        .map(|k| {
+            let weight = if k == 0 || k == n {
+                1.0
+            } else if k % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            weight * willett(k as f64 * ds)
+        })
+        .sum::<f64>()
+        * ds
+        / 3.0;
+    let m = WET_M as f64;
+    let v0 = (4.0 * work / m).sqrt();
+    let h = 2e-6;
+    let mut w = wet_pair(0.0, v0 as f32, h);
+    let steps = (2.0 * rupture / (0.5 * v0 * h as f64)) as u64;
+    w.run(steps).expect("the sphere leaves");
+    let gap = w.position(1).x as f64 - 2.0 * WET_R as f64;
+    let kinetic = 0.5 * m * (w.velocity(1).x as f64).powi(2);
+    println!("v0 {v0:.4} m/s, W {work:.4e} J: at gap {gap:.3e} m, ½ m v² = {kinetic:.4e} J");
+    assert!(gap > rupture, "still within the bridge at {gap} m");
+    assert!(
+        (kinetic - work).abs() < 0.01 * work,
+        "kinetic energy {kinetic} J against ½ m v0² − W = {work} J"
+    );
+}
+
 #[test]
 fn cohesion_is_refused_where_it_cannot_be_served() {
     let cohesive = Material::new(0.5).with_cohesion(1.0);
@@ -147,16 +248,32 @@ fn cohesion_is_refused_where_it_cannot_be_served() {
         msg.contains("surface energy") && msg.contains("shapes other than spheres"),
         "{msg}"
     );
+    let wet = Material::new(0.5).with_bridge(1e-9, 0.072, 0.0);
+    let msg = world(tight(), wet, cube)
+        .err()
+        .expect("bridges need spheres");
+    assert!(
+        msg.contains("liquid bridges") && msg.contains("shapes other than spheres"),
+        "{msg}"
+    );
     for bad in [
         Material::new(0.5).with_cohesion(-1.0),
         Material::new(0.5).with_surface_energy(f32::NAN),
+        Material::new(0.5).with_bridge(-1e-9, 0.072, 0.0),
+        Material::new(0.5).with_bridge(1e-9, 0.072, 2.0),
     ] {
         let mut b = World::builder(tight());
         b.material(bad);
         b.body(sphere);
         match b.build() {
             Err(BuildError::Material { field, .. }) => {
-                assert!(field == "cohesion" || field == "surface_energy", "{field}")
+                let fields = [
+                    "cohesion",
+                    "surface_energy",
+                    "bridge_volume",
+                    "contact_angle",
+                ];
+                assert!(fields.contains(&field), "{field}")
             }
             other => panic!("{bad:?} was not refused: {:?}", other.map(|_| ())),
         }

@@ -23,6 +23,7 @@ mod escape;
 mod fast_grains;
 mod fields;
 mod fill;
+mod fluid;
 mod health;
 mod implicit_integrator;
 mod inertia;

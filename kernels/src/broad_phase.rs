@@ -70,6 +70,20 @@ impl Envelope {
         }
     }
 
+    /// This envelope with its smallest ε̂ raised to at least `reach` (m).
+    pub fn reaching(self, reach: f32) -> Envelope {
+        match self {
+            Envelope::PerPair {
+                floor,
+                speed_factor,
+            } => Envelope::PerPair {
+                floor: floor.max(reach),
+                speed_factor,
+            },
+            Envelope::Fixed(e) => Envelope::Fixed(e.max(reach)),
+        }
+    }
+
     /// Half of the largest ε̂ any pair containing a body moving at `speed` can have.
     #[inline(always)]
     pub fn body_margin(&self, speed: f32, h: f32) -> f32 {

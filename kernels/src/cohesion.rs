@@ -23,12 +23,27 @@
 //! tension. The pull acts only on touching contacts, never across the envelope's gap: a contact
 //! torn open (Φ > tolerance) pulls nothing, so grains stick only where they touch, and a grain
 //! loaded by more than c leaves.
+//!
+//! A pair whose wetter material carries a liquid bridge of volume V, surface tension γ_l and
+//! contact angle θ also pulls across its gap S = max(Φ, 0) up to the rupture distance
+//! S_c = (1 + θ/2) V^⅓ (Lian, Thornton & Adams 1993), by the closed form of Willett, Adams,
+//! Johnson & Seville (2000) for spheres of harmonic-mean radius R = 2 r_a r_b / (r_a + r_b)
+//! (R = 2 r_a against a wall, the sphere–plate limit):
+//!
+//! ```text
+//! F = 2π R γ_l cos θ / (1 + 2.1 Ŝ + 10 Ŝ²),    Ŝ = (S/2) √(R/V),    S < S_c
+//! ```
+//!
+//! added to s as F h: across a gap the contact's γ′ stays 0 (it is apart), so it reports the
+//! bridge's tension −F h. The bridge has no history: it pulls whenever the gap is under S_c,
+//! on approach as on separation.
 
 use crate::contact_update::apply_impulse;
 use crate::inertia::PrincipalInertia;
 use crate::layout::{key_wall, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::Contacts;
+use std::f32::consts::PI;
 
 /// The gap, as a share of the smaller radius of the pair, up to which a contact counts as
 /// touching: above the rounding of positions in f32 (a resting contact's Φ is 0 to about 1e-7
@@ -57,7 +72,7 @@ impl Cohesion {
     ) {
         self.pull.clear();
         for (row, &key) in contacts.rows.iter().zip(&contacts.keys) {
-            let c = pull_off_force(row, key, bodies, (walls, mesh, table));
+            let c = pull_force(row, key, bodies, (walls, mesh, table));
             let s = c * h;
             self.pull.push(s);
             if s == 0.0 {
@@ -86,10 +101,11 @@ impl Cohesion {
     }
 }
 
-/// The pull-off force c (N) of the contact `row` with pair key `key`: 0 unless it touches
-/// (Φ ≤ [`TOUCHING`] r); else the pair's constant force plus (3/2) π w R*.
+/// The pull (N) of the contact `row` with pair key `key`: where it touches (Φ ≤ [`TOUCHING`] r)
+/// the pair's constant force plus (3/2) π w R*, and the liquid bridge's F below its rupture
+/// distance.
 #[inline]
-fn pull_off_force(
+fn pull_force(
     row: &ContactRow,
     key: u64,
     bodies: &Bodies,
@@ -111,10 +127,24 @@ fn pull_off_force(
         let b = bodies.material[row.body_b as usize];
         (b, ra * rb / (ra + rb), ra.min(rb))
     };
-    if row.phi > TOUCHING * smaller {
-        return 0.0;
-    }
     let material_a = bodies.material[row.body_a as usize];
-    let (constant, work) = table.cohesion(material_a, material_b);
-    constant + 1.5 * std::f32::consts::PI * work * reduced
+    let mut pull = 0.0;
+    if row.phi <= TOUCHING * smaller {
+        let (constant, work) = table.cohesion(material_a, material_b);
+        pull += constant + 1.5 * PI * work * reduced;
+    }
+    let [volume, tension, rupture] = table.bridge(material_a, material_b);
+    if volume > 0.0 && row.phi < rupture {
+        pull += bridge_force(2.0 * reduced, row.phi.max(0.0), volume, tension);
+    }
+    pull
+}
+
+/// Willett et al.'s capillary force (N) of a bridge of volume `volume` and γ_l cos θ `tension`
+/// between spheres of harmonic-mean radius `radius` at gap `gap`:
+/// 2π R γ_l cos θ / (1 + 2.1 Ŝ + 10 Ŝ²), Ŝ = (S/2) √(R/V).
+#[inline]
+pub fn bridge_force(radius: f32, gap: f32, volume: f32, tension: f32) -> f32 {
+    let s = 0.5 * gap * (radius / volume).sqrt();
+    2.0 * PI * radius * tension / (1.0 + 2.1 * s + 10.0 * s * s)
 }

@@ -1,5 +1,6 @@
 //! Stage 1, forces: non-contact forces, v* = v + h M⁻¹ f (hart-anitescu eq. 2.11's h·f term).
 
+use crate::inertia::PrincipalInertia;
 use crate::layout::{BodyKind, Motion};
 use crate::parallel::BLOCK;
 use crate::step::StepParams;
@@ -60,21 +61,34 @@ pub fn apply_forces(motion: &mut [Motion], kind: &[u32], drives: &[Actuation], p
     }
 }
 
-/// An applied force on one body over the coming step (N), taken at the step's start.
+/// An applied force and moment on one body over the coming step, taken at the step's start.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Load {
     /// Body index.
     pub body: u32,
     /// Force f (N) on the centre of mass.
     pub force: Vec3,
+    /// Moment τ (N m) about the centre of mass (CPU backend; the GPU takes forces only).
+    pub torque: Vec3,
 }
 
-/// Adds applied forces to their dynamic bodies, v ← v + h M⁻¹ f (hart-anitescu eq. 2.11's h·k
-/// term for forces other than gravity).
-pub fn apply_loads(motion: &mut [Motion], loads: &[Load], p: &StepParams) {
+/// Adds applied forces and moments to their dynamic bodies, v ← v + h M⁻¹ f and
+/// ω ← ω + h I⁻¹ τ (hart-anitescu eq. 2.11's h·k term for forces other than gravity; the
+/// anisotropic bodies of `inertia` turned by I_w⁻¹).
+pub fn apply_loads(
+    motion: &mut [Motion],
+    loads: &[Load],
+    p: &StepParams,
+    inertia: &PrincipalInertia,
+) {
     for l in loads {
-        let m = &mut motion[l.body as usize];
+        let i = l.body as usize;
+        let m = &mut motion[i];
         m.linear = (m.v() + l.force * (p.h * m.inv_mass)).to_array();
+        if l.torque != Vec3::ZERO {
+            m.angular = (m.w() + l.torque * (p.h * m.inv_inertia)).to_array();
+            inertia.turn(i, m, l.torque * p.h);
+        }
         if p.planar {
             planar_mask(m);
         }

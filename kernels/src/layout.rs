@@ -294,6 +294,9 @@ pub struct FrictionTable {
     /// reduced radius R* pulls off at the JKR force (3/2) π w R* (see [`crate::cohesion`]).
     /// Empty: no adhesion anywhere.
     pub adhesion: Vec<f32>,
+    /// Liquid bridge of the pair (i, j): its volume V (m³), γ cos θ (N/m) and rupture distance
+    /// S_c (m) (see [`crate::cohesion`]). Empty, or V = 0: no bridge.
+    pub bridges: Vec<[f32; 3]>,
 }
 
 impl FrictionTable {
@@ -345,8 +348,23 @@ impl FrictionTable {
         (of(&self.cohesion), of(&self.adhesion))
     }
 
-    /// True when some pair coheres (c > 0 or w > 0), so steps need [`crate::cohesion`]'s pull.
+    /// The liquid bridge (V, γ cos θ, S_c) of materials `i` and `j` (zeros when dry).
+    #[inline(always)]
+    pub fn bridge(&self, i: u32, j: u32) -> [f32; 3] {
+        let k = i as usize * self.count + j as usize;
+        self.bridges.get(k).map_or([0.0; 3], |&b| b)
+    }
+
+    /// The longest rupture distance of any pair's liquid bridge (m; 0 when all are dry): the
+    /// envelope must reach it, so that a bridge's gap has a contact row.
+    pub fn longest_bridge(&self) -> f32 {
+        self.bridges.iter().map(|b| b[2]).fold(0.0, f32::max)
+    }
+
+    /// True when some pair coheres (c > 0, w > 0 or a liquid bridge), so steps need
+    /// [`crate::cohesion`]'s pull.
     pub fn any_cohesion(&self) -> bool {
-        self.cohesion.iter().chain(&self.adhesion).any(|&c| c > 0.0)
+        let bridged = self.bridges.iter().any(|b| b[0] > 0.0);
+        bridged || self.cohesion.iter().chain(&self.adhesion).any(|&c| c > 0.0)
     }
 }

@@ -47,6 +47,7 @@ pub mod colouring;
 pub mod cone;
 pub mod contact_update;
 pub mod coulomb_correction;
+pub mod fluid;
 pub mod forces;
 pub mod gauss_seidel;
 pub mod geometric;

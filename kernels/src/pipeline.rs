@@ -7,6 +7,7 @@ use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::Colouring;
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
+use crate::fluid::Fluid;
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::inertia::PrincipalInertia;
@@ -82,6 +83,9 @@ struct NonContact {
     non_colliding: Vec<(u32, u32)>,
     springs: Vec<Spring>,
     loads: Vec<Load>,
+    /// The fluid's buoyancy and drag (none: no fluid), and each body's drag rate h β/m.
+    fluid: Option<Fluid>,
+    drag_rates: Vec<f32>,
     /// The joints' rows and the implicit springs' soft rows, with their impulses.
     rows: JointRows,
     /// The explicit springs' rows and impulses of stage 1.
@@ -92,16 +96,25 @@ struct NonContact {
 
 impl NonContact {
     /// Stage 1: v* = v + h M⁻¹ f for the explicit springs, the applied loads and gravity, then
-    /// the kinematic bodies' drives (the anisotropic bodies of `inertia` turned by I_w⁻¹).
+    /// the kinematic bodies' drives (the anisotropic bodies of `inertia` turned by I_w⁻¹), then
+    /// the fluid's buoyancy and drag.
     fn apply_forces(
         &mut self,
         bodies: &mut Bodies,
         drives: &[Actuation],
         (p, inertia): (&StepParams, &PrincipalInertia),
     ) {
+        let shapes = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
+        if let Some(fluid) = &self.fluid {
+            fluid.drag_rates(&bodies.motion, shapes, p.h, &mut self.drag_rates);
+        }
         apply_spring_forces(&self.springs, bodies, (p, inertia), &mut self.explicit);
-        apply_loads(&mut bodies.motion, &self.loads, p);
+        apply_loads(&mut bodies.motion, &self.loads, p, inertia);
         apply_forces(&mut bodies.motion, &bodies.kind, drives, p);
+        if let Some(fluid) = &self.fluid {
+            let shapes = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
+            fluid.apply(&mut bodies.motion, shapes, &self.drag_rates, p);
+        }
     }
 }
 
@@ -177,6 +190,11 @@ impl CpuPipeline {
     /// order; their [`Motion::inv_inertia`] must be 0.
     pub fn set_inertia(&mut self, inertia: PrincipalInertia) {
         self.work.inertia = inertia;
+    }
+
+    /// Sets the fluid the bodies move in (`None`: none).
+    pub fn set_fluid(&mut self, fluid: Option<Fluid>) {
+        self.work.non_contact.fluid = fluid;
     }
 
     /// Replaces the applied forces of the following steps.

@@ -39,6 +39,10 @@ pub enum Feature {
     Cohesion,
     /// A material with a surface energy (JKR adhesion).
     Adhesion,
+    /// A material with a liquid bridge.
+    LiquidBridges,
+    /// A fluid's buoyancy and drag (`WorldBuilder::fluid`).
+    Fluid,
     /// Bodies of this kind (not spheres).
     Shape(ShapeKind),
     /// Bodies of any shape other than spheres.
@@ -98,6 +102,8 @@ impl Feature {
             Feature::RollingFriction => "rolling friction",
             Feature::Cohesion => "cohesion (a material with a pull-off force)",
             Feature::Adhesion => "adhesion (a material with a surface energy)",
+            Feature::LiquidBridges => "liquid bridges (a material with a bridge volume)",
+            Feature::Fluid => "a fluid (buoyancy and drag)",
             Feature::Shape(kind) => kind.plural(),
             Feature::NonSpheres => "shapes other than spheres",
             Feature::PrincipalMoments => "bodies with unequal principal moments",
@@ -155,6 +161,8 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: Restitution, why: "the impact stage runs on the CPU only" },
     Limit { a: GpuBackend, b: Cohesion, why: COHESION_CPU },
     Limit { a: GpuBackend, b: Adhesion, why: COHESION_CPU },
+    Limit { a: GpuBackend, b: LiquidBridges, why: COHESION_CPU },
+    Limit { a: GpuBackend, b: Fluid, why: "the fluid's buoyancy and drag are applied on the CPU only; run with the CPU backend" },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Capsule), why: "the GPU's narrow phase meets spheres and clumps only" },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Ellipse), why: "the GPU's narrow phase meets spheres and clumps only" },
     Limit { a: GpuBackend, b: Shape(ShapeKind::Cuboid), why: "the GPU's narrow phase meets spheres and clumps only" },
@@ -186,6 +194,8 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: ImplicitIntegrator, b: RollingFriction, why: "it has no rolling friction" },
     Limit { a: ImplicitIntegrator, b: Cohesion, why: "its contacts push only (γn ≥ 0)" },
     Limit { a: ImplicitIntegrator, b: Adhesion, why: "its contacts push only (γn ≥ 0)" },
+    Limit { a: ImplicitIntegrator, b: LiquidBridges, why: "its contacts push only (γn ≥ 0)" },
+    Limit { a: ImplicitIntegrator, b: Fluid, why: "its step takes gravity as the only force" },
     Limit { a: ImplicitIntegrator, b: AdaptiveStep, why: "the step's residual budget reads the CCP solve's residual and tolerance, which its Newton solve does not report" },
     Limit { a: PeriodicShear, b: Restitution, why: "the impact stage's rows do not take the velocity of the images across the sheared seam" },
     Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
@@ -210,6 +220,10 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: Restitution, why: "the impact stage is not distributed" },
     Limit { a: Distributed, b: Cohesion, why: "the cohesive pull of a contact between two ranks' grains is not summed over the ranks yet" },
     Limit { a: Distributed, b: Adhesion, why: "the cohesive pull of a contact between two ranks' grains is not summed over the ranks yet" },
+    Limit { a: Distributed, b: LiquidBridges, why: "the cohesive pull of a contact between two ranks' grains is not summed over the ranks yet" },
+    Limit { a: LiquidBridges, b: NonSpheres, why: "the bridge's force law takes the radii of spheres" },
+    Limit { a: Distributed, b: Fluid, why: "the ranks' steps do not take the fluid's forces yet" },
+    Limit { a: Fluid, b: NonSpheres, why: "the drag and buoyancy laws take a sphere's diameter and volume" },
     Limit { a: Adhesion, b: NonSpheres, why: "the JKR pull-off 3π γ R* needs the contact's radii of curvature, which only spheres carry here; give the material a pull-off force (cohesion) instead" },
     Limit { a: Distributed, b: NonSpheres, why: DISTRIBUTED },
     Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },

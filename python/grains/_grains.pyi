@@ -163,6 +163,9 @@ class WorldBuilder:
         rolling: float = 0.0,
         cohesion: float = 0.0,
         surface_energy: float = 0.0,
+        bridge_volume: float = 0.0,
+        surface_tension: float = 0.072,
+        contact_angle: float = 0.0,
         name: Optional[str] = None,
     ) -> int:
         """Adds a material and returns its index."""
@@ -474,6 +477,15 @@ class WorldBuilder:
         self, body: int, force: Vec3, *, angular_frequency: float = 0.0, phase: float = 0.0
     ) -> int:
         """Adds the force force · cos(ω t + φ) on a body's centre; returns its index."""
+    def fluid(
+        self,
+        density: float,
+        viscosity: float,
+        *,
+        velocity: Vec3 = (0.0, 0.0, 0.0),
+        drag: str = "schiller_naumann",
+    ) -> None:
+        """Fills the world with a fluid: buoyancy and drag on every dynamic sphere."""
     # Insertion and sinks.
     def insert(
         self,
@@ -688,6 +700,10 @@ class World:
         self, velocities: npt.ArrayLike, angular_velocities: Optional[npt.ArrayLike] = None
     ) -> None:
         """Sets every body's velocity (N, 3) and, if given, angular velocity (N, 3)."""
+    def set_external_loads(
+        self, forces: npt.ArrayLike, torques: Optional[npt.ArrayLike] = None
+    ) -> None:
+        """Sets every body's force (N, 3) and, if given, moment (N, 3) for the steps that follow."""
     def set_positions(
         self, positions: npt.ArrayLike, orientations: Optional[npt.ArrayLike] = None
     ) -> None:

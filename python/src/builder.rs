@@ -131,9 +131,11 @@ impl PyWorldBuilder {
     /// it); `restitution` e in [0, 1] (a pair takes the smaller; 0: perfectly plastic);
     /// `spinning` the torsional length e_r (m, ≥ 0) and `rolling` the rolling-resistance length
     /// e_roll (m, ≥ 0), 0 for none; `cohesion` the pull-off force c (N, ≥ 0) of a touching
-    /// contact and `surface_energy` γ (J/m², ≥ 0, spheres: JKR pull-off 3π γ R*), 0 for none.
+    /// contact and `surface_energy` γ (J/m², ≥ 0, spheres: JKR pull-off 3π γ R*), 0 for none;
+    /// `bridge_volume` the liquid volume V (m³) of a capillary bridge at each contact (0: dry)
+    /// of a liquid of `surface_tension` (N/m, default water's 0.072) and `contact_angle` (rad).
     /// `name` lets parts refer to it as `material="name"`. The values are checked at build.
-    #[pyo3(signature = (friction, *, restitution = 0.0, spinning = 0.0, rolling = 0.0, cohesion = 0.0, surface_energy = 0.0, name = None))]
+    #[pyo3(signature = (friction, *, restitution = 0.0, spinning = 0.0, rolling = 0.0, cohesion = 0.0, surface_energy = 0.0, bridge_volume = 0.0, surface_tension = 0.072, contact_angle = 0.0, name = None))]
     #[allow(clippy::too_many_arguments)]
     fn material(
         &mut self,
@@ -143,6 +145,9 @@ impl PyWorldBuilder {
         rolling: f32,
         cohesion: f32,
         surface_energy: f32,
+        bridge_volume: f32,
+        surface_tension: f32,
+        contact_angle: f32,
         name: Option<String>,
     ) -> PyResult<u32> {
         if let Some(n) = &name {
@@ -158,7 +163,8 @@ impl PyWorldBuilder {
                 .with_spinning(spinning)
                 .with_rolling(rolling)
                 .with_cohesion(cohesion)
-                .with_surface_energy(surface_energy),
+                .with_surface_energy(surface_energy)
+                .with_bridge(bridge_volume, surface_tension, contact_angle),
         );
         self.material_names.push(name);
         Ok(id.0)

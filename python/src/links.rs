@@ -1,7 +1,8 @@
-//! Joints, springs and applied forces added to a `WorldBuilder`, as the library's
-//! `JointDesc`, `SpringDesc` and `AppliedForce`.
+//! Joints, springs, applied forces and the fluid added to a `WorldBuilder`, as the library's
+//! `JointDesc`, `SpringDesc`, `AppliedForce` and `Fluid`.
 
 use crate::builder::PyWorldBuilder;
+use grains::fluid::{Drag, Fluid};
 use grains::{AppliedForce, JointDesc, JointKind, SpringDesc, Vec3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -153,5 +154,28 @@ impl PyWorldBuilder {
             angular_frequency,
             phase,
         ))
+    }
+
+    /// Fills the world with a fluid of `density` (kg/m³) and `viscosity` (Pa s) moving at
+    /// `velocity` (m/s): its buoyancy and its drag, by the `drag` law ("schiller_naumann" or
+    /// "stokes"), act on every dynamic sphere (CPU backend). Checked at build.
+    #[pyo3(signature = (density, viscosity, *, velocity = (0.0, 0.0, 0.0), drag = "schiller_naumann"), text_signature = "($self, /, density, viscosity, *, velocity=(0.0, 0.0, 0.0), drag='schiller_naumann')")]
+    fn fluid(&mut self, density: f32, viscosity: f32, velocity: V3, drag: &str) -> PyResult<()> {
+        let drag = match drag {
+            "schiller_naumann" => Drag::SchillerNaumann,
+            "stokes" => Drag::Stokes,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "drag {other:?}: expected \"schiller_naumann\" or \"stokes\""
+                )))
+            }
+        };
+        self.builder.fluid(Fluid {
+            density,
+            viscosity,
+            velocity: Vec3::from(velocity),
+            drag,
+        });
+        Ok(())
     }
 }

@@ -3,7 +3,9 @@
 //! and restore snapshots.
 
 use crate::arrays::{rows_per_body, view};
-use crate::errors::{checkpoint_error, gpu_error, snapshot_error, step_error, warn_placement};
+use crate::errors::{
+    build_error, checkpoint_error, gpu_error, snapshot_error, step_error, warn_placement,
+};
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -417,6 +419,33 @@ impl PyWorld {
         self.world
             .set_velocities(&v, w.as_deref())
             .map_err(gpu_error)
+    }
+
+    /// Sets the force (N, shape (N, 3)) on every body's centre and, if given, the moment (N m,
+    /// shape (N, 3)) about it, for every following step until the next call (a coupled code's
+    /// drag, say): added to gravity and the applied forces. Empty arrays remove them. Refused
+    /// with insertions or sinks, distributed, and moments on the GPU (`BuildError`).
+    #[pyo3(signature = (forces, torques = None))]
+    fn set_external_loads(
+        &mut self,
+        forces: &Bound<'_, PyAny>,
+        torques: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let n = self.world.len();
+        let empty = |a: &Bound<'_, PyAny>| a.len().is_ok_and(|len| len == 0);
+        let rows = |name, a: &Bound<'_, PyAny>| -> PyResult<Vec<Vec3>> {
+            if empty(a) {
+                return Ok(Vec::new());
+            }
+            let r = rows_per_body::<3>(name, a, n)?;
+            Ok(r.into_iter().map(Vec3::from_array).collect())
+        };
+        let f = rows("forces", forces)?;
+        let t = torques
+            .map(|t| rows("torques", t))
+            .transpose()?
+            .unwrap_or_default();
+        self.world.set_external_loads(&f, &t).map_err(build_error)
     }
 
     /// Moves every body's centre to `positions` (m, shape (N, 3)) and, if given, sets the

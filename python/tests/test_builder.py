@@ -189,6 +189,33 @@ def test_a_cohesive_sphere_hangs_under_a_ceiling_in_tension():
         b.build()
 
 
+def test_a_bead_settles_in_a_fluid_and_a_caller_drives_another_through_external_loads():
+    # A 1 mm glass bead in water settles at Schiller–Naumann's 0.2674 m/s (engine test:
+    # fluid::); a bead in a world without fluid is held by the caller's force against gravity.
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.0]], 1e-3, density=2500.0)
+    b.fluid(1000.0, 1e-3)
+    w = b.build()
+    w.step(2000)
+    assert w.velocities[0, 2] == pytest.approx(-0.26739, rel=1e-3)
+    with pytest.raises(ValueError, match='drag "oseen"'):
+        b.fluid(1000.0, 1e-3, drag="oseen")
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]], 0.01, masses=0.1)
+    w = b.build()
+    w.set_external_loads([[0.0, 0.0, 0.1 * G], [0.0, 0.0, 0.0]], torques=np.zeros((2, 3)))
+    w.step(100)
+    assert w.velocities[0, 2] == pytest.approx(0.0, abs=1e-6)
+    assert w.velocities[1, 2] == pytest.approx(-100 * 1e-3 * G, rel=1e-5)
+    with pytest.raises(ValueError, match="forces: expected 2 rows"):
+        w.set_external_loads([[0.0, 0.0, 1.0]])
+    w.set_external_loads([])
+    w.step(10)
+    assert w.velocities[0, 2] == pytest.approx(-10 * 1e-3 * G, rel=1e-5)
+
+
 def test_a_servo_lid_presses_on_a_sphere_with_its_target_force():
     # A compliant contact: against a rigid one the load of a pinned sphere jumps (the docs).
     b = one_sphere(grains.Settings.granular(1e-3), mass=2.0)

@@ -1,5 +1,5 @@
 //! `[[materials]]` (named surfaces: friction μ, restitution, spinning and rolling lengths,
-//! cohesion and surface energy) and
+//! cohesion, surface energy and liquid bridges) and
 //! `[[friction_pairs]]` (μ of a pair of materials). The engine checks the coefficients when
 //! the world is built.
 
@@ -9,6 +9,9 @@ use super::values::{non_negative, number, Ctx};
 use super::SceneError;
 use grains::material::{Material, MaterialId};
 use grains::WorldBuilder;
+
+/// The surface tension of water at 20 °C (N/m): a bridge's liquid where the scene names none.
+const WATER_TENSION: f32 = 0.072;
 
 /// The materials' names, in the order of their ids.
 pub(super) struct MaterialNames(Vec<String>);
@@ -69,6 +72,28 @@ pub(super) fn materials(
         if let Some(gamma) = &m.surface_energy {
             material = material.with_surface_energy(number(cx, gamma, "surface_energy")?);
         }
+        if let Some(volume) = &m.bridge_volume {
+            let tension = match &m.surface_tension {
+                Some(t) => number(cx, t, "surface_tension")?,
+                None => WATER_TENSION,
+            };
+            let angle = match &m.contact_angle_degrees {
+                Some(a) => number(cx, a, "contact_angle_degrees")?.to_radians(),
+                None => 0.0,
+            };
+            let volume = number(cx, volume, "bridge_volume")?;
+            material = material.with_bridge(volume, tension, angle);
+        } else if let Some(key) = [&m.surface_tension, &m.contact_angle_degrees]
+            .into_iter()
+            .flatten()
+            .next()
+        {
+            return Err(cx.err(
+                key.span(),
+                "bridge_volume",
+                "a liquid's surface tension or contact angle needs the bridge's volume (bridge_volume, m³)",
+            ));
+        }
         world.material(material);
         names.push(m.name.get_ref().clone());
         origins.materials.push(
@@ -78,7 +103,15 @@ pub(super) fn materials(
                 .key(cx, "spinning", "spinning", &m.spinning)
                 .key(cx, "rolling", "rolling", &m.rolling)
                 .key(cx, "cohesion", "cohesion", &m.cohesion)
-                .key(cx, "surface_energy", "surface_energy", &m.surface_energy),
+                .key(cx, "surface_energy", "surface_energy", &m.surface_energy)
+                .key(cx, "bridge_volume", "bridge_volume", &m.bridge_volume)
+                .key(cx, "surface_tension", "surface_tension", &m.surface_tension)
+                .key(
+                    cx,
+                    "contact_angle",
+                    "contact_angle_degrees",
+                    &m.contact_angle_degrees,
+                ),
         );
     }
     if names.is_empty() {

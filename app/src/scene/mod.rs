@@ -14,6 +14,7 @@
 mod bodies;
 mod clumps;
 mod fields;
+mod fluid;
 mod form;
 mod generators;
 mod lifecycle;
@@ -328,7 +329,11 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
     let (mut settings, settings_origin) = settings::settings(cx, &spec.settings)?;
     settings.periodic = periodic::periodic(cx, &spec.periodic)?;
     let mut origins = Origins {
-        settings: periodic::origin(cx, &spec.periodic, settings_origin),
+        settings: fluid::origin(
+            cx,
+            &spec.fluid,
+            periodic::origin(cx, &spec.periodic, settings_origin),
+        ),
         ..Origins::default()
     };
     let mut world = WorldBuilder::new(settings);
@@ -339,6 +344,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut world,
         &mut origins,
     )?;
+    fluid::fluid(cx, &spec.fluid, &mut world)?;
     let shakers = walls::shakers(cx, &spec.shakers)?;
     let clumps = clumps::clumps(cx, &spec.clumps, &mut world)?;
     let (boxes, mut named_walls) = walls::containers(

@@ -63,6 +63,8 @@ pub struct SceneSpec {
     pub periodic: Option<S<PeriodicSpec>>,
     /// `[fields]`: coarse-grained continuum fields written while the run goes.
     pub fields: Option<S<FieldsSpec>>,
+    /// `[fluid]`: a fluid's buoyancy and drag on the spheres.
+    pub fluid: Option<S<FluidSpec>>,
     /// `[clumps.NAME]`: clump templates by name.
     #[serde(default)]
     pub clumps: std::collections::BTreeMap<String, S<ClumpSpec>>,
@@ -176,6 +178,12 @@ pub struct MaterialSpec {
     pub cohesion: Option<S<f64>>,
     /// Surface energy γ ≥ 0 (J/m²; default 0): spheres pull off at 3π γ R*.
     pub surface_energy: Option<S<f64>>,
+    /// Liquid volume V ≥ 0 of the bridge at each contact (m³; default 0: dry).
+    pub bridge_volume: Option<S<f64>>,
+    /// The bridging liquid's surface tension ≥ 0 (N/m; default 0.072, water).
+    pub surface_tension: Option<S<f64>>,
+    /// The liquid's contact angle on the grains, 0–90 (degrees; default 0).
+    pub contact_angle_degrees: Option<S<f64>>,
 }
 
 /// `[[friction_pairs]]`.
@@ -708,6 +716,20 @@ pub struct FieldsSpec {
     pub to: Option<S<f64>>,
     /// The cross-section a profile averages over (m²).
     pub area: Option<S<f64>>,
+}
+
+/// `[fluid]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FluidSpec {
+    /// Density ρ_f (kg/m³).
+    pub density: S<f64>,
+    /// Dynamic viscosity μ_f (Pa s).
+    pub viscosity: S<f64>,
+    /// Velocity of the fluid (m/s, default at rest).
+    pub velocity: Option<S<V3>>,
+    /// `"schiller_naumann"` (default) or `"stokes"`.
+    pub drag: Option<S<String>>,
 }
 
 /// `[periodic]` as written.

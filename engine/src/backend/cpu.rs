@@ -28,6 +28,7 @@ impl CpuBackend {
         cpu.set_hulls(parts.hulls);
         cpu.set_inertia(parts.inertia);
         cpu.set_clumps(parts.clumps);
+        cpu.set_fluid(parts.fluid);
         Ok(CpuBackend(cpu))
     }
 }

@@ -578,6 +578,10 @@ impl StepBackend for DistributedBackend {
         self.read_at = steps;
     }
 
+    fn is_distributed(&self) -> bool {
+        true
+    }
+
     fn cuts(&self) -> Option<Bisection> {
         self.cuts.clone()
     }

@@ -238,6 +238,11 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// True for a rank of a distributed run.
+    fn is_distributed(&self) -> bool {
+        false
+    }
+
     /// Continues, after [`Self::restore`], with the snapshot's cuts `cuts` (`None` where it
     /// has none): a distributed backend on as many ranks splits the bed with them until its
     /// next rebalance. Ignored by default.
@@ -267,6 +272,8 @@ pub(crate) struct Parts {
     pub(crate) inertia: grains_kernels::inertia::PrincipalInertia,
     /// The clump templates the clump bodies name (empty when there is none).
     pub(crate) clumps: grains_kernels::shapes::clump::ClumpTable,
+    /// The fluid the bodies move in (CPU backend only).
+    pub(crate) fluid: Option<grains_kernels::fluid::Fluid>,
 }
 
 /// Opens the backend `settings` ask for (the geometrically implicit stepper when they ask

@@ -1,0 +1,73 @@
+//! `[fluid]`: a fluid filling the world (`density`, `viscosity`, `velocity`, `drag`), whose
+//! buoyancy and drag act on every dynamic sphere. The engine checks the values at build.
+
+use super::origin::Origin;
+use super::spec::{FluidSpec, S};
+use super::values::{number, Ctx};
+use super::SceneError;
+use grains::fluid::{Drag, Fluid};
+use grains::{Vec3, WorldBuilder};
+
+/// The drag laws by their scene names.
+const DRAGS: [(&str, Drag); 2] = [
+    ("stokes", Drag::Stokes),
+    ("schiller_naumann", Drag::SchillerNaumann),
+];
+
+/// Adds the scene's fluid to `world` (nothing when the table is absent).
+pub(super) fn fluid(
+    cx: &Ctx,
+    spec: &Option<S<FluidSpec>>,
+    world: &mut WorldBuilder,
+) -> Result<(), SceneError> {
+    let Some(spec) = spec else { return Ok(()) };
+    let f = spec.get_ref();
+    let drag = match &f.drag {
+        None => Drag::SchillerNaumann,
+        Some(name) => DRAGS
+            .iter()
+            .find(|d| d.0 == name.get_ref())
+            .map(|d| d.1)
+            .ok_or_else(|| {
+                cx.err(
+                    name.span(),
+                    "fluid.drag",
+                    format!(
+                        "unknown drag law \"{}\": use \"stokes\" or \"schiller_naumann\"",
+                        name.get_ref()
+                    ),
+                )
+            })?,
+    };
+    let velocity = match &f.velocity {
+        None => Vec3::ZERO,
+        Some(v) => {
+            let [x, y, z] = *v.get_ref();
+            let at = |x: f64| number(cx, &S::new(v.span(), x), "fluid.velocity");
+            Vec3::new(at(x)?, at(y)?, at(z)?)
+        }
+    };
+    world.fluid(Fluid {
+        density: number(cx, &f.density, "fluid.density")?,
+        viscosity: number(cx, &f.viscosity, "fluid.viscosity")?,
+        velocity,
+        drag,
+    });
+    Ok(())
+}
+
+/// The settings' origin with the `[fluid]` keys that set the engine's `fluid` fields.
+pub(super) fn origin(cx: &Ctx, spec: &Option<S<FluidSpec>>, settings: Origin) -> Origin {
+    let Some(spec) = spec else { return settings };
+    let f = spec.get_ref();
+    settings
+        .key_at(cx, "fluid.density", "fluid.density", Some(f.density.span()))
+        .key_at(
+            cx,
+            "fluid.viscosity",
+            "fluid.viscosity",
+            Some(f.viscosity.span()),
+        )
+        .key(cx, "fluid.velocity", "fluid.velocity", &f.velocity)
+        .key_at(cx, "fluid", "fluid", Some(spec.span()))
+}

@@ -1,0 +1,130 @@
+//! Stage 1, forces (only in a fluid): the buoyancy and drag of a fluid at rest or in uniform
+//! flow on every dynamic sphere, after gravity and the applied forces.
+//!
+//! A sphere of radius r (diameter d, volume V = 4/3 π r³) in a fluid of density ρ_f, viscosity
+//! μ_f and velocity u feels the buoyancy −ρ_f V g and the drag β (u − v), with
+//!
+//! ```text
+//! Stokes              β = 3π μ_f d
+//! Schiller–Naumann    β = 3π μ_f d (1 + 0.15 Re^0.687)      Re < 1000
+//!                     β = ½ ρ_f (π d²/4) 0.44 |u − v|      Re ≥ 1000 (C_d = 0.44)
+//!                     Re = ρ_f d |u − v| / μ_f
+//! ```
+//!
+//! (Schiller and Naumann 1933: C_d = 24/Re (1 + 0.15 Re^0.687)). The drag is taken implicitly,
+//! with β at the velocity v the step starts from ([`Fluid::drag_rates`], before stage 1's
+//! other forces) and v₁ the velocity after them and the buoyancy,
+//!
+//! ```text
+//! v* = (v₁ + (h β/m) u) / (1 + h β/m)
+//! ```
+//!
+//! stable at any h however small the grain's relaxation time m/β, and exact at a steady state:
+//! a grain settling at its terminal velocity v_t has β(v_t) (v_t − u) = m g − ρ_f V g to the
+//! rounding. The fluid exerts no torque.
+
+use crate::forces::planar_mask;
+use crate::layout::{BodyKind, Motion};
+use crate::parallel::BLOCK;
+use crate::step::StepParams;
+use glam::{Vec3, Vec4};
+use rayon::prelude::*;
+use std::f32::consts::PI;
+
+/// The drag law of [`Fluid`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drag {
+    /// β = 3π μ_f d: creeping flow (Re ≪ 1).
+    Stokes,
+    /// β = 3π μ_f d (1 + 0.15 Re^0.687) below Re = 1000, C_d = 0.44 above.
+    SchillerNaumann,
+}
+
+/// A fluid filling the world: its density, viscosity, uniform velocity and drag law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fluid {
+    /// Density ρ_f (kg/m³).
+    pub density: f32,
+    /// Dynamic viscosity μ_f (Pa s).
+    pub viscosity: f32,
+    /// Velocity u of the fluid (m/s), the same everywhere.
+    pub velocity: Vec3,
+    /// The drag law.
+    pub drag: Drag,
+}
+
+impl Fluid {
+    /// The drag coefficient β (kg/s) of a sphere of radius `r` moving at `slip` = |u − v| (m/s).
+    #[inline]
+    pub fn drag_coefficient(&self, r: f32, slip: f32) -> f32 {
+        let d = 2.0 * r;
+        let stokes = 3.0 * PI * self.viscosity * d;
+        match self.drag {
+            Drag::Stokes => stokes,
+            Drag::SchillerNaumann => {
+                let re = self.density * d * slip / self.viscosity;
+                if re < 1000.0 {
+                    stokes * (1.0 + 0.15 * re.powf(0.687))
+                } else {
+                    0.5 * self.density * 0.25 * PI * d * d * 0.44 * slip
+                }
+            }
+        }
+    }
+
+    /// Each body's drag rate h β/m at its velocity in `motion` (the step's start), into
+    /// `rates` (0 for bodies that are not dynamic), in fixed blocks.
+    pub fn drag_rates(
+        &self,
+        motion: &[Motion],
+        (kind, pos_radius): (&[u32], &[Vec4]),
+        h: f32,
+        rates: &mut Vec<f32>,
+    ) {
+        rates.resize(motion.len(), 0.0);
+        let u = self.velocity;
+        rates
+            .par_chunks_mut(BLOCK)
+            .zip(motion.par_chunks(BLOCK))
+            .zip(kind.par_chunks(BLOCK).zip(pos_radius.par_chunks(BLOCK)))
+            .for_each(|((rs, ms), (ks, prs))| {
+                for (((rate, m), &k), pr) in rs.iter_mut().zip(ms).zip(ks).zip(prs) {
+                    *rate = match k == BodyKind::Dynamic as u32 {
+                        true => h * self.drag_coefficient(pr.w, (u - m.v()).length()) * m.inv_mass,
+                        false => 0.0,
+                    };
+                }
+            });
+    }
+
+    /// Adds the buoyancy and the implicit drag of `rates` ([`Self::drag_rates`]) to the free
+    /// velocities `motion` of the dynamic bodies (radii in `pos_radius`), in fixed blocks (the
+    /// same bits for any thread count).
+    pub fn apply(
+        &self,
+        motion: &mut [Motion],
+        (kind, pos_radius): (&[u32], &[Vec4]),
+        rates: &[f32],
+        p: &StepParams,
+    ) {
+        let (u, planar) = (self.velocity, p.planar);
+        let lift = -self.density * p.gravity * p.h;
+        motion
+            .par_chunks_mut(BLOCK)
+            .zip(rates.par_chunks(BLOCK))
+            .zip(kind.par_chunks(BLOCK).zip(pos_radius.par_chunks(BLOCK)))
+            .for_each(|((ms, rs), (ks, prs))| {
+                for (((m, &rate), &k), pr) in ms.iter_mut().zip(rs).zip(ks).zip(prs) {
+                    if k != BodyKind::Dynamic as u32 {
+                        continue;
+                    }
+                    let volume = 4.0 / 3.0 * PI * pr.w * pr.w * pr.w;
+                    let v1 = m.v() + lift * (volume * m.inv_mass);
+                    m.linear = ((v1 + rate * u) / (1.0 + rate)).to_array();
+                    if planar {
+                        planar_mask(m);
+                    }
+                }
+            });
+    }
+}
