@@ -1,7 +1,8 @@
 //! Cohesion in the cone (`Material::cohesion`, `Material::surface_energy`) against closed
 //! forms: a sphere under a ceiling, or under a fixed sphere, hangs at any weight below its
 //! pull-off force (constant c, or JKR's 3π γ R*) and falls above it (1 % either side); the
-//! contact reports the tension that holds it; a cube with cohesive corners slides under a
+//! contact reports the tension that holds it; a column of grains hangs while its weight is below
+//! one contact's pull-off and tears off whole above it; a cube with cohesive corners slides under a
 //! push above μ (m g + N c) and holds below it (the widened cone, 1 %); a liquid bridge pulls
 //! across the gap by Willett's closed form and lets go at its rupture distance (1 % either
 //! side), and a sphere torn from its partner loses the bridge's work over the rupture distance
@@ -58,6 +59,40 @@ fn a_sphere_under_a_ceiling_hangs_below_its_pull_off_force_and_falls_above() {
             );
         } else {
             assert!(fall > 0.1, "weight {share} c: fell only {fall} m");
+        }
+    }
+}
+
+#[test]
+fn a_column_hanging_from_a_ceiling_holds_while_its_weight_is_below_one_contacts_pull_off() {
+    // Spheres (r = 5 mm) stacked under a ceiling, every contact with pull-off c = 1 N and
+    // c / (m g) = 10.5: the top contact carries the whole column, so 10 grains hang and 11 tear
+    // off at the ceiling, falling as one (the contacts below carry less and hold).
+    let (r, c) = (0.005f32, 1.0f32);
+    let mass = c / (10.5 * G);
+    for (count, holds) in [(10, true), (11, false)] {
+        let mut b = World::builder(tight());
+        b.material(Material::new(0.5).with_cohesion(c));
+        b.wall(WallDesc::plane(Vec3::ZERO, -Vec3::Z));
+        for k in 0..count {
+            let z = -((2 * k + 1) as f32) * r;
+            b.body(Body::sphere(Vec3::new(0.0, 0.0, z), r, mass));
+        }
+        let mut w = b.build().expect("the column builds");
+        w.run(500).expect("0.5 s");
+        let top = -r - w.position(0).z;
+        let gaps: Vec<f32> = (1..count)
+            .map(|k| w.position(k - 1).z - w.position(k).z - 2.0 * r)
+            .collect();
+        let widest = gaps.iter().fold(0.0f32, |a, &g| a.max(g.abs()));
+        println!("{count} grains: the top fell {top:.3e} m, widest gap below {widest:.1e} m");
+        assert!(
+            widest < 1e-6,
+            "{count} grains: the column came apart by {widest} m"
+        );
+        match holds {
+            true => assert!(top.abs() < 1e-6, "{count} grains: fell {top} m"),
+            false => assert!(top > 0.1, "{count} grains: fell only {top} m"),
         }
     }
 }
