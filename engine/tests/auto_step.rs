@@ -5,7 +5,7 @@
 //! snapshot continues bit for bit, one and two threads give the same bits, and the settings it
 //! cannot serve are refused at build naming both sides.
 
-use grains::{sphere_mass, AutoStep, Backend, Body, BoxContainer, Check, Material, MaterialId};
+use grains::{sphere_mass, AutoStep, Body, BoxContainer, Check, Material, MaterialId};
 use grains::{Fault, Settings, Snapshot, StepError, Vec3, Whereabouts, World};
 
 const R: f32 = 0.005;
@@ -180,15 +180,7 @@ fn settings_the_adaptive_step_cannot_take_are_refused_at_build() {
     assert!(e.contains("h_min") && e.contains("positive"), "{e}");
     let e = with(&|a| a.penetration = 0.0);
     assert!(e.contains("penetration_budget"), "{e}");
-    let gpu = Settings {
-        backend: Backend::Gpu,
-        solver: grains::Solver::Jacobi {
-            sweeps: 30,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..auto()
-    };
+    let gpu = crate::common::on_the_gpu(auto());
     let e = gpu.check().unwrap_err().to_string();
     assert!(
         e.contains("adaptive step") && e.contains("GPU backend") && e.contains("h "),

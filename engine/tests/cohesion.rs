@@ -8,7 +8,7 @@
 //! side), and a sphere torn from its partner loses the bridge's work over the rupture distance
 //! (1 %); the combinations the engine cannot serve are refused at build.
 
-use grains::{AppliedForce, Backend, Body, BuildError, Material, Settings, Solver, Vec3, WallDesc};
+use grains::{AppliedForce, Body, BuildError, Material, Settings, Vec3, WallDesc};
 use grains::{World, WorldBuilder};
 
 const G: f32 = 9.81;
@@ -260,15 +260,7 @@ fn cohesion_is_refused_where_it_cannot_be_served() {
         b.body(body);
         build(b)
     };
-    let gpu = Settings {
-        backend: Backend::Gpu,
-        solver: Solver::Jacobi {
-            sweeps: 30,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..tight()
-    };
+    let gpu = crate::common::on_the_gpu(tight());
     let msg = world(gpu, cohesive, sphere)
         .err()
         .expect("the GPU refuses cohesion");

@@ -5,7 +5,7 @@
 //! carried at the fluid's velocity; what the fluid cannot combine with is refused at build.
 
 use grains::fluid::{Drag, Fluid};
-use grains::{Backend, Body, Material, Settings, Solver, Vec3, World};
+use grains::{Body, Material, Settings, Vec3, World};
 
 const G: f64 = 9.81;
 const GLASS: f64 = 2500.0;
@@ -111,15 +111,7 @@ fn a_fluid_is_refused_where_it_cannot_be_served() {
         b.build().err().map(|e| e.to_string()).expect("refused")
     };
     let sphere = Body::sphere(Vec3::ZERO, 1e-3, 1e-5);
-    let gpu = Settings {
-        backend: Backend::Gpu,
-        solver: Solver::Jacobi {
-            sweeps: 30,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..Settings::default()
-    };
+    let gpu = crate::common::on_the_gpu(Settings::default());
     let msg = refusal(gpu, sphere, water);
     assert!(
         msg.contains("a fluid") && msg.contains("GPU backend"),

@@ -6,8 +6,7 @@
 //! thread count; what a servo cannot be combined with is refused at build, naming the value.
 
 use grains::{
-    Backend, Body, Material, Periodic, Prescribed, Servo, Settings, Solver, Vec3, WallDesc, World,
-    WorldBuilder,
+    Body, Material, Periodic, Prescribed, Servo, Settings, Vec3, WallDesc, World, WorldBuilder,
 };
 
 const G: f64 = 9.81;
@@ -260,15 +259,7 @@ fn a_servo_is_refused_where_it_cannot_serve_naming_the_value() {
     let shaken = lid.moving(Prescribed::vertical_shake(0.001, 10.0));
     let msg = refusal(s(), shaken.with_servo(servo));
     assert!(msg.contains("prescribed motion"), "{msg}");
-    let gpu = Settings {
-        backend: Backend::Gpu,
-        solver: Solver::Jacobi {
-            sweeps: 30,
-            tolerance: 0.0,
-            omega: 0.3,
-        },
-        ..s()
-    };
+    let gpu = crate::common::on_the_gpu(s());
     let msg = refusal(gpu, lid.with_servo(servo));
     assert!(
         msg.contains("servo walls") && msg.contains("GPU backend") && msg.contains("wall 1: servo"),

@@ -1,11 +1,26 @@
 //! Small worlds the checkpoint tests take snapshots of: spheres only, spheres in a box,
-//! spheres with spinning and rolling friction on a floor, and a jointed chain with a spring.
+//! spheres with spinning and rolling friction on a floor, and a jointed chain with a spring; and
+//! the GPU's settings for the refusal tests.
 
 use grains::decomposition::Bisection;
 use grains::{
-    Body, BoxContainer, JointDesc, Material, MaterialId, Prescribed, Settings, Snapshot,
-    SpringDesc, Vec3, WallDesc, World,
+    Backend, Body, BoxContainer, JointDesc, Material, MaterialId, Prescribed, Settings, Snapshot,
+    Solver, SpringDesc, Vec3, WallDesc, World,
 };
+
+/// `s` on the GPU backend with the solve it takes (Jacobi, 30 sweeps, tolerance 0, ω = 0.3): the
+/// settings of a refusal test that the GPU must meet before any other of its limits.
+pub fn on_the_gpu(s: Settings) -> Settings {
+    Settings {
+        backend: Backend::Gpu,
+        solver: Solver::Jacobi {
+            sweeps: 30,
+            tolerance: 0.0,
+            omega: 0.3,
+        },
+        ..s
+    }
+}
 
 /// The scenes' names, in the order [`world`] takes them.
 pub const SCENES: [&str; 4] = ["spheres", "walls", "moments", "joints"];
