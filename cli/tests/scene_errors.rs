@@ -299,6 +299,26 @@ fn bad_fluid_and_bridge_keys() {
 }
 
 #[test]
+fn bad_bonds() {
+    let with = |table: &str| format!("{}\n{table}\n", good());
+    let t = with("[[bonds]]\ngroup = \"nope\"\nstiffness = 1e6\nangular_stiffness = 1.0");
+    expect_error_saying(
+        "bond group",
+        &t,
+        line_of(&t, "nope"),
+        "group",
+        "no body group",
+    );
+    // Two touching grains in a group of their own, bonded with a stiffness the engine refuses.
+    let pair = "[[bodies]]\ngenerator = \"lattice\"\nname = \"pair\"\nradius = 0.05\n\
+        density = 1000.0\norigin = [0.0, 0.3, 0.5]\nspacing = 0.1\ncounts = [2, 1, 1]\n\n\
+        [[bonds]]\ngroup = \"pair\"\nstiffness = 1e6\nangular_stiffness = -1.0";
+    let t = with(pair);
+    let line = line_of(&t, "angular_stiffness");
+    expect_error_saying("bond stiffness", &t, line, "angular_stiffness", "positive");
+}
+
+#[test]
 fn negative_coulomb_correction() {
     let t = good().replace("h = 0.01", "h = 0.01\ncoulomb_correction = -1");
     expect_error(

@@ -11,6 +11,7 @@ use crate::body::BodyKind;
 use crate::error::{finite3, BuildError};
 use glam::Vec3;
 use grains_kernels::forces::Load;
+pub use grains_kernels::joints::BondStiffness;
 use grains_kernels::joints::{Joint, JointConstraint as Kind};
 use grains_kernels::springs::Spring;
 use grains_kernels::{Bodies, NO_BODY};
@@ -82,6 +83,9 @@ pub struct JointDesc {
     /// Whether a and b still collide with each other (default true; false drops their
     /// contacts, for bodies built to overlap at the joint). Needs a body b.
     pub collide: bool,
+    /// A fixed joint made elastic: a bond between two grains ([`JointDesc::bond`]); `None`:
+    /// a hard joint.
+    pub bond: Option<BondStiffness>,
 }
 
 impl JointDesc {
@@ -96,6 +100,7 @@ impl JointDesc {
             motor: None,
             stabilise: true,
             collide: true,
+            bond: None,
         }
     }
 
@@ -124,6 +129,20 @@ impl JointDesc {
     /// A fixed joint at `anchor` (any point; the midpoint of the centres balances the arms).
     pub fn fixed(a: usize, b: Option<usize>, anchor: Vec3) -> Self {
         Self::new(JointKind::Fixed, a, b, anchor)
+    }
+
+    /// A bond between grains a and b (or a and the world) at the world point `anchor`: a
+    /// fixed joint whose rows are springs of `stiffness` (a force F moves the anchors apart by
+    /// F/k, a moment M turns the bodies by M/k_r; see
+    /// [`grains_kernels::joints::BondStiffness`]). The two grains do not collide while bonded.
+    /// A chain of grains of spacing ℓ bonded with angular stiffness k_r bends as an
+    /// Euler–Bernoulli beam of E I = k_r ℓ.
+    pub fn bond(a: usize, b: Option<usize>, anchor: Vec3, stiffness: BondStiffness) -> Self {
+        JointDesc {
+            bond: Some(stiffness),
+            collide: b.is_none(),
+            ..Self::new(JointKind::Fixed, a, b, anchor)
+        }
     }
 
     /// A prismatic joint: a's point `anchor` slides on b's line through it along `axis`.
@@ -188,6 +207,48 @@ impl JointDesc {
                     .into(),
             ));
         }
+        if let Some(bond) = self.bond {
+            if self.kind != JointKind::Fixed {
+                return Some((
+                    "bond",
+                    format!(
+                        "only a fixed joint can be a bond, not a {:?} joint",
+                        self.kind
+                    ),
+                ));
+            }
+            let stiff = |k: f32| k.is_finite() && k > 0.0;
+            let damp = |c: f32| c.is_finite() && c >= 0.0;
+            let values = [
+                (
+                    "stiffness",
+                    bond.linear,
+                    stiff(bond.linear),
+                    "positive (N/m)",
+                ),
+                (
+                    "angular_stiffness",
+                    bond.angular,
+                    stiff(bond.angular),
+                    "positive (N m/rad)",
+                ),
+                (
+                    "damping",
+                    bond.linear_damping,
+                    damp(bond.linear_damping),
+                    "≥ 0 (N s/m)",
+                ),
+                (
+                    "angular_damping",
+                    bond.angular_damping,
+                    damp(bond.angular_damping),
+                    "≥ 0 (N m s/rad)",
+                ),
+            ];
+            if let Some((field, value, _, what)) = values.into_iter().find(|v| !v.2) {
+                return Some((field, format!("must be finite and {what}, got {value}")));
+            }
+        }
         match self.motor {
             Some(_) if !has_axis => Some((
                 "motor",
@@ -237,6 +298,7 @@ impl JointDesc {
         j.motor = self.motor;
         j.stabilise = self.stabilise;
         j.collide = self.collide;
+        j.bond = self.bond;
         Ok(j)
     }
 }

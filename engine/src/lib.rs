@@ -28,6 +28,7 @@
 pub mod auto_step;
 mod backend;
 pub mod body;
+mod bonds;
 pub mod builder;
 pub mod clump;
 pub mod contact;
@@ -90,7 +91,9 @@ pub use grains_kernels::traffic::SweepTraffic;
 pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};
-pub use joint::{AppliedForce, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration};
+pub use joint::{
+    AppliedForce, BondStiffness, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration,
+};
 pub use lifecycle::LifecycleTotals;
 pub use loads::WallLoad;
 pub use material::{LiquidBridge, Material, MaterialId};

@@ -13,6 +13,7 @@
 mod analytic_walls;
 mod auto_step;
 mod bad_input;
+mod bonds;
 mod broad_phase;
 mod checkpoint;
 mod cohesion;

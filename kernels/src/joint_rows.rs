@@ -152,12 +152,21 @@ impl JointRows {
         for j in joints {
             let pair = (j.body_a, j.body_b);
             let n = j.constraints(bodies, &mut g);
-            for r in &g[..n] {
-                let bias = match h {
-                    Some(h) if j.stabilise => r.theta / h,
-                    _ => 0.0,
+            for (k, r) in g[..n].iter().enumerate() {
+                let (bias, compliance) = match (h, j.bond) {
+                    // A bond's row: the implicit spring's bias k θ/(h k + δ) and ε = 1/(h (h k + δ)).
+                    (Some(h), Some(b)) => {
+                        let (stiffness, damping) = match k < 3 {
+                            true => (b.linear, b.linear_damping),
+                            false => (b.angular, b.angular_damping),
+                        };
+                        let resistance = h * stiffness + damping;
+                        (stiffness * r.theta / resistance, 1.0 / (h * resistance))
+                    }
+                    (Some(h), None) if j.stabilise => (r.theta / h, 0.0),
+                    _ => (0.0, 0.0),
                 };
-                let row = JointRow::new(*r, pair, planar, (bias, 0.0, f32::INFINITY));
+                let row = JointRow::new(*r, pair, planar, (bias, compliance, f32::INFINITY));
                 self.rows.push(row);
             }
             if let Some(m) = j.motor {

@@ -46,6 +46,23 @@ pub struct Motor {
     pub max_force: f32,
 }
 
+/// The elasticity of a bond: a fixed joint whose six rows are the linearly implicit springs of
+/// [`crate::springs`] instead of hard constraints, the three positional rows with stiffness
+/// `linear` (N/m) and damping `linear_damping` (N s/m) each, the three orientation rows with
+/// `angular` (N m/rad) and `angular_damping` (N m s/rad): a force F displaces the anchors by
+/// F/k, a moment M turns the bodies by M/k_r.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BondStiffness {
+    /// Stiffness k of each positional row (N/m).
+    pub linear: f32,
+    /// Damping of each positional row (N s/m).
+    pub linear_damping: f32,
+    /// Stiffness k_r of each orientation row (N m/rad).
+    pub angular: f32,
+    /// Damping of each orientation row (N m s/rad).
+    pub angular_damping: f32,
+}
+
 /// A joint as the kernels store it: anchors and axes in the bodies' own frames.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Joint {
@@ -69,6 +86,8 @@ pub struct Joint {
     pub orientation: Quat,
     /// Motor along the axis (hinge, prismatic), if any.
     pub motor: Option<Motor>,
+    /// The elasticity of a bond (fixed joints only; `None`: a hard joint).
+    pub bond: Option<BondStiffness>,
     /// Whether the rows carry the stabilising term Θ/h (off only to show the drift without it).
     pub stabilise: bool,
     /// Whether the two bodies still collide with each other (default); when false their
@@ -138,6 +157,7 @@ impl Joint {
             normal_b: axis_b.any_orthonormal_vector(),
             orientation: ib * a.rotation,
             motor: None,
+            bond: None,
             stabilise: true,
             collide: true,
         }

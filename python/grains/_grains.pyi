@@ -477,6 +477,17 @@ class WorldBuilder:
         self, body: int, force: Vec3, *, angular_frequency: float = 0.0, phase: float = 0.0
     ) -> int:
         """Adds the force force · cos(ω t + φ) on a body's centre; returns its index."""
+    def bond_neighbours(
+        self,
+        bodies: Range,
+        *,
+        stiffness: float,
+        angular_stiffness: float,
+        gap: float = 0.0,
+        damping: float = 0.0,
+        angular_damping: float = 0.0,
+    ) -> int:
+        """Bonds the pairs of bodies within gap of each other; returns how many."""
     def fluid(
         self,
         density: float,

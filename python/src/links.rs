@@ -3,7 +3,7 @@
 
 use crate::builder::PyWorldBuilder;
 use grains::fluid::{Drag, Fluid};
-use grains::{AppliedForce, JointDesc, JointKind, SpringDesc, Vec3};
+use grains::{AppliedForce, BondStiffness, JointDesc, JointKind, SpringDesc, Vec3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -177,5 +177,42 @@ impl PyWorldBuilder {
             drag,
         });
         Ok(())
+    }
+
+    /// Bonds every pair of the bodies `bodies` ((start, stop), e.g. a group's range) whose
+    /// surfaces are at most `gap` (m) apart with an elastic fixed joint at the middle of the gap:
+    /// `stiffness` (N/m) and `damping` (N s/m) for each positional row, `angular_stiffness`
+    /// (N m/rad) and `angular_damping` (N m s/rad) for each orientation row (a chain of spacing ℓ
+    /// bends as a beam of E I = k_r ℓ). Returns the number of bonds. Checked at build.
+    #[pyo3(signature = (bodies, *, stiffness, angular_stiffness, gap = 0.0, damping = 0.0, angular_damping = 0.0))]
+    fn bond_neighbours(
+        &mut self,
+        bodies: (usize, usize),
+        stiffness: f32,
+        angular_stiffness: f32,
+        gap: f32,
+        damping: f32,
+        angular_damping: f32,
+    ) -> PyResult<usize> {
+        if !(gap.is_finite() && gap >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "gap: must be a finite gap ≥ 0 (m), got {gap}"
+            )));
+        }
+        let n = self.builder.bodies().len();
+        if bodies.0 > bodies.1 || bodies.1 > n {
+            return Err(PyValueError::new_err(format!(
+                "bodies: ({}, {}) is not a range of the {n} bodies added",
+                bodies.0, bodies.1
+            )));
+        }
+        let range = bodies.0..bodies.1;
+        let stiffness = BondStiffness {
+            linear: stiffness,
+            linear_damping: damping,
+            angular: angular_stiffness,
+            angular_damping,
+        };
+        Ok(self.builder.bond_neighbours(range, gap, stiffness))
     }
 }

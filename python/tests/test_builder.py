@@ -216,6 +216,28 @@ def test_a_bead_settles_in_a_fluid_and_a_caller_drives_another_through_external_
     assert w.velocities[0, 2] == pytest.approx(-10 * 1e-3 * G, rel=1e-5)
 
 
+def test_bonded_neighbours_make_a_cantilever_that_bends_as_a_beam():
+    # 11 spheres 1 cm apart, the first fixed, bonded k_r = 1 N m/rad: E I = 0.01 N m², and a tip
+    # load of 0.01 N bends the 0.1 m beam by F ℓ² N (4N² − 1) / (12 k_r) = 0.3325 mm (engine
+    # test: bonds::).
+    settings = grains.Settings()
+    settings.gravity = (0.0, 0.0, 0.0)
+    b = grains.WorldBuilder(settings)
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.0]], 0.005, masses=0.01, kind="fixed")
+    b.add_spheres([[0.01 * k, 0.0, 0.0] for k in range(1, 11)], 0.005, masses=0.01)
+    n = b.bond_neighbours(
+        (0, 11), stiffness=1e7, angular_stiffness=1.0, damping=10.0, angular_damping=0.01
+    )
+    assert n == 10
+    with pytest.raises(ValueError, match="bodies: \\(0, 12\\) is not a range"):
+        b.bond_neighbours((0, 12), stiffness=1.0, angular_stiffness=1.0)
+    b.force(10, (0.0, 0.0, -0.01))
+    w = b.build()
+    w.step(2000)
+    assert w.positions[10, 2] == pytest.approx(-3.325e-4, rel=1e-2)
+
+
 def test_a_servo_lid_presses_on_a_sphere_with_its_target_force():
     # A compliant contact: against a rigid one the load of a pinned sphere jumps (the docs).
     b = one_sphere(grains.Settings.granular(1e-3), mass=2.0)

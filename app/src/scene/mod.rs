@@ -12,6 +12,7 @@
 //! key that caused it.
 
 mod bodies;
+mod bonds;
 mod clumps;
 mod fields;
 mod fluid;
@@ -405,6 +406,7 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     links.add_to(&mut world);
+    bonds::bonds(cx, &spec.bonds, &groups, &mut world, &mut origins)?;
     let sinks = lifecycle::lifecycle(
         cx,
         (&spec.insert, &spec.sink),

@@ -41,6 +41,9 @@ pub struct SceneSpec {
     /// `[[joints]]`: joints between bodies of the groups, or a body and the world.
     #[serde(default)]
     pub joints: Vec<JointSpec>,
+    /// `[[bonds]]`: elastic bonds between the touching grains of a body group.
+    #[serde(default)]
+    pub bonds: Vec<BondSpec>,
     /// `[[springs]]`: spring–dampers between bodies, or a body and the world.
     #[serde(default)]
     pub springs: Vec<SpringSpec>,
@@ -716,6 +719,24 @@ pub struct FieldsSpec {
     pub to: Option<S<f64>>,
     /// The cross-section a profile averages over (m²).
     pub area: Option<S<f64>>,
+}
+
+/// `[[bonds]]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BondSpec {
+    /// The body group whose grains are bonded.
+    pub group: S<String>,
+    /// Largest gap between two grains' surfaces that gets a bond (m, default 0: touching).
+    pub gap: Option<S<f64>>,
+    /// Stiffness of each positional row (N/m).
+    pub stiffness: S<f64>,
+    /// Stiffness of each orientation row (N m/rad).
+    pub angular_stiffness: S<f64>,
+    /// Damping of each positional row (N s/m, default 0).
+    pub damping: Option<S<f64>>,
+    /// Damping of each orientation row (N m s/rad, default 0).
+    pub angular_damping: Option<S<f64>>,
 }
 
 /// `[fluid]` as written.

@@ -1,0 +1,69 @@
+//! `[[bonds]]`: bonds made at build between the grains of a body group whose surfaces are at
+//! most `gap` apart (`WorldBuilder::bond_neighbours`), each an elastic fixed joint of the
+//! table's stiffness and damping. The engine checks the values when the world is built.
+
+use super::origin::{Origin, Origins};
+use super::spec::BondSpec;
+use super::values::{number, number_or, Ctx};
+use super::{Group, SceneError};
+use grains::{BondStiffness, WorldBuilder};
+
+/// Adds each table's bonds to `world` (after every other joint), one origin per bond.
+pub(super) fn bonds(
+    cx: &Ctx,
+    specs: &[BondSpec],
+    groups: &[Group],
+    world: &mut WorldBuilder,
+    origins: &mut Origins,
+) -> Result<(), SceneError> {
+    for spec in specs {
+        let group = groups
+            .iter()
+            .find(|g| &g.name == spec.group.get_ref())
+            .ok_or_else(|| {
+                cx.err(
+                    spec.group.span(),
+                    "group",
+                    format!("no body group named \"{}\"", spec.group.get_ref()),
+                )
+            })?;
+        let stiffness = BondStiffness {
+            linear: number(cx, &spec.stiffness, "stiffness")?,
+            linear_damping: number_or(cx, &spec.damping, "damping", 0.0)?,
+            angular: number(cx, &spec.angular_stiffness, "angular_stiffness")?,
+            angular_damping: number_or(cx, &spec.angular_damping, "angular_damping", 0.0)?,
+        };
+        let gap = number_or(cx, &spec.gap, "gap", 0.0)?;
+        if !(gap.is_finite() && gap >= 0.0) {
+            let at = spec.gap.as_ref().map_or(spec.group.span(), |g| g.span());
+            return Err(cx.err(
+                at,
+                "gap",
+                format!("must be a finite gap ≥ 0 (m), got {gap}"),
+            ));
+        }
+        let added = world.bond_neighbours(group.range.clone(), gap, stiffness);
+        let stiffness_span = Some(spec.stiffness.span());
+        let angular_span = Some(spec.angular_stiffness.span());
+        for _ in 0..added {
+            origins.joints.push(
+                Origin::new(cx, spec.group.span())
+                    .key_at(cx, "stiffness", "stiffness", stiffness_span.clone())
+                    .key_at(
+                        cx,
+                        "angular_stiffness",
+                        "angular_stiffness",
+                        angular_span.clone(),
+                    )
+                    .key(cx, "damping", "damping", &spec.damping)
+                    .key(
+                        cx,
+                        "angular_damping",
+                        "angular_damping",
+                        &spec.angular_damping,
+                    ),
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! Bonds made at build from a distance rule ([`WorldBuilder::bond_neighbours`]): every pair of
+//! spheres of a range of bodies whose gap is at most a given distance gets a
+//! [`JointDesc::bond`] at the middle of its gap. The bond law is the kernels'
+//! ([`grains_kernels::joints::BondStiffness`]).
+
+use crate::builder::WorldBuilder;
+use crate::joint::{BondStiffness, JointDesc};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// The gap, as a share of the smaller radius, within which two grains count as touching and
+/// are bonded whatever the `gap` asked for.
+pub const TOUCHING: f32 = 1e-4;
+
+impl WorldBuilder {
+    /// Bonds every pair of the bodies `bodies` (indices, added before) whose surfaces are at
+    /// most `gap` (m) apart, or touch to within [`TOUCHING`] of the smaller radius (the
+    /// rounding of centres written in decimals), measured between their spheres of radius
+    /// `Body::radius`,
+    /// each with `stiffness` at the middle of the gap on the line between the centres; returns
+    /// the number of bonds added. Pairs are bonded in ascending order (a, b), a < b, whatever the
+    /// order the bodies were placed in, so a world is the same for any machine. Bonds are
+    /// joints: what joints combine with (docs/support.md) bonds do.
+    pub fn bond_neighbours(
+        &mut self,
+        bodies: Range<usize>,
+        gap: f32,
+        stiffness: BondStiffness,
+    ) -> usize {
+        let pairs = neighbour_pairs(self.bodies(), bodies, gap);
+        for &(a, b) in &pairs {
+            let (pa, pb) = (&self.bodies()[a], &self.bodies()[b]);
+            let d = pb.position - pa.position;
+            let n = d.normalize_or_zero();
+            let between = d.length() - pa.radius - pb.radius;
+            let anchor = pa.position + n * (pa.radius + 0.5 * between);
+            self.joint(JointDesc::bond(a, Some(b), anchor, stiffness));
+        }
+        pairs.len()
+    }
+}
+
+/// The pairs (a, b), a < b, of `range` whose bounding spheres are at most `gap` apart, in
+/// ascending order, found through a grid of cells one reach wide.
+fn neighbour_pairs(bodies: &[crate::Body], range: Range<usize>, gap: f32) -> Vec<(usize, usize)> {
+    let range = range.start.min(bodies.len())..range.end.min(bodies.len());
+    let reach = bodies[range.clone()]
+        .iter()
+        .map(|b| 2.0 * b.radius)
+        .fold(0.0f32, f32::max)
+        + gap.max(0.0)
+        + TOUCHING
+            * bodies[range.clone()]
+                .iter()
+                .map(|b| b.radius)
+                .fold(0.0f32, f32::max);
+    if range.is_empty() || !(reach.is_finite() && reach > 0.0) {
+        return Vec::new();
+    }
+    let cell = |i: usize| (bodies[i].position / reach).floor().as_ivec3();
+    let mut cells: HashMap<glam::IVec3, Vec<usize>> = HashMap::new();
+    for i in range.clone() {
+        cells.entry(cell(i)).or_default().push(i);
+    }
+    let mut pairs = Vec::new();
+    for a in range {
+        let c = cell(a);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let Some(near) = cells.get(&(c + glam::IVec3::new(dx, dy, dz))) else {
+                        continue;
+                    };
+                    for &b in near.iter().filter(|&&b| b > a) {
+                        let (pa, pb) = (&bodies[a], &bodies[b]);
+                        let apart = (pb.position - pa.position).length() - pa.radius - pb.radius;
+                        if apart <= gap.max(TOUCHING * pa.radius.min(pb.radius)) {
+                            pairs.push((a, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}

@@ -1,0 +1,130 @@
+//! Bonded grains (`JointDesc::bond`, `WorldBuilder::bond_neighbours`): a cantilever of bonded
+//! spheres bends under a tip load as the Euler–Bernoulli beam of E I = k_r ℓ (5 %; as its chain
+//! of midpoint springs, 1 %), the distance rule bonds exactly the neighbours within its gap, and
+//! a bond's stiffness is checked at build.
+
+use grains::{AppliedForce, Body, BondStiffness, Material, Settings, Vec3, World};
+
+/// A cantilever of `n` + 1 spheres (r = 5 mm, ℓ = 1 cm apart along x, 10 g each), the first
+/// fixed, consecutive ones bonded at their contact point with `stiffness` (by the distance rule
+/// of `bond_neighbours`, which must find exactly those n pairs), a force `tip` on the last one,
+/// no gravity: the tip's displacement after 2 s at h = 1 ms.
+fn cantilever(n: usize, stiffness: BondStiffness, tip: Vec3) -> Vec3 {
+    let (r, spacing) = (0.005f32, 0.01f32);
+    let mut b = World::builder(Settings {
+        gravity: Vec3::ZERO,
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    for k in 0..=n {
+        let body = Body::sphere(Vec3::new(k as f32 * spacing, 0.0, 0.0), r, 0.01);
+        b.body(if k == 0 { body.fixed() } else { body });
+    }
+    assert_eq!(
+        b.bond_neighbours(0..n + 1, 0.0, stiffness),
+        n,
+        "the chain's bonds"
+    );
+    b.force(AppliedForce::constant(n, tip));
+    let mut w = b.build().expect("the cantilever builds");
+    let start = w.position(n);
+    w.run(2000).expect("2 s");
+    w.position(n) - start
+}
+
+#[test]
+fn a_bonded_cantilever_bends_as_an_euler_bernoulli_beam() {
+    // E I = k_r ℓ = 0.01 N m², L = 10 ℓ = 0.1 m, F = 0.01 N: F L³ / (3 E I) = 0.333 mm (δ/L
+    // = 0.3 %, small deflection). The chain of 10 rotational springs at the midpoints gives
+    // F ℓ² N (4N² − 1) / (12 k_r) = 0.3325 mm, within 1/(4N²) of the beam; the positional
+    // springs (k = 1e7 N/m) add N F / k = 1e-8 m.
+    let (n, spacing, k_r, force) = (10usize, 0.01f64, 1.0f64, 0.01f64);
+    let stiffness = BondStiffness {
+        linear: 1e7,
+        linear_damping: 10.0,
+        angular: k_r as f32,
+        angular_damping: 0.01,
+    };
+    let moved = cantilever(n, stiffness, Vec3::new(0.0, 0.0, -force as f32));
+    let length = n as f64 * spacing;
+    let beam = force * length.powi(3) / (3.0 * k_r * spacing);
+    let nn = n as f64;
+    let chain = force * spacing * spacing * nn * (4.0 * nn * nn - 1.0) / (12.0 * k_r);
+    let deflection = -moved.z as f64;
+    println!(
+        "tip deflection {deflection:.5e} m; chain {chain:.5e} m; Euler–Bernoulli {beam:.5e} m; along x {:.1e} m",
+        moved.x
+    );
+    assert!(
+        (deflection - chain).abs() < 0.01 * chain,
+        "{deflection} m against the chain's {chain} m"
+    );
+    assert!(
+        (deflection - beam).abs() < 0.05 * beam,
+        "{deflection} m against the beam's {beam} m"
+    );
+    // Ten times stiffer bonds bend ten times less.
+    let stiffer = BondStiffness {
+        angular: 10.0 * k_r as f32,
+        angular_damping: 0.1,
+        ..stiffness
+    };
+    let stiff = -cantilever(n, stiffer, Vec3::new(0.0, 0.0, -force as f32)).z as f64;
+    assert!(
+        (stiff - 0.1 * chain).abs() < 0.01 * 0.1 * chain,
+        "{stiff} m"
+    );
+}
+
+#[test]
+fn the_distance_rule_bonds_the_touching_neighbours_of_a_lattice() {
+    // A 3 × 3 × 3 cubic lattice of touching spheres has 3 × 2 × 9 = 54 nearest pairs; the
+    // face-diagonal neighbours lie (√2 − 1) d apart and stay unbonded until the gap reaches them.
+    let (r, d) = (0.005f32, 0.01f32);
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    for k in 0..27 {
+        let at = Vec3::new((k % 3) as f32, ((k / 3) % 3) as f32, (k / 9) as f32) * d;
+        b.body(Body::sphere(at, r, 0.01));
+    }
+    let stiffness = BondStiffness {
+        linear: 1e6,
+        linear_damping: 0.0,
+        angular: 1.0,
+        angular_damping: 0.0,
+    };
+    assert_eq!(b.bond_neighbours(0..27, 0.0, stiffness), 54);
+    let diagonal = (2f32.sqrt() - 1.0) * d;
+    let mut wider = World::builder(Settings::default());
+    for body in b.bodies() {
+        wider.body(*body);
+    }
+    // Face diagonals: in each of the 3 orientations of plane, 3 layers of 4 unit squares with
+    // 2 diagonals each, 72 pairs; the body diagonals lie (√3 − 1) d apart, beyond the gap.
+    assert_eq!(
+        wider.bond_neighbours(0..27, diagonal * 1.01, stiffness),
+        54 + 72
+    );
+}
+
+#[test]
+fn a_bond_without_stiffness_is_refused_naming_the_joint() {
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    b.body(Body::sphere(Vec3::ZERO, 0.005, 0.01));
+    b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), 0.005, 0.01));
+    let limp = BondStiffness {
+        linear: 1e6,
+        linear_damping: 0.0,
+        angular: 0.0,
+        angular_damping: 0.0,
+    };
+    b.joint(grains::JointDesc::bond(
+        0,
+        Some(1),
+        Vec3::new(0.005, 0.0, 0.0),
+        limp,
+    ));
+    let msg = b.build().err().map(|e| e.to_string()).expect("refused");
+    assert!(msg.contains("joint 0: angular_stiffness"), "{msg}");
+}
