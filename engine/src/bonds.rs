@@ -14,7 +14,7 @@ pub const TOUCHING: f32 = 1e-4;
 
 impl WorldBuilder {
     /// Bonds every pair of the bodies `bodies` (indices, added before) whose surfaces are at
-    /// most `gap` (m) apart, or touch to within [`TOUCHING`] of the smaller radius (the
+    /// most `gap` (m) apart, or touch to within 1e-4 of the smaller radius (`TOUCHING`: the
     /// rounding of centres written in decimals), measured between their spheres of radius
     /// `Body::radius`,
     /// each with `stiffness` at the middle of the gap on the line between the centres; returns
