@@ -360,6 +360,7 @@ impl WorldBuilder {
         let meshes = Meshes::new(meshes, walls.len(), 2.0 * r_max);
         monitor.mesh_speed = meshes.placed.max_speed;
         monitor.seam_speed = self.settings.periodic.jump_speed().abs();
+        monitor.flow_speed = self.fluid.map_or(0.0, |f| f.velocity.length());
         fingerprint.push_meshes(&meshes.descs);
         fingerprint.push_lifecycle(&self.insertions, &self.sinks);
         fingerprint.push_clumps(&self.clumps);
@@ -459,6 +460,7 @@ impl WorldBuilder {
         });
         Links {
             push: push2.sqrt(),
+            external_push: 0.0,
             springs: springs.to_vec(),
             joints: stabilised.collect(),
             free_motors,

@@ -74,6 +74,13 @@ impl World {
                 }
             }
         }
+        let mut push2 = 0.0;
+        for (i, f) in forces.iter().enumerate() {
+            let m = &self.bodies.motion[i];
+            push2 += f.length_squared() as f64 * m.inv_mass as f64;
+            push2 += torque(i).length_squared() as f64 * m.inv_inertia as f64;
+        }
+        self.monitor.links.external_push = push2.sqrt();
         self.external.clear();
         let loads = forces.iter().enumerate().map(|(i, &force)| Load {
             body: i as u32,

@@ -110,10 +110,10 @@ pub enum Fault {
     /// could supply in one step:
     /// `after > growth · before + D √(2 max(before, after)) + ½ D² + 2 M V² + M a r`, with M
     /// the dynamic mass, a gravity, V the fastest wall or kinematic body surface (or unbounded
-    /// motor), r the smallest radius (overlaps released), and D the largest velocity change
+    /// motor, or the fluid's flow), r the smallest radius (overlaps released), and D the largest velocity change
     /// (as the norm √(Σ m Δv²)) the step's pushes can give:
     /// `D = H (a √M + √(Σ F²/m + Σ τ²/I)) + √(2 Σ (m Φ² + I θ²)) / h` over the time H since
-    /// the last check, with F and τ the applied forces' amplitudes and the motors' bounds on
+    /// the last check, with F and τ the applied forces' amplitudes, the external loads and the motors' bounds on
     /// the bodies they push (m, I: the body's mass and smallest moment), and Φ, θ each
     /// stabilised joint's violation at the last check (counted up to the smallest radius and
     /// 1 rad: a joint pulled further apart is broken, not a supply), m and I the smaller of
@@ -247,6 +247,8 @@ pub(crate) struct Links {
     /// √(Σ F²/m + Σ τ²/I) over the applied forces' amplitudes and the bounded motors' force or
     /// torque on each dynamic body they push (N/√kg).
     pub push: f64,
+    /// The same norm over the external loads of `World::set_external_loads` (N/√kg).
+    pub external_push: f64,
     /// The springs, whose potential energy ½ k φ² counts with the kinetic energy.
     pub springs: Vec<Spring>,
     /// Per joint: the smaller mass and smallest moment of its dynamic bodies (kg, kg m²), for
@@ -323,6 +325,9 @@ pub(crate) struct Monitor {
     /// The speed γ̇ L_y of a sheared periodic cell's images across y (m/s; 0 without shear):
     /// they supply energy as a wall moving at that speed would.
     pub seam_speed: f32,
+    /// The speed of the fluid the grains move in (m/s; 0 without one): its drag can bring them
+    /// up to it, as a wall moving at that speed would.
+    pub flow_speed: f32,
     /// The step, energy and joints' pull Σ (m Φ² + I θ²) the next check starts from (on the
     /// GPU the last read-back, possibly several steps back); `None` after an edit of the state.
     pub before: Option<(u64, f64, f64)>,
@@ -431,12 +436,18 @@ impl Monitor {
             let mut v = walls
                 .iter()
                 .map(|w| Vec3::from_slice(&w.velocity[..3]).length() + w.surface_speed())
-                .fold(surface.max(self.mesh_speed).max(self.seam_speed), f32::max);
+                .fold(
+                    (surface.max(self.mesh_speed))
+                        .max(self.seam_speed)
+                        .max(self.flow_speed),
+                    f32::max,
+                );
             if !links.free_motors.is_empty() {
                 v = v.max(links.motor_speed(joints, bodies));
             }
             let (a, m, v) = (gravity.length() as f64, self.mass, v as f64);
-            let d = big_h * (a * m.sqrt() + links.push) + (2.0 * pull_before).sqrt() / h as f64;
+            let push = links.push + links.external_push;
+            let d = big_h * (a * m.sqrt() + push) + (2.0 * pull_before).sqrt() / h as f64;
             let allowed = health.energy_growth as f64 * before
                 + d * (2.0 * before.max(after)).sqrt()
                 + 0.5 * d * d

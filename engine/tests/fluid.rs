@@ -188,3 +188,41 @@ fn a_callers_drag_through_the_external_loads_slows_a_grain_step_by_step() {
         "{msg}"
     );
 }
+
+/// A bed carried off by a flow gains the kinetic energy the flow gives it, step after step:
+/// the energy check counts the fluid's speed as it counts a moving wall's, so the run goes on
+/// (without gravity, no other supply would allow the growth). So do a caller's external loads.
+#[test]
+fn grains_picked_up_by_a_flow_or_pushed_by_external_loads_pass_the_energy_check() {
+    let no_gravity = Settings {
+        gravity: Vec3::ZERO,
+        ..Settings::default()
+    };
+    let beads = |b: &mut grains::WorldBuilder| {
+        b.material(Material::new(0.5));
+        for k in 0..8 {
+            let at = Vec3::new(0.0, 0.0, 0.003 * k as f32);
+            b.body(Body::sphere_of_density(at, 1e-3, 2500.0));
+        }
+    };
+    // Water at 1 m/s: the beads' relaxation time m/β is about 0.1 s at first, 100 steps.
+    let mut b = World::builder(no_gravity);
+    beads(&mut b);
+    b.fluid(Fluid {
+        density: 1000.0,
+        viscosity: 1e-3,
+        velocity: Vec3::new(1.0, 0.0, 0.0),
+        drag: Drag::SchillerNaumann,
+    });
+    let mut w = b.build().expect("the beads in a flow build");
+    w.run(300).expect("the flow may speed the beads up");
+    assert!(w.velocity(0).x > 0.5, "carried at {}", w.velocity(0));
+    let mut b = World::builder(no_gravity);
+    beads(&mut b);
+    let mut w = b.build().expect("the beads build");
+    let push = vec![Vec3::new(1e-3, 0.0, 0.0); 8];
+    w.set_external_loads(&push, &[])
+        .expect("one force per bead");
+    w.run(300).expect("the loads may speed the beads up");
+    assert!(w.velocity(0).x > 1.0, "pushed to {}", w.velocity(0));
+}
