@@ -44,16 +44,11 @@ impl WorldBuilder {
 /// ascending order, found through a grid of cells one reach wide.
 fn neighbour_pairs(bodies: &[crate::Body], range: Range<usize>, gap: f32) -> Vec<(usize, usize)> {
     let range = range.start.min(bodies.len())..range.end.min(bodies.len());
-    let reach = bodies[range.clone()]
+    let r_max = bodies[range.clone()]
         .iter()
-        .map(|b| 2.0 * b.radius)
-        .fold(0.0f32, f32::max)
-        + gap.max(0.0)
-        + TOUCHING
-            * bodies[range.clone()]
-                .iter()
-                .map(|b| b.radius)
-                .fold(0.0f32, f32::max);
+        .map(|b| b.radius)
+        .fold(0.0f32, f32::max);
+    let reach = (2.0 + TOUCHING) * r_max + gap.max(0.0);
     if range.is_empty() || !(reach.is_finite() && reach > 0.0) {
         return Vec::new();
     }

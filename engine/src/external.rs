@@ -63,6 +63,8 @@ impl World {
             }
         }
         let torque = |i: usize| torques.get(i).copied().unwrap_or(Vec3::ZERO);
+        // Each load checked, and its push √(F²/m + τ²/I) summed for the energy check.
+        let mut push2 = 0.0;
         for (i, f) in forces.iter().enumerate() {
             for (field, value) in [("external force", *f), ("external moment", torque(i))] {
                 if !value.is_finite() {
@@ -73,9 +75,6 @@ impl World {
                     });
                 }
             }
-        }
-        let mut push2 = 0.0;
-        for (i, f) in forces.iter().enumerate() {
             let m = &self.bodies.motion[i];
             push2 += f.length_squared() as f64 * m.inv_mass as f64;
             push2 += torque(i).length_squared() as f64 * m.inv_inertia as f64;

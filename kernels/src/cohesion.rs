@@ -40,7 +40,7 @@
 
 use crate::contact_update::apply_impulse;
 use crate::inertia::PrincipalInertia;
-use crate::layout::{key_wall, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
+use crate::layout::{key_wall, pair_materials, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::Contacts;
 use std::f32::consts::PI;
@@ -112,22 +112,21 @@ fn pull_force(
     (walls, mesh, table): (&[Wall], &MeshWalls, &FrictionTable),
 ) -> f32 {
     let ra = bodies.pos_radius[row.body_a as usize].w;
-    let (material_b, reduced, smaller) = if row.body_b == NO_BODY {
-        let wall = key_wall(key);
-        let material = match walls.get(wall) {
-            Some(w) => w.material(),
-            None => {
-                let t = mesh.triangle_of_wall(wall).expect("a mesh contact's key");
-                mesh.triangles[t].material()
-            }
-        };
-        (material, ra, ra)
-    } else {
-        let rb = bodies.pos_radius[row.body_b as usize].w;
-        let b = bodies.material[row.body_b as usize];
-        (b, ra * rb / (ra + rb), ra.min(rb))
+    let (reduced, smaller) = match row.body_b {
+        NO_BODY => (ra, ra),
+        b => {
+            let rb = bodies.pos_radius[b as usize].w;
+            (ra * rb / (ra + rb), ra.min(rb))
+        }
     };
-    let material_a = bodies.material[row.body_a as usize];
+    // A mesh triangle's material is the triangle's; the other sides' are `pair_materials`'.
+    let (material_a, material_b) = match mesh.triangle_of_wall(key_wall(key)) {
+        Some(t) if row.body_b == NO_BODY && key_wall(key) >= walls.len() => (
+            bodies.material[row.body_a as usize],
+            mesh.triangles[t].material(),
+        ),
+        _ => pair_materials(row, key, bodies, walls),
+    };
     let mut pull = 0.0;
     if row.phi <= TOUCHING * smaller {
         let (constant, work) = table.cohesion(material_a, material_b);

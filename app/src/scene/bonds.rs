@@ -4,7 +4,7 @@
 
 use super::origin::{Origin, Origins};
 use super::spec::BondSpec;
-use super::values::{number, number_or, Ctx};
+use super::values::{non_negative, number, number_or, Ctx};
 use super::{Group, SceneError};
 use grains::{BondStiffness, WorldBuilder};
 
@@ -33,15 +33,10 @@ pub(super) fn bonds(
             angular: number(cx, &spec.angular_stiffness, "angular_stiffness")?,
             angular_damping: number_or(cx, &spec.angular_damping, "angular_damping", 0.0)?,
         };
-        let gap = number_or(cx, &spec.gap, "gap", 0.0)?;
-        if !(gap.is_finite() && gap >= 0.0) {
-            let at = spec.gap.as_ref().map_or(spec.group.span(), |g| g.span());
-            return Err(cx.err(
-                at,
-                "gap",
-                format!("must be a finite gap ≥ 0 (m), got {gap}"),
-            ));
-        }
+        let gap = match &spec.gap {
+            Some(g) => non_negative(cx, g, "gap")?,
+            None => 0.0,
+        };
         let added = world.bond_neighbours(group.range.clone(), gap, stiffness);
         let stiffness_span = Some(spec.stiffness.span());
         let angular_span = Some(spec.angular_stiffness.span());

@@ -3,7 +3,7 @@
 
 use super::origin::Origin;
 use super::spec::{FluidSpec, S};
-use super::values::{number, Ctx};
+use super::values::{finite3, number, Ctx};
 use super::SceneError;
 use grains::fluid::{Drag, Fluid};
 use grains::{Vec3, WorldBuilder};
@@ -41,11 +41,7 @@ pub(super) fn fluid(
     };
     let velocity = match &f.velocity {
         None => Vec3::ZERO,
-        Some(v) => {
-            let [x, y, z] = *v.get_ref();
-            let at = |x: f64| number(cx, &S::new(v.span(), x), "fluid.velocity");
-            Vec3::new(at(x)?, at(y)?, at(z)?)
-        }
+        Some(v) => finite3(cx, v, "fluid.velocity")?,
     };
     world.fluid(Fluid {
         density: number(cx, &f.density, "fluid.density")?,
