@@ -1272,6 +1272,30 @@ fn sweeps_beyond_the_bound_are_refused_at_their_key() {
         .unwrap();
 }
 
+/// `position_correction` acts on rigid contact only: beside the granular preset's compliant
+/// contact it is refused at its key, naming both; with `contact_frequency = "inf"` it builds;
+/// with the step's sweeps it may not pass the bound of sweeps a step.
+#[test]
+fn the_position_correction_is_refused_beside_compliant_contact_and_past_the_bound() {
+    let t = with("h = 0.01", "h = 0.01\nposition_correction = 30");
+    let msg = built_refused_at(&t, "position_correction", "position_correction");
+    assert!(msg.contains("compliant contact"), "{msg}");
+    let rigid = "h = 0.01\ncontact_frequency = \"inf\"\nposition_correction = 30";
+    let t = with("h = 0.01", rigid);
+    let s = Scene::parse(Path::new("s.toml"), &t).unwrap();
+    assert_eq!(s.settings().position_correction, 30);
+    s.world(Some(1)).unwrap();
+    let t = with("h = 0.01", &rigid.replace("= 30", "= 99990"));
+    let msg = built_refused_at(&t, "position_correction", "position_correction");
+    assert!(msg.contains("100000"), "{msg}");
+    let t = with("h = 0.01", "h = 0.01\nposition_correction = -1");
+    refused(
+        &t,
+        line_of(&t, "position_correction"),
+        "position_correction",
+    );
+}
+
 /// A lattice's `jitter` is a fraction of the radius: beyond spacing / (2 r) a grain leaves its
 /// cell (1e9 scattered the grains over kilometres); refused at its key.
 #[test]

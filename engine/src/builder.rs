@@ -37,6 +37,11 @@ use grains_kernels::{Bodies, StepStats};
 /// static overlap F/k; without it the spring lets a fast grain through a wall.
 const MAX_GIVE: f32 = 0.1;
 
+/// The overlap the position correction leaves, as a fraction of the smallest radius
+/// ([`grains_kernels::StepParams::overlap_slop`]): far above what a solve's last residual leaves
+/// in a step (h × 1e-5 m/s is 1e-5 r at h = 5 ms, r = 5 mm) and far below what a bed shows.
+const OVERLAP_SLOP: f32 = 1e-3;
+
 /// Collects materials, bodies, walls, joints, springs and applied forces, then checks them all
 /// in [`WorldBuilder::build`].
 #[derive(Clone, Debug, Default)]
@@ -339,10 +344,9 @@ impl WorldBuilder {
         crate::periodic::check_world(&self.settings, envelope, &self.bodies, &walls)?;
         let shapes = parts.shapes.clone().unwrap_or_default();
         let backend = backend::open(&self.settings, parts, &friction)?;
-        let max_give = if r_min.is_finite() {
-            MAX_GIVE * r_min
-        } else {
-            0.0
+        let (max_give, slop) = match r_min.is_finite() {
+            true => (MAX_GIVE * r_min, OVERLAP_SLOP * r_min),
+            false => (0.0, 0.0),
         };
         let mut monitor = Monitor::new(&bodies, links);
         monitor.domain = self.domain(&walls, &bodies)?;
@@ -383,7 +387,7 @@ impl WorldBuilder {
         let servos = crate::servo::servo_walls(&walls);
         let mut world = World {
             settings: self.settings,
-            params: self.settings.step_params(envelope, max_give),
+            params: self.settings.step_params(envelope, (max_give, slop)),
             bodies,
             wall_groups: plane_groups(&walls),
             wall_descs: walls,

@@ -185,6 +185,10 @@ impl Fingerprint {
         self.push("coulomb_correction", s.coulomb_correction);
         self.push("planar", s.planar);
         self.push("stabilise_contacts", s.stabilise_contacts);
+        // Only when on, so the fingerprints of other worlds are as before.
+        if s.position_correction > 0 {
+            self.push("position_correction", s.position_correction);
+        }
         // The ranges as the derived Debug of the two-field struct wrote them, so that the
         // fingerprints of periodic worlds are as before; the shear only when there is one.
         let p = &s.periodic;

@@ -82,6 +82,15 @@ pub struct Settings {
     /// (hart-anitescu eq. 2.9; default true). False drops it (their Δ = 0, n·v⁺ ≥ 0 for every
     /// ε̂-active contact), the unstabilised scheme that V4 compares against.
     pub stabilise_contacts: bool,
+    /// Sweeps of the position correction of overlaps after each step's solve (default 0: off,
+    /// the overlap's Φ/h stays in the normal rows as a separation speed). With rigid contact
+    /// and n > 0 the normal rows keep only max(Φ, 0)/h, and a second, frictionless solve of n
+    /// sweeps (the step's iteration and tolerance) finds pseudo-velocities that move the
+    /// bodies out of their overlaps without leaving a speed in the bed: a rigid bed at rest
+    /// then stays at rest at any h (see `kernels/src/position_correction.rs` and
+    /// docs/solvers.md). CPU backend, one process; refused with compliant contact, joints, a
+    /// sheared cell and the implicit integrator. Costs up to n more sweeps a step.
+    pub position_correction: u32,
     /// Worker threads of the CPU backend, 1 to [`MAX_THREADS`]. The library defaults to one
     /// thread; results are bit-identical for any count, so raise it (e.g. to the machine's
     /// cores) for speed.
@@ -137,6 +146,7 @@ impl Default for Settings {
             coulomb_correction: 0,
             planar: false,
             stabilise_contacts: true,
+            position_correction: 0,
             threads: 1,
             backend: Backend::Cpu,
             sync_every: 50,
@@ -209,6 +219,28 @@ impl Settings {
                 ),
             );
         }
+        let sweeps = self.solver.sweeps() as u64 * solves + self.position_correction as u64;
+        if sweeps > MAX_SWEEPS_PER_STEP {
+            return err(
+                "position_correction",
+                format!(
+                    "is {}: with the step's {} sweeps it makes {sweeps} sweeps a step, beyond \
+                     the bound of {MAX_SWEEPS_PER_STEP} (more would sweep for hours)",
+                    self.position_correction,
+                    self.solver.sweeps() as u64 * solves,
+                ),
+            );
+        }
+        if self.position_correction > 0 && !self.stabilise_contacts {
+            return err(
+                "position_correction",
+                format!(
+                    "is {}, but stabilise_contacts is false: the correction removes the \
+                     overlaps that the stabilising term would, so it needs that term on",
+                    self.position_correction
+                ),
+            );
+        }
         if self.backend == Backend::Gpu {
             self.solver.check_runs_on_gpu()?;
         }
@@ -262,7 +294,11 @@ impl Settings {
 
     /// What the kernels take for each step: these settings with the ε̂ rule `envelope` resolved
     /// (see [`crate::World::envelope`]).
-    pub(crate) fn step_params(&self, envelope: Envelope, max_give: f32) -> StepParams {
+    pub(crate) fn step_params(
+        &self,
+        envelope: Envelope,
+        (max_give, overlap_slop): (f32, f32),
+    ) -> StepParams {
         StepParams {
             h: self.h,
             gravity: self.gravity,
@@ -277,6 +313,8 @@ impl Settings {
             max_give,
             coulomb_correction: self.coulomb_correction,
             stabilise_contacts: self.stabilise_contacts,
+            position_correction: self.position_correction,
+            overlap_slop,
             periodic: self.periodic,
         }
     }

@@ -144,6 +144,11 @@ impl Present {
             CompliantContact,
             Item::Settings("contact_frequency"),
         );
+        p.add(
+            s.position_correction > 0,
+            PositionCorrection,
+            Item::Settings("position_correction"),
+        );
         p
     }
 

@@ -467,6 +467,21 @@ impl World {
         self.params.h
     }
 
+    /// Refuses `settings` that switch on what the world's parts cannot take (the support
+    /// table's limits between a setting and the joints or a distributed run, which the
+    /// settings' own check cannot see).
+    fn check_switched_on(&self, settings: &Settings) -> Result<(), BuildError> {
+        use crate::support::{Feature, Item, Present};
+        let mut present = Present::default();
+        let item = Item::Settings("position_correction");
+        present.add(!self.joints.is_empty(), Feature::Joints, item);
+        let distributed = self.backend.is_distributed();
+        present.add(distributed, Feature::Distributed, item);
+        let correction = settings.position_correction > 0;
+        present.add(correction, Feature::PositionCorrection, item);
+        present.check()
+    }
+
     /// Steps taken.
     pub fn steps(&self) -> u64 {
         self.steps
@@ -493,9 +508,11 @@ impl World {
             ..settings
         };
         settings.check()?;
+        self.check_switched_on(&settings)?;
         crate::inertia::check_planar_switch(&settings, &self.bodies)?;
         self.monitor.forget();
-        self.params = settings.step_params(self.params.envelope, self.params.max_give);
+        let (max_give, slop) = (self.params.max_give, self.params.overlap_slop);
+        self.params = settings.step_params(self.params.envelope, (max_give, slop));
         if let Some(c) = &mut self.control {
             // The last step's h stays what contact forces and wall loads divide by.
             c.next = c.next.min(settings.h);

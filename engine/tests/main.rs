@@ -35,6 +35,7 @@ mod loads;
 mod meshes;
 mod pair_table;
 mod periodic;
+mod position_correction;
 mod restitution;
 mod servo;
 mod shaped_insertion;

@@ -20,7 +20,7 @@
 //!    [`contact_update`] and [`cone`], with the moment rows of [`rolling`], the joint rows, and
 //!    the optional passes of [`coulomb_correction`]; [`trace`] keeps every sweep's residual.
 //! 7. **integrate**: [`integrate`], with the free rotation of the anisotropic bodies of
-//!    [`inertia`].
+//!    [`inertia`], and (rigid contact, when asked) the [`position_correction`] of overlaps.
 //! 8. **observe**: [`observe`], and [`warm_start`]'s memory of the step's impulses.
 //!
 //! What works with what is two tables: [`pairs`] (which shapes meet which shapes and walls) and
@@ -69,6 +69,7 @@ pub mod pairs;
 pub mod parallel;
 pub mod periodic;
 pub mod pipeline;
+pub mod position_correction;
 pub mod random;
 pub mod restitution;
 pub mod rolling;

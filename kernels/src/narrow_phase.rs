@@ -25,6 +25,7 @@ use crate::pair_algorithms::polytope_triangle::polytope_mesh_contacts;
 use crate::pair_algorithms::round::contact_points;
 use crate::pairs::{pair_routine, PairRoutine};
 use crate::parallel::{Disjoint, BLOCK};
+use crate::position_correction::stabilising_bias;
 use crate::shapes::capsule::capsule_ends;
 use crate::shapes::clump::{clump_members, clump_pair_touches, ClumpTable};
 use crate::shapes::cuboid::{cuboid_corners, cuboid_pair_points};
@@ -264,7 +265,8 @@ impl PairTests<'_> {
             rb: rb.to_array(),
             body_a: a,
             bias: [
-                if p.stabilise_contacts { phi / p.h } else { 0.0 } - n.dot(wall_velocity),
+                stabilising_bias(phi, p.h, p.stabilise_contacts, p.position_correction > 0)
+                    - n.dot(wall_velocity),
                 -t1.dot(wall_velocity),
                 -t2.dot(wall_velocity),
             ],

@@ -22,6 +22,7 @@ use crate::narrow_phase::{find_contacts, Contacts, TooManyContacts};
 use crate::observe::{kinetic_energy_of_rigid_bodies, max_penetration};
 use crate::packing::{Packs, COMPACT_FROM};
 use crate::parallel::TeamChoice;
+use crate::position_correction::PositionCorrection;
 use crate::restitution::Impacts;
 use crate::rolling::{MomentPacks, Moments};
 use crate::shapes::clump::ClumpTable;
@@ -67,6 +68,8 @@ struct Workspace {
     impacts: Impacts,
     /// Each contact's cohesive pull (only kept when some pair coheres).
     cohesion: Cohesion,
+    /// The position correction's rows and pseudo-velocities (only kept when it is on).
+    correction: PositionCorrection,
     non_contact: NonContact,
     /// Velocities before this step's forces, v⁻ (only kept when some pair restitutes).
     pre_force: Vec<Motion>,
@@ -512,9 +515,20 @@ impl Workspace {
         if coheres {
             self.cohesion.report(&mut self.gamma);
         }
+        let correction_sweeps = match p.position_correction {
+            0 => 0,
+            _ => {
+                lap(&mut t.observe);
+                let sweeps = self.correct_positions(bodies, p, in_space);
+                // Timed with the solve, as its sweeps count with the step's.
+                lap(&mut t.solve);
+                sweeps
+            }
+        };
+        let rows = &self.contacts.rows;
         let stats = StepStats {
             contacts: rows.len(),
-            iterations: impact_sweeps + iterations,
+            iterations: impact_sweeps + iterations + correction_sweeps,
             residual,
             max_penetration: max_penetration(rows),
             kinetic_energy: kinetic_energy_of_rigid_bodies(
@@ -527,6 +541,57 @@ impl Workspace {
         lap(&mut t.observe);
         self.times = t;
         Ok(stats)
+    }
+
+    /// The position correction of [`crate::position_correction`] after the step's solve left
+    /// v⁺ in `bodies` and its positions were advanced by h v⁺: the frictionless CCP of the
+    /// pseudo-velocities v_c from rest, by the step's iteration with `p.position_correction`
+    /// sweeps (in the space order of the step's Gauss–Seidel solve when `in_space`), then the
+    /// positions advanced by h v_c. Returns its sweeps.
+    fn correct_positions(&mut self, bodies: &mut Bodies, p: &StepParams, in_space: bool) -> u32 {
+        let correction = &mut self.correction;
+        correction.build(&self.contacts.rows, &bodies.motion, (p.h, p.overlap_slop));
+        let pseudo = StepParams {
+            max_iterations: p.position_correction,
+            coulomb_correction: 0,
+            ..*p
+        };
+        let sweep = SweepParams::impact(&pseudo, &self.inertia);
+        let space = in_space.then_some(&self.space);
+        let motion = match space {
+            Some(space) => {
+                space.gather(&correction.motion, &mut correction.space_motion);
+                &mut correction.space_motion
+            }
+            None => &mut correction.motion,
+        };
+        let solver = &mut self.solver;
+        // The step's moment impulses stay reported (the correction has no moment rows).
+        let with_moments = solver.with_moments;
+        solver.colour(&correction.rows, &bodies.kind, p.solver, space);
+        let loaded = (
+            correction.rows.as_slice(),
+            correction.gamma.as_slice(),
+            None,
+        );
+        let shapes = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
+        solver.load(loaded, shapes, motion, &sweep, None, space);
+        let joints = &mut correction.joints;
+        let (sweeps, _) = solver.solve_corrected(&correction.rows, joints, motion, &sweep, None);
+        solver.with_moments = with_moments;
+        if let Some(space) = space {
+            space.scatter(&correction.space_motion, &mut correction.motion);
+        }
+        integrate_positions(
+            &mut bodies.pos_radius,
+            &mut bodies.orientation,
+            &mut correction.motion,
+            &bodies.kind,
+            &self.inertia,
+            p.h,
+            &p.periodic,
+        );
+        sweeps
     }
 
     /// The Poisson impact of [`crate::restitution`] on the colliding contacts selected into

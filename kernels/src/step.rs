@@ -85,6 +85,13 @@ pub struct StepParams {
     /// Keep the stabilising term Φ/h in the contacts' normal rows (hart-anitescu eq. 2.9);
     /// false gives their unstabilised comparison, n·v⁺ ≥ 0.
     pub stabilise_contacts: bool,
+    /// Sweeps of the position correction after each solve (0 = off): with rigid contact, an
+    /// overlap is then removed by moving the bodies rather than by a separation speed
+    /// ([`crate::position_correction`]).
+    pub position_correction: u32,
+    /// The overlap (m) the position correction leaves: it moves bodies only where the step
+    /// would leave a deeper one, and back to this depth.
+    pub overlap_slop: f32,
     /// Periodic boundaries along x and/or y (minimum-image pairs, wrapped centres).
     pub periodic: Periodic,
 }

@@ -29,6 +29,8 @@ pub enum Feature {
     GaussSeidel,
     /// A finite `Settings::contact_frequency`.
     CompliantContact,
+    /// The position correction of overlaps (`Settings::position_correction`).
+    PositionCorrection,
     /// A material with e > 0.
     Restitution,
     /// A material with spinning friction.
@@ -97,6 +99,9 @@ impl Feature {
             Feature::Planar => "planar mode",
             Feature::GaussSeidel => "the Gauss–Seidel solver",
             Feature::CompliantContact => "compliant contact (a finite contact_frequency)",
+            Feature::PositionCorrection => {
+                "the position correction of overlaps (position_correction)"
+            }
             Feature::Restitution => "restitution (a material with e > 0)",
             Feature::SpinningFriction => "spinning friction",
             Feature::RollingFriction => "rolling friction",
@@ -174,6 +179,10 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: GpuBackend, b: PeriodicShear, why: "the GPU's grid has no minimum image, let alone the sheared images' offset and velocity" },
     Limit { a: GpuBackend, b: Periodic, why: "the GPU's grid has no minimum image" },
     Limit { a: GpuBackend, b: ServoWalls, why: "a servo wall's next velocity is its load of the last step, and the GPU copies the contacts back only on World::sync_contacts" },
+    Limit { a: GpuBackend, b: PositionCorrection, why: "its second solve and the positions it moves run on the CPU only" },
+    Limit { a: CompliantContact, b: PositionCorrection, why: "a compliant contact's overlap is its spring's give, which the correction would take away; use rigid contact (contact_frequency = \"inf\")" },
+    Limit { a: PeriodicShear, b: PositionCorrection, why: "a grain it moves across the sheared seam would not take the images' velocity jump" },
+    Limit { a: Joints, b: PositionCorrection, why: "it moves the contacts' bodies only, pulling jointed bodies apart for the joints' own stabilising term to pull back as a speed" },
     Limit { a: GpuBackend, b: AdaptiveStep, why: "each step's h is chosen on the host from the last step's statistics and velocities, which the GPU reads back only every sync_every steps" },
     Limit { a: ImplicitIntegrator, b: GpuBackend, why: "it runs on the CPU only" },
     Limit { a: ImplicitIntegrator, b: Planar, why: "it steps 3-D worlds only" },
@@ -196,6 +205,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: ImplicitIntegrator, b: Adhesion, why: "its contacts push only (γn ≥ 0)" },
     Limit { a: ImplicitIntegrator, b: LiquidBridges, why: "its contacts push only (γn ≥ 0)" },
     Limit { a: ImplicitIntegrator, b: Fluid, why: "its step takes gravity as the only force" },
+    Limit { a: ImplicitIntegrator, b: PositionCorrection, why: "its contacts hold at the step's end by its own Newton solve, leaving no overlap to correct" },
     Limit { a: ImplicitIntegrator, b: AdaptiveStep, why: "the step's residual budget reads the CCP solve's residual and tolerance, which its Newton solve does not report" },
     Limit { a: PeriodicShear, b: Restitution, why: "the impact stage's rows do not take the velocity of the images across the sheared seam" },
     Limit { a: Periodic, b: MeshWalls, why: "mesh contacts take no minimum image" },
@@ -229,6 +239,7 @@ pub const LIMITS: &[Limit] = &[
     Limit { a: Distributed, b: ShapedInsertions, why: DISTRIBUTED },
     Limit { a: Distributed, b: PrincipalMoments, why: DISTRIBUTED },
     Limit { a: Distributed, b: ServoWalls, why: "a servo wall's next velocity needs its load summed over the ranks after every step (each rank's contacts copied out and reduced), which distributed runs do not do yet" },
+    Limit { a: Distributed, b: PositionCorrection, why: "its second solve is not coupled across the ranks yet" },
     Limit { a: Distributed, b: AdaptiveStep, why: "the ranks would have to agree on each step's h (a reduction of the fastest grain and the deepest overlap every step), which the coupling does not do" },
     Limit { a: Distributed, b: FieldsOutput, why: "each rank of an mpirun run holds only its own contacts; run the scene in one process, or resume its checkpoint in one process and write the fields there" },
     Limit { a: Distributed, b: FrameStress, why: "a grain's stress sums its contacts, and each rank of an mpirun run holds only its own; run the scene in one process" },

@@ -79,6 +79,8 @@ class Settings:
     """Natural frequency (Hz) of the compliant contact; math.inf for rigid contact."""
     coulomb_correction: int
     """Coulomb-correction passes per solve (0: off)."""
+    position_correction: int
+    """Sweeps of the position correction of overlaps after each solve (0: off; rigid contact)."""
     planar: bool
     """Motion in the x–z plane only."""
     stabilise_contacts: bool

@@ -308,6 +308,18 @@ impl PySettings {
         self.inner.coulomb_correction = n;
     }
 
+    /// Sweeps of the position correction of overlaps after each solve (0: off). With rigid
+    /// contact, overlaps are then removed by moving the grains rather than by a separation
+    /// speed, so a bed at rest stays at rest; costs up to that many sweeps more a step.
+    #[getter]
+    fn position_correction(&self) -> u32 {
+        self.inner.position_correction
+    }
+    #[setter]
+    fn set_position_correction(&mut self, n: u32) {
+        self.inner.position_correction = n;
+    }
+
     /// Motion in the x–z plane only (disks and ellipses; v_y = 0, rotation about y).
     #[getter]
     fn planar(&self) -> bool {
@@ -531,7 +543,7 @@ impl PySettings {
         format!(
             "grains.Settings(h={}, gravity=({}, {}, {}), solver='{solver}', sweeps={}, tolerance={}, \
              omega={}, warm_start={}, contact_frequency={}, coulomb_correction={}, \
-             planar={}, stabilise_contacts={}, threads={}, backend='{}', integrator='{}', \
+             position_correction={}, planar={}, stabilise_contacts={}, threads={}, backend='{}', integrator='{}', \
              sync_every={}, envelope={envelope}, health=(non_finite='{}', penetration='{}', energy='{}', \
              escape='{}', step_floor='{}', max_penetration={}, energy_growth={}), periodic_x={}, periodic_y={}, \
              auto_step={})",
@@ -545,6 +557,7 @@ impl PySettings {
             s.warm_start,
             s.contact_frequency,
             s.coulomb_correction,
+            s.position_correction,
             py_bool(s.planar),
             py_bool(s.stabilise_contacts),
             s.threads,

@@ -291,6 +291,7 @@ def test_granular_preset_values():
         ("warm_start", 0.5),
         ("contact_frequency", 250.0),
         ("coulomb_correction", 2),
+        ("position_correction", 20),
         ("planar", True),
         ("stabilise_contacts", False),
         ("threads", 3),

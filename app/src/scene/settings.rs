@@ -142,6 +142,9 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
     if let Some(v) = &s.coulomb_correction {
         settings.coulomb_correction = count_u32(cx, v, "coulomb_correction", 0)?;
     }
+    if let Some(v) = &s.position_correction {
+        settings.position_correction = count_u32(cx, v, "position_correction", 0)?;
+    }
     if let Some(p) = s.planar {
         settings.planar = p;
     }
@@ -218,6 +221,12 @@ pub(super) fn settings(cx: &Ctx, s: &SettingsSpec) -> Result<(Settings, Origin),
             "coulomb_correction",
             "coulomb_correction",
             &s.coulomb_correction,
+        )
+        .key(
+            cx,
+            "position_correction",
+            "position_correction",
+            &s.position_correction,
         )
         .key(cx, "integrator", "integrator", &s.integrator)
         .key(cx, "backend", "backend", &s.backend);
@@ -325,6 +334,7 @@ fn integrator(cx: &Ctx, v: &S<String>, s: &SettingsSpec) -> Result<Integrator, S
         ("omega", sp(&s.omega)),
         ("warm_start", sp(&s.warm_start)),
         ("coulomb_correction", sp(&s.coulomb_correction)),
+        ("position_correction", sp(&s.position_correction)),
         ("contact_frequency", sp(&s.contact_frequency)),
     ];
     for (key, span) in ccp_keys {

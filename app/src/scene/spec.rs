@@ -125,6 +125,8 @@ pub struct SettingsSpec {
     pub contact_frequency: Option<S<toml::Value>>,
     /// Coulomb-correction passes per solve (0 = off).
     pub coulomb_correction: Option<S<i64>>,
+    /// Sweeps of the position correction of overlaps (0 = off; rigid contact).
+    pub position_correction: Option<S<i64>>,
     /// Motion restricted to the x–z plane (disks).
     pub planar: Option<bool>,
     /// Worker threads (the command line's `--threads` wins).

@@ -110,6 +110,8 @@ impl World {
         p.add(s.periodic.is_sheared(), Feature::PeriodicShear, item);
         p.add(s.periodic.is_on(), Feature::Periodic, item);
         p.add(s.auto_step.is_some(), Feature::AdaptiveStep, item);
+        let correction = s.position_correction > 0;
+        p.add(correction, Feature::PositionCorrection, item);
         let joints = self.joint_rows > 0 || !self.joints.is_empty();
         p.add(joints, Feature::Joints, item);
         let springs = self

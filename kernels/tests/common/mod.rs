@@ -62,6 +62,8 @@ pub fn settings(solver: SolverKind) -> StepParams {
         coulomb_correction: 0,
         periodic: grains_kernels::periodic::Periodic::NONE,
         stabilise_contacts: true,
+        position_correction: 0,
+        overlap_slop: 0.0,
     }
 }
 

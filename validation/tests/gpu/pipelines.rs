@@ -105,6 +105,8 @@ fn params(h: f32) -> StepParams {
         max_give: 0.005,
         coulomb_correction: 0,
         stabilise_contacts: true,
+        position_correction: 0,
+        overlap_slop: 0.0,
         periodic: grains_kernels::periodic::Periodic::NONE,
     }
 }
