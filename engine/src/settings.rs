@@ -206,7 +206,8 @@ impl Settings {
         crate::support::Present::of_settings(self).check()?;
         self.solver.check()?;
         let solves = 1 + self.coulomb_correction as u64;
-        if self.solver.sweeps() as u64 * solves > MAX_SWEEPS_PER_STEP {
+        let solve_sweeps = self.solver.sweeps() as u64 * solves;
+        if solve_sweeps > MAX_SWEEPS_PER_STEP {
             return err(
                 "coulomb_correction",
                 format!(
@@ -215,19 +216,18 @@ impl Settings {
                     self.coulomb_correction,
                     solves,
                     self.solver.sweeps(),
-                    self.solver.sweeps() as u64 * solves
+                    solve_sweeps
                 ),
             );
         }
-        let sweeps = self.solver.sweeps() as u64 * solves + self.position_correction as u64;
+        let sweeps = solve_sweeps + self.position_correction as u64;
         if sweeps > MAX_SWEEPS_PER_STEP {
             return err(
                 "position_correction",
                 format!(
                     "is {}: with the step's {} sweeps it makes {sweeps} sweeps a step, beyond \
                      the bound of {MAX_SWEEPS_PER_STEP} (more would sweep for hours)",
-                    self.position_correction,
-                    self.solver.sweeps() as u64 * solves,
+                    self.position_correction, solve_sweeps,
                 ),
             );
         }

@@ -181,7 +181,7 @@ fn closing_speed(va: Vec3, vb: Vec3, n: Vec3) -> Closing {
 
 /// Velocity v + ω × r of the point at arm `r` from a body's centre.
 #[inline(always)]
-fn point_velocity(m: &Motion, r: Vec3) -> Vec3 {
+pub(crate) fn point_velocity(m: &Motion, r: Vec3) -> Vec3 {
     m.v() + m.w().cross(r)
 }
 

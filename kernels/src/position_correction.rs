@@ -21,6 +21,7 @@
 
 use crate::joint_rows::JointRows;
 use crate::layout::{ContactRow, Motion, NO_BODY};
+use crate::narrow_phase::point_velocity;
 use crate::parallel::BLOCK;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -71,10 +72,7 @@ impl PositionCorrection {
 fn corrected_row(r: &ContactRow, motion: &[Motion], (h, slop): (f32, f32)) -> ContactRow {
     let at = |body: u32, arm: [f32; 3]| match body {
         NO_BODY => Vec3::ZERO,
-        b => {
-            let m = &motion[b as usize];
-            m.v() + m.w().cross(Vec3::from_array(arm))
-        }
+        b => point_velocity(&motion[b as usize], Vec3::from_array(arm)),
     };
     let closing = r.normal().dot(at(r.body_a, r.ra) - at(r.body_b, r.rb));
     let gap_left = closing + r.bias[0] + r.phi.min(0.0) / h;
