@@ -257,6 +257,8 @@ pub struct RunSummary {
     /// The steps the adaptive step took (`h = "auto"`), over the whole run; `None` with a
     /// fixed step.
     pub step_sizes: Option<StepSizes>,
+    /// Bonds broken by the end of the run (`[[bonds]]` with strengths), of all the joints.
+    pub bonds_broken: usize,
 }
 
 /// The steps the adaptive step took (`h = "auto"`), as `summary.json` gives them.
@@ -1522,6 +1524,7 @@ fn summarise(
         grains_inserted_kg: lifecycle.inserted_mass,
         grains_removed_kg: lifecycle.removed_mass,
         step_sizes: StepSizes::of(world),
+        bonds_broken: world.broken_bonds().len(),
     }
 }
 

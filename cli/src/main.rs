@@ -389,6 +389,9 @@ fn cmd_run(args: RunArgs) -> ExitCode {
                     s.grains_inserted, s.grains_inserted_kg, s.grains_missed, s.grains_removed, s.grains_removed_kg
                 );
             }
+            if s.bonds_broken > 0 {
+                println!("  bonds broken: {}", s.bonds_broken);
+            }
             if s.grains_missed > 0 {
                 eprintln!(
                     "warning: {} of the {} grains due from the [[insert]] tables found no place in their regions (a region the bed has grown into, or a rate too high for it): lower the rate, or enlarge or raise the region",

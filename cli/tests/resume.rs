@@ -304,7 +304,7 @@ fn an_older_or_damaged_checkpoint_is_refused_in_one_line() {
     std::fs::write(&path, &old).unwrap();
     let msg = resume(&sc, &out).unwrap_err();
     assert!(
-        msg.contains("written by an older grains, format 2; this version reads formats 4 to 8"),
+        msg.contains("written by an older grains, format 2; this version reads formats 4 to 9"),
         "{msg}"
     );
     let mut damaged = good.clone();

@@ -4,7 +4,7 @@
 //! ([`grains_kernels::joints::BondStiffness`]).
 
 use crate::builder::WorldBuilder;
-use crate::joint::{BondStiffness, JointDesc};
+use crate::joint::{BondStiffness, BondStrength, JointDesc};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -27,6 +27,18 @@ impl WorldBuilder {
         gap: f32,
         stiffness: BondStiffness,
     ) -> usize {
+        self.breakable_bonds(bodies, gap, stiffness, None)
+    }
+
+    /// [`Self::bond_neighbours`] with bonds that break at `strength`
+    /// ([`JointDesc::breaking_at`]; `None`: never).
+    pub fn breakable_bonds(
+        &mut self,
+        bodies: Range<usize>,
+        gap: f32,
+        stiffness: BondStiffness,
+        strength: Option<BondStrength>,
+    ) -> usize {
         let pairs = neighbour_pairs(self.bodies(), bodies, gap);
         for &(a, b) in &pairs {
             let (pa, pb) = (&self.bodies()[a], &self.bodies()[b]);
@@ -34,7 +46,8 @@ impl WorldBuilder {
             let n = d.normalize_or_zero();
             let between = d.length() - pa.radius - pb.radius;
             let anchor = pa.position + n * (pa.radius + 0.5 * between);
-            self.joint(JointDesc::bond(a, Some(b), anchor, stiffness));
+            let bond = JointDesc::bond(a, Some(b), anchor, stiffness);
+            self.joint(JointDesc { strength, ..bond });
         }
         pairs.len()
     }

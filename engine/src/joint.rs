@@ -11,7 +11,7 @@ use crate::body::BodyKind;
 use crate::error::{finite3, BuildError};
 use glam::Vec3;
 use grains_kernels::forces::Load;
-pub use grains_kernels::joints::BondStiffness;
+pub use grains_kernels::joints::{BondLoad, BondStiffness, BondStrength};
 use grains_kernels::joints::{Joint, JointConstraint as Kind};
 use grains_kernels::springs::Spring;
 use grains_kernels::{Bodies, NO_BODY};
@@ -62,7 +62,7 @@ impl JointKind {
 
 /// A joint between body `a` and body `b` or the world (`b = None`), described at the bodies'
 /// starting poses.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 pub struct JointDesc {
     /// What it holds fixed.
     pub kind: JointKind,
@@ -86,6 +86,30 @@ pub struct JointDesc {
     /// A fixed joint made elastic: a bond between two grains ([`JointDesc::bond`]); `None`:
     /// a hard joint.
     pub bond: Option<BondStiffness>,
+    /// A bond's strength ([`JointDesc::breaking_at`]); `None`: it never breaks.
+    pub strength: Option<BondStrength>,
+}
+
+/// As derived, with the strength listed only when set, so that a world without breakable
+/// bonds keeps the fingerprint (and the checkpoints) it had before bonds could break.
+impl std::fmt::Debug for JointDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("JointDesc");
+        d.field("kind", &self.kind)
+            .field("a", &self.a)
+            .field("b", &self.b)
+            .field("anchor", &self.anchor)
+            .field("anchor_b", &self.anchor_b)
+            .field("axis", &self.axis)
+            .field("motor", &self.motor)
+            .field("stabilise", &self.stabilise)
+            .field("collide", &self.collide)
+            .field("bond", &self.bond);
+        if let Some(strength) = &self.strength {
+            d.field("strength", strength);
+        }
+        d.finish()
+    }
 }
 
 impl JointDesc {
@@ -101,6 +125,7 @@ impl JointDesc {
             stabilise: true,
             collide: true,
             bond: None,
+            strength: None,
         }
     }
 
@@ -157,6 +182,14 @@ impl JointDesc {
     /// (m/s) about (along) its axis, with at most `max_force` N m (N); infinity for no bound.
     pub fn with_motor(mut self, speed: f32, max_force: f32) -> Self {
         self.motor = Some(Motor { speed, max_force });
+        self
+    }
+
+    /// This bond breaking at `strength`: after the first step whose load at its anchor exceeds
+    /// one of the strengths it adds no rows, and its grains collide again (see
+    /// [`grains_kernels::joints::BondStrength`], [`crate::World::broken_bonds`]).
+    pub fn breaking_at(mut self, strength: BondStrength) -> Self {
+        self.strength = Some(strength);
         self
     }
 
@@ -249,6 +282,26 @@ impl JointDesc {
                 return Some((field, format!("must be finite and {what}, got {value}")));
             }
         }
+        if let Some(s) = self.strength {
+            if self.bond.is_none() {
+                return Some((
+                    "strength",
+                    format!("only a bond can break, not a hard {:?} joint", self.kind),
+                ));
+            }
+            let values = [
+                ("tensile_strength", s.tensile),
+                ("shear_strength", s.shear),
+                ("bending_strength", s.bending),
+                ("twisting_strength", s.twisting),
+            ];
+            if let Some((field, value)) = values.into_iter().find(|v| v.1.is_nan() || v.1 <= 0.0) {
+                return Some((
+                    field,
+                    format!("must be positive (N or N m; infinity: never), got {value}"),
+                ));
+            }
+        }
         match self.motor {
             Some(_) if !has_axis => Some((
                 "motor",
@@ -299,6 +352,7 @@ impl JointDesc {
         j.stabilise = self.stabilise;
         j.collide = self.collide;
         j.bond = self.bond;
+        j.strength = self.strength;
         Ok(j)
     }
 }

@@ -28,6 +28,7 @@
 pub mod auto_step;
 mod backend;
 pub mod body;
+mod bond_breakage;
 mod bonds;
 pub mod builder;
 pub mod clump;
@@ -92,7 +93,8 @@ pub use grains_kernels::SweepRecord;
 pub use health::{Check, Fault, Health, StepError};
 pub use insertion::{Insertion, Rate, Region, SizeDistribution, SizeLaw};
 pub use joint::{
-    AppliedForce, BondStiffness, JointDesc, JointKind, Motor, SpringDesc, SpringIntegration,
+    AppliedForce, BondLoad, BondStiffness, BondStrength, JointDesc, JointKind, Motor, SpringDesc,
+    SpringIntegration,
 };
 pub use lifecycle::LifecycleTotals;
 pub use loads::WallLoad;

@@ -36,6 +36,7 @@ impl World {
             cuts: self.backend.cuts(),
             step_control: self.control,
             servos: self.servos.iter().map(|s| s.state).collect(),
+            broken_bonds: self.broken_bonds().into_iter().map(|i| i as u32).collect(),
         })
     }
 
@@ -100,6 +101,7 @@ impl World {
             cuts: self.backend.cuts(),
             step_control: self.control,
             servos: self.servos.iter().map(|s| s.state).collect(),
+            broken_bonds: self.broken_bonds().into_iter().map(|i| i as u32).collect(),
         }
     }
 
@@ -118,6 +120,7 @@ impl World {
             return Err(SnapshotError::PhysicsChanged(changes));
         }
         self.check_bodies(snap)?;
+        self.check_broken_bonds(snap)?;
         self.check_warm_start(snap)?;
         check_stats(&snap.last_stats)?;
         let control = self.check_control(snap)?;
@@ -130,6 +133,7 @@ impl World {
             self.params.h = c.last;
         }
         self.control = control;
+        self.set_broken_bonds(&snap.broken_bonds, &[]);
         self.restore_parts(
             snap.steps,
             &snap.bodies,
@@ -235,11 +239,11 @@ impl World {
                 snap.warm_moments.len()
             ));
         }
-        if ![0, self.joint_rows].contains(&snap.joint_impulses.len()) {
+        let joint_rows = self.joint_rows_with(&snap.broken_bonds);
+        if ![0, joint_rows].contains(&snap.joint_impulses.len()) {
             return invalid(format!(
-                "{} joint impulses for {} joint rows",
+                "{} joint impulses for {joint_rows} joint rows",
                 snap.joint_impulses.len(),
-                self.joint_rows
             ));
         }
         for (k, pair) in snap.warm_keys.windows(2).enumerate() {

@@ -1,12 +1,12 @@
-//! Snapshots of a world's evolving state and their checkpoint format (version 8): a header with
+//! Snapshots of a world's evolving state and their checkpoint format (version 9): a header with
 //! the format version, a CRC-32 over everything after it, the state, the physics fingerprint of
 //! the world it was taken from, and bytes the caller stores with it.
 //!
-//! Layout (little-endian): `GRAINSV8` (8 bytes); the CRC-32 of all bytes from offset 12 on
-//! (4 bytes); thirteen `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
+//! Layout (little-endian): `GRAINSV9` (8 bytes); the CRC-32 of all bytes from offset 12 on
+//! (4 bytes); fourteen `u64` counts: steps, bodies, warm-start keys, moment impulses, joint
 //! impulses, fingerprint bytes, extra bytes, insertions, sinks, placing insertions (one per
 //! body, or none), the ranks of the subdomains' cuts (K, or 0 for none), the adaptive step's
-//! state bytes (52, or 0 with a fixed step), the servo walls; the last step's
+//! state bytes (52, or 0 with a fixed step), the servo walls, the broken bonds; the last step's
 //! statistics (contacts `u64`,
 //! sweeps `u32`, residual `f32`, deepest overlap `f32`, kinetic energy `f64`); then the body
 //! buffers (positions and radii,
@@ -19,14 +19,16 @@
 //! ([`StepControl`]: next, last and the last tick's shortest h as `f32`, steps taken and
 //! floored as `u64`, shortest and longest h as `f32`, their sum as `f64`, the deepest overlap
 //! and the last step's as `f32`); then each servo wall's state ([`ServoState`]: its advance
-//! and its last load, `f64` each). Format 4 added the ids and counters of
+//! and its last load, `f64` each); then the indices of the broken bonds (`u32` each,
+//! ascending, [`crate::World::broken_bonds`]). Format 4 added the ids and counters of
 //! grains that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that
 //! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
 //! on as many ranks continues bit for bit; format 7 the adaptive step's state, so that a run
-//! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]).
-//! Formats 4 to 7 are still read (their counts end
-//! at the sinks, the placing insertions, the cuts and the adaptive step's state, and nothing
-//! follows what they count), as a snapshot without servo walls, without the adaptive step's
+//! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]); format 9 the broken bonds
+//! ([`crate::bond_breakage`]). Formats 4 to 8 are still read (their counts end
+//! at the sinks, the placing insertions, the cuts, the adaptive step's state and the servo
+//! walls, and nothing follows what they count), as a snapshot without broken bonds, without
+//! servo walls before format 8, without the adaptive step's
 //! state before format 7, without cuts before format 6, and from
 //! format 4 without placing insertions: its inserted grains were spheres.
 
@@ -42,17 +44,19 @@ use grains_kernels::{Bodies, Motion, StepStats};
 use thiserror::Error;
 
 /// The format version this build writes (and the newest it reads).
-pub const FORMAT: u8 = 8;
+pub const FORMAT: u8 = 9;
 /// The oldest format this build reads: 4, which has no placing insertions and no cuts (5 has
-/// no cuts; 4 to 6 have no adaptive step's state; 4 to 7 no servo walls).
+/// no cuts; 4 to 6 have no adaptive step's state; 4 to 7 no servo walls; 4 to 8 no broken
+/// bonds).
 pub const OLDEST_FORMAT: u8 = 4;
-/// Every checkpoint header starts with these bytes, then the version as one ASCII digit.
+/// Every checkpoint header starts with these bytes, then the version as one byte, `'0'` + the
+/// version (an ASCII digit up to format 9).
 const MAGIC_PREFIX: &[u8; 7] = b"GRAINSV";
 /// Header bytes: magic (8) and checksum (4).
 const HEADER: usize = 12;
-/// Counts after the header (one fewer in format 7, two fewer in 6, three fewer in 5, four
-/// fewer in 4).
-const COUNTS: usize = 13;
+/// Counts after the header (one fewer in format 8, two fewer in 7, and so on to five fewer
+/// in 4).
+const COUNTS: usize = 14;
 
 /// The running counts of the insertions and sinks, the next id and which insertion placed each
 /// body, saved in checkpoints.
@@ -115,6 +119,9 @@ pub struct Snapshot {
     /// Each servo wall's state ([`crate::servo`]), in wall order: empty from a world without
     /// one and from formats before 8.
     pub servos: Vec<ServoState>,
+    /// The joint indices of the broken bonds, ascending ([`crate::World::broken_bonds`]):
+    /// empty from a world where none broke and from formats before 9.
+    pub broken_bonds: Vec<u32>,
 }
 
 /// Why a snapshot could not be read or applied. Every message is one line.
@@ -174,6 +181,7 @@ impl Snapshot {
             self.cuts.as_ref().map_or(0, |c| c.ranks() as u64),
             self.step_control.map_or(0, |_| CONTROL_BYTES as u64),
             self.servos.len() as u64,
+            self.broken_bonds.len() as u64,
         ];
         for n in counts {
             out.extend_from_slice(&n.to_le_bytes());
@@ -219,6 +227,7 @@ impl Snapshot {
                 out.extend_from_slice(&x.to_le_bytes());
             }
         }
+        out.extend_from_slice(bytemuck::cast_slice(&self.broken_bonds));
         seal(&mut out);
         out
     }
@@ -230,7 +239,7 @@ impl Snapshot {
     /// allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Snapshot, SnapshotError> {
         let version = match (bytes.get(..7), bytes.get(7)) {
-            (Some(m), Some(&v)) if m == MAGIC_PREFIX && v.is_ascii_digit() => {
+            (Some(m), Some(&v)) if m == MAGIC_PREFIX && (b'0'..=b'~').contains(&v) => {
                 let v = v - b'0';
                 if v < OLDEST_FORMAT {
                     return Err(SnapshotError::OlderFormat(v));
@@ -326,6 +335,7 @@ impl Snapshot {
             .into_iter()
             .map(|[advance, load]| ServoState { advance, load })
             .collect();
+        let broken_bonds = take::<u32>(&mut rest, count(13)?)?;
         if !rest.is_empty() {
             return Err(SnapshotError::Corrupt("trailing bytes"));
         }
@@ -349,6 +359,7 @@ impl Snapshot {
             cuts,
             step_control,
             servos,
+            broken_bonds,
         })
     }
 }

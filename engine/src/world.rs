@@ -163,6 +163,7 @@ impl World {
         if !self.servos.is_empty() {
             self.move_servos(t);
         }
+        self.break_bonds(h);
         Ok(stats)
     }
 

@@ -1,8 +1,9 @@
-//! Checkpoints (format 8) lose nothing and refuse what is wrong: the header names the format, a
+//! Checkpoints (format 9) lose nothing and refuse what is wrong: the header names the format, a
 //! checksum finds damage, the physics fingerprint names what changed, a distributed run's cuts
 //! must be a tree of its ranks, and a restore checks every field before it replaces anything.
 //! Every refusal is one line. Formats 4 (before shaped insertions), 5 (before the cuts), 6
-//! (before the adaptive step's state) and 7 (before the servo walls) are still read.
+//! (before the adaptive step's state), 7 (before the servo walls) and 8 (before the broken
+//! bonds) are still read.
 
 use grains::decomposition::{Bisection, NODE_BYTES};
 use grains::snapshot::{seal, FORMAT};
@@ -21,10 +22,10 @@ fn one_line(e: &SnapshotError) -> String {
 }
 
 #[test]
-fn the_header_names_format_8_and_formats_before_4_are_refused_by_name() {
+fn the_header_names_format_9_and_formats_before_4_are_refused_by_name() {
     let (_, bytes) = common::checkpoint(1, 20, b"");
-    assert_eq!(FORMAT, 8);
-    assert_eq!(&bytes[..8], b"GRAINSV8");
+    assert_eq!(FORMAT, 9);
+    assert_eq!(&bytes[..8], b"GRAINSV9");
     for (digit, word) in [
         (b'1', "older grains, format 1"),
         (b'2', "older grains, format 2"),
@@ -34,12 +35,13 @@ fn the_header_names_format_8_and_formats_before_4_are_refused_by_name() {
         old[7] = digit;
         let msg = one_line(&Snapshot::from_bytes(&old).unwrap_err());
         assert!(msg.contains(word), "{msg}");
-        assert!(msg.contains("this version reads formats 4 to 8"), "{msg}");
+        assert!(msg.contains("this version reads formats 4 to 9"), "{msg}");
     }
     let mut newer = bytes.clone();
-    newer[7] = b'9';
+    // The byte after '9' is format 10.
+    newer[7] = b':';
     let msg = one_line(&Snapshot::from_bytes(&newer).unwrap_err());
-    assert!(msg.contains("newer grains, format 9"), "{msg}");
+    assert!(msg.contains("newer grains, format 10"), "{msg}");
     let msg = one_line(&Snapshot::from_bytes(b"PNG not a checkpoint").unwrap_err());
     assert!(msg.contains("bad header"), "{msg}");
 }
@@ -72,10 +74,11 @@ fn a_format_4_checkpoint_of_a_sphere_feed_resumes_bit_identically() {
     let bytes = w.snapshot().unwrap().to_bytes();
     let n = w.len();
     assert!(n > 100, "{n} grains placed");
-    // The tenth to thirteenth counts (placing insertions, n; the cuts' ranks, 0; the adaptive
-    // step's bytes, 0; the servo walls, 0) go, and the n u32 that end the file.
+    // The tenth to fourteenth counts (placing insertions, n; the cuts' ranks, 0; the adaptive
+    // step's bytes, 0; the servo walls, 0; the broken bonds, 0) go, and the n u32 that end the
+    // file.
     let mut old = bytes[..count_at(9)].to_vec();
-    old.extend_from_slice(&bytes[count_at(13)..bytes.len() - 4 * n]);
+    old.extend_from_slice(&bytes[count_at(14)..bytes.len() - 4 * n]);
     old[7] = b'4';
     seal(&mut old);
     let snap = Snapshot::from_bytes(&old).unwrap();
@@ -180,14 +183,14 @@ fn truncated_or_corrupt_cuts_are_refused_in_one_line() {
     }
 }
 
-/// Format-5, 6 and 7 checkpoints (ten, eleven and twelve counts: no cuts, no adaptive step's
-/// state, no servo walls) are still read, as snapshots without them.
+/// Format-5 to 8 checkpoints (ten to thirteen counts: no cuts, no adaptive step's state, no
+/// servo walls, no broken bonds) are still read, as snapshots without them.
 #[test]
-fn format_5_to_7_checkpoints_read_as_ones_without_cuts_step_control_or_servos() {
+fn format_5_to_8_checkpoints_read_as_ones_without_cuts_step_control_servos_or_broken_bonds() {
     let (_, bytes) = common::checkpoint(2, 30, b"extra");
-    for (format, counts) in [(b'5', 10), (b'6', 11), (b'7', 12)] {
+    for (format, counts) in [(b'5', 10), (b'6', 11), (b'7', 12), (b'8', 13)] {
         let mut old = bytes[..count_at(counts)].to_vec();
-        old.extend_from_slice(&bytes[count_at(13)..]);
+        old.extend_from_slice(&bytes[count_at(14)..]);
         old[7] = format;
         seal(&mut old);
         let snap = Snapshot::from_bytes(&old).unwrap();

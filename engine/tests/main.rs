@@ -13,6 +13,7 @@
 mod analytic_walls;
 mod auto_step;
 mod bad_input;
+mod bond_breakage;
 mod bonds;
 mod broad_phase;
 mod checkpoint;

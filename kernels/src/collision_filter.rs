@@ -9,11 +9,11 @@ use crate::layout::NO_BODY;
 use crate::narrow_phase::Contacts;
 
 /// The body pairs (lower index first), sorted and without repeats, of the `joints` that exclude
-/// collision between their two bodies (joints to the world exclude nothing).
+/// collision between their two bodies (joints to the world and broken bonds exclude nothing).
 pub fn non_colliding_pairs(joints: &[Joint]) -> Vec<(u32, u32)> {
     let mut pairs: Vec<(u32, u32)> = joints
         .iter()
-        .filter(|j| !j.collide && j.body_b != NO_BODY)
+        .filter(|j| !j.collide && !j.broken && j.body_b != NO_BODY)
         .map(|j| (j.body_a.min(j.body_b), j.body_a.max(j.body_b)))
         .collect();
     pairs.sort_unstable();

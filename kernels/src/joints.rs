@@ -63,6 +63,46 @@ pub struct BondStiffness {
     pub angular_damping: f32,
 }
 
+/// The strength of a bond: the loads at its anchor beyond which it breaks for good, at the end
+/// of the step that carried them (infinity: never on that account). Only a pull breaks a bond
+/// along its axis; a push is carried whatever its size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BondStrength {
+    /// Largest tension along the bond's axis (N).
+    pub tensile: f32,
+    /// Largest force across the axis (N).
+    pub shear: f32,
+    /// Largest moment about an axis across the bond's (N m).
+    pub bending: f32,
+    /// Largest moment about the bond's axis (N m).
+    pub twisting: f32,
+}
+
+impl BondStrength {
+    /// Whether `load` exceeds any of the four strengths.
+    pub fn broken_by(&self, load: &BondLoad) -> bool {
+        load.tension > self.tensile
+            || load.shear > self.shear
+            || load.bending > self.bending
+            || load.twisting > self.twisting
+    }
+}
+
+/// What a bond carried in a step, at its anchor, split along and across its axis (the line
+/// from a's centre to b's; to the anchor for a bond to the world): the force F = c_lin/h its
+/// three positional rows put on a and the moment M = c_ang/h of its three orientation rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BondLoad {
+    /// F·n (N): positive when the bond pulls the grains together (it is stretched).
+    pub tension: f32,
+    /// ‖F − (F·n) n‖ (N).
+    pub shear: f32,
+    /// ‖M − (M·n) n‖ (N m).
+    pub bending: f32,
+    /// |M·n| (N m).
+    pub twisting: f32,
+}
+
 /// A joint as the kernels store it: anchors and axes in the bodies' own frames.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Joint {
@@ -91,8 +131,12 @@ pub struct Joint {
     /// Whether the rows carry the stabilising term Θ/h (off only to show the drift without it).
     pub stabilise: bool,
     /// Whether the two bodies still collide with each other (default); when false their
-    /// contacts are dropped ([`crate::collision_filter`]).
+    /// contacts are dropped ([`crate::collision_filter`]) while the joint holds.
     pub collide: bool,
+    /// A bond's strength (`None`: it never breaks).
+    pub strength: Option<BondStrength>,
+    /// Whether the bond has broken: it then adds no rows, and its grains collide.
+    pub broken: bool,
 }
 
 /// Position and orientation of a joint's or spring's body, or of the world.
@@ -160,11 +204,16 @@ impl Joint {
             bond: None,
             stabilise: true,
             collide: true,
+            strength: None,
+            broken: false,
         }
     }
 
-    /// Rows the joint adds to a step (its constraints and its motor).
+    /// Rows the joint adds to a step (its constraints and its motor; none once broken).
     pub fn row_count(&self) -> usize {
+        if self.broken {
+            return 0;
+        }
         let constraints = match self.kind {
             JointConstraint::Ball => 3,
             JointConstraint::Hinge | JointConstraint::Prismatic => 5,
@@ -174,8 +223,12 @@ impl Joint {
         constraints + usize::from(self.motor.is_some())
     }
 
-    /// The constraint gradients ∇Θ and values Θ(q) at the bodies' present poses (at most six).
+    /// The constraint gradients ∇Θ and values Θ(q) at the bodies' present poses (at most six;
+    /// none once broken).
     pub(crate) fn constraints(&self, bodies: &Bodies, out: &mut [Gradient; 6]) -> usize {
+        if self.broken {
+            return 0;
+        }
         let (a, b) = (Pose::of(bodies, self.body_a), Pose::of(bodies, self.body_b));
         let (ra, rb) = (a.arm(self.anchor_a), b.arm(self.anchor_b));
         let (pa, pb) = (a.centre + ra, b.centre + rb);
@@ -236,6 +289,28 @@ impl Joint {
                     theta: 0.0,
                 }
             }
+        }
+    }
+
+    /// What a fixed joint (a bond) carried in a step of length `h` whose impulses on its six
+    /// rows were `gamma` (N s, then N m s), at the bodies' present poses ([`BondLoad`]). Where
+    /// the axis has no direction (a bond to the world anchored at a's centre), the whole force
+    /// counts as shear and the whole moment as bending.
+    pub fn bond_load(&self, bodies: &Bodies, gamma: &[f32; 6], h: f32) -> BondLoad {
+        let a = Pose::of(bodies, self.body_a);
+        let axis = match self.body_b {
+            NO_BODY => a.arm(self.anchor_a),
+            b => Pose::of(bodies, b).centre - a.centre,
+        }
+        .normalize_or_zero();
+        let force = Vec3::new(gamma[0], gamma[1], gamma[2]) / h;
+        let moment = Vec3::new(gamma[3], gamma[4], gamma[5]) / h;
+        let (along, twist) = (force.dot(axis), moment.dot(axis));
+        BondLoad {
+            tension: along,
+            shear: (force - along * axis).length(),
+            bending: (moment - twist * axis).length(),
+            twisting: twist.abs(),
         }
     }
 

@@ -174,6 +174,14 @@ impl CpuPipeline {
         non_contact.rows = JointRows::default();
     }
 
+    /// Replaces the joints (keeping the springs), as when bonds broke, and the joint rows'
+    /// impulses by `impulses`, in the rows' order for the new joints.
+    pub fn set_joints(&mut self, joints: Vec<Joint>, impulses: &[f32]) {
+        let springs = std::mem::take(&mut self.work.non_contact.springs);
+        self.set_links(joints, springs);
+        self.restore_joint_impulses(impulses);
+    }
+
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;

@@ -488,8 +488,13 @@ class WorldBuilder:
         gap: float = 0.0,
         damping: float = 0.0,
         angular_damping: float = 0.0,
+        tensile_strength: Optional[float] = None,
+        shear_strength: Optional[float] = None,
+        bending_strength: Optional[float] = None,
+        twisting_strength: Optional[float] = None,
     ) -> int:
-        """Bonds the pairs of bodies within gap of each other; returns how many."""
+        """Bonds the pairs of bodies within gap of each other, breaking at the strengths
+        given (N, N m); returns how many."""
     def fluid(
         self,
         density: float,
@@ -727,6 +732,11 @@ class World:
         tangential_force."""
     def wall_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:
         """Force (W, 3), torque about `point` (W, 3) and contact count (W,) of each wall."""
+    def broken_bonds(self) -> List[int]:
+        """The indices of the joints that were bonds and have broken."""
+    def bond_load(self, joint: int) -> Optional[Dict[str, float]]:
+        """Tension, shear (N), bending and twisting (N m) bond `joint` carried in the last
+        step, or None for a joint that is not an intact bond."""
     def servo_state(self, wall: int) -> Optional[Dict[str, float]]:
         """The servo's advance (m) and last load (N) of wall `wall`, or None without a servo."""
     def mesh_loads(self, point: Tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Dict[str, npt.NDArray[Any]]:

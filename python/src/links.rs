@@ -3,7 +3,7 @@
 
 use crate::builder::PyWorldBuilder;
 use grains::fluid::{Drag, Fluid};
-use grains::{AppliedForce, BondStiffness, JointDesc, JointKind, SpringDesc, Vec3};
+use grains::{AppliedForce, BondStiffness, BondStrength, JointDesc, JointKind, SpringDesc, Vec3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -183,8 +183,12 @@ impl PyWorldBuilder {
     /// surfaces are at most `gap` (m) apart with an elastic fixed joint at the middle of the gap:
     /// `stiffness` (N/m) and `damping` (N s/m) for each positional row, `angular_stiffness`
     /// (N m/rad) and `angular_damping` (N m s/rad) for each orientation row (a chain of spacing ℓ
-    /// bends as a beam of E I = k_r ℓ). Returns the number of bonds. Checked at build.
-    #[pyo3(signature = (bodies, *, stiffness, angular_stiffness, gap = 0.0, damping = 0.0, angular_damping = 0.0))]
+    /// bends as a beam of E I = k_r ℓ). With any of `tensile_strength`, `shear_strength` (N),
+    /// `bending_strength` or `twisting_strength` (N m) the bonds break for good after the first
+    /// step whose load exceeds one of them (`World.broken_bonds`). Returns the number of bonds.
+    /// Checked at build.
+    #[pyo3(signature = (bodies, *, stiffness, angular_stiffness, gap = 0.0, damping = 0.0, angular_damping = 0.0, tensile_strength = None, shear_strength = None, bending_strength = None, twisting_strength = None))]
+    #[allow(clippy::too_many_arguments)]
     fn bond_neighbours(
         &mut self,
         bodies: (usize, usize),
@@ -193,6 +197,10 @@ impl PyWorldBuilder {
         gap: f32,
         damping: f32,
         angular_damping: f32,
+        tensile_strength: Option<f32>,
+        shear_strength: Option<f32>,
+        bending_strength: Option<f32>,
+        twisting_strength: Option<f32>,
     ) -> PyResult<usize> {
         if !(gap.is_finite() && gap >= 0.0) {
             return Err(PyValueError::new_err(format!(
@@ -213,6 +221,23 @@ impl PyWorldBuilder {
             angular: angular_stiffness,
             angular_damping,
         };
-        Ok(self.builder.bond_neighbours(range, gap, stiffness))
+        let strengths = [
+            tensile_strength,
+            shear_strength,
+            bending_strength,
+            twisting_strength,
+        ];
+        let strength = strengths.iter().any(Option::is_some).then(|| {
+            let [tensile, shear, bending, twisting] = strengths.map(|s| s.unwrap_or(f32::INFINITY));
+            BondStrength {
+                tensile,
+                shear,
+                bending,
+                twisting,
+            }
+        });
+        Ok(self
+            .builder
+            .breakable_bonds(range, gap, stiffness, strength))
     }
 }

@@ -571,6 +571,29 @@ impl PyWorld {
         loads_dict(py, &self.world.wall_loads(Vec3::from(point)))
     }
 
+    /// The indices of the bonds that have broken (joints in the order they were added).
+    fn broken_bonds(&self) -> Vec<usize> {
+        self.world.broken_bonds()
+    }
+
+    /// What bond `joint` carried in the last step at its anchor: a dict of `tension`, `shear`
+    /// (N), `bending` and `twisting` (N m); `None` for a joint that is not an intact bond.
+    fn bond_load<'py>(
+        &self,
+        py: Python<'py>,
+        joint: usize,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(load) = self.world.bond_load(joint) else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("tension", load.tension)?;
+        d.set_item("shear", load.shear)?;
+        d.set_item("bending", load.bending)?;
+        d.set_item("twisting", load.twisting)?;
+        Ok(Some(d))
+    }
+
     /// The state of wall `wall`'s servo (a plane built with `servo=`): a dict of `advance`,
     /// how far it has moved along its normal towards the grains since it was built (m), and
     /// `load`, the normal force the grains pushed on it with in the last step (N); `None` for

@@ -238,6 +238,33 @@ def test_bonded_neighbours_make_a_cantilever_that_bends_as_a_beam():
     assert w.positions[10, 2] == pytest.approx(-3.325e-4, rel=1e-2)
 
 
+def test_a_bond_pulled_past_its_tensile_strength_breaks():
+    # A constant pull of 1 N on a grain bonded to a fixed one: a tensile strength of 2 N holds
+    # (the bond carries the pull), one of 0.5 N breaks in the first step.
+    def pulled(tensile):
+        settings = grains.Settings()
+        settings.gravity = (0.0, 0.0, 0.0)
+        b = grains.WorldBuilder(settings)
+        b.material(0.5)
+        b.add_spheres([[0.0, 0.0, 0.0]], 0.005, masses=0.01, kind="fixed")
+        b.add_spheres([[0.01, 0.0, 0.0]], 0.005, masses=0.01)
+        n = b.bond_neighbours(
+            (0, 2), stiffness=1e5, angular_stiffness=1.0, damping=30.0, tensile_strength=tensile
+        )
+        assert n == 1
+        b.force(1, (1.0, 0.0, 0.0))
+        return b.build()
+
+    w = pulled(2.0)
+    w.step(50)
+    assert w.broken_bonds() == []
+    assert w.bond_load(0)["tension"] == pytest.approx(1.0, rel=1e-3)
+    w = pulled(0.5)
+    w.step(1)
+    assert w.broken_bonds() == [0]
+    assert w.bond_load(0) is None
+
+
 def test_a_servo_lid_presses_on_a_sphere_with_its_target_force():
     # A compliant contact: against a rigid one the load of a pinned sphere jumps (the docs).
     b = one_sphere(grains.Settings.granular(1e-3), mass=2.0)

@@ -1,12 +1,13 @@
 //! `[[bonds]]`: bonds made at build between the grains of a body group whose surfaces are at
 //! most `gap` apart (`WorldBuilder::bond_neighbours`), each an elastic fixed joint of the
-//! table's stiffness and damping. The engine checks the values when the world is built.
+//! table's stiffness and damping, breaking at the table's strengths where it gives any. The
+//! engine checks the values when the world is built.
 
 use super::origin::{Origin, Origins};
 use super::spec::BondSpec;
-use super::values::{non_negative, number, number_or, Ctx};
+use super::values::{non_negative, number, number_or, positive, Ctx};
 use super::{Group, SceneError};
-use grains::{BondStiffness, WorldBuilder};
+use grains::{BondStiffness, BondStrength, WorldBuilder};
 
 /// Adds each table's bonds to `world` (after every other joint), one origin per bond.
 pub(super) fn bonds(
@@ -37,7 +38,8 @@ pub(super) fn bonds(
             Some(g) => non_negative(cx, g, "gap")?,
             None => 0.0,
         };
-        let added = world.bond_neighbours(group.range.clone(), gap, stiffness);
+        let strength = strength(cx, spec)?;
+        let added = world.breakable_bonds(group.range.clone(), gap, stiffness, strength);
         let stiffness_span = Some(spec.stiffness.span());
         let angular_span = Some(spec.angular_stiffness.span());
         for _ in 0..added {
@@ -61,4 +63,27 @@ pub(super) fn bonds(
         }
     }
     Ok(())
+}
+
+/// The table's strengths, each infinite where not written; `None` when none is written.
+fn strength(cx: &Ctx, spec: &BondSpec) -> Result<Option<BondStrength>, SceneError> {
+    let keys = [
+        (&spec.tensile_strength, "tensile_strength"),
+        (&spec.shear_strength, "shear_strength"),
+        (&spec.bending_strength, "bending_strength"),
+        (&spec.twisting_strength, "twisting_strength"),
+    ];
+    if keys.iter().all(|(v, _)| v.is_none()) {
+        return Ok(None);
+    }
+    let [tensile, shear, bending, twisting] = keys.map(|(v, key)| {
+        v.as_ref()
+            .map_or(Ok(f32::INFINITY), |v| positive(cx, v, key))
+    });
+    Ok(Some(BondStrength {
+        tensile: tensile?,
+        shear: shear?,
+        bending: bending?,
+        twisting: twisting?,
+    }))
 }

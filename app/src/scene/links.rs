@@ -387,6 +387,7 @@ impl Bodies<'_> {
             stabilise: j.stabilise.as_ref().is_none_or(|s| *s.get_ref()),
             collide: j.collide.as_ref().is_none_or(|c| *c.get_ref()),
             bond: None,
+            strength: None,
         };
         if kind == JointKind::Distance {
             d.anchor_b = match self.point(&j.anchor_b, "anchor_b", centre_b)? {

@@ -739,6 +739,14 @@ pub struct BondSpec {
     pub damping: Option<S<f64>>,
     /// Damping of each orientation row (N m s/rad, default 0).
     pub angular_damping: Option<S<f64>>,
+    /// Largest tension before a bond breaks (N, default: never).
+    pub tensile_strength: Option<S<f64>>,
+    /// Largest force across a bond before it breaks (N, default: never).
+    pub shear_strength: Option<S<f64>>,
+    /// Largest bending moment before a bond breaks (N m, default: never).
+    pub bending_strength: Option<S<f64>>,
+    /// Largest twisting moment before a bond breaks (N m, default: never).
+    pub twisting_strength: Option<S<f64>>,
 }
 
 /// `[fluid]` as written.

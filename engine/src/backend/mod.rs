@@ -188,6 +188,11 @@ pub(crate) trait StepBackend: Send + Sync {
     /// Impulses of the last step's joint rows (empty where the backend has no joints).
     fn joint_impulses(&self) -> &[f32];
 
+    /// Replaces the joints (some bonds broke, or a snapshot says which) and their rows'
+    /// impulses, the next step's warm start. Only the CPU backend holds joints; the others
+    /// refuse them at build and ignore this.
+    fn set_joints(&mut self, _joints: Vec<grains_kernels::joints::Joint>, _impulses: &[f32]) {}
+
     /// Seconds spent per stage (`None` where they are not measured).
     fn stage_times(&self) -> Option<StageTimes>;
 
