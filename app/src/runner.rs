@@ -582,6 +582,7 @@ fn sample_of(scene: &Scene, share: &Share, marks: &mut Vec<[f64; 4]>) -> Vec<f64
                 share.sum([(0..b.len()).filter(|&k| b.is_dynamic(k)).count() as f64])[0]
             }
             ObservableKind::GrainCount(Some(k)) => world.lifecycle_state().sinks[*k].removed as f64,
+            ObservableKind::BondsBroken => world.broken_bonds().len() as f64,
             ObservableKind::OutflowMass(sink) => outflow_mass(world, *sink),
             ObservableKind::OutflowRate(sink) => {
                 let m = marks.next().expect("one mark per rate");
@@ -641,6 +642,13 @@ fn frame_of(scene: &Scene, share: &Share, png: bool) -> Frame {
                 },
             ),
             false => Vec::new(),
+        },
+        broken_bonds: {
+            let counts = world.broken_bond_counts();
+            match counts.is_empty() {
+                true => counts,
+                false => rows.clone().map(|(_, i)| counts[i]).collect(),
+            }
         },
         shapes: Vec::new(),
         half_extents: Vec::new(),

@@ -10,6 +10,7 @@
 //! `unit/` holds the library's own unit tests, one module per source file (`[lib] test = false`:
 //! the library is not compiled a second time for them).
 
+mod bonds_output;
 mod conservation;
 mod fields_output;
 mod mesh_loads;

@@ -16,6 +16,23 @@ impl World {
         broken.map(|(i, _)| i).collect()
     }
 
+    /// For each body, how many of its bonds have broken; empty in a world without breakable
+    /// bonds (what a frame's `broken_bonds` array shows: the cracks).
+    pub fn broken_bond_counts(&self) -> Vec<u32> {
+        if self.joints.iter().all(|j| j.strength.is_none()) {
+            return Vec::new();
+        }
+        let mut counts = vec![0u32; self.bodies.len()];
+        for j in self.joints.iter().filter(|j| j.broken) {
+            for body in [j.body_a, j.body_b] {
+                if let Some(c) = counts.get_mut(body as usize) {
+                    *c += 1;
+                }
+            }
+        }
+        counts
+    }
+
     /// What bond `joint` carried in the last step ([`BondLoad`]); `None` for a joint that is
     /// not a bond, a broken bond, a joint index out of range, and before the first step.
     pub fn bond_load(&self, joint: usize) -> Option<BondLoad> {

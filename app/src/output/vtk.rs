@@ -14,6 +14,8 @@ use std::fmt::Write;
 /// 2³² − 1), `material` (index of its material, in the order of the scene's `[[materials]]`;
 /// UInt8 for up to 256 materials) and `group` (index of the `[[bodies]]` table that made it, −1
 /// for none; Int8 for up to 127 tables), the integer types as [`super::writer::FrameBounds`] chooses them.
+/// In a world with breakable bonds, also `broken_bonds` (how many of the grain's bonds have
+/// broken, UInt8, at most 255): coloured by it, the cracks show.
 /// Where some body is not a sphere (or with [`Frame::orientation`]), also `orientation` (the
 /// unit quaternion x, y, z, w turning the body's axes into the world's, Float32); where some
 /// body is not a sphere, also `shape` ([`grains::shape_code`], Int32) and `axes`: the 3×3
@@ -64,6 +66,10 @@ fn grains(f: &mut VtkXml, frame: &Frame) {
     );
     if !frame.stresses.is_empty() {
         f.array(Some("stress"), frame.stresses.iter().copied());
+    }
+    if !frame.broken_bonds.is_empty() {
+        let counts = frame.broken_bonds.iter().map(|&c| u64::from(c));
+        f.unsigned("broken_bonds", u8::MAX as u64, counts);
     }
     let shaped = !frame.shapes.is_empty();
     if shaped || frame.orientation {

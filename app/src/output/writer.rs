@@ -37,6 +37,8 @@ pub struct Frame {
     /// Each sphere's Love–Weber stress (Pa, compression-positive, row-major; empty: not
     /// written, `[output] frame_stress`).
     pub stresses: Vec<[f32; 9]>,
+    /// How many of each body's bonds have broken (empty: the world has no breakable bonds).
+    pub broken_bonds: Vec<u32>,
     /// Each body's shape (empty: every body is a sphere or disk).
     pub shapes: Vec<grains::Shape>,
     /// Half-sizes of each body along its own axes (m), when some body is not a sphere (empty

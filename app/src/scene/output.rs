@@ -86,6 +86,8 @@ pub enum ObservableKind {
     OutflowMass(Option<usize>),
     /// Mass a sink (all sinks for `None`) removed per second over the sample interval (kg/s).
     OutflowRate(Option<usize>),
+    /// Bonds broken so far.
+    BondsBroken,
     /// One component of the mean velocity of a group's bodies, Σ v / n (m/s): a chute's
     /// mean flow velocity.
     MeanVelocity {
@@ -126,6 +128,7 @@ impl ObservableKind {
             ObservableKind::OutflowMass(_) => "mass out through the sinks",
             ObservableKind::OutflowRate(_) => "outflow rate through the sinks",
             ObservableKind::MeanVelocity { .. } => "mean velocity of the group",
+            ObservableKind::BondsBroken => "bonds broken",
         }
     }
 
@@ -140,7 +143,7 @@ impl ObservableKind {
             ObservableKind::WallForce { .. } | ObservableKind::ContactForce { .. } => "N",
             ObservableKind::WallTorque { .. } => "N m",
             ObservableKind::SurfaceAngle { .. } => "degrees",
-            ObservableKind::GrainCount(_) => "count",
+            ObservableKind::GrainCount(_) | ObservableKind::BondsBroken => "count",
             ObservableKind::OutflowMass(_) => "kg",
             ObservableKind::OutflowRate(_) => "kg/s",
         }
@@ -573,11 +576,15 @@ pub(super) fn observables(
                 let (n, r) = group(ob)?;
                 mean_velocity_observable(cx, ob, &n, r)?
             }
+            "bonds_broken" => {
+                no_body(ob)?;
+                ("bonds_broken".into(), ObservableKind::BondsBroken)
+            }
             other => {
                 return Err(cx.err(
                     ob.kind.span(),
                     "kind",
-                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\", \"surface_angle\", \"mean_velocity\", \"grain_count\", \"outflow_mass\" or \"outflow_rate\", got \"{other}\""),
+                    format!("observable kind must be \"height\", \"rank_from_top\", \"kinetic_energy\", \"contacts\", \"bed_height\", \"max_speed\", \"wall_force\", \"wall_torque\", \"contact_force\", \"surface_angle\", \"mean_velocity\", \"grain_count\", \"outflow_mass\", \"outflow_rate\" or \"bonds_broken\", got \"{other}\""),
                 ))
             }
         };
