@@ -319,6 +319,9 @@ fn bad_bonds() {
     let t = with(&pair.replace("-1.0", "1.0\ntensile_strength = 5.0\nshear_strength = 0.0"));
     let line = line_of(&t, "shear_strength");
     expect_error_saying("bond strength", &t, line, "shear_strength", "positive");
+    let t = with(&pair.replace("-1.0", "1.0\ntwisting_stiffness = 0.0"));
+    let line = line_of(&t, "twisting_stiffness");
+    expect_error_saying("bond twist", &t, line, "twisting_stiffness", "positive");
 }
 
 #[test]

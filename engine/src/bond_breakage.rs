@@ -40,13 +40,7 @@ impl World {
         let row: usize = self.joints[..joint].iter().map(Joint::row_count).sum();
         let gamma = self.backend.joint_impulses().get(row..row + 6)?;
         let bond = j.bond.is_some() && !j.broken;
-        bond.then(|| {
-            j.bond_load(
-                &self.bodies,
-                gamma.try_into().expect("six rows"),
-                self.params.h,
-            )
-        })
+        bond.then(|| Joint::bond_load(gamma.try_into().expect("six rows"), self.params.h))
     }
 
     /// After a step of length `h`: breaks the intact bonds whose load exceeded their strength
@@ -60,7 +54,7 @@ impl World {
             let rows = gamma.get(row..row + j.row_count()).unwrap_or_default();
             row += j.row_count();
             if let (Some(strength), Ok(six)) = (j.strength, rows.try_into()) {
-                if strength.broken_by(&j.bond_load(&self.bodies, six, h)) {
+                if strength.broken_by(&Joint::bond_load(six, h)) {
                     breaking.push((i, row - 6..row));
                 }
             }

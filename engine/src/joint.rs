@@ -260,9 +260,21 @@ impl JointDesc {
                     "positive (N/m)",
                 ),
                 (
+                    "shear_stiffness",
+                    bond.shear,
+                    stiff(bond.shear),
+                    "positive (N/m)",
+                ),
+                (
                     "angular_stiffness",
                     bond.angular,
                     stiff(bond.angular),
+                    "positive (N m/rad)",
+                ),
+                (
+                    "twisting_stiffness",
+                    bond.twisting,
+                    stiff(bond.twisting),
                     "positive (N m/rad)",
                 ),
                 (
@@ -345,7 +357,14 @@ impl JointDesc {
             JointKind::Distance => self.anchor_b,
             _ => self.anchor,
         };
-        let axis = self.axis.normalize_or(Vec3::Z);
+        // A bond's axis runs from a's centre to b's (to the anchor for a bond to the world).
+        let centre = |i: usize| bodies.pos_radius[i].truncate();
+        let axis = match (self.bond, self.b) {
+            (None, _) => self.axis,
+            (Some(_), Some(b)) => centre(b) - centre(self.a),
+            (Some(_), None) => self.anchor - centre(self.a),
+        }
+        .normalize_or(Vec3::Z);
         let b = kernel_index(self.b);
         let mut j = Joint::new(kind, self.a as u32, b, self.anchor, anchor_b, axis, bodies);
         j.motor = self.motor;

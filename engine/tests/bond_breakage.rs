@@ -33,8 +33,10 @@ fn pulled_pair(strength: BondStrength, force: f32) -> World {
     b.body(Body::sphere(Vec3::new(2.0 * r, 0.0, 0.0), r, 0.01));
     let stiffness = BondStiffness {
         linear: 1e5,
+        shear: 1e5,
         linear_damping: 30.0,
         angular: 1.0,
+        twisting: 1.0,
         angular_damping: 1e-3,
     };
     b.joint(JointDesc::bond(0, Some(1), Vec3::new(r, 0.0, 0.0), stiffness).breaking_at(strength));
@@ -121,8 +123,10 @@ fn loaded_cantilever(strength: BondStrength, force: f32) -> World {
     }
     let stiffness = BondStiffness {
         linear: 1e7,
+        shear: 1e7,
         linear_damping: 100.0,
         angular: 100.0,
+        twisting: 100.0,
         angular_damping: 0.5,
     };
     let bonds = b.breakable_bonds(0..n + 1, 0.0, stiffness, Some(strength));
@@ -181,8 +185,10 @@ fn a_broken_bond_becomes_an_ordinary_contact() {
     );
     let stiffness = BondStiffness {
         linear: 1e5,
+        shear: 1e5,
         linear_damping: 30.0,
         angular: 1.0,
+        twisting: 1.0,
         angular_damping: 1e-3,
     };
     let strength = BondStrength {
@@ -260,8 +266,10 @@ fn a_strength_is_checked_at_build_naming_the_joint_and_the_field() {
     b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), 0.005, 0.01));
     let stiffness = BondStiffness {
         linear: 1e5,
+        shear: 1e5,
         linear_damping: 0.0,
         angular: 1.0,
+        twisting: 1.0,
         angular_damping: 0.0,
     };
     b.joint(JointDesc::bond(0, Some(1), anchor, stiffness).breaking_at(zero));

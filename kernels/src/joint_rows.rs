@@ -156,10 +156,7 @@ impl JointRows {
                 let (bias, compliance) = match (h, j.bond) {
                     // A bond's row: the implicit spring's bias k θ/(h k + δ) and ε = 1/(h (h k + δ)).
                     (Some(h), Some(b)) => {
-                        let (stiffness, damping) = match k < 3 {
-                            true => (b.linear, b.linear_damping),
-                            false => (b.angular, b.angular_damping),
-                        };
+                        let (stiffness, damping) = b.row(k);
                         let resistance = h * stiffness + damping;
                         (stiffness * r.theta / resistance, 1.0 / (h * resistance))
                     }

@@ -47,20 +47,53 @@ pub struct Motor {
 }
 
 /// The elasticity of a bond: a fixed joint whose six rows are the linearly implicit springs of
-/// [`crate::springs`] instead of hard constraints, the three positional rows with stiffness
-/// `linear` (N/m) and damping `linear_damping` (N s/m) each, the three orientation rows with
-/// `angular` (N m/rad) and `angular_damping` (N m s/rad): a force F displaces the anchors by
-/// F/k, a moment M turns the bodies by M/k_r.
+/// [`crate::springs`] instead of hard constraints, in the bond's own frame (its axis n, from
+/// a's centre to b's when built and turning with b, and two directions across it): the
+/// positional row along n with stiffness `linear` (N/m), the two across it with `shear`, each
+/// with damping `linear_damping` (N s/m); the orientation row about n with `twisting` (N m/rad),
+/// the two across it with `angular` (bending), each with `angular_damping` (N m s/rad). A pull
+/// F displaces the anchors by F/k_n, a force across the bond by F/k_s, a bending moment M turns
+/// the bodies by M/k_b and a twisting one by M/k_t.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BondStiffness {
-    /// Stiffness k of each positional row (N/m).
+    /// Stiffness k_n of the positional row along the bond (N/m).
     pub linear: f32,
+    /// Stiffness k_s of each positional row across the bond (N/m).
+    pub shear: f32,
     /// Damping of each positional row (N s/m).
     pub linear_damping: f32,
-    /// Stiffness k_r of each orientation row (N m/rad).
+    /// Stiffness k_b of each orientation row across the bond: bending (N m/rad).
     pub angular: f32,
+    /// Stiffness k_t of the orientation row about the bond: twisting (N m/rad).
+    pub twisting: f32,
     /// Damping of each orientation row (N m s/rad).
     pub angular_damping: f32,
+}
+
+impl BondStiffness {
+    /// The same stiffness `linear` along and across the bond and `angular` in bending and
+    /// twisting, with the dampings `linear_damping` and `angular_damping`.
+    pub fn isotropic(linear: f32, linear_damping: f32, angular: f32, angular_damping: f32) -> Self {
+        BondStiffness {
+            linear,
+            shear: linear,
+            linear_damping,
+            angular,
+            twisting: angular,
+            angular_damping,
+        }
+    }
+
+    /// The stiffness and damping of the bond's row `k`: along, across, across, about, across,
+    /// across the axis (the order of [`Joint::constraints`] for a bond).
+    pub(crate) fn row(&self, k: usize) -> (f32, f32) {
+        match k {
+            0 => (self.linear, self.linear_damping),
+            1 | 2 => (self.shear, self.linear_damping),
+            3 => (self.twisting, self.angular_damping),
+            _ => (self.angular, self.angular_damping),
+        }
+    }
 }
 
 /// The strength of a bond: the loads at its anchor beyond which it breaks for good, at the end
@@ -88,9 +121,10 @@ impl BondStrength {
     }
 }
 
-/// What a bond carried in a step, at its anchor, split along and across its axis (the line
-/// from a's centre to b's; to the anchor for a bond to the world): the force F = c_lin/h its
-/// three positional rows put on a and the moment M = c_ang/h of its three orientation rows.
+/// What a bond carried in a step, at its anchor, split along and across its axis n (the line
+/// from a's centre to b's when built, turning with b; to the anchor for a bond to the world):
+/// the force F = c/h its three positional rows put on a and the moment M = c/h of its three
+/// orientation rows, each row's impulse c being one component in the bond's frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BondLoad {
     /// F·n (N): positive when the bond pulls the grains together (it is stretched).
@@ -253,6 +287,22 @@ impl Joint {
                 out[0] = distance_gradient(pa - pb, ra, rb, length);
                 1
             }
+            JointConstraint::Fixed if self.bond.is_some() => {
+                // The bond's frame: its axis and a direction across it, fixed in b.
+                let (n, t1) = (b.rotation * self.axis_b, b.rotation * self.normal_b);
+                let frame = [n, t1, n.cross(t1)];
+                framed_point_gradients(pa - pb, ra, rb, frame, &mut out[..3]);
+                let turn = rotation_vector(a.rotation, b.rotation * self.orientation);
+                for (g, e) in out[3..].iter_mut().zip(frame) {
+                    *g = Gradient {
+                        lin: Vec3::ZERO,
+                        ang_a: e,
+                        ang_b: -e,
+                        theta: turn.dot(e),
+                    };
+                }
+                6
+            }
             JointConstraint::Fixed => {
                 point_gradients(pa - pb, ra, rb, &mut out[..3]);
                 orientation_gradients(a.rotation, b.rotation * self.orientation, &mut out[3..]);
@@ -292,25 +342,15 @@ impl Joint {
         }
     }
 
-    /// What a fixed joint (a bond) carried in a step of length `h` whose impulses on its six
-    /// rows were `gamma` (N s, then N m s), at the bodies' present poses ([`BondLoad`]). Where
-    /// the axis has no direction (a bond to the world anchored at a's centre), the whole force
-    /// counts as shear and the whole moment as bending.
-    pub fn bond_load(&self, bodies: &Bodies, gamma: &[f32; 6], h: f32) -> BondLoad {
-        let a = Pose::of(bodies, self.body_a);
-        let axis = match self.body_b {
-            NO_BODY => a.arm(self.anchor_a),
-            b => Pose::of(bodies, b).centre - a.centre,
-        }
-        .normalize_or_zero();
-        let force = Vec3::new(gamma[0], gamma[1], gamma[2]) / h;
-        let moment = Vec3::new(gamma[3], gamma[4], gamma[5]) / h;
-        let (along, twist) = (force.dot(axis), moment.dot(axis));
+    /// What a bond carried in a step of length `h` whose impulses on its six rows (in the
+    /// bond's frame: along, across, across, about, across, across its axis) were `gamma` (N s,
+    /// then N m s) ([`BondLoad`]).
+    pub fn bond_load(gamma: &[f32; 6], h: f32) -> BondLoad {
         BondLoad {
-            tension: along,
-            shear: (force - along * axis).length(),
-            bending: (moment - twist * axis).length(),
-            twisting: twist.abs(),
+            tension: gamma[0] / h,
+            shear: gamma[1].hypot(gamma[2]) / h,
+            twisting: gamma[3].abs() / h,
+            bending: gamma[4].hypot(gamma[5]) / h,
         }
     }
 
@@ -391,14 +431,32 @@ fn line_gradient(gap: Vec3, ra: Vec3, rb_at_pa: Vec3, n: Vec3) -> Gradient {
     }
 }
 
-/// Fixed relative orientation: the rotation vector θ ≈ 2 vec(q_a q_target⁻¹) that takes a's
-/// target orientation to its actual one, with dθ/dt ≈ ω_a − ω_b.
-fn orientation_gradients(qa: Quat, target: Quat, out: &mut [Gradient]) {
+/// Ball joint along the directions `frame` (a bond's axis and two across it): the point
+/// gradients of [`point_gradients`] with each e of the frame in place of the world axes.
+fn framed_point_gradients(gap: Vec3, ra: Vec3, rb: Vec3, frame: [Vec3; 3], out: &mut [Gradient]) {
+    for (g, e) in out.iter_mut().zip(frame) {
+        *g = Gradient {
+            lin: e,
+            ang_a: ra.cross(e),
+            ang_b: -rb.cross(e),
+            theta: gap.dot(e),
+        };
+    }
+}
+
+/// The rotation vector θ ≈ 2 vec(q_a q_target⁻¹) that takes a's target orientation to its
+/// actual one (world coordinates), with dθ/dt ≈ ω_a − ω_b.
+fn rotation_vector(qa: Quat, target: Quat) -> Vec3 {
     let mut e = qa * target.conjugate();
     if e.w < 0.0 {
         e = -e;
     }
-    let theta = 2.0 * e.xyz();
+    2.0 * e.xyz()
+}
+
+/// Fixed relative orientation along the world axes ([`rotation_vector`]).
+fn orientation_gradients(qa: Quat, target: Quat, out: &mut [Gradient]) {
+    let theta = rotation_vector(qa, target);
     for (k, g) in out.iter_mut().enumerate() {
         let axis = Vec3::AXES[k];
         *g = Gradient {

@@ -488,6 +488,8 @@ class WorldBuilder:
         gap: float = 0.0,
         damping: float = 0.0,
         angular_damping: float = 0.0,
+        shear_stiffness: Optional[float] = None,
+        twisting_stiffness: Optional[float] = None,
         tensile_strength: Optional[float] = None,
         shear_strength: Optional[float] = None,
         bending_strength: Optional[float] = None,

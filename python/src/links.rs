@@ -183,11 +183,13 @@ impl PyWorldBuilder {
     /// surfaces are at most `gap` (m) apart with an elastic fixed joint at the middle of the gap:
     /// `stiffness` (N/m) and `damping` (N s/m) for each positional row, `angular_stiffness`
     /// (N m/rad) and `angular_damping` (N m s/rad) for each orientation row (a chain of spacing ℓ
-    /// bends as a beam of E I = k_r ℓ). With any of `tensile_strength`, `shear_strength` (N),
+    /// bends as a beam of E I = k_r ℓ); `shear_stiffness` (N/m) across the bond and
+    /// `twisting_stiffness` (N m/rad) about it, when given, in place of `stiffness` and
+    /// `angular_stiffness` on those rows. With any of `tensile_strength`, `shear_strength` (N),
     /// `bending_strength` or `twisting_strength` (N m) the bonds break for good after the first
     /// step whose load exceeds one of them (`World.broken_bonds`). Returns the number of bonds.
     /// Checked at build.
-    #[pyo3(signature = (bodies, *, stiffness, angular_stiffness, gap = 0.0, damping = 0.0, angular_damping = 0.0, tensile_strength = None, shear_strength = None, bending_strength = None, twisting_strength = None))]
+    #[pyo3(signature = (bodies, *, stiffness, angular_stiffness, gap = 0.0, damping = 0.0, angular_damping = 0.0, shear_stiffness = None, twisting_stiffness = None, tensile_strength = None, shear_strength = None, bending_strength = None, twisting_strength = None))]
     #[allow(clippy::too_many_arguments)]
     fn bond_neighbours(
         &mut self,
@@ -197,6 +199,8 @@ impl PyWorldBuilder {
         gap: f32,
         damping: f32,
         angular_damping: f32,
+        shear_stiffness: Option<f32>,
+        twisting_stiffness: Option<f32>,
         tensile_strength: Option<f32>,
         shear_strength: Option<f32>,
         bending_strength: Option<f32>,
@@ -217,8 +221,10 @@ impl PyWorldBuilder {
         let range = bodies.0..bodies.1;
         let stiffness = BondStiffness {
             linear: stiffness,
+            shear: shear_stiffness.unwrap_or(stiffness),
             linear_damping: damping,
             angular: angular_stiffness,
+            twisting: twisting_stiffness.unwrap_or(angular_stiffness),
             angular_damping,
         };
         let strengths = [

@@ -28,10 +28,16 @@ pub(super) fn bonds(
                     format!("no body group named \"{}\"", spec.group.get_ref()),
                 )
             })?;
+        let (linear, angular) = (
+            number(cx, &spec.stiffness, "stiffness")?,
+            number(cx, &spec.angular_stiffness, "angular_stiffness")?,
+        );
         let stiffness = BondStiffness {
-            linear: number(cx, &spec.stiffness, "stiffness")?,
+            linear,
+            shear: number_or(cx, &spec.shear_stiffness, "shear_stiffness", linear)?,
             linear_damping: number_or(cx, &spec.damping, "damping", 0.0)?,
-            angular: number(cx, &spec.angular_stiffness, "angular_stiffness")?,
+            angular,
+            twisting: number_or(cx, &spec.twisting_stiffness, "twisting_stiffness", angular)?,
             angular_damping: number_or(cx, &spec.angular_damping, "angular_damping", 0.0)?,
         };
         let gap = match &spec.gap {
@@ -51,6 +57,18 @@ pub(super) fn bonds(
                         "angular_stiffness",
                         "angular_stiffness",
                         angular_span.clone(),
+                    )
+                    .key(
+                        cx,
+                        "shear_stiffness",
+                        "shear_stiffness",
+                        &spec.shear_stiffness,
+                    )
+                    .key(
+                        cx,
+                        "twisting_stiffness",
+                        "twisting_stiffness",
+                        &spec.twisting_stiffness,
                     )
                     .key(cx, "damping", "damping", &spec.damping)
                     .key(

@@ -731,10 +731,15 @@ pub struct BondSpec {
     pub group: S<String>,
     /// Largest gap between two grains' surfaces that gets a bond (m, default 0: touching).
     pub gap: Option<S<f64>>,
-    /// Stiffness of each positional row (N/m).
+    /// Stiffness of the positional row along the bond (N/m).
     pub stiffness: S<f64>,
-    /// Stiffness of each orientation row (N m/rad).
+    /// Stiffness of each orientation row across the bond: bending (N m/rad).
     pub angular_stiffness: S<f64>,
+    /// Stiffness of each positional row across the bond (N/m, default `stiffness`).
+    pub shear_stiffness: Option<S<f64>>,
+    /// Stiffness of the orientation row about the bond: twisting (N m/rad, default
+    /// `angular_stiffness`).
+    pub twisting_stiffness: Option<S<f64>>,
     /// Damping of each positional row (N s/m, default 0).
     pub damping: Option<S<f64>>,
     /// Damping of each orientation row (N m s/rad, default 0).
