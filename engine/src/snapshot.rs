@@ -25,7 +25,7 @@
 //! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
 //! on as many ranks continues bit for bit; format 7 the adaptive step's state, so that a run
 //! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]); format 9 the broken bonds
-//! ([`crate::bond_breakage`]). Formats 4 to 8 are still read (their counts end
+//! ([`crate::World::broken_bonds`]). Formats 4 to 8 are still read (their counts end
 //! at the sinks, the placing insertions, the cuts, the adaptive step's state and the servo
 //! walls, and nothing follows what they count), as a snapshot without broken bonds, without
 //! servo walls before format 8, without the adaptive step's
@@ -91,7 +91,8 @@ pub struct Snapshot {
     pub bodies: Bodies,
     /// Warm-start pair keys (ascending).
     pub warm_keys: Vec<u64>,
-    /// Warm-start impulse vectors, one per key.
+    /// Warm-start impulse vectors, one per key; the fourth lane is 1 where the contact's
+    /// liquid bridge stood ([`grains_kernels::cohesion`]), 0 elsewhere.
     pub warm_impulses: Vec<[f32; 4]>,
     /// Warm-start moment impulse vectors (spinning and rolling friction), one per key, or none
     /// when no material pair has either.

@@ -5,8 +5,9 @@
 //! one contact's pull-off and tears off whole above it; a cube with cohesive corners slides under a
 //! push above μ (m g + N c) and holds below it (the widened cone, 1 %); a liquid bridge pulls
 //! across the gap by Willett's closed form and lets go at its rupture distance (1 % either
-//! side), and a sphere torn from its partner loses the bridge's work over the rupture distance
-//! (1 %); the combinations the engine cannot serve are refused at build.
+//! side), a sphere torn from its partner loses the bridge's work over the rupture distance
+//! (1 %), and a bridge, once broken, forms again only when the grains touch (on the way back
+//! the sphere feels nothing but the force that brings it back); the combinations the engine cannot serve are refused at build.
 
 use grains::{AppliedForce, Body, BuildError, Material, Settings, Vec3, WallDesc};
 use grains::{World, WorldBuilder};
@@ -213,14 +214,13 @@ fn a_liquid_bridge_pulls_by_willetts_law_and_lets_go_at_its_rupture_distance() {
     }
 }
 
-#[test]
-fn a_sphere_torn_from_a_wet_partner_loses_the_bridges_work() {
-    // The work of the bridge from contact to rupture, W = ∫₀^S_c F dS (Simpson, 2,000 panels);
-    // a sphere leaving at v0 with ½ m v0² = 2 W keeps ½ m v1² = W once past S_c.
+/// The work of a bridge between the wet pair's spheres from contact to rupture,
+/// W = ∫₀^S_c F dS (Simpson, 2,000 panels).
+fn bridge_work() -> f64 {
     let rupture = (WET_V as f64).cbrt();
     let n = 2000;
     let ds = rupture / n as f64;
-    let work: f64 = (0..=n)
+    (0..=n)
         .map(|k| {
             let weight = if k == 0 || k == n {
                 1.0
@@ -233,7 +233,13 @@ fn a_sphere_torn_from_a_wet_partner_loses_the_bridges_work() {
         })
         .sum::<f64>()
         * ds
-        / 3.0;
+        / 3.0
+}
+
+#[test]
+fn a_sphere_torn_from_a_wet_partner_loses_the_bridges_work() {
+    // A sphere leaving at v0 with ½ m v0² = 2 W keeps ½ m v1² = W once past S_c.
+    let (rupture, work) = ((WET_V as f64).cbrt(), bridge_work());
     let m = WET_M as f64;
     let v0 = (4.0 * work / m).sqrt();
     let h = 2e-6;
@@ -247,6 +253,80 @@ fn a_sphere_torn_from_a_wet_partner_loses_the_bridges_work() {
     assert!(
         (kinetic - work).abs() < 0.01 * work,
         "kinetic energy {kinetic} J against ½ m v0² − W = {work} J"
+    );
+}
+
+#[test]
+fn a_broken_bridge_forms_again_only_when_the_grains_touch() {
+    // The sphere leaves its partner with twice the energy the bridge and a constant force F
+    // back towards the partner take from it up to the rupture distance, turns about 6 S_c out
+    // and comes back: inside S_c on the way back only F acts on it (Willett's pull there is
+    // up to 15 times F), until it touches and the bridge stands again.
+    let (rupture, work) = ((WET_V as f64).cbrt(), bridge_work());
+    let back = willett(rupture) as f32;
+    let m = WET_M as f64;
+    let v0 = (4.0 * (work + back as f64 * rupture) / m).sqrt();
+    let h = 1e-5f32;
+    let mut w = {
+        let mut b = World::builder(Settings {
+            h,
+            gravity: Vec3::ZERO,
+            ..tight()
+        });
+        b.material(Material::new(0.5).with_bridge(WET_V, WATER, 0.0));
+        b.body(Body::sphere(Vec3::ZERO, WET_R, 1.0).fixed());
+        let at = Vec3::new(2.0 * WET_R, 0.0, 0.0);
+        b.body(Body::sphere(at, WET_R, WET_M).with_velocity(Vec3::new(v0 as f32, 0.0, 0.0)));
+        b.force(AppliedForce::constant(1, Vec3::new(-back, 0.0, 0.0)));
+        b.build().unwrap()
+    };
+    let gap = |w: &World| (w.position(1).x - 2.0 * WET_R) as f64;
+    let standing = |w: &mut World| {
+        w.snapshot()
+            .unwrap()
+            .warm_impulses
+            .iter()
+            .any(|i| i[3] == 1.0)
+    };
+    let (mut widest, mut checked) = (0.0f64, 0);
+    while w.steps() < 20_000 {
+        let (before, v) = (gap(&w), w.velocity(1).x);
+        w.step().unwrap();
+        widest = widest.max(gap(&w));
+        if v < 0.0 && before < rupture && gap(&w) > 1e-6 {
+            // Inward within S_c, not yet touching: the force back alone, m Δv / h = −F.
+            let force = (w.velocity(1).x - v) as f64 * m / h as f64;
+            assert!(
+                (force + back as f64).abs() < 1e-3 * back as f64,
+                "at gap {before:e} m on the way back: {force:e} N against −{back:e} N"
+            );
+            assert!(
+                !standing(&mut w),
+                "a bridge before touching, at gap {before:e} m"
+            );
+            checked += 1;
+        }
+        if v < 0.0 && gap(&w) <= 1e-6 {
+            break;
+        }
+    }
+    println!(
+        "turned at {:.2} S_c; {checked} steps inward within S_c",
+        widest / rupture
+    );
+    assert!(
+        widest > 2.0 * rupture && checked > 10,
+        "{widest} m, {checked} steps"
+    );
+    assert!(
+        gap(&w) <= 1e-6,
+        "the sphere came back to touch: gap {} m",
+        gap(&w)
+    );
+    w.step().unwrap();
+    assert!(
+        standing(&mut w),
+        "the bridge stands again once the grains touch"
     );
 }
 

@@ -35,8 +35,14 @@
 //! ```
 //!
 //! added to s as F h: across a gap the contact's γ′ stays 0 (it is apart), so it reports the
-//! bridge's tension −F h. The bridge has no history: it pulls whenever the gap is under S_c,
-//! on approach as on separation.
+//! bridge's tension −F h. A bridge has a history (the hysteresis of a real one): it forms when
+//! the grains touch and stands, pulling, until their gap reaches S_c; grains that approach
+//! each other dry feel nothing until they touch. Which contacts' bridges stand is kept with
+//! the warm start ([`crate::warm_start::ImpulseCache::mark_bridges`]), so it survives a
+//! checkpoint and the renumbering of grains that come and go. In a step that follows no step
+//! with contacts (the first, or the first after the warm start was forgotten) a bridge stands on
+//! every pair within S_c: a freshly wetted packing. (A pair cannot get a contact row inside S_c
+//! without having had one the step before: ε̂ reaches S_c plus the pair's travel in a step.)
 
 use crate::contact_update::apply_impulse;
 use crate::inertia::PrincipalInertia;
@@ -51,17 +57,21 @@ use std::f32::consts::PI;
 pub const TOUCHING: f32 = 1e-3;
 
 /// Each contact's pull s = c h of the last step (N s; 0 where the pair does not cohere or the
-/// contact does not touch).
+/// contact does not touch) and whether its liquid bridge stands.
 #[derive(Default)]
 pub struct Cohesion {
     /// s of each contact, in the contacts' order.
     pub pull: Vec<f32>,
+    /// Whether each contact's liquid bridge stands, in the contacts' order.
+    pub bridge: Vec<bool>,
 }
 
 impl Cohesion {
     /// Computes every contact's pull s = c h and applies it to the free velocities of
     /// `bodies`: v ← v − M⁻¹ D_n s, one contact after another (the same bits for any thread
-    /// count); anisotropic bodies turn by I_w⁻¹ of `inertia`.
+    /// count); anisotropic bodies turn by I_w⁻¹ of `inertia`. `last` is the warm start's
+    /// memory of the last step (its keys, ascending, and impulses, whose fourth lane is 1
+    /// where the contact's bridge stood).
     pub fn pull(
         &mut self,
         contacts: &Contacts,
@@ -69,12 +79,21 @@ impl Cohesion {
         (walls, mesh, table): (&[Wall], &MeshWalls, &FrictionTable),
         inertia: &PrincipalInertia,
         (h, planar): (f32, bool),
+        (last_keys, last): (&[u64], &[[f32; 4]]),
     ) {
         self.pull.clear();
+        self.bridge.clear();
+        let fresh = last_keys.is_empty();
+        let mut j = 0;
         for (row, &key) in contacts.rows.iter().zip(&contacts.keys) {
-            let c = pull_force(row, key, bodies, (walls, mesh, table));
+            while j < last_keys.len() && last_keys[j] < key {
+                j += 1;
+            }
+            let stood = fresh || (j < last_keys.len() && last_keys[j] == key && last[j][3] == 1.0);
+            let (c, bridge) = pull_force(row, key, bodies, (walls, mesh, table), stood);
             let s = c * h;
             self.pull.push(s);
+            self.bridge.push(bridge);
             if s == 0.0 {
                 continue;
             }
@@ -103,14 +122,16 @@ impl Cohesion {
 
 /// The pull (N) of the contact `row` with pair key `key`: where it touches (Φ ≤ [`TOUCHING`] r)
 /// the pair's constant force plus (3/2) π w R*, and the liquid bridge's F below its rupture
-/// distance.
+/// distance where the bridge stands (it `stood` last step, or the grains touch); and whether
+/// the bridge stands.
 #[inline]
 fn pull_force(
     row: &ContactRow,
     key: u64,
     bodies: &Bodies,
     (walls, mesh, table): (&[Wall], &MeshWalls, &FrictionTable),
-) -> f32 {
+    stood: bool,
+) -> (f32, bool) {
     let ra = bodies.pos_radius[row.body_a as usize].w;
     let (reduced, smaller) = match row.body_b {
         NO_BODY => (ra, ra),
@@ -128,15 +149,17 @@ fn pull_force(
         _ => pair_materials(row, key, bodies, walls),
     };
     let mut pull = 0.0;
-    if row.phi <= TOUCHING * smaller {
+    let touching = row.phi <= TOUCHING * smaller;
+    if touching {
         let (constant, work) = table.cohesion(material_a, material_b);
         pull += constant + 1.5 * PI * work * reduced;
     }
     let [volume, tension, rupture] = table.bridge(material_a, material_b);
-    if volume > 0.0 && row.phi < rupture {
+    let bridge = volume > 0.0 && row.phi < rupture && (touching || stood);
+    if bridge {
         pull += bridge_force(2.0 * reduced, row.phi.max(0.0), volume, tension);
     }
-    pull
+    (pull, bridge)
 }
 
 /// Willett et al.'s capillary force (N) of a bridge of volume `volume` and γ_l cos θ `tension`

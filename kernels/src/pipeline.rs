@@ -429,8 +429,15 @@ impl Workspace {
         if coheres {
             let inputs = (walls, mesh, friction);
             let (h, planar) = (p.h, p.planar);
-            self.cohesion
-                .pull(&self.contacts, bodies, inputs, &self.inertia, (h, planar));
+            let last = self.cache.state();
+            self.cohesion.pull(
+                &self.contacts,
+                bodies,
+                inputs,
+                &self.inertia,
+                (h, planar),
+                last,
+            );
         }
         let rows = &self.contacts.rows;
         let non_contact = &mut self.non_contact;
@@ -521,6 +528,7 @@ impl Workspace {
             self.cache.store_moments(rows, &self.moments.gamma);
         }
         if coheres {
+            self.cache.mark_bridges(&self.cohesion.bridge);
             self.cohesion.report(&mut self.gamma);
         }
         let correction_sweeps = match p.position_correction {

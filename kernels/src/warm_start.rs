@@ -12,7 +12,8 @@ use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 /// Last step's impulses by pair key, as world-space vectors so a turned normal re-projects, and
-/// (only with spinning or rolling friction) the moment impulses likewise.
+/// (only with spinning or rolling friction) the moment impulses likewise. An impulse's fourth
+/// lane is 1 where the contact's liquid bridge stood ([`crate::cohesion`]), 0 elsewhere.
 #[derive(Default)]
 pub struct ImpulseCache {
     keys: Vec<u64>,
@@ -29,6 +30,14 @@ impl ImpulseCache {
         self.keys.extend_from_slice(keys);
         impulse_vectors(rows, gamma, &mut self.impulse);
         self.moment.clear();
+    }
+
+    /// Marks the stored contacts whose liquid bridge stands (`standing`, one per contact last
+    /// stored), in the fourth lane of their impulses.
+    pub fn mark_bridges(&mut self, standing: &[bool]) {
+        for (i, &s) in self.impulse.iter_mut().zip(standing) {
+            i[3] = if s { 1.0 } else { 0.0 };
+        }
     }
 
     /// Remembers this step's moment impulses (γ_s, γ_r1, γ_r2) of the contacts last stored.
