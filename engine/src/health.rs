@@ -118,7 +118,7 @@ pub enum Fault {
     /// stabilised joint's violation at the last check (counted up to the smallest radius and
     /// 1 rad: a joint pulled further apart is broken, not a supply), m and I the smaller of
     /// its bodies'.
-    #[error("energy jumped from {before:.3e} J to {after:.3e} J, more than gravity, forces, motors, joints and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega), h is too large or an input is out of scale")]
+    #[error("energy jumped from {before:.3e} J to {after:.3e} J, more than gravity, forces, cohesion, motors, joints and moving walls can supply ({allowed:.3e} J); the solver diverged (Jacobi: lower omega), h is too large or an input is out of scale")]
     Energy {
         /// Energy before the step (J): kinetic, plus the springs' potential.
         before: f64,
@@ -328,6 +328,9 @@ pub(crate) struct Monitor {
     /// The speed of the fluid the grains move in (m/s; 0 without one): its drag can bring them
     /// up to it, as a wall moving at that speed would.
     pub flow_speed: f32,
+    /// The last step's cohesive pull (N/√kg, as `Links::push`): cohesion and liquid bridges
+    /// supply energy as an applied force would.
+    pub cohesive_push: f64,
     /// The step, energy and joints' pull Σ (m Φ² + I θ²) the next check starts from (on the
     /// GPU the last read-back, possibly several steps back); `None` after an edit of the state.
     pub before: Option<(u64, f64, f64)>,
@@ -446,7 +449,7 @@ impl Monitor {
                 v = v.max(links.motor_speed(joints, bodies));
             }
             let (a, m, v) = (gravity.length() as f64, self.mass, v as f64);
-            let push = links.push + links.external_push;
+            let push = links.push + links.external_push + self.cohesive_push;
             let d = big_h * (a * m.sqrt() + push) + (2.0 * pull_before).sqrt() / h as f64;
             let allowed = health.energy_growth as f64 * before
                 + d * (2.0 * before.max(after)).sqrt()

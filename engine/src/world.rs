@@ -303,6 +303,7 @@ impl World {
         let health = &self.settings.health;
         let domain = self.monitor.escape_domain(health);
         let scanned = self.backend.scan(&self.bodies, (domain, health.escape));
+        self.monitor.cohesive_push = self.backend.cohesive_push();
         self.monitor.check(
             health,
             self.steps,

@@ -7,7 +7,8 @@
 //! across the gap by Willett's closed form and lets go at its rupture distance (1 % either
 //! side), a sphere torn from its partner loses the bridge's work over the rupture distance
 //! (1 %), and a bridge, once broken, forms again only when the grains touch (on the way back
-//! the sphere feels nothing but the force that brings it back); the combinations the engine cannot serve are refused at build.
+//! the sphere feels nothing but the force that brings it back), two wet grains pulled together
+//! without gravity pass the energy check (the pull counts as a force); the combinations the engine cannot serve are refused at build.
 
 use grains::{AppliedForce, Body, BuildError, Material, Settings, Vec3, WallDesc};
 use grains::{World, WorldBuilder};
@@ -385,4 +386,18 @@ fn cohesion_is_refused_where_it_cannot_be_served() {
             other => panic!("{bad:?} was not refused: {:?}", other.map(|_| ())),
         }
     }
+}
+
+#[test]
+fn two_wet_grains_pulled_together_without_gravity_pass_the_energy_check() {
+    // Their kinetic energy grows from nothing by the bridge's work alone: no gravity, force or
+    // moving wall supplies it, so the energy check must count the bridges' pull.
+    let rupture = (WET_V as f64).cbrt() as f32;
+    let mut w = wet_pair(0.9 * rupture, 0.0, 1e-5);
+    w.run(2000).expect("the energy check lets the bridge pull");
+    assert!(
+        w.position(1).x - 2.0 * WET_R < 1e-6,
+        "they met: {}",
+        w.position(1)
+    );
 }

@@ -49,6 +49,7 @@ use crate::inertia::PrincipalInertia;
 use crate::layout::{key_wall, pair_materials, Bodies, ContactRow, FrictionTable, Wall, NO_BODY};
 use crate::mesh::MeshWalls;
 use crate::narrow_phase::Contacts;
+use glam::Vec3;
 use std::f32::consts::PI;
 
 /// The gap, as a share of the smaller radius of the pair, up to which a contact counts as
@@ -64,6 +65,12 @@ pub struct Cohesion {
     pub pull: Vec<f32>,
     /// Whether each contact's liquid bridge stands, in the contacts' order.
     pub bridge: Vec<bool>,
+    /// √(Σ |P_i|² / m_i) / h over the bodies of the pull impulses P_i the last step gave them
+    /// (N/√kg): what the health check's energy check lets the pull supply, as it does an
+    /// applied force.
+    pub push: f64,
+    /// Each body's pull impulse of the last step (N s), summed for `push`.
+    impulse: Vec<Vec3>,
 }
 
 impl Cohesion {
@@ -83,6 +90,8 @@ impl Cohesion {
     ) {
         self.pull.clear();
         self.bridge.clear();
+        self.impulse.clear();
+        self.impulse.resize(bodies.len(), Vec3::ZERO);
         let fresh = last_keys.is_empty();
         let mut j = 0;
         for (row, &key) in contacts.rows.iter().zip(&contacts.keys) {
@@ -99,16 +108,22 @@ impl Cohesion {
             }
             let n = row.normal();
             let a = row.body_a as usize;
-            let (pa, la) = (-s * n, glam::Vec3::from_array(row.ra).cross(-s * n));
+            let (pa, la) = (-s * n, Vec3::from_array(row.ra).cross(-s * n));
             apply_impulse(&mut bodies.motion[a], pa, la, planar);
             inertia.turn(a, &mut bodies.motion[a], la);
+            self.impulse[a] += pa;
             if row.body_b != NO_BODY {
                 let b = row.body_b as usize;
-                let lb = glam::Vec3::from_array(row.rb).cross(s * n);
+                let lb = Vec3::from_array(row.rb).cross(s * n);
                 apply_impulse(&mut bodies.motion[b], s * n, lb, planar);
                 inertia.turn(b, &mut bodies.motion[b], lb);
+                self.impulse[b] += s * n;
             }
         }
+        let sum: f64 = (self.impulse.iter().zip(&bodies.motion))
+            .map(|(p, m)| p.length_squared() as f64 * m.inv_mass as f64)
+            .sum();
+        self.push = sum.sqrt() / h as f64;
     }
 
     /// γn ← γ′ − s: the solved impulses `gamma` (γ′, in the contacts' order) as the contacts'

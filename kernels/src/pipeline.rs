@@ -182,6 +182,13 @@ impl CpuPipeline {
         self.restore_joint_impulses(impulses);
     }
 
+    /// What the last step's cohesive pull may have supplied, as the health check's energy
+    /// check counts an applied force ([`crate::cohesion::Cohesion::push`]; 0 in a world that
+    /// does not cohere).
+    pub fn cohesive_push(&self) -> f64 {
+        self.work.cohesion.push
+    }
+
     /// Sets the bodies' shapes, one per body in body order (empty: every body a sphere).
     pub fn set_shapes(&mut self, shapes: Vec<Shape>) {
         self.work.shapes = shapes;

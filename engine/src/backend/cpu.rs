@@ -74,6 +74,10 @@ impl StepBackend for CpuBackend {
         self.0.joint_impulses()
     }
 
+    fn cohesive_push(&self) -> f64 {
+        self.0.cohesive_push()
+    }
+
     fn set_joints(&mut self, joints: Vec<grains_kernels::joints::Joint>, impulses: &[f32]) {
         self.0.set_joints(joints, impulses);
     }

@@ -188,6 +188,12 @@ pub(crate) trait StepBackend: Send + Sync {
     /// Impulses of the last step's joint rows (empty where the backend has no joints).
     fn joint_impulses(&self) -> &[f32];
 
+    /// What the last step's cohesive pull may have supplied (N/√kg, as the energy check counts
+    /// an applied force; 0 where the backend has no cohesion).
+    fn cohesive_push(&self) -> f64 {
+        0.0
+    }
+
     /// Replaces the joints (some bonds broke, or a snapshot says which) and their rows'
     /// impulses, the next step's warm start. Only the CPU backend holds joints; the others
     /// refuse them at build and ignore this.
