@@ -4,6 +4,7 @@
 //! ([`grains_kernels::joints::BondStiffness`]).
 
 use crate::builder::WorldBuilder;
+use crate::error::BuildError;
 use crate::joint::{BondStiffness, BondStrength, JointDesc};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -20,13 +21,15 @@ impl WorldBuilder {
     /// each with `stiffness` at the middle of the gap on the line between the centres; returns
     /// the number of bonds added. Pairs are bonded in ascending order (a, b), a < b, whatever the
     /// order the bodies were placed in, so a world is the same for any machine. Bonds are
-    /// joints: what joints combine with (docs/support.md) bonds do.
+    /// joints: what joints combine with (docs/support.md) bonds do. Refuses, adding nothing, a
+    /// gap that is not a finite number ≥ 0 and a range beyond the bodies added
+    /// (`BuildError::Settings`, field `gap` or `bodies`).
     pub fn bond_neighbours(
         &mut self,
         bodies: Range<usize>,
         gap: f32,
         stiffness: BondStiffness,
-    ) -> usize {
+    ) -> Result<usize, BuildError> {
         self.breakable_bonds(bodies, gap, stiffness, None)
     }
 
@@ -38,7 +41,16 @@ impl WorldBuilder {
         gap: f32,
         stiffness: BondStiffness,
         strength: Option<BondStrength>,
-    ) -> usize {
+    ) -> Result<usize, BuildError> {
+        let refuse = |field, problem| Err(BuildError::Settings { field, problem });
+        if !(gap.is_finite() && gap >= 0.0) {
+            return refuse("gap", format!("must be a finite gap ≥ 0 (m), got {gap}"));
+        }
+        let n = self.bodies().len();
+        if bodies.start > bodies.end || bodies.end > n {
+            let problem = format!("{bodies:?} is not a range of the {n} bodies added");
+            return refuse("bodies", problem);
+        }
         let pairs = neighbour_pairs(self.bodies(), bodies, gap);
         for &(a, b) in &pairs {
             let (pa, pb) = (&self.bodies()[a], &self.bodies()[b]);
@@ -49,19 +61,18 @@ impl WorldBuilder {
             let bond = JointDesc::bond(a, Some(b), anchor, stiffness);
             self.joint(JointDesc { strength, ..bond });
         }
-        pairs.len()
+        Ok(pairs.len())
     }
 }
 
 /// The pairs (a, b), a < b, of `range` whose bounding spheres are at most `gap` apart, in
 /// ascending order, found through a grid of cells one reach wide.
 fn neighbour_pairs(bodies: &[crate::Body], range: Range<usize>, gap: f32) -> Vec<(usize, usize)> {
-    let range = range.start.min(bodies.len())..range.end.min(bodies.len());
     let r_max = bodies[range.clone()]
         .iter()
         .map(|b| b.radius)
         .fold(0.0f32, f32::max);
-    let reach = (2.0 + TOUCHING) * r_max + gap.max(0.0);
+    let reach = (2.0 + TOUCHING) * r_max + gap;
     if range.is_empty() || !(reach.is_finite() && reach > 0.0) {
         return Vec::new();
     }

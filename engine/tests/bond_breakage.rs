@@ -129,7 +129,9 @@ fn loaded_cantilever(strength: BondStrength, force: f32) -> World {
         twisting: 100.0,
         angular_damping: 0.5,
     };
-    let bonds = b.breakable_bonds(0..n + 1, 0.0, stiffness, Some(strength));
+    let bonds = b
+        .breakable_bonds(0..n + 1, 0.0, stiffness, Some(strength))
+        .unwrap();
     assert_eq!(bonds, n);
     b.force(AppliedForce::harmonic(n, -Vec3::Z * force, 2.0, -FRAC_PI_2));
     b.build().expect("the cantilever builds")

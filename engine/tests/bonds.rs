@@ -22,7 +22,7 @@ fn cantilever(n: usize, stiffness: BondStiffness, tip: Vec3) -> Vec3 {
         b.body(if k == 0 { body.fixed() } else { body });
     }
     assert_eq!(
-        b.bond_neighbours(0..n + 1, 0.0, stiffness),
+        b.bond_neighbours(0..n + 1, 0.0, stiffness).unwrap(),
         n,
         "the chain's bonds"
     );
@@ -98,7 +98,7 @@ fn the_distance_rule_bonds_the_touching_neighbours_of_a_lattice() {
         twisting: 1.0,
         angular_damping: 0.0,
     };
-    assert_eq!(b.bond_neighbours(0..27, 0.0, stiffness), 54);
+    assert_eq!(b.bond_neighbours(0..27, 0.0, stiffness).unwrap(), 54);
     let diagonal = (2f32.sqrt() - 1.0) * d;
     let mut wider = World::builder(Settings::default());
     for body in b.bodies() {
@@ -107,9 +107,33 @@ fn the_distance_rule_bonds_the_touching_neighbours_of_a_lattice() {
     // Face diagonals: in each of the 3 orientations of plane, 3 layers of 4 unit squares with
     // 2 diagonals each, 72 pairs; the body diagonals lie (√3 − 1) d apart, beyond the gap.
     assert_eq!(
-        wider.bond_neighbours(0..27, diagonal * 1.01, stiffness),
+        wider
+            .bond_neighbours(0..27, diagonal * 1.01, stiffness)
+            .unwrap(),
         54 + 72
     );
+}
+
+#[test]
+fn the_distance_rule_refuses_a_gap_that_is_no_distance_and_a_range_beyond_the_bodies() {
+    let mut b = World::builder(Settings::default());
+    b.body(Body::sphere(Vec3::ZERO, 0.005, 0.01));
+    b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), 0.005, 0.01));
+    let stiffness = BondStiffness::isotropic(1e6, 0.0, 1.0, 0.0);
+    for gap in [f32::NAN, -1e-3, f32::INFINITY] {
+        let msg = b
+            .bond_neighbours(0..2, gap, stiffness)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("gap") && msg.contains("finite gap"), "{msg}");
+    }
+    let msg = b
+        .bond_neighbours(0..3, 0.0, stiffness)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("0..3 is not a range of the 2 bodies"), "{msg}");
+    assert!(b.joints().is_empty(), "nothing added");
+    assert_eq!(b.bond_neighbours(0..2, 0.0, stiffness), Ok(1));
 }
 
 #[test]

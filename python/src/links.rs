@@ -242,8 +242,8 @@ impl PyWorldBuilder {
                 twisting,
             }
         });
-        Ok(self
-            .builder
-            .breakable_bonds(range, gap, stiffness, strength))
+        self.builder
+            .breakable_bonds(range, gap, stiffness, strength)
+            .map_err(crate::errors::build_error)
     }
 }

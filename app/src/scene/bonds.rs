@@ -45,7 +45,9 @@ pub(super) fn bonds(
             None => 0.0,
         };
         let strength = strength(cx, spec)?;
-        let added = world.breakable_bonds(group.range.clone(), gap, stiffness, strength);
+        let added = world
+            .breakable_bonds(group.range.clone(), gap, stiffness, strength)
+            .map_err(|e| cx.err(spec.group.span(), "bonds", e.to_string()))?;
         let stiffness_span = Some(spec.stiffness.span());
         let angular_span = Some(spec.angular_stiffness.span());
         for _ in 0..added {
