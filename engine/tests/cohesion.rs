@@ -412,10 +412,7 @@ fn a_standing_bridge_survives_a_checkpoint_and_the_run_resumes_bit_for_bit() {
     let mut w = wet_pair(0.0, v0, 2e-6);
     w.run(500).unwrap();
     let gap = w.position(1).x - 2.0 * WET_R;
-    assert!(
-        gap > 1e-5 && gap < (WET_V as f32).cbrt(),
-        "mid-bridge: {gap} m"
-    );
+    assert!(gap > 1e-5 && gap < WET_V.cbrt(), "mid-bridge: {gap} m");
     let bytes = w.snapshot().unwrap().to_bytes();
     w.run(500).unwrap();
     let mut resumed = wet_pair(0.0, v0, 2e-6);
