@@ -24,8 +24,9 @@
 //! grains that come and go ([`crate::lifecycle`]); format 5 the placing insertions, so that
 //! shaped grains keep their shapes by id; format 6 the cuts, so that a distributed run resumed
 //! on as many ranks continues bit for bit; format 7 the adaptive step's state, so that a run
-//! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]); format 9 the broken bonds
-//! ([`crate::World::broken_bonds`]). Formats 4 to 8 are still read (their counts end
+//! with `h = "auto"` resumes bit for bit; format 8 the servo walls' states ([`crate::servo`]);
+//! format 9 the broken bonds ([`crate::World::broken_bonds`]). Formats 4 to 8 are still read
+//! (their counts end
 //! at the sinks, the placing insertions, the cuts, the adaptive step's state and the servo
 //! walls, and nothing follows what they count), as a snapshot without broken bonds, without
 //! servo walls before format 8, without the adaptive step's

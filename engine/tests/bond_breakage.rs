@@ -23,22 +23,8 @@ const NEVER: BondStrength = BondStrength {
 /// (ω/ω_n)² = 1e-5. No gravity, h = 1 ms, until past the force's peak at t = π/(2ω).
 fn pulled_pair(strength: BondStrength, force: f32) -> World {
     let (r, omega) = (0.005f32, 10.0f32);
-    let mut b = World::builder(Settings {
-        gravity: Vec3::ZERO,
-        h: 1e-3,
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    b.body(Body::sphere(Vec3::ZERO, r, 0.01).fixed());
-    b.body(Body::sphere(Vec3::new(2.0 * r, 0.0, 0.0), r, 0.01));
-    let stiffness = BondStiffness {
-        linear: 1e5,
-        shear: 1e5,
-        linear_damping: 30.0,
-        angular: 1.0,
-        twisting: 1.0,
-        angular_damping: 1e-3,
-    };
+    let mut b = crate::common::touching_pair(r);
+    let stiffness = BondStiffness::isotropic(1e5, 30.0, 1.0, 1e-3);
     b.joint(JointDesc::bond(0, Some(1), Vec3::new(r, 0.0, 0.0), stiffness).breaking_at(strength));
     b.force(AppliedForce::harmonic(
         1,
@@ -121,14 +107,7 @@ fn loaded_cantilever(strength: BondStrength, force: f32) -> World {
         let body = Body::sphere(Vec3::new(k as f32 * spacing, 0.0, 0.0), r, 0.01);
         b.body(if k == 0 { body.fixed() } else { body });
     }
-    let stiffness = BondStiffness {
-        linear: 1e7,
-        shear: 1e7,
-        linear_damping: 100.0,
-        angular: 100.0,
-        twisting: 100.0,
-        angular_damping: 0.5,
-    };
+    let stiffness = BondStiffness::isotropic(1e7, 100.0, 100.0, 0.5);
     let bonds = b
         .breakable_bonds(0..n + 1, 0.0, stiffness, Some(strength))
         .unwrap();
@@ -185,14 +164,7 @@ fn a_broken_bond_becomes_an_ordinary_contact() {
     b.body(
         Body::sphere(Vec3::new(0.0, 0.0, 2.0 * r), r, 0.01).with_angular_velocity(Vec3::Z * 10.0),
     );
-    let stiffness = BondStiffness {
-        linear: 1e5,
-        shear: 1e5,
-        linear_damping: 30.0,
-        angular: 1.0,
-        twisting: 1.0,
-        angular_damping: 1e-3,
-    };
+    let stiffness = BondStiffness::isotropic(1e5, 30.0, 1.0, 1e-3);
     let strength = BondStrength {
         twisting: 1e-6,
         ..NEVER
@@ -266,14 +238,7 @@ fn a_strength_is_checked_at_build_naming_the_joint_and_the_field() {
     b.material(Material::new(0.5));
     b.body(Body::sphere(Vec3::ZERO, 0.005, 0.01));
     b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), 0.005, 0.01));
-    let stiffness = BondStiffness {
-        linear: 1e5,
-        shear: 1e5,
-        linear_damping: 0.0,
-        angular: 1.0,
-        twisting: 1.0,
-        angular_damping: 0.0,
-    };
+    let stiffness = BondStiffness::isotropic(1e5, 0.0, 1.0, 0.0);
     b.joint(JointDesc::bond(0, Some(1), anchor, stiffness).breaking_at(zero));
     let msg = b.build().err().map(|e| e.to_string()).expect("refused");
     assert!(msg.contains("joint 0: shear_strength"), "{msg}");

@@ -40,14 +40,7 @@ fn a_bonded_cantilever_bends_as_an_euler_bernoulli_beam() {
     // F ℓ² N (4N² − 1) / (12 k_r) = 0.3325 mm, within 1/(4N²) of the beam; the positional
     // springs (k = 1e7 N/m) add N F / k = 1e-8 m.
     let (n, spacing, k_r, force) = (10usize, 0.01f64, 1.0f64, 0.01f64);
-    let stiffness = BondStiffness {
-        linear: 1e7,
-        shear: 1e7,
-        linear_damping: 10.0,
-        angular: k_r as f32,
-        twisting: k_r as f32,
-        angular_damping: 0.01,
-    };
+    let stiffness = BondStiffness::isotropic(1e7, 10.0, k_r as f32, 0.01);
     let moved = cantilever(n, stiffness, Vec3::new(0.0, 0.0, -force as f32));
     let length = n as f64 * spacing;
     let beam = force * length.powi(3) / (3.0 * k_r * spacing);
@@ -90,14 +83,7 @@ fn the_distance_rule_bonds_the_touching_neighbours_of_a_lattice() {
         let at = Vec3::new((k % 3) as f32, ((k / 3) % 3) as f32, (k / 9) as f32) * d;
         b.body(Body::sphere(at, r, 0.01));
     }
-    let stiffness = BondStiffness {
-        linear: 1e6,
-        shear: 1e6,
-        linear_damping: 0.0,
-        angular: 1.0,
-        twisting: 1.0,
-        angular_damping: 0.0,
-    };
+    let stiffness = BondStiffness::isotropic(1e6, 0.0, 1.0, 0.0);
     assert_eq!(b.bond_neighbours(0..27, 0.0, stiffness).unwrap(), 54);
     let diagonal = (2f32.sqrt() - 1.0) * d;
     let mut wider = World::builder(Settings::default());
@@ -142,14 +128,7 @@ fn a_bond_without_stiffness_is_refused_naming_the_joint() {
     b.material(Material::new(0.5));
     b.body(Body::sphere(Vec3::ZERO, 0.005, 0.01));
     b.body(Body::sphere(Vec3::new(0.01, 0.0, 0.0), 0.005, 0.01));
-    let limp = BondStiffness {
-        linear: 1e6,
-        shear: 1e6,
-        linear_damping: 0.0,
-        angular: 0.0,
-        twisting: 0.0,
-        angular_damping: 0.0,
-    };
+    let limp = BondStiffness::isotropic(1e6, 0.0, 0.0, 0.0);
     b.joint(grains::JointDesc::bond(
         0,
         Some(1),
@@ -166,14 +145,7 @@ fn a_bond_without_stiffness_is_refused_naming_the_joint() {
 /// vector after 2 s at h = 1 ms, at rest by then.
 fn loaded_pair(force: Vec3, torque: Vec3) -> (Vec3, Vec3) {
     let r = 0.005f32;
-    let mut b = World::builder(Settings {
-        gravity: Vec3::ZERO,
-        h: 1e-3,
-        ..Settings::default()
-    });
-    b.material(Material::new(0.5));
-    b.body(Body::sphere(Vec3::ZERO, r, 0.01).fixed());
-    b.body(Body::sphere(Vec3::new(2.0 * r, 0.0, 0.0), r, 0.01));
+    let mut b = crate::common::touching_pair(r);
     let stiffness = BondStiffness {
         linear: 1e5,
         shear: 2e4,

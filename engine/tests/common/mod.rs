@@ -1,8 +1,9 @@
 //! Small worlds the checkpoint tests take snapshots of: spheres only, spheres in a box,
-//! spheres with spinning and rolling friction on a floor, and a jointed chain with a spring; and
-//! the GPU's settings for the refusal tests.
+//! spheres with spinning and rolling friction on a floor, and a jointed chain with a spring; the
+//! GPU's settings for the refusal tests; and the touching pair the bond tests bond.
 
 use grains::decomposition::Bisection;
+use grains::WorldBuilder;
 use grains::{
     Backend, Body, BoxContainer, JointDesc, Material, MaterialId, Prescribed, Settings, Snapshot,
     Solver, SpringDesc, Vec3, WallDesc, World,
@@ -128,4 +129,18 @@ pub fn checkpoint(k: usize, steps: u64, extra: &[u8]) -> (World, Vec<u8>) {
     let mut snap = w.snapshot().unwrap();
     snap.extra = extra.to_vec();
     (w, snap.to_bytes())
+}
+
+/// Two spheres (r = 5 mm, 10 g) touching along x, the first fixed at the origin, without
+/// gravity, h = 1 ms, μ = 0.5: the builder, for a bond at their contact point (r, 0, 0).
+pub fn touching_pair(r: f32) -> WorldBuilder {
+    let mut b = World::builder(Settings {
+        gravity: Vec3::ZERO,
+        h: 1e-3,
+        ..Settings::default()
+    });
+    b.material(Material::new(0.5));
+    b.body(Body::sphere(Vec3::ZERO, r, 0.01).fixed());
+    b.body(Body::sphere(Vec3::new(2.0 * r, 0.0, 0.0), r, 0.01));
+    b
 }
