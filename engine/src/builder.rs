@@ -231,7 +231,8 @@ impl WorldBuilder {
         );
         present.check()?;
         if let Some(fluid) = &self.fluid {
-            check_fluid(fluid)?;
+            let largest = self.bodies.iter().map(|b| b.radius).fold(0.0, f32::max);
+            check_fluid(fluid, largest)?;
         }
         crate::polyhedron::check_polyhedra(&self.settings, &self.bodies, &self.hulls)?;
         if self.bodies.len() > MAX_BODIES {

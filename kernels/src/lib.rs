@@ -81,6 +81,7 @@ pub mod step;
 pub mod support;
 pub mod trace;
 pub mod traffic;
+pub mod voidage;
 pub mod wall_contact;
 pub mod warm_start;
 

@@ -32,6 +32,7 @@ use crate::space_order::SpaceOrder;
 use crate::springs::{apply_spring_forces, Spring, SpringForceRows};
 use crate::step::{SolverKind, StageTimes, StepParams, StepStats};
 use crate::trace::{SweepRecord, Trace};
+use crate::voidage::Voidage;
 use crate::warm_start::ImpulseCache;
 use glam::{Vec3, Vec4};
 use std::time::Instant;
@@ -89,6 +90,9 @@ struct NonContact {
     /// The fluid's buoyancy and drag (none: no fluid), and each body's drag rate h β/m.
     fluid: Option<Fluid>,
     drag_rates: Vec<f32>,
+    /// Each body's voidage, where the drag law reads one, and its grid's scratch.
+    voidage: Vec<f32>,
+    voidage_grid: Voidage,
     /// The joints' rows and the implicit springs' soft rows, with their impulses.
     rows: JointRows,
     /// The explicit springs' rows and impulses of stage 1.
@@ -109,7 +113,13 @@ impl NonContact {
     ) {
         let shapes = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
         if let Some(fluid) = &self.fluid {
-            fluid.drag_rates(&bodies.motion, shapes, p.h, &mut self.drag_rates);
+            self.voidage.clear();
+            if let Some(cell) = fluid.drag.voidage_cell() {
+                let grid = &mut self.voidage_grid;
+                grid.of_bodies(&bodies.pos_radius, cell, &p.periodic, &mut self.voidage);
+            }
+            let voidage = self.voidage.as_slice();
+            fluid.drag_rates(&bodies.motion, shapes, voidage, p.h, &mut self.drag_rates);
         }
         apply_spring_forces(&self.springs, bodies, (p, inertia), &mut self.explicit);
         apply_loads(&mut bodies.motion, &self.loads, p, inertia);

@@ -504,6 +504,7 @@ class WorldBuilder:
         *,
         velocity: Vec3 = (0.0, 0.0, 0.0),
         drag: str = "schiller_naumann",
+        voidage_cell: Optional[float] = None,
     ) -> None:
         """Fills the world with a fluid: buoyancy and drag on every dynamic sphere."""
     # Insertion and sinks.

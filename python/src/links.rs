@@ -157,16 +157,35 @@ impl PyWorldBuilder {
     }
 
     /// Fills the world with a fluid of `density` (kg/m³) and `viscosity` (Pa s) moving at
-    /// `velocity` (m/s): its buoyancy and its drag, by the `drag` law ("schiller_naumann" or
-    /// "stokes"), act on every dynamic sphere (CPU backend). Checked at build.
-    #[pyo3(signature = (density, viscosity, *, velocity = (0.0, 0.0, 0.0), drag = "schiller_naumann"), text_signature = "($self, /, density, viscosity, *, velocity=(0.0, 0.0, 0.0), drag='schiller_naumann')")]
-    fn fluid(&mut self, density: f32, viscosity: f32, velocity: V3, drag: &str) -> PyResult<()> {
-        let drag = match drag {
-            "schiller_naumann" => Drag::SchillerNaumann,
-            "stokes" => Drag::Stokes,
-            other => {
+    /// `velocity` (m/s): its buoyancy and its drag, by the `drag` law ("schiller_naumann",
+    /// "stokes", or "di_felice" with the voidage counted in cubes of edge `voidage_cell` (m)),
+    /// act on every dynamic sphere (CPU backend). Checked at build.
+    #[pyo3(signature = (density, viscosity, *, velocity = (0.0, 0.0, 0.0), drag = "schiller_naumann", voidage_cell = None), text_signature = "($self, /, density, viscosity, *, velocity=(0.0, 0.0, 0.0), drag='schiller_naumann', voidage_cell=None)")]
+    fn fluid(
+        &mut self,
+        density: f32,
+        viscosity: f32,
+        velocity: V3,
+        drag: &str,
+        voidage_cell: Option<f32>,
+    ) -> PyResult<()> {
+        let drag = match (drag, voidage_cell) {
+            ("schiller_naumann", None) => Drag::SchillerNaumann,
+            ("stokes", None) => Drag::Stokes,
+            ("di_felice", Some(cell)) => Drag::DiFelice { cell },
+            ("di_felice", None) => {
+                return Err(PyValueError::new_err(
+                    "drag \"di_felice\" needs voidage_cell, the edge (m) of the cells the voidage is counted in",
+                ))
+            }
+            ("schiller_naumann" | "stokes", Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "voidage_cell is read by drag \"di_felice\" only",
+                ))
+            }
+            (other, _) => {
                 return Err(PyValueError::new_err(format!(
-                    "drag {other:?}: expected \"schiller_naumann\" or \"stokes\""
+                    "drag {other:?}: expected \"schiller_naumann\", \"stokes\" or \"di_felice\""
                 )))
             }
         };

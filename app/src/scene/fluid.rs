@@ -1,5 +1,6 @@
-//! `[fluid]`: a fluid filling the world (`density`, `viscosity`, `velocity`, `drag`), whose
-//! buoyancy and drag act on every dynamic sphere. The engine checks the values at build.
+//! `[fluid]`: a fluid filling the world (`density`, `viscosity`, `velocity`, `drag`, and for
+//! Di Felice's drag `voidage_cell`), whose buoyancy and drag act on every dynamic sphere. The
+//! engine checks the values at build.
 
 use super::origin::Origin;
 use super::spec::{FluidSpec, S};
@@ -8,10 +9,11 @@ use super::SceneError;
 use grains::fluid::{Drag, Fluid};
 use grains::{Vec3, WorldBuilder};
 
-/// The drag laws by their scene names.
-const DRAGS: [(&str, Drag); 2] = [
+/// The drag laws by their scene names (Di Felice's cell edge is `voidage_cell`'s).
+const DRAGS: [(&str, Drag); 3] = [
     ("stokes", Drag::Stokes),
     ("schiller_naumann", Drag::SchillerNaumann),
+    ("di_felice", Drag::DiFelice { cell: 0.0 }),
 ];
 
 /// Adds the scene's fluid to `world` (nothing when the table is absent).
@@ -33,11 +35,31 @@ pub(super) fn fluid(
                     name.span(),
                     "fluid.drag",
                     format!(
-                        "unknown drag law \"{}\": use \"stokes\" or \"schiller_naumann\"",
+                        "unknown drag law \"{}\": use \"stokes\", \"schiller_naumann\" or \"di_felice\"",
                         name.get_ref()
                     ),
                 )
             })?,
+    };
+    let drag = match (drag, &f.voidage_cell) {
+        (Drag::DiFelice { .. }, Some(cell)) => Drag::DiFelice {
+            cell: number(cx, cell, "fluid.voidage_cell")?,
+        },
+        (Drag::DiFelice { .. }, None) => {
+            return Err(cx.err(
+                spec.span(),
+                "fluid.voidage_cell",
+                "drag = \"di_felice\" needs voidage_cell, the edge (m) of the cells the voidage is counted in (a few grains wide)",
+            ))
+        }
+        (_, Some(cell)) => {
+            return Err(cx.err(
+                cell.span(),
+                "fluid.voidage_cell",
+                "voidage_cell is read by drag = \"di_felice\" only",
+            ))
+        }
+        (drag, None) => drag,
     };
     let velocity = match &f.velocity {
         None => Vec3::ZERO,
@@ -65,5 +87,11 @@ pub(super) fn origin(cx: &Ctx, spec: &Option<S<FluidSpec>>, settings: Origin) ->
             Some(f.viscosity.span()),
         )
         .key(cx, "fluid.velocity", "fluid.velocity", &f.velocity)
+        .key(
+            cx,
+            "fluid.voidage_cell",
+            "fluid.voidage_cell",
+            &f.voidage_cell,
+        )
         .key_at(cx, "fluid", "fluid", Some(spec.span()))
 }

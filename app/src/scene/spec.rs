@@ -764,8 +764,10 @@ pub struct FluidSpec {
     pub viscosity: S<f64>,
     /// Velocity of the fluid (m/s, default at rest).
     pub velocity: Option<S<V3>>,
-    /// `"schiller_naumann"` (default) or `"stokes"`.
+    /// `"schiller_naumann"` (default), `"stokes"` or `"di_felice"`.
     pub drag: Option<S<String>>,
+    /// Edge (m) of the cells Di Felice's drag counts the voidage in.
+    pub voidage_cell: Option<S<f64>>,
 }
 
 /// `[periodic]` as written.
