@@ -1,8 +1,44 @@
 //! A fluid filling the world (`WorldBuilder::fluid`): its buoyancy and drag on the spheres
-//! (the law is [`grains_kernels::fluid`]'s), and the checks of its values at build.
+//! (the law is [`grains_kernels::fluid`]'s), the checks of its values at build, and its velocity
+//! on a grid set between steps ([`World::set_flow_field`]).
 
 use crate::error::BuildError;
-pub use grains_kernels::fluid::{Drag, Fluid};
+use crate::world::World;
+pub use grains_kernels::fluid::{Drag, FlowField, Fluid};
+
+impl World {
+    /// Sets the fluid's velocity on a grid of nodes for every following step, until the next
+    /// call (`None`: the fluid's uniform velocity again): each grain's drag then reads the
+    /// field's trilinear interpolation at its centre ([`FlowField::at`]), as a fluid solver
+    /// coupled to the grains would give it between steps. The field is not kept in checkpoints:
+    /// a resumed run sets it again, as it sets the external loads.
+    ///
+    /// Refused (`BuildError::Settings`, field `flow_field`): a world without a fluid
+    /// ([`crate::WorldBuilder::fluid`]), node counts that do not match the velocities, a
+    /// spacing that is not finite and > 0, a value that is not finite.
+    pub fn set_flow_field(&mut self, field: Option<FlowField>) -> Result<(), BuildError> {
+        let refuse = |problem: String| {
+            Err(BuildError::Settings {
+                field: "flow_field",
+                problem,
+            })
+        };
+        if let Some(f) = &field {
+            if let Err(problem) = f.check() {
+                return refuse(problem);
+            }
+        }
+        let speed = field.as_ref().map_or(0.0, FlowField::max_speed);
+        let some = field.is_some();
+        if !self.backend.set_flow_field(field) && some {
+            return refuse(
+                "the world has no fluid: give it one at build (WorldBuilder::fluid)".into(),
+            );
+        }
+        self.monitor.field_speed = speed;
+        Ok(())
+    }
+}
 
 /// Refuses a fluid whose density is negative, whose viscosity is not positive, any of whose
 /// values is not finite, or whose voidage cells (Di Felice's drag) are not finite or narrower

@@ -328,6 +328,9 @@ pub(crate) struct Monitor {
     /// The speed of the fluid the grains move in (m/s; 0 without one): its drag can bring them
     /// up to it, as a wall moving at that speed would.
     pub flow_speed: f32,
+    /// The fastest node of the fluid's velocity field (m/s; 0 without one,
+    /// [`crate::World::set_flow_field`]).
+    pub field_speed: f32,
     /// The last step's cohesive pull (N/√kg, as `Links::push`): cohesion and liquid bridges
     /// supply energy as an applied force would.
     pub cohesive_push: f64,
@@ -442,7 +445,8 @@ impl Monitor {
                 .fold(
                     (surface.max(self.mesh_speed))
                         .max(self.seam_speed)
-                        .max(self.flow_speed),
+                        .max(self.flow_speed)
+                        .max(self.field_speed),
                     f32::max,
                 );
             if !links.free_motors.is_empty() {

@@ -6,7 +6,7 @@
 //! Zaki's law; a neutrally buoyant bead is carried at the fluid's velocity; what the fluid
 //! cannot combine with is refused at build.
 
-use grains::fluid::{Drag, Fluid};
+use grains::fluid::{Drag, FlowField, Fluid};
 use grains::periodic::Periodic;
 use grains::{Body, Material, Settings, Vec3, World};
 use std::f64::consts::PI;
@@ -387,4 +387,75 @@ fn a_voidage_cell_narrower_than_two_grains_is_refused() {
             "{msg}"
         );
     }
+}
+
+/// A fluid given on a grid (`World::set_flow_field`), as a fluid solver would give it: a
+/// neutrally buoyant bead in the shear flow u = (γ̇ z, 0, 0) of three layers of nodes is carried
+/// at the velocity of its own height (trilinear interpolation is exact for a linear field:
+/// 1e-4), one above the grid at the top layer's; removing the field returns it to the uniform
+/// velocity; a field of the wrong size, a spacing of 0 and a world without fluid are refused.
+#[test]
+fn a_bead_in_a_flow_field_is_carried_at_the_fields_velocity_where_it_is() {
+    let shear = 10.0f32;
+    let field = FlowField {
+        origin: Vec3::new(-0.05, -0.05, 0.0),
+        spacing: Vec3::new(0.1, 0.1, 0.01),
+        counts: [2, 2, 3],
+        velocity: (0..12)
+            .map(|n| Vec3::new(shear * 0.01 * (n / 4) as f32, 0.0, 0.0))
+            .collect(),
+    };
+    let water = Fluid {
+        density: 1000.0,
+        viscosity: 1e-3,
+        velocity: Vec3::new(0.0, 0.02, 0.0),
+        drag: Drag::SchillerNaumann,
+    };
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    for z in [0.007, 0.013, 0.05] {
+        b.body(Body::sphere_of_density(
+            Vec3::new(0.0, 0.0, z),
+            1e-3,
+            1000.0,
+        ));
+    }
+    b.fluid(water);
+    let mut w = b.build().expect("the beads in water build");
+    w.set_flow_field(Some(field.clone())).expect("a field");
+    w.run(6000).expect("carried");
+    for (i, z) in [(0, 0.007f32), (1, 0.013), (2, 0.02)] {
+        let (v, u) = (w.velocity(i), shear * z);
+        println!("bead {i}: {v}, the field's {u} m/s");
+        assert!(
+            (v.x - u).abs() < 1e-4 * u && v.y.abs() < 1e-6,
+            "bead {i}: {v}"
+        );
+    }
+    w.set_flow_field(None).expect("back to the uniform flow");
+    w.run(6000).expect("carried");
+    let v = w.velocity(0);
+    assert!((v - water.velocity).length() < 1e-4 * 0.02, "{v}");
+    let refused = |w: &mut World, f: FlowField| w.set_flow_field(Some(f)).unwrap_err().to_string();
+    let short = FlowField {
+        velocity: vec![Vec3::ZERO; 11],
+        ..field.clone()
+    };
+    let msg = refused(&mut w, short);
+    assert!(
+        msg.contains("flow_field") && msg.contains("11 velocities"),
+        "{msg}"
+    );
+    let flat = FlowField {
+        spacing: Vec3::new(0.1, 0.0, 0.01),
+        ..field.clone()
+    };
+    let msg = refused(&mut w, flat);
+    assert!(msg.contains("spacing") && msg.contains("> 0"), "{msg}");
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    b.body(Body::sphere_of_density(Vec3::ZERO, 1e-3, 1000.0));
+    let mut dry = b.build().expect("a bead in the air");
+    let msg = refused(&mut dry, field);
+    assert!(msg.contains("no fluid"), "{msg}");
 }

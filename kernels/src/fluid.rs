@@ -32,6 +32,9 @@
 //! stable at any h however small the grain's relaxation time m/β, and exact at a steady state:
 //! a grain settling at its terminal velocity v_t has β(v_t) (v_t − u) = m g − ρ_f V g to the
 //! rounding. The fluid exerts no torque.
+//!
+//! The fluid's velocity is uniform, or given on a grid of nodes ([`FlowField`], set by a caller
+//! such as a fluid solver between steps) and interpolated trilinearly at each grain's centre.
 
 use crate::forces::planar_mask;
 use crate::layout::{BodyKind, Motion};
@@ -79,7 +82,86 @@ pub struct Fluid {
     pub drag: Drag,
 }
 
+/// A fluid velocity given on a regular grid of nodes: node (i, j, k) at origin + (i, j, k) ∘
+/// spacing, its velocity at `velocity[i + nx (j + ny k)]`. Between nodes the velocity is
+/// interpolated trilinearly; beyond the grid it is the nearest face's (each coordinate clamped
+/// to the grid). An axis of one node holds the velocity constant along it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowField {
+    /// The position of node (0, 0, 0) (m).
+    pub origin: Vec3,
+    /// The distance between nodes along x, y and z (m).
+    pub spacing: Vec3,
+    /// The number of nodes along x, y and z.
+    pub counts: [usize; 3],
+    /// The velocity at each node (m/s), x fastest.
+    pub velocity: Vec<Vec3>,
+}
+
+impl FlowField {
+    /// The fluid's velocity at `p`: the trilinear interpolation of the eight nodes around it.
+    #[inline]
+    pub fn at(&self, p: Vec3) -> Vec3 {
+        let [nx, ny, _] = self.counts;
+        // Per axis: the lower node and the weight of the upper one.
+        let axis = |a: usize| {
+            let n = self.counts[a];
+            let t = ((p[a] - self.origin[a]) / self.spacing[a]).clamp(0.0, (n - 1) as f32);
+            let lo = (t.floor() as usize).min(n.saturating_sub(2));
+            (lo, (lo + 1).min(n - 1), t - lo as f32)
+        };
+        let ((i0, i1, fx), (j0, j1, fy), (k0, k1, fz)) = (axis(0), axis(1), axis(2));
+        let node = |i: usize, j: usize, k: usize| self.velocity[i + nx * (j + ny * k)];
+        let along_x = |j, k| node(i0, j, k).lerp(node(i1, j, k), fx);
+        let along_y = |k| along_x(j0, k).lerp(along_x(j1, k), fy);
+        along_y(k0).lerp(along_y(k1), fz)
+    }
+
+    /// The largest speed at a node (m/s).
+    pub fn max_speed(&self) -> f32 {
+        self.velocity.iter().map(|v| v.length()).fold(0.0, f32::max)
+    }
+
+    /// Why the field cannot be used, if it cannot: a count of 0 or a number of velocities other
+    /// than the nodes', a spacing that is not finite and > 0, a value that is not finite.
+    pub fn check(&self) -> Result<(), String> {
+        let nodes = self.counts.iter().product::<usize>();
+        if nodes == 0 || nodes != self.velocity.len() {
+            return Err(format!(
+                "{} velocities for {:?} nodes: give one per node, at least one node along each axis",
+                self.velocity.len(),
+                self.counts
+            ));
+        }
+        if !(self.spacing.is_finite() && self.spacing.min_element() > 0.0) {
+            return Err(format!(
+                "the spacing must be finite and > 0 along each axis (m), got {}",
+                self.spacing
+            ));
+        }
+        if !self.origin.is_finite() {
+            return Err(format!(
+                "the origin must be finite (m), got {}",
+                self.origin
+            ));
+        }
+        match self.velocity.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(format!(
+                "the velocity at node {i} must be finite (m/s), got {}",
+                self.velocity[i]
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Fluid {
+    /// The fluid's velocity at `p`: `field`'s where there is one, else the uniform one.
+    #[inline]
+    pub fn velocity_at(&self, field: Option<&FlowField>, p: Vec3) -> Vec3 {
+        field.map_or(self.velocity, |f| f.at(p))
+    }
+
     /// The drag coefficient β (kg/s) of a sphere of radius `r` moving at `slip` = |u − v| (m/s)
     /// in a cell of voidage `voidage` (read by Di Felice's law only).
     #[inline]
@@ -109,9 +191,12 @@ impl Fluid {
 
     /// Each body's drag rate h β/m at its velocity in `motion` (the step's start), into
     /// `rates` (0 for bodies that are not dynamic), in fixed blocks; `voidage` holds each body's
-    /// ([`crate::voidage`]) where the law reads one, else it is empty.
+    /// ([`crate::voidage`]) where the law reads one, else it is empty; the fluid moves as
+    /// `field` gives where there is one ([`Self::velocity_at`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn drag_rates(
         &self,
+        field: Option<&FlowField>,
         motion: &[Motion],
         (kind, pos_radius): (&[u32], &[Vec4]),
         voidage: &[f32],
@@ -119,7 +204,6 @@ impl Fluid {
         rates: &mut Vec<f32>,
     ) {
         rates.resize(motion.len(), 0.0);
-        let u = self.velocity;
         rates
             .par_chunks_mut(BLOCK)
             .zip(motion.par_chunks(BLOCK))
@@ -132,6 +216,7 @@ impl Fluid {
                     let voidage = voidage.get(b * BLOCK + k).copied().unwrap_or(1.0);
                     *rate = match kind == BodyKind::Dynamic as u32 {
                         true => {
+                            let u = self.velocity_at(field, pr.truncate());
                             let beta = self.drag_coefficient(pr.w, (u - m.v()).length(), voidage);
                             h * beta * m.inv_mass
                         }
@@ -143,15 +228,16 @@ impl Fluid {
 
     /// Adds the buoyancy and the implicit drag of `rates` ([`Self::drag_rates`]) to the free
     /// velocities `motion` of the dynamic bodies (radii in `pos_radius`), in fixed blocks (the
-    /// same bits for any thread count).
+    /// same bits for any thread count), the fluid moving as `field` gives where there is one.
     pub fn apply(
         &self,
+        field: Option<&FlowField>,
         motion: &mut [Motion],
         (kind, pos_radius): (&[u32], &[Vec4]),
         rates: &[f32],
         p: &StepParams,
     ) {
-        let (u, planar) = (self.velocity, p.planar);
+        let planar = p.planar;
         let lift = -self.density * p.gravity * p.h;
         motion
             .par_chunks_mut(BLOCK)
@@ -162,6 +248,7 @@ impl Fluid {
                     if k != BodyKind::Dynamic as u32 {
                         continue;
                     }
+                    let u = self.velocity_at(field, pr.truncate());
                     let volume = 4.0 / 3.0 * PI * pr.w * pr.w * pr.w;
                     let v1 = m.v() + lift * (volume * m.inv_mass);
                     m.linear = ((v1 + rate * u) / (1.0 + rate)).to_array();

@@ -7,7 +7,7 @@ use crate::collision_filter::{drop_non_colliding, non_colliding_pairs};
 use crate::colouring::Colouring;
 use crate::contact_update::{impulse_vectors, SweepParams};
 use crate::coulomb_correction::correct_normal_bias;
-use crate::fluid::Fluid;
+use crate::fluid::{FlowField, Fluid};
 use crate::forces::{apply_forces, apply_loads, Actuation, Load};
 use crate::gauss_seidel::{apply_warm_start, solve_gauss_seidel};
 use crate::inertia::PrincipalInertia;
@@ -89,6 +89,8 @@ struct NonContact {
     loads: Vec<Load>,
     /// The fluid's buoyancy and drag (none: no fluid), and each body's drag rate h β/m.
     fluid: Option<Fluid>,
+    /// The fluid's velocity on a grid (none: the fluid's uniform velocity).
+    flow: Option<FlowField>,
     drag_rates: Vec<f32>,
     /// Each body's voidage, where the drag law reads one, and its grid's scratch.
     voidage: Vec<f32>,
@@ -118,15 +120,23 @@ impl NonContact {
                 let grid = &mut self.voidage_grid;
                 grid.of_bodies(&bodies.pos_radius, cell, &p.periodic, &mut self.voidage);
             }
-            let voidage = self.voidage.as_slice();
-            fluid.drag_rates(&bodies.motion, shapes, voidage, p.h, &mut self.drag_rates);
+            let (voidage, flow) = (self.voidage.as_slice(), self.flow.as_ref());
+            fluid.drag_rates(
+                flow,
+                &bodies.motion,
+                shapes,
+                voidage,
+                p.h,
+                &mut self.drag_rates,
+            );
         }
         apply_spring_forces(&self.springs, bodies, (p, inertia), &mut self.explicit);
         apply_loads(&mut bodies.motion, &self.loads, p, inertia);
         apply_forces(&mut bodies.motion, &bodies.kind, drives, p);
         if let Some(fluid) = &self.fluid {
             let shapes = (bodies.kind.as_slice(), bodies.pos_radius.as_slice());
-            fluid.apply(&mut bodies.motion, shapes, &self.drag_rates, p);
+            let flow = self.flow.as_ref();
+            fluid.apply(flow, &mut bodies.motion, shapes, &self.drag_rates, p);
         }
     }
 }
@@ -223,6 +233,14 @@ impl CpuPipeline {
     /// Sets the fluid the bodies move in (`None`: none).
     pub fn set_fluid(&mut self, fluid: Option<Fluid>) {
         self.work.non_contact.fluid = fluid;
+    }
+
+    /// Sets the fluid's velocity on a grid for the following steps (`None`: the fluid's uniform
+    /// velocity again). False, the field dropped, where there is no fluid.
+    pub fn set_flow_field(&mut self, field: Option<FlowField>) -> bool {
+        let work = &mut self.work.non_contact;
+        work.flow = field.filter(|_| work.fluid.is_some());
+        work.fluid.is_some()
     }
 
     /// Replaces the applied forces of the following steps.

@@ -725,6 +725,13 @@ class World:
         self, forces: npt.ArrayLike, torques: Optional[npt.ArrayLike] = None
     ) -> None:
         """Sets every body's force (N, 3) and, if given, moment (N, 3) for the steps that follow."""
+    def set_flow_field(
+        self,
+        velocities: Optional[npt.ArrayLike],
+        origin: Vec3 = (0.0, 0.0, 0.0),
+        spacing: Optional[Vec3] = None,
+    ) -> None:
+        """Sets the fluid's velocity on a grid of nodes (nx, ny, nz, 3); None: its uniform one."""
     def set_positions(
         self, positions: npt.ArrayLike, orientations: Optional[npt.ArrayLike] = None
     ) -> None:

@@ -44,6 +44,37 @@ pub fn rows<const W: usize>(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<
     Ok(out)
 }
 
+/// Reads `obj` as a grid of vectors, shape (nx, ny, nz, 3) indexed [i, j, k], as [`rows`]
+/// reads its floats: the node counts and the vectors with i fastest (then j, then k).
+pub fn grid_of_vectors(
+    name: &str,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<([usize; 3], Vec<[f32; 3]>)> {
+    let (values, shape) = floats(name, obj)?;
+    let [nx, ny, nz] = match shape.as_slice() {
+        [nx, ny, nz, 3] => [*nx, *ny, *nz],
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "{name}: expected an array of shape (nx, ny, nz, 3), got shape {}",
+                shape_text(&shape)
+            )))
+        }
+    };
+    let mut out = vec![[0.0f32; 3]; nx * ny * nz];
+    // numpy's order is k fastest: node [i, j, k] is at ((i ny + j) nz + k) 3.
+    for (n, v) in values.chunks_exact(3).enumerate() {
+        let (k, j, i) = (n % nz, n / nz % ny, n / (ny * nz));
+        if let Some(c) = v.iter().position(|x| !x.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "{name}[{i}, {j}, {k}, {c}] is {}: every value must be finite",
+                v[c]
+            )));
+        }
+        out[i + nx * (j + ny * k)] = [v[0] as f32, v[1] as f32, v[2] as f32];
+    }
+    Ok(([nx, ny, nz], out))
+}
+
 /// Reads `obj` as rows of `width` floats as [`rows`] does, exactly one per body of `n`.
 pub fn rows_per_body<const W: usize>(
     name: &str,

@@ -2,10 +2,11 @@
 //! engine's buffers, write velocities and positions, read contacts, loads and statistics, save
 //! and restore snapshots.
 
-use crate::arrays::{rows_per_body, view};
+use crate::arrays::{grid_of_vectors, rows_per_body, view};
 use crate::errors::{
     build_error, checkpoint_error, gpu_error, snapshot_error, step_error, warn_placement,
 };
+use grains::fluid::FlowField;
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -446,6 +447,38 @@ impl PyWorld {
             .transpose()?
             .unwrap_or_default();
         self.world.set_external_loads(&f, &t).map_err(build_error)
+    }
+
+    /// Sets the fluid's velocity (m/s) on a grid of nodes for every following step until the
+    /// next call: `velocities` of shape (nx, ny, nz, 3), node [i, j, k] at `origin` + (i, j, k)
+    /// times `spacing` (m, along x, y and z), interpolated trilinearly at each grain's centre
+    /// and clamped to the grid beyond it. `None` returns to the fluid's uniform velocity.
+    /// Refused without a fluid (`BuildError`). Not kept in checkpoints: set it again on resume.
+    #[pyo3(signature = (velocities, origin = (0.0, 0.0, 0.0), spacing = None))]
+    fn set_flow_field(
+        &mut self,
+        velocities: Option<&Bound<'_, PyAny>>,
+        origin: (f32, f32, f32),
+        spacing: Option<(f32, f32, f32)>,
+    ) -> PyResult<()> {
+        let field = match (velocities, spacing) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(PyValueError::new_err(
+                    "spacing: the distance between nodes along x, y and z (m) is needed with velocities",
+                ))
+            }
+            (Some(v), Some(spacing)) => {
+                let (counts, v) = grid_of_vectors("velocities", v)?;
+                Some(FlowField {
+                    origin: Vec3::from(origin),
+                    spacing: Vec3::from(spacing),
+                    counts,
+                    velocity: v.into_iter().map(Vec3::from_array).collect(),
+                })
+            }
+        };
+        self.world.set_flow_field(field).map_err(build_error)
     }
 
     /// Moves every body's centre to `positions` (m, shape (N, 3)) and, if given, sets the

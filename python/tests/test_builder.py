@@ -213,6 +213,23 @@ def test_a_bead_settles_in_a_fluid_and_a_caller_drives_another_through_external_
         b.fluid(1000.0, 1e-3, drag="di_felice")
     with pytest.raises(ValueError, match="di_felice"):
         b.fluid(1000.0, 1e-3, voidage_cell=0.02)
+    # A neutrally buoyant bead in a shear flow given on a grid, u = (10 z, 0, 0): carried at
+    # the velocity of its height, 0.07 m/s at z = 7 mm (engine test: fluid::).
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.007]], 1e-3, density=1000.0)
+    b.fluid(1000.0, 1e-3)
+    w = b.build()
+    u = np.zeros((2, 2, 3, 3))
+    u[:, :, :, 0] = 10.0 * np.array([0.0, 0.01, 0.02])
+    w.set_flow_field(u, origin=(-0.05, -0.05, 0.0), spacing=(0.1, 0.1, 0.01))
+    w.step(6000)
+    assert w.velocities[0, 0] == pytest.approx(0.07, rel=1e-4)
+    with pytest.raises(ValueError, match=r"shape \(nx, ny, nz, 3\)"):
+        w.set_flow_field(np.zeros((2, 3)), spacing=(0.1, 0.1, 0.1))
+    with pytest.raises(ValueError, match="spacing"):
+        w.set_flow_field(u)
+    w.set_flow_field(None)
     b = grains.WorldBuilder()
     b.material(0.5)
     b.add_spheres([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]], 0.01, masses=0.1)

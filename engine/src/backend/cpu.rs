@@ -3,6 +3,7 @@
 use super::{Parts, StepBackend, StepInputs, WarmStart};
 use crate::error::BuildError;
 use crate::health::{Fault, StepError};
+use grains_kernels::fluid::FlowField;
 use grains_kernels::forces::Load;
 use grains_kernels::narrow_phase::{Contacts, TooManyContacts};
 use grains_kernels::traffic::{cpu_sweep_traffic, SweepTraffic};
@@ -80,6 +81,10 @@ impl StepBackend for CpuBackend {
 
     fn set_joints(&mut self, joints: Vec<grains_kernels::joints::Joint>, impulses: &[f32]) {
         self.0.set_joints(joints, impulses);
+    }
+
+    fn set_flow_field(&mut self, field: Option<FlowField>) -> bool {
+        self.0.set_flow_field(field)
     }
 
     fn stage_times(&self) -> Option<StageTimes> {

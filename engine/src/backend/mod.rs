@@ -199,6 +199,12 @@ pub(crate) trait StepBackend: Send + Sync {
     /// refuse them at build and ignore this.
     fn set_joints(&mut self, _joints: Vec<grains_kernels::joints::Joint>, _impulses: &[f32]) {}
 
+    /// Sets the fluid's velocity on a grid (`None`: its uniform velocity). False, the field
+    /// dropped, where the backend moves no fluid (only the CPU backend takes one).
+    fn set_flow_field(&mut self, _field: Option<grains_kernels::fluid::FlowField>) -> bool {
+        false
+    }
+
     /// Seconds spent per stage (`None` where they are not measured).
     fn stage_times(&self) -> Option<StageTimes>;
 
