@@ -278,20 +278,25 @@ fn bad_fluid_and_bridge_keys() {
     );
     let t = fluid("viscosity = 1e-3\ndrag = \"oseen\"");
     expect_error_saying("drag", &t, line_of(&t, "oseen"), "fluid.drag", "stokes");
-    let t = fluid("viscosity = 1e-3\ndrag = \"di_felice\"");
-    expect_error_saying(
-        "no cell",
-        &t,
-        line_of(&t, "[fluid]"),
-        "fluid.voidage_cell",
-        "needs voidage_cell",
-    );
-    let t = fluid("viscosity = 1e-3\nvoidage_cell = 0.01");
-    let line = line_of(&t, "voidage_cell");
-    expect_error_saying("stray cell", &t, line, "fluid.voidage_cell", "only");
-    let t = fluid("viscosity = 1e-3\ndrag = \"di_felice\"\nvoidage_cell = 1e-9");
-    let line = line_of(&t, "voidage_cell");
-    expect_error_saying("tiny cell", &t, line, "fluid.voidage_cell", "two diameters");
+    // Di Felice's voidage cell: missing, stray, too small (the line each error names).
+    for (name, keys, at, saying) in [
+        (
+            "no cell",
+            "drag = \"di_felice\"",
+            "[fluid]",
+            "needs voidage_cell",
+        ),
+        ("stray cell", "voidage_cell = 0.01", "voidage_cell", "only"),
+        (
+            "tiny cell",
+            "drag = \"di_felice\"\nvoidage_cell = 1e-9",
+            "voidage_cell",
+            "two diameters",
+        ),
+    ] {
+        let t = fluid(&format!("viscosity = 1e-3\n{keys}"));
+        expect_error_saying(name, &t, line_of(&t, at), "fluid.voidage_cell", saying);
+    }
     let t = good().replace(
         "friction = 0.5",
         "friction = 0.5\ncontact_angle_degrees = 20.0",

@@ -454,7 +454,7 @@ impl PyWorld {
     /// times `spacing` (m, along x, y and z), interpolated trilinearly at each grain's centre
     /// and clamped to the grid beyond it. `None` returns to the fluid's uniform velocity.
     /// Refused without a fluid (`BuildError`). Not kept in checkpoints: set it again on resume.
-    #[pyo3(signature = (velocities, origin = (0.0, 0.0, 0.0), spacing = None))]
+    #[pyo3(signature = (velocities, origin = (0.0, 0.0, 0.0), spacing = None), text_signature = "($self, /, velocities, origin=(0.0, 0.0, 0.0), spacing=None)")]
     fn set_flow_field(
         &mut self,
         velocities: Option<&Bound<'_, PyAny>>,
