@@ -40,6 +40,7 @@ use crate::forces::planar_mask;
 use crate::layout::{BodyKind, Motion};
 use crate::parallel::BLOCK;
 use crate::step::StepParams;
+use crate::voidage::sphere_volume;
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 use std::f32::consts::PI;
@@ -249,8 +250,7 @@ impl Fluid {
                         continue;
                     }
                     let u = self.velocity_at(field, pr.truncate());
-                    let volume = 4.0 / 3.0 * PI * pr.w * pr.w * pr.w;
-                    let v1 = m.v() + lift * (volume * m.inv_mass);
+                    let v1 = m.v() + lift * (sphere_volume(pr.w) * m.inv_mass);
                     m.linear = ((v1 + rate * u) / (1.0 + rate)).to_array();
                     if planar {
                         planar_mask(m);

@@ -88,7 +88,7 @@ impl Voidage {
 
 /// The volume 4/3 π r³ of a sphere of radius `r`.
 #[inline]
-fn sphere_volume(r: f32) -> f32 {
+pub(crate) fn sphere_volume(r: f32) -> f32 {
     4.0 / 3.0 * PI * r * r * r
 }
 
