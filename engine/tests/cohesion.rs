@@ -2,7 +2,9 @@
 //! forms: a sphere under a ceiling, or under a fixed sphere, hangs at any weight below its
 //! pull-off force (constant c, or JKR's 3π γ R*) and falls above it (1 % either side); the
 //! contact reports the tension that holds it; a column of grains hangs while its weight is below
-//! one contact's pull-off and tears off whole above it; a cube with cohesive corners slides under a
+//! one contact's pull-off and tears off whole above it; a tower of cubes under tilted gravity
+//! stands to the height at which its base's pull-off balances its weight's tipping moment and
+//! tips above it (1 %); a cube with cohesive corners slides under a
 //! push above μ (m g + N c) and holds below it (the widened cone, 1 %); a liquid bridge pulls
 //! across the gap by Willett's closed form and lets go at its rupture distance (1 % either
 //! side), a sphere torn from its partner loses the bridge's work over the rupture distance
@@ -11,7 +13,9 @@
 //! without gravity pass the energy check (the pull counts as a force), a bridge standing across
 //! a gap survives a checkpoint (the run resumes bit for bit); the combinations the engine cannot serve are refused at build.
 
-use grains::{AppliedForce, Body, BuildError, Material, Settings, Vec3, WallDesc};
+use grains::{
+    AppliedForce, Body, BuildError, Material, Settings, SolverKind, Touching, Vec3, WallDesc,
+};
 use grains::{World, WorldBuilder};
 
 const G: f32 = 9.81;
@@ -150,6 +154,106 @@ fn a_cohesive_cube_slides_above_mu_times_its_weight_and_pull() {
         match slides {
             true => assert!(x > 1e-3, "push {share}: moved only {x} m"),
             false => assert!(x.abs() < 1e-6, "push {share}: moved {x} m"),
+        }
+    }
+}
+
+/// A tower of `count` cubes (2 cm, 0.1 kg, μ = 1, pull-off `c` at every corner contact) on a
+/// floor under gravity tilted along x by tan θ = 0.3, solved by APGD to 1e-9 m/s or 2,000
+/// sweeps (projected Gauss–Seidel stalls near 1e-5 m/s on this statically indeterminate stack,
+/// even at 20,000 sweeps): how far its top moved along x in 1 s, the steps' mean and largest
+/// residuals (m/s), and the contacts between the floor and the first cube and between two
+/// cubes.
+fn tilted_tower(count: usize, c: f32) -> (f32, [f32; 2], usize, usize) {
+    let (mass, half) = (0.1f32, 0.01f32);
+    let tilt = 0.3f32.atan();
+    let settings = Settings {
+        gravity: G * Vec3::new(tilt.sin(), 0.0, -tilt.cos()),
+        solver: tight().solver.with_kind(SolverKind::Apgd).with_sweeps(2000),
+        ..tight()
+    };
+    let mut b = World::builder(settings);
+    b.material(Material::new(1.0).with_cohesion(c));
+    b.wall(WallDesc::plane(Vec3::ZERO, Vec3::Z));
+    for k in 0..count {
+        let z = (2 * k + 1) as f32 * half;
+        b.body(Body::cube(Vec3::new(0.0, 0.0, z), half, mass));
+    }
+    let mut w = b.build().expect("the tower builds");
+    let first = w.step().expect("a step").residual;
+    let (mut worst, mut sum) = (first, first);
+    let touching = |t: &Touching| match *t {
+        Touching::Wall { .. } | Touching::Mesh { .. } => (1, 0),
+        Touching::Bodies { a, b } => (0, usize::from(a.min(b) == 0 && a.max(b) == 1)),
+    };
+    let (on_floor, between) = w
+        .contacts()
+        .map(|k| touching(&k.touching))
+        .fold((0, 0), |(f, b), (df, db)| (f + df, b + db));
+    for _ in 1..1000 {
+        let r = w.step().expect("a step").residual;
+        worst = worst.max(r);
+        sum += r;
+    }
+    let residual = [sum / 1000.0, worst];
+    (w.position(count - 1).x, residual, on_floor, between)
+}
+
+/// The pull-off per corner contact at which a tower of `n` cubes of mass `m` on the floor is
+/// at the edge of tipping under gravity (g_x, g_z) = g (sin θ, −cos θ): about the base's
+/// leading edge, the lateral weight's moment n m g_x · n a/2 against the normal weight's
+/// n m g_z · a/2 and the two trailing corners' tension 2 c · a, so c* = m (n² g_x − n g_z)/4
+/// whatever the side a. The base carries the whole tower, so it tips first (the interface k
+/// cubes up carries n − k of them).
+fn tipping_pull_off(n: f32, m: f32) -> f32 {
+    let tilt = 0.3f32.atan();
+    m * G * (n * n * tilt.sin() - n * tilt.cos()) / 4.0
+}
+
+#[test]
+fn a_cohesive_tower_stands_to_the_height_its_pull_off_allows_and_tips_above_it() {
+    // Tilted gravity makes a column's own weight tip it, and cohesion is what holds it up:
+    // without it a tower taller than 1 / tan θ = 3.3 cubes tips. With a pull-off c per corner
+    // the tallest that stands is the largest n with m (n² g_x − n g_z) ≤ 4 c
+    // ([`tipping_pull_off`]): at c = 1.4 N, 6 cubes (c*(6) = 1.128 N, c*(7) = 1.809 N); at
+    // n = 6 the pull-off decides to 1 % either side. Sliding would need n m g_x above
+    // μ (n m g_z + 4 c), far off at μ = 1.
+    let c6 = tipping_pull_off(6.0, 0.1);
+    let cases = [
+        (6, 1.4, true),
+        (7, 1.4, false),
+        (6, 1.01 * c6, true),
+        (6, 0.99 * c6, false),
+    ];
+    for (count, c, stands) in cases {
+        let (moved, [mean, worst], on_floor, between) = tilted_tower(count, c);
+        let critical = tipping_pull_off(count as f32, 0.1);
+        println!(
+            "{count} cubes, pull-off {c:.4} N (c* {critical:.4} N): the top moved {moved:.3e} m, \
+             residual {mean:.1e} m/s a step (largest {worst:.1e})"
+        );
+        // The floor touches the first cube at its four corners (the law's count). Between two
+        // cubes each corner is found twice, as a's and as b's, so an interface above the floor
+        // holds at least as much: the base stays the weakest.
+        assert_eq!(
+            on_floor, 4,
+            "the first cube touches the floor at its corners"
+        );
+        assert!(between >= 4, "two cubes touch at {between} points");
+        match stands {
+            true => {
+                // A 1 % shortfall tips the tower by 0.13 m in 1 s, from about 2e-5 m/s of top
+                // speed after one step. The solves reach 1e-9 m/s in some steps and stop at
+                // 2,000 sweeps near 1e-6 in most (a few near 5e-5, each of which could move the
+                // top 5e-8 m): far below what a standing tower must not move.
+                assert!(
+                    mean < 5e-6,
+                    "{count} cubes, c {c}: mean residual {mean} m/s"
+                );
+                assert!(worst < 1e-4, "{count} cubes, c {c}: residual {worst} m/s");
+                assert!(moved.abs() < 1e-6, "{count} cubes, c {c}: moved {moved} m");
+            }
+            false => assert!(moved > 0.05, "{count} cubes, c {c}: moved only {moved} m"),
         }
     }
 }
