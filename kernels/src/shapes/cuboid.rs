@@ -187,7 +187,18 @@ pub fn cuboids_touch(
     }
     for k in 0..8 {
         out[k] = Some(point_cuboid(corners_a[k], 0.0, b.centre, b.q, hb));
-        out[8 + k] = Some(point_cuboid(corners_b[k], 0.0, a.centre, a.q, ha).swapped());
+    }
+    // A corner of b that meets a corner of a (faces of one size lying on each other) is the
+    // same contact seen from b: it is not counted twice (each contact holds its own pull-off
+    // where the grains cohere, and a twin only slows the solve).
+    let slack = 1e-5 * (ha.max_element() + hb.max_element());
+    for k in 0..8 {
+        let touch = point_cuboid(corners_b[k], 0.0, a.centre, a.q, ha).swapped();
+        let twin = out[..8]
+            .iter()
+            .flatten()
+            .any(|u| (u.pa - touch.pa).length() <= slack && (u.pb - touch.pb).length() <= slack);
+        out[8 + k] = (!twin).then_some(touch);
     }
     let crossings = crossing_edges((a, ha, &corners_a), (b, hb, &corners_b), separation - near);
     out[16..].copy_from_slice(&crossings);
