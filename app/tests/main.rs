@@ -13,6 +13,7 @@
 mod bonds_output;
 mod conservation;
 mod fields_output;
+mod flow_field_scene;
 mod mesh_loads;
 mod meshes;
 mod one_rank;

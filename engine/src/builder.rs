@@ -7,7 +7,7 @@ use crate::clump::{check_clumps, Clump, ClumpTemplate};
 use crate::domain::{whereabouts, Domain, Whereabouts};
 use crate::error::{finite3, BuildError};
 use crate::fingerprint::Fingerprint;
-use crate::fluid::{check_fluid, Fluid};
+use crate::fluid::{check_fluid, FlowField, Fluid};
 use crate::geometry::{BoxContainer, WallDesc};
 use crate::health::{corner, Check, Links, Monitor};
 use crate::insertion::Insertion;
@@ -62,6 +62,8 @@ pub struct WorldBuilder {
     pub(crate) hulls: Vec<crate::polyhedron::Polyhedron>,
     /// The fluid the bodies move in ([`WorldBuilder::fluid`]).
     fluid: Option<Fluid>,
+    /// The fluid's velocity on a grid from the first step ([`WorldBuilder::flow_field`]).
+    flow_field: Option<FlowField>,
 }
 
 impl World {
@@ -172,6 +174,15 @@ impl WorldBuilder {
     /// [`grains_kernels::fluid`]; CPU backend, spheres only).
     pub fn fluid(&mut self, fluid: Fluid) {
         self.fluid = Some(fluid);
+    }
+
+    /// Gives the fluid's velocity on a grid of nodes from the first step: the world is built
+    /// with [`World::set_flow_field`]`(Some(field))` already called (refused as that call
+    /// refuses it, at build), and the field is part of the physics fingerprint, so a checkpoint
+    /// is resumed only into a world built with the same one. A field set later by
+    /// [`World::set_flow_field`] is the program's own, as it is not in the checkpoints.
+    pub fn flow_field(&mut self, field: FlowField) {
+        self.flow_field = Some(field);
     }
 
     /// Adds an applied force and returns its index.
@@ -371,6 +382,7 @@ impl WorldBuilder {
         fingerprint.push_clumps(&self.clumps);
         fingerprint.push_hulls(&hulls);
         fingerprint.push_fluid(self.fluid.as_ref());
+        fingerprint.push_flow_field(self.flow_field.as_ref());
         // Forces, joints and springs can speed bodies without a bound the reach check knows.
         let energy_bounded =
             self.forces.is_empty() && self.joints.is_empty() && self.springs.is_empty();
@@ -416,6 +428,9 @@ impl WorldBuilder {
             control: (self.settings.auto_step).map(|_| StepControl::new(self.settings.h)),
         };
         world.place_walls(0.0);
+        if let Some(field) = &self.flow_field {
+            world.set_flow_field(Some(field.clone()))?;
+        }
         Ok(world)
     }
 }

@@ -122,6 +122,16 @@ impl Fingerprint {
         }
     }
 
+    /// Adds the fluid's velocity on a grid given at build, where there is one: its grid, and
+    /// its nodes' velocities (hashed).
+    pub(crate) fn push_flow_field(&mut self, field: Option<&crate::fluid::FlowField>) {
+        if let Some(f) = field {
+            let grid = (f.origin, f.spacing, f.counts);
+            self.push("flow field grid", format!("{grid:?}"));
+            self.push_table("flow field velocities", &f.velocity, |v| format!("{v:?}"));
+        }
+    }
+
     /// Adds the mesh walls: their count, and each one's triangles (hashed), material and motions.
     pub(crate) fn push_meshes(&mut self, meshes: &[crate::mesh::MeshDesc]) {
         if meshes.is_empty() {

@@ -459,3 +459,64 @@ fn a_bead_in_a_flow_field_is_carried_at_the_fields_velocity_where_it_is() {
     let msg = refused(&mut dry, field);
     assert!(msg.contains("no fluid"), "{msg}");
 }
+
+/// A field given at build (`WorldBuilder::flow_field`) acts from the first step, as one set
+/// right after the build does (the same bits), and is part of the physics fingerprint: a
+/// checkpoint resumes into a world built with the same field, bit for bit, and is refused, naming
+/// the field, by one built with another; a field given to a world without fluid is refused at
+/// build.
+#[test]
+fn a_field_given_at_build_is_in_the_fingerprint() {
+    let field = |u: f32| FlowField {
+        origin: Vec3::ZERO,
+        spacing: Vec3::splat(0.01),
+        counts: [1, 1, 2],
+        velocity: vec![Vec3::ZERO, Vec3::new(u, 0.0, 0.0)],
+    };
+    let water = Fluid {
+        density: 1000.0,
+        viscosity: 1e-3,
+        velocity: Vec3::ZERO,
+        drag: Drag::SchillerNaumann,
+    };
+    let world = |f: Option<FlowField>| {
+        let mut b = World::builder(Settings::default());
+        b.material(Material::new(0.5));
+        b.body(Body::sphere_of_density(
+            Vec3::new(0.0, 0.0, 0.005),
+            1e-3,
+            1000.0,
+        ));
+        b.fluid(water);
+        if let Some(f) = f {
+            b.flow_field(f);
+        }
+        b.build()
+    };
+    let mut given = world(Some(field(0.1))).expect("a field at build");
+    let mut set = world(None).expect("no field");
+    set.set_flow_field(Some(field(0.1)))
+        .expect("a field after build");
+    given.run(100).expect("carried");
+    set.run(100).expect("carried");
+    assert_eq!(given.velocity(0), set.velocity(0));
+    assert!(given.velocity(0).x > 0.01, "{}", given.velocity(0));
+    let snap = given.snapshot().expect("a snapshot");
+    given.run(100).expect("on");
+    let mut same = world(Some(field(0.1))).expect("the same field");
+    same.restore(&snap).expect("the same field resumes");
+    same.run(100).expect("on");
+    assert_eq!(same.position(0), given.position(0));
+    let mut other = world(Some(field(0.2))).expect("another field");
+    let msg = other.restore(&snap).unwrap_err().to_string();
+    assert!(msg.contains("flow field velocities"), "{msg}");
+    let mut b = World::builder(Settings::default());
+    b.material(Material::new(0.5));
+    b.body(Body::sphere_of_density(Vec3::ZERO, 1e-3, 1000.0));
+    b.flow_field(field(0.1));
+    let msg = b.build().map(|_| ()).unwrap_err().to_string();
+    assert!(
+        msg.contains("flow_field") && msg.contains("no fluid"),
+        "{msg}"
+    );
+}

@@ -346,6 +346,9 @@ fn build(cx: &Ctx, spec: SceneSpec) -> Result<Scene, SceneError> {
         &mut origins,
     )?;
     fluid::fluid(cx, &spec.fluid, &mut world)?;
+    if let Some(field) = fluid::flow_field(cx, &spec.fluid)? {
+        world.flow_field(field);
+    }
     let shakers = walls::shakers(cx, &spec.shakers)?;
     let clumps = clumps::clumps(cx, &spec.clumps, &mut world)?;
     let (boxes, mut named_walls) = walls::containers(

@@ -768,6 +768,23 @@ pub struct FluidSpec {
     pub drag: Option<S<String>>,
     /// Edge (m) of the cells Di Felice's drag counts the voidage in.
     pub voidage_cell: Option<S<f64>>,
+    /// `[fluid.field]`: the fluid's velocity on a grid of nodes, from a file.
+    pub field: Option<S<FlowFieldSpec>>,
+}
+
+/// `[fluid.field]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowFieldSpec {
+    /// The file of the nodes' velocities (one node a line, x fastest), relative to the scene
+    /// file.
+    pub file: S<String>,
+    /// The position of node (0, 0, 0) (m).
+    pub origin: S<V3>,
+    /// The distance between nodes, the same along x, y and z (m).
+    pub spacing: S<f64>,
+    /// The number of nodes along x, y and z.
+    pub counts: S<[i64; 3]>,
 }
 
 /// `[periodic]` as written.
