@@ -507,6 +507,13 @@ class WorldBuilder:
         voidage_cell: Optional[float] = None,
     ) -> None:
         """Fills the world with a fluid: buoyancy and drag on every dynamic sphere."""
+    def flow_field(
+        self,
+        velocities: npt.ArrayLike,
+        origin: Vec3 = (0.0, 0.0, 0.0),
+        spacing: Optional[Vec3] = None,
+    ) -> None:
+        """Gives the fluid's velocity on a grid of nodes (nx, ny, nz, 3) from the first step."""
     # Insertion and sinks.
     def insert(
         self,

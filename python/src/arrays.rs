@@ -1,6 +1,8 @@
 //! NumPy in and out: checked reading of the arrays a user passes (shape, dtype, finite values,
 //! each error naming the argument), and read-only views of the engine's buffers.
 
+use grains::fluid::FlowField;
+use grains::Vec3;
 use numpy::ndarray::{ArrayView, Dimension, ShapeBuilder};
 use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -73,6 +75,27 @@ pub fn grid_of_vectors(
         out[i + nx * (j + ny * k)] = [v[0] as f32, v[1] as f32, v[2] as f32];
     }
     Ok(([nx, ny, nz], out))
+}
+
+/// A fluid's velocity on a grid: `velocities` as [`grid_of_vectors`] reads them, node
+/// [i, j, k] at `origin` + (i, j, k) × `spacing` (m, along x, y and z; needed).
+pub fn flow_field(
+    velocities: &Bound<'_, PyAny>,
+    origin: (f32, f32, f32),
+    spacing: Option<(f32, f32, f32)>,
+) -> PyResult<FlowField> {
+    let Some(spacing) = spacing else {
+        return Err(PyValueError::new_err(
+            "spacing: the distance between nodes along x, y and z (m) is needed with velocities",
+        ));
+    };
+    let (counts, v) = grid_of_vectors("velocities", velocities)?;
+    Ok(FlowField {
+        origin: Vec3::from(origin),
+        spacing: Vec3::from(spacing),
+        counts,
+        velocity: v.into_iter().map(Vec3::from_array).collect(),
+    })
 }
 
 /// Reads `obj` as rows of `width` floats as [`rows`] does, exactly one per body of `n`.

@@ -198,6 +198,23 @@ impl PyWorldBuilder {
         Ok(())
     }
 
+    /// Gives the fluid's velocity (m/s) on a grid of nodes from the first step, as
+    /// `World.set_flow_field` takes it: `velocities` of shape (nx, ny, nz, 3), node [i, j, k] at
+    /// `origin` + (i, j, k) times `spacing` (m, along x, y and z). Part of the physics
+    /// fingerprint: a checkpoint resumes only into a world built with the same field. Checked
+    /// at build (a world without fluid is refused).
+    #[pyo3(signature = (velocities, origin = (0.0, 0.0, 0.0), spacing = None), text_signature = "($self, /, velocities, origin=(0.0, 0.0, 0.0), spacing=None)")]
+    fn flow_field(
+        &mut self,
+        velocities: &Bound<'_, PyAny>,
+        origin: (f32, f32, f32),
+        spacing: Option<(f32, f32, f32)>,
+    ) -> PyResult<()> {
+        let field = crate::arrays::flow_field(velocities, origin, spacing)?;
+        self.builder.flow_field(field);
+        Ok(())
+    }
+
     /// Bonds every pair of the bodies `bodies` ((start, stop), e.g. a group's range) whose
     /// surfaces are at most `gap` (m) apart with an elastic fixed joint at the middle of the gap:
     /// `stiffness` (N/m) and `damping` (N s/m) for each positional row, `angular_stiffness`

@@ -2,11 +2,10 @@
 //! engine's buffers, write velocities and positions, read contacts, loads and statistics, save
 //! and restore snapshots.
 
-use crate::arrays::{grid_of_vectors, rows_per_body, view};
+use crate::arrays::{flow_field, rows_per_body, view};
 use crate::errors::{
     build_error, checkpoint_error, gpu_error, snapshot_error, step_error, warn_placement,
 };
-use grains::fluid::FlowField;
 use grains::{Backend, Quat, StepStats, Touching, Vec3};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -461,23 +460,9 @@ impl PyWorld {
         origin: (f32, f32, f32),
         spacing: Option<(f32, f32, f32)>,
     ) -> PyResult<()> {
-        let field = match (velocities, spacing) {
-            (None, _) => None,
-            (Some(_), None) => {
-                return Err(PyValueError::new_err(
-                    "spacing: the distance between nodes along x, y and z (m) is needed with velocities",
-                ))
-            }
-            (Some(v), Some(spacing)) => {
-                let (counts, v) = grid_of_vectors("velocities", v)?;
-                Some(FlowField {
-                    origin: Vec3::from(origin),
-                    spacing: Vec3::from(spacing),
-                    counts,
-                    velocity: v.into_iter().map(Vec3::from_array).collect(),
-                })
-            }
-        };
+        let field = velocities
+            .map(|v| flow_field(v, origin, spacing))
+            .transpose()?;
         self.world.set_flow_field(field).map_err(build_error)
     }
 

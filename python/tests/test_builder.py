@@ -230,6 +230,17 @@ def test_a_bead_settles_in_a_fluid_and_a_caller_drives_another_through_external_
     with pytest.raises(ValueError, match="spacing"):
         w.set_flow_field(u)
     w.set_flow_field(None)
+    # The same field given at build acts from the first step, with the same bits.
+    b = grains.WorldBuilder()
+    b.material(0.5)
+    b.add_spheres([[0.0, 0.0, 0.007]], 1e-3, density=1000.0)
+    b.fluid(1000.0, 1e-3)
+    b.flow_field(u, origin=(-0.05, -0.05, 0.0), spacing=(0.1, 0.1, 0.01))
+    given = b.build()
+    given.step(6000)
+    assert given.velocities[0, 0] == pytest.approx(0.07, rel=1e-4)
+    with pytest.raises(ValueError, match="spacing"):
+        b.flow_field(u)
     b = grains.WorldBuilder()
     b.material(0.5)
     b.add_spheres([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]], 0.01, masses=0.1)
