@@ -75,7 +75,7 @@ pub(super) fn fluid(
     Ok(())
 }
 
-/// The most bytes a flow field's file may hold (about two million nodes written out).
+/// The most bytes a flow field's file may hold (some millions of nodes' lines).
 const MAX_FIELD_BYTES: u64 = 128 << 20;
 
 /// The most nodes a flow field may have.
@@ -112,11 +112,7 @@ pub(super) fn flow_field(
             format!("{nodes} nodes, more than the {MAX_FIELD_NODES} a field may have"),
         ));
     }
-    let path = cx
-        .file
-        .parent()
-        .unwrap_or(std::path::Path::new(""))
-        .join(f.file.get_ref());
+    let path = cx.beside(f.file.get_ref());
     let bad = |problem: String| cx.err(f.file.span(), "fluid.field.file", problem);
     let shown = path.display();
     let bytes = crate::input::read_regular(&path, MAX_FIELD_BYTES, "a flow field")
@@ -155,7 +151,7 @@ pub(super) fn flow_field(
                 values.len()
             )));
         };
-        velocity.push(grains::Vec3::new(ux, uy, uz));
+        velocity.push(Vec3::new(ux, uy, uz));
     }
     if (velocity.len() as u64) < nodes {
         return Err(bad(format!(

@@ -76,11 +76,7 @@ fn mesh(
         .translate
         .as_ref()
         .map_or(Ok(Vec3::ZERO), |t| finite3(cx, t, "translate"))?;
-    let file = cx
-        .file
-        .parent()
-        .unwrap_or(std::path::Path::new(""))
-        .join(m.file.get_ref());
+    let file = cx.beside(m.file.get_ref());
     let mut triangles =
         read_stl(&file).map_err(|e| cx.err(m.file.span(), "file", e.to_string()))?;
     for p in triangles.iter_mut().flatten() {

@@ -25,6 +25,14 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The file a scene names by `relative`, a path relative to the scene file's folder.
+    pub(super) fn beside(&self, relative: &str) -> std::path::PathBuf {
+        self.file
+            .parent()
+            .unwrap_or(std::path::Path::new(""))
+            .join(relative)
+    }
+
     /// The 1-based line of byte `pos`.
     pub(super) fn line(&self, pos: usize) -> usize {
         self.src[..pos.min(self.src.len())].matches('\n').count() + 1
