@@ -417,12 +417,11 @@ impl<'a> Share<'a> {
         values
     }
 
-    /// The 95th percentile ([`percentile_95`](crate::output::quality::percentile_95)'s order statistic) of the ranks' `values`
-    /// together, the same number as of the values gathered; `None` where there are none.
+    /// The 95th percentile of the ranks' `values` together
+    /// ([`percentile_95`](crate::output::quality::percentile_95)), the same number as of the
+    /// values gathered; `None` where there are none.
     fn percentile_95(&self, mut values: Vec<f64>) -> Option<f64> {
-        let [n] = self.sum([values.len() as f64]);
-        let k = ((n * 0.95).ceil() as u64).saturating_sub(1);
-        self.world.select_over_ranks(&mut values, k)
+        crate::output::quality::percentile_95(self.world, &mut values)
     }
 }
 
@@ -1278,8 +1277,13 @@ pub fn run_distributed(
         }
         // The end state on the host (GPU), for the summary (with the contacts its observables
         // read); and, unless stopped early, the final checkpoint (after the last step), so that
-        // resuming a finished run does nothing.
-        if let Err(e) = world.sync_checked() {
+        // resuming a finished run does nothing. A distributed run's ranks check their own
+        // bodies: its summary's figures are reduced over the ranks, nothing gathered.
+        let end = match distribute {
+            Some(_) => world.read_checked(),
+            None => world.sync_checked(),
+        };
+        if let Err(e) = end {
             break 'steps Err(e);
         }
         if reads_contacts {
@@ -1310,12 +1314,6 @@ pub fn run_distributed(
     let failure = stepped.err().map(|e| step_err(&world, e));
     if failure.is_none() {
         written?;
-    }
-    // A failed step leaves a distributed world's host copy released (the end's gather was not
-    // reached): gathered here for the summary's figures, every rank together (they failed at
-    // the same step). Where even that fails, the summary goes without them.
-    if !world.holds_every_body() {
-        let _ = world.sync();
     }
     let mut summary = summarise(
         scene,
@@ -1510,10 +1508,7 @@ fn summarise(
         iterations_mean: record.iterations as f64 / record.counted.max(1) as f64,
         contacts_mean: record.contacts as f64 / record.counted.max(1) as f64,
         frames,
-        quality: match world.holds_every_body() {
-            true => Quality::measure_boxes(world, &scene.boxes),
-            false => Quality::default(),
-        },
+        quality: Quality::measure_boxes(world, &scene.boxes),
         observables_final: scene
             .observables
             .iter()

@@ -258,10 +258,10 @@ fn shared_scene() -> &'static Path {
 }
 
 /// The whole scene on 2 ranks, read by the data set's test, the frame pieces', the contact
-/// frames' and the bit-for-bit resume's (one run instead of four).
+/// frames', the summary's and the bit-for-bit resume's (one run instead of five).
 fn whole_on_two_ranks() -> &'static Shared {
     static WHOLE: OnceLock<Shared> = OnceLock::new();
-    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 5))
+    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 6))
 }
 
 /// The whole scene in one process, read by the data set's test and the contact frames' (one
@@ -794,6 +794,48 @@ fn pieces_of(step: u64, ranks: usize) -> Vec<String> {
     (0..ranks)
         .map(|k| checkpoint::piece_name(step, k))
         .collect()
+}
+
+/// The summary's quality figures of a run on 2 ranks, which each rank measures on its own
+/// bodies and their neighbours of the other rank, reduced over the ranks without gathering the
+/// bed, are those of its end state gathered: its final checkpoint restored into one process's
+/// world and measured there. The deepest overlaps, the bed's height and the grains that left
+/// are the same numbers (to 1e-15, summary.json's text read back); the mean overlap agrees to
+/// 1e-12 (its sum is added in another order).
+#[test]
+fn the_summary_of_two_ranks_measures_the_end_state_as_gathered() {
+    use grains_app::output::Quality;
+    let shared = whole_on_two_ranks();
+    let scene = grains_app::scene::Scene::load(shared_scene()).expect("the scene loads");
+    let mut world = scene.world(Some(1)).expect("the world builds");
+    world
+        .restore(&checkpoint_state(&shared.dir))
+        .expect("the final checkpoint restores");
+    assert_eq!(world.steps(), 250);
+    let gathered = Quality::measure_boxes(&world, &scene.boxes);
+    let reduced = |at: &str| figure(&shared.dir, &format!("/quality/{at}"));
+    assert!(gathered.max_pen_r > 0.0, "the bed overlaps somewhere");
+    // The same number, as far as summary.json's text says it: serde_json reads a float back to
+    // within a unit in the last place or two.
+    let same = |at: &str, g: f64, within: f64| {
+        let r = reduced(at);
+        assert!(
+            (r - g).abs() <= within * g.abs(),
+            "{at} {r} on 2 ranks, {g} gathered"
+        );
+    };
+    same("max_pen_r", gathered.max_pen_r, 1e-15);
+    same("wall_max_pen_r", gathered.wall_max_pen_r, 1e-15);
+    same("bed_z95_r", gathered.bed_z95_r, 1e-15);
+    same("mean_pen_r", gathered.mean_pen_r, 1e-12);
+    for (at, n) in [
+        ("escaped", gathered.escaped),
+        ("discharged", gathered.discharged),
+        ("non_finite", gathered.non_finite),
+    ] {
+        assert_eq!(reduced(at), n as f64, "{at}");
+    }
+    shared.done();
 }
 
 /// A run cut short on 2 ranks at step 120 (not a multiple of the rebalance interval, 100) and

@@ -589,6 +589,21 @@ impl World {
         Some((indices.into_iter().map(|i| i as usize).collect(), bodies))
     }
 
+    /// [`World::own_bodies`] and, after them, the current state of every body another rank
+    /// owns that could overlap one of them (its centre within its radius, the largest radius
+    /// and how far that rank's bodies moved out of its box of the bed's split): the bodies'
+    /// indices in [`World::bodies`], their state (row k being index k) and how many of them,
+    /// the first ones, this rank owns. So each rank finds every overlap of its own bodies,
+    /// and the ranks together every overlap of the bed, without gathering it. `None` in a
+    /// world that steps every body itself. In a distributed world a call every rank makes
+    /// together (the bodies near the cuts are sent to the ranks beside them).
+    pub fn own_and_near_bodies(&self) -> Option<(Vec<usize>, Bodies, usize)> {
+        let (ids, bodies, owned) = self
+            .backend
+            .own_and_near_bodies(&self.bodies, self.steps + 1)?;
+        Some((ids.into_iter().map(|i| i as usize).collect(), bodies, owned))
+    }
+
     /// Whether [`World::bodies`] holds every body: always, but on a rank of a distributed world
     /// between a step and the next [`World::sync`] (the same on every rank of the world).
     pub fn holds_every_body(&self) -> bool {

@@ -8,6 +8,7 @@
 
 use crate::scene::Bounds;
 use glam::{IVec3, Vec3, Vec4};
+use grains::domain::whereabouts;
 use grains::geometry::WallShape;
 use grains::world::World;
 use grains::Whereabouts;
@@ -154,101 +155,136 @@ impl Quality {
 
     /// [`Quality::measure`] with the boxes `boxes` (the floor and side walls of any of those
     /// whose floor is level with the first's count), or, without any, the floor of its walls.
+    ///
+    /// In a distributed world a call every rank makes together, which gathers nothing: each
+    /// rank measures its own bodies and the overlaps of pairs whose lower-id body it owns (with
+    /// the bodies of other ranks near its own, [`World::own_and_near_bodies`]), and the figures
+    /// are reduced over the ranks. They are the figures of the gathered bed: the same numbers,
+    /// but for the mean overlap, whose sum is added in another order.
     pub fn measure_boxes(world: &World, boxes: &[Bounds]) -> Quality {
-        let b = world.bodies();
-        let n = b.len();
-        let dynamic: Vec<usize> = (0..n).filter(|&i| b.is_dynamic(i)).collect();
-        let r = dynamic
-            .iter()
-            .map(|&i| b.pos_radius[i].w)
-            .fold(f32::INFINITY, f32::min) as f64;
-        let r = if r.is_finite() && r > 0.0 { r } else { 1.0 };
-        let mut non_finite = 0;
-        let mut ok = Vec::with_capacity(n);
-        for i in 0..n {
-            let p = b.pos_radius[i];
-            let m = &b.motion[i];
-            if p.is_finite() && m.v().is_finite() && m.w().is_finite() {
-                ok.push(i);
-            } else {
-                non_finite += 1;
+        match world.own_and_near_bodies() {
+            Some((ids, bodies, owned)) => measure_part(world, boxes, (&bodies, &ids, owned)),
+            None => {
+                let b = world.bodies();
+                let ids: Vec<usize> = (0..b.len()).collect();
+                measure_part(world, boxes, (b, &ids, b.len()))
             }
         }
-        let floor = Floor::of(world, boxes, r);
-        let (mut max_pen, mut sum_pen, mut count) = (0.0f64, 0.0f64, 0usize);
-        let mut record = |pen: f64| {
-            if pen > 0.0 {
-                max_pen = max_pen.max(pen);
-                sum_pen += pen;
-                count += 1;
+    }
+}
+
+/// [`Quality::measure_boxes`] of a part of the bed: the bodies `b`, row k being body `ids[k]`
+/// of the world, of which the first `owned` are this part's own (the rest, other parts' bodies
+/// that may overlap them, count only in the pairs whose lower-id body is own), reduced over the
+/// world's ranks.
+fn measure_part(
+    world: &World,
+    boxes: &[Bounds],
+    (b, ids, owned): (&Bodies, &[usize], usize),
+) -> Quality {
+    let dynamic: Vec<usize> = (0..owned).filter(|&i| b.is_dynamic(i)).collect();
+    let mut smallest = [-(dynamic
+        .iter()
+        .map(|&i| b.pos_radius[i].w)
+        .fold(f32::INFINITY, f32::min) as f64)];
+    world.max_over_ranks(&mut smallest);
+    let r = -smallest[0];
+    let r = if r.is_finite() && r > 0.0 { r } else { 1.0 };
+    let finite = |i: usize| {
+        let (p, m) = (b.pos_radius[i], &b.motion[i]);
+        p.is_finite() && m.v().is_finite() && m.w().is_finite()
+    };
+    let ok: Vec<usize> = (0..b.len()).filter(|&i| finite(i)).collect();
+    let non_finite = (0..owned).filter(|&i| !finite(i)).count();
+    let floor = Floor::of(world, boxes, r);
+    let (mut max_pen, mut sum_pen, mut count) = (0.0f64, 0.0f64, 0usize);
+    let mut record = |pen: f64| {
+        if pen > 0.0 {
+            max_pen = max_pen.max(pen);
+            sum_pen += pen;
+            count += 1;
+        }
+    };
+    for_each_close_pair(b, &ok, |i, j| {
+        let lower = if ids[i] < ids[j] { i } else { j };
+        if lower < owned && (b.is_dynamic(i) || b.is_dynamic(j)) {
+            let (pi, pj) = (b.pos_radius[i], b.pos_radius[j]);
+            record((pi.w + pj.w) as f64 - (pi.truncate() - pj.truncate()).length() as f64);
+        }
+    });
+    let mut wall_max: f64 = 0.0;
+    let (mut escaped, mut discharged) = (0, 0);
+    let mut z = Vec::with_capacity(ok.len());
+    let escape = world.settings().health.escape;
+    let domain = world.domain();
+    for &i in ok.iter().filter(|&&i| i < owned && b.is_dynamic(i)) {
+        let p = b.pos_radius[i];
+        let (px, py, ri) = (p.x as f64, p.y as f64, p.w as f64);
+        // Whether it left the domain, and how that counts: the health check's definition.
+        let left = match whereabouts(domain.as_ref(), escape, p.truncate(), p.w) {
+            Whereabouts::Inside => false,
+            Whereabouts::Escaped { .. } => {
+                escaped += 1;
+                true
+            }
+            Whereabouts::Discharged => {
+                discharged += 1;
+                true
             }
         };
-        for_each_close_pair(b, &ok, |i, j| {
-            if b.is_dynamic(i) || b.is_dynamic(j) {
-                let (pi, pj) = (b.pos_radius[i], b.pos_radius[j]);
-                record((pi.w + pj.w) as f64 - (pi.truncate() - pj.truncate()).length() as f64);
-            }
-        });
-        let mut wall_max: f64 = 0.0;
-        let (mut escaped, mut discharged) = (0, 0);
-        let mut z = Vec::with_capacity(ok.len());
-        for &i in ok.iter().filter(|&&i| b.is_dynamic(i)) {
-            let p = b.pos_radius[i];
-            let (px, py, ri) = (p.x as f64, p.y as f64, p.w as f64);
-            // Whether it left the domain, and how that counts: the health check's definition.
-            let left = match world.whereabouts(i) {
-                Whereabouts::Inside => false,
-                Whereabouts::Escaped { .. } => {
-                    escaped += 1;
-                    true
-                }
-                Whereabouts::Discharged => {
-                    discharged += 1;
-                    true
-                }
-            };
-            let Some(fl) = &floor else {
-                z.push(p.z as f64);
-                continue;
-            };
-            let height = p.z as f64 - fl.z;
-            z.push(height);
-            let over = fl.covers(px, py);
-            // Out of the floor's reach: left the domain, more than its radius below the floor,
-            // or beside the box (whose floor's footprint its side walls close).
-            if left || height < -ri || (fl.boxed && !over) {
-                continue;
-            }
-            if over {
-                record(ri - height);
-            }
-            // Here a box's body is inside it: its side walls count while it is level with them.
-            if let Some(face) = fl.faces.iter().find(|f| fl.boxed && f.covers(px, py)) {
-                if (0.0..=face.height).contains(&height) {
-                    let c = face.centre;
-                    for (x, half) in [(px - c[0], face.half[0]), (py - c[1], face.half[1])] {
-                        if half.is_finite() {
-                            wall_max = wall_max.max(ri - (half - x.abs()));
-                        }
+        let Some(fl) = &floor else {
+            z.push(p.z as f64);
+            continue;
+        };
+        let height = p.z as f64 - fl.z;
+        z.push(height);
+        let over = fl.covers(px, py);
+        // Out of the floor's reach: left the domain, more than its radius below the floor,
+        // or beside the box (whose floor's footprint its side walls close).
+        if left || height < -ri || (fl.boxed && !over) {
+            continue;
+        }
+        if over {
+            record(ri - height);
+        }
+        // Here a box's body is inside it: its side walls count while it is level with them.
+        if let Some(face) = fl.faces.iter().find(|f| fl.boxed && f.covers(px, py)) {
+            if (0.0..=face.height).contains(&height) {
+                let c = face.centre;
+                for (x, half) in [(px - c[0], face.half[0]), (py - c[1], face.half[1])] {
+                    if half.is_finite() {
+                        wall_max = wall_max.max(ri - (half - x.abs()));
                     }
                 }
             }
         }
-        let z95 = percentile_95(z);
-        Quality {
-            max_pen_r: max_pen / r,
-            mean_pen_r: if count > 0 {
-                sum_pen / count as f64 / r
-            } else {
-                0.0
-            },
-            wall_max_pen_r: wall_max.max(0.0) / r,
-            bed_z95_r: z95 / r,
-            ke_mean_j: kinetic_energy_per_body(world),
-            escaped,
-            discharged,
-            non_finite,
-        }
+    }
+    let mut sums = [
+        sum_pen,
+        count as f64,
+        non_finite as f64,
+        escaped as f64,
+        discharged as f64,
+    ];
+    world.sum_over_ranks(&mut sums);
+    let [sum_pen, count, non_finite, escaped, discharged] = sums;
+    let mut largest = [max_pen, wall_max];
+    world.max_over_ranks(&mut largest);
+    let [max_pen, wall_max] = largest;
+    let z95 = percentile_95(world, &mut z).unwrap_or(0.0);
+    Quality {
+        max_pen_r: max_pen / r,
+        mean_pen_r: if count > 0.0 {
+            sum_pen / count / r
+        } else {
+            0.0
+        },
+        wall_max_pen_r: wall_max.max(0.0) / r,
+        bed_z95_r: z95 / r,
+        ke_mean_j: kinetic_energy_per_body(world),
+        escaped: escaped as usize,
+        discharged: discharged as usize,
+        non_finite: non_finite as usize,
     }
 }
 
@@ -282,18 +318,21 @@ fn for_each_close_pair(b: &Bodies, ids: &[usize], mut f: impl FnMut(usize, usize
     }
 }
 
-/// The 95th percentile of `values` (the value 95 % of them do not exceed); 0 when empty.
-pub fn percentile_95(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values
-        .get(((values.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
-        .copied()
-        .unwrap_or(0.0)
+/// The 95th percentile of the values every rank of `world` gives together (each rank its own
+/// `values`; in a world that steps every body itself, of `values` alone): the ⌈0.95 n⌉-th
+/// smallest of the n values, the value 95 % of them do not exceed, found without gathering
+/// them ([`World::select_over_ranks`]); `None` when there are none. A call every rank of a
+/// distributed world makes together.
+pub fn percentile_95(world: &World, values: &mut [f64]) -> Option<f64> {
+    let mut n = [values.len() as f64];
+    world.sum_over_ranks(&mut n);
+    let k = ((n[0] * 0.95).ceil() as u64).saturating_sub(1);
+    world.select_over_ranks(values, k)
 }
 
 /// Mean kinetic energy per body after the last step (J), from the step's statistics.
 fn kinetic_energy_per_body(world: &World) -> f64 {
-    world.last_stats().kinetic_energy / world.bodies().len().max(1) as f64
+    world.last_stats().kinetic_energy / world.len().max(1) as f64
 }
 
 /// How still a bed stays: the displacement of every dynamic body over some more steps, in

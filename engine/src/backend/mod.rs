@@ -55,6 +55,11 @@ pub(crate) struct StepInputs<'a> {
     pub(crate) params: &'a StepParams,
 }
 
+/// A rank's own bodies and the nearby bodies of other ranks: each one's id (the host copy's
+/// index), their state, and how many of them (the first ones, ascending id) the rank owns;
+/// the others follow in ascending id.
+pub(crate) type NearBodies = (Vec<u64>, Bodies, usize);
+
 /// What the world needs of a backend: step, bring the host copy up to date, and hand over the
 /// contacts, timings and warm-start memory.
 ///
@@ -246,6 +251,14 @@ pub(crate) trait StepBackend: Send + Sync {
     /// `next`, what that split gives it of the host copy `bodies`): not a collective call.
     /// `None`, by default: a backend that steps every body itself has no part.
     fn own_bodies(&self, _bodies: &Bodies, _next: u64) -> Option<(Vec<u64>, Bodies)> {
+        None
+    }
+
+    /// [`Self::own_bodies`] followed by the current state of every body another rank owns
+    /// that could overlap one of them (see [`crate::World::own_and_near_bodies`]): the ids,
+    /// the state and the number of own bodies (the first ones). A collective call in a
+    /// distributed run; `None`, by default.
+    fn own_and_near_bodies(&self, _bodies: &Bodies, _next: u64) -> Option<NearBodies> {
         None
     }
 
