@@ -1079,19 +1079,19 @@ pub fn run_distributed(
         let png =
             frame_due && o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
         // The health checks run on every state read back before anything of it is written. A
-        // distributed run's ranks read their own bodies (the samples reduced over the ranks,
-        // the frames in pieces) and gather the bed only for what needs it whole: a PNG
-        // snapshot, and the contact frames' lines to partners other ranks own.
+        // distributed run's ranks read their own bodies and contacts (the samples reduced over
+        // the ranks, the frames and contact frames in pieces) and gather the bed only for what
+        // needs it whole: a PNG snapshot.
         if (csv || frame_due) && distribute.is_some() {
             world.read_checked()?;
-            if png || (frame_due && o.formats.contacts) {
+            if png {
                 world.sync()?;
             }
         } else if csv || frame_due {
             world.sync_checked()?;
         }
         if (csv && reads_contacts) || (frame_due && (o.formats.contacts || o.frame_stress)) {
-            world.sync_contacts().map_err(StepError::Gpu)?;
+            world.read_contacts().map_err(StepError::Gpu)?;
         }
         let share = (csv || frame_due).then(|| Share::of(world));
         if let (true, Some(share)) = (csv, &share) {
@@ -1287,7 +1287,7 @@ pub fn run_distributed(
             break 'steps Err(e);
         }
         if reads_contacts {
-            if let Err(e) = world.sync_contacts() {
+            if let Err(e) = world.read_contacts() {
                 break 'steps Err(e.into());
             }
         }

@@ -1,7 +1,7 @@
 //! A readable view of one contact of the last step: who touches whom, where, and the impulse
 //! and force it carried.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 use grains_kernels::mesh::MeshWalls;
 use grains_kernels::narrow_phase::Contacts;
 use grains_kernels::{key_wall, ContactRow, NO_BODY};
@@ -73,7 +73,7 @@ impl Contact {
         key: u64,
         gamma: [f32; 4],
         h: f32,
-        (centres, mesh): (&[Vec4], &MeshWalls),
+        (centre, mesh): (&impl Fn(usize) -> Vec3, &MeshWalls),
     ) -> Self {
         let a = row.body_a as usize;
         let touching = if row.body_b == NO_BODY {
@@ -97,7 +97,7 @@ impl Contact {
             + gamma[2] * Vec3::from_array(row.t2);
         Contact {
             touching,
-            point: centres[a].truncate() + Vec3::from_array(row.ra),
+            point: centre(a) + Vec3::from_array(row.ra),
             normal: row.normal(),
             gap: row.phi,
             impulse,
@@ -106,17 +106,18 @@ impl Contact {
     }
 }
 
-/// The contacts of `contacts` with their `impulses`, as [`Contact`]s.
+/// The contacts of `contacts` with their `impulses`, as [`Contact`]s, the first body of each
+/// at `centre(its index)`.
 pub(crate) fn view<'a>(
     contacts: &'a Contacts,
     impulses: &'a [[f32; 4]],
     h: f32,
-    (centres, mesh): (&'a [Vec4], &'a MeshWalls),
+    (centre, mesh): (impl Fn(usize) -> Vec3 + 'a, &'a MeshWalls),
 ) -> impl ExactSizeIterator<Item = Contact> + 'a {
     contacts
         .rows
         .iter()
         .zip(&contacts.keys)
         .zip(impulses)
-        .map(move |((row, &key), &gamma)| Contact::new(row, key, gamma, h, (centres, mesh)))
+        .map(move |((row, &key), &gamma)| Contact::new(row, key, gamma, h, (&centre, mesh)))
 }

@@ -761,12 +761,42 @@ impl World {
     /// }
     /// ```
     pub fn contacts(&self) -> impl ExactSizeIterator<Item = Contact> + '_ {
+        // A rank's contacts' first bodies are its own: their centres as it stepped them,
+        // whatever the host copy holds.
+        let centre = |i: usize| match self.backend.held_centre(i as u64) {
+            Some(c) => c,
+            None => self.bodies.pos_radius[i].truncate(),
+        };
         contact::view(
             self.backend.contacts(),
             self.backend.impulses(),
             self.params.h,
-            (&self.bodies.pos_radius, &self.meshes.placed),
+            (centre, &self.meshes.placed),
         )
+    }
+
+    /// The centre of body `i` as this rank of a distributed world holds it after its last step:
+    /// a body it owns, or another rank's that its step held beside them (a ghost, whose state
+    /// is its owner's bit for bit: the ranks that hold a body give it the same impulses), as
+    /// the partner of each contact this rank solved is. `None` for a body the rank does not
+    /// hold, before its first step, and in a world that steps every body itself. Not a
+    /// collective call.
+    pub fn held_centre(&self, i: usize) -> Option<Vec3> {
+        self.backend.held_centre(i as u64)
+    }
+
+    /// [`World::sync_contacts`], but on a rank of a distributed world without gathering the
+    /// bodies: each rank copies the contacts it solved, and its health checks read its own
+    /// bodies ([`World::read_checked`]'s read-back); the host copy keeps the state of its last
+    /// gather. What [`World::contacts`], the loads and the contact forces need, which read
+    /// only the rank's own bodies and contacts. In a distributed world a call every rank makes
+    /// together.
+    pub fn read_contacts(&mut self) -> Result<(), GpuError> {
+        if !self.backend.is_distributed() {
+            return self.sync_contacts();
+        }
+        self.read()?;
+        self.backend.sync_contacts(self.steps)
     }
 
     /// The raw contact rows of the last step, as the kernels hold them: pair keys (ascending)

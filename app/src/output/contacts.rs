@@ -57,6 +57,9 @@ impl ContactFrame {
     /// bodies it `owns` (ascending) its first points with their total contact force, and the
     /// index types of the whole frame. A call every rank makes together (the bodies' forces are
     /// totalled over the ranks that hold them).
+    ///
+    /// Nothing is gathered: the centres are those the rank stepped ([`World::held_centre`]),
+    /// a partner another rank owns at its ghost's centre, its owner's bit for bit.
     pub fn piece(world: &World, owns: &[usize]) -> ContactFrame {
         // A piece holds at most its bodies and one more point per contact.
         let bound = world.len() + 2 * world.last_stats().contacts;
@@ -67,13 +70,11 @@ impl ContactFrame {
     /// partner among none of them is a point of its own after them, with force 0.
     fn of_bodies(world: &World, bodies: &[usize], bound: Option<usize>) -> ContactFrame {
         let forces = world.body_contact_forces();
+        let centre = |i: usize| world.held_centre(i).unwrap_or_else(|| world.position(i));
         let mut f = ContactFrame {
             step: world.steps(),
             time: exact_time(world.steps(), world.settings().h),
-            points: bodies
-                .iter()
-                .map(|&i| world.position(i).to_array())
-                .collect(),
+            points: bodies.iter().map(|&i| centre(i).to_array()).collect(),
             body_forces: (bodies.iter())
                 .map(|&i| forces[i].as_vec3().to_array())
                 .collect(),
@@ -87,7 +88,7 @@ impl ContactFrame {
             _ if all => i,
             Ok(p) => p,
             Err(_) => *partners.entry(i).or_insert_with(|| {
-                f.points.push(world.position(i).to_array());
+                f.points.push(centre(i).to_array());
                 f.body_forces.resize(f.points.len(), [0.0; 3]);
                 f.points.len() - 1
             }),

@@ -552,6 +552,13 @@ impl StepBackend for DistributedBackend {
         Some(self.with_own(world, next, |sub| records_of(&sub.owned)))
     }
 
+    fn held_centre(&self, id: u64) -> Option<glam::Vec3> {
+        let i = self.local.index_of(id)? as usize;
+        self.stepped_at
+            .is_some()
+            .then(|| self.local.bodies.pos_radius[i].truncate())
+    }
+
     fn own_and_near_bodies(&self, world: &Bodies, next: u64) -> Option<NearBodies> {
         Some(match (&self.reseed, &self.cuts) {
             (Some(warm), _) => {

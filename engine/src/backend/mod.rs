@@ -262,6 +262,12 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// The centre of body `id` as a rank of a distributed run stepped it in its last step
+    /// (its own bodies and their ghosts); `None`, by default.
+    fn held_centre(&self, _id: u64) -> Option<glam::Vec3> {
+        None
+    }
+
     /// The cuts of a distributed run's subdomains, which a snapshot carries (`None`, by
     /// default: a backend that steps every body itself has none).
     fn cuts(&self) -> Option<Bisection> {
