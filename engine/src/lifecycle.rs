@@ -82,6 +82,53 @@ impl LifecycleState {
 /// A body's properties fixed at build: radius, 1/m, 1/I, material, kind.
 type Fixed = (f32, f32, f32, u32, u32);
 
+/// The fixed properties of the bodies as built, by id, held as runs of consecutive ids that
+/// share them (a generator's grains of one size and material are one run): a few bytes a run,
+/// where one record a body was 20 bytes a body on every rank of a distributed run.
+#[derive(Clone, Debug, Default)]
+struct BuiltBodies {
+    /// The first id of each run (ascending, from 0) and its bodies' properties.
+    runs: Vec<(u64, Fixed)>,
+    /// Number of bodies.
+    len: usize,
+}
+
+impl BuiltBodies {
+    /// The fixed properties of `bodies`, body i being id i.
+    fn of(bodies: &Bodies) -> BuiltBodies {
+        let same = |a: &Fixed, b: &Fixed| {
+            (a.0.to_bits(), a.1.to_bits(), a.2.to_bits(), a.3, a.4)
+                == (b.0.to_bits(), b.1.to_bits(), b.2.to_bits(), b.3, b.4)
+        };
+        let mut runs: Vec<(u64, Fixed)> = Vec::new();
+        for i in 0..bodies.len() {
+            let f = fixed(bodies, i);
+            if runs.last().is_none_or(|r| !same(&r.1, &f)) {
+                runs.push((i as u64, f));
+            }
+        }
+        runs.shrink_to_fit();
+        BuiltBodies {
+            runs,
+            len: bodies.len(),
+        }
+    }
+
+    /// Number of bodies as built.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The fixed properties of the body of id `id` as built; `None` for an id not built.
+    fn get(&self, id: usize) -> Option<Fixed> {
+        if id >= self.len {
+            return None;
+        }
+        let run = self.runs.partition_point(|r| r.0 <= id as u64) - 1;
+        Some(self.runs[run].1)
+    }
+}
+
 /// The insertions and sinks of a world, the bodies' ids and what the world was built with.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Lifecycle {
@@ -93,7 +140,7 @@ pub(crate) struct Lifecycle {
     ids: Vec<u64>,
     state: LifecycleState,
     /// The bodies' fixed properties as built, by id.
-    built: Vec<Fixed>,
+    built: BuiltBodies,
     /// The drives as built (body index = id).
     built_drives: Vec<(u32, Prescribed)>,
     /// The applied forces as built (body index = id).
@@ -149,7 +196,7 @@ impl Lifecycle {
                     .collect(),
                 sinks: vec![SinkCounters::default(); sinks.len()],
             },
-            built: (0..n).map(|i| fixed(bodies, i)).collect(),
+            built: BuiltBodies::of(bodies),
             built_drives: drives.to_vec(),
             built_forces: forces.to_vec(),
             built_shapes: shapes.map_or_else(Vec::new, <[Shape]>::to_vec),
@@ -582,7 +629,13 @@ impl World {
                 }
             }
         }
-        let may_go = |id: usize| !lc.sinks.is_empty() && lc.built[id].4 == BodyKind::Dynamic as u32;
+        let may_go = |id: usize| {
+            !lc.sinks.is_empty()
+                && lc
+                    .built
+                    .get(id)
+                    .is_some_and(|f| f.4 == BodyKind::Dynamic as u32)
+        };
         if let Some(id) = (0..built).find(|&id| !present[id] && !may_go(id)) {
             return invalid(format!(
                 "body id {id} of the world as built is missing and no sink could have removed it"

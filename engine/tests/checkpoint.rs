@@ -381,6 +381,40 @@ fn restore_checks_every_field_against_the_world() {
     );
 }
 
+/// The bodies as built are kept as runs of consecutive ids that share their fixed properties
+/// (scene 0: the fixed sphere, then six grains of one size, two runs): each body is checked
+/// against its own run, so a grain given the fixed sphere's radius, or the fixed sphere a
+/// grain's, is refused naming it.
+#[test]
+fn each_body_is_checked_against_its_own_as_built() {
+    let (_, bytes) = common::checkpoint(0, 10, b"");
+    let snap = Snapshot::from_bytes(&bytes).unwrap();
+    refused(
+        0,
+        &snap,
+        |s| s.bodies.pos_radius[3].w = 0.5,
+        "body 3 radius",
+    );
+    refused(
+        0,
+        &snap,
+        |s| s.bodies.pos_radius[6].w = 0.5,
+        "body 6 radius",
+    );
+    refused(
+        0,
+        &snap,
+        |s| s.bodies.pos_radius[0].w = 0.05,
+        "body 0 radius",
+    );
+    refused(
+        0,
+        &snap,
+        |s| s.bodies.kind[0] = s.bodies.kind[1],
+        "body 0 kind",
+    );
+}
+
 #[test]
 fn joint_impulses_are_checked_against_the_joint_rows() {
     let (_, bytes) = common::checkpoint(3, 30, b"");
