@@ -8,7 +8,7 @@
 use crate::output::checkpoint::{piece_name, read_checkpoint};
 use crate::output::contacts::ContactFrame;
 use crate::output::fields::{flat, profile_csv, vti};
-use crate::output::image::{Extent, Section, Style, View};
+use crate::output::image::{snapshot_of_parts, Extent, Section, Style, View};
 use crate::output::mesh_loads::{LoadDistance, MeshLoadFrame};
 use crate::output::progress::{
     exact_time, format_time, time_decimals, RecentRate, StatusLines, STATUS_EVERY,
@@ -998,26 +998,27 @@ pub fn run_distributed(
     };
     let o = &scene.output;
     let h32 = scene.settings().h;
+    let style = Style {
+        width: o.image_width,
+        colour: o.colour,
+        extent: match o.view_extent {
+            ViewExtent::Start => Extent::Fixed(start),
+            ViewExtent::Bodies => Extent::Bodies,
+        },
+        section: match (o.section, o.section_y) {
+            (false, _) => Section::None,
+            (true, None) => Section::Largest,
+            (true, Some(y)) => Section::At(y),
+        },
+        time_decimals: time_decimals(h32 as f64).max(3),
+        material_names: scene.material_names.clone(),
+        group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
+    };
     let config = WriterConfig {
         layout: layout.clone(),
         formats: o.formats,
         encoding: o.frame_encoding,
-        style: Style {
-            width: o.image_width,
-            colour: o.colour,
-            extent: match o.view_extent {
-                ViewExtent::Start => Extent::Fixed(start),
-                ViewExtent::Bodies => Extent::Bodies,
-            },
-            section: match (o.section, o.section_y) {
-                (false, _) => Section::None,
-                (true, None) => Section::Largest,
-                (true, Some(y)) => Section::At(y),
-            },
-            time_decimals: time_decimals(h32 as f64).max(3),
-            material_names: scene.material_names.clone(),
-            group_names: scene.groups.iter().map(|g| g.name.clone()).collect(),
-        },
+        style: style.clone(),
         columns: scene.observables.iter().map(|o| o.name.clone()).collect(),
         quantities: scene
             .observables
@@ -1072,6 +1073,8 @@ pub fn run_distributed(
     let reads_contacts = scene.observables.iter().any(|o| o.kind.reads_contacts());
     // The outflow rates' last samples, saved with each checkpoint.
     let marks = std::cell::RefCell::new(record.outflow.clone());
+    // The snapshots' style, for the pieces a distributed run's ranks draw.
+    let style = &style;
     let emit = |world: &mut World, frames_written: &mut u64, writer: &Writer| {
         let s = world.steps();
         let csv = o.formats.csv && s.is_multiple_of(o.observe_every);
@@ -1084,9 +1087,6 @@ pub fn run_distributed(
         // needs it whole: a PNG snapshot.
         if (csv || frame_due) && distribute.is_some() {
             world.read_checked()?;
-            if png {
-                world.sync()?;
-            }
         } else if csv || frame_due {
             world.sync_checked()?;
         }
@@ -1101,11 +1101,22 @@ pub fn run_distributed(
         }
         if let (true, Some(share)) = (frame_due, &share) {
             let owned = if pieces { world.owned_indices() } else { None };
-            if let (Some(_), true) = (&owned, o.formats.vtu) {
-                let piece = frame_of(scene, share, false);
-                writer.send(WriterMsg::Frame(Box::new(piece)));
-                if png && writes {
-                    writer.send(WriterMsg::Snapshot(Box::new(frame(scene, world, true))));
+            if distribute.is_some() {
+                // Each rank's piece of the frame, and of the snapshot: the ranks paint their own
+                // grains and composite them, nothing gathered.
+                let mut piece = frame_of(scene, share, png);
+                if png {
+                    // The writing rank's picture (or why it could not be drawn: the writer
+                    // fails the run with it).
+                    if let Some(picture) =
+                        snapshot_of_parts(&piece, style, world, writes).transpose()
+                    {
+                        writer.send(WriterMsg::Picture(s, Box::new(picture)));
+                    }
+                    (piece.png, piece.walls, piece.triangles) = (false, Vec::new(), Vec::new());
+                }
+                if o.formats.vtu {
+                    writer.send(WriterMsg::Frame(Box::new(piece)));
                 }
             } else if o.formats.vtu || o.formats.png {
                 writer.send(WriterMsg::Frame(Box::new(frame(scene, world, png))));

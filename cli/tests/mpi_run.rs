@@ -258,17 +258,18 @@ fn shared_scene() -> &'static Path {
 }
 
 /// The whole scene on 2 ranks, read by the data set's test, the frame pieces', the contact
-/// frames', the summary's and the bit-for-bit resume's (one run instead of five).
+/// frames', the summary's, the snapshots' and the bit-for-bit resume's (one run instead of
+/// six).
 fn whole_on_two_ranks() -> &'static Shared {
     static WHOLE: OnceLock<Shared> = OnceLock::new();
-    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 6))
+    WHOLE.get_or_init(|| Shared::run(2, "whole2", &[], 7))
 }
 
-/// The whole scene in one process, read by the data set's test and the contact frames' (one
-/// run instead of two).
+/// The whole scene in one process, read by the data set's test, the contact frames' and the
+/// snapshots' (one run instead of three).
 fn whole_in_one_process() -> &'static Shared {
     static ONE: OnceLock<Shared> = OnceLock::new();
-    ONE.get_or_init(|| Shared::run(0, "one", &[], 2))
+    ONE.get_or_init(|| Shared::run(0, "one", &[], 3))
 }
 
 /// The scene cut at step 120 on 2 ranks, its folder copied by each of the three resumes (one
@@ -600,7 +601,7 @@ fn scene_with_loads(dir: &Path) -> PathBuf {
         )
         .replace(
             "formats = [\"vtu\", \"csv\"]",
-            "formats = [\"vtu\", \"csv\", \"contacts\"]",
+            "formats = [\"vtu\", \"csv\", \"contacts\", \"png\"]",
         );
     let text = format!("{text}\n[[observables]]\nkind = \"wall_force\"\nwall = \"bin\"\n");
     std::fs::create_dir_all(dir).expect("a folder");
@@ -760,6 +761,8 @@ fn one_rank_writes_the_contacts_and_loads_of_one_process() {
     );
     let csv = |d: &Path| read(d.join("observables.csv"));
     assert!(csv(one) == csv(rank), "observables.csv differs");
+    let png = |d: &Path| read(d.join("images/snapshot_000000050.png"));
+    assert!(png(one) == png(rank), "the rank's snapshot differs");
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);
     }
@@ -794,6 +797,26 @@ fn pieces_of(step: u64, ranks: usize) -> Vec<String> {
     (0..ranks)
         .map(|k| checkpoint::piece_name(step, k))
         .collect()
+}
+
+/// On 2 ranks each rank paints the grains it owns and the ranks composite the snapshot, the
+/// bed not gathered: the snapshot of step 0 (the scene's grains as built, the state of one
+/// process's run too) is one process's byte for byte, and every snapshot is written.
+#[test]
+fn two_ranks_draw_the_snapshots_of_one_process() {
+    let (in_one, on_two) = (whole_in_one_process(), whole_on_two_ranks());
+    let png = |d: &Path, step: u64| std::fs::read(d.join(format!("images/snapshot_{step:09}.png")));
+    let first = png(&in_one.dir, 0).expect("one process's first snapshot");
+    assert!(first.len() > 1000, "a snapshot");
+    assert!(
+        png(&on_two.dir, 0).ok() == Some(first),
+        "the first snapshots differ"
+    );
+    for step in (0..=250).step_by(25) {
+        assert!(png(&on_two.dir, step).is_ok(), "no snapshot of step {step}");
+    }
+    in_one.done();
+    on_two.done();
 }
 
 /// The summary's quality figures of a run on 2 ranks, which each rank measures on its own

@@ -138,6 +138,14 @@ impl World {
         self.backend.max_over_ranks(values);
     }
 
+    /// Each of `values` the largest over the ranks of a distributed world, in place, by one
+    /// `MPI_Allreduce` (for long lists: an image's pixels, say; [`World::max_over_ranks`]
+    /// gathers every rank's list). A call every rank makes together, with as many values on
+    /// each; in a world that steps every body itself the values stay as they are.
+    pub fn max_keys_over_ranks(&self, values: &mut [u64]) {
+        self.backend.max_keys_over_ranks(values);
+    }
+
     /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of the values of every rank
     /// of a distributed world together, each rank giving `values` (its own bodies' figures,
     /// say), or `None` where they are no more than `k`: the same number on every rank, exactly

@@ -89,6 +89,11 @@ impl Canvas {
     /// visited, so a huge or far disk costs no more than the canvas, and a non-finite one is
     /// not drawn.
     pub fn disk(&mut self, cx: f32, cy: f32, r: f32, c: [u8; 3]) {
+        self.disk_marked(cx, cy, r, c, |_| {});
+    }
+
+    /// [`Canvas::disk`], calling `mark` with the index (y × width + x) of every pixel it sets.
+    fn disk_marked(&mut self, cx: f32, cy: f32, r: f32, c: [u8; 3], mut mark: impl FnMut(usize)) {
         if !(cx.is_finite() && cy.is_finite() && r.is_finite()) {
             return;
         }
@@ -107,6 +112,7 @@ impl Canvas {
                         1.0
                     };
                     self.put(x, y, c.map(|v| (v as f32 * shade) as u8));
+                    mark(y as usize * self.width as usize + x as usize);
                 }
             }
         }
@@ -253,32 +259,88 @@ impl View {
     /// The bodies' extent in x and z (their finite centres ± radii) with a margin of 5 % of its
     /// width on every side; `None` when no body is finite.
     pub fn of_bodies(frame: &Frame) -> Option<View> {
-        let mut v = View {
-            x0: f32::INFINITY,
-            x1: f32::NEG_INFINITY,
-            z0: f32::INFINITY,
-            z1: f32::NEG_INFINITY,
-        };
+        View::of_parts(frame, &Whole)
+    }
+
+    /// [`View::of_bodies`] of every part's bodies together, each part giving its `frame`.
+    fn of_parts(frame: &Frame, parts: &dyn Parts) -> Option<View> {
+        let mut v = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
         for (p, &r) in frame.positions.iter().zip(&frame.radii) {
             if !(p[0].is_finite() && p[2].is_finite() && r.is_finite()) {
                 continue;
             }
-            v.x0 = v.x0.min(p[0] - r);
-            v.x1 = v.x1.max(p[0] + r);
-            v.z0 = v.z0.min(p[2] - r);
-            v.z1 = v.z1.max(p[2] + r);
+            v = [
+                v[0].min(p[0] - r),
+                v[1].max(p[0] + r),
+                v[2].min(p[2] - r),
+                v[3].max(p[2] + r),
+            ];
         }
-        if v.x0 > v.x1 {
+        let mut far = [-v[0] as f64, v[1] as f64, -v[2] as f64, v[3] as f64];
+        parts.max(&mut far);
+        let [x0, x1, z0, z1] = [-far[0] as f32, far[1] as f32, -far[2] as f32, far[3] as f32];
+        if x0 > x1 {
             return None;
         }
-        let m = 0.05 * (v.x1 - v.x0).max(v.z1 - v.z0).max(1e-6);
+        let m = 0.05 * (x1 - x0).max(z1 - z0).max(1e-6);
         Some(View {
-            x0: v.x0 - m,
-            x1: v.x1 + m,
-            z0: v.z0 - m,
-            z1: v.z1 + m,
+            x0: x0 - m,
+            x1: x1 + m,
+            z0: z0 - m,
+            z1: z1 + m,
         })
     }
+}
+
+/// The reductions a snapshot takes over the parts the bodies are held in (the ranks of a
+/// distributed run, each giving the frame of its own bodies), each a call every part makes
+/// together; [`Whole`] where one frame holds every body.
+pub trait Parts {
+    /// Each of `values` the largest over the parts, in place.
+    fn max(&self, values: &mut [f64]);
+    /// Each of `values` summed over the parts, in place.
+    fn sum(&self, values: &mut [f64]);
+    /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of every part's `values`
+    /// together; `None` where they are no more than `k`.
+    fn select(&self, values: &mut [f64], k: u64) -> Option<f64>;
+    /// Each of `values` the largest over the parts, in place, by a reduction whose traffic does
+    /// not grow with the number of parts (an image's pixels).
+    fn max_keys(&self, values: &mut [u64]);
+}
+
+/// The ranks of a distributed world, each giving the frame of the bodies it owns; a world that
+/// steps every body itself is one part.
+impl Parts for grains::world::World {
+    fn max(&self, values: &mut [f64]) {
+        self.max_over_ranks(values);
+    }
+    fn sum(&self, values: &mut [f64]) {
+        self.sum_over_ranks(values);
+    }
+    fn select(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        self.select_over_ranks(values, k)
+    }
+    fn max_keys(&self, values: &mut [u64]) {
+        self.max_keys_over_ranks(values);
+    }
+}
+
+/// One frame holding every body: the reductions leave the values as they are.
+pub struct Whole;
+
+impl Parts for Whole {
+    fn max(&self, _values: &mut [f64]) {}
+    fn sum(&self, _values: &mut [f64]) {}
+    fn select(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        values.sort_by(f64::total_cmp);
+        values.get(usize::try_from(k).ok()?).copied()
+    }
+    fn max_keys(&self, _values: &mut [u64]) {}
 }
 
 /// The region snapshots show.
@@ -334,10 +396,144 @@ pub fn time_stamp_region(width: u32) -> (u32, u32, u32, u32) {
     (0, 0, width / 3, header_height(width))
 }
 
-/// The largest body's index (the first of equal ones), if any.
-fn largest(frame: &Frame) -> Option<usize> {
-    (0..frame.radii.len())
-        .max_by(|&a, &b| frame.radii[a].total_cmp(&frame.radii[b]).then(b.cmp(&a)))
+/// Body `i`'s id in `frame`: its `ids` entry, or its index in a frame without ids (one that
+/// holds every body in id order).
+fn id_of(frame: &Frame, i: usize) -> u64 {
+    frame.ids.get(i).copied().unwrap_or(i as u64)
+}
+
+/// The height (m) of the largest body's centre (the first of equal ones by id) among every
+/// part's bodies, each part giving its `frame`; `None` without bodies.
+fn largest_y(frame: &Frame, parts: &dyn Parts) -> Option<f32> {
+    let n = frame.radii.len();
+    let local = (0..n).max_by(|&a, &b| frame.radii[a].total_cmp(&frame.radii[b]).then(b.cmp(&a)));
+    let mut r = [local.map_or(f64::NEG_INFINITY, |i| frame.radii[i] as f64)];
+    parts.max(&mut r);
+    // The lowest id among the largest bodies, then the height of that body's centre.
+    let first = local.filter(|&i| frame.radii[i] as f64 == r[0]);
+    let mut id = [first.map_or(f64::NEG_INFINITY, |i| -(id_of(frame, i) as f64))];
+    parts.max(&mut id);
+    let mine = first.filter(|&i| -(id_of(frame, i) as f64) == id[0]);
+    let mut y = [mine.map_or(f64::NEG_INFINITY, |i| frame.positions[i][1] as f64)];
+    parts.max(&mut y);
+    y[0].is_finite().then_some(y[0] as f32)
+}
+
+/// What of a snapshot depends on every body: the region shown, the section's plane and the
+/// colour scheme's range; with the canvas's layout.
+struct Plan {
+    view: View,
+    scale: f32,
+    band: u32,
+    body_h: u32,
+    section: Option<f32>,
+    scheme: Scheme,
+}
+
+impl Plan {
+    /// The plan of a snapshot of every part's bodies together, each part giving its `frame`.
+    fn of(frame: &Frame, style: &Style, parts: &dyn Parts) -> Plan {
+        let width = style.width;
+        let view = match style.extent {
+            Extent::Fixed(v) => v,
+            Extent::Bodies => View::of_parts(frame, parts).unwrap_or(View {
+                x0: -1.0,
+                x1: 1.0,
+                z0: -1.0,
+                z1: 1.0,
+            }),
+        };
+        let scale = width as f32 / (view.x1 - view.x0);
+        let section = match style.section {
+            Section::None => None,
+            Section::Largest => Some(largest_y(frame, parts).unwrap_or(0.0)),
+            Section::At(y) => Some(y),
+        };
+        Plan {
+            view,
+            scale,
+            band: header_height(width),
+            body_h: ((view.z1 - view.z0) * scale).ceil().clamp(16.0, 8192.0) as u32,
+            section,
+            scheme: Scheme::new(frame, style, parts),
+        }
+    }
+
+    /// A blank canvas of the snapshot's size.
+    fn canvas(&self, style: &Style) -> Canvas {
+        Canvas::new(
+            style.width,
+            self.band + self.body_h + self.band,
+            [255, 255, 255],
+        )
+    }
+
+    /// Draws `frame`'s bodies on `c`, farthest first (in y, then by id; each one's cut by the
+    /// section's plane in a section), calling `mark(body, pixel)` for every pixel drawn.
+    fn paint(&self, c: &mut Canvas, frame: &Frame, mut mark: impl FnMut(usize, usize)) {
+        let (view, scale) = (self.view, self.scale);
+        let px = |x: f32| (x - view.x0) * scale;
+        let pz = |z: f32| (self.band + self.body_h) as f32 - (z - view.z0) * scale;
+        let mut order: Vec<usize> = (0..frame.positions.len()).collect();
+        order.sort_by(|&a, &b| frame.positions[b][1].total_cmp(&frame.positions[a][1]));
+        for i in order {
+            let p = frame.positions[i];
+            // In a section, each sphere is drawn as its cut by the plane y = y_cut.
+            let r = match self.section {
+                Some(y) => {
+                    let (r, dy) = (frame.radii[i], p[1] - y);
+                    if dy.abs() >= r {
+                        continue;
+                    }
+                    (r * r - dy * dy).sqrt()
+                }
+                None => frame.radii[i],
+            };
+            let colour = self.scheme.colour(frame, i);
+            c.disk_marked(px(p[0]), pz(p[2]), r * scale, colour, |pixel| {
+                mark(i, pixel)
+            });
+        }
+    }
+
+    /// The walls' cuts, the bands with the time stamp and the scale, on a canvas whose bodies
+    /// are drawn.
+    fn finish(&self, c: &mut Canvas, frame: &Frame, style: &Style) -> io::Result<()> {
+        let (view, scale, band) = (self.view, self.scale, self.band);
+        let px = |x: f32| (x - view.x0) * scale;
+        let pz = |z: f32| (band + self.body_h) as f32 - (z - view.z0) * scale;
+        // The walls where they cut the section's plane (y = 0 in a side view), in grey;
+        // unbounded ones as far as a few views across (the canvas cuts them anyway).
+        let reach = 4.0 * (view.x1 - view.x0).max(view.z1 - view.z0)
+            + [view.x0, view.x1, view.z0, view.z1]
+                .map(f32::abs)
+                .into_iter()
+                .fold(0.0, f32::max);
+        let y_cut = self.section.unwrap_or(0.0);
+        let cuts = frame
+            .walls
+            .iter()
+            .flat_map(|w| wall_section(w, y_cut, reach))
+            .chain(
+                frame
+                    .triangles
+                    .iter()
+                    .filter_map(|t| triangle_section(t, y_cut)),
+            );
+        for (a, b) in cuts {
+            c.line(px(a.x), pz(a.y), px(b.x), pz(b.y), [90, 90, 90]);
+        }
+        // Grains reaching past the region shown are cut at its edges.
+        let (w, b, h) = (style.width as i64, band as i64, c.height as i64);
+        c.rect(0, 0, w, b, [255, 255, 255]);
+        c.rect(0, h - b, w, h, [255, 255, 255]);
+        header(c, frame.time, style, &self.scheme)?;
+        let seen = match self.section {
+            Some(y) => format!("section at y = {} m", tick(y as f64)),
+            None => "side view, seen from −y".to_string(),
+        };
+        footer(c, scale, &seen)
+    }
 }
 
 /// A snapshot of a frame: the grains in the x–z plane seen from −y, coloured as `style` says,
@@ -346,78 +542,76 @@ fn largest(frame: &Frame) -> Option<usize> {
 /// them a footer band with a scale bar in metres and the view (side, or the section's y). Drawing is clipped to the canvas, so a huge or far body costs no more than the
 /// canvas.
 pub fn snapshot(frame: &Frame, style: &Style) -> io::Result<Canvas> {
-    let width = style.width;
-    let view = match style.extent {
-        Extent::Fixed(v) => v,
-        Extent::Bodies => View::of_bodies(frame).unwrap_or(View {
-            x0: -1.0,
-            x1: 1.0,
-            z0: -1.0,
-            z1: 1.0,
-        }),
-    };
-    let scale = width as f32 / (view.x1 - view.x0);
-    let band = header_height(width);
-    let body_h = ((view.z1 - view.z0) * scale).ceil().clamp(16.0, 8192.0) as u32;
-    let mut c = Canvas::new(width, band + body_h + band, [255, 255, 255]);
-    let px = |x: f32| (x - view.x0) * scale;
-    let pz = |z: f32| (band + body_h) as f32 - (z - view.z0) * scale;
-    let section = match style.section {
-        Section::None => None,
-        Section::Largest => Some(largest(frame).map(|i| frame.positions[i][1]).unwrap_or(0.0)),
-        Section::At(y) => Some(y),
-    };
-    let n = frame.positions.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| frame.positions[b][1].total_cmp(&frame.positions[a][1]));
-    let scheme = Scheme::new(frame, style);
-    for i in order {
-        let p = frame.positions[i];
-        // In a section, each sphere is drawn as its cut by the plane y = y_cut.
-        let r = match section {
-            Some(y) => {
-                let (r, dy) = (frame.radii[i], p[1] - y);
-                if dy.abs() >= r {
-                    continue;
-                }
-                (r * r - dy * dy).sqrt()
-            }
-            None => frame.radii[i],
-        };
-        c.disk(px(p[0]), pz(p[2]), r * scale, scheme.colour(frame, i));
-    }
-    // The walls where they cut the section's plane (y = 0 in a side view), in grey; unbounded
-    // ones as far as a few views across (the canvas cuts them anyway).
-    let reach = 4.0 * (view.x1 - view.x0).max(view.z1 - view.z0)
-        + [view.x0, view.x1, view.z0, view.z1]
-            .map(f32::abs)
-            .into_iter()
-            .fold(0.0, f32::max);
-    let y_cut = section.unwrap_or(0.0);
-    let cuts = frame
-        .walls
-        .iter()
-        .flat_map(|w| wall_section(w, y_cut, reach))
-        .chain(
-            frame
-                .triangles
-                .iter()
-                .filter_map(|t| triangle_section(t, y_cut)),
-        );
-    for (a, b) in cuts {
-        c.line(px(a.x), pz(a.y), px(b.x), pz(b.y), [90, 90, 90]);
-    }
-    // Grains reaching past the region shown are cut at its edges.
-    let (w, b, h) = (width as i64, band as i64, c.height as i64);
-    c.rect(0, 0, w, b, [255, 255, 255]);
-    c.rect(0, h - b, w, h, [255, 255, 255]);
-    header(&mut c, frame.time, style, &scheme)?;
-    let seen = match section {
-        Some(y) => format!("section at y = {} m", tick(y as f64)),
-        None => "side view, seen from −y".to_string(),
-    };
-    footer(&mut c, scale, &seen)?;
+    let plan = Plan::of(frame, style, &Whole);
+    let mut c = plan.canvas(style);
+    plan.paint(&mut c, frame, |_, _| {});
+    plan.finish(&mut c, frame, style)?;
     Ok(c)
+}
+
+/// Pixels a reduction of [`snapshot_of_parts`] takes at a time (8 bytes each).
+const PIXELS_A_REDUCTION: usize = 1 << 16;
+
+/// The [`snapshot`] of every part's bodies together, each part giving the `frame` of its own
+/// (and the same walls), drawn without gathering them: a call every part makes together, which
+/// returns the picture on the part that `finishes` (`None` on the others). Each part paints its
+/// bodies; a pixel is then the colour of the body drawn there last over all the parts (the
+/// lowest in y, then the highest id, as one painter's order of them all), found by three
+/// reductions of each band of the canvas's pixels (the winners' heights, their ids, their
+/// colours): the same picture, pixel for pixel, as of the parts' frames joined.
+pub fn snapshot_of_parts(
+    frame: &Frame,
+    style: &Style,
+    parts: &dyn Parts,
+    finishes: bool,
+) -> io::Result<Option<Canvas>> {
+    let plan = Plan::of(frame, style, parts);
+    let mut c = plan.canvas(style);
+    let mut drawn = vec![u32::MAX; c.pixels.len() / 3];
+    plan.paint(&mut c, frame, |body, pixel| drawn[pixel] = body as u32);
+    let body = |p: usize| (drawn[p] != u32::MAX).then_some(drawn[p] as usize);
+    // A height as a key that orders like f32::total_cmp, reversed (the lowest the largest), + 1
+    // (0: no body drawn there).
+    let low = |i: usize| {
+        let b = frame.positions[i][1].to_bits();
+        let ordered = if b >> 31 == 1 { !b } else { b | 1 << 31 };
+        (!ordered) as u64 + 1
+    };
+    let colour = |p: usize| {
+        let [r, g, b] = [c.pixels[3 * p], c.pixels[3 * p + 1], c.pixels[3 * p + 2]];
+        u64::from_be_bytes([0, 0, 0, 0, 1, r, g, b])
+    };
+    let mut out = finishes.then(|| plan.canvas(style));
+    // Band by band of pixels, so that the reductions' lists stay small whatever the picture's
+    // size (each part's canvas is the same size: the plan is the same on every part).
+    for start in (0..drawn.len()).step_by(PIXELS_A_REDUCTION) {
+        let span = start..(start + PIXELS_A_REDUCTION).min(drawn.len());
+        let mut heights: Vec<u64> = span.clone().map(|p| body(p).map_or(0, low)).collect();
+        parts.max_keys(&mut heights);
+        let won = |p: usize| body(p).filter(|&i| low(i) == heights[p - start]);
+        let mut ids: Vec<u64> = (span.clone())
+            .map(|p| won(p).map_or(0, |i| id_of(frame, i) + 1))
+            .collect();
+        parts.max_keys(&mut ids);
+        let mut colours: Vec<u64> = (span.clone())
+            .map(|p| {
+                let last = won(p).filter(|&i| id_of(frame, i) + 1 == ids[p - start]);
+                last.map_or(0, |_| colour(p))
+            })
+            .collect();
+        parts.max_keys(&mut colours);
+        if let Some(out) = &mut out {
+            for (p, &k) in span.zip(&colours).filter(|(_, &k)| k != 0) {
+                let [.., r, g, b] = k.to_be_bytes();
+                out.pixels[3 * p..3 * p + 3].copy_from_slice(&[r, g, b]);
+            }
+        }
+    }
+    let Some(mut out) = out else {
+        return Ok(None);
+    };
+    plan.finish(&mut out, frame, style)?;
+    Ok(Some(out))
 }
 
 /// How a snapshot colours its grains, and what its colour scale or legend shows.
@@ -446,6 +640,8 @@ enum Scheme {
         of: Vec<usize>,
         /// The categories' names.
         names: Vec<String>,
+        /// Whether some body is of each category (over every part's bodies).
+        present: Vec<bool>,
     },
 }
 
@@ -453,7 +649,8 @@ enum Scheme {
 const BIG: [u8; 3] = [220, 40, 30];
 
 impl Scheme {
-    fn new(frame: &Frame, style: &Style) -> Scheme {
+    /// The scheme of every part's bodies together, each part giving its `frame`.
+    fn new(frame: &Frame, style: &Style, parts: &dyn Parts) -> Scheme {
         let n = frame.radii.len();
         // `floor`: the scale starts at or below it (0 for speeds, ∞ for the values' own least).
         let scale = |label, values: Vec<f32>, map, big: f32, floor: f32| {
@@ -466,23 +663,39 @@ impl Scheme {
                 .filter(in_range)
                 .map(|i| values[i])
                 .fold(f32::NEG_INFINITY, f32::max);
+            let any_big = frame.radii.iter().any(|&r| r > big);
+            let mut range = [-lo as f64, hi as f64, any_big as u8 as f64];
+            parts.max(&mut range);
             Scheme::Scale {
                 label,
-                lo,
-                hi,
+                lo: -range[0] as f32,
+                hi: range[1] as f32,
                 map,
                 big,
-                any_big: frame.radii.iter().any(|&r| r > big),
+                any_big: range[2] > 0.0,
                 values,
             }
+        };
+        // Which of `names` some body is of, over the parts.
+        let present = |of: &[usize], names: &[String]| {
+            let mut present = vec![0.0; names.len()];
+            for &k in of {
+                if let Some(p) = present.get_mut(k) {
+                    *p = 1.0;
+                }
+            }
+            parts.max(&mut present);
+            present.into_iter().map(|p| p > 0.0).collect()
         };
         match style.colour {
             // By size, bodies over 1.5 × the median radius (a Brazil nut) are drawn red and the
             // rest spread over blue → green by their own range, so a narrow size spread shows.
             Colour::Size => {
-                let mut sorted = frame.radii.clone();
-                sorted.sort_by(f32::total_cmp);
-                let big = sorted.get(n / 2).map_or(f32::INFINITY, |m| 1.5 * m);
+                let mut radii: Vec<f64> = frame.radii.iter().map(|&r| r as f64).collect();
+                let mut count = [n as f64];
+                parts.sum(&mut count);
+                let median = parts.select(&mut radii, count[0] as u64 / 2);
+                let big = median.map_or(f32::INFINITY, |m| 1.5 * m as f32);
                 scale(
                     "radius (m)",
                     frame.radii.clone(),
@@ -499,14 +712,22 @@ impl Scheme {
                     .collect();
                 scale("speed (m/s)", speeds, (0.0, 1.0), f32::INFINITY, 0.0)
             }
-            Colour::Material => Scheme::Categories {
-                of: frame.materials.iter().map(|&m| m as usize).collect(),
-                names: style.material_names.clone(),
-            },
-            Colour::Group => Scheme::Categories {
-                of: frame.groups.iter().map(|&g| g as usize).collect(),
-                names: style.group_names.clone(),
-            },
+            Colour::Material => {
+                let of: Vec<usize> = frame.materials.iter().map(|&m| m as usize).collect();
+                Scheme::Categories {
+                    present: present(&of, &style.material_names),
+                    of,
+                    names: style.material_names.clone(),
+                }
+            }
+            Colour::Group => {
+                let of: Vec<usize> = frame.groups.iter().map(|&g| g as usize).collect();
+                Scheme::Categories {
+                    present: present(&of, &style.group_names),
+                    of,
+                    names: style.group_names.clone(),
+                }
+            }
         }
     }
 
@@ -531,7 +752,7 @@ impl Scheme {
                 };
                 colour_map(map.0 + (map.1 - map.0) * t)
             }
-            Scheme::Categories { of, names } => match of.get(i) {
+            Scheme::Categories { of, names, .. } => match of.get(i) {
                 Some(&k) if k < names.len() => category_colour(k),
                 _ => [160, 160, 160],
             },
@@ -575,13 +796,7 @@ fn header(c: &mut Canvas, time: f64, style: &Style, scheme: &Scheme) -> io::Resu
                 }
             }
         }
-        Scheme::Categories { of, names } => {
-            let mut present = vec![false; names.len()];
-            for &k in of {
-                if let Some(p) = present.get_mut(k) {
-                    *p = true;
-                }
-            }
+        Scheme::Categories { names, present, .. } => {
             for (k, name) in names.iter().enumerate().filter(|(k, _)| present[*k]) {
                 items.push(Item::Swatch(category_colour(k)));
                 items.push(Item::Text(name.clone()));

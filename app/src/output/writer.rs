@@ -3,7 +3,7 @@
 
 use super::checkpoint::{piece_name, remove_stale_pieces};
 use super::contacts::{ContactFiles, ContactFrame};
-use super::image::{plot, snapshot, Series, Style};
+use super::image::{plot, snapshot, Canvas, Series, Style};
 use super::mesh_loads::{MeshLoadFiles, MeshLoadFrame};
 use super::progress::exact_time;
 use super::vtk::{pvd, pvtu, vtu};
@@ -107,9 +107,9 @@ pub enum WriterMsg {
     /// A frame to write as `.vtu` (and PNG if asked): the whole bed, or, for one rank's part of
     /// a distributed run ([`WriterConfig::part`]), the bodies the rank owns.
     Frame(Box<Frame>),
-    /// A frame of the whole bed to draw as a PNG snapshot only (the writing rank of a
-    /// distributed run, whose `.vtu` frames are pieces).
-    Snapshot(Box<Frame>),
+    /// The PNG snapshot of step `.0`, drawn already (on the writing rank of a distributed run,
+    /// from the ranks' pieces: [`super::image::snapshot_of_parts`]), or why it could not be.
+    Picture(u64, Box<io::Result<Canvas>>),
     /// Answer on the channel once everything sent before is written.
     Drain(Sender<()>),
     /// The contacts of a frame, to write as a contact `.vtp`: all of them, or, for one rank's
@@ -283,7 +283,7 @@ impl Writer {
                 for msg in rx {
                     match msg {
                         WriterMsg::Frame(f) => state.frame(&f)?,
-                        WriterMsg::Snapshot(f) => state.snapshot(&f)?,
+                        WriterMsg::Picture(step, picture) => state.picture(step, *picture)?,
                         WriterMsg::Drain(done) => {
                             state.flush()?;
                             let _ = done.send(());
@@ -536,11 +536,15 @@ impl State {
     /// Draws `f` as a PNG snapshot when it asks for one.
     fn snapshot(&mut self, f: &Frame) -> io::Result<()> {
         if self.cfg.formats.png && f.png {
-            let c = snapshot(f, &self.cfg.style)?;
-            let name = format!("snapshot_{:09}.png", f.step);
-            c.save(&self.cfg.layout.images().join(name))?;
+            self.picture(f.step, snapshot(f, &self.cfg.style))?;
         }
         Ok(())
+    }
+
+    /// Saves the snapshot `picture` of step `step`, or fails with why it could not be drawn.
+    fn picture(&mut self, step: u64, picture: io::Result<Canvas>) -> io::Result<()> {
+        let name = format!("snapshot_{step:09}.png");
+        picture?.save(&self.cfg.layout.images().join(name))
     }
 
     fn sample(&mut self, row: Vec<f64>) -> io::Result<()> {

@@ -337,3 +337,152 @@ fn plots_without_finite_values_still_draw() {
     }];
     plot("x", "y (m)", &[0.0, 1.0], &flat, 800, 400).unwrap();
 }
+
+/// Threads standing for the ranks of a distributed run, for [`snapshot_of_parts`]: each
+/// reduction is every thread's values deposited in turn, then, once all have, folded and read.
+struct Threads {
+    gate: std::sync::Barrier,
+    floats: std::sync::Mutex<Vec<Vec<f64>>>,
+    keys: std::sync::Mutex<Vec<Vec<u64>>>,
+}
+
+impl Threads {
+    fn new(parts: usize) -> Threads {
+        Threads {
+            gate: std::sync::Barrier::new(parts),
+            floats: std::sync::Mutex::new(Vec::new()),
+            keys: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Every thread's `values` together: deposited, then read once all have, then cleared.
+    fn all<T: Clone>(&self, store: &std::sync::Mutex<Vec<Vec<T>>>, values: &[T]) -> Vec<Vec<T>> {
+        store.lock().unwrap().push(values.to_vec());
+        self.gate.wait();
+        let all = store.lock().unwrap().clone();
+        if self.gate.wait().is_leader() {
+            store.lock().unwrap().clear();
+        }
+        self.gate.wait();
+        all
+    }
+}
+
+impl Parts for Threads {
+    fn max(&self, values: &mut [f64]) {
+        for other in self.all(&self.floats, values) {
+            for (v, o) in values.iter_mut().zip(other) {
+                *v = v.max(o);
+            }
+        }
+    }
+    fn sum(&self, values: &mut [f64]) {
+        let all = self.all(&self.floats, values);
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = all.iter().map(|a| a[k]).sum();
+        }
+    }
+    fn select(&self, values: &mut [f64], k: u64) -> Option<f64> {
+        let mut every: Vec<f64> = self.all(&self.floats, values).concat();
+        every.sort_by(f64::total_cmp);
+        every.get(k as usize).copied()
+    }
+    fn max_keys(&self, values: &mut [u64]) {
+        for other in self.all(&self.keys, values) {
+            for (v, o) in values.iter_mut().zip(other) {
+                *v = (*v).max(o);
+            }
+        }
+    }
+}
+
+/// A bed of 600 overlapping grains of three sizes (a few large ones) and two materials, with
+/// bodies at equal depths, dealt out at random to `parts` parts (each part's grains anywhere in
+/// the bed, so that most pixels are contested between parts).
+fn dealt(parts: usize) -> (Frame, Vec<Frame>) {
+    let mut seed = 12345u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as f32 / (1u64 << 31) as f32
+    };
+    let mut whole = Frame {
+        time: 0.25,
+        png: true,
+        ..Frame::default()
+    };
+    for i in 0..600u64 {
+        let y = if i % 7 == 0 { 0.0 } else { next() - 0.5 };
+        whole.positions.push([2.0 * next() - 1.0, y, next()]);
+        whole
+            .radii
+            .push([0.03, 0.05, 0.05, 0.05, 0.2][i as usize % 5]);
+        whole.velocities.push([next(), 0.0, next()]);
+        whole.materials.push((i % 2) as u32);
+        whole.groups.push((i % 3 == 0) as u32);
+        whole.ids.push(i);
+    }
+    let mut pieces = vec![whole.clone(); parts];
+    for p in &mut pieces {
+        (p.positions, p.radii, p.velocities) = (Vec::new(), Vec::new(), Vec::new());
+        (p.materials, p.groups, p.ids) = (Vec::new(), Vec::new(), Vec::new());
+    }
+    for i in 0..whole.ids.len() {
+        let p = &mut pieces[(next() * parts as f32) as usize % parts];
+        p.positions.push(whole.positions[i]);
+        p.radii.push(whole.radii[i]);
+        p.velocities.push(whole.velocities[i]);
+        p.materials.push(whole.materials[i]);
+        p.groups.push(whole.groups[i]);
+        p.ids.push(whole.ids[i]);
+    }
+    (whole, pieces)
+}
+
+/// Parts that each paint their own grains and composite them draw the snapshot of the whole
+/// bed pixel for pixel, in every colouring, with the region shown set by the bodies, and in a
+/// section through the largest grain: 3 parts, the bed's 600 grains dealt out at random. One
+/// part's picture alone differs (the check can fail).
+#[test]
+fn parts_composited_draw_the_whole_beds_snapshot() {
+    let (whole, pieces) = dealt(3);
+    for colour in [Colour::Size, Colour::Speed, Colour::Material, Colour::Group] {
+        for (extent, section) in [
+            (style(colour).extent, Section::None),
+            (Extent::Bodies, Section::None),
+            (Extent::Bodies, Section::Largest),
+        ] {
+            let style = Style {
+                extent,
+                section,
+                ..style(colour)
+            };
+            let alone = snapshot(&whole, &style).unwrap();
+            let threads = Threads::new(pieces.len());
+            let pictures: Vec<Option<Canvas>> = std::thread::scope(|s| {
+                let runs: Vec<_> = (pieces.iter().enumerate())
+                    .map(|(k, p)| {
+                        let (style, threads) = (&style, &threads);
+                        s.spawn(move || snapshot_of_parts(p, style, threads, k == 0).unwrap())
+                    })
+                    .collect();
+                runs.into_iter().map(|r| r.join().unwrap()).collect()
+            });
+            assert!(pictures[1..].iter().all(Option::is_none), "one picture");
+            let joined = pictures[0].as_ref().expect("the first part's picture");
+            let what = format!("{colour:?}, {extent:?}, {section:?}");
+            assert_eq!(
+                (joined.width, joined.height),
+                (alone.width, alone.height),
+                "{what}"
+            );
+            assert!(joined.pixels == alone.pixels, "{what}: the pictures differ");
+            let one = snapshot(&pieces[0], &style).unwrap();
+            assert!(
+                one.pixels != alone.pixels,
+                "{what}: one part draws the whole bed"
+            );
+        }
+    }
+}

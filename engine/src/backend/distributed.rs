@@ -460,6 +460,10 @@ impl StepBackend for DistributedBackend {
         self.coupling.ranks.largest_each(values);
     }
 
+    fn max_keys_over_ranks(&self, values: &mut [u64]) {
+        self.coupling.ranks.largest_keys(values);
+    }
+
     fn select_over_ranks(&self, values: &mut [f64], k: u64) -> Option<f64> {
         self.coupling.ranks.select(values, k)
     }

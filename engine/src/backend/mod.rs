@@ -137,6 +137,11 @@ pub(crate) trait StepBackend: Send + Sync {
     /// rank makes together); a backend that steps every body itself has nothing to compare.
     fn max_over_ranks(&self, _values: &mut [f64]) {}
 
+    /// Each of `values` the largest over the ranks of a distributed run, in place, by one
+    /// reduction whose traffic does not grow with the rank count (a call every rank makes
+    /// together); a backend that steps every body itself has nothing to compare.
+    fn max_keys_over_ranks(&self, _values: &mut [u64]) {}
+
     /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of the ranks' `values`
     /// together, `None` where they are no more than `k` (a call every rank makes together); by
     /// default, of `values` alone (which it reorders).

@@ -270,6 +270,17 @@ impl Ranks {
         self.fold_each(values, f64::max);
     }
 
+    /// Each of `values` the largest over the ranks, in place: one `MPI_Allreduce` (its traffic
+    /// grows with log K, not K, whatever the length), none on one rank.
+    pub(crate) fn largest_keys(&self, values: &mut [u64]) {
+        if self.size == 1 || values.is_empty() {
+            return;
+        }
+        let mine = values.to_vec();
+        self.comm
+            .all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::max());
+    }
+
     /// The `k`th smallest (from 0, in [`f64::total_cmp`]'s order) of every rank's `values`
     /// together, `None` where they are no more than `k`: selected 8 bits of its order key a
     /// round from the counts of the values under each value of the next 8 bits, summed over
