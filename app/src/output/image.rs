@@ -676,16 +676,21 @@ impl Scheme {
                 values,
             }
         };
-        // Which of `names` some body is of, over the parts.
-        let present = |of: &[usize], names: &[String]| {
+        // Colours by category (of each body among `names`), with the categories some body is
+        // of over the parts for the legend.
+        let categories = |of: Vec<usize>, names: &[String]| {
             let mut present = vec![0.0; names.len()];
-            for &k in of {
+            for &k in &of {
                 if let Some(p) = present.get_mut(k) {
                     *p = 1.0;
                 }
             }
             parts.max(&mut present);
-            present.into_iter().map(|p| p > 0.0).collect()
+            Scheme::Categories {
+                present: present.into_iter().map(|p| p > 0.0).collect(),
+                of,
+                names: names.to_vec(),
+            }
         };
         match style.colour {
             // By size, bodies over 1.5 × the median radius (a Brazil nut) are drawn red and the
@@ -712,22 +717,14 @@ impl Scheme {
                     .collect();
                 scale("speed (m/s)", speeds, (0.0, 1.0), f32::INFINITY, 0.0)
             }
-            Colour::Material => {
-                let of: Vec<usize> = frame.materials.iter().map(|&m| m as usize).collect();
-                Scheme::Categories {
-                    present: present(&of, &style.material_names),
-                    of,
-                    names: style.material_names.clone(),
-                }
-            }
-            Colour::Group => {
-                let of: Vec<usize> = frame.groups.iter().map(|&g| g as usize).collect();
-                Scheme::Categories {
-                    present: present(&of, &style.group_names),
-                    of,
-                    names: style.group_names.clone(),
-                }
-            }
+            Colour::Material => categories(
+                frame.materials.iter().map(|&m| m as usize).collect(),
+                &style.material_names,
+            ),
+            Colour::Group => categories(
+                frame.groups.iter().map(|&g| g as usize).collect(),
+                &style.group_names,
+            ),
         }
     }
 
