@@ -170,18 +170,36 @@ impl World {
     /// once ([`World::sum_over_ranks`] adds sums of them up).
     pub fn body_contact_forces(&self) -> Vec<DVec3> {
         let mut forces = vec![DVec3::ZERO; self.len()];
-        let h = f64::from(self.params.h);
-        for c in self.contacts() {
-            let f = c.impulse.as_dvec3() / h;
-            match c.touching {
-                Touching::Bodies { a, b } => {
-                    forces[a] += f;
-                    forces[b] -= f;
-                }
-                Touching::Wall { body, .. } | Touching::Mesh { body, .. } => forces[body] += f,
+        for (a, b, f) in self.contact_force_pairs() {
+            forces[a] += f;
+            if let Some(b) = b {
+                forces[b] -= f;
             }
         }
         self.backend.total_contact_forces(&mut forces);
         forces
+    }
+
+    /// [`World::body_contact_forces`] of the bodies this rank of a distributed world owns, in
+    /// ascending index ([`World::owned_indices`]), without a list of every body: the same
+    /// totals, bit for bit. A call every rank makes together; `None` in a world that steps
+    /// every body itself, and on every rank before the first step after its bodies were split
+    /// (a restore, a pass of the insertions and sinks).
+    pub fn own_contact_forces(&self) -> Option<Vec<DVec3>> {
+        self.backend
+            .own_contact_forces(&mut self.contact_force_pairs())
+    }
+
+    /// Each contact's first body, its second (none for a wall or mesh) and the mean force on
+    /// the first over the last step (N).
+    fn contact_force_pairs(&self) -> impl Iterator<Item = (usize, Option<usize>, DVec3)> + '_ {
+        let h = f64::from(self.params.h);
+        self.contacts().map(move |c| {
+            let f = c.impulse.as_dvec3() / h;
+            match c.touching {
+                Touching::Bodies { a, b } => (a, Some(b), f),
+                Touching::Wall { body, .. } | Touching::Mesh { body, .. } => (body, None, f),
+            }
+        })
     }
 }

@@ -69,15 +69,21 @@ impl ContactFrame {
     /// The contacts of `world` with the `bodies` (ascending) as the first points; a contact's
     /// partner among none of them is a point of its own after them, with force 0.
     fn of_bodies(world: &World, bodies: &[usize], bound: Option<usize>) -> ContactFrame {
-        let forces = world.body_contact_forces();
+        // A rank's own bodies' totals without a list of every body, where it has them (the
+        // same on every rank: a collective call either way).
+        let forces = match world.own_contact_forces() {
+            Some(own) => own,
+            None => {
+                let all = world.body_contact_forces();
+                bodies.iter().map(|&i| all[i]).collect()
+            }
+        };
         let centre = |i: usize| world.held_centre(i).unwrap_or_else(|| world.position(i));
         let mut f = ContactFrame {
             step: world.steps(),
             time: exact_time(world.steps(), world.settings().h),
             points: bodies.iter().map(|&i| centre(i).to_array()).collect(),
-            body_forces: (bodies.iter())
-                .map(|&i| forces[i].as_vec3().to_array())
-                .collect(),
+            body_forces: (forces.iter()).map(|f| f.as_vec3().to_array()).collect(),
             bound,
             ..ContactFrame::default()
         };

@@ -502,6 +502,29 @@ impl StepBackend for DistributedBackend {
         }
     }
 
+    fn own_contact_forces(
+        &self,
+        forces: &mut dyn Iterator<Item = (usize, Option<usize>, glam::DVec3)>,
+    ) -> Option<Vec<glam::DVec3>> {
+        self.stepped_at?;
+        let local = |id: usize| self.local.index_of(id as u64).map(|i| i as usize);
+        let mut totals = vec![glam::DVec3::ZERO; self.local.ids.len()];
+        for (a, b, f) in forces {
+            // A contact's bodies are held here (it was solved here).
+            if let Some(a) = local(a) {
+                totals[a] += f;
+            }
+            if let Some(b) = b.and_then(local) {
+                totals[b] -= f;
+            }
+        }
+        if self.own.at.is_some() && self.own.at == self.stepped_at {
+            self.coupling.total_owned_local(&mut totals);
+        }
+        totals.truncate(self.local.owned);
+        Some(totals)
+    }
+
     fn synced_at(&self, _steps: u64) -> u64 {
         self.synced_at
     }

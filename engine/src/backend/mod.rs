@@ -106,6 +106,18 @@ pub(crate) trait StepBackend: Send + Sync {
     /// the totals already.
     fn total_contact_forces(&self, _forces: &mut [glam::DVec3]) {}
 
+    /// The total contact force on each body a rank of a distributed run owns (in ascending id,
+    /// its own bodies of the last step), from its contacts' `(first body, second body or none,
+    /// force)`, summed over the ranks that hold a body as [`Self::total_contact_forces`] does,
+    /// without a list of every body (a call every rank makes together). `None`, by default, and
+    /// where the rank has not stepped since its bodies were split.
+    fn own_contact_forces(
+        &self,
+        _forces: &mut dyn Iterator<Item = (usize, Option<usize>, glam::DVec3)>,
+    ) -> Option<Vec<glam::DVec3>> {
+        None
+    }
+
     /// The step whose bodies and statistics the host copy holds, out of `steps` taken (the
     /// last one, by default).
     fn synced_at(&self, steps: u64) -> u64 {

@@ -125,7 +125,18 @@ impl Coupling {
     /// 24 bytes per body the two hold); its ghosts get zero, so that the ranks together hold
     /// each body's total once. A collective call of the ranks of the last step's layout.
     pub(crate) fn total_owned(&self, forces: &mut [DVec3]) {
-        let force = |b: u32| forces[self.ids[b as usize] as usize].to_array();
+        self.total_owned_at(forces, |b| self.ids[b] as usize);
+    }
+
+    /// [`Coupling::total_owned`] of `forces` indexed by the local bodies' indices (own, then
+    /// ghosts): no list of every body.
+    pub(crate) fn total_owned_local(&self, forces: &mut [DVec3]) {
+        self.total_owned_at(forces, |b| b);
+    }
+
+    /// [`Coupling::total_owned`] of `forces` holding local body b's at `at(b)`.
+    fn total_owned_at(&self, forces: &mut [DVec3], at: impl Fn(usize) -> usize) {
+        let force = |b: u32| forces[at(b as usize)].to_array();
         let mine: Vec<[f64; 3]> = self.shared.iter().map(|&b| force(b)).collect();
         let mut totals = vec![[0.0; 3]; mine.len()];
         let exchanged = self.send.len();
@@ -141,10 +152,10 @@ impl Coupling {
         let buffers = (&mut send[..], &mut recv[..]);
         let by_slot = (&mine[..], &mut totals[..]);
         sum_over_holders(&self.ranks, &self.lists, &counts, buffers, by_slot, add);
-        for (b, &id) in self.ids.iter().enumerate() {
-            forces[id as usize] = match (b < self.owned, self.slots[b]) {
+        for b in 0..self.ids.len() {
+            forces[at(b)] = match (b < self.owned, self.slots[b]) {
                 (false, _) => DVec3::ZERO,
-                (true, UNSHARED) => forces[id as usize],
+                (true, UNSHARED) => forces[at(b)],
                 (true, slot) => DVec3::from_array(totals[slot as usize]),
             };
         }
