@@ -411,7 +411,14 @@ fn shared_pour_child(comm: mpi::topology::SimpleCommunicator) {
                 snap.cuts.is_some(),
                 "a distributed world's snapshot has its cuts"
             );
-            let joined = joined_pieces(&straight, &test_comm, &piece.to_bytes());
+            let piece = piece.to_bytes();
+            // Written beside the rank's whole pipeline, the piece's buffer is its size exactly.
+            assert_eq!(
+                piece.capacity(),
+                piece.len(),
+                "the piece's buffer is its size"
+            );
+            let joined = joined_pieces(&straight, &test_comm, &piece);
             assert!(
                 joined == snap,
                 "the pieces do not hold the gathered snapshot, bit for bit"
