@@ -165,7 +165,34 @@ impl Snapshot {
     pub fn to_bytes(&self) -> Vec<u8> {
         let b = &self.bodies;
         let fingerprint = self.fingerprint.to_text();
-        let mut out = Vec::new();
+        let cuts = self.cuts.as_ref().map(Bisection::to_bytes);
+        // Room for it all at once (the arrays' bytes and at most 64 of statistics and the next
+        // id after the header and counts): a buffer grown by doubling held up to twice a large
+        // world's checkpoint while it was written.
+        let lc = &self.lifecycle;
+        let size = HEADER
+            + 8 * COUNTS
+            + 64
+            + size_of_val(&b.pos_radius[..])
+            + size_of_val(&b.orientation[..])
+            + size_of_val(&b.motion[..])
+            + size_of_val(&b.material[..])
+            + size_of_val(&b.kind[..])
+            + size_of_val(&self.warm_keys[..])
+            + size_of_val(&self.warm_impulses[..])
+            + size_of_val(&self.warm_moments[..])
+            + size_of_val(&self.joint_impulses[..])
+            + fingerprint.len()
+            + self.extra.len()
+            + size_of_val(&self.ids[..])
+            + 32 * lc.insertions.len()
+            + 16 * lc.sinks.len()
+            + size_of_val(&lc.placed_by[..])
+            + cuts.as_ref().map_or(0, Vec::len)
+            + CONTROL_BYTES
+            + 16 * self.servos.len()
+            + size_of_val(&self.broken_bonds[..]);
+        let mut out = Vec::with_capacity(size);
         out.extend_from_slice(MAGIC_PREFIX);
         out.push(b'0' + FORMAT);
         out.extend_from_slice(&[0; 4]);
@@ -218,8 +245,8 @@ impl Snapshot {
             }
         }
         out.extend_from_slice(bytemuck::cast_slice(&self.lifecycle.placed_by));
-        if let Some(cuts) = &self.cuts {
-            out.extend_from_slice(&cuts.to_bytes());
+        if let Some(cuts) = &cuts {
+            out.extend_from_slice(cuts);
         }
         if let Some(c) = self.step_control {
             out.extend_from_slice(&c.to_bytes());

@@ -201,6 +201,24 @@ fn format_5_to_8_checkpoints_read_as_ones_without_cuts_step_control_servos_or_br
     }
 }
 
+/// A checkpoint's bytes are written into a buffer of their size, give or take the header's
+/// slack, never one grown by doubling (which held up to twice a large world's checkpoint):
+/// with cuts, the adaptive step's state absent, and extra bytes.
+#[test]
+fn a_checkpoint_is_written_into_a_buffer_of_its_size() {
+    let (mut w, _) = common::checkpoint(1, 40, b"");
+    let mut snap = common::with_cuts(w.snapshot().unwrap(), 3);
+    snap.extra = vec![7; 1000];
+    let bytes = snap.to_bytes();
+    assert!(bytes.len() > 1000, "a checkpoint of some size");
+    assert!(
+        bytes.capacity() - bytes.len() <= 128,
+        "{} bytes in a buffer of {}",
+        bytes.len(),
+        bytes.capacity()
+    );
+}
+
 #[test]
 fn the_checksum_finds_a_changed_byte_and_the_extra_bytes_come_back() {
     let (w, bytes) = common::checkpoint(2, 30, b"the caller's own bytes");
