@@ -1083,8 +1083,7 @@ pub fn run_distributed(
             frame_due && o.formats.png && ((s / o.every).is_multiple_of(o.png_every) || s == total);
         // The health checks run on every state read back before anything of it is written. A
         // distributed run's ranks read their own bodies and contacts (the samples reduced over
-        // the ranks, the frames and contact frames in pieces) and gather the bed only for what
-        // needs it whole: a PNG snapshot.
+        // the ranks, the frames, contact frames and snapshots in pieces), nothing gathered.
         if (csv || frame_due) && distribute.is_some() {
             world.read_checked()?;
         } else if csv || frame_due {
@@ -1101,7 +1100,7 @@ pub fn run_distributed(
         }
         if let (true, Some(share)) = (frame_due, &share) {
             let owned = if pieces { world.owned_indices() } else { None };
-            if distribute.is_some() {
+            if distribute.is_some() && (o.formats.vtu || png) {
                 // Each rank's piece of the frame, and of the snapshot: the ranks paint their own
                 // grains and composite them, nothing gathered.
                 let mut piece = frame_of(scene, share, png);
@@ -1118,7 +1117,7 @@ pub fn run_distributed(
                 if o.formats.vtu {
                     writer.send(WriterMsg::Frame(Box::new(piece)));
                 }
-            } else if o.formats.vtu || o.formats.png {
+            } else if distribute.is_none() && (o.formats.vtu || o.formats.png) {
                 writer.send(WriterMsg::Frame(Box::new(frame(scene, world, png))));
             }
             if o.formats.contacts {

@@ -27,7 +27,7 @@
 //! of the ranks: the same on every rank of a run at a step (their global state is), so that a
 //! piece left by another run, or by another checkpoint of this one, is told from the index's.
 
-use crate::snapshot::{seal, take, unseal, Snapshot, SnapshotError};
+use crate::snapshot::{seal, state_bytes, take, unseal, Snapshot, SnapshotError};
 use glam::{Quat, Vec4};
 use grains_kernels::{Bodies, Motion};
 use thiserror::Error;
@@ -204,14 +204,10 @@ impl SnapshotPiece {
             + size_of_val(&self.indices[..])
             + size_of_val(&self.ids[..])
             + size_of_val(&self.placed_by[..])
-            + size_of_val(&b.pos_radius[..])
-            + size_of_val(&b.orientation[..])
-            + size_of_val(&b.motion[..])
-            + size_of_val(&b.material[..])
-            + size_of_val(&b.kind[..])
-            + size_of_val(&self.warm_keys[..])
-            + size_of_val(&self.warm_impulses[..])
-            + size_of_val(&self.warm_moments[..]);
+            + state_bytes(
+                b,
+                (&self.warm_keys, &self.warm_impulses, &self.warm_moments),
+            );
         let mut out = Vec::with_capacity(size);
         out.extend_from_slice(PIECE_MAGIC);
         out.extend_from_slice(&[0; 4]);

@@ -59,6 +59,22 @@ const HEADER: usize = 12;
 /// in 4).
 const COUNTS: usize = 14;
 
+/// The bytes a checkpoint (or a distributed one's piece) writes of the bodies `b` and of the
+/// warm start's keys, impulses and moment impulses.
+pub(crate) fn state_bytes(b: &Bodies, (keys, impulses, moments): WarmSlices) -> usize {
+    size_of_val(&b.pos_radius[..])
+        + size_of_val(&b.orientation[..])
+        + size_of_val(&b.motion[..])
+        + size_of_val(&b.material[..])
+        + size_of_val(&b.kind[..])
+        + size_of_val(keys)
+        + size_of_val(impulses)
+        + size_of_val(moments)
+}
+
+/// A warm start's keys, impulses and moment impulses.
+pub(crate) type WarmSlices<'a> = (&'a [u64], &'a [[f32; 4]], &'a [[f32; 4]]);
+
 /// The running counts of the insertions and sinks, the next id and which insertion placed each
 /// body, saved in checkpoints.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -170,17 +186,15 @@ impl Snapshot {
         // id after the header and counts): a buffer grown by doubling held up to twice a large
         // world's checkpoint while it was written.
         let lc = &self.lifecycle;
+        let warm = (
+            &self.warm_keys[..],
+            &self.warm_impulses[..],
+            &self.warm_moments[..],
+        );
         let size = HEADER
             + 8 * COUNTS
             + 64
-            + size_of_val(&b.pos_radius[..])
-            + size_of_val(&b.orientation[..])
-            + size_of_val(&b.motion[..])
-            + size_of_val(&b.material[..])
-            + size_of_val(&b.kind[..])
-            + size_of_val(&self.warm_keys[..])
-            + size_of_val(&self.warm_impulses[..])
-            + size_of_val(&self.warm_moments[..])
+            + state_bytes(b, warm)
             + size_of_val(&self.joint_impulses[..])
             + fingerprint.len()
             + self.extra.len()

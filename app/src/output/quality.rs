@@ -182,11 +182,9 @@ fn measure_part(
     boxes: &[Bounds],
     (b, ids, owned): (&Bodies, &[usize], usize),
 ) -> Quality {
-    let dynamic: Vec<usize> = (0..owned).filter(|&i| b.is_dynamic(i)).collect();
-    let mut smallest = [-(dynamic
-        .iter()
-        .map(|&i| b.pos_radius[i].w)
-        .fold(f32::INFINITY, f32::min) as f64)];
+    let mut smallest = [-((0..owned).filter(|&i| b.is_dynamic(i)))
+        .map(|i| b.pos_radius[i].w)
+        .fold(f32::INFINITY, f32::min) as f64];
     world.max_over_ranks(&mut smallest);
     let r = -smallest[0];
     let r = if r.is_finite() && r > 0.0 { r } else { 1.0 };
