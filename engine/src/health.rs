@@ -363,14 +363,21 @@ impl Monitor {
     /// Fits the smallest radius and the dynamic mass to `bodies` (after grains came or went)
     /// and forgets the state the next check would start from.
     pub fn fit(&mut self, bodies: &Bodies) {
-        self.r_min = bodies.smallest_radius();
-        self.mass = bodies
+        let mass = bodies
             .motion
             .iter()
             .zip(&bodies.kind)
             .filter(|(_, &k)| k == BodyKind::Dynamic as u32)
             .map(|(m, _)| 1.0 / m.inv_mass as f64)
             .sum();
+        self.fit_to(bodies.smallest_radius(), mass);
+    }
+
+    /// Fits the smallest radius `r_min` (m) and the dynamic mass `mass` (kg), as found over a
+    /// distributed world's ranks, and forgets the state the next check would start from.
+    pub(crate) fn fit_to(&mut self, r_min: f32, mass: f64) {
+        self.r_min = r_min;
+        self.mass = mass;
         self.forget();
     }
 

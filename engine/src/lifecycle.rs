@@ -6,7 +6,8 @@
 //! grains whose centres lie in a sink, then places the grains owed by the insertions whose
 //! batch step it is, and hands the
 //! edited bodies with the remapped warm start to the backend, which uploads them at the next
-//! step (the GPU grows its buffers as needed).
+//! step (the GPU grows its buffers as needed). The ranks of a distributed world make the pass
+//! on their own bodies instead, nothing gathered (`OnRanks`), to the same bits.
 //!
 //! Removal keeps the surviving bodies in their order, so every index that refers to bodies moves
 //! down monotonically: the warm-start keys of the surviving pairs are renumbered (and those of
@@ -35,10 +36,13 @@ use crate::settings::Settings;
 use crate::sink::{Sink, SinkCounters};
 use crate::snapshot::{LifecycleState, Snapshot, SnapshotError};
 use crate::world::World;
+use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::{FLAGS_A, FLAGS_B};
 use grains_kernels::random::SplitMix64;
+use grains_kernels::shapes::clump::ClumpTable;
+use grains_kernels::shapes::polyhedron::Hull;
 use grains_kernels::shapes::shape_of;
 use grains_kernels::{Bodies, Shape, NO_BODY};
 
@@ -219,10 +223,134 @@ impl Lifecycle {
                 || self.batch_steps.iter().any(|&k| steps.is_multiple_of(k)))
     }
 
+    /// Counts `removals` (ascending index) by their sinks, in index order as one pass over the
+    /// bodies counts them, and drops the removed bodies' ids and records of placing.
+    fn count_removed(&mut self, removals: &[Removal]) {
+        for r in removals {
+            let c = &mut self.state.sinks[r.sink as usize];
+            c.removed += 1;
+            c.mass += 1.0 / r.inv_mass as f64;
+        }
+        retain_unremoved(&mut self.ids, removals);
+        retain_unremoved(&mut self.state.placed_by, removals);
+    }
+
     /// True when the world has insertions or sinks.
     fn active(&self) -> bool {
         !(self.insertions.is_empty() && self.sinks.is_empty())
     }
+}
+
+/// Places the grains each insertion of `lc` owes by time `t`, before the step after `steps`
+/// (those on a batch step), among the bodies `near(lo, hi)` gives (centre and bounding radius
+/// of each body whose bounding box meets the box from lo to hi, in index order) and the walls
+/// `walls`; returns them, in the order placed (their ids and counts recorded in `lc`).
+fn place_due(
+    lc: &mut Lifecycle,
+    (steps, t): (u64, f64),
+    walls: &[WallDesc],
+    tables: (&ClumpTable, &[Hull]),
+    near: &mut dyn FnMut(Vec3, Vec3) -> Vec<(Vec3, f32)>,
+) -> Bodies {
+    let mut placed = Bodies::default();
+    // Each placed grain's centre and bounding radius.
+    let mut reach_of_placed: Vec<(Vec3, f32)> = Vec::new();
+    for (i, ins) in lc.insertions.iter().enumerate() {
+        let c = &mut lc.state.insertions[i];
+        let owed = ins.due(t).saturating_sub(c.placed + c.missed);
+        if owed == 0 || !steps.is_multiple_of(lc.batch_steps[i]) {
+            continue;
+        }
+        let reach = ins.reach();
+        let mut nearby = near(reach.0, reach.1);
+        // The grains an earlier insertion placed in this pass, after the bodies before it.
+        nearby.extend(
+            reach_of_placed
+                .iter()
+                .filter(|&&(p, r)| reaches(p, r, reach)),
+        );
+        let mut rng = SplitMix64(c.rng);
+        for _ in 0..owed {
+            match ins.draw_grain(&mut rng, &nearby, walls, tables) {
+                Some(body) => {
+                    let reach = (body.position, body.shape.bounding_radius(body.radius));
+                    nearby.push(reach);
+                    reach_of_placed.push(reach);
+                    crate::body::push_body(&mut placed, &body);
+                    lc.ids.push(lc.state.next_id);
+                    lc.state.placed_by.push(i as u32);
+                    lc.state.next_id += 1;
+                    c.placed += 1;
+                    // The mass as the world holds it (1 / its 1/m), as the sinks count it.
+                    let inv_mass = placed.motion[placed.len() - 1].inv_mass;
+                    c.mass += 1.0 / inv_mass as f64;
+                }
+                None => c.missed += 1,
+            }
+        }
+        c.rng = rng.0;
+    }
+    placed
+}
+
+/// Whether a body at `p` of bounding radius `r` has its bounding box meet the box `(lo, hi)`.
+fn reaches(p: Vec3, r: f32, (lo, hi): (Vec3, Vec3)) -> bool {
+    (p + Vec3::splat(r)).cmpge(lo).all() && (p - Vec3::splat(r)).cmple(hi).all()
+}
+
+/// Appends the bodies of `more` to `bodies`.
+fn append_bodies(bodies: &mut Bodies, more: &Bodies) {
+    bodies.pos_radius.extend_from_slice(&more.pos_radius);
+    bodies.orientation.extend_from_slice(&more.orientation);
+    bodies.motion.extend_from_slice(&more.motion);
+    bodies.material.extend_from_slice(&more.material);
+    bodies.kind.extend_from_slice(&more.kind);
+}
+
+/// A dynamic body a sink removes: its index, the sink that holds it and its 1/m (as the ranks
+/// of a distributed world send them to each other).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub(crate) struct Removal {
+    /// The body's index (the host copy's).
+    pub(crate) index: u64,
+    /// The first sink that holds its centre.
+    pub(crate) sink: u32,
+    /// Its inverse mass (1/kg).
+    pub(crate) inv_mass: f32,
+}
+
+impl Removal {
+    /// Body `index`, of inverse mass `inv_mass`, removed by sink `sink`.
+    pub(crate) fn of(index: u64, sink: u32, inv_mass: f32) -> Removal {
+        Removal {
+            index,
+            sink,
+            inv_mass,
+        }
+    }
+}
+
+/// A distributed rank's side of the insertions' and sinks' pass, made on the ranks' own bodies
+/// while the host copy is released ([`crate::backend::StepBackend::on_ranks`]). Each call is
+/// one every rank makes together.
+pub(crate) trait OnRanks {
+    /// Removes this rank's own dynamic bodies whose centre `sink_of` places in a sink, renumbers
+    /// the bodies and the warm start past them (each index less the removed ones below it), and
+    /// returns every rank's removals, ascending by index.
+    fn remove_own(&mut self, sink_of: &dyn Fn(Vec3) -> Option<u32>) -> Vec<Removal>;
+
+    /// The centre and radius of every body, on any rank, for which `near(centre, radius)`
+    /// holds, ascending by index (the ranks send each other theirs).
+    fn bodies_near(&self, near: &dyn Fn(Vec3, f32) -> bool) -> Vec<(Vec3, f32)>;
+
+    /// Adds `placed`, indexed from the world's count of bodies on, to the ranks whose boxes
+    /// hold them (every rank passes the same grains).
+    fn add_own(&mut self, placed: &Bodies);
+
+    /// The smallest radius of every body and the dynamic bodies' mass (kg), summed over the
+    /// ranks in rank order, for the health monitor.
+    fn fit(&self) -> (f32, f64);
 }
 
 /// Body `i`'s fixed properties.
@@ -250,6 +378,16 @@ fn retain_bodies(b: &mut Bodies, keep: &[bool]) {
 fn retain_kept<T>(list: &mut Vec<T>, keep: &[bool]) {
     let mut k = keep.iter();
     list.retain(|_| *k.next().unwrap_or(&true));
+}
+
+/// Drops the entries of a per-body `list` that `removals` (ascending index) name.
+fn retain_unremoved<T>(list: &mut Vec<T>, removals: &[Removal]) {
+    let mut gone = removals.iter().map(|r| r.index).peekable();
+    let mut i = 0u64;
+    list.retain(|_| {
+        i += 1;
+        gone.next_if_eq(&(i - 1)).is_none()
+    });
 }
 
 /// Renumbers warm-start memory after a removal: `to[i]` is body i's new index, or [`NO_BODY`]
@@ -332,18 +470,41 @@ impl World {
     }
 
     /// The pass between steps when it is due: removes the grains in sinks, places the grains
-    /// due, and hands the edited bodies and the remapped warm start to the backend.
+    /// due, and hands the edited bodies and the remapped warm start to the backend. A rank of a
+    /// distributed world whose host copy is released makes the pass on the ranks' own bodies,
+    /// nothing gathered (`World::change_bodies_on_ranks`).
     #[doc(hidden)] // pub for the unit tests (tests/unit/)
     pub fn change_bodies(&mut self) -> Result<(), StepError> {
-        if !self.lifecycle.due(self.steps) {
+        if !self.lifecycle.due(self.steps) || self.change_bodies_on_ranks() {
             return Ok(());
         }
         self.sync()?;
         let removed = self.remove_sunk();
-        let inserted = self.insert_due();
-        if removed.is_none() && !inserted {
+        let walls = self.walls_now();
+        let t = self.time();
+        let (bodies, shapes) = (&self.bodies, &self.shapes);
+        // Each body by its bounding sphere (a sphere's is itself).
+        let mut near = |lo: Vec3, hi: Vec3| {
+            (0..bodies.len())
+                .map(|j| {
+                    let r = shape_of(shapes, j).bounding_radius(bodies.pos_radius[j].w);
+                    (bodies.pos_radius[j].truncate(), r)
+                })
+                .filter(|&(p, r)| reaches(p, r, (lo, hi)))
+                .collect()
+        };
+        let tables = (&self.clumps, &self.hulls[..]);
+        let placed = place_due(
+            &mut self.lifecycle,
+            (self.steps, t),
+            &walls,
+            tables,
+            &mut near,
+        );
+        if removed.is_none() && placed.is_empty() {
             return Ok(());
         }
+        append_bodies(&mut self.bodies, &placed);
         // The backend still holds the warm start of the bodies before this pass (a read-back
         // on the GPU, so only taken when the bodies changed).
         let mut warm = self.backend.warm_start_state()?;
@@ -359,6 +520,56 @@ impl World {
         Ok(())
     }
 
+    /// The pass on the ranks of a distributed world whose host copy is released (a call every
+    /// rank makes together; false, nothing done, elsewhere): each rank removes its own grains
+    /// in sinks and every rank counts the ranks' removals in index order, as one process
+    /// counts them; then every rank places the same grains among the bodies near each
+    /// insertion (sent by the ranks that own them) and the rank whose box holds a grain takes
+    /// it. The bed is split afresh at the next step, as after a pass on the host copy, with
+    /// the warm start the ranks renumbered.
+    fn change_bodies_on_ranks(&mut self) -> bool {
+        if self.backend.released().is_none() {
+            return false;
+        }
+        let walls = self.walls_now();
+        let t = self.time();
+        let Some(ranks) = self.backend.on_ranks() else {
+            return false;
+        };
+        let lc = &mut self.lifecycle;
+        let sinks = &lc.sinks;
+        let sink_of = |p: Vec3| sinks.iter().position(|s| s.holds(p)).map(|s| s as u32);
+        let removals = match sinks.is_empty() {
+            true => Vec::new(),
+            false => ranks.remove_own(&sink_of),
+        };
+        lc.count_removed(&removals);
+        let mut near = |lo: Vec3, hi: Vec3| ranks.bodies_near(&|p, r| reaches(p, r, (lo, hi)));
+        let tables = (&self.clumps, &self.hulls[..]);
+        let placed = place_due(lc, (self.steps, t), &walls, tables, &mut near);
+        if !placed.is_empty() {
+            ranks.add_own(&placed);
+        }
+        if !removals.is_empty() || !placed.is_empty() {
+            self.relink();
+        }
+        true
+    }
+
+    /// The walls as placed at the current time, standing (what an insertion keeps its grains
+    /// clear of).
+    fn walls_now(&self) -> Vec<WallDesc> {
+        let t = self.time();
+        (self.wall_descs.iter().enumerate())
+            .map(|(i, w)| WallDesc {
+                origin: w.origin + self.wall_motion(i, t).0,
+                motion: None,
+                servo: None,
+                ..*w
+            })
+            .collect()
+    }
+
     /// Removes the dynamic bodies whose centres lie in a sink (counted by the first sink that
     /// holds them); returns each old index's new one ([`NO_BODY`] if removed), or `None` when
     /// nothing was removed.
@@ -368,21 +579,24 @@ impl World {
             return None;
         }
         let b = &self.bodies;
-        let mut keep = vec![true; b.len()];
-        for (i, k) in keep.iter_mut().enumerate() {
-            if !b.is_dynamic(i) {
-                continue;
-            }
-            let p = b.pos_radius[i].truncate();
-            if let Some(s) = lc.sinks.iter().position(|s| s.holds(p)) {
-                *k = false;
-                lc.state.sinks[s].removed += 1;
-                lc.state.sinks[s].mass += 1.0 / b.motion[i].inv_mass as f64;
-            }
-        }
-        if keep.iter().all(|&k| k) {
+        let removals: Vec<Removal> = (0..b.len())
+            .filter(|&i| b.is_dynamic(i))
+            .filter_map(|i| {
+                let s = lc
+                    .sinks
+                    .iter()
+                    .position(|s| s.holds(b.pos_radius[i].truncate()))?;
+                Some(Removal::of(i as u64, s as u32, b.motion[i].inv_mass))
+            })
+            .collect();
+        if removals.is_empty() {
             return None;
         }
+        lc.count_removed(&removals);
+        let mut gone = removals.iter().map(|r| r.index as usize).peekable();
+        let keep: Vec<bool> = (0..b.len())
+            .map(|i| gone.next_if_eq(&i).is_none())
+            .collect();
         let mut next = 0u32;
         let to = keep
             .iter()
@@ -396,68 +610,7 @@ impl World {
             })
             .collect();
         retain_bodies(&mut self.bodies, &keep);
-        retain_kept(&mut lc.ids, &keep);
-        retain_kept(&mut lc.state.placed_by, &keep);
         Some(to)
-    }
-
-    /// Places the grains each insertion owes by now (those on a batch step); true when any was
-    /// placed.
-    fn insert_due(&mut self) -> bool {
-        if self.lifecycle.insertions.is_empty() {
-            return false;
-        }
-        let t = self.time();
-        let walls: Vec<WallDesc> = (self.wall_descs.iter().enumerate())
-            .map(|(i, w)| WallDesc {
-                origin: w.origin + self.wall_motion(i, t).0,
-                motion: None,
-                servo: None,
-                ..*w
-            })
-            .collect();
-        let lc = &mut self.lifecycle;
-        let mut placed = false;
-        for (i, ins) in lc.insertions.iter().enumerate() {
-            let c = &mut lc.state.insertions[i];
-            let owed = ins.due(t).saturating_sub(c.placed + c.missed);
-            if owed == 0 || !self.steps.is_multiple_of(lc.batch_steps[i]) {
-                continue;
-            }
-            let (lo, hi) = ins.reach();
-            let b = &self.bodies;
-            // Each body by its bounding sphere (a sphere's is itself).
-            let mut nearby: Vec<(Vec3, f32)> = (0..b.len())
-                .map(|j| {
-                    let r = shape_of(&self.shapes, j).bounding_radius(b.pos_radius[j].w);
-                    (b.pos_radius[j].truncate(), r)
-                })
-                .filter(|&(p, r)| {
-                    (p + Vec3::splat(r)).cmpge(lo).all() && (p - Vec3::splat(r)).cmple(hi).all()
-                })
-                .collect();
-            let mut rng = SplitMix64(c.rng);
-            let tables = (&self.clumps, &self.hulls[..]);
-            for _ in 0..owed {
-                match ins.draw_grain(&mut rng, &nearby, &walls, tables) {
-                    Some(body) => {
-                        nearby.push((body.position, body.shape.bounding_radius(body.radius)));
-                        crate::body::push_body(&mut self.bodies, &body);
-                        lc.ids.push(lc.state.next_id);
-                        lc.state.placed_by.push(i as u32);
-                        lc.state.next_id += 1;
-                        c.placed += 1;
-                        // The mass as the world holds it (1 / its 1/m), as the sinks count it.
-                        let inv_mass = self.bodies.motion[self.bodies.len() - 1].inv_mass;
-                        c.mass += 1.0 / inv_mass as f64;
-                        placed = true;
-                    }
-                    None => c.missed += 1,
-                }
-            }
-            c.rng = rng.0;
-        }
-        placed
     }
 
     /// Points the drives and applied forces at their bodies' current indices (a force whose body
@@ -502,7 +655,13 @@ impl World {
             self.backend
                 .set_body_shapes(self.shapes.clone(), PrincipalInertia::new(moments));
         }
-        self.monitor.fit(&self.bodies);
+        match self.backend.on_ranks() {
+            Some(ranks) => {
+                let (r_min, mass) = ranks.fit();
+                self.monitor.fit_to(r_min, mass);
+            }
+            None => self.monitor.fit(&self.bodies),
+        }
     }
 
     /// The snapshot's ids and counts, for [`World::snapshot`].

@@ -6,6 +6,7 @@
 //! checks read its own bodies, and the ranks combine their findings, nothing gathered.
 
 use super::{NearBodies, OwnPart, StepBackend, StepInputs, WarmStart};
+use crate::body::BodyKind;
 use crate::decomposition::Bisection;
 use crate::distributed::contacts::RankContacts;
 use crate::distributed::coupling::Coupling;
@@ -14,8 +15,10 @@ use crate::distributed::subdomain::{Local, Subdomain};
 use crate::distributed::wire::{BodyRecord, WarmRecord};
 use crate::domain::Domain;
 use crate::health::{self, Check, Scan, StepError};
+use crate::lifecycle::{OnRanks, Removal};
 use crate::support::Feature;
 use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
 use grains_kernels::forces::{Actuation, Load};
 use grains_kernels::inertia::PrincipalInertia;
 use grains_kernels::narrow_phase::Contacts;
@@ -104,6 +107,14 @@ impl DistributedBackend {
     fn split_again(&mut self, warm: WarmStart) {
         self.reseed = Some(warm);
         self.released = false;
+        self.stepped_at = None;
+        self.own.clear();
+        self.cuts = None;
+    }
+
+    /// After the ranks' own bodies came or went: fresh cuts from them at the next step (then a
+    /// migration), and no contacts of the last step.
+    fn split_afresh(&mut self) {
         self.stepped_at = None;
         self.own.clear();
         self.cuts = None;
@@ -338,6 +349,80 @@ fn records_by_id((keys, impulses, moments): &WarmStart, bodies: usize) -> Vec<Wa
             WarmRecord::from_key(entry, bodies, |i| i as u64)
         })
         .collect()
+}
+
+/// The pass of the insertions and sinks on the ranks' own bodies: only the removals and the
+/// bodies near an insertion travel, and the bed is split afresh at the next step (fresh cuts
+/// from the ranks' bodies, then a migration), as after a pass on the host copy.
+impl OnRanks for DistributedBackend {
+    /// One `Allgather` of the removals (16 bytes each).
+    fn remove_own(&mut self, sink_of: &dyn Fn(Vec3) -> Option<u32>) -> Vec<Removal> {
+        let mine: Vec<Removal> = (self.subdomain.owned.iter())
+            .filter(|r| r.kind == BodyKind::Dynamic as u32)
+            .filter_map(|r| Some(Removal::of(r.id, sink_of(r.centre())?, r.motion.inv_mass)))
+            .collect();
+        let mut all = self.coupling.ranks.all_gather(&mine);
+        if all.is_empty() {
+            return all;
+        }
+        all.sort_unstable_by_key(|r| r.index);
+        let renumber = |id: u64| {
+            let below = all.partition_point(|r| r.index < id);
+            let gone = all.get(below).is_some_and(|r| r.index == id);
+            (!gone).then(|| id - below as u64)
+        };
+        let sub = &mut self.subdomain;
+        sub.owned
+            .retain_mut(|r| renumber(r.id).map(|id| r.id = id).is_some());
+        sub.warm = sub
+            .warm
+            .iter()
+            .filter_map(|w| w.renumbered(renumber))
+            .collect();
+        self.total -= all.len();
+        self.split_afresh();
+        all
+    }
+
+    /// One `Allgather` of the bodies `near` holds for (88 bytes each).
+    fn bodies_near(&self, near: &dyn Fn(Vec3, f32) -> bool) -> Vec<(Vec3, f32)> {
+        let mine: Vec<BodyRecord> = (self.subdomain.owned.iter())
+            .filter(|r| near(r.centre(), r.pos_radius[3]))
+            .copied()
+            .collect();
+        let mut all = self.coupling.ranks.all_gather(&mine);
+        all.sort_unstable_by_key(|r| r.id);
+        all.iter().map(|r| (r.centre(), r.pos_radius[3])).collect()
+    }
+
+    /// Each grain goes to the rank whose box of the last cuts holds it (rank 0 after a removal
+    /// dropped them); the next step's migration moves it on to the fresh cuts' owner.
+    fn add_own(&mut self, placed: &Bodies) {
+        let me = self.coupling.ranks.rank();
+        for k in 0..placed.len() {
+            let centre = placed.pos_radius[k].truncate();
+            if self.cuts.as_ref().map_or(0, |c| c.owner(centre)) == me {
+                let id = (self.total + k) as u64;
+                self.subdomain.owned.push(BodyRecord::of(placed, k, id));
+            }
+        }
+        self.total += placed.len();
+        self.split_afresh();
+    }
+
+    /// One `Allgather` of 24 bytes a rank.
+    fn fit(&self) -> (f32, f64) {
+        let owned = &self.subdomain.owned;
+        let r_min = owned
+            .iter()
+            .fold(f32::INFINITY, |m, r| m.min(r.pos_radius[3]));
+        let mass = (owned.iter())
+            .filter(|r| r.kind == BodyKind::Dynamic as u32)
+            .map(|r| 1.0 / r.motion.inv_mass as f64)
+            .sum();
+        let (least, [mass, _]) = self.coupling.ranks.reduce(-r_min, [mass, 0.0]);
+        (-least, mass)
+    }
 }
 
 impl StepBackend for DistributedBackend {
@@ -660,6 +745,13 @@ impl StepBackend for DistributedBackend {
 
     fn is_distributed(&self) -> bool {
         true
+    }
+
+    fn on_ranks(&mut self) -> Option<&mut dyn OnRanks> {
+        match self.released {
+            true => Some(self),
+            false => None,
+        }
     }
 
     fn cuts(&self) -> Option<Bisection> {

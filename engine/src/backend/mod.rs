@@ -183,6 +183,13 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// A distributed rank's side of the insertions' and sinks' pass while the host copy is
+    /// released ([`crate::lifecycle::OnRanks`]); `None` where the host copy holds every body
+    /// (the pass edits it), as it always does for a backend that steps every body itself.
+    fn on_ranks(&mut self) -> Option<&mut dyn crate::lifecycle::OnRanks> {
+        None
+    }
+
     /// The indices in the host copy `bodies` of the bodies this rank owns, ascending, in a
     /// distributed run (not a collective call; where the bed is to be split afresh at step
     /// `next`, the bodies that split gives this rank); `None` for a backend that steps every

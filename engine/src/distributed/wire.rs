@@ -119,6 +119,20 @@ impl WarmRecord {
         }
     }
 
+    /// This record with its bodies' ids renumbered by `id` (a wall stays), or `None` when a
+    /// body has no new id.
+    pub(crate) fn renumbered(&self, id: impl Fn(u64) -> Option<u64>) -> Option<WarmRecord> {
+        let b = match self.b > WALL - (1 << 32) {
+            true => self.b,
+            false => id(self.b)?,
+        };
+        Some(WarmRecord {
+            a: id(self.a)?,
+            b,
+            ..*self
+        })
+    }
+
     /// The kernels' entry of this record over bodies whose index of id is `index(id)` (its
     /// lower index first, the vectors turned to it), or `None` when a body is not there.
     pub(crate) fn keyed(&self, index: impl Fn(u64) -> Option<u32>) -> Option<KeyedImpulse> {
