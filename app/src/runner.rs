@@ -259,6 +259,59 @@ pub struct RunSummary {
     pub step_sizes: Option<StepSizes>,
     /// Bonds broken by the end of the run (`[[bonds]]` with strengths), of all the joints.
     pub bonds_broken: usize,
+    /// What the ranks of a distributed run sent each other; `None` in one process.
+    pub traffic: Option<Traffic>,
+}
+
+/// What the ranks of a distributed run sent each other, a step of this session (its outputs,
+/// checkpoints and summary included), as `summary.json` gives it (payload bytes; see
+/// [`grains::RankTraffic`]). Each pair is the mean over the ranks and the most of any.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Traffic {
+    /// The run's ranks.
+    pub ranks: usize,
+    /// Bodies a rank owns, on average: the world's over the ranks.
+    pub bodies_per_rank: f64,
+    /// Ghosts a rank held a step.
+    pub ghosts_per_step: [f64; 2],
+    /// Bytes a rank sent other ranks in exchanges a step (ghosts, migrations, the solve's
+    /// impulses, the bodies near the cuts).
+    pub exchanged_bytes_per_step: [f64; 2],
+    /// Bytes a rank put into collectives a step (reductions, counts, agreements).
+    pub collective_bytes_per_step: [f64; 2],
+    /// The largest payload one exchange of any rank sent one rank (bytes).
+    pub largest_exchange_bytes: f64,
+    /// The largest contribution of any rank to one collective (bytes).
+    pub largest_contribution_bytes: f64,
+}
+
+impl Traffic {
+    /// The figures of `world`'s ranks (a call every rank makes together); `None` in a world
+    /// that steps every body itself.
+    pub fn of(world: &World) -> Option<Traffic> {
+        let t = world.rank_traffic()?;
+        let steps = t.steps.max(1) as f64;
+        let mine = [
+            t.ghosts as f64 / steps,
+            t.exchanged_bytes as f64 / steps,
+            t.collective_bytes as f64 / steps,
+        ];
+        let mut sum = [1.0, mine[0], mine[1], mine[2]];
+        world.sum_over_ranks(&mut sum);
+        let largest = [t.largest_exchange_bytes, t.largest_contribution_bytes].map(|b| b as f64);
+        let mut most = [mine[0], mine[1], mine[2], largest[0], largest[1]];
+        world.max_over_ranks(&mut most);
+        let ranks = sum[0];
+        Some(Traffic {
+            ranks: ranks as usize,
+            bodies_per_rank: world.len() as f64 / ranks,
+            ghosts_per_step: [sum[1] / ranks, most[0]],
+            exchanged_bytes_per_step: [sum[2] / ranks, most[1]],
+            collective_bytes_per_step: [sum[3] / ranks, most[2]],
+            largest_exchange_bytes: most[3],
+            largest_contribution_bytes: most[4],
+        })
+    }
 }
 
 /// The steps the adaptive step took (`h = "auto"`), as `summary.json` gives them.
@@ -1538,6 +1591,7 @@ fn summarise(
         grains_removed_kg: lifecycle.removed_mass,
         step_sizes: StepSizes::of(world),
         bonds_broken: world.broken_bonds().len(),
+        traffic: Traffic::of(world),
     }
 }
 

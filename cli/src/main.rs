@@ -392,6 +392,22 @@ fn cmd_run(args: RunArgs) -> ExitCode {
             if s.bonds_broken > 0 {
                 println!("  bonds broken: {}", s.bonds_broken);
             }
+            if let Some(t) = &s.traffic {
+                let kb = |b: f64| b / 1e3;
+                println!(
+                    "  sent a step by a rank (mean, most of {} ranks): {:.1}, {:.1} kB in exchanges and {:.2}, {:.2} kB into collectives, holding {:.0}, {:.0} ghosts and owning {:.0} bodies on average; the largest exchange to one rank {:.1} kB, contribution {:.1} kB",
+                    t.ranks,
+                    kb(t.exchanged_bytes_per_step[0]),
+                    kb(t.exchanged_bytes_per_step[1]),
+                    kb(t.collective_bytes_per_step[0]),
+                    kb(t.collective_bytes_per_step[1]),
+                    t.ghosts_per_step[0],
+                    t.ghosts_per_step[1],
+                    t.bodies_per_rank,
+                    kb(t.largest_exchange_bytes),
+                    kb(t.largest_contribution_bytes)
+                );
+            }
             if s.grains_missed > 0 {
                 eprintln!(
                     "warning: {} of the {} grains due from the [[insert]] tables found no place in their regions (a region the bed has grown into, or a rate too high for it): lower the rate, or enlarge or raise the region",

@@ -1408,3 +1408,40 @@ fn a_failed_summary_write_ends_every_rank_with_one_error() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// What two ranks send each other, from `summary.json`'s `traffic`: the pour's 1,000 grains
+/// for 100 steps with frames, contact frames, samples and checkpoints (no snapshots: their
+/// reductions go by the picture's pixels). Every rank holds ghosts and exchanges bytes every
+/// step, and no contribution to a collective comes near a rank's own bodies (88 bytes each,
+/// as a gather of the bed sends them): the largest is under a quarter of those.
+#[test]
+fn two_ranks_send_each_other_no_bed() {
+    let dir = tmp("traffic");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let text = std::fs::read_to_string(scene())
+        .expect("the scene")
+        .replace(
+            "formats = [\"vtu\", \"csv\"]",
+            "formats = [\"vtu\", \"csv\", \"contacts\"]",
+        );
+    let file = dir.join("pour.toml");
+    std::fs::write(&file, text).expect("the scene written");
+    let out = dir.join("out");
+    let (file, out) = (file.to_str().expect("UTF-8"), out.to_str().expect("UTF-8"));
+    grains_run(2, &[file, "--steps", "100", "--out", out]);
+    let at = |name: &str| figure(Path::new(out), &format!("/traffic/{name}"));
+    let per_rank = at("bodies_per_rank");
+    assert_eq!((at("ranks"), per_rank), (2.0, 500.0));
+    let (ghosts, exchanged) = (at("ghosts_per_step/0"), at("exchanged_bytes_per_step/0"));
+    assert!(
+        ghosts > 0.0 && exchanged > 0.0,
+        "{ghosts} ghosts, {exchanged} B"
+    );
+    let largest = at("largest_contribution_bytes");
+    assert!(
+        largest > 0.0 && largest < 88.0 * per_rank / 4.0,
+        "a rank put {largest} bytes into one collective; its bodies are {} bytes",
+        88.0 * per_rank
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

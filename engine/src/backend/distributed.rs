@@ -64,6 +64,8 @@ pub(crate) struct DistributedBackend {
     /// bodies after it): a rank then holds its own bodies and ghosts only, and the host copy
     /// is filled again by a gather ([`crate::World::sync`]).
     released: bool,
+    /// Steps this rank took, and the ghosts it held summed over them.
+    taken: (u64, u64),
 }
 
 impl DistributedBackend {
@@ -93,6 +95,7 @@ impl DistributedBackend {
             energy_blocks: Vec::new(),
             total: 0,
             released: false,
+            taken: (0, 0),
         }
     }
 
@@ -458,6 +461,8 @@ impl StepBackend for DistributedBackend {
         self.subdomain
             .layout(cuts, ranks, physics, drives, &mut self.local);
         let local = &mut self.local;
+        self.taken.0 += 1;
+        self.taken.1 += (local.ids.len() - local.owned) as u64;
         self.coupling
             .set_layout(local.owned, &local.ids, &local.holders);
         let warm = self.subdomain.local_warm_start(local);
@@ -745,6 +750,19 @@ impl StepBackend for DistributedBackend {
 
     fn is_distributed(&self) -> bool {
         true
+    }
+
+    fn rank_traffic(&self) -> Option<crate::RankTraffic> {
+        let [exchanged_bytes, collective_bytes, largest_exchange_bytes, largest_contribution_bytes] =
+            self.coupling.ranks.sent();
+        Some(crate::RankTraffic {
+            steps: self.taken.0,
+            exchanged_bytes,
+            collective_bytes,
+            largest_exchange_bytes,
+            largest_contribution_bytes,
+            ghosts: self.taken.1,
+        })
     }
 
     fn on_ranks(&mut self) -> Option<&mut dyn OnRanks> {

@@ -183,6 +183,12 @@ pub(crate) trait StepBackend: Send + Sync {
         None
     }
 
+    /// What this rank sent the other ranks and the ghosts it held ([`crate::RankTraffic`]);
+    /// `None` for a backend that steps every body itself.
+    fn rank_traffic(&self) -> Option<crate::RankTraffic> {
+        None
+    }
+
     /// A distributed rank's side of the insertions' and sinks' pass while the host copy is
     /// released ([`crate::lifecycle::OnRanks`]); `None` where the host copy holds every body
     /// (the pass edits it), as it always does for a backend that steps every body itself.

@@ -9,6 +9,7 @@ use mpi::topology::Rank;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use mpi::{Count, Tag};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The tag of the interface's messages ([`Ranks::exchange_with_neighbours`]).
 const INTERFACE: Tag = 17;
@@ -18,6 +19,38 @@ pub(crate) struct Ranks {
     comm: SimpleCommunicator,
     rank: usize,
     size: usize,
+    /// What this rank sent.
+    sent: Sent,
+}
+
+/// The payload bytes one rank sent ([`crate::RankTraffic`]).
+#[derive(Default)]
+struct Sent {
+    /// In exchanges, to the ranks they went to.
+    exchanged: AtomicU64,
+    /// Into collectives, once each.
+    collective: AtomicU64,
+    /// The largest payload of one exchange to one rank.
+    largest_exchange: AtomicU64,
+    /// The largest contribution to one collective.
+    largest_contribution: AtomicU64,
+}
+
+impl Sent {
+    /// Counts exchanges of `bytes` to other ranks, each one message.
+    fn exchange(&self, bytes: impl Iterator<Item = usize>) {
+        for b in bytes {
+            self.exchanged.fetch_add(b as u64, Ordering::Relaxed);
+            self.largest_exchange.fetch_max(b as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts one contribution of `bytes` to a collective.
+    fn collective(&self, bytes: usize) {
+        self.collective.fetch_add(bytes as u64, Ordering::Relaxed);
+        self.largest_contribution
+            .fetch_max(bytes as u64, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: the communicator is a handle that MPI lets any thread use when calls are serialized;
@@ -50,7 +83,33 @@ impl Ranks {
     /// The ranks of `comm`, seen from this one.
     pub(crate) fn new(comm: SimpleCommunicator) -> Ranks {
         let (rank, size) = (comm.rank() as usize, comm.size() as usize);
-        Ranks { comm, rank, size }
+        Ranks {
+            comm,
+            rank,
+            size,
+            sent: Sent::default(),
+        }
+    }
+
+    /// The payload bytes this rank sent so far: in exchanges and into collectives, and the
+    /// largest of one exchange to one rank and of one contribution.
+    pub(crate) fn sent(&self) -> [u64; 4] {
+        let s = &self.sent;
+        [
+            &s.exchanged,
+            &s.collective,
+            &s.largest_exchange,
+            &s.largest_contribution,
+        ]
+        .map(|a| a.load(Ordering::Relaxed))
+    }
+
+    /// The counts `counts` (one per rank) to the other ranks.
+    fn others<'a>(&self, counts: &'a [Count]) -> impl Iterator<Item = usize> + 'a {
+        let me = self.rank;
+        (counts.iter().enumerate())
+            .filter(move |&(q, _)| q != me)
+            .map(|(_, &c)| c as usize)
     }
 
     /// This rank's number, 0..size.
@@ -68,6 +127,8 @@ impl Ranks {
         let size = std::mem::size_of::<T>();
         let send_counts: Vec<Count> = send.iter().map(|v| count(v.len() * size)).collect();
         let mut recv_counts = vec![0 as Count; self.size];
+        self.sent
+            .exchange((1..self.size).map(|_| size_of::<Count>()));
         self.comm
             .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
         let flat: Vec<u8> = send
@@ -104,6 +165,7 @@ impl Ranks {
         } else {
             recv
         };
+        self.sent.exchange(self.others(send_counts));
         let outgoing = Partition::new(send, send_counts, &sd[..]);
         let mut incoming = PartitionMut::new(recv, recv_counts, &rd[..]);
         self.comm.all_to_all_varcount_into(&outgoing, &mut incoming);
@@ -114,6 +176,7 @@ impl Ranks {
     /// rank whose count is not zero (the neighbours), none with the others. For exchanges whose
     /// counts are the same both ways, as the interface's are.
     pub(crate) fn exchange_with_neighbours(&self, send: &[u8], recv: &mut [u8], counts: &[Count]) {
+        self.sent.exchange(self.others(counts).filter(|&c| c > 0));
         mpi::request::scope(|scope| {
             let (mut outgoing, mut incoming) = (send, recv);
             let mut requests = Vec::new();
@@ -139,6 +202,8 @@ impl Ranks {
     pub(crate) fn all_gather<T: Pod>(&self, mine: &[T]) -> Vec<T> {
         let bytes = bytemuck::cast_slice::<T, u8>(mine);
         let mut counts = vec![0 as Count; self.size];
+        self.sent.collective(size_of::<Count>());
+        self.sent.collective(bytes.len());
         self.comm
             .all_gather_into(&count(bytes.len()), &mut counts[..]);
         let displs = displacements(&counts);
@@ -165,6 +230,7 @@ impl Ranks {
         let mine = [max as f64, sums[0], sums[1]];
         let mut all = vec![[0f64; 3]; self.size];
         let flat = bytemuck::cast_slice_mut::<[f64; 3], f64>(&mut all);
+        self.sent.collective(size_of_val(&mine));
         self.comm.all_gather_into(&mine[..], flat);
         all.iter()
             .fold((f32::NEG_INFINITY, [0.0; 2]), |(m, [a, b]), r| {
@@ -175,6 +241,7 @@ impl Ranks {
     /// The largest `x` over the ranks.
     pub(crate) fn max(&self, x: f32) -> f32 {
         let mut all = vec![0f32; self.size];
+        self.sent.collective(size_of_val(&x));
         self.comm.all_gather_into(&x, &mut all[..]);
         all.into_iter().fold(f32::NEG_INFINITY, f32::max)
     }
@@ -182,6 +249,7 @@ impl Ranks {
     /// The sum of `x` over the ranks, added in rank order.
     pub(crate) fn sum(&self, x: f64) -> f64 {
         let mut all = vec![0f64; self.size];
+        self.sent.collective(size_of_val(&x));
         self.comm.all_gather_into(&x, &mut all[..]);
         all.into_iter().fold(0.0, |s, v| s + v)
     }
@@ -197,6 +265,7 @@ impl Ranks {
     /// The ranks whose `failed` is true, bit q for rank q (the run has at most 64 ranks).
     pub(crate) fn which_fail(&self, failed: bool) -> u64 {
         let mut all = vec![0u8; self.size];
+        self.sent.collective(1);
         self.comm.all_gather_into(&u8::from(failed), &mut all[..]);
         all.iter()
             .enumerate()
@@ -230,6 +299,7 @@ impl Ranks {
     /// The sum of `x` over the ranks.
     pub(crate) fn sum_count(&self, x: u64) -> u64 {
         let mut all = vec![0u64; self.size];
+        self.sent.collective(size_of_val(&x));
         self.comm.all_gather_into(&x, &mut all[..]);
         all.into_iter().sum()
     }
@@ -277,6 +347,7 @@ impl Ranks {
             return;
         }
         let mine = values.to_vec();
+        self.sent.collective(size_of_val(values));
         self.comm
             .all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::max());
     }
