@@ -1378,6 +1378,74 @@ fn a_drained_pour_on_one_rank_is_one_process_bit_for_bit() {
     println!("1 process: {left} grains left, {reference:?}; 2 ranks: {on_two:?}");
 }
 
+/// The drained pour on 2 ranks, snapshotted before the first pass of its sink after step 50
+/// that takes grains out and restored, through the snapshot's bytes, into a world freshly
+/// built and distributed on as many ranks: 20 steps on, every body's state is the
+/// uninterrupted pour's bit for bit. The pass right after the restore remaps the restored
+/// warm start (until 2026-12-02 it took the fresh ranks' own, which is empty, and the resumed
+/// pour went its own way).
+#[test]
+fn a_drained_pour_resumed_before_a_pass_continues_bit_for_bit() {
+    const TEST: &str = "a_drained_pour_resumed_before_a_pass_continues_bit_for_bit";
+    if let Some((_universe, comm)) = child() {
+        use mpi::topology::Communicator;
+        let again = comm.duplicate();
+        let mut straight = drained();
+        straight
+            .distribute(comm, 25)
+            .expect("the drained pour distributes");
+        let mut resumed: Option<World> = None;
+        let mut cut = None;
+        while straight.steps() < 300
+            && resumed
+                .as_ref()
+                .is_none_or(|w| w.steps() < 20 + cut.unwrap_or(0))
+        {
+            let at = straight.steps();
+            let due = at >= 50 && at.is_multiple_of(grains::lifecycle::SINK_STEPS) && cut.is_none();
+            let before = due.then(|| straight.snapshot().expect("a snapshot").to_bytes());
+            let removed = straight.lifecycle_state().sinks[0].removed;
+            straight.step().expect("a distributed step");
+            if let Some(bytes) =
+                before.filter(|_| straight.lifecycle_state().sinks[0].removed > removed)
+            {
+                let snap = grains::Snapshot::from_bytes(&bytes).expect("the snapshot reads back");
+                let mut world = drained();
+                world
+                    .distribute(again.duplicate(), 25)
+                    .expect("the drained pour distributes");
+                world.restore(&snap).expect("the snapshot restores");
+                world.step().expect("the resumed pour's first step");
+                (cut, resumed) = (Some(at), Some(world));
+                continue;
+            }
+            if let Some(world) = resumed.as_mut() {
+                world.step().expect("a step of the resumed pour");
+            }
+        }
+        let (mut world, at) = (resumed.expect("a pass took grains out"), cut.unwrap_or(0));
+        straight.sync().expect("the bodies gathered");
+        world.sync().expect("the bodies gathered");
+        assert_eq!(world.steps(), straight.steps());
+        assert!(
+            state_bits(&world) == state_bits(&straight) && world.ids() == straight.ids(),
+            "resumed at step {at}, the pour differs from the uninterrupted one at step {}",
+            world.steps()
+        );
+        if again.rank() == 0 {
+            let out = std::env::var("GRAINS_MPI_OUT").expect("the result file");
+            std::fs::write(out, format!("{at} {}", world.len())).expect("written");
+        }
+        return;
+    }
+    let name = format!("grains-mpi-{}-drained-resume", std::process::id());
+    let file = std::env::temp_dir().join(name);
+    launch(TEST, (2, 1), &file);
+    let text = std::fs::read_to_string(&file).expect("rank 0 wrote its result");
+    let _ = std::fs::remove_file(&file);
+    println!("2 ranks: resumed at step, grains left: {text}");
+}
+
 /// The stirred pour: the 1,000-grain pour in a box shaken
 /// vertically (1 mm at 10 Hz, Γ = 0.4), with a kinematic sphere (r = 15 mm) driven down into
 /// the bed and across it through the ranks' boundary: moving walls and a driven body, held

@@ -731,7 +731,13 @@ impl StepBackend for DistributedBackend {
         self.split_again(WarmStart::default());
     }
 
+    /// The warm start the next step seeds from where the host copy is to be split afresh (a
+    /// restored snapshot's, or a pass's remapped one: the subdomains' is a world before it), else
+    /// the ranks' gathered.
     fn warm_start_state(&mut self) -> Result<WarmStart, GpuError> {
+        if let Some(warm) = &self.reseed {
+            return Ok(warm.clone());
+        }
         let all = self.coupling.ranks.all_gather(&self.subdomain.warm);
         Ok(self.keyed_warm_start(&all))
     }
