@@ -235,6 +235,11 @@ impl Lifecycle {
         retain_unremoved(&mut self.state.placed_by, removals);
     }
 
+    /// The first sink that holds a centre at `p`, if any.
+    fn sink_holding(&self, p: Vec3) -> Option<u32> {
+        self.sinks.iter().position(|s| s.holds(p)).map(|s| s as u32)
+    }
+
     /// True when the world has insertions or sinks.
     fn active(&self) -> bool {
         !(self.insertions.is_empty() && self.sinks.is_empty())
@@ -365,19 +370,13 @@ fn fixed(b: &Bodies, i: usize) -> Fixed {
     )
 }
 
-/// Keeps the bodies of `keep` (in order).
-fn retain_bodies(b: &mut Bodies, keep: &[bool]) {
-    retain_kept(&mut b.pos_radius, keep);
-    retain_kept(&mut b.orientation, keep);
-    retain_kept(&mut b.motion, keep);
-    retain_kept(&mut b.material, keep);
-    retain_kept(&mut b.kind, keep);
-}
-
-/// Keeps the entries of a per-body `list` whose `keep` is true, in order.
-fn retain_kept<T>(list: &mut Vec<T>, keep: &[bool]) {
-    let mut k = keep.iter();
-    list.retain(|_| *k.next().unwrap_or(&true));
+/// Drops the bodies that `removals` (ascending index) name, the others kept in order.
+fn retain_bodies(b: &mut Bodies, removals: &[Removal]) {
+    retain_unremoved(&mut b.pos_radius, removals);
+    retain_unremoved(&mut b.orientation, removals);
+    retain_unremoved(&mut b.motion, removals);
+    retain_unremoved(&mut b.material, removals);
+    retain_unremoved(&mut b.kind, removals);
 }
 
 /// Drops the entries of a per-body `list` that `removals` (ascending index) name.
@@ -537,11 +536,9 @@ impl World {
             return false;
         };
         let lc = &mut self.lifecycle;
-        let sinks = &lc.sinks;
-        let sink_of = |p: Vec3| sinks.iter().position(|s| s.holds(p)).map(|s| s as u32);
-        let removals = match sinks.is_empty() {
+        let removals = match lc.sinks.is_empty() {
             true => Vec::new(),
-            false => ranks.remove_own(&sink_of),
+            false => ranks.remove_own(&|p| lc.sink_holding(p)),
         };
         lc.count_removed(&removals);
         let mut near = |lo: Vec3, hi: Vec3| ranks.bodies_near(&|p, r| reaches(p, r, (lo, hi)));
@@ -582,11 +579,8 @@ impl World {
         let removals: Vec<Removal> = (0..b.len())
             .filter(|&i| b.is_dynamic(i))
             .filter_map(|i| {
-                let s = lc
-                    .sinks
-                    .iter()
-                    .position(|s| s.holds(b.pos_radius[i].truncate()))?;
-                Some(Removal::of(i as u64, s as u32, b.motion[i].inv_mass))
+                let s = lc.sink_holding(b.pos_radius[i].truncate())?;
+                Some(Removal::of(i as u64, s, b.motion[i].inv_mass))
             })
             .collect();
         if removals.is_empty() {
@@ -594,22 +588,17 @@ impl World {
         }
         lc.count_removed(&removals);
         let mut gone = removals.iter().map(|r| r.index as usize).peekable();
-        let keep: Vec<bool> = (0..b.len())
-            .map(|i| gone.next_if_eq(&i).is_none())
-            .collect();
         let mut next = 0u32;
-        let to = keep
-            .iter()
-            .map(|&k| {
-                if k {
+        let to = (0..b.len())
+            .map(|i| match gone.next_if_eq(&i) {
+                Some(_) => NO_BODY,
+                None => {
                     next += 1;
                     next - 1
-                } else {
-                    NO_BODY
                 }
             })
             .collect();
-        retain_bodies(&mut self.bodies, &keep);
+        retain_bodies(&mut self.bodies, &removals);
         Some(to)
     }
 

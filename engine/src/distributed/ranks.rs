@@ -7,7 +7,7 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::Rank;
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::CommunicatorCollectives;
+use mpi::traits::{CommunicatorCollectives, Equivalence};
 use mpi::{Count, Tag};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -238,20 +238,24 @@ impl Ranks {
             })
     }
 
+    /// Every rank's `x`, in rank order, on every rank (one `Allgather`, counted).
+    fn each_of<T: Equivalence + Pod>(&self, x: T) -> Vec<T> {
+        let mut all = vec![T::zeroed(); self.size];
+        self.sent.collective(size_of::<T>());
+        self.comm.all_gather_into(&x, &mut all[..]);
+        all
+    }
+
     /// The largest `x` over the ranks.
     pub(crate) fn max(&self, x: f32) -> f32 {
-        let mut all = vec![0f32; self.size];
-        self.sent.collective(size_of_val(&x));
-        self.comm.all_gather_into(&x, &mut all[..]);
-        all.into_iter().fold(f32::NEG_INFINITY, f32::max)
+        self.each_of(x)
+            .into_iter()
+            .fold(f32::NEG_INFINITY, f32::max)
     }
 
     /// The sum of `x` over the ranks, added in rank order.
     pub(crate) fn sum(&self, x: f64) -> f64 {
-        let mut all = vec![0f64; self.size];
-        self.sent.collective(size_of_val(&x));
-        self.comm.all_gather_into(&x, &mut all[..]);
-        all.into_iter().fold(0.0, |s, v| s + v)
+        self.each_of(x).into_iter().fold(0.0, |s, v| s + v)
     }
 
     /// Each of `values` (as many on every rank) summed over the ranks in rank order, in
@@ -264,10 +268,7 @@ impl Ranks {
 
     /// The ranks whose `failed` is true, bit q for rank q (the run has at most 64 ranks).
     pub(crate) fn which_fail(&self, failed: bool) -> u64 {
-        let mut all = vec![0u8; self.size];
-        self.sent.collective(1);
-        self.comm.all_gather_into(&u8::from(failed), &mut all[..]);
-        all.iter()
+        (self.each_of(u8::from(failed)).iter())
             .enumerate()
             .fold(0, |mask, (q, &f)| mask | (u64::from(f) << q))
     }
@@ -298,10 +299,7 @@ impl Ranks {
 
     /// The sum of `x` over the ranks.
     pub(crate) fn sum_count(&self, x: u64) -> u64 {
-        let mut all = vec![0u64; self.size];
-        self.sent.collective(size_of_val(&x));
-        self.comm.all_gather_into(&x, &mut all[..]);
-        all.into_iter().sum()
+        self.each_of(x).into_iter().sum()
     }
 }
 
