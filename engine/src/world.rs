@@ -570,10 +570,9 @@ impl World {
     /// ascending, in a distributed world (`World::distribute`, feature `mpi`; `None` in a world
     /// that steps every body itself), so that each rank can write its own part of the outputs.
     /// It is not a collective call: it sends nothing. Where the bed is to be split afresh at
-    /// the next step (before the first step, after a restore, an edit or a pass of the
-    /// insertions and sinks) they are the bodies that split will give this rank, so the
-    /// ranks' parts still hold every body once. The host copy holds their state as of its last
-    /// gather ([`World::sync`]).
+    /// the next step (before the first step, after a restore or an edit) they are the bodies
+    /// that split will give this rank, so the ranks' parts still hold every body once. The
+    /// host copy holds their state as of its last gather ([`World::sync`]).
     pub fn owned_indices(&self) -> Option<Vec<usize>> {
         self.backend.owned_indices(&self.bodies, self.steps + 1)
     }
