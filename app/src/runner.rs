@@ -1465,7 +1465,7 @@ fn checkpoint_pieces(
     let piece = world
         .snapshot_piece()
         .expect("a distributed world has pieces")
-        .to_bytes();
+        .into_bytes();
     let mine = PieceEntry::of(piece_name(step, d.rank), &piece);
     writer.send(WriterMsg::CheckpointPiece(step, piece));
     writer.drain();

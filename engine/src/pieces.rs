@@ -170,9 +170,9 @@ pub(crate) fn state_tag(head: &Snapshot, bodies: usize, ranks: usize) -> u32 {
     crc32fast::hash(&bytes)
 }
 
-/// Appends `values` as their bytes.
-fn put<T: bytemuck::Pod>(out: &mut Vec<u8>, values: &[T]) {
-    out.extend_from_slice(bytemuck::cast_slice(values));
+/// Appends `values` as their bytes (then frees them, where they are owned).
+fn put<T: bytemuck::Pod>(out: &mut Vec<u8>, values: impl AsRef<[T]>) {
+    out.extend_from_slice(bytemuck::cast_slice(values.as_ref()));
 }
 
 /// A count read from the front of a checkpoint as a `usize`.
@@ -183,6 +183,13 @@ fn to_usize(n: u64) -> Result<usize, SnapshotError> {
 impl SnapshotPiece {
     /// Serialises the piece (see the module's documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.clone().into_bytes()
+    }
+
+    /// Serialises the piece as [`Self::to_bytes`] does, freeing each of its lists once it is
+    /// written: a rank writes its piece beside its whole pipeline, where the piece and its
+    /// bytes side by side doubled what the checkpoint added to the rank's peak.
+    pub fn into_bytes(self) -> Vec<u8> {
         let counts = [
             self.steps,
             u64::from(self.tag),
@@ -194,10 +201,9 @@ impl SnapshotPiece {
             self.warm_moments.len() as u64,
             self.placed_by.len() as u64,
         ];
-        // Sized exactly: a rank writes its piece at the end of a run beside its whole
-        // pipeline, where a doubling growth left up to half of the buffer empty (34 MB of a
-        // 1M-grain pour's rank on 4 ranks).
-        let b = &self.bodies;
+        // Sized exactly: a doubling growth left up to half of the buffer empty (34 MB of a
+        // 1M-grain pour's rank on 4 ranks). Its pages are touched only as they are written.
+        let b = self.bodies;
         let size = PIECE_MAGIC.len()
             + 4
             + size_of_val(&counts)
@@ -205,24 +211,24 @@ impl SnapshotPiece {
             + size_of_val(&self.ids[..])
             + size_of_val(&self.placed_by[..])
             + state_bytes(
-                b,
+                &b,
                 (&self.warm_keys, &self.warm_impulses, &self.warm_moments),
             );
         let mut out = Vec::with_capacity(size);
         out.extend_from_slice(PIECE_MAGIC);
         out.extend_from_slice(&[0; 4]);
-        put(&mut out, &counts);
-        put(&mut out, &self.indices);
-        put(&mut out, &self.ids);
-        put(&mut out, &self.placed_by);
-        put(&mut out, &b.pos_radius);
-        put(&mut out, &b.orientation);
-        put(&mut out, &b.motion);
-        put(&mut out, &b.material);
-        put(&mut out, &b.kind);
-        put(&mut out, &self.warm_keys);
-        put(&mut out, &self.warm_impulses);
-        put(&mut out, &self.warm_moments);
+        put(&mut out, counts);
+        put(&mut out, self.indices);
+        put(&mut out, self.ids);
+        put(&mut out, self.placed_by);
+        put(&mut out, b.pos_radius);
+        put(&mut out, b.orientation);
+        put(&mut out, b.motion);
+        put(&mut out, b.material);
+        put(&mut out, b.kind);
+        put(&mut out, self.warm_keys);
+        put(&mut out, self.warm_impulses);
+        put(&mut out, self.warm_moments);
         debug_assert_eq!(out.len(), size, "the piece's size");
         seal(&mut out);
         out
@@ -297,7 +303,7 @@ impl SnapshotIndex {
             self.pieces.len() as u64,
             head.len() as u64,
         ];
-        put(&mut out, &counts);
+        put(&mut out, counts);
         for p in &self.pieces {
             out.extend_from_slice(&p.size.to_le_bytes());
             out.extend_from_slice(&p.crc.to_le_bytes());

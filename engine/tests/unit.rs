@@ -4,6 +4,7 @@
 //! the library is `pub` and `#[doc(hidden)]`, marked "pub for the unit tests".
 
 mod auto_step;
+mod builder;
 mod clump;
 mod decomposition;
 mod insertion;

@@ -273,6 +273,17 @@ impl CpuPipeline {
         self.work.cache.restore(keys, impulse);
     }
 
+    /// Restores the warm-start memory from one list of entries (pair key, ascending; impulse
+    /// and moment impulse vectors as [`Self::warm_start_state`] and
+    /// [`Self::warm_start_moments`] give them), the moments only where `moments`.
+    pub fn restore_warm_start_entries(
+        &mut self,
+        entries: &[(u64, [f32; 4], [f32; 4])],
+        moments: bool,
+    ) {
+        self.work.cache.restore_entries(entries, moments);
+    }
+
     /// The warm-start memory of the moment impulses: one world-space vector per key of
     /// [`Self::warm_start_state`], or none when the last step had no spinning or rolling
     /// friction.

@@ -72,6 +72,20 @@ impl ImpulseCache {
         self.moment.extend_from_slice(moment);
     }
 
+    /// Replaces the stored impulses with `entries` (pair key, ascending; impulse and moment
+    /// impulse vectors), keeping the moments only where `moments`: [`Self::restore`] then
+    /// [`Self::restore_moments`] from one list, without a copy of each field first.
+    pub fn restore_entries(&mut self, entries: &[(u64, [f32; 4], [f32; 4])], moments: bool) {
+        self.keys.clear();
+        self.keys.extend(entries.iter().map(|e| e.0));
+        self.impulse.clear();
+        self.impulse.extend(entries.iter().map(|e| e.1));
+        self.moment.clear();
+        if moments {
+            self.moment.extend(entries.iter().map(|e| e.2));
+        }
+    }
+
     /// Forgets every stored impulse.
     pub fn clear(&mut self) {
         self.keys.clear();

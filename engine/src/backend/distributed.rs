@@ -12,7 +12,7 @@ use crate::distributed::contacts::RankContacts;
 use crate::distributed::coupling::Coupling;
 use crate::distributed::rank_pipeline::RankPipeline;
 use crate::distributed::subdomain::{Local, Subdomain};
-use crate::distributed::wire::{BodyRecord, WarmRecord};
+use crate::distributed::wire::{BodyRecord, KeyedImpulse, WarmRecord};
 use crate::domain::Domain;
 use crate::health::{self, Check, Scan, StepError};
 use crate::lifecycle::{OnRanks, Removal};
@@ -213,15 +213,16 @@ impl DistributedBackend {
     /// ascending key order, with moment impulses where the run has them.
     fn keyed_warm_start(&self, records: &[WarmRecord]) -> WarmStart {
         let index = |id: u64| u32::try_from(id).ok();
-        let mut entries: Vec<_> = records.iter().filter_map(|w| w.keyed(index)).collect();
+        let keyed = || records.iter().filter_map(move |w| w.keyed(index));
+        // Records in (a, b) order are in key order (the ids are the host copy's indices): the
+        // lists are then taken straight from them, without a sorted copy of every entry beside
+        // them (at a checkpoint, beside the rank's pipeline).
+        if keyed().is_sorted_by_key(|e| e.0) {
+            return warm_lists(keyed, self.moments);
+        }
+        let mut entries: Vec<_> = keyed().collect();
         entries.sort_by_key(|e| e.0);
-        let keys = entries.iter().map(|e| e.0).collect();
-        let impulses = entries.iter().map(|e| e.1).collect();
-        let moments = match self.moments {
-            true => entries.iter().map(|e| e.2).collect(),
-            false => Vec::new(),
-        };
-        (keys, impulses, moments)
+        warm_lists(|| entries.iter().copied(), self.moments)
     }
 
     /// Gathers every rank's owned bodies into the host copy `world` (index = id), sized
@@ -340,6 +341,26 @@ impl ScanRecord {
             },
         }
     }
+}
+
+/// The warm start of the entries `entries()` gives (in key order), each list sized exactly,
+/// with moment impulses where `moments`.
+fn warm_lists<I: Iterator<Item = KeyedImpulse>>(
+    entries: impl Fn() -> I,
+    moments: bool,
+) -> WarmStart {
+    let n = entries().count();
+    let mut warm: WarmStart = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(if moments { n } else { 0 }),
+    );
+    warm.0.extend(entries().map(|e| e.0));
+    warm.1.extend(entries().map(|e| e.1));
+    if moments {
+        warm.2.extend(entries().map(|e| e.2));
+    }
+    warm
 }
 
 /// The records of the warm start `(keys, impulses, moments)` of a host copy of `bodies`
@@ -482,16 +503,17 @@ impl StepBackend for DistributedBackend {
             inputs.friction,
             p,
         );
-        let (stats, (keys, impulses, moments)) = self.pipeline.step(
+        let stats = self.pipeline.step(
             local,
             rank_inputs,
-            (&warm, self.moments),
+            (warm, self.moments),
             &mut self.coupling,
             steps,
         )?;
         self.stepped_at = Some(steps);
         self.own.clear();
-        self.subdomain.take_step(local, &keys, &impulses, &moments);
+        let (keys, impulses, moments) = self.pipeline.warm_start();
+        self.subdomain.take_step(local, keys, impulses, moments);
         let ranks = &self.coupling.ranks;
         let owned = local.owned;
         let energy = kinetic_energy_of_rigid_bodies(

@@ -7,6 +7,7 @@ use super::contacts::SolvedContacts;
 use super::coupling::Coupling;
 use super::subdomain::Local;
 use super::wire::KeyedImpulse;
+#[cfg(feature = "gpu")]
 use crate::backend::WarmStart;
 use crate::health::{Fault, StepError};
 use grains_kernels::forces::Actuation;
@@ -45,6 +46,8 @@ pub(crate) struct GpuRank {
     contacts: Contacts,
     impulses: Vec<[f32; 4]>,
     moments: Vec<[f32; 4]>,
+    /// The warm start of the contacts this rank solved in its last step.
+    warm: WarmStart,
 }
 
 impl RankPipeline {
@@ -57,6 +60,7 @@ impl RankPipeline {
                 contacts: Contacts::default(),
                 impulses: Vec::new(),
                 moments: Vec::new(),
+                warm: WarmStart::default(),
             })));
             #[cfg(not(feature = "gpu"))]
             return Err(crate::BuildError::Gpu(
@@ -72,29 +76,24 @@ impl RankPipeline {
 
     /// Steps the local bodies of `local` (this rank's first, then its ghosts; the layout is
     /// `coupling`'s too) from the warm start `warm` (local keys, ascending, with moment impulses
-    /// where `moments`), coupled to the other ranks; step `step` of the run. Returns the
-    /// statistics and the warm start of the contacts this rank solved (local keys, ascending,
-    /// impulses and moment impulses, one per key or none). Every rank fails together when
-    /// one's narrow phase could not hold its contacts.
+    /// where `moments`; freed once the pipeline holds it, before the step's buffers grow),
+    /// coupled to the other ranks; step `step` of the run. Returns the statistics;
+    /// [`Self::warm_start`] then gives the warm start of the contacts this rank solved. Every
+    /// rank fails together when one's narrow phase could not hold its contacts.
     pub(crate) fn step(
         &mut self,
         local: &mut Local,
         inputs: RankInputs,
-        (warm, moments): (&[KeyedImpulse], bool),
+        (warm, moments): (Vec<KeyedImpulse>, bool),
         coupling: &mut Coupling,
         step: u64,
-    ) -> Result<(StepStats, WarmStart), StepError> {
+    ) -> Result<StepStats, StepError> {
         let (walls, mesh, drives, friction, p) = inputs;
         match self {
             RankPipeline::Cpu(cpu) => {
                 let bodies = &mut local.bodies;
-                let keys: Vec<u64> = warm.iter().map(|w| w.0).collect();
-                let impulses: Vec<[f32; 4]> = warm.iter().map(|w| w.1).collect();
-                cpu.restore_warm_start(&keys, &impulses);
-                if moments {
-                    let m: Vec<[f32; 4]> = warm.iter().map(|w| w.2).collect();
-                    cpu.restore_warm_start_moments(&m);
-                }
+                cpu.restore_warm_start_entries(&warm, moments);
+                drop(warm);
                 let stats =
                     cpu.step_distributed(bodies, walls, mesh, drives, friction, p, coupling)
                         .map_err(|TooManyContacts| {
@@ -103,12 +102,23 @@ impl RankPipeline {
                                 StepError::Health { step, fault }
                             })
                         })?;
-                let (keys, impulses) = cpu.warm_start_state();
-                let moments = cpu.warm_start_moments();
-                Ok((stats, (keys.to_vec(), impulses.to_vec(), moments.to_vec())))
+                Ok(stats)
             }
             #[cfg(feature = "gpu")]
-            RankPipeline::Gpu(gpu) => gpu.step(local, inputs, (warm, moments), coupling, step),
+            RankPipeline::Gpu(gpu) => gpu.step(local, inputs, (&warm, moments), coupling, step),
+        }
+    }
+
+    /// The warm start of the contacts this rank solved in its last step: local keys,
+    /// ascending, their impulses and moment impulses (one per key or none).
+    pub(crate) fn warm_start(&self) -> (&[u64], &[[f32; 4]], &[[f32; 4]]) {
+        match self {
+            RankPipeline::Cpu(cpu) => {
+                let (keys, impulses) = cpu.warm_start_state();
+                (keys, impulses, cpu.warm_start_moments())
+            }
+            #[cfg(feature = "gpu")]
+            RankPipeline::Gpu(gpu) => (&gpu.warm.0, &gpu.warm.1, &gpu.warm.2),
         }
     }
 
@@ -193,7 +203,7 @@ impl GpuRank {
         (warm, moments): (&[KeyedImpulse], bool),
         coupling: &mut Coupling,
         step: u64,
-    ) -> Result<(StepStats, WarmStart), StepError> {
+    ) -> Result<StepStats, StepError> {
         use grains_gpu::RankStepError;
         // Only the contacts this rank solves start warm: the others stay at γ = 0.
         let n = local.bodies.len();
@@ -226,12 +236,12 @@ impl GpuRank {
                     contacts: keep.iter().filter(|&&k| k).count(),
                     ..stats
                 };
-                let warm = (
+                self.warm = (
                     kept(keys, &keep),
                     kept(impulses, &keep),
                     kept(moments, &keep),
                 );
-                Ok((stats, warm))
+                Ok(stats)
             }
             Err(RankStepError::Device(e)) => Err(e.into()),
             Err(RankStepError::NotFound(own)) => {

@@ -66,32 +66,31 @@ impl Subdomain {
     /// sent here.
     pub(crate) fn migrate(&mut self, cuts: &Bisection, ranks: &Ranks) {
         let me = ranks.rank();
-        // Each list is sized exactly (counted first): the owned records and the warm start
-        // are a rank's largest lists, which a doubling growth would leave up to half empty.
-        let to: Vec<usize> = self.owned.iter().map(|r| cuts.owner(r.centre())).collect();
-        let warm_to: Vec<Option<usize>> = (self.warm.iter())
+        // In place: only the leavers are copied out, and the arrivals appended to the kept
+        // lists (the owned records and the warm start are a rank's largest lists; a copy of
+        // them all each step stood beside the pipeline's buffers at a rank's peak). The
+        // outgoing lists are sized exactly (counted first).
+        let to: Vec<u8> = (self.owned.iter())
+            .map(|r| cuts.owner(r.centre()) as u8)
+            .collect();
+        let warm_to: Vec<u8> = (self.warm.iter())
             .map(|w| {
                 let at = self.owned.partition_point(|r| r.id < w.a);
                 let own = self.owned.get(at).is_some_and(|r| r.id == w.a);
-                own.then(|| to[at])
+                if own {
+                    to[at]
+                } else {
+                    DROPPED
+                }
             })
             .collect();
-        let mut bodies = sized(ranks.size(), to.iter().copied());
-        let mut warm = sized(ranks.size(), warm_to.iter().flatten().copied());
-        for (r, &q) in self.owned.iter().zip(&to) {
-            bodies[q].push(*r);
-        }
-        for (w, q) in self.warm.iter().zip(&warm_to) {
-            if let Some(q) = *q {
-                warm[q].push(*w);
-            }
-        }
-        let kept_bodies = std::mem::take(&mut bodies[me]);
-        let kept_warm = std::mem::take(&mut warm[me]);
+        let bodies = leavers(&mut self.owned, &to, me, ranks.size());
+        let warm = leavers(&mut self.warm, &warm_to, me, ranks.size());
+        drop((to, warm_to));
         let (in_bodies, in_warm) = (ranks.exchange(&bodies), ranks.exchange(&warm));
         drop((bodies, warm));
-        self.owned = joined(kept_bodies, in_bodies);
-        self.warm = joined(kept_warm, in_warm);
+        append(&mut self.owned, in_bodies);
+        append(&mut self.warm, in_warm);
         // The ids are unique: an unstable sort gives the stable one's order, without its
         // scratch buffer.
         self.owned.sort_unstable_by_key(|r| r.id);
@@ -185,7 +184,9 @@ impl Subdomain {
             *r = BodyRecord::of(&local.bodies, i, r.id);
             r.holders = holders;
         }
-        self.warm = Vec::with_capacity(keys.len());
+        // Refilled in place: a new list beside the old one stood beside the pipeline's buffers.
+        self.warm.clear();
+        self.warm.reserve_exact(keys.len());
         let n = local.ids.len();
         for (k, (&key, &impulse)) in keys.iter().zip(impulses).enumerate() {
             let moment = moments.get(k).copied().unwrap_or_default();
@@ -197,24 +198,35 @@ impl Subdomain {
     }
 }
 
-/// One empty list per rank, each with room for as many items as `to` (each item's rank) sends
-/// it.
-fn sized<T>(ranks: usize, to: impl Iterator<Item = usize>) -> Vec<Vec<T>> {
+/// The destination of a warm-start record whose first body this rank does not own: none, it
+/// is dropped.
+const DROPPED: u8 = u8::MAX;
+
+/// Takes out of `items` those whose rank in `to` (item by item) is not `me`, into one list
+/// per rank sized exactly, keeping the rest in order; an item bound for [`DROPPED`] goes
+/// nowhere.
+fn leavers<T: Copy>(items: &mut Vec<T>, to: &[u8], me: usize, ranks: usize) -> Vec<Vec<T>> {
     let mut counts = vec![0usize; ranks];
-    for q in to {
-        counts[q] += 1;
+    for &q in to.iter().filter(|&&q| q != DROPPED && q as usize != me) {
+        counts[q as usize] += 1;
     }
-    counts.into_iter().map(Vec::with_capacity).collect()
+    let mut out: Vec<Vec<T>> = counts.into_iter().map(Vec::with_capacity).collect();
+    let mut k = 0;
+    items.retain(|item| {
+        let q = to[k];
+        k += 1;
+        if q != DROPPED && q as usize != me {
+            out[q as usize].push(*item);
+        }
+        q as usize == me
+    });
+    out
 }
 
-/// `kept`, then every list of `received` in order, in one list sized exactly.
-fn joined<T: Copy>(kept: Vec<T>, received: Vec<Vec<T>>) -> Vec<T> {
-    let n = kept.len() + received.iter().map(Vec::len).sum::<usize>();
-    let mut out = Vec::with_capacity(n);
-    out.extend_from_slice(&kept);
-    drop(kept);
+/// `items` with every list of `received` appended in order, grown once to the exact size.
+fn append<T: Copy>(items: &mut Vec<T>, received: Vec<Vec<T>>) {
+    items.reserve_exact(received.iter().map(Vec::len).sum());
     for r in received {
-        out.extend_from_slice(&r);
+        items.extend_from_slice(&r);
     }
-    out
 }
